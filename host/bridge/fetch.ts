@@ -1,0 +1,166 @@
+// Host side of guest `fetch`: performs one guest request through the egress policy with
+// node:http(s), checking every resolved address at connect time, following redirects by hand
+// (each hop re-checked), capping time and decompressed bytes. Never throws: failures are data.
+
+import http from 'node:http';
+import https from 'node:https';
+import dns from 'node:dns';
+import zlib from 'node:zlib';
+import { isIP, type LookupFunction } from 'node:net';
+import type { BridgeRequest, BridgeResponse, BridgeResult } from '../../sandbox-api/runtime/contract.ts';
+import type { EgressPolicy } from './egress-policy.ts';
+
+export interface FetchBridgeOptions {
+  policy: EgressPolicy;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  maxRedirects: number;
+  /** DNS lookup used at connect time; injectable so tests can answer any address without traffic. */
+  lookup?: LookupFunction;
+  /** Called with every refusal, for the host log. */
+  onRefusal?: (url: string, reason: string) => void;
+}
+
+class Refusal extends Error {}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-connection']);
+
+/**
+ * Resolves the host with the (injectable) lookup and keeps only the addresses the policy accepts.
+ * The socket is then pinned to exactly those addresses, so a second DNS answer (rebinding) can
+ * never be used, and a refused destination never gets a socket at all.
+ */
+async function resolveAllowed(policy: EgressPolicy, lookup: LookupFunction, hostname: string, refusals: string[]): Promise<dns.LookupAddress[]> {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  if (isIP(bare) !== 0) return [{ address: bare, family: isIP(bare) }];
+  const addresses = await new Promise<dns.LookupAddress[]>((resolve, reject) => {
+    lookup(bare, { all: true }, (error, result) => {
+      if (error) reject(error);
+      else resolve((Array.isArray(result) ? result : [{ address: String(result), family: 4 }]) as dns.LookupAddress[]);
+    });
+  });
+  const accepted = addresses.filter((entry) => {
+    const reason = policy.checkAddress(bare, entry.address);
+    if (reason !== null) refusals.push(reason);
+    return reason === null;
+  });
+  if (accepted.length === 0) throw new Refusal(refusals[0] ?? `no address for ${bare}`);
+  return accepted;
+}
+
+function pinnedLookup(addresses: dns.LookupAddress[]): LookupFunction {
+  return ((_hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
+    if (options.all) callback(null, addresses);
+    else callback(null, addresses[0].address, addresses[0].family);
+  }) as LookupFunction;
+}
+
+function decodedStream(response: http.IncomingMessage): NodeJS.ReadableStream {
+  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  if (encoding === 'gzip' || encoding === 'x-gzip') return response.pipe(zlib.createGunzip());
+  if (encoding === 'deflate') return response.pipe(zlib.createInflate());
+  if (encoding === 'br') return response.pipe(zlib.createBrotliDecompress());
+  return response;
+}
+
+interface Hop {
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+  body: Uint8Array;
+  location: string | null;
+}
+
+function requestOnce(url: URL, request: BridgeRequest, body: Uint8Array | null, options: FetchBridgeOptions, lookup: LookupFunction): Promise<Hop> {
+  return new Promise((resolve, reject) => {
+    const transport = url.protocol === 'https:' ? https : http;
+    const headers: Record<string, string> = {};
+    for (const [name, value] of request.headers) if (!HOP_BY_HOP.has(name.toLowerCase())) headers[name] = value;
+    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'accept-encoding')) headers['accept-encoding'] = 'gzip, deflate, br';
+    const outgoing = transport.request(url, { method: request.method, headers, lookup, agent: false });
+    const timer = setTimeout(() => outgoing.destroy(new Error(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+    outgoing.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    outgoing.on('response', (response) => {
+      const status = response.statusCode ?? 0;
+      const location = REDIRECT_STATUSES.has(status) ? (response.headers.location ?? null) : null;
+      const pairs: [string, string][] = [];
+      const raw = response.rawHeaders;
+      const decoded = response.headers['content-encoding'] !== undefined;
+      for (let i = 0; i < raw.length; i += 2) {
+        const name = raw[i].toLowerCase();
+        if (HOP_BY_HOP.has(name) || (decoded && (name === 'content-encoding' || name === 'content-length'))) continue;
+        pairs.push([name, raw[i + 1]]);
+      }
+      const chunks: Buffer[] = [];
+      let total = 0;
+      const stream = decodedStream(response);
+      stream.on('data', (chunk: Buffer) => {
+        total += chunk.length;
+        if (total > options.maxResponseBytes) {
+          response.destroy();
+          (stream as zlib.Gunzip).destroy?.();
+          clearTimeout(timer);
+          reject(new Refusal(`response body exceeds ${options.maxResponseBytes} bytes`));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      stream.on('error', (error: Error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      stream.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status, statusText: response.statusMessage ?? '', headers: pairs, body: new Uint8Array(Buffer.concat(chunks)), location });
+      });
+    });
+    if (body !== null && body.length > 0) outgoing.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    else outgoing.end();
+  });
+}
+
+export async function performFetch(request: BridgeRequest, options: FetchBridgeOptions): Promise<BridgeResult<BridgeResponse>> {
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return { ok: false, code: 'TypeError', message: `invalid URL "${request.url}"` };
+  }
+  let method = String(request.method || 'GET').toUpperCase();
+  let body = request.body;
+  const refusals: string[] = [];
+  const baseLookup = options.lookup ?? (dns.lookup as LookupFunction);
+  try {
+    for (let hop = 0; ; hop++) {
+      const refusal = options.policy.checkUrl(url);
+      if (refusal !== null) throw new Refusal(refusal);
+      const addresses = await resolveAllowed(options.policy, baseLookup, url.hostname, refusals);
+      const result = await requestOnce(url, { ...request, method }, body, options, pinnedLookup(addresses));
+      if (result.location === null || request.redirect === 'manual') {
+        return { ok: true, value: { status: result.status, statusText: result.statusText, headers: result.headers, body: result.body, url: url.href, redirected: hop > 0 } };
+      }
+      if (request.redirect === 'error') throw new Refusal('redirect encountered with redirect mode "error"');
+      if (hop >= options.maxRedirects) throw new Refusal(`more than ${options.maxRedirects} redirects`);
+      url = new URL(result.location, url);
+      if (result.status === 303 || ((result.status === 301 || result.status === 302) && method === 'POST')) {
+        method = 'GET';
+        body = null;
+      }
+    }
+  } catch (error) {
+    const message = error instanceof Refusal ? error.message : describeNetworkError(error);
+    if (error instanceof Refusal) options.onRefusal?.(request.url, message);
+    return { ok: false, code: 'TypeError', message };
+  }
+}
+
+function describeNetworkError(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  // Keep only the network-level reason: never a host stack or file path.
+  return code ? `${code}: ${message.split('\n')[0]}` : message.split('\n')[0];
+}

@@ -1,0 +1,123 @@
+// The real HostServices: installations from the store, environments from the host's records,
+// dispatch through the sandbox supervisor, and platform event fan-out. It never reads request
+// data for secrets, tokens or scopes: those always come from the host's own records.
+
+import { randomUUID } from 'node:crypto';
+import { HostError } from './errors.ts';
+import type { LoadedIntegration } from './manifest/types.ts';
+import { RUNTIME_VERDICT_HEADER, type SandboxEvent } from '../sandbox-api/runtime/contract.ts';
+import type { DispatchOutcome, HostServices, Installation, InstallationView, Logger } from './services.ts';
+import type { Store } from './platform/store.ts';
+import type { PlatformData } from './platform/platform-data.ts';
+import type { Supervisor } from './sandbox/supervisor.ts';
+import { buildEnvironment, publicEndpointOf } from './platform/environment.ts';
+import { deriveInstallationToken, deriveInstallLink, hashToken } from './platform/tokens.ts';
+import { installationCovers, planInstallation } from './platform/installations.ts';
+import { EVENT_SCOPES, validatePublishedEvent } from './platform/event-schemas.ts';
+
+export interface HostServicesDeps {
+  adminToken: string;
+  log: Logger;
+  baseUrl(): string;
+  integrations: LoadedIntegration[];
+  store: Store;
+  platform: PlatformData;
+  supervisor: Supervisor;
+  tokenSecret: string;
+}
+
+export function newEventId(): string {
+  return `evt_${randomUUID().replaceAll('-', '')}`;
+}
+
+export function createHostServices(deps: HostServicesDeps): HostServices {
+  const byName = new Map(deps.integrations.map((integration) => [integration.name, integration]));
+
+  const view = (installation: Installation): InstallationView => ({
+    ...installation,
+    urls: { publicEndpoint: publicEndpointOf(deps.baseUrl(), installation.integration, installation.id) },
+  });
+
+  const requireInstallation = (id: string): Installation => {
+    const installation = deps.store.getInstallation(id);
+    if (installation === undefined) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);
+    return installation;
+  };
+
+  const dispatch: HostServices['dispatch'] = async (installationId, event, fetchBody) => {
+    const installation = requireInstallation(installationId);
+    const integration = byName.get(installation.integration);
+    if (integration === undefined || integration.status !== 'ready') {
+      throw new HostError('ERR_INTEGRATION_INVALID', `integration "${installation.integration}" is not loaded`);
+    }
+    if (integration.bundle === undefined) {
+      throw new HostError('ERR_INTEGRATION_INVALID', `integration "${integration.name}" has no script to run`);
+    }
+    const fullEvent: SandboxEvent = { ...event, eventId: event.eventId ?? newEventId(), installationId } as SandboxEvent;
+    const environment = buildEnvironment({
+      baseUrl: deps.baseUrl(),
+      integration,
+      installation,
+      installationToken: deriveInstallationToken(deps.tokenSecret, installation.id),
+    });
+    const outcome = await deps.supervisor.dispatch(integration.name, { event: fullEvent, environment, fetchBody });
+    return { response: outcome.response, durationMs: outcome.durationMs, logs: outcome.logs } satisfies DispatchOutcome;
+  };
+
+  return {
+    adminToken: deps.adminToken,
+    log: deps.log,
+    baseUrl: deps.baseUrl,
+    listIntegrations: () => deps.integrations,
+    getIntegration: (name) => byName.get(name),
+
+    async createInstallation(name, input) {
+      const integration = byName.get(name);
+      if (integration === undefined) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${name}" not found`);
+      const installation = planInstallation(deps.platform, integration, input, deriveInstallLink(deps.tokenSecret, name));
+      deps.store.insertInstallation(installation, hashToken(deriveInstallationToken(deps.tokenSecret, installation.id)));
+      deps.log.info(`installed ${name} as ${installation.id} (${installation.target} in ${installation.organization}, ${installation.status})`);
+      if (integration.bundle !== undefined) {
+        const previous = undefined;
+        dispatch(installation.id, { type: 'installation_setup', status: installation.status, previous }, null).catch((error: unknown) =>
+          deps.log.warn(`installation_setup for ${installation.id} failed: ${(error as Error).message}`),
+        );
+      }
+      return view(installation);
+    },
+
+    getInstallation: (id) => view(requireInstallation(id)),
+
+    dispatch,
+
+    async publishEvent(body) {
+      const event = validatePublishedEvent(body);
+      const eventId = newEventId();
+      const targets = deps.store.listInstallations().filter((installation) => {
+        const integration = byName.get(installation.integration);
+        const scopes: string[] = integration?.manifest?.scopes ?? [];
+        return (
+          integration?.status === 'ready' &&
+          integration.bundle !== undefined &&
+          installation.status === 'active' &&
+          EVENT_SCOPES[event.type].some((scope) => scopes.includes(scope)) &&
+          installationCovers(deps.platform, installation, event)
+        );
+      });
+      const dispatched = await Promise.all(
+        targets.map(async (installation) => {
+          try {
+            const outcome = await dispatch(installation.id, { ...event, eventId }, null);
+            const unhandled = outcome.response.headers.some(([name, value]) => name === RUNTIME_VERDICT_HEADER && value === 'no-handler');
+            if (unhandled) return null;
+            return { installationId: installation.id, integration: installation.integration, status: outcome.response.status };
+          } catch (error) {
+            const status = error instanceof HostError ? error.status : 500;
+            return { installationId: installation.id, integration: installation.integration, status };
+          }
+        }),
+      );
+      return { eventId, dispatched: dispatched.filter((entry) => entry !== null) };
+    },
+  };
+}

@@ -1,0 +1,148 @@
+// createHost(options): the one public entry of the host. Loads platform data and integrations,
+// starts the sandbox workers, opens the store, serves HTTP, and makes the dev installations.
+// It owns startup order and shutdown; it never runs guest code in this process.
+
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { resolveOptions, type HostOptions, type HostOptionsInput } from './options.ts';
+import { createConsoleLogger } from './logger.ts';
+import { loadIntegrations } from './manifest/load.ts';
+import type { LoadedIntegration } from './manifest/types.ts';
+import { loadPlatformData, findOrganization, type PlatformData } from './platform/platform-data.ts';
+import { openSqliteStore, type Store } from './platform/store.ts';
+import { newTokenSecret, TOKEN_SECRET_META_KEY } from './platform/tokens.ts';
+import { Supervisor } from './sandbox/supervisor.ts';
+import { buildRuntimeScript } from '../sandbox-api/runtime/build.ts';
+import { createHostServices } from './host-services.ts';
+import { createApp } from './server/app.ts';
+import type { HostServices, InstallationView, Logger } from './services.ts';
+
+export interface DevInstallation {
+  integration: string;
+  installation?: InstallationView;
+  note?: string;
+}
+
+export interface Host {
+  url: string;
+  port: number;
+  adminToken: string;
+  adminTokenGenerated: boolean;
+  options: HostOptions;
+  integrations: LoadedIntegration[];
+  devInstallations: DevInstallation[];
+  services: HostServices;
+  supervisor: Supervisor;
+  store: Store;
+  platform: PlatformData;
+  close(): Promise<void>;
+}
+
+function logIntegrationLine(log: Logger) {
+  return (line: { integration: string; eventIds: string[]; level: string; text: string }) => {
+    const prefix = `[${line.integration}${line.eventIds.length ? ` ${line.eventIds.join(',')}` : ''}]`;
+    const method = line.level === 'error' ? 'error' : line.level === 'warn' ? 'warn' : 'info';
+    log[method](`${prefix} ${line.level}: ${line.text}`);
+  };
+}
+
+export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
+  const options = resolveOptions(input);
+  const log = options.logger ?? createConsoleLogger();
+  const platform = loadPlatformData(options.platformPath);
+  const store = openSqliteStore(options.dataPath);
+  let tokenSecret = store.getMeta(TOKEN_SECRET_META_KEY);
+  if (tokenSecret === undefined) {
+    tokenSecret = newTokenSecret();
+    store.setMeta(TOKEN_SECRET_META_KEY, tokenSecret);
+  }
+  const adminTokenGenerated = !options.adminToken && !options.env.HOST_ADMIN_TOKEN;
+  const adminToken = options.adminToken ?? options.env.HOST_ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
+
+  const integrations = await loadIntegrations(options.dirs, {
+    env: options.env,
+    firstPartyOrganizations: platform.firstPartyOrganizations,
+    ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+  });
+  const supervisor = new Supervisor({
+    workers: options.workers,
+    limits: options.limits,
+    egress: { allow: options.allowEgress },
+    runtimeScript: await buildRuntimeScript(),
+    crashesBeforeQuarantine: options.limits.crashesBeforeQuarantine,
+    crashWindowMs: options.limits.crashWindowMs,
+    onLog: logIntegrationLine(log),
+    onNotice: (level, message) => log[level](message),
+  });
+  await supervisor.start();
+  for (const integration of integrations) {
+    if (integration.status === 'ready' && integration.bundle) supervisor.register(integration.name, integration.bundle);
+  }
+
+  let baseUrl = '';
+  const services = createHostServices({ adminToken, log, baseUrl: () => baseUrl, integrations, store, platform, supervisor, tokenSecret });
+  const app = createApp(services, { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes });
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const listening = app.listen(options.port, options.host, () => resolve(listening));
+      listening.once('error', reject);
+    });
+  } catch (error) {
+    await supervisor.stop();
+    store.close();
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host;
+  baseUrl = `http://${hostPart}:${port}`;
+
+  const devInstallations = options.autoInstall ? await installForDevelopment(integrations, services, store, platform) : [];
+
+  return {
+    url: baseUrl,
+    port,
+    adminToken,
+    adminTokenGenerated,
+    options,
+    integrations,
+    devInstallations,
+    services,
+    supervisor,
+    store,
+    platform,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await supervisor.stop();
+      store.close();
+    },
+  };
+}
+
+/**
+ * Dev convenience (DESIGN §4.1): each ready integration with no installation yet is installed
+ * once at organization level in its manifest's organization, so its endpoint works at once.
+ */
+async function installForDevelopment(integrations: LoadedIntegration[], services: HostServices, store: Store, platform: PlatformData): Promise<DevInstallation[]> {
+  const result: DevInstallation[] = [];
+  for (const integration of integrations) {
+    if (integration.status !== 'ready' || integration.manifest === undefined) continue;
+    const existing = store.listInstallations({ integration: integration.name })[0];
+    if (existing) {
+      result.push({ integration: integration.name, installation: services.getInstallation(existing.id) });
+      continue;
+    }
+    const organization = findOrganization(platform, integration.manifest.organization);
+    if (organization === undefined) {
+      result.push({ integration: integration.name, note: `organization "${integration.manifest.organization}" is not in the platform data; not installed` });
+      continue;
+    }
+    const installation = await services.createInstallation(integration.name, { organization: organization.id, target: 'organization' });
+    result.push({ integration: integration.name, installation });
+  }
+  return result;
+}

@@ -1,0 +1,76 @@
+// Types of a loaded integration: the validated manifest, where it lives, its bundle, and every
+// problem found while loading it. Pure data; no I/O here.
+
+export const SCOPES = [
+  'space:content:read', 'space:content:write', 'space:metadata:read', 'space:metadata:write',
+  'space:git:sync', 'site:metadata:read', 'site:views:read', 'site:script:inject',
+  'site:script:cookies', 'site:visitor:auth', 'site:visitor:claims', 'site:adaptive:read',
+  'site:adaptive:write', 'openapi:read', 'openapi:write', 'conversations:ingest',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Internal scopes: only for organizations listed as first-party in the platform data (issue 3). */
+export const INTERNAL_SCOPES: readonly Scope[] = ['site:script:inject', 'site:script:cookies'];
+
+export const CATEGORIES = ['analytics', 'collaboration', 'content', 'marketing', 'authenticated-access', 'other'] as const;
+export const VISIBILITIES = ['private', 'unlisted', 'public'] as const;
+
+export type ConfigProperty =
+  | { type: 'string'; title: string; description: string; default?: string; enum?: string[]; completion_url?: string }
+  | { type: 'number'; title: string; description: string; default?: number }
+  | { type: 'boolean'; title: string; description: string; default?: boolean }
+  | { type: 'button'; title: string; description: string; button_text: string; callback_url: string };
+
+export interface ConfigurationSchema {
+  properties: Record<string, ConfigProperty>;
+  required?: string[];
+}
+
+export interface Manifest {
+  name: string;
+  title: string;
+  description: string;
+  summary?: string;
+  organization: string;
+  visibility: (typeof VISIBILITIES)[number];
+  scopes: Scope[];
+  script?: string;
+  blocks?: { id: string; title: string; description: string }[];
+  categories?: (typeof CATEGORIES)[number][];
+  icon?: string;
+  previewImages?: string[];
+  externalLinks?: { label: string; url: string }[];
+  configurations?: { account?: ConfigurationSchema; site?: ConfigurationSchema };
+  /** As written in the file (`${{ env.NAME }}` templates); resolved values live in LoadedIntegration.secrets. */
+  secrets?: Record<string, string>;
+}
+
+/** One problem, printed as `file: /json/pointer: message`. */
+export interface ManifestProblem {
+  file: string;
+  pointer: string;
+  message: string;
+}
+
+export interface IntegrationBundle {
+  /** One classic script (IIFE) whose completion value is the module namespace of the entry. */
+  code: string;
+  /** sha256 hex of the inputs; the build cache key. */
+  hash: string;
+  /** True when served from the bundle cache without running esbuild. */
+  cached?: boolean;
+}
+
+export interface LoadedIntegration {
+  /** The manifest name when readable, else the folder name. */
+  name: string;
+  dir: string;
+  manifestPath: string;
+  status: 'ready' | 'invalid';
+  manifest?: Manifest;
+  /** Secret values filled from the environment at load; never logged, never listed. */
+  secrets: Record<string, string>;
+  bundle?: IntegrationBundle;
+  errors: ManifestProblem[];
+  warnings: ManifestProblem[];
+}

@@ -1,0 +1,47 @@
+// Builds the `environment` of an envelope (seed §2.7) from the host's own records. Pure: the
+// caller supplies the token and secrets; nothing from an incoming request is ever copied in.
+
+import type { Installation } from '../services.ts';
+import type { LoadedIntegration } from '../manifest/types.ts';
+
+export interface EnvironmentInput {
+  baseUrl: string;
+  integration: LoadedIntegration;
+  installation: Installation;
+  installationToken: string;
+}
+
+export function publicEndpointOf(baseUrl: string, integration: string, installationId: string): string {
+  return `${baseUrl}/v1/integrations/${encodeURIComponent(integration)}/installations/${encodeURIComponent(installationId)}`;
+}
+
+export function buildEnvironment({ baseUrl, integration, installation, installationToken }: EnvironmentInput): Record<string, unknown> {
+  const publicEndpoint = publicEndpointOf(baseUrl, integration.name, installation.id);
+  const urls = { publicEndpoint };
+  const installationView = {
+    id: installation.id,
+    target: installation.target,
+    organization: installation.organization,
+    status: installation.status,
+    configuration: installation.configuration,
+    externalIds: [],
+    urls,
+    ...(installation.space ? { space: installation.space } : {}),
+    ...(installation.site ? { site: installation.site } : {}),
+    ...(installation.target === 'organization' ? { space_selection: { mode: 'all' } } : {}),
+  };
+  return {
+    apiEndpoint: baseUrl,
+    apiTokens: { installation: installationToken },
+    integration: {
+      name: integration.name,
+      title: integration.manifest?.title ?? integration.name,
+      scopes: integration.manifest?.scopes ?? [],
+      urls: { publicEndpoint },
+    },
+    installation: installationView,
+    // Seed §2.7 also lists these at the top level of the environment.
+    ...installationView,
+    secrets: { ...integration.secrets },
+  };
+}

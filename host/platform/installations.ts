@@ -1,0 +1,82 @@
+// Creating installations: checks the target against the platform data and the manifest's
+// visibility, applies configuration defaults and decides the first status. Never dispatches
+// events itself (the caller emits installation_setup) and never returns secrets.
+
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { HostError } from '../errors.ts';
+import type { ConfigurationSchema, LoadedIntegration } from '../manifest/types.ts';
+import type { CreateInstallationInput, Installation, InstallationStatus } from '../services.ts';
+import { findOrganization, type PlatformData } from './platform-data.ts';
+
+export function configurationSchemaFor(integration: LoadedIntegration, target: Installation['target']): ConfigurationSchema | undefined {
+  const configurations = integration.manifest?.configurations;
+  return target === 'organization' ? configurations?.account : configurations?.site;
+}
+
+export function applyDefaults(schema: ConfigurationSchema | undefined, configuration: Record<string, unknown>): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(schema?.properties ?? {})) {
+    if ('default' in property && property.default !== undefined) result[name] = property.default;
+  }
+  return { ...result, ...configuration };
+}
+
+/** `active` once every required property has a value; `pending` before (seed §3). */
+export function statusFor(schema: ConfigurationSchema | undefined, configuration: Record<string, unknown>): InstallationStatus {
+  const missing = (schema?.required ?? []).filter((name) => configuration[name] === undefined || configuration[name] === '');
+  return missing.length === 0 ? 'active' : 'pending';
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export function planInstallation(platform: PlatformData, integration: LoadedIntegration, input: CreateInstallationInput, installLink: string): Installation {
+  const manifest = integration.manifest;
+  if (integration.status !== 'ready' || manifest === undefined) {
+    throw new HostError('ERR_INTEGRATION_INVALID', `integration "${integration.name}" is invalid and cannot be installed`);
+  }
+  const organization = findOrganization(platform, input.organization);
+  if (organization === undefined) throw new HostError('ERR_NOT_FOUND', `organization "${input.organization}" not found`);
+  const owner = findOrganization(platform, manifest.organization);
+  const sameOrganization = owner?.id === organization.id;
+  if (manifest.visibility === 'private' && !sameOrganization) {
+    throw new HostError('ERR_VISIBILITY_DENIED', `integration "${integration.name}" is private to organization "${manifest.organization}"`);
+  }
+  if (manifest.visibility === 'unlisted' && !sameOrganization && !(input.installLink && sameSecret(input.installLink, installLink))) {
+    throw new HostError('ERR_VISIBILITY_DENIED', `integration "${integration.name}" is unlisted: installing it needs its install link`);
+  }
+  if (input.target === 'space') {
+    const space = platform.spaces.find((candidate) => candidate.id === input.space);
+    if (space === undefined || space.organization !== organization.id) throw new HostError('ERR_NOT_FOUND', `space "${input.space}" not found in organization "${organization.id}"`);
+  }
+  if (input.target === 'site') {
+    const site = platform.sites.find((candidate) => candidate.id === input.site);
+    if (site === undefined || site.organization !== organization.id) throw new HostError('ERR_NOT_FOUND', `site "${input.site}" not found in organization "${organization.id}"`);
+  }
+  const schema = configurationSchemaFor(integration, input.target);
+  const configuration = applyDefaults(schema, {});
+  return {
+    id: `inst_${randomUUID().replaceAll('-', '').slice(0, 20)}`,
+    integration: integration.name,
+    organization: organization.id,
+    target: input.target,
+    ...(input.target === 'space' ? { space: input.space } : {}),
+    ...(input.target === 'site' ? { site: input.site } : {}),
+    status: statusFor(schema, configuration),
+    configuration,
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** Whether an installation covers a space or site named by an event. */
+export function installationCovers(platform: PlatformData, installation: Installation, event: { spaceId?: unknown; siteId?: unknown }): boolean {
+  const { spaceId, siteId } = event;
+  if (installation.target === 'space') return typeof spaceId === 'string' && spaceId === installation.space;
+  if (installation.target === 'site') return typeof siteId === 'string' && siteId === installation.site;
+  if (typeof siteId === 'string') return platform.sites.some((site) => site.id === siteId && site.organization === installation.organization);
+  if (typeof spaceId === 'string') return platform.spaces.some((space) => space.id === spaceId && space.organization === installation.organization);
+  return false;
+}

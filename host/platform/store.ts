@@ -1,0 +1,106 @@
+// The host's durable records behind a small interface (so a networked database can replace it):
+// installations, their token hashes, and host metadata. This file holds the interface and the
+// node:sqlite implementation; it never decides policy (who may install, what a status means).
+
+import { DatabaseSync } from 'node:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Installation } from '../services.ts';
+
+export interface Store {
+  getMeta(key: string): string | undefined;
+  setMeta(key: string, value: string): void;
+  insertInstallation(installation: Installation, tokenHash: string): void;
+  getInstallation(id: string): Installation | undefined;
+  listInstallations(filter?: { integration?: string }): Installation[];
+  updateInstallation(id: string, patch: Partial<Pick<Installation, 'status' | 'configuration'>>): void;
+  /** The installation id a token hash belongs to, if the token is still valid. */
+  findTokenOwner(tokenHash: string): string | undefined;
+  close(): void;
+}
+
+interface InstallationRow {
+  id: string;
+  integration: string;
+  organization: string;
+  target: string;
+  space: string | null;
+  site: string | null;
+  status: string;
+  configuration: string;
+  created_at: string;
+}
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS installations (
+    id TEXT PRIMARY KEY, integration TEXT NOT NULL, organization TEXT NOT NULL, target TEXT NOT NULL,
+    space TEXT, site TEXT, status TEXT NOT NULL, configuration TEXT NOT NULL, created_at TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS installations_by_integration ON installations (integration);
+  CREATE TABLE IF NOT EXISTS tokens (
+    token_hash TEXT PRIMARY KEY, installation_id TEXT NOT NULL REFERENCES installations (id) ON DELETE CASCADE
+  );
+`;
+
+function toInstallation(row: InstallationRow): Installation {
+  return {
+    id: row.id,
+    integration: row.integration,
+    organization: row.organization,
+    target: row.target as Installation['target'],
+    ...(row.space ? { space: row.space } : {}),
+    ...(row.site ? { site: row.site } : {}),
+    status: row.status as Installation['status'],
+    configuration: JSON.parse(row.configuration) as Record<string, unknown>,
+    createdAt: row.created_at,
+  };
+}
+
+/** Opens (creating if needed) a store at `path`; `:memory:` gives a throwaway one. */
+export function openSqliteStore(path: string): Store {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+  db.exec(SCHEMA);
+  const statements = {
+    getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
+    setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    insert: db.prepare('INSERT INTO installations (id, integration, organization, target, space, site, status, configuration, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    insertToken: db.prepare('INSERT INTO tokens (token_hash, installation_id) VALUES (?, ?)'),
+    get: db.prepare('SELECT * FROM installations WHERE id = ?'),
+    listAll: db.prepare('SELECT * FROM installations ORDER BY created_at, id'),
+    listFor: db.prepare('SELECT * FROM installations WHERE integration = ? ORDER BY created_at, id'),
+    update: db.prepare('UPDATE installations SET status = COALESCE(?, status), configuration = COALESCE(?, configuration) WHERE id = ?'),
+    tokenOwner: db.prepare('SELECT installation_id FROM tokens WHERE token_hash = ?'),
+  };
+  return {
+    getMeta: (key) => (statements.getMeta.get(key) as { value: string } | undefined)?.value,
+    setMeta: (key, value) => void statements.setMeta.run(key, value),
+    insertInstallation(installation, tokenHash) {
+      db.exec('BEGIN');
+      try {
+        const { id, integration, organization, target, space, site, status, configuration, createdAt } = installation;
+        statements.insert.run(id, integration, organization, target, space ?? null, site ?? null, status, JSON.stringify(configuration), createdAt);
+        statements.insertToken.run(tokenHash, id);
+        db.exec('COMMIT');
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+    },
+    getInstallation(id) {
+      const row = statements.get.get(id) as InstallationRow | undefined;
+      return row ? toInstallation(row) : undefined;
+    },
+    listInstallations(filter) {
+      const rows = (filter?.integration ? statements.listFor.all(filter.integration) : statements.listAll.all()) as unknown as InstallationRow[];
+      return rows.map(toInstallation);
+    },
+    updateInstallation(id, patch) {
+      statements.update.run(patch.status ?? null, patch.configuration ? JSON.stringify(patch.configuration) : null, id);
+    },
+    findTokenOwner: (tokenHash) => (statements.tokenOwner.get(tokenHash) as { installation_id: string } | undefined)?.installation_id,
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,292 @@
+// One integration's V8 isolate inside a sandbox worker: creation (runtime + bundle), dispatch
+// with a wall-clock deadline, timers, waitUntil draining and disposal. Guest code only ever sees
+// plain functions whose arguments and results are copies; no ivm object is placed in its reach.
+
+import ivm from 'isolated-vm';
+import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope, LogLevel, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { CapturedLog, DispatchFailure, SandboxLimits } from './messages.ts';
+import * as primitives from '../bridge/primitives.ts';
+import { validateSandboxResponse } from './validate-response.ts';
+
+export class DispatchError extends Error {
+  readonly failure: DispatchFailure;
+  constructor(failure: DispatchFailure, message: string) {
+    super(message);
+    this.failure = failure;
+  }
+}
+
+export interface IsolateHooks {
+  fetch(request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
+  /** Console output while no dispatch of this integration is in flight (waitUntil work). */
+  lateLog(eventIds: string[], level: string, text: string): void;
+}
+
+/** Compiled runtime script shared by every isolate of this worker (V8 code cache). */
+export interface RuntimeSource {
+  code: string;
+  cache?: ivm.ExternalCopy<ArrayBuffer>;
+}
+
+interface InFlight {
+  eventId: string;
+  logs: CapturedLog[];
+  droppedLogs: number;
+  failure?: DispatchError;
+}
+
+interface Live {
+  isolate: ivm.Isolate;
+  context: ivm.Context;
+  dispatch: ivm.Reference<(envelope: Envelope) => Promise<SandboxResponse>>;
+  drain: ivm.Reference<(eventId: string) => Promise<void>>;
+  fireTimer: ivm.Reference<(id: number) => void>;
+  timers: Map<number, NodeJS.Timeout>;
+}
+
+const MEMORY_LIMIT_PATTERN = /memory limit/i;
+
+/** Host errors must not carry host stacks or paths into the isolate. */
+function bridgeError(message: string): Error {
+  const error = new Error(message);
+  error.stack = `Error: ${message}`;
+  return error;
+}
+
+export class IntegrationIsolate {
+  private live: Live | null = null;
+  private starting: Promise<Live> | null = null;
+  private readonly inFlight = new Set<InFlight>();
+  private readonly draining = new Set<string>();
+  private fetchesInWindow = 0;
+  readonly name: string;
+  private readonly bundleCode: string;
+  private readonly runtime: RuntimeSource;
+  private readonly limits: SandboxLimits;
+  private readonly hooks: IsolateHooks;
+
+  constructor(name: string, bundleCode: string, runtime: RuntimeSource, limits: SandboxLimits, hooks: IsolateHooks) {
+    this.name = name;
+    this.bundleCode = bundleCode;
+    this.runtime = runtime;
+    this.limits = limits;
+    this.hooks = hooks;
+  }
+
+  get isLive(): boolean {
+    return this.live !== null && !this.live.isolate.isDisposed;
+  }
+
+  /** Runs one envelope; resolves with a validated response or rejects with a DispatchError. */
+  async dispatch(envelope: Envelope): Promise<{ response: SandboxResponse; logs: CapturedLog[] }> {
+    const entry: InFlight = { eventId: envelope.event.eventId, logs: [], droppedLogs: 0 };
+    this.inFlight.add(entry);
+    const deadline = setTimeout(() => {
+      entry.failure = new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
+      this.dispose('dispatch deadline passed');
+    }, this.limits.dispatchTimeoutMs);
+    try {
+      const live = await this.start();
+      const raw = await live.dispatch.apply(undefined, [envelope], {
+        arguments: { copy: true },
+        result: { promise: true, copy: true },
+        timeout: this.limits.dispatchTimeoutMs,
+      });
+      if (entry.failure) throw entry.failure;
+      const response = validateSandboxResponse(raw, this.limits.maxResponseBytes);
+      if (typeof response === 'string') throw new DispatchError('bad-response', response);
+      this.drainAfterResponse(live, entry.eventId);
+      return { response, logs: this.closeLogs(entry) };
+    } catch (error) {
+      throw Object.assign(this.classify(error, entry), { logs: this.closeLogs(entry) });
+    } finally {
+      clearTimeout(deadline);
+      this.inFlight.delete(entry);
+      this.resetWindowIfIdle();
+    }
+  }
+
+  dispose(reason: string): void {
+    const live = this.live;
+    this.live = null;
+    this.starting = null;
+    if (live === null) return;
+    for (const timer of live.timers.values()) clearTimeout(timer);
+    live.timers.clear();
+    this.draining.clear();
+    if (!live.isolate.isDisposed) {
+      try {
+        live.isolate.dispose();
+      } catch {
+        // Already disposed by isolated-vm itself (memory limit); nothing left to free.
+      }
+    }
+    void reason;
+  }
+
+  private classify(error: unknown, entry: InFlight): DispatchError {
+    if (entry.failure) return entry.failure;
+    if (error instanceof DispatchError) return error;
+    const message = error instanceof Error ? error.message : String(error);
+    if (MEMORY_LIMIT_PATTERN.test(message)) {
+      this.dispose('memory limit');
+      return new DispatchError('memory', `the integration exceeded its memory limit of ${this.limits.memoryLimitMb} MB`);
+    }
+    if (/disposed/i.test(message)) return new DispatchError('isolate-reset', 'the integration was reset while handling this request');
+    if (/timed out/i.test(message)) {
+      this.dispose('synchronous timeout');
+      return new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
+    }
+    // Failing to start (a throwing top level) is the integration's error, reported in its log.
+    this.recordLog('error', `integration failed: ${message.split('\n')[0]}`);
+    this.dispose('start failure');
+    return new DispatchError('isolate-reset', 'the integration failed to start');
+  }
+
+  private closeLogs(entry: InFlight): CapturedLog[] {
+    if (entry.droppedLogs > 0) entry.logs.push({ level: 'warn', text: `… ${entry.droppedLogs} more log lines dropped (limit ${this.limits.maxLogLinesPerDispatch} per event)` });
+    entry.droppedLogs = 0;
+    return entry.logs;
+  }
+
+  private recordLog(level: string, text: string): void {
+    const line = text.length > this.limits.maxLogLineBytes ? `${text.slice(0, this.limits.maxLogLineBytes)}… [truncated]` : text;
+    if (this.inFlight.size === 0) {
+      this.hooks.lateLog([...this.draining], level, line);
+      return;
+    }
+    for (const entry of this.inFlight) {
+      if (entry.logs.length < this.limits.maxLogLinesPerDispatch) entry.logs.push({ level, text: line });
+      else entry.droppedLogs++;
+    }
+  }
+
+  private resetWindowIfIdle(): void {
+    if (this.inFlight.size === 0 && this.draining.size === 0) this.fetchesInWindow = 0;
+  }
+
+  private drainAfterResponse(live: Live, eventId: string): void {
+    this.draining.add(eventId);
+    const timer = setTimeout(() => {
+      if (!this.draining.has(eventId) || this.live !== live) return;
+      this.hooks.lateLog([eventId], 'error', `waitUntil work still running after ${this.limits.waitUntilTimeoutMs} ms: the isolate was reset`);
+      this.dispose('waitUntil deadline passed');
+    }, this.limits.waitUntilTimeoutMs);
+    live.drain
+      .apply(undefined, [eventId], { arguments: { copy: true }, result: { promise: true } })
+      .catch(() => undefined)
+      .finally(() => {
+        clearTimeout(timer);
+        this.draining.delete(eventId);
+        this.resetWindowIfIdle();
+      });
+  }
+
+  private start(): Promise<Live> {
+    if (this.live !== null && !this.live.isolate.isDisposed) return Promise.resolve(this.live);
+    this.starting ??= this.create().then(
+      (live) => (this.live = live),
+      (error) => {
+        this.starting = null;
+        throw error;
+      },
+    );
+    return this.starting;
+  }
+
+  private async create(): Promise<Live> {
+    const isolate = new ivm.Isolate({ memoryLimit: this.limits.memoryLimitMb });
+    try {
+      const context = await isolate.createContext();
+      const runtimeScript = await isolate.compileScript(this.runtime.code, {
+        filename: 'sandbox-runtime.js',
+        ...(this.runtime.cache ? { cachedData: this.runtime.cache } : { produceCachedData: true }),
+      });
+      if (!this.runtime.cache && runtimeScript.cachedData) this.runtime.cache = runtimeScript.cachedData;
+      const install = (await runtimeScript.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
+      const timers = new Map<number, NodeJS.Timeout>();
+      const api = (await install.apply(undefined, this.primitives(timers), { result: { reference: true } })) as ivm.Reference;
+      const live: Live = {
+        isolate,
+        context,
+        timers,
+        dispatch: await api.get('dispatch', { reference: true }),
+        drain: await api.get('drain', { reference: true }),
+        fireTimer: await api.get('fireTimer', { reference: true }),
+      };
+      const setEntry = await api.get('setEntry', { reference: true });
+      const bundle = await isolate.compileScript(this.bundleCode, { filename: `integration:${this.name}` });
+      const namespace = (await bundle.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
+      await setEntry.apply(undefined, [namespace.derefInto()], { timeout: this.limits.dispatchTimeoutMs });
+      install.release();
+      api.release();
+      setEntry.release();
+      return live;
+    } catch (error) {
+      if (!isolate.isDisposed) isolate.dispose();
+      throw error;
+    }
+  }
+
+  /** The BridgePrimitives of contract.ts, in order, as isolated-vm Callbacks. */
+  private primitives(timers: Map<number, NodeJS.Timeout>): ivm.Callback[] {
+    const safe = <A extends unknown[], R>(fn: (...args: A) => R) =>
+      (...args: A): R => {
+        try {
+          return fn(...args);
+        } catch {
+          throw bridgeError('the host could not complete this call');
+        }
+      };
+    const log = (level: LogLevel, text: string) => this.recordLog(String(level), String(text));
+    const fetch = async (request: BridgeRequest): Promise<BridgeResult<BridgeResponse>> => {
+      const allowance = this.limits.maxFetchesPerDispatch * Math.max(1, this.inFlight.size + this.draining.size);
+      if (++this.fetchesInWindow > allowance) {
+        return { ok: false, code: 'TypeError', message: `fetch limit reached (${this.limits.maxFetchesPerDispatch} per event)` };
+      }
+      try {
+        return await this.hooks.fetch(request);
+      } catch {
+        return { ok: false, code: 'TypeError', message: 'network error' };
+      }
+    };
+    const setTimer = (id: number, delayMs: number) => {
+      const delay = Math.max(0, Math.min(Number(delayMs) || 0, 2_147_483_647));
+      const timer = setTimeout(() => this.fireTimer(timers, id), delay);
+      timers.set(Number(id), timer);
+    };
+    const clearTimer = (id: number) => {
+      clearTimeout(timers.get(Number(id)));
+      timers.delete(Number(id));
+    };
+    return [
+      new ivm.Callback(safe(log)),
+      new ivm.Callback(fetch, { async: true }),
+      new ivm.Callback(safe(setTimer)),
+      new ivm.Callback(safe(clearTimer)),
+      new ivm.Callback(safe(primitives.parseUrl)),
+      new ivm.Callback(safe(primitives.decodeText)),
+      new ivm.Callback(safe(primitives.randomBytes)),
+      new ivm.Callback(safe(primitives.digest)),
+      new ivm.Callback(safe(primitives.hmac)),
+    ];
+  }
+
+  /**
+   * Timers only run while the integration has work in flight (a dispatch or waitUntil): a timer
+   * due after that is dropped, so an idle isolate costs nothing and cannot keep itself busy.
+   */
+  private fireTimer(timers: Map<number, NodeJS.Timeout>, id: number): void {
+    timers.delete(id);
+    const live = this.live;
+    if (live === null || live.timers !== timers) return;
+    if (this.inFlight.size === 0 && this.draining.size === 0) {
+      this.hooks.lateLog([], 'warn', `timer ${id} fired after the integration finished its work; dropped`);
+      return;
+    }
+    live.fireTimer.apply(undefined, [id], { arguments: { copy: true }, timeout: this.limits.dispatchTimeoutMs }).catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      if (MEMORY_LIMIT_PATTERN.test(message) || /timed out/i.test(message)) this.dispose(`timer callback: ${message}`);
+    });
+  }
+}

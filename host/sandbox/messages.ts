@@ -1,0 +1,66 @@
+// The IPC protocol between the supervisor (host process) and a sandbox worker process.
+// Messages are structured-cloned (`serialization: 'advanced'`), so bodies stay binary.
+// Types only: nothing here may import isolated-vm or Koa.
+
+import type { Envelope, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { EgressOptions } from '../bridge/egress-policy.ts';
+
+export interface SandboxLimits {
+  memoryLimitMb: number;
+  dispatchTimeoutMs: number;
+  waitUntilTimeoutMs: number;
+  maxFetchesPerDispatch: number;
+  maxResponseBytes: number;
+  maxLogLineBytes: number;
+  maxLogLinesPerDispatch: number;
+}
+
+export interface WorkerInit {
+  type: 'init';
+  runtimeScript: string;
+  limits: SandboxLimits;
+  egress: EgressOptions;
+}
+
+export interface RegisterIntegration {
+  type: 'register';
+  integration: string;
+  bundleCode: string;
+  bundleHash: string;
+}
+
+export interface DispatchRequest {
+  type: 'dispatch';
+  id: number;
+  integration: string;
+  envelope: Envelope;
+}
+
+export type ToWorker = WorkerInit | RegisterIntegration | DispatchRequest;
+
+export interface CapturedLog {
+  level: string;
+  text: string;
+}
+
+/** Failures the worker reports; the supervisor maps them to HostError codes. */
+export type DispatchFailure = 'timeout' | 'memory' | 'bad-response' | 'not-registered' | 'isolate-reset';
+
+export type DispatchResult =
+  | { type: 'result'; id: number; ok: true; response: SandboxResponse; logs: CapturedLog[]; durationMs: number }
+  | { type: 'result'; id: number; ok: false; failure: DispatchFailure; message: string; logs: CapturedLog[]; durationMs: number };
+
+/** Console output produced outside any dispatch's response (waitUntil work, late timers). */
+export interface LateLog {
+  type: 'log';
+  integration: string;
+  eventIds: string[];
+  level: string;
+  text: string;
+}
+
+export interface WorkerReady {
+  type: 'ready';
+}
+
+export type FromWorker = DispatchResult | LateLog | WorkerReady;

@@ -1,0 +1,197 @@
+// Parent side of the sandbox: forks N worker processes, pins each integration to one, routes
+// dispatches, restarts dead workers, fails their in-flight work with 502 and quarantines an
+// integration that keeps killing workers. It never loads isolated-vm itself.
+
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Envelope, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { EgressOptions } from '../bridge/egress-policy.ts';
+import { HostError } from '../errors.ts';
+import type { CapturedLog, DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWorker } from './messages.ts';
+import { CrashLedger } from './crash-ledger.ts';
+
+const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
+
+export interface SupervisorOptions {
+  workers: number;
+  limits: SandboxLimits;
+  egress: EgressOptions;
+  runtimeScript: string;
+  crashesBeforeQuarantine: number;
+  crashWindowMs: number;
+  /** Console output of integrations and supervisor notices, one line each. */
+  onLog(line: { integration: string; eventIds: string[]; level: string; text: string }): void;
+  onNotice(level: 'info' | 'warn' | 'error', message: string): void;
+}
+
+export interface SupervisedOutcome {
+  response: SandboxResponse;
+  logs: CapturedLog[];
+  durationMs: number;
+}
+
+interface Pending {
+  integration: string;
+  eventId: string;
+  resolve(outcome: SupervisedOutcome): void;
+  reject(error: HostError): void;
+}
+
+interface Slot {
+  index: number;
+  child: ChildProcess;
+  ready: Promise<void>;
+  pending: Map<number, Pending>;
+  stopping: boolean;
+}
+
+const FAILURE_ERRORS: Record<DispatchFailure, (message: string) => HostError> = {
+  timeout: (message) => new HostError('ERR_SANDBOX_TIMEOUT', message),
+  memory: (message) => new HostError('ERR_SANDBOX_CRASHED', message),
+  'bad-response': (message) => new HostError('ERR_SANDBOX_BAD_RESPONSE', message),
+  'not-registered': () => new HostError('ERR_SANDBOX_UNAVAILABLE', 'the integration is not loaded'),
+  'isolate-reset': (message) => new HostError('ERR_SANDBOX_CRASHED', message),
+};
+
+export class Supervisor {
+  private readonly slots: Slot[] = [];
+  private readonly pins = new Map<string, number>();
+  private readonly bundles = new Map<string, { code: string; hash: string }>();
+  private readonly ledger: CrashLedger;
+  private nextId = 1;
+  private stopped = false;
+  private readonly options: SupervisorOptions;
+
+  constructor(options: SupervisorOptions) {
+    this.options = options;
+    this.ledger = new CrashLedger(options.crashesBeforeQuarantine, options.crashWindowMs);
+  }
+
+  async start(): Promise<void> {
+    const count = Math.max(1, this.options.workers);
+    for (let index = 0; index < count; index++) this.slots.push(this.spawn(index));
+    await Promise.all(this.slots.map((slot) => slot.ready));
+  }
+
+  get workerCount(): number {
+    return this.slots.length;
+  }
+
+  /** Worker process ids, for tests and diagnostics. */
+  workerPids(): number[] {
+    return this.slots.map((slot) => slot.child.pid ?? -1);
+  }
+
+  workerOf(integration: string): number | undefined {
+    return this.pins.get(integration);
+  }
+
+  isQuarantined(integration: string): boolean {
+    return this.ledger.isQuarantined(integration);
+  }
+
+  /** Pins the integration to the least loaded worker and sends it the bundle. */
+  register(integration: string, bundle: { code: string; hash: string }): void {
+    this.bundles.set(integration, bundle);
+    let index = this.pins.get(integration);
+    if (index === undefined) {
+      const load = this.slots.map(() => 0);
+      for (const pinned of this.pins.values()) load[pinned]++;
+      index = load.indexOf(Math.min(...load));
+      this.pins.set(integration, index);
+    }
+    this.post(this.slots[index], { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash });
+  }
+
+  async dispatch(integration: string, envelope: Envelope): Promise<SupervisedOutcome> {
+    if (this.ledger.isQuarantined(integration)) {
+      throw new HostError('ERR_INTEGRATION_QUARANTINED', `integration "${integration}" is quarantined after crashing its sandbox repeatedly; restart the host to lift it`);
+    }
+    const index = this.pins.get(integration);
+    if (index === undefined || this.stopped) throw new HostError('ERR_SANDBOX_UNAVAILABLE', `integration "${integration}" is not loaded`);
+    // A worker being restarted is replaced in its slot; wait for whichever process holds it now.
+    let current = this.slots[index];
+    await current.ready;
+    while (this.slots[index] !== current) {
+      current = this.slots[index];
+      await current.ready;
+    }
+    const id = this.nextId++;
+    return new Promise<SupervisedOutcome>((resolve, reject) => {
+      current.pending.set(id, { integration, eventId: envelope.event.eventId, resolve, reject });
+      this.post(current, { type: 'dispatch', id, integration, envelope });
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(
+      this.slots.map(
+        (slot) =>
+          new Promise<void>((resolve) => {
+            slot.stopping = true;
+            if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
+            slot.child.once('exit', () => resolve());
+            slot.child.kill('SIGKILL');
+          }),
+      ),
+    );
+  }
+
+  private post(slot: Slot, message: ToWorker): void {
+    if (slot.child.connected) slot.child.send(message);
+  }
+
+  private spawn(index: number): Slot {
+    const child = fork(WORKER_ENTRY, [], {
+      execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    let markReady: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => (markReady = resolve));
+    const slot: Slot = { index, child, ready, pending: new Map(), stopping: false };
+    child.on('message', (message: FromWorker) => {
+      if (message.type === 'ready') return markReady();
+      if (message.type === 'log') return this.options.onLog(message);
+      this.settle(slot, message);
+    });
+    child.on('exit', (code, signal) => this.onExit(slot, code, signal));
+    child.on('error', (error) => this.options.onNotice('error', `sandbox worker ${index} error: ${error.message}`));
+    child.send({ type: 'init', runtimeScript: this.options.runtimeScript, limits: this.options.limits, egress: this.options.egress } satisfies ToWorker);
+    for (const [integration, pinned] of this.pins) {
+      const bundle = this.bundles.get(integration);
+      if (pinned === index && bundle) child.send({ type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash } satisfies ToWorker);
+    }
+    return slot;
+  }
+
+  private settle(slot: Slot, result: DispatchResult): void {
+    const pending = slot.pending.get(result.id);
+    if (pending === undefined) return;
+    slot.pending.delete(result.id);
+    for (const line of result.logs) this.options.onLog({ integration: pending.integration, eventIds: [pending.eventId], ...line });
+    if (result.ok) return pending.resolve({ response: result.response, logs: result.logs, durationMs: result.durationMs });
+    if (result.failure === 'memory') this.strike(pending.integration, 'exceeded its memory limit');
+    pending.reject(Object.assign(FAILURE_ERRORS[result.failure](result.message), { logs: result.logs }));
+  }
+
+  private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
+    if (slot.stopping || this.stopped) return;
+    const how = signal ? `signal ${signal}` : `exit code ${code}`;
+    const suspects = new Set([...slot.pending.values()].map((pending) => pending.integration));
+    this.options.onNotice('error', `sandbox worker ${slot.index} died (${how}) with ${slot.pending.size} request(s) in flight${suspects.size ? ` from ${[...suspects].join(', ')}` : ''}; restarting it`);
+    for (const pending of slot.pending.values()) {
+      pending.reject(new HostError('ERR_SANDBOX_CRASHED', 'the sandbox running this integration crashed while handling the request'));
+    }
+    slot.pending.clear();
+    for (const integration of suspects) this.strike(integration, 'crashed its sandbox worker');
+    this.slots[slot.index] = this.spawn(slot.index);
+  }
+
+  private strike(integration: string, what: string): void {
+    if (this.ledger.record(integration)) {
+      this.options.onNotice('error', `integration "${integration}" ${what} ${this.options.crashesBeforeQuarantine} times within ${this.options.crashWindowMs / 1000} s: quarantined until the host restarts`);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+// Checks what the isolate returned before the host trusts it: a guest controls the runtime it
+// runs in, so the copied response may be anything. Pure; returns the response or a reason.
+
+import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const HEADER_VALUE_FORBIDDEN = /[\0\r\n]/;
+const MAX_HEADERS = 200;
+
+export function validateSandboxResponse(value: unknown, maxBodyBytes: number): SandboxResponse | string {
+  if (typeof value !== 'object' || value === null) return 'the integration returned no response';
+  const { status, statusText, headers, body } = value as Record<string, unknown>;
+  if (!Number.isInteger(status) || (status as number) < 200 || (status as number) > 599) {
+    return `the integration returned an invalid status ${JSON.stringify(status)}`;
+  }
+  if (!Array.isArray(headers) || headers.length > MAX_HEADERS) return 'the integration returned invalid headers';
+  for (const pair of headers) {
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') {
+      return 'the integration returned invalid headers';
+    }
+    if (!HEADER_NAME.test(pair[0])) return `the integration returned an invalid header name ${JSON.stringify(pair[0].slice(0, 64))}`;
+    if (HEADER_VALUE_FORBIDDEN.test(pair[1])) return `the integration returned an invalid value for header "${pair[0]}"`;
+  }
+  if (!(body instanceof Uint8Array)) return 'the integration returned an invalid body';
+  if (body.byteLength > maxBodyBytes) return `the integration's response body exceeds ${maxBodyBytes} bytes`;
+  const text = typeof statusText === 'string' && !HEADER_VALUE_FORBIDDEN.test(statusText) ? statusText.slice(0, 256) : undefined;
+  return { status: status as number, ...(text ? { statusText: text } : {}), headers: headers as [string, string][], body };
+}

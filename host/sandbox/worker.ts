@@ -1,0 +1,79 @@
+// Entry of a sandbox worker process (forked by the supervisor with --no-node-snapshot). Holds one
+// isolate per pinned integration and answers dispatch messages. It never serves HTTP and never
+// sees another worker's integrations; if a guest crashes V8, only this process dies.
+
+import type { DispatchResult, FromWorker, ToWorker, WorkerInit } from './messages.ts';
+import { DispatchError, IntegrationIsolate, type RuntimeSource } from './isolate.ts';
+import { createEgressPolicy } from '../bridge/egress-policy.ts';
+import { performFetch } from '../bridge/fetch.ts';
+
+const MAX_REDIRECTS = 5;
+const FETCH_TIMEOUT_MS = 10_000;
+const FETCH_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
+
+let init: WorkerInit | null = null;
+let runtime: RuntimeSource | null = null;
+const isolates = new Map<string, IntegrationIsolate>();
+
+function send(message: FromWorker): void {
+  process.send?.(message);
+}
+
+function register(integration: string, bundleCode: string): void {
+  if (init === null || runtime === null) throw new Error('worker used before init');
+  isolates.get(integration)?.dispose('re-registered');
+  const policy = createEgressPolicy(init.egress);
+  isolates.set(
+    integration,
+    new IntegrationIsolate(integration, bundleCode, runtime, init.limits, {
+      fetch: (request) =>
+        performFetch(request, {
+          policy,
+          timeoutMs: FETCH_TIMEOUT_MS,
+          maxResponseBytes: FETCH_MAX_RESPONSE_BYTES,
+          maxRedirects: MAX_REDIRECTS,
+          onRefusal: (url, reason) =>
+            send({ type: 'log', integration, eventIds: [], level: 'warn', text: `egress refused for ${url}: ${reason}` }),
+        }),
+      lateLog: (eventIds, level, text) => send({ type: 'log', integration, eventIds, level, text }),
+    }),
+  );
+}
+
+async function dispatch(id: number, integration: string, envelope: Parameters<IntegrationIsolate['dispatch']>[0]): Promise<void> {
+  const started = performance.now();
+  const isolate = isolates.get(integration);
+  let result: DispatchResult;
+  if (isolate === undefined) {
+    result = { type: 'result', id, ok: false, failure: 'not-registered', message: 'integration not loaded in this worker', logs: [], durationMs: 0 };
+  } else {
+    try {
+      const { response, logs } = await isolate.dispatch(envelope);
+      result = { type: 'result', id, ok: true, response, logs, durationMs: performance.now() - started };
+    } catch (error) {
+      const failure = error instanceof DispatchError ? error : new DispatchError('isolate-reset', 'the integration failed');
+      const logs = (error as { logs?: DispatchResult['logs'] }).logs ?? [];
+      result = { type: 'result', id, ok: false, failure: failure.failure, message: failure.message, logs, durationMs: performance.now() - started };
+    }
+  }
+  send(result);
+}
+
+process.on('message', (message: ToWorker) => {
+  switch (message.type) {
+    case 'init':
+      init = message;
+      runtime = { code: message.runtimeScript };
+      send({ type: 'ready' });
+      return;
+    case 'register':
+      register(message.integration, message.bundleCode);
+      return;
+    case 'dispatch':
+      void dispatch(message.id, message.integration, message.envelope);
+      return;
+  }
+});
+
+// The supervisor owns this process: when it goes away, so do we.
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,74 @@
+// The interfaces the HTTP layer (host/server) consumes. host/index.ts builds the real
+// implementations; the server must reach the sandbox, the store and the registry only through
+// these, so tests can boot the real thing and nothing in server/ imports isolated-vm.
+
+import type { LoadedIntegration } from './manifest/types.ts';
+import type { SandboxEvent, SandboxResponse } from '../sandbox-api/runtime/contract.ts';
+
+export type InstallationTarget = 'organization' | 'space' | 'site';
+export type InstallationStatus = 'pending' | 'active' | 'paused';
+
+export interface Installation {
+  id: string;
+  integration: string;
+  organization: string;
+  target: InstallationTarget;
+  space?: string;
+  site?: string;
+  status: InstallationStatus;
+  configuration: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** The public JSON of an installation (DESIGN §4.2). */
+export interface InstallationView extends Installation {
+  urls: { publicEndpoint: string };
+}
+
+export interface CreateInstallationInput {
+  organization: string;
+  target: InstallationTarget;
+  space?: string;
+  site?: string;
+  installLink?: string;
+}
+
+export interface DispatchOutcome {
+  response: SandboxResponse;
+  durationMs: number;
+  logs: { level: string; text: string }[];
+}
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface HostServices {
+  readonly adminToken: string;
+  readonly log: Logger;
+  /** `http://127.0.0.1:<port>` once listening; used for publicEndpoint and apiEndpoint. */
+  baseUrl(): string;
+
+  listIntegrations(): LoadedIntegration[];
+  getIntegration(name: string): LoadedIntegration | undefined;
+
+  /** Throws HostError: ERR_INTEGRATION_NOT_FOUND, ERR_INTEGRATION_INVALID, ERR_VALIDATION, ERR_VISIBILITY_DENIED. */
+  createInstallation(integration: string, input: CreateInstallationInput): Promise<InstallationView>;
+  /** Throws ERR_INSTALLATION_NOT_FOUND. */
+  getInstallation(id: string): InstallationView;
+
+  /**
+   * Runs one event for one installation: builds the environment from the host's own records,
+   * assigns `eventId` when missing, and dispatches into the sandbox. Throws HostError with
+   * ERR_SANDBOX_TIMEOUT / ERR_SANDBOX_CRASHED / ERR_INTEGRATION_QUARANTINED / ERR_SANDBOX_UNAVAILABLE.
+   */
+  dispatch(installationId: string, event: Omit<SandboxEvent, 'eventId'> & { eventId?: string }, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
+
+  /**
+   * A platform event from `POST /v1/events`: validated (ERR_VALIDATION naming the field), given an
+   * eventId, dispatched to every ready installation whose integration can receive it.
+   */
+  publishEvent(event: Record<string, unknown>): Promise<{ eventId: string; dispatched: { installationId: string; integration: string; status: number }[] }>;
+}

@@ -1,0 +1,110 @@
+// The contract between the sandbox worker (host side) and the in-isolate runtime: the shapes that
+// cross the isolate boundary, always as copies. Types and constants only: never functions or
+// imports, because both sides import it and nothing host-side may leak into the isolate bundle.
+
+/** What enters the isolate for every dispatch (DESIGN §2.2). */
+export interface Envelope {
+  event: SandboxEvent;
+  environment: Record<string, unknown>;
+  /** The exact body bytes, or null when the trigger had none. */
+  fetchBody: Uint8Array | null;
+}
+
+export interface SandboxEvent {
+  eventId: string;
+  type: string;
+  installationId?: string;
+  /** `fetch` events: the original request line and headers (the body is Envelope.fetchBody). */
+  request?: { method: string; url: string; headers: [string, string][] };
+  [field: string]: unknown;
+}
+
+/** What leaves the isolate for every dispatch: a serialized `Response`. */
+export interface SandboxResponse {
+  status: number;
+  statusText?: string;
+  headers: [string, string][];
+  body: Uint8Array;
+}
+
+export type LogLevel = 'debug' | 'log' | 'info' | 'warn' | 'error';
+
+/** A request made by guest `fetch()`, as the worker receives it. */
+export interface BridgeRequest {
+  url: string;
+  method: string;
+  headers: [string, string][];
+  body: Uint8Array | null;
+  redirect: 'follow' | 'manual' | 'error';
+}
+
+export interface BridgeResponse {
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+  body: Uint8Array;
+  url: string;
+  redirected: boolean;
+}
+
+/** Host-side failures cross as data, never as host Error objects (no stack, no path). */
+export type BridgeResult<T> = { ok: true; value: T } | { ok: false; code: string; message: string };
+
+/** The parts of a WHATWG URL record the runtime's `URL` class exposes; parsed host-side by Node's URL. */
+export interface UrlRecord {
+  href: string;
+  origin: string;
+  protocol: string;
+  username: string;
+  password: string;
+  host: string;
+  hostname: string;
+  port: string;
+  pathname: string;
+  search: string;
+  hash: string;
+}
+
+export type DigestAlgorithm = 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512';
+
+/**
+ * The host primitives handed to the runtime's install function, in this order, as plain
+ * functions (isolated-vm Callbacks: arguments and results are copied). The runtime captures them
+ * in closures; none is ever reachable from guest code.
+ */
+export interface BridgePrimitives {
+  /** Console output of the guest, already formatted as text. */
+  log(level: LogLevel, text: string): void;
+  /** Outbound HTTP through the worker's egress policy (async: returns a promise in the isolate). */
+  fetch(request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
+  /** Ask the worker to call the runtime's `fireTimer(id)` after `delayMs`. */
+  setTimer(id: number, delayMs: number): void;
+  clearTimer(id: number): void;
+  /** WHATWG URL parsing by the host's spec implementation; null when the input is not a valid URL. */
+  parseUrl(input: string, base: string | undefined): UrlRecord | null;
+  /** TextDecoder by the host's implementation. */
+  decodeText(bytes: Uint8Array, label: string, fatal: boolean, ignoreBOM: boolean): BridgeResult<string>;
+  randomBytes(length: number): Uint8Array;
+  digest(algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array;
+  hmac(algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array;
+}
+
+/** What the runtime's install function returns to the worker (held there as references). */
+export interface RuntimeApi {
+  /** Hand the runtime the guest bundle's module namespace (its `default` is createIntegration's value). */
+  setEntry(namespace: unknown): void;
+  /** Run one envelope to completion of its response. Never rejects: failures become 5xx responses. */
+  dispatch(envelope: Envelope): Promise<SandboxResponse>;
+  /** Resolves when every `context.waitUntil` promise of that event has settled. */
+  drain(eventId: string): Promise<void>;
+  /** Called by the worker when a timer set through BridgePrimitives.setTimer is due. */
+  fireTimer(id: number): void;
+}
+
+/** Response header the runtime sets when the answer is its own (not the guest's) verdict. */
+export const RUNTIME_VERDICT_HEADER = 'x-sandbox-verdict';
+export type RuntimeVerdict =
+  | 'no-handler' // 406: an event type with no handler, or a fetch with no fetch handler
+  | 'component-not-found' // 404: ui_render for an unknown componentId
+  | 'guest-error' // 500: the guest threw something that is not an ExposableError
+  | 'bad-entry'; // 500: the bundle's default export is not createIntegration()'s value
