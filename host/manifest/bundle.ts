@@ -1,0 +1,86 @@
+// Bundles an integration script with esbuild into one classic script whose completion value is
+// the entry's module namespace. Enforces what the sandbox cannot undo later: no Node built-ins and
+// no file outside the integration folder (sandbox-api excepted) ever enters a bundle.
+
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Message } from 'esbuild';
+import { HostError } from '../errors.ts';
+import type { IntegrationBundle } from './types.ts';
+import { isInside } from './paths.ts';
+import { hashInputs, readCachedBundle, writeCachedBundle } from './bundle-cache.ts';
+import { containmentPlugin, REJECTED } from './containment.ts';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DEFAULT_CACHE_DIR = path.join(REPO_ROOT, '.cache', 'bundles');
+
+export async function bundleScript(
+  integrationDir: string,
+  scriptRelPath: string,
+  options: { cacheDir?: string } = {},
+): Promise<IntegrationBundle> {
+  const dirReal = await realpath(integrationDir).catch(() => null);
+  if (!dirReal) throw new HostError('ERR_BUNDLE_FAILED', `integration folder "${integrationDir}" does not exist`);
+  const entryReal = await realpath(path.resolve(dirReal, scriptRelPath)).catch(() => null);
+  if (!entryReal) throw new HostError('ERR_BUNDLE_FAILED', `script "${scriptRelPath}" does not exist`);
+  if (!isInside(dirReal, entryReal)) {
+    throw new HostError('ERR_BUNDLE_FAILED', `script "${scriptRelPath}" resolves outside the integration folder`);
+  }
+  const cacheDir = path.resolve(options.cacheDir ?? DEFAULT_CACHE_DIR);
+  const hit = await readCachedBundle(cacheDir, entryReal);
+  if (hit) return { ...hit, cached: true };
+
+  const contents = new Map<string, Uint8Array>();
+  const code = await runBuild(dirReal, entryReal, contents);
+  const hash = hashInputs(entryReal, contents);
+  await writeCachedBundle(cacheDir, entryReal, hash, [...contents.keys()], code);
+  return { code, hash, cached: false };
+}
+
+async function runBuild(dirReal: string, entryReal: string, contents: Map<string, Uint8Array>): Promise<string> {
+  const offenses: string[] = [];
+  let text: string;
+  try {
+    const result = await build({
+      entryPoints: [entryReal],
+      absWorkingDir: dirReal,
+      write: false,
+      bundle: true,
+      format: 'iife',
+      globalName: '__ih_entry',
+      platform: 'neutral',
+      target: 'es2022',
+      jsx: 'automatic',
+      jsxImportSource: 'sandbox-api',
+      mainFields: ['module', 'main'],
+      // The isolate is a web-like worker, not Node: prefer packages' worker/browser builds.
+      conditions: ['worker', 'browser', 'import', 'default'],
+      // Hermetic: a tsconfig.json (the repo's or the integration's) must not change resolution,
+      // and it is not part of the cache key.
+      tsconfigRaw: {},
+      logLevel: 'silent',
+      charset: 'utf8',
+      legalComments: 'none',
+      sourcemap: false,
+      plugins: [containmentPlugin(dirReal, offenses, contents)],
+    });
+    text = result.outputFiles[0].text;
+  } catch (error) {
+    const messages = (error as { errors?: Message[] }).errors;
+    if (!messages) throw error;
+    // Errors about the stubs of rejected imports only repeat an offense already listed.
+    offenses.push(...messages.filter((m) => !m.text.includes(`${REJECTED}:`)).map(describeMessage));
+  }
+  if (offenses.length > 0) {
+    const details = offenses.map((message) => ({ message }));
+    throw new HostError('ERR_BUNDLE_FAILED', offenses.join('; '), details);
+  }
+  // A local `var __ih_entry` and the namespace as completion value: no global is created.
+  return `(function () {\n${text!}\nreturn __ih_entry;\n})()`;
+}
+
+function describeMessage(message: Message): string {
+  const where = message.location ? `${message.location.file}:${message.location.line}:${message.location.column}: ` : '';
+  return `${where}${message.text}`;
+}
