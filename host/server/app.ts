@@ -1,0 +1,56 @@
+// The host's HTTP application: middleware order and route table (DESIGN §4.2). This folder is the
+// only one that imports Koa; it must reach integrations, installations and the sandbox only
+// through HostServices.
+
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { HostServices } from '../services.ts';
+import { createAdminAuth } from './admin-auth.ts';
+import { createErrorMiddleware } from './errors-middleware.ts';
+import { createNotFound } from './not-found.ts';
+import { createRequestLog, requestIdOf } from './request-log.ts';
+import { registerEnvelopeRoutes } from './routes/envelope.ts';
+import { registerEventRoutes } from './routes/events.ts';
+import { registerHealthRoutes } from './routes/health.ts';
+import { registerInstallationRoutes } from './routes/installations.ts';
+import { registerIntegrationRoutes } from './routes/integrations.ts';
+import { registerPublicEndpointRoutes } from './routes/public-endpoint.ts';
+import { registerRenderRoutes } from './routes/render.ts';
+
+export interface AppLimits {
+  maxPublicBodyBytes: number;
+  maxEnvelopeBytes: number;
+}
+
+export const DEFAULT_APP_LIMITS: AppLimits = { maxPublicBodyBytes: 1_048_576, maxEnvelopeBytes: 1_048_576 };
+
+export function createApp(services: HostServices, limits: AppLimits = DEFAULT_APP_LIMITS): Koa {
+  const app = new Koa();
+  // The host is reached directly; X-Forwarded-* from a client must not change ctx.ip/host/protocol.
+  app.proxy = false;
+  // Koa would print stacks to stderr itself; errors reach the host's logger instead.
+  app.silent = true;
+  app.on('error', (error: unknown, ctx?: Koa.Context) => {
+    const id = ctx ? requestIdOf(ctx) : '-';
+    const code = (error as { code?: unknown } | null)?.code;
+    // A client that hangs up mid-response is routine, not a host failure.
+    if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    services.log.error(`request ${id}: response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  });
+
+  const adminAuth = createAdminAuth(services.adminToken);
+  const router = new Router();
+  registerHealthRoutes(router);
+  registerIntegrationRoutes(router, services, adminAuth);
+  registerInstallationRoutes(router, services, adminAuth);
+  registerRenderRoutes(router, services, adminAuth);
+  registerEventRoutes(router, services, adminAuth);
+  registerEnvelopeRoutes(router, services, adminAuth, limits.maxEnvelopeBytes);
+  registerPublicEndpointRoutes(router, services, limits.maxPublicBodyBytes);
+
+  app.use(createRequestLog(services.log));
+  app.use(createErrorMiddleware(services.log));
+  app.use(createNotFound());
+  app.use(router.routes());
+  return app;
+}

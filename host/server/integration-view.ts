@@ -1,0 +1,40 @@
+// The public JSON of a loaded integration (DESIGN §4.2). Pure; must never include secrets, the
+// bundle, or the folder on disk, only what an operator needs to see.
+
+import type { LoadedIntegration, ManifestProblem } from '../manifest/types.ts';
+
+export function formatProblem(problem: ManifestProblem): string {
+  return problem.pointer ? `${problem.file}: ${problem.pointer}: ${problem.message}` : `${problem.file}: ${problem.message}`;
+}
+
+/** Drops undefined fields so invalid integrations list only what could be read. */
+function compact(view: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(view).filter(([, value]) => value !== undefined));
+}
+
+export function summarizeIntegration(integration: LoadedIntegration): Record<string, unknown> {
+  const manifest = integration.manifest;
+  return compact({
+    name: integration.name,
+    title: manifest?.title,
+    description: manifest?.description,
+    visibility: manifest?.visibility,
+    scopes: manifest?.scopes,
+    blocks: manifest ? (manifest.blocks ?? []) : undefined,
+    categories: manifest ? (manifest.categories ?? []) : undefined,
+    status: integration.status,
+    errors: integration.errors.length > 0 ? integration.errors.map(formatProblem) : undefined,
+    warnings: integration.warnings.length > 0 ? integration.warnings.map(formatProblem) : undefined,
+  });
+}
+
+export function describeIntegration(integration: LoadedIntegration): Record<string, unknown> {
+  const manifest = integration.manifest;
+  return compact({
+    ...summarizeIntegration(integration),
+    organization: manifest?.organization,
+    summary: manifest?.summary,
+    externalLinks: manifest ? (manifest.externalLinks ?? []) : undefined,
+    configurations: manifest ? (manifest.configurations ?? {}) : undefined,
+  });
+}

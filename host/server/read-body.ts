@@ -1,0 +1,59 @@
+// Reads a request body into memory under a byte limit. Owns the 413 rule for raw bodies: it must
+// never buffer past the limit (it stops at the first chunk that crosses it) nor parse anything.
+
+import type { IncomingMessage } from 'node:http';
+import { HostError } from '../errors.ts';
+
+export function payloadTooLarge(limitBytes: number): HostError {
+  return new HostError('ERR_PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${limitBytes} bytes`);
+}
+
+/** Rejects before reading a byte when the declared content-length already exceeds the limit. */
+export function checkDeclaredLength(req: IncomingMessage, limitBytes: number): void {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limitBytes) throw payloadTooLarge(limitBytes);
+}
+
+export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  checkDeclaredLength(req, limitBytes);
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      total += chunk.length;
+      if (total > limitBytes) {
+        // Stop here: the rest is never read. The error middleware closes the connection because
+        // the request is incomplete, so Node does not drain an unbounded body afterwards.
+        cleanup();
+        req.pause();
+        reject(payloadTooLarge(limitBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      resolve(Buffer.concat(chunks, total));
+    };
+    const onError = (): void => {
+      cleanup();
+      reject(new HostError('ERR_BAD_REQUEST', 'request body could not be read'));
+    };
+    const onClose = (): void => {
+      if (req.complete) return;
+      cleanup();
+      reject(new HostError('ERR_BAD_REQUEST', 'request was aborted before its body was complete'));
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}

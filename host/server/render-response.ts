@@ -1,0 +1,66 @@
+// Judges what an integration answered to a `ui_render` event: a ContentKit element or a
+// completion, an ExposableError to pass on, or a failure. Pure; must never forward a 5xx body
+// (it can carry the integration's internals) nor let invalid ContentKit reach a client.
+
+import { HostError } from '../errors.ts';
+import { RUNTIME_VERDICT_HEADER, type SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import { validateContentKit } from '../contentkit/validate.ts';
+import { isPlainObject } from './json-body.ts';
+import { bodyBuffer } from './send-sandbox-response.ts';
+
+export interface RenderAnswer {
+  status: number;
+  body: unknown;
+}
+
+function badRender(what: string): HostError {
+  return new HostError('ERR_SANDBOX_BAD_RESPONSE', `the integration's render answer ${what}`);
+}
+
+function header(response: SandboxResponse, name: string): string | undefined {
+  return response.headers.find(([key]) => key.toLowerCase() === name)?.[1];
+}
+
+function parseJson(response: SandboxResponse): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bodyBuffer(response))) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+function checkElementAnswer(answer: Record<string, unknown>): void {
+  if (!('element' in answer)) throw badRender('has type "element" but no "element"');
+  if (!isPlainObject(answer.props)) throw badRender('has no "props" object');
+  if (!isPlainObject(answer.state)) throw badRender('has no "state" object');
+  const result = validateContentKit(answer.element);
+  if (!result.valid) {
+    const first = result.errors[0];
+    throw new HostError(
+      'ERR_CONTENTKIT_INVALID',
+      `the component's output is not valid ContentKit: ${first.pointer || '/'}: ${first.message}`,
+      result.errors,
+    );
+  }
+}
+
+export function judgeRenderResponse(response: SandboxResponse, componentId: string): RenderAnswer {
+  if (header(response, RUNTIME_VERDICT_HEADER) === 'component-not-found') {
+    throw new HostError('ERR_COMPONENT_NOT_FOUND', `component "${componentId}" not found`);
+  }
+  const { status } = response;
+  if (status >= 500) throw new HostError('ERR_SANDBOX_BAD_RESPONSE', 'the integration failed to render');
+  const parsed = parseJson(response);
+  if (status >= 400 && status < 500) {
+    // An ExposableError: its status and JSON body are the integration's message to the caller.
+    if (!parsed.ok) throw badRender(`has status ${status} and a body that is not JSON`);
+    return { status, body: parsed.value };
+  }
+  if (status < 200 || status > 299) throw badRender(`has the unexpected status ${status}`);
+  if (!parsed.ok) throw badRender('is not JSON');
+  const answer = parsed.value;
+  if (!isPlainObject(answer)) throw badRender('is not a JSON object');
+  if (answer.type === 'element') checkElementAnswer(answer);
+  else if (answer.type !== 'complete') throw badRender('has a "type" other than "element" or "complete"');
+  return { status: 200, body: answer };
+}

@@ -1,0 +1,33 @@
+// `POST /{version}`: the seed's envelope as multipart/form-data, routed by `event.installationId`.
+// Must never pass on the client's `environment`: secrets, tokens and scopes come only from the
+// host's own records, which services.dispatch builds.
+
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { HostError } from '../../errors.ts';
+import type { HostServices } from '../../services.ts';
+import { envelopeInvalid, parseMultipartEnvelope } from '../multipart-envelope.ts';
+import { sendSandboxResponse } from '../send-sandbox-response.ts';
+
+export const SUPPORTED_ENVELOPE_VERSIONS = ['v1'];
+
+export function registerEnvelopeRoutes(router: Router, services: HostServices, adminAuth: Middleware, maxEnvelopeBytes: number): void {
+  // A RegExp route, so `POST /health` stays a 405 and `POST /anything` a 404.
+  router.post(/^\/(v\d+)\/?$/, adminAuth, async (ctx) => {
+    const version = ctx.path.replace(/^\/|\/$/g, '');
+    if (!SUPPORTED_ENVELOPE_VERSIONS.includes(version)) {
+      throw new HostError('ERR_UNSUPPORTED_VERSION', `envelope version "${version}" is not supported (supported: ${SUPPORTED_ENVELOPE_VERSIONS.join(', ')})`);
+    }
+    // `environment` is parsed (a malformed one is refused) and then deliberately dropped: the
+    // host builds the real environment from its own records inside services.dispatch.
+    const { event, fetchBody } = await parseMultipartEnvelope(ctx.req, maxEnvelopeBytes);
+    const installationId = event.installationId;
+    if (typeof installationId !== 'string' || installationId === '') {
+      throw envelopeInvalid('part "event" must have a string "installationId"');
+    }
+    if (typeof event.type !== 'string' || event.type === '') throw envelopeInvalid('part "event" must have a string "type"');
+    services.getInstallation(installationId); // 404 before any sandbox work
+    const outcome = await services.dispatch(installationId, { ...event, type: event.type, installationId }, fetchBody);
+    sendSandboxResponse(ctx, outcome.response);
+  });
+}

@@ -1,0 +1,46 @@
+// The installations' public endpoints (`ANY /v1/integrations/:name/installations/:id[/...]`), open
+// to anyone: request → `fetch` event → the integration's Response, as is. Must never require or
+// strip the caller's credentials (they are the integration's business) nor alter the answer.
+
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { HostError } from '../../errors.ts';
+import type { HostServices } from '../../services.ts';
+import { buildFetchEvent } from '../fetch-event.ts';
+import { checkDeclaredLength, readBody } from '../read-body.ts';
+import { sendSandboxResponse } from '../send-sandbox-response.ts';
+
+/** Path and query as the client sent them, even for an absolute-form request target. */
+function requestTarget(ctx: Context): string {
+  const raw = ctx.req.url ?? '/';
+  if (raw.startsWith('/')) return raw;
+  const url = new URL(raw);
+  return `${url.pathname}${url.search}`;
+}
+
+export function registerPublicEndpointRoutes(router: Router, services: HostServices, maxBodyBytes: number): void {
+  router.all('/v1/integrations/:name/installations/:id{/*rest}', async (ctx) => {
+    const { name, id } = ctx.params;
+    checkDeclaredLength(ctx.req, maxBodyBytes);
+
+    // Same answer for "no such installation" and "installation of another integration": a public
+    // caller learns nothing about installations that are not behind this URL.
+    let installation;
+    try {
+      installation = services.getInstallation(id);
+    } catch (error) {
+      if (error instanceof HostError && error.code === 'ERR_INSTALLATION_NOT_FOUND') installation = undefined;
+      else throw error;
+    }
+    if (!installation || installation.integration !== name) {
+      throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" of integration "${name}" not found`);
+    }
+
+    const body = await readBody(ctx.req, maxBodyBytes);
+    const event = buildFetchEvent(installation.id, ctx.req, services.baseUrl(), requestTarget(ctx));
+    // A fresh copy: small Buffers can be slices of Node's shared pool, whose other bytes must
+    // never travel with the body.
+    const outcome = await services.dispatch(installation.id, event, body.length > 0 ? new Uint8Array(body) : null);
+    sendSandboxResponse(ctx, outcome.response);
+  });
+}

@@ -1,0 +1,54 @@
+// Writes an integration's serialized Response to the client as is: status, status text, headers,
+// body bytes. Must never add a content-type of its own, nor let connection-level or internal
+// headers (hop-by-hop, content-length, the runtime verdict) through.
+
+import type { Context } from 'koa';
+import { HostError } from '../errors.ts';
+import { RUNTIME_VERDICT_HEADER, type SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import { isHopByHop } from './hop-by-hop.ts';
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// What Node accepts in a header value / reason phrase (no CR, LF or other controls but tab).
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+function badResponse(what: string): HostError {
+  return new HostError('ERR_SANDBOX_BAD_RESPONSE', `the integration returned ${what}`);
+}
+
+/** Lower-case name → values, in order, minus what must not cross the host. */
+export function responseHeaders(response: SandboxResponse): Map<string, string[]> {
+  const headers = new Map<string, string[]>();
+  for (const [rawName, value] of response.headers) {
+    const name = String(rawName).toLowerCase();
+    if (isHopByHop(name) || name === 'content-length' || name === RUNTIME_VERDICT_HEADER) continue;
+    if (!TOKEN.test(name)) throw badResponse(`an invalid header name "${name}"`);
+    if (typeof value !== 'string' || !FIELD_VALUE.test(value)) throw badResponse(`an invalid value for header "${name}"`);
+    headers.set(name, [...(headers.get(name) ?? []), value]);
+  }
+  return headers;
+}
+
+export function bodyBuffer(response: SandboxResponse): Buffer {
+  const body = response.body as unknown;
+  if (!(body instanceof Uint8Array)) throw badResponse('a body that is not bytes');
+  return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
+
+export function sendSandboxResponse(ctx: Context, response: SandboxResponse): void {
+  const { status, statusText } = response;
+  if (!Number.isInteger(status) || status < 200 || status > 599) throw badResponse(`an invalid status ${String(status)}`);
+  if (statusText !== undefined && (typeof statusText !== 'string' || !FIELD_VALUE.test(statusText))) {
+    throw badResponse('an invalid status text');
+  }
+  // Validate everything before touching ctx, so a failure leaves nothing half-written.
+  const headers = responseHeaders(response);
+  const body = bodyBuffer(response);
+
+  ctx.status = status;
+  if (statusText) ctx.message = statusText;
+  for (const [name, values] of headers) ctx.set(name, values.length === 1 ? values[0] : values);
+  ctx.body = body;
+  // Koa labels a Buffer body application/octet-stream when no type is set; the integration's
+  // absence of a content-type is part of its response, so take Koa's guess back out.
+  if (!headers.has('content-type')) ctx.remove('Content-Type');
+}

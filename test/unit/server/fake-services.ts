@@ -1,0 +1,157 @@
+// A fake HostServices for the server tests: canned integrations and installations, recorded
+// calls, and SandboxResponses chosen per test. Never touches a sandbox, store or file.
+
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HostError } from '../../../host/errors.ts';
+import type { LoadedIntegration } from '../../../host/manifest/types.ts';
+import type { CreateInstallationInput, DispatchOutcome, HostServices, InstallationView } from '../../../host/services.ts';
+import type { SandboxResponse } from '../../../sandbox-api/runtime/contract.ts';
+import { createApp, type AppLimits } from '../../../host/server/app.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+export interface DispatchCall {
+  installationId: string;
+  event: Record<string, unknown>;
+  fetchBody: Uint8Array | null;
+}
+
+export interface FakeServices extends HostServices {
+  baseUrlValue: string;
+  dispatchCalls: DispatchCall[];
+  createCalls: { integration: string; input: CreateInstallationInput }[];
+  publishCalls: Record<string, unknown>[];
+  logs: { level: 'info' | 'warn' | 'error'; message: string }[];
+  /** What the next dispatches answer (a function sees the event); a thrown error propagates. */
+  respond: (call: DispatchCall) => SandboxResponse | Promise<SandboxResponse>;
+  publishImpl: (event: Record<string, unknown>) => Promise<{ eventId: string; dispatched: { installationId: string; integration: string; status: number }[] }>;
+}
+
+export function sandboxResponse(status: number, headers: [string, string][] = [], body: string | Uint8Array = '', statusText?: string): SandboxResponse {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  return statusText === undefined ? { status, headers, body: bytes } : { status, statusText, headers, body: bytes };
+}
+
+export function jsonResponse(status: number, value: unknown, extra: [string, string][] = []): SandboxResponse {
+  return sandboxResponse(status, [['content-type', 'application/json'], ...extra], JSON.stringify(value));
+}
+
+const INTEGRATIONS: LoadedIntegration[] = [
+  {
+    name: 'hello',
+    dir: '/fixtures/hello',
+    manifestPath: '/fixtures/hello/platform-manifest.yaml',
+    status: 'ready',
+    manifest: {
+      name: 'hello',
+      title: 'Hello',
+      description: 'Says hello',
+      summary: 'A longer summary',
+      organization: 'acme',
+      visibility: 'public',
+      scopes: ['space:content:read'],
+      script: './src/index.ts',
+      blocks: [{ id: 'greeting', title: 'Greeting', description: 'A greeting block' }],
+      categories: ['other'],
+      externalLinks: [{ label: 'Docs', url: 'https://example.com/docs' }],
+      configurations: { account: { properties: { name: { type: 'string', title: 'Name', description: 'Who' } } } },
+      secrets: { API_KEY: '${{ env.HELLO_API_KEY }}' },
+    },
+    secrets: { API_KEY: 'super-secret-value' },
+    bundle: { code: 'BUNDLE_CODE', hash: 'abc' },
+    errors: [],
+    warnings: [{ file: 'platform-manifest.yaml', pointer: '/summary', message: 'summary is long' }],
+  },
+  {
+    name: 'broken',
+    dir: '/fixtures/broken',
+    manifestPath: '/fixtures/broken/platform-manifest.yaml',
+    status: 'invalid',
+    secrets: {},
+    errors: [
+      { file: 'platform-manifest.yaml', pointer: '/scopes/0', message: 'must be one of the known scopes' },
+      { file: 'platform-manifest.yaml', pointer: '', message: 'is not valid YAML' },
+    ],
+    warnings: [],
+  },
+];
+
+function installation(id: string, integration: string): InstallationView {
+  return {
+    id,
+    integration,
+    organization: 'acme',
+    target: 'organization',
+    status: 'active',
+    configuration: {},
+    createdAt: '2024-01-01T00:00:00.000Z',
+    urls: { publicEndpoint: `http://127.0.0.1/v1/integrations/${integration}/installations/${id}` },
+  };
+}
+
+export function createFakeServices(): FakeServices {
+  const installations = new Map([['inst-1', installation('inst-1', 'hello')], ['inst-other', installation('inst-other', 'other')]]);
+  const fake: FakeServices = {
+    adminToken: ADMIN_TOKEN,
+    baseUrlValue: 'http://host.test:8787',
+    dispatchCalls: [],
+    createCalls: [],
+    publishCalls: [],
+    logs: [],
+    log: {
+      info: (message) => void fake.logs.push({ level: 'info', message }),
+      warn: (message) => void fake.logs.push({ level: 'warn', message }),
+      error: (message) => void fake.logs.push({ level: 'error', message }),
+    },
+    respond: () => jsonResponse(200, { ok: true }),
+    publishImpl: async () => ({ eventId: 'evt-1', dispatched: [{ installationId: 'inst-1', integration: 'hello', status: 200 }] }),
+    baseUrl: () => fake.baseUrlValue,
+    listIntegrations: () => INTEGRATIONS,
+    getIntegration: (name) => INTEGRATIONS.find((integration) => integration.name === name),
+    async createInstallation(integration, input) {
+      fake.createCalls.push({ integration, input });
+      if (!INTEGRATIONS.some((i) => i.name === integration)) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
+      return { ...installation('inst-new', integration), organization: input.organization, target: input.target, status: 'pending' };
+    },
+    getInstallation(id) {
+      const found = installations.get(id);
+      if (!found) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);
+      return found;
+    },
+    async dispatch(installationId, event, fetchBody): Promise<DispatchOutcome> {
+      const call = { installationId, event: event as Record<string, unknown>, fetchBody };
+      fake.dispatchCalls.push(call);
+      return { response: await fake.respond(call), durationMs: 1, logs: [] };
+    },
+    async publishEvent(event) {
+      fake.publishCalls.push(event);
+      return fake.publishImpl(event);
+    },
+  };
+  return fake;
+}
+
+export interface RunningApp {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startApp(services: HostServices, limits?: AppLimits): Promise<RunningApp> {
+  const app = createApp(services, limits);
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
