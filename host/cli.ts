@@ -24,6 +24,7 @@ function parseHostFlags(args: string[]) {
   const { values, positionals } = parseArgs({
     args,
     allowNegative: true,
+    allowPositionals: true,
     options: {
       dir: { type: 'string', multiple: true },
       port: { type: 'string' },

@@ -101,7 +101,7 @@ export function createHostServices(deps: HostServicesDeps): HostServices {
           integration.bundle !== undefined &&
           installation.status === 'active' &&
           EVENT_SCOPES[event.type].some((scope) => scopes.includes(scope)) &&
-          installationCovers(deps.platform, installation, event)
+          installationCovers(deps.platform, installation, event as { spaceId?: unknown; siteId?: unknown })
         );
       });
       const dispatched = await Promise.all(

@@ -202,7 +202,8 @@ export class IntegrationIsolate {
         filename: 'sandbox-runtime.js',
         ...(this.runtime.cache ? { cachedData: this.runtime.cache } : { produceCachedData: true }),
       });
-      if (!this.runtime.cache && runtimeScript.cachedData) this.runtime.cache = runtimeScript.cachedData;
+      const produced = (runtimeScript as ivm.Script & ivm.CachedDataResult).cachedData;
+      if (!this.runtime.cache && produced) this.runtime.cache = produced;
       const install = (await runtimeScript.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
       const timers = new Map<number, NodeJS.Timeout>();
       const api = (await install.apply(undefined, this.primitives(timers), { result: { reference: true } })) as ivm.Reference;

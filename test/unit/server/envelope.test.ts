@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 function postParts(parts: RawPart[], { path = '/v1', boundary = BOUNDARY, close = true } = {}): Promise<Response> {
-  return fetch(`${app.url}${path}`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders(boundary) }, body: multipartBody(parts, boundary, { close }) });
+  return fetch(`${app.url}${path}`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders(boundary) }, body: new Uint8Array(multipartBody(parts, boundary, { close })) });
 }
 
 async function multipartError(res: Response): Promise<string> {
@@ -125,7 +125,7 @@ describe('POST /v1 with a bad envelope', () => {
 
   it('refuses a truncated body', async () => {
     const full = multipartBody([event(), { name: 'fetch-body', body: BINARY }]);
-    const res = await fetch(`${app.url}/v1`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders() }, body: full.subarray(0, full.length - 200) });
+    const res = await fetch(`${app.url}/v1`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders() }, body: new Uint8Array(full.subarray(0, full.length - 200)) });
     expect(await multipartError(res)).toMatch(/not well-formed multipart \(in part "fetch-body"\)/);
     expect(services.dispatchCalls).toHaveLength(0);
   });
@@ -136,9 +136,9 @@ describe('POST /v1 with a bad envelope', () => {
 
   it('refuses a missing or mismatched boundary', async () => {
     const body = multipartBody([event()]);
-    const noBoundary = await fetch(`${app.url}/v1`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'multipart/form-data' }, body });
+    const noBoundary = await fetch(`${app.url}/v1`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'multipart/form-data' }, body: new Uint8Array(body) });
     expect(await multipartError(noBoundary)).toMatch(/boundary/);
-    const wrong = await fetch(`${app.url}/v1`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders('other-boundary') }, body });
+    const wrong = await fetch(`${app.url}/v1`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders('other-boundary') }, body: new Uint8Array(body) });
     expect(await multipartError(wrong)).toMatch(/not well-formed/);
   });
 
@@ -159,7 +159,7 @@ describe('POST /v1 with a bad envelope', () => {
   });
 
   it('requires the admin token', async () => {
-    const res = await fetch(`${app.url}/v1`, { method: 'POST', headers: multipartHeaders(), body: multipartBody([event()]) });
+    const res = await fetch(`${app.url}/v1`, { method: 'POST', headers: multipartHeaders(), body: new Uint8Array(multipartBody([event()])) });
     expect(res.status).toBe(401);
     expect(services.dispatchCalls).toHaveLength(0);
   });
