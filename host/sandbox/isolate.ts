@@ -46,6 +46,13 @@ interface Live {
 
 const MEMORY_LIMIT_PATTERN = /memory limit/i;
 
+/** Runs in the isolate: wraps the host fetch Reference in a plain function (the Reference stays in the closure). */
+const FETCH_ADAPTER = `"use strict"; (function (ref) {
+  return function fetch(request) {
+    return ref.apply(undefined, [request], { arguments: { copy: true }, result: { promise: true, copy: true } });
+  };
+})`;
+
 /** Host errors must not carry host stacks or paths into the isolate. */
 function bridgeError(message: string): Error {
   const error = new Error(message);
@@ -206,7 +213,14 @@ export class IntegrationIsolate {
       if (!this.runtime.cache && produced) this.runtime.cache = produced;
       const install = (await runtimeScript.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
       const timers = new Map<number, NodeJS.Timeout>();
-      const api = (await install.apply(undefined, this.primitives(timers), { result: { reference: true } })) as ivm.Reference;
+      const bridged = this.primitives(timers);
+      // An async Callback cannot hand a host promise to the isolate (isolated-vm 7 "could not be
+      // cloned"), so fetch crosses through a tiny adapter that keeps the Reference in a closure.
+      const adapterScript = await isolate.compileScript(FETCH_ADAPTER, { filename: 'sandbox-fetch-adapter.js' });
+      const adapter = (await adapterScript.run(context, { reference: true })) as ivm.Reference;
+      const guestFetch = (await adapter.apply(undefined, [new ivm.Reference(bridged.fetch)], { result: { reference: true } })) as ivm.Reference;
+      const api = (await install.apply(undefined, [bridged.callbacks[0], guestFetch.derefInto(), ...bridged.callbacks.slice(1)], { result: { reference: true } })) as ivm.Reference;
+      adapter.release();
       const live: Live = {
         isolate,
         context,
@@ -229,8 +243,8 @@ export class IntegrationIsolate {
     }
   }
 
-  /** The BridgePrimitives of contract.ts, in order, as isolated-vm Callbacks. */
-  private primitives(timers: Map<number, NodeJS.Timeout>): ivm.Callback[] {
+  /** The BridgePrimitives of contract.ts as isolated-vm Callbacks (all but fetch, in order) and the host fetch. */
+  private primitives(timers: Map<number, NodeJS.Timeout>): { fetch: (request: BridgeRequest) => Promise<BridgeResult<BridgeResponse>>; callbacks: ivm.Callback[] } {
     const safe = <A extends unknown[], R>(fn: (...args: A) => R) =>
       (...args: A): R => {
         try {
@@ -260,9 +274,8 @@ export class IntegrationIsolate {
       clearTimeout(timers.get(Number(id)));
       timers.delete(Number(id));
     };
-    return [
+    const callbacks = [
       new ivm.Callback(safe(log)),
-      new ivm.Callback(fetch, { async: true }),
       new ivm.Callback(safe(setTimer)),
       new ivm.Callback(safe(clearTimer)),
       new ivm.Callback(safe(primitives.parseUrl)),
@@ -271,6 +284,7 @@ export class IntegrationIsolate {
       new ivm.Callback(safe(primitives.digest)),
       new ivm.Callback(safe(primitives.hmac)),
     ];
+    return { fetch, callbacks };
   }
 
   /**

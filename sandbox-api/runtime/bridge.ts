@@ -1,0 +1,156 @@
+// Wraps the raw BridgePrimitives so nothing of the host ever reaches guest code: each primitive is
+// called directly (never through .call/.apply, which a guest could patch), host exceptions are
+// swallowed or replaced by fresh isolate errors, and results are re-checked and re-copied.
+import type {
+  BridgeRequest,
+  BridgeResponse,
+  BridgeResult,
+  DigestAlgorithm,
+  LogLevel,
+  UrlRecord,
+} from './contract.ts';
+
+export interface SafeBridge {
+  log(level: LogLevel, text: string): void;
+  fetch(request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
+  setTimer(id: number, delayMs: number): void;
+  clearTimer(id: number): void;
+  parseUrl(input: string, base: string | undefined): UrlRecord | null;
+  decodeText(bytes: Uint8Array, label: string, fatal: boolean, ignoreBOM: boolean): BridgeResult<string>;
+  randomBytes(length: number): Uint8Array;
+  digest(algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array;
+  hmac(algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array;
+}
+
+type Raw<K extends keyof SafeBridge> = (...args: Parameters<SafeBridge[K]>) => unknown;
+
+const URL_FIELDS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
+
+const failure = (code: string, message: string): { ok: false; code: string; message: string } => ({ ok: false, code, message });
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object';
+}
+
+function toBytes(value: unknown, what: string): Uint8Array {
+  if (!(value instanceof Uint8Array)) throw new Error(`${what}: the host returned no bytes`);
+  return new Uint8Array(value);
+}
+
+function copyBridgeResponse(value: unknown): BridgeResponse | null {
+  if (!isRecord(value) || !Array.isArray(value.headers)) return null;
+  const headers: [string, string][] = [];
+  for (const pair of value.headers) {
+    if (Array.isArray(pair) && pair.length === 2) headers.push([String(pair[0]), String(pair[1])]);
+  }
+  const status = Number(value.status);
+  if (!Number.isInteger(status) || status < 100 || status > 599) return null;
+  return {
+    status,
+    statusText: String(value.statusText ?? ''),
+    headers,
+    body: value.body instanceof Uint8Array ? new Uint8Array(value.body) : new Uint8Array(0),
+    url: String(value.url ?? ''),
+    redirected: value.redirected === true,
+  };
+}
+
+export function wrapPrimitives(
+  rawLog: Raw<'log'>,
+  rawFetch: Raw<'fetch'>,
+  rawSetTimer: Raw<'setTimer'>,
+  rawClearTimer: Raw<'clearTimer'>,
+  rawParseUrl: Raw<'parseUrl'>,
+  rawDecodeText: Raw<'decodeText'>,
+  rawRandomBytes: Raw<'randomBytes'>,
+  rawDigest: Raw<'digest'>,
+  rawHmac: Raw<'hmac'>,
+): SafeBridge {
+  return {
+    log(level, text) {
+      try {
+        rawLog(level, text);
+      } catch {
+        // logging must never fail the guest
+      }
+    },
+    async fetch(request) {
+      let result: unknown;
+      try {
+        result = await rawFetch(request);
+      } catch {
+        return failure('bridge_error', 'the host could not complete the request');
+      }
+      if (!isRecord(result)) return failure('bridge_error', 'the host returned no result');
+      if (result.ok !== true) return failure(String(result.code ?? 'fetch_failed'), String(result.message ?? 'request failed'));
+      const value = copyBridgeResponse(result.value);
+      return value === null ? failure('bridge_error', 'the host returned a malformed response') : { ok: true, value };
+    },
+    setTimer(id, delayMs) {
+      try {
+        rawSetTimer(id, delayMs);
+      } catch {
+        // a timer the worker refuses simply never fires
+      }
+    },
+    clearTimer(id) {
+      try {
+        rawClearTimer(id);
+      } catch {
+        // nothing to undo
+      }
+    },
+    parseUrl(input, base) {
+      let record: unknown;
+      try {
+        record = rawParseUrl(input, base);
+      } catch {
+        return null;
+      }
+      if (!isRecord(record)) return null;
+      const copy = {} as UrlRecord;
+      for (const field of URL_FIELDS) copy[field] = String(record[field] ?? '');
+      return copy;
+    },
+    decodeText(bytes, label, fatal, ignoreBOM) {
+      let result: unknown;
+      try {
+        result = rawDecodeText(bytes, label, fatal, ignoreBOM);
+      } catch {
+        return failure('bridge_error', 'the host could not decode the text');
+      }
+      if (!isRecord(result)) return failure('bridge_error', 'the host returned no result');
+      if (result.ok === true) return { ok: true, value: String(result.value) };
+      return failure(String(result.code ?? 'decode_failed'), String(result.message ?? 'decoding failed'));
+    },
+    randomBytes(length) {
+      let bytes: unknown;
+      try {
+        bytes = rawRandomBytes(length);
+      } catch {
+        throw new Error('crypto: the host could not provide random bytes');
+      }
+      const copy = toBytes(bytes, 'crypto');
+      if (copy.length !== length) throw new Error('crypto: the host returned the wrong number of random bytes');
+      return copy;
+    },
+    digest(algorithm, data) {
+      let bytes: unknown;
+      try {
+        bytes = rawDigest(algorithm, data);
+      } catch {
+        throw new Error(`crypto: the host could not compute ${algorithm}`);
+      }
+      return toBytes(bytes, 'crypto');
+    },
+    hmac(algorithm, key, data) {
+      let bytes: unknown;
+      try {
+        bytes = rawHmac(algorithm, key, data);
+      } catch {
+        throw new Error(`crypto: the host could not compute HMAC-${algorithm}`);
+      }
+      return toBytes(bytes, 'crypto');
+    },
+  };
+}

@@ -1,0 +1,127 @@
+// The RuntimeApi the worker drives: holds the guest's entry, runs one envelope through the
+// createIntegration() protocol, serializes the Response, tracks waitUntil work per event.
+// dispatch never rejects: every failure is a 5xx SandboxResponse with a verdict header.
+import { capLine, formatError, inspect } from './console-format.ts';
+import {
+  RUNTIME_VERDICT_HEADER,
+  type Envelope,
+  type LogLevel,
+  type RuntimeApi,
+  type RuntimeVerdict,
+  type SandboxResponse,
+} from './contract.ts';
+import { utf8Encode } from './utf8.ts';
+
+/** The key under which createIntegration()'s value carries its `(envelope, host) => Promise<Response>`. */
+export const INTEGRATION_PROTOCOL = Symbol.for('sandbox-api.integration');
+
+const BAD_ENTRY_HELP =
+  "The integration script's default export must be the value returned by createIntegration() " +
+  "(import { createIntegration } from 'sandbox-api'; export default createIntegration({ ... }))";
+
+// Captured before any guest code runs, so a guest replacing Reflect.apply changes nothing here.
+const apply = Reflect.apply;
+
+export interface DispatchDeps {
+  /** What the integration protocol receives besides waitUntil (the runtime's own classes). */
+  classes: { Response: unknown; Request: unknown; Headers: unknown };
+  isResponse(value: unknown): boolean;
+  serializeResponse(value: unknown): SandboxResponse | null;
+  log(level: LogLevel, text: string): void;
+  fireTimer(id: number): void;
+}
+
+export function verdictResponse(status: number, verdict: RuntimeVerdict, error: string): SandboxResponse {
+  return {
+    status,
+    statusText: '',
+    headers: [
+      ['content-type', 'application/json'],
+      [RUNTIME_VERDICT_HEADER, verdict],
+    ],
+    body: utf8Encode(JSON.stringify({ error })),
+  };
+}
+
+function describe(value: unknown): string {
+  const shown = inspect(value);
+  return shown.length > 200 ? `${shown.slice(0, 200)}…` : shown;
+}
+
+export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
+  const log = (level: LogLevel, text: string): void => deps.log(level, capLine(text));
+  const pending = new Map<string, Set<Promise<void>>>();
+  let entry: unknown;
+
+  function waitUntil(eventId: string, work: unknown): void {
+    let set = pending.get(eventId);
+    if (set === undefined) pending.set(eventId, (set = new Set()));
+    const tracked: Promise<void> = Promise.resolve(work).then(
+      () => undefined,
+      (error: unknown) => log('error', `A context.waitUntil() promise rejected: ${formatError(error)}`),
+    );
+    const registry = set;
+    registry.add(tracked);
+    void tracked.then(() => {
+      registry.delete(tracked);
+      if (registry.size === 0 && pending.get(eventId) === registry) pending.delete(eventId);
+    });
+  }
+
+  async function run(envelope: Envelope): Promise<SandboxResponse> {
+    const integration = entry;
+    let handler: unknown;
+    try {
+      handler = integration !== null && integration !== undefined ? (integration as Record<symbol, unknown>)[INTEGRATION_PROTOCOL] : undefined;
+    } catch {
+      handler = undefined;
+    }
+    if (typeof handler !== 'function') {
+      log('error', `${BAD_ENTRY_HELP}; the default export is ${describe(integration)}`);
+      return verdictResponse(500, 'bad-entry', 'Internal server error');
+    }
+    const eventId = String(envelope.event.eventId);
+    const host = Object.freeze({ waitUntil: (work: unknown) => waitUntil(eventId, work), ...deps.classes });
+    const result: unknown = await apply(handler, integration, [envelope, host]);
+    const serialized = deps.serializeResponse(result);
+    if (serialized !== null) return serialized;
+    log(
+      'error',
+      deps.isResponse(result)
+        ? 'The integration returned a Response that cannot be sent (Response.error(), or its body was already read)'
+        : `The integration's handler must return a Response (the global Response class); it returned ${describe(result)}`,
+    );
+    return verdictResponse(500, 'guest-error', 'Internal server error');
+  }
+
+  return Object.freeze({
+    setEntry(namespace: unknown): void {
+      try {
+        const ns = namespace as Record<PropertyKey, unknown> | null | undefined;
+        const hasProtocol = (value: unknown): boolean =>
+          value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as Record<symbol, unknown>)[INTEGRATION_PROTOCOL] === 'function';
+        entry = ns !== null && ns !== undefined && !hasProtocol(ns) ? ns.default : ns;
+      } catch {
+        entry = undefined;
+      }
+    },
+    async dispatch(envelope: Envelope): Promise<SandboxResponse> {
+      try {
+        return await run(envelope);
+      } catch (error) {
+        log('error', `Unhandled error in the integration: ${formatError(error)}`);
+        return verdictResponse(500, 'guest-error', 'Internal server error');
+      }
+    },
+    async drain(eventId: string): Promise<void> {
+      const key = String(eventId);
+      for (let set = pending.get(key); set !== undefined && set.size > 0; set = pending.get(key)) {
+        await Promise.all([...set]);
+      }
+      pending.delete(key);
+    },
+    fireTimer(id: number): void {
+      deps.fireTimer(Number(id));
+    },
+  });
+}

@@ -1,0 +1,102 @@
+// Entry of the in-isolate runtime (bundled by build.ts). install() receives the BridgePrimitives
+// positionally, wraps them (bridge.ts), defines the web-platform globals guest code may use, and
+// returns the RuntimeApi for the worker. It never leaves a bridge function reachable from
+// globalThis or from any object guest code can reach: they live only in closures.
+import { atob, btoa } from './base64.ts';
+import { wrapPrimitives } from './bridge.ts';
+import { createConsole } from './console.ts';
+import { formatError } from './console-format.ts';
+import type { BridgePrimitives, RuntimeApi } from './contract.ts';
+import { CryptoKey, createCrypto } from './crypto.ts';
+import { createRuntimeApi } from './dispatch.ts';
+import { DOMException } from './dom-exception.ts';
+import { createFetch } from './fetch.ts';
+import { Headers } from './headers.ts';
+import { createRequestClass } from './request.ts';
+import { createResponseClass } from './response.ts';
+import { TextEncoder, createTextDecoderClass } from './text-codec.ts';
+import { createTimers } from './timers.ts';
+import { createUrlClass } from './url.ts';
+import { URLSearchParams } from './url-search-params.ts';
+
+/** Plain V8 globals the design keeps away from untrusted code (shared memory, timing, raw Wasm). */
+const REMOVED_GLOBALS = ['SharedArrayBuffer', 'Atomics', 'WebAssembly'];
+
+function defineGlobal(name: string, value: unknown): void {
+  // Like web platform globals: writable and configurable, but not enumerable.
+  Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+}
+
+export function install(
+  log: BridgePrimitives['log'],
+  fetch: BridgePrimitives['fetch'],
+  setTimer: BridgePrimitives['setTimer'],
+  clearTimer: BridgePrimitives['clearTimer'],
+  parseUrl: BridgePrimitives['parseUrl'],
+  decodeText: BridgePrimitives['decodeText'],
+  randomBytes: BridgePrimitives['randomBytes'],
+  digest: BridgePrimitives['digest'],
+  hmac: BridgePrimitives['hmac'],
+): RuntimeApi {
+  const bridge = wrapPrimitives(log, fetch, setTimer, clearTimer, parseUrl, decodeText, randomBytes, digest, hmac);
+  const parse = (input: string, base: string | undefined) => bridge.parseUrl(input, base);
+
+  const URL = createUrlClass(parse);
+  const Request = createRequestClass(parse);
+  const { Response, responseFromBridge, serializeResponse, isResponse } = createResponseClass(parse);
+  const TextDecoder = createTextDecoderClass((bytes, label, fatal, ignoreBOM) => bridge.decodeText(bytes, label, fatal, ignoreBOM));
+  const guestConsole = createConsole((level, text) => bridge.log(level, text));
+  const timers = createTimers({
+    setTimer: (id, delayMs) => bridge.setTimer(id, delayMs),
+    clearTimer: (id) => bridge.clearTimer(id),
+    reportError: (error) => guestConsole.error(`Uncaught exception in a timer callback: ${formatError(error)}`),
+  });
+  const crypto = createCrypto({
+    randomBytes: (length) => bridge.randomBytes(length),
+    digest: (algorithm, data) => bridge.digest(algorithm, data),
+    hmac: (algorithm, key, data) => bridge.hmac(algorithm, key, data),
+  });
+
+  for (const name of REMOVED_GLOBALS) Reflect.deleteProperty(globalThis, name);
+
+  defineGlobal('fetch', createFetch(Request, responseFromBridge, (request) => bridge.fetch(request)));
+  defineGlobal('Request', Request);
+  defineGlobal('Response', Response);
+  defineGlobal('Headers', Headers);
+  defineGlobal('URL', URL);
+  defineGlobal('URLSearchParams', URLSearchParams);
+  defineGlobal('TextEncoder', TextEncoder);
+  defineGlobal('TextDecoder', TextDecoder);
+  defineGlobal('atob', atob);
+  defineGlobal('btoa', btoa);
+  defineGlobal('DOMException', DOMException);
+  defineGlobal('crypto', crypto);
+  defineGlobal('CryptoKey', CryptoKey);
+  defineGlobal('setTimeout', timers.setTimeout);
+  defineGlobal('clearTimeout', timers.clearTimeout);
+  defineGlobal('setInterval', timers.setInterval);
+  defineGlobal('clearInterval', timers.clearInterval);
+  defineGlobal('console', guestConsole);
+  if (typeof (globalThis as { queueMicrotask?: unknown }).queueMicrotask !== 'function') {
+    defineGlobal('queueMicrotask', (callback: unknown): void => {
+      if (typeof callback !== 'function') throw new TypeError('queueMicrotask: callback must be a function');
+      void Promise.resolve().then(() => {
+        try {
+          callback();
+        } catch (error) {
+          guestConsole.error(`Uncaught exception in a microtask: ${formatError(error)}`);
+        }
+      });
+    });
+  }
+
+  return createRuntimeApi({
+    classes: { Response, Request, Headers },
+    isResponse,
+    serializeResponse,
+    log: (level, text) => bridge.log(level, text),
+    fireTimer: (id) => timers.fire(id),
+  });
+}
+
+export default install;

@@ -1,0 +1,110 @@
+// The isolate's Request class (Fetch standard subset: no signal, cache, mode or credentials).
+// URLs are parsed by the host's parser passed in; relative URLs have no base here and throw.
+import { BodyCarrier, bodyStateOf, extractBody } from './body.ts';
+import { Headers, type HeadersInit } from './headers.ts';
+import type { ParseUrl } from './url.ts';
+
+export type RequestRedirect = 'follow' | 'manual' | 'error';
+
+export interface RequestInit {
+  method?: string;
+  headers?: HeadersInit;
+  body?: unknown;
+  redirect?: RequestRedirect;
+  [option: string]: unknown;
+}
+
+const NORMALIZED_METHODS = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'];
+const FORBIDDEN_METHODS = ['CONNECT', 'TRACE', 'TRACK'];
+const REDIRECT_MODES: RequestRedirect[] = ['follow', 'manual', 'error'];
+
+function normalizeMethod(value: unknown): string {
+  const method = String(value);
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(method)) throw new TypeError(`'${method}' is not a valid HTTP method.`);
+  const upper = method.toUpperCase();
+  if (FORBIDDEN_METHODS.includes(upper)) throw new TypeError(`'${method}' HTTP method is unsupported.`);
+  return NORMALIZED_METHODS.includes(upper) ? upper : method;
+}
+
+export function createRequestClass(parseUrl: ParseUrl) {
+  class Request extends BodyCarrier {
+    #method: string;
+    #url: string;
+    #headers: Headers;
+    #redirect: RequestRedirect;
+
+    constructor(input: unknown, init?: RequestInit | null) {
+      if (init !== undefined && init !== null && typeof init !== 'object') throw new TypeError('Request init must be an object');
+      const options: RequestInit = init ?? {};
+      const source = input !== null && typeof input === 'object' && #method in input ? (input as Request) : null;
+      let url: string;
+      if (source !== null) url = source.#url;
+      else {
+        const record = parseUrl(String(input), undefined);
+        if (record === null) throw new TypeError(`Failed to parse URL from ${String(input)}`);
+        if (record.username !== '' || record.password !== '') {
+          throw new TypeError(`Request cannot be constructed from a URL that includes credentials: ${String(input)}`);
+        }
+        url = record.href;
+      }
+      const method = options.method !== undefined ? normalizeMethod(options.method) : (source !== null ? source.#method : 'GET');
+      const redirect = options.redirect !== undefined ? options.redirect : (source !== null ? source.#redirect : 'follow');
+      if (!REDIRECT_MODES.includes(redirect)) throw new TypeError(`'${String(redirect)}' is not a valid redirect mode`);
+      const headers = new Headers(options.headers !== undefined ? options.headers : source !== null ? source.#headers : undefined);
+      let bytes: Uint8Array | null = null;
+      if (options.body !== undefined && options.body !== null) {
+        if (method === 'GET' || method === 'HEAD') throw new TypeError('Request with GET/HEAD method cannot have body.');
+        const extracted = extractBody(options.body);
+        bytes = extracted.bytes;
+        if (extracted.contentType !== null && !headers.has('content-type')) headers.set('content-type', extracted.contentType);
+      } else if (source !== null && options.body === undefined) {
+        const state = bodyStateOf(source);
+        if (state.bytes !== null) {
+          if (state.used) throw new TypeError('Cannot construct a Request with a Request whose body has already been read');
+          if (method === 'GET' || method === 'HEAD') throw new TypeError('Request with GET/HEAD method cannot have body.');
+          state.used = true; // the new request takes the body over, as in the spec
+          bytes = state.bytes;
+        }
+      }
+      super(bytes);
+      this.#method = method;
+      this.#url = url;
+      this.#headers = headers;
+      this.#redirect = redirect;
+    }
+
+    get method(): string {
+      return this.#method;
+    }
+
+    get url(): string {
+      return this.#url;
+    }
+
+    get headers(): Headers {
+      return this.#headers;
+    }
+
+    get redirect(): RequestRedirect {
+      return this.#redirect;
+    }
+
+    clone(): Request {
+      const state = bodyStateOf(this);
+      if (state.used) throw new TypeError('Cannot clone a Request whose body has already been read');
+      return new Request(this.#url, {
+        method: this.#method,
+        headers: this.#headers,
+        redirect: this.#redirect,
+        body: state.bytes === null ? null : state.bytes.slice(),
+      });
+    }
+
+    get [Symbol.toStringTag](): string {
+      return 'Request';
+    }
+  }
+  return Request;
+}
+
+export type RequestClass = ReturnType<typeof createRequestClass>;

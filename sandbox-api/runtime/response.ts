@@ -1,0 +1,172 @@
+// The isolate's Response class (Fetch standard subset) plus the runtime-only ways to make one:
+// fetched responses (immutable headers, url, redirected) and serialization to SandboxResponse.
+import { BodyCarrier, bodyStateOf, extractBody } from './body.ts';
+import type { BridgeResponse, SandboxResponse } from './contract.ts';
+import { Headers, headerPairs, setHeadersGuard, type HeadersInit } from './headers.ts';
+import type { ParseUrl } from './url.ts';
+import { utf8Encode } from './utf8.ts';
+
+export type ResponseType = 'default' | 'basic' | 'error';
+
+export interface ResponseInit {
+  status?: number;
+  statusText?: string;
+  headers?: HeadersInit;
+}
+
+const NULL_BODY_STATUSES = [101, 103, 204, 205, 304];
+const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
+
+/** WebIDL `unsigned short` conversion, as the Fetch standard's ResponseInit.status uses. */
+function toUnsignedShort(value: unknown): number {
+  const number = Number(value);
+  if (!Number.isFinite(number)) return 0;
+  return ((Math.trunc(number) % 65536) + 65536) % 65536;
+}
+
+interface ResponseFields {
+  status: number;
+  statusText: string;
+  type: ResponseType;
+  url: string;
+  redirected: boolean;
+}
+
+export function createResponseClass(parseUrl: ParseUrl) {
+  let fieldsOf: (response: Response) => ResponseFields;
+  let isResponse: (value: unknown) => value is Response;
+  let headersOf: (response: Response) => Headers;
+
+  class Response extends BodyCarrier {
+    #fields: ResponseFields;
+    #headers: Headers;
+
+    static {
+      fieldsOf = (response) => response.#fields;
+      headersOf = (response) => response.#headers;
+      isResponse = (value): value is Response => value !== null && typeof value === 'object' && #fields in value;
+    }
+
+    constructor(body: unknown = null, init?: ResponseInit | null) {
+      if (init !== undefined && init !== null && typeof init !== 'object') throw new TypeError('Response init must be an object');
+      const options: ResponseInit = init ?? {};
+      const status = options.status === undefined ? 200 : toUnsignedShort(options.status);
+      if (status < 200 || status > 599) {
+        throw new RangeError(`Failed to construct 'Response': The status provided (${String(options.status)}) is outside the range [200, 599].`);
+      }
+      const statusText = options.statusText === undefined ? '' : String(options.statusText);
+      if (!/^[\t\u0020-\u007e\u0080-\u00ff]*$/.test(statusText)) throw new TypeError('Invalid statusText');
+      const headers = new Headers(options.headers);
+      const extracted = extractBody(body);
+      if (extracted.bytes !== null && NULL_BODY_STATUSES.includes(status)) {
+        throw new TypeError(`Response with null body status (${status}) cannot have body`);
+      }
+      if (extracted.contentType !== null && !headers.has('content-type')) headers.set('content-type', extracted.contentType);
+      super(extracted.bytes);
+      this.#fields = { status, statusText, type: 'default', url: '', redirected: false };
+      this.#headers = headers;
+    }
+
+    static error(): Response {
+      const response = new Response(null, { status: 200 });
+      Object.assign(response.#fields, { status: 0, type: 'error' });
+      setHeadersGuard(response.#headers, 'immutable');
+      return response;
+    }
+
+    static json(data: unknown, init?: ResponseInit | null): Response {
+      const text = JSON.stringify(data);
+      if (text === undefined) throw new TypeError('Response.json: data is not JSON serializable');
+      const response = new Response(utf8Encode(text), init);
+      if (!response.#headers.has('content-type')) response.#headers.set('content-type', 'application/json');
+      return response;
+    }
+
+    static redirect(url: unknown, status: number = 302): Response {
+      const record = parseUrl(String(url), undefined);
+      if (record === null) throw new TypeError(`Failed to parse URL from ${String(url)}`);
+      if (!REDIRECT_STATUSES.includes(status)) throw new RangeError(`Invalid status code ${String(status)}`);
+      const response = new Response(null, { status, headers: { location: record.href } });
+      setHeadersGuard(response.#headers, 'immutable');
+      return response;
+    }
+
+    get type(): ResponseType {
+      return this.#fields.type;
+    }
+
+    get url(): string {
+      return this.#fields.url;
+    }
+
+    get redirected(): boolean {
+      return this.#fields.redirected;
+    }
+
+    get status(): number {
+      return this.#fields.status;
+    }
+
+    get ok(): boolean {
+      return this.#fields.status >= 200 && this.#fields.status <= 299;
+    }
+
+    get statusText(): string {
+      return this.#fields.statusText;
+    }
+
+    get headers(): Headers {
+      return this.#headers;
+    }
+
+    clone(): Response {
+      const state = bodyStateOf(this);
+      if (state.used) throw new TypeError('Cannot clone a Response whose body has already been read');
+      const copy = new Response(null, { headers: this.#headers });
+      bodyStateOf(copy).bytes = state.bytes === null ? null : state.bytes.slice();
+      copy.#fields = { ...this.#fields };
+      if (this.#fields.type !== 'default') setHeadersGuard(copy.#headers, 'immutable');
+      return copy;
+    }
+
+    get [Symbol.toStringTag](): string {
+      return 'Response';
+    }
+  }
+
+  /** A Response for a fetch() result: any status the host saw, immutable headers, url/redirected set. */
+  function responseFromBridge(value: BridgeResponse): Response {
+    const response = new Response(null, { status: 200 });
+    const headers = headersOf(response);
+    for (const [name, headerValue] of value.headers) {
+      try {
+        headers.append(name, headerValue);
+      } catch {
+        // a header the Fetch standard cannot represent is dropped rather than failing the fetch
+      }
+    }
+    setHeadersGuard(headers, 'immutable');
+    const status = value.status;
+    bodyStateOf(response).bytes = NULL_BODY_STATUSES.includes(status) ? null : value.body;
+    Object.assign(fieldsOf(response), { status, statusText: value.statusText, type: 'basic', url: value.url, redirected: value.redirected });
+    return response;
+  }
+
+  /** The SandboxResponse of a guest's Response, or null when `value` is not one of ours or is unusable. */
+  function serializeResponse(value: unknown): SandboxResponse | null {
+    if (!isResponse(value)) return null;
+    const fields = fieldsOf(value);
+    const state = bodyStateOf(value);
+    if (fields.type === 'error' || state.used) return null;
+    return {
+      status: fields.status,
+      statusText: fields.statusText,
+      headers: headerPairs(headersOf(value)),
+      body: state.bytes === null ? new Uint8Array(0) : state.bytes.slice(),
+    };
+  }
+
+  return { Response, responseFromBridge, serializeResponse, isResponse: (value: unknown) => isResponse(value) };
+}
+
+export type ResponseClass = ReturnType<typeof createResponseClass>['Response'];

@@ -1,0 +1,64 @@
+// setTimeout/setInterval for the isolate: the runtime keeps id → callback, the worker keeps the
+// clock (setTimer/clearTimer) and calls fireTimer(id) when one is due. Ids are plain numbers.
+
+interface Timer {
+  callback: (...args: unknown[]) => unknown;
+  args: unknown[];
+  intervalMs: number | null;
+}
+
+export interface TimerPrimitives {
+  setTimer(id: number, delayMs: number): void;
+  clearTimer(id: number): void;
+  /** Reports an exception thrown by a timer callback (it has no caller to reach). */
+  reportError(error: unknown): void;
+}
+
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+function normalizeDelay(delay: unknown): number {
+  const ms = Math.trunc(Number(delay));
+  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_DELAY_MS) : 0;
+}
+
+export function createTimers(primitives: TimerPrimitives) {
+  const timers = new Map<number, Timer>();
+  let nextId = 1;
+
+  function schedule(callback: unknown, delay: unknown, args: unknown[], repeat: boolean): number {
+    if (typeof callback !== 'function') {
+      throw new TypeError('The "callback" argument must be of type function (string callbacks are not supported)');
+    }
+    const id = nextId++;
+    const delayMs = repeat ? Math.max(1, normalizeDelay(delay)) : normalizeDelay(delay);
+    timers.set(id, { callback: callback as Timer['callback'], args, intervalMs: repeat ? delayMs : null });
+    primitives.setTimer(id, delayMs);
+    return id;
+  }
+
+  function clear(id: unknown): void {
+    const key = Number(id);
+    if (timers.delete(key)) primitives.clearTimer(key);
+  }
+
+  return {
+    setTimeout: (callback: unknown, delay?: unknown, ...args: unknown[]): number => schedule(callback, delay, args, false),
+    setInterval: (callback: unknown, delay?: unknown, ...args: unknown[]): number => schedule(callback, delay, args, true),
+    clearTimeout: clear,
+    clearInterval: clear,
+    /** The worker says timer `id` is due. Unknown or cleared ids are ignored. */
+    fire(id: number): void {
+      const timer = timers.get(id);
+      if (timer === undefined) return;
+      if (timer.intervalMs === null) timers.delete(id);
+      else primitives.setTimer(id, timer.intervalMs);
+      try {
+        timer.callback(...timer.args);
+      } catch (error) {
+        primitives.reportError(error);
+      }
+    },
+    /** Number of timers still pending (for tests and diagnostics). */
+    pendingCount: (): number => timers.size,
+  };
+}

@@ -1,0 +1,57 @@
+// Boots the real host in-process for tests: loopback, port 0, in-memory store, a memory logger,
+// two sandbox workers. Callers must close() it.
+
+import { createHost, type Host } from '../../host/index.ts';
+import { createMemoryLogger } from '../../host/logger.ts';
+import type { HostOptionsInput } from '../../host/options.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestHost extends Host {
+  logs: string[];
+  admin(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export async function startTestHost(options: HostOptionsInput = {}): Promise<TestHost> {
+  const logger = createMemoryLogger();
+  const host = await createHost({
+    port: 0,
+    dataPath: ':memory:',
+    workers: 2,
+    adminToken: ADMIN_TOKEN,
+    logger,
+    env: { ...process.env },
+    ...options,
+  });
+  return Object.assign(host, {
+    logs: logger.lines,
+    admin(path: string, init: RequestInit = {}) {
+      const headers = new Headers(init.headers);
+      headers.set('authorization', `Bearer ${ADMIN_TOKEN}`);
+      if (init.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
+      return fetch(`${host.url}${path}`, { ...init, headers });
+    },
+  });
+}
+
+/** The public endpoint of the dev installation of `integration`. */
+export function endpointOf(host: Host, integration: string): string {
+  const entry = host.devInstallations.find((dev) => dev.integration === integration);
+  if (!entry?.installation) throw new Error(`no dev installation of ${integration}`);
+  return entry.installation.urls.publicEndpoint;
+}
+
+export function installationOf(host: Host, integration: string): string {
+  const entry = host.devInstallations.find((dev) => dev.integration === integration);
+  if (!entry?.installation) throw new Error(`no dev installation of ${integration}`);
+  return entry.installation.id;
+}
+
+/** Waits until `predicate` holds, polling; fails after `timeoutMs`. */
+export async function waitFor(predicate: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const started = Date.now();
+  while (!predicate()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,230 @@
+// Test harness: a real isolate running the built runtime, with Node-backed BridgePrimitives
+// (URL, TextDecoder, node:crypto, a stubbed fetch, real timers), and an esbuild bundler for tiny
+// integrations that resolves 'sandbox-api' to this repository's sandbox-api/.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { build, type Plugin } from 'esbuild';
+import ivm from 'isolated-vm';
+import { buildRuntimeScript } from '../../../sandbox-api/runtime/build.ts';
+import type {
+  BridgeRequest,
+  BridgeResponse,
+  BridgeResult,
+  DigestAlgorithm,
+  Envelope,
+  LogLevel,
+  SandboxEvent,
+  SandboxResponse,
+  UrlRecord,
+} from '../../../sandbox-api/runtime/contract.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const SANDBOX_API = path.join(ROOT, 'sandbox-api');
+
+/** Resolves `sandbox-api` and `sandbox-api/<module>` (e.g. jsx-runtime) to the repository's files. */
+export const sandboxApiPlugin: Plugin = {
+  name: 'sandbox-api',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^sandbox-api(\/.*)?$/ }, (args) => ({
+      path: args.path === 'sandbox-api' ? path.join(SANDBOX_API, 'index.ts') : path.join(SANDBOX_API, `${args.path.slice('sandbox-api/'.length)}.ts`),
+    }));
+  },
+};
+
+/** Bundles integration source as the worker would run it: the script's value is its module namespace. */
+export async function bundleIntegration(source: string, loader: 'ts' | 'tsx' = 'ts'): Promise<string> {
+  const result = await build({
+    stdin: { contents: source, loader, resolveDir: path.join(ROOT, 'test/unit/sandbox-api'), sourcefile: `integration.${loader}` },
+    bundle: true,
+    format: 'iife',
+    globalName: '__ih_entry',
+    platform: 'neutral',
+    target: 'es2022',
+    jsx: 'automatic',
+    jsxImportSource: 'sandbox-api',
+    write: false,
+    logLevel: 'silent',
+    plugins: [sandboxApiPlugin],
+  });
+  return `(function () {\n${result.outputFiles[0].text}\nreturn __ih_entry;\n})()`;
+}
+
+export function urlRecord(input: string, base?: string): UrlRecord | null {
+  let url: URL;
+  try {
+    url = new URL(input, base);
+  } catch {
+    return null;
+  }
+  const { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } = url;
+  return { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash };
+}
+
+export function decodeWithNode(bytes: Uint8Array, label: string, fatal: boolean, ignoreBOM: boolean): BridgeResult<string> {
+  try {
+    return { ok: true, value: new TextDecoder(label, { fatal, ignoreBOM }).decode(bytes) };
+  } catch (error) {
+    return { ok: false, code: 'decode_failed', message: (error as Error).message };
+  }
+}
+
+const nodeHash = (algorithm: DigestAlgorithm): string => algorithm.replace('-', '').toLowerCase();
+export const digestWithNode = (algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array =>
+  new Uint8Array(createHash(nodeHash(algorithm)).update(data).digest());
+export const hmacWithNode = (algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array =>
+  new Uint8Array(createHmac(nodeHash(algorithm), key).update(data).digest());
+export const randomWithNode = (length: number): Uint8Array => new Uint8Array(randomBytes(length));
+
+export type FetchStub = (request: BridgeRequest) => Promise<BridgeResult<BridgeResponse>> | BridgeResult<BridgeResponse>;
+
+export interface HarnessOptions {
+  fetch?: FetchStub;
+  /** Makes every synchronous primitive except log throw a host Error carrying a host path. */
+  throwingPrimitives?: boolean;
+}
+
+export interface LogLine {
+  level: LogLevel;
+  text: string;
+}
+
+export function envelope(event: Partial<SandboxEvent> & { type: string }, fetchBody: Uint8Array | null = null, environment: Record<string, unknown> = {}): Envelope {
+  return { event: { eventId: `evt-${Math.random().toString(36).slice(2)}`, ...event }, environment, fetchBody };
+}
+
+export class Harness {
+  readonly logs: LogLine[] = [];
+  readonly fetchCalls: BridgeRequest[] = [];
+  readonly isolate: ivm.Isolate;
+  readonly context: ivm.Context;
+  #api: ivm.Reference<Record<string, unknown>>;
+  #timers = new Map<number, NodeJS.Timeout>();
+
+  private constructor(isolate: ivm.Isolate, context: ivm.Context, api: ivm.Reference<Record<string, unknown>>) {
+    this.isolate = isolate;
+    this.context = context;
+    this.#api = api;
+  }
+
+  static async create(options: HarnessOptions = {}): Promise<Harness> {
+    const isolate = new ivm.Isolate({ memoryLimit: 64 });
+    const context = await isolate.createContext();
+    const runtime = await isolate.compileScript(await buildRuntimeScript(), { filename: 'sandbox-runtime.js' });
+    const installRef = (await runtime.run(context, { reference: true })) as ivm.Reference<(...args: unknown[]) => unknown>;
+    const harness = new Harness(isolate, context, undefined as never);
+
+    const boom = (): never => {
+      throw new Error('host failure at /srv/host/secret/path.ts');
+    };
+    const stubFetch: FetchStub =
+      options.fetch ??
+      ((request) => ({
+        ok: true,
+        value: { status: 200, statusText: 'OK', headers: [['content-type', 'text/plain']], body: new TextEncoder().encode('stub'), url: request.url, redirected: false },
+      }));
+    // Named functions: the in-isolate Callbacks carry these names, which lets a test look for them.
+    function bridge_log(level: LogLevel, text: string): void {
+      harness.logs.push({ level, text });
+    }
+    async function bridge_fetch(request: BridgeRequest): Promise<BridgeResult<BridgeResponse>> {
+      harness.fetchCalls.push(request);
+      return stubFetch(request);
+    }
+    function bridge_setTimer(id: number, delayMs: number): void {
+      clearTimeout(harness.#timers.get(id));
+      harness.#timers.set(id, setTimeout(() => {
+        harness.#timers.delete(id);
+        harness.fireTimer(id);
+      }, delayMs));
+    }
+    function bridge_clearTimer(id: number): void {
+      clearTimeout(harness.#timers.get(id));
+      harness.#timers.delete(id);
+    }
+    function bridge_parseUrl(input: string, base: string | undefined): UrlRecord | null {
+      return options.throwingPrimitives ? boom() : urlRecord(input, base);
+    }
+    function bridge_decodeText(bytes: Uint8Array, label: string, fatal: boolean, ignoreBOM: boolean): BridgeResult<string> {
+      return options.throwingPrimitives ? boom() : decodeWithNode(bytes, label, fatal, ignoreBOM);
+    }
+    function bridge_randomBytes(length: number): Uint8Array {
+      return options.throwingPrimitives ? boom() : randomWithNode(length);
+    }
+    function bridge_digest(algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array {
+      return options.throwingPrimitives ? boom() : digestWithNode(algorithm, data);
+    }
+    function bridge_hmac(algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array {
+      return options.throwingPrimitives ? boom() : hmacWithNode(algorithm, key, data);
+    }
+
+    // An async ivm.Callback cannot carry a host Promise back ("could not be cloned"), so fetch
+    // crosses as a Reference wrapped by a tiny in-isolate adapter that keeps it in its closure.
+    const adapter = (await isolate.compileScript(
+      '"use strict"; (function (ref) { return function bridge_fetch(request) { return ref.apply(undefined, [request], { arguments: { copy: true }, result: { promise: true, copy: true } }); }; })',
+    ).then((script) => script.run(context, { reference: true }))) as ivm.Reference<(ref: unknown) => unknown>;
+    const fetchFn = adapter.applySync(undefined, [new ivm.Reference(bridge_fetch)], { result: { reference: true } }) as ivm.Reference<unknown>;
+
+    const api = installRef.applySync(
+      undefined,
+      [
+        new ivm.Callback(bridge_log),
+        fetchFn.derefInto(),
+        new ivm.Callback(bridge_setTimer),
+        new ivm.Callback(bridge_clearTimer),
+        new ivm.Callback(bridge_parseUrl),
+        new ivm.Callback(bridge_decodeText),
+        new ivm.Callback(bridge_randomBytes),
+        new ivm.Callback(bridge_digest),
+        new ivm.Callback(bridge_hmac),
+      ],
+      { result: { reference: true } },
+    ) as ivm.Reference<Record<string, unknown>>;
+    harness.#api = api;
+    return harness;
+  }
+
+  /** Evaluates the bundled integration and hands its namespace to setEntry. */
+  async load(bundle: string): Promise<void> {
+    const script = await this.isolate.compileScript(bundle, { filename: 'integration.js' });
+    const namespace = (await script.run(this.context, { reference: true })) as ivm.Reference<unknown>;
+    const setEntry = (await this.#api.get('setEntry', { reference: true })) as ivm.Reference<(ns: unknown) => void>;
+    await setEntry.apply(undefined, [namespace.derefInto()]);
+  }
+
+  async loadSource(source: string, loader: 'ts' | 'tsx' = 'ts'): Promise<void> {
+    await this.load(await bundleIntegration(source, loader));
+  }
+
+  async dispatch(value: Envelope): Promise<SandboxResponse> {
+    const dispatch = (await this.#api.get('dispatch', { reference: true })) as ivm.Reference<(e: Envelope) => Promise<SandboxResponse>>;
+    return (await dispatch.apply(undefined, [value], { arguments: { copy: true }, result: { promise: true, copy: true } })) as SandboxResponse;
+  }
+
+  async drain(eventId: string): Promise<void> {
+    const drain = (await this.#api.get('drain', { reference: true })) as ivm.Reference<(id: string) => Promise<void>>;
+    await drain.apply(undefined, [eventId], { result: { promise: true } });
+  }
+
+  fireTimer(id: number): void {
+    if (this.isolate.isDisposed) return;
+    const fire = this.#api.getSync('fireTimer', { reference: true }) as ivm.Reference<(id: number) => void>;
+    fire.applySync(undefined, [id]);
+  }
+
+  /** Evaluates guest-side code (an expression, possibly a promise) and copies its value out. */
+  async evaluate<T = unknown>(code: string): Promise<T> {
+    return (await this.context.eval(code, { promise: true, copy: true, filename: 'guest-test.js' })) as T;
+  }
+
+  dispose(): void {
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    if (!this.isolate.isDisposed) this.isolate.dispose();
+  }
+}
+
+export const text = (response: SandboxResponse): string => new TextDecoder().decode(response.body);
+export const json = (response: SandboxResponse): unknown => JSON.parse(text(response));
+export const header = (response: SandboxResponse, name: string): string | undefined =>
+  response.headers.find(([key]) => key === name.toLowerCase())?.[1];
