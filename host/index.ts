@@ -57,8 +57,10 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
     tokenSecret = newTokenSecret();
     store.setMeta(TOKEN_SECRET_META_KEY, tokenSecret);
   }
-  const adminTokenGenerated = !options.adminToken && !options.env.HOST_ADMIN_TOKEN;
-  const adminToken = options.adminToken ?? options.env.HOST_ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
+  // An empty HOST_ADMIN_TOKEN counts as unset: an empty token would let anyone in.
+  const configuredToken = options.adminToken || options.env.HOST_ADMIN_TOKEN || undefined;
+  const adminTokenGenerated = configuredToken === undefined;
+  const adminToken = configuredToken ?? randomBytes(24).toString('base64url');
 
   const integrations = await loadIntegrations(options.dirs, {
     env: options.env,
