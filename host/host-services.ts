@@ -10,6 +10,7 @@ import type { DispatchOutcome, HostServices, Installation, InstallationView, Log
 import type { Store } from './platform/store.ts';
 import type { PlatformData } from './platform/platform-data.ts';
 import type { Supervisor } from './sandbox/supervisor.ts';
+import type { PlatformApi } from './platform/api/router.ts';
 import { buildEnvironment, publicEndpointOf } from './platform/environment.ts';
 import { deriveInstallationToken, deriveInstallLink, hashToken } from './platform/tokens.ts';
 import { installationCovers, planInstallation } from './platform/installations.ts';
@@ -24,6 +25,7 @@ export interface HostServicesDeps {
   platform: PlatformData;
   supervisor: Supervisor;
   tokenSecret: string;
+  platformApi: PlatformApi;
 }
 
 export function newEventId(): string {
@@ -68,6 +70,7 @@ export function createHostServices(deps: HostServicesDeps): HostServices {
     adminToken: deps.adminToken,
     log: deps.log,
     baseUrl: deps.baseUrl,
+    platformApi: deps.platformApi,
     listIntegrations: () => deps.integrations,
     getIntegration: (name) => byName.get(name),
 

@@ -17,6 +17,12 @@ import { buildRuntimeScript } from '../sandbox-api/runtime/build.ts';
 import { createHostServices } from './host-services.ts';
 import { createApp } from './server/app.ts';
 import type { HostServices, InstallationView, Logger } from './services.ts';
+import { createPlatformApi, type PlatformApi } from './platform/api/router.ts';
+import { platformRoutes } from './platform/api/routes/index.ts';
+import { directoryFromPlatformData } from './platform/api/directory.ts';
+import type { PlatformApiDeps } from './platform/api/deps.ts';
+import { hashToken } from './platform/tokens.ts';
+import { bridgeToApiRequest, apiToBridgeResponse } from './platform/api/bridge-adapter.ts';
 
 export interface DevInstallation {
   integration: string;
@@ -67,6 +73,7 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
     firstPartyOrganizations: platform.firstPartyOrganizations,
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
   });
+  let platformApi: PlatformApi | null = null;
   const supervisor = new Supervisor({
     workers: options.workers,
     limits: options.limits,
@@ -76,14 +83,32 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
     crashWindowMs: options.limits.crashWindowMs,
     onLog: logIntegrationLine(log),
     onNotice: (level, message) => log[level](message),
+    // Guest fetches to environment.apiEndpoint: the same handlers as HTTP, never the network.
+    onApiRequest: async (integration, request) => {
+      if (platformApi === null) return { ok: false, code: 'TypeError', message: 'platform API not ready' };
+      return { ok: true, value: apiToBridgeResponse(await platformApi.handle(bridgeToApiRequest(request), { integration }), request.url) };
+    },
   });
   await supervisor.start();
   for (const integration of integrations) {
     if (integration.status === 'ready' && integration.bundle) supervisor.register(integration.name, integration.bundle);
   }
 
+  const directory = directoryFromPlatformData(platform);
+  const apiDeps: PlatformApiDeps = {};
+  platformApi = createPlatformApi({
+    routes: platformRoutes,
+    deps: apiDeps,
+    directory,
+    resolveToken: (token) => {
+      const owner = store.findTokenOwner(hashToken(token));
+      return owner === undefined ? undefined : store.getInstallation(owner);
+    },
+    getIntegration: (name) => integrations.find((integration) => integration.name === name),
+    log,
+  });
   let baseUrl = '';
-  const services = createHostServices({ adminToken, log, baseUrl: () => baseUrl, integrations, store, platform, supervisor, tokenSecret });
+  const services = createHostServices({ adminToken, log, baseUrl: () => baseUrl, integrations, store, platform, supervisor, tokenSecret, platformApi });
   const app = createApp(services, { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes });
   let server: Server;
   try {
@@ -99,6 +124,7 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
   const port = (server.address() as AddressInfo).port;
   const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host;
   baseUrl = `http://${hostPart}:${port}`;
+  supervisor.configure(baseUrl);
 
   const devInstallations = options.autoInstall ? await installForDevelopment(integrations, services, store, platform) : [];
 

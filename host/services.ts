@@ -4,6 +4,7 @@
 
 import type { LoadedIntegration } from './manifest/types.ts';
 import type { SandboxEvent, SandboxResponse } from '../sandbox-api/runtime/contract.ts';
+import type { PlatformApi } from './platform/api/router.ts';
 
 export type InstallationTarget = 'organization' | 'space' | 'site';
 export type InstallationStatus = 'pending' | 'active' | 'paused';
@@ -17,6 +18,8 @@ export interface Installation {
   site?: string;
   status: InstallationStatus;
   configuration: Record<string, unknown>;
+  /** Organization installations only: every space of the organization, or the listed ones. */
+  spaceSelection?: 'all' | string[];
   createdAt: string;
 }
 
@@ -31,6 +34,8 @@ export interface CreateInstallationInput {
   space?: string;
   site?: string;
   installLink?: string;
+  /** Organization target only; default 'all'. */
+  space_selection?: 'all' | string[];
 }
 
 export interface DispatchOutcome {
@@ -50,6 +55,9 @@ export interface HostServices {
   readonly log: Logger;
   /** `http://127.0.0.1:<port>` once listening; used for publicEndpoint and apiEndpoint. */
   baseUrl(): string;
+
+  /** The platform API (DESIGN §4.7), authenticated by installation token; the HTTP routes pass requests through. */
+  readonly platformApi: PlatformApi;
 
   listIntegrations(): LoadedIntegration[];
   getIntegration(name: string): LoadedIntegration | undefined;

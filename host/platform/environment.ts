@@ -28,7 +28,7 @@ export function buildEnvironment({ baseUrl, integration, installation, installat
     urls,
     ...(installation.space ? { space: installation.space } : {}),
     ...(installation.site ? { site: installation.site } : {}),
-    ...(installation.target === 'organization' ? { space_selection: { mode: 'all' } } : {}),
+    ...(installation.target === 'organization' ? { space_selection: installation.spaceSelection === undefined || installation.spaceSelection === 'all' ? { mode: 'all' } : { mode: 'selected', spaces: installation.spaceSelection } } : {}),
   };
   return {
     apiEndpoint: baseUrl,

@@ -56,6 +56,18 @@ export function planInstallation(platform: PlatformData, integration: LoadedInte
     const site = platform.sites.find((candidate) => candidate.id === input.site);
     if (site === undefined || site.organization !== organization.id) throw new HostError('ERR_NOT_FOUND', `site "${input.site}" not found in organization "${organization.id}"`);
   }
+  let spaceSelection: Installation['spaceSelection'];
+  if (input.target === 'organization') {
+    spaceSelection = input.space_selection ?? 'all';
+    if (spaceSelection !== 'all') {
+      for (const spaceId of spaceSelection) {
+        const space = platform.spaces.find((candidate) => candidate.id === spaceId);
+        if (space === undefined || space.organization !== organization.id) throw new HostError('ERR_NOT_FOUND', `space "${spaceId}" in space_selection not found in organization "${organization.id}"`);
+      }
+    }
+  } else if (input.space_selection !== undefined) {
+    throw new HostError('ERR_VALIDATION', '/space_selection: only organization installations select spaces', [{ pointer: '/space_selection', message: 'only for target "organization"' }]);
+  }
   const schema = configurationSchemaFor(integration, input.target);
   const configuration = applyDefaults(schema, {});
   return {
@@ -67,6 +79,7 @@ export function planInstallation(platform: PlatformData, integration: LoadedInte
     ...(input.target === 'site' ? { site: input.site } : {}),
     status: statusFor(schema, configuration),
     configuration,
+    ...(spaceSelection !== undefined ? { spaceSelection } : {}),
     createdAt: new Date().toISOString(),
   };
 }

@@ -28,6 +28,7 @@ interface InstallationRow {
   site: string | null;
   status: string;
   configuration: string;
+  space_selection: string | null;
   created_at: string;
 }
 
@@ -35,7 +36,7 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS installations (
     id TEXT PRIMARY KEY, integration TEXT NOT NULL, organization TEXT NOT NULL, target TEXT NOT NULL,
-    space TEXT, site TEXT, status TEXT NOT NULL, configuration TEXT NOT NULL, created_at TEXT NOT NULL
+    space TEXT, site TEXT, status TEXT NOT NULL, configuration TEXT NOT NULL, space_selection TEXT, created_at TEXT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS installations_by_integration ON installations (integration);
   CREATE TABLE IF NOT EXISTS tokens (
@@ -53,6 +54,7 @@ function toInstallation(row: InstallationRow): Installation {
     ...(row.site ? { site: row.site } : {}),
     status: row.status as Installation['status'],
     configuration: JSON.parse(row.configuration) as Record<string, unknown>,
+    ...(row.space_selection ? { spaceSelection: JSON.parse(row.space_selection) as Installation['spaceSelection'] } : {}),
     createdAt: row.created_at,
   };
 }
@@ -66,7 +68,7 @@ export function openSqliteStore(path: string): Store {
   const statements = {
     getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
     setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
-    insert: db.prepare('INSERT INTO installations (id, integration, organization, target, space, site, status, configuration, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    insert: db.prepare('INSERT INTO installations (id, integration, organization, target, space, site, status, configuration, space_selection, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     insertToken: db.prepare('INSERT INTO tokens (token_hash, installation_id) VALUES (?, ?)'),
     get: db.prepare('SELECT * FROM installations WHERE id = ?'),
     listAll: db.prepare('SELECT * FROM installations ORDER BY created_at, id'),
@@ -80,8 +82,9 @@ export function openSqliteStore(path: string): Store {
     insertInstallation(installation, tokenHash) {
       db.exec('BEGIN');
       try {
-        const { id, integration, organization, target, space, site, status, configuration, createdAt } = installation;
-        statements.insert.run(id, integration, organization, target, space ?? null, site ?? null, status, JSON.stringify(configuration), createdAt);
+        const { id, integration, organization, target, space, site, status, configuration, spaceSelection, createdAt } = installation;
+        const selection = spaceSelection === undefined ? null : JSON.stringify(spaceSelection);
+        statements.insert.run(id, integration, organization, target, space ?? null, site ?? null, status, JSON.stringify(configuration), selection, createdAt);
         statements.insertToken.run(tokenHash, id);
         db.exec('COMMIT');
       } catch (error) {

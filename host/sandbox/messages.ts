@@ -2,7 +2,7 @@
 // Messages are structured-cloned (`serialization: 'advanced'`), so bodies stay binary.
 // Types only: nothing here may import isolated-vm or Koa.
 
-import type { Envelope, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressOptions } from '../bridge/egress-policy.ts';
 
 export interface SandboxLimits {
@@ -36,7 +36,20 @@ export interface DispatchRequest {
   envelope: Envelope;
 }
 
-export type ToWorker = WorkerInit | RegisterIntegration | DispatchRequest;
+/** Sent once the host listens: guest fetches to this origin go to the platform API over IPC. */
+export interface ConfigureWorker {
+  type: 'configure';
+  apiEndpoint: string;
+}
+
+/** The host's answer to a guest's platform API call. */
+export interface ApiResult {
+  type: 'api-response';
+  id: number;
+  result: BridgeResult<BridgeResponse>;
+}
+
+export type ToWorker = WorkerInit | RegisterIntegration | DispatchRequest | ConfigureWorker | ApiResult;
 
 export interface CapturedLog {
   level: string;
@@ -63,4 +76,12 @@ export interface WorkerReady {
   type: 'ready';
 }
 
-export type FromWorker = DispatchResult | LateLog | WorkerReady;
+/** A guest's fetch to `environment.apiEndpoint`, handed to the host instead of the network. */
+export interface ApiCall {
+  type: 'api-request';
+  id: number;
+  integration: string;
+  request: BridgeRequest;
+}
+
+export type FromWorker = DispatchResult | LateLog | WorkerReady | ApiCall;

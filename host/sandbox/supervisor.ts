@@ -4,7 +4,7 @@
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Envelope, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressOptions } from '../bridge/egress-policy.ts';
 import { HostError } from '../errors.ts';
 import type { CapturedLog, DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWorker } from './messages.ts';
@@ -22,6 +22,8 @@ export interface SupervisorOptions {
   /** Console output of integrations and supervisor notices, one line each. */
   onLog(line: { integration: string; eventIds: string[]; level: string; text: string }): void;
   onNotice(level: 'info' | 'warn' | 'error', message: string): void;
+  /** A guest's call to the platform API; `integration` is the one whose isolate made it. */
+  onApiRequest?(integration: string, request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
 }
 
 export interface SupervisedOutcome {
@@ -61,6 +63,7 @@ export class Supervisor {
   private nextId = 1;
   private stopped = false;
   private readonly options: SupervisorOptions;
+  private apiEndpoint: string | null = null;
 
   constructor(options: SupervisorOptions) {
     this.options = options;
@@ -101,6 +104,12 @@ export class Supervisor {
       this.pins.set(integration, index);
     }
     this.post(this.slots[index], { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash });
+  }
+
+  /** Tells every worker (and every restarted one) where the platform API lives. */
+  configure(apiEndpoint: string): void {
+    this.apiEndpoint = apiEndpoint;
+    for (const slot of this.slots) this.post(slot, { type: 'configure', apiEndpoint });
   }
 
   async dispatch(integration: string, envelope: Envelope): Promise<SupervisedOutcome> {
@@ -154,16 +163,28 @@ export class Supervisor {
     child.on('message', (message: FromWorker) => {
       if (message.type === 'ready') return markReady();
       if (message.type === 'log') return this.options.onLog(message);
+      if (message.type === 'api-request') return this.answerApi(slot, message.id, message.integration, message.request);
       this.settle(slot, message);
     });
     child.on('exit', (code, signal) => this.onExit(slot, code, signal));
     child.on('error', (error) => this.options.onNotice('error', `sandbox worker ${index} error: ${error.message}`));
     child.send({ type: 'init', runtimeScript: this.options.runtimeScript, limits: this.options.limits, egress: this.options.egress } satisfies ToWorker);
+    if (this.apiEndpoint !== null) child.send({ type: 'configure', apiEndpoint: this.apiEndpoint } satisfies ToWorker);
     for (const [integration, pinned] of this.pins) {
       const bundle = this.bundles.get(integration);
       if (pinned === index && bundle) child.send({ type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash } satisfies ToWorker);
     }
     return slot;
+  }
+
+  private answerApi(slot: Slot, id: number, integration: string, request: BridgeRequest): void {
+    // The worker names the integration whose isolate called; the platform API then requires the
+    // token to belong to that integration, so one integration cannot act with another's token.
+    const handler = this.options.onApiRequest;
+    const answer = handler
+      ? handler(integration, request).catch((): BridgeResult<BridgeResponse> => ({ ok: false, code: 'TypeError', message: 'platform API unavailable' }))
+      : Promise.resolve<BridgeResult<BridgeResponse>>({ ok: false, code: 'TypeError', message: 'platform API unavailable' });
+    void answer.then((result) => this.post(slot, { type: 'api-response', id, result }));
   }
 
   private settle(slot: Slot, result: DispatchResult): void {

@@ -3,6 +3,7 @@
 // sees another worker's integrations; if a guest crashes V8, only this process dies.
 
 import type { DispatchResult, FromWorker, ToWorker, WorkerInit } from './messages.ts';
+import type { BridgeRequest, BridgeResponse, BridgeResult } from '../../sandbox-api/runtime/contract.ts';
 import { DispatchError, IntegrationIsolate, type RuntimeSource } from './isolate.ts';
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import { performFetch } from '../bridge/fetch.ts';
@@ -12,11 +13,32 @@ const FETCH_TIMEOUT_MS = 10_000;
 const FETCH_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 
 let init: WorkerInit | null = null;
+let apiOrigin: string | null = null;
+let nextApiCall = 1;
+const apiCalls = new Map<number, (result: BridgeResult<BridgeResponse>) => void>();
 let runtime: RuntimeSource | null = null;
 const isolates = new Map<string, IntegrationIsolate>();
 
 function send(message: FromWorker): void {
   process.send?.(message);
+}
+
+/** Whether a guest URL targets the platform API (same origin as environment.apiEndpoint). */
+function isPlatformApi(url: string): boolean {
+  if (apiOrigin === null) return false;
+  try {
+    return new URL(url).origin === apiOrigin;
+  } catch {
+    return false;
+  }
+}
+
+function callPlatformApi(integration: string, request: BridgeRequest): Promise<BridgeResult<BridgeResponse>> {
+  const id = nextApiCall++;
+  return new Promise((resolve) => {
+    apiCalls.set(id, resolve);
+    send({ type: 'api-request', id, integration, request });
+  });
 }
 
 function register(integration: string, bundleCode: string): void {
@@ -27,7 +49,9 @@ function register(integration: string, bundleCode: string): void {
     integration,
     new IntegrationIsolate(integration, bundleCode, runtime, init.limits, {
       fetch: (request) =>
-        performFetch(request, {
+        isPlatformApi(request.url)
+          ? callPlatformApi(integration, request)
+          : performFetch(request, {
           policy,
           timeoutMs: FETCH_TIMEOUT_MS,
           maxResponseBytes: FETCH_MAX_RESPONSE_BYTES,
@@ -71,6 +95,13 @@ process.on('message', (message: ToWorker) => {
       return;
     case 'dispatch':
       void dispatch(message.id, message.integration, message.envelope);
+      return;
+    case 'configure':
+      apiOrigin = new URL(message.apiEndpoint).origin;
+      return;
+    case 'api-response':
+      apiCalls.get(message.id)?.(message.result);
+      apiCalls.delete(message.id);
       return;
   }
 });

@@ -26,6 +26,12 @@ const validateCreateInstallation = compileBodyValidator<CreateInstallationInput>
     space: { type: 'string', minLength: 1 },
     site: { type: 'string', minLength: 1 },
     installLink: { type: 'string', minLength: 1 },
+    space_selection: {
+      oneOf: [
+        { const: 'all' },
+        { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true, minItems: 1 },
+      ],
+    },
   },
   allOf: [onlyForTarget('space'), onlyForTarget('site')],
 });

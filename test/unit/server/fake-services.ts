@@ -106,6 +106,9 @@ export function createFakeServices(): FakeServices {
       warn: (message) => void fake.logs.push({ level: 'warn', message }),
       error: (message) => void fake.logs.push({ level: 'error', message }),
     },
+    platformApi: {
+      handle: async () => ({ status: 404, headers: [['content-type', 'application/json']], body: new TextEncoder().encode('{"error":{"code":"ERR_NOT_FOUND","message":"fake"}}') }),
+    },
     respond: () => jsonResponse(200, { ok: true }),
     publishImpl: async () => ({ eventId: 'evt-1', dispatched: [{ installationId: 'inst-1', integration: 'hello', status: 200 }] }),
     baseUrl: () => fake.baseUrlValue,
