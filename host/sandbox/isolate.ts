@@ -3,7 +3,7 @@
 // plain functions whose arguments and results are copies; no ivm object is placed in its reach.
 
 import ivm from 'isolated-vm';
-import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope, LogLevel, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { BridgeRequest, BridgeResponse, BridgeResult, DispatchAnswer, Envelope, LogLevel, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import type { CapturedLog, DispatchFailure, SandboxLimits } from './messages.ts';
 import * as primitives from '../bridge/primitives.ts';
 import { validateSandboxResponse } from './validate-response.ts';
@@ -38,7 +38,7 @@ interface InFlight {
 interface Live {
   isolate: ivm.Isolate;
   context: ivm.Context;
-  dispatch: ivm.Reference<(envelope: Envelope) => Promise<SandboxResponse>>;
+  dispatch: ivm.Reference<(envelope: Envelope) => Promise<DispatchAnswer>>;
   drain: ivm.Reference<(eventId: string) => Promise<void>>;
   fireTimer: ivm.Reference<(id: number) => void>;
   timers: Map<number, NodeJS.Timeout>;
@@ -80,12 +80,21 @@ export class IntegrationIsolate {
     this.hooks = hooks;
   }
 
+  /** When this integration last started a dispatch (for least-recently-used eviction). */
+  lastUsedAt = 0;
+
   get isLive(): boolean {
     return this.live !== null && !this.live.isolate.isDisposed;
   }
 
+  /** Live but with nothing in flight or draining: safe to dispose and recreate later. */
+  get isIdle(): boolean {
+    return this.isLive && this.inFlight.size === 0 && this.draining.size === 0;
+  }
+
   /** Runs one envelope; resolves with a validated response or rejects with a DispatchError. */
   async dispatch(envelope: Envelope): Promise<{ response: SandboxResponse; logs: CapturedLog[] }> {
+    this.lastUsedAt = performance.now();
     const entry: InFlight = { eventId: envelope.event.eventId, logs: [], droppedLogs: 0 };
     this.inFlight.add(entry);
     const deadline = setTimeout(() => {
@@ -102,7 +111,8 @@ export class IntegrationIsolate {
       if (entry.failure) throw entry.failure;
       const response = validateSandboxResponse(raw, this.limits.maxResponseBytes);
       if (typeof response === 'string') throw new DispatchError('bad-response', response);
-      this.drainAfterResponse(live, entry.eventId);
+      // Draining costs a round trip into the isolate; only pay it when waitUntil work exists.
+      if ((raw as { waitUntilPending?: unknown }).waitUntilPending === true) this.drainAfterResponse(live, entry.eventId);
       return { response, logs: this.closeLogs(entry) };
     } catch (error) {
       throw Object.assign(this.classify(error, entry), { logs: this.closeLogs(entry) });

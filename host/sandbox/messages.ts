@@ -13,6 +13,8 @@ export interface SandboxLimits {
   maxResponseBytes: number;
   maxLogLineBytes: number;
   maxLogLinesPerDispatch: number;
+  /** Isolates kept alive per worker; past it the least recently used idle one is disposed. */
+  maxLiveIsolatesPerWorker: number;
 }
 
 export interface WorkerInit {

@@ -140,8 +140,15 @@ export class Supervisor {
           new Promise<void>((resolve) => {
             slot.stopping = true;
             if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
-            slot.child.once('exit', () => resolve());
-            slot.child.kill('SIGKILL');
+            // Disconnecting lets the worker exit on its own (flushing profiles, closing isolates);
+            // one that does not within a second is killed.
+            const kill = setTimeout(() => slot.child.kill('SIGKILL'), 1_000);
+            slot.child.once('exit', () => {
+              clearTimeout(kill);
+              resolve();
+            });
+            if (slot.child.connected) slot.child.disconnect();
+            else slot.child.kill('SIGKILL');
           }),
       ),
     );

@@ -64,9 +64,24 @@ function register(integration: string, bundleCode: string): void {
   );
 }
 
+/**
+ * Isolates are created lazily on first dispatch; to bound memory with many integrations, the
+ * least recently used idle isolates are disposed whenever the live count would pass the cap.
+ * `newcomer` is about to start an isolate and counts as live; it is never evicted itself.
+ */
+function enforceIsolateCap(newcomer?: IntegrationIsolate): void {
+  if (init === null) return;
+  const live = [...isolates.values()].filter((candidate) => candidate.isLive || candidate === newcomer);
+  const idle = live.filter((candidate) => candidate.isIdle && candidate !== newcomer).sort((a, b) => a.lastUsedAt - b.lastUsedAt);
+  for (let excess = live.length - init.limits.maxLiveIsolatesPerWorker; excess > 0 && idle.length > 0; excess--) {
+    idle.shift()!.dispose('evicted (least recently used)');
+  }
+}
+
 async function dispatch(id: number, integration: string, envelope: Parameters<IntegrationIsolate['dispatch']>[0]): Promise<void> {
   const started = performance.now();
   const isolate = isolates.get(integration);
+  if (isolate !== undefined && !isolate.isLive) enforceIsolateCap(isolate);
   let result: DispatchResult;
   if (isolate === undefined) {
     result = { type: 'result', id, ok: false, failure: 'not-registered', message: 'integration not loaded in this worker', logs: [], durationMs: 0 };
@@ -81,6 +96,8 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
     }
   }
   send(result);
+  // Isolates started while others were busy may have passed the cap; trim once they are idle.
+  enforceIsolateCap();
 }
 
 process.on('message', (message: ToWorker) => {

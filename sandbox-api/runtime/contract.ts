@@ -27,6 +27,9 @@ export interface SandboxResponse {
   body: Uint8Array;
 }
 
+/** The runtime's answer: the response plus whether `context.waitUntil` work is still pending (so the worker only drains when there is something to drain). */
+export type DispatchAnswer = SandboxResponse & { waitUntilPending: boolean };
+
 export type LogLevel = 'debug' | 'log' | 'info' | 'warn' | 'error';
 
 /** A request made by guest `fetch()`, as the worker receives it. */
@@ -94,7 +97,7 @@ export interface RuntimeApi {
   /** Hand the runtime the guest bundle's module namespace (its `default` is createIntegration's value). */
   setEntry(namespace: unknown): void;
   /** Run one envelope to completion of its response. Never rejects: failures become 5xx responses. */
-  dispatch(envelope: Envelope): Promise<SandboxResponse>;
+  dispatch(envelope: Envelope): Promise<DispatchAnswer>;
   /** Resolves when every `context.waitUntil` promise of that event has settled. */
   drain(eventId: string): Promise<void>;
   /** Called by the worker when a timer set through BridgePrimitives.setTimer is due. */

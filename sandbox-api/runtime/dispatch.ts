@@ -9,6 +9,7 @@ import {
   type RuntimeApi,
   type RuntimeVerdict,
   type SandboxResponse,
+  type DispatchAnswer,
 } from './contract.ts';
 import { utf8Encode } from './utf8.ts';
 
@@ -105,13 +106,21 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
         entry = undefined;
       }
     },
-    async dispatch(envelope: Envelope): Promise<SandboxResponse> {
+    async dispatch(envelope: Envelope): Promise<DispatchAnswer> {
+      let response: SandboxResponse;
       try {
-        return await run(envelope);
+        response = await run(envelope);
       } catch (error) {
         log('error', `Unhandled error in the integration: ${formatError(error)}`);
-        return verdictResponse(500, 'guest-error', 'Internal server error');
+        response = verdictResponse(500, 'guest-error', 'Internal server error');
       }
+      let waitUntilPending = false;
+      try {
+        waitUntilPending = pending.has(String(envelope.event.eventId));
+      } catch {
+        // A malformed envelope has no event id and so no waitUntil work either.
+      }
+      return { ...response, waitUntilPending };
     },
     async drain(eventId: string): Promise<void> {
       const key = String(eventId);
