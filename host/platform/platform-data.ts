@@ -1,66 +1,57 @@
 // Loads the platform's seed data (`--platform`, default fixtures/platform.yaml): organizations,
-// members, spaces with pages, sites. Validated with a JSON Schema; a bad file is a startup error
-// naming each problem. Read-only here: it never writes the file.
+// members, spaces with pages, sites with views, feedback, OpenAPI spec and adaptive claims.
+// Validated with a JSON Schema; a bad file is a startup error naming each problem. Read-only
+// here: it never writes the file (the platform store seeds itself from it).
 
 import { readFileSync } from 'node:fs';
 import { load, CORE_SCHEMA } from 'js-yaml';
 import { Ajv } from 'ajv';
 import { HostError } from '../errors.ts';
+import { PLATFORM_SCHEMA } from './platform-data-schema.ts';
+
+export interface SeedSiteView {
+  id: string;
+  spaceId?: string;
+  pageId?: string;
+  url: string;
+  visitorId: string;
+  viewedAt: string;
+}
+
+export interface SeedPageFeedback {
+  id: string;
+  spaceId: string;
+  pageId: string;
+  rating: string;
+  comment: string;
+  createdAt: string;
+}
 
 export interface PlatformData {
   firstPartyOrganizations: string[];
   organizations: { id: string; subdomain: string; title: string; members: { id: string; email: string; role: string }[] }[];
-  spaces: { id: string; organization: string; title: string; visibility: string; pages: { id: string; title: string; markdown: string }[] }[];
-  sites: { id: string; organization: string; title: string; spaces: string[] }[];
+  spaces: {
+    id: string;
+    organization: string;
+    title: string;
+    visibility: string;
+    description: string;
+    metadata: Record<string, unknown>;
+    pages: { id: string; title: string; markdown: string }[];
+  }[];
+  sites: {
+    id: string;
+    organization: string;
+    title: string;
+    spaces: string[];
+    views: SeedSiteView[];
+    feedback: SeedPageFeedback[];
+    /** An OpenAPI/Swagger document, as an object or as its text. */
+    openapi?: Record<string, unknown> | string;
+    /** Adaptive content claims: claim name → any JSON value. */
+    adaptive?: Record<string, unknown>;
+  }[];
 }
-
-const id = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } as const;
-const PLATFORM_SCHEMA = {
-  type: 'object',
-  required: ['organizations', 'spaces', 'sites'],
-  additionalProperties: true,
-  properties: {
-    firstPartyOrganizations: { type: 'array', items: id },
-    organizations: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'subdomain', 'title'],
-        additionalProperties: true,
-        properties: {
-          id,
-          subdomain: { type: 'string', pattern: '^[a-z0-9-]{1,63}$' },
-          title: { type: 'string' },
-          members: { type: 'array', items: { type: 'object', required: ['id', 'email', 'role'], properties: { id, email: { type: 'string' }, role: { enum: ['admin', 'editor', 'member'] } } } },
-        },
-      },
-    },
-    spaces: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'organization', 'title'],
-        additionalProperties: true,
-        properties: {
-          id,
-          organization: id,
-          title: { type: 'string' },
-          visibility: { enum: ['public', 'unlisted', 'private'] },
-          pages: { type: 'array', items: { type: 'object', required: ['id', 'title'], properties: { id, title: { type: 'string' }, markdown: { type: 'string' } } } },
-        },
-      },
-    },
-    sites: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'organization', 'title'],
-        additionalProperties: true,
-        properties: { id, organization: id, title: { type: 'string' }, spaces: { type: 'array', items: id } },
-      },
-    },
-  },
-} as const;
 
 const validate = new Ajv({ allErrors: true, strict: false }).compile(PLATFORM_SCHEMA);
 
@@ -83,13 +74,21 @@ export function parsePlatformData(text: string, file: string): PlatformData {
   data.sites.forEach((site, i) => {
     if (!orgIds.has(site.organization)) problems.push(`/sites/${i}/organization: unknown organization "${site.organization}"`);
     (site.spaces ?? []).forEach((space, j) => spaceIds.has(space) || problems.push(`/sites/${i}/spaces/${j}: unknown space "${space}"`));
+    (site.views ?? []).forEach((v, j) => v.spaceId === undefined || spaceIds.has(v.spaceId) || problems.push(`/sites/${i}/views/${j}/spaceId: unknown space "${v.spaceId}"`));
+    (site.feedback ?? []).forEach((f, j) => spaceIds.has(f.spaceId) || problems.push(`/sites/${i}/feedback/${j}/spaceId: unknown space "${f.spaceId}"`));
   });
   if (problems.length > 0) throw new HostError('ERR_OPTIONS_INVALID', `${file}: invalid platform data:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   return {
     firstPartyOrganizations: data.firstPartyOrganizations ?? [],
     organizations: data.organizations.map((org) => ({ ...org, members: org.members ?? [] })),
-    spaces: data.spaces.map((space) => ({ ...space, visibility: space.visibility ?? 'private', pages: (space.pages ?? []).map((p) => ({ ...p, markdown: p.markdown ?? '' })) })),
-    sites: data.sites.map((site) => ({ ...site, spaces: site.spaces ?? [] })),
+    spaces: data.spaces.map((space) => ({
+      ...space,
+      visibility: space.visibility ?? 'private',
+      description: space.description ?? '',
+      metadata: space.metadata ?? {},
+      pages: (space.pages ?? []).map((p) => ({ ...p, markdown: p.markdown ?? '' })),
+    })),
+    sites: data.sites.map((site) => ({ ...site, spaces: site.spaces ?? [], views: site.views ?? [], feedback: site.feedback ?? [] })),
   };
 }
 

@@ -114,7 +114,8 @@ export function createPlatformApi<Deps>(options: PlatformApiOptions<Deps>): Plat
       try {
         return await run(request, from);
       } catch (error) {
-        if (isHostError(error)) return json(error.status, error.toBody());
+        // RFC 6750: a 401 names the scheme it wants, on HTTP and the bridge alike.
+        if (isHostError(error)) return json(error.status, error.toBody(), error.code === 'ERR_UNAUTHORIZED' ? [['www-authenticate', 'Bearer']] : []);
         options.log.error(`platform API ${request.method} ${request.path} failed: ${(error as Error).stack ?? String(error)}`);
         return json(500, new HostError('ERR_INTERNAL', 'internal error').toBody());
       }

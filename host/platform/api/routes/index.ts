@@ -3,5 +3,22 @@
 
 import type { ApiRoute } from '../types.ts';
 import type { PlatformApiDeps } from '../deps.ts';
+import { contentRoutes } from './content.ts';
+import { spaceRoutes } from './spaces.ts';
+import { gitRoutes } from './git.ts';
+import { siteRoutes } from './sites.ts';
+import { adaptiveRoutes } from './adaptive.ts';
+import { openApiRoutes } from './openapi.ts';
+import { conversationRoutes } from './conversations.ts';
+import { installationSelfRoutes } from './installation-self.ts';
 
-export const platformRoutes: ApiRoute<PlatformApiDeps>[] = [];
+export const platformRoutes: ApiRoute<PlatformApiDeps>[] = [
+  ...contentRoutes,
+  ...spaceRoutes,
+  ...gitRoutes,
+  ...siteRoutes,
+  ...adaptiveRoutes,
+  ...openApiRoutes,
+  ...conversationRoutes,
+  ...installationSelfRoutes,
+];

@@ -1,0 +1,32 @@
+// Site routes (DESIGN §4.7): site metadata (`site:metadata:read`) and its views
+// (`site:views:read`, newest first, `?limit=` and `?cursor=` pagination). Read-only.
+
+import type { ApiRoute } from '../types.ts';
+import type { PlatformApiDeps } from '../deps.ts';
+import { found, readCursor, readLimit } from './params.ts';
+
+const DEFAULT_VIEWS_PAGE = 50;
+const MAX_VIEWS_PAGE = 200;
+
+const site = (params: Record<string, string>) => ({ kind: 'site', id: params.site }) as const;
+
+export const siteRoutes: ApiRoute<PlatformApiDeps>[] = [
+  {
+    method: 'GET',
+    pattern: '/v1/sites/:site',
+    scope: 'site:metadata:read',
+    resource: site,
+    handle: ({ params, deps }) => ({ status: 200, body: found(deps.platform.getSite(params.site), `site "${params.site}"`) }),
+  },
+  {
+    method: 'GET',
+    pattern: '/v1/sites/:site/views',
+    scope: 'site:views:read',
+    resource: site,
+    handle({ params, query, deps }) {
+      const limit = readLimit(query, DEFAULT_VIEWS_PAGE, MAX_VIEWS_PAGE);
+      const cursor = readCursor(query);
+      return { status: 200, body: { siteId: params.site, ...deps.platform.listSiteViews(params.site, { limit, ...(cursor ? { cursor } : {}) }) } };
+    },
+  },
+];

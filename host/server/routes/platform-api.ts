@@ -1,0 +1,38 @@
+// The platform API over HTTP (DESIGN §4.2, §4.7): `/v1/spaces/…`, `/v1/sites/…`,
+// `/v1/conversations` and `/v1/installation[/…]` pass through to services.platformApi, which
+// authenticates the installation token alone. This route never authorizes nor alters the answer.
+
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { HostServices } from '../../services.ts';
+import { readBody } from '../read-body.ts';
+import { requestTarget } from '../request-target.ts';
+
+export const MAX_PLATFORM_API_BODY_BYTES = 1024 * 1024;
+
+/** Lower-case name/value pairs in arrival order (repeated headers stay separate). */
+function headerPairs(ctx: Context): [string, string][] {
+  const raw = ctx.req.rawHeaders;
+  const pairs: [string, string][] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i].toLowerCase(), raw[i + 1]]);
+  return pairs;
+}
+
+export function registerPlatformApiRoutes(router: Router, services: HostServices): void {
+  const passThrough = async (ctx: Context): Promise<void> => {
+    const body = await readBody(ctx.req, MAX_PLATFORM_API_BODY_BYTES);
+    // No `from`: an HTTP caller is whoever its installation token says it is.
+    const response = await services.platformApi.handle({
+      method: ctx.method,
+      path: requestTarget(ctx),
+      headers: headerPairs(ctx),
+      body: body.length > 0 ? new Uint8Array(body) : null,
+    });
+    ctx.status = response.status;
+    for (const [name, value] of response.headers) ctx.append(name, value);
+    ctx.body = Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength);
+  };
+  for (const path of ['/v1/spaces/*rest', '/v1/sites/*rest', '/v1/conversations', '/v1/installation', '/v1/installation/*rest']) {
+    router.all(path, passThrough);
+  }
+}
