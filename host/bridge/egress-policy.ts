@@ -92,6 +92,16 @@ function allowListFor(options: EgressOptions): { hosts: Set<string>; ranges: Blo
   return { hosts, ranges };
 }
 
+/** Whether `--allow-egress` names this host (by name, address or range): used where plain http is only acceptable to an explicit exception. */
+export function isExplicitlyAllowed(options: EgressOptions, hostname: string): boolean {
+  const allowed = allowListFor(options);
+  const bare = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (allowed.hosts.has(bare)) return true;
+  const family = isIP(bare);
+  if (family === 0) return false;
+  return allowed.ranges.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+}
+
 export interface EgressPolicy {
   /** Checks scheme, credentials and literal-address hosts before any DNS; returns a refusal reason or null. */
   checkUrl(url: URL): string | null;

@@ -6,9 +6,10 @@ import http from 'node:http';
 import https from 'node:https';
 import dns from 'node:dns';
 import zlib from 'node:zlib';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import type { BridgeRequest, BridgeResponse, BridgeResult } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressPolicy } from './egress-policy.ts';
+import { EgressRefusal as Refusal, checkedLookupFor } from './egress-connect.ts';
 
 export interface FetchBridgeOptions {
   policy: EgressPolicy;
@@ -21,40 +22,8 @@ export interface FetchBridgeOptions {
   onRefusal?: (url: string, reason: string) => void;
 }
 
-class Refusal extends Error {}
-
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-connection']);
-
-/**
- * Resolves the host with the (injectable) lookup and keeps only the addresses the policy accepts.
- * The socket is then pinned to exactly those addresses, so a second DNS answer (rebinding) can
- * never be used, and a refused destination never gets a socket at all.
- */
-async function resolveAllowed(policy: EgressPolicy, lookup: LookupFunction, hostname: string, refusals: string[]): Promise<dns.LookupAddress[]> {
-  const bare = hostname.replace(/^\[|\]$/g, '');
-  if (isIP(bare) !== 0) return [{ address: bare, family: isIP(bare) }];
-  const addresses = await new Promise<dns.LookupAddress[]>((resolve, reject) => {
-    lookup(bare, { all: true }, (error, result) => {
-      if (error) reject(error);
-      else resolve((Array.isArray(result) ? result : [{ address: String(result), family: 4 }]) as dns.LookupAddress[]);
-    });
-  });
-  const accepted = addresses.filter((entry) => {
-    const reason = policy.checkAddress(bare, entry.address);
-    if (reason !== null) refusals.push(reason);
-    return reason === null;
-  });
-  if (accepted.length === 0) throw new Refusal(refusals[0] ?? `no address for ${bare}`);
-  return accepted;
-}
-
-function pinnedLookup(addresses: dns.LookupAddress[]): LookupFunction {
-  return ((_hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
-    if (options.all) callback(null, addresses);
-    else callback(null, addresses[0].address, addresses[0].family);
-  }) as LookupFunction;
-}
 
 function decodedStream(response: http.IncomingMessage): NodeJS.ReadableStream {
   const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
@@ -136,10 +105,8 @@ export async function performFetch(request: BridgeRequest, options: FetchBridgeO
   const baseLookup = options.lookup ?? (dns.lookup as LookupFunction);
   try {
     for (let hop = 0; ; hop++) {
-      const refusal = options.policy.checkUrl(url);
-      if (refusal !== null) throw new Refusal(refusal);
-      const addresses = await resolveAllowed(options.policy, baseLookup, url.hostname, refusals);
-      const result = await requestOnce(url, { ...request, method }, body, options, pinnedLookup(addresses));
+      const lookup = await checkedLookupFor(url, options.policy, baseLookup, refusals);
+      const result = await requestOnce(url, { ...request, method }, body, options, lookup);
       if (result.location === null || request.redirect === 'manual') {
         return { ok: true, value: { status: result.status, statusText: result.statusText, headers: result.headers, body: result.body, url: url.href, redirected: hop > 0 } };
       }

@@ -1,0 +1,46 @@
+// The dispatcher's options and public interface: what host/index.ts wires and HTTP routes call.
+// Types only; the behaviour lives in dispatcher.ts.
+
+import type { LookupFunction } from 'node:net';
+import type { Logger } from '../services.ts';
+import type { EgressOptions } from '../bridge/egress-policy.ts';
+import type { DeliverFn } from './deliver.ts';
+import type { Outbox } from './outbox-store.ts';
+import type { AttemptRecord, DeliveryRecord, NewDelivery } from './outbox-types.ts';
+
+export interface WebhookDispatcherOptions {
+  outbox: Outbox;
+  /** The same `--allow-egress` exceptions as guest fetch. */
+  policyOptions: EgressOptions;
+  /** Active signing secrets of an installation, current first; empty once it is gone (the delivery then fails). */
+  secretsFor(installationId: string): string[];
+  now?: () => number;
+  random?: () => number;
+  setTimer?: (callback: () => void, delayMs: number) => unknown;
+  clearTimer?: (handle: unknown) => void;
+  log?: Logger;
+  /** Attempts in flight overall (default 32) and per receiver origin (default 8). */
+  concurrency?: number;
+  perEndpointConcurrency?: number;
+  /** Per-attempt timeout (default 10 s) and how long stop() waits for in-flight attempts (default timeout + 1 s). */
+  timeoutMs?: number;
+  stopTimeoutMs?: number;
+  /** One attempt; defaults to deliverAttempt through the egress policy with keep-alive agents. Tests inject fakes. */
+  deliver?: DeliverFn;
+  lookup?: LookupFunction;
+  userAgent?: string;
+  /** Called after every recorded attempt (metrics, tests). */
+  onAttempt?: (event: { delivery: DeliveryRecord; attempt: AttemptRecord; status: 'pending' | 'succeeded' | 'failed' }) => void;
+}
+
+export interface WebhookDispatcher {
+  /** Writes the deliveries to the outbox synchronously, in one transaction (durable before the caller answers), then schedules them. */
+  enqueue(deliveries: readonly NewDelivery[]): DeliveryRecord[];
+  /** Queues a new delivery of the same event (optionally to the installation's current URL); undefined when unknown. */
+  redeliver(deliveryId: string, options?: { url?: string }): DeliveryRecord | undefined;
+  /** Resumes what a previous process left in flight, then sends everything due. */
+  start(): void;
+  /** Stops scheduling and waits (bounded) for in-flight attempts to be recorded. */
+  stop(): Promise<void>;
+  activeCount(): number;
+}
