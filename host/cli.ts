@@ -9,6 +9,7 @@ import { formatProblem } from './manifest/format.ts';
 import { loadPlatformData } from './platform/platform-data.ts';
 import { HostError } from './errors.ts';
 import type { LoadedIntegration } from './manifest/types.ts';
+import { describeDefaulted, withDevDefaults } from './dev-env.ts';
 
 const USAGE = `usage:
   npm run host -- [--dir D]... [--port P] [--data FILE] [--platform FILE] [--admin-token T]
@@ -72,7 +73,8 @@ async function runHost(args: string[]): Promise<void> {
   } catch (error) {
     fail((error as Error).message);
   }
-  const host = await createHost(flags);
+  const { env, defaulted } = withDevDefaults(process.env);
+  const host = await createHost({ ...flags, env });
   const rows: string[][] = [['integration', 'status', 'public endpoint / problems']];
   for (const integration of host.integrations) {
     if (integration.status === 'invalid') {
@@ -85,6 +87,8 @@ async function runHost(args: string[]): Promise<void> {
     for (const warning of integration.warnings) rows.push(['', 'warning', formatProblem(warning)]);
   }
   printTable(rows);
+  const note = describeDefaulted(defaulted);
+  if (note !== undefined) process.stdout.write(`\n${note}\n`);
   process.stdout.write(`\nadmin token: ${host.adminToken}${host.adminTokenGenerated ? '  (generated for this run; set HOST_ADMIN_TOKEN or --admin-token to keep one)' : ''}\n`);
   process.stdout.write(`listening on ${host.url}\n`);
   const shutdown = (signal: string) => {
@@ -104,7 +108,10 @@ async function runCheck(args: string[]): Promise<void> {
   } catch {
     // Without the default platform file, internal scopes are simply never granted.
   }
-  const integrations: LoadedIntegration[] = await loadIntegrations(dirs, { env: process.env, firstPartyOrganizations: firstParty });
+  const { env, defaulted } = withDevDefaults(process.env);
+  const integrations: LoadedIntegration[] = await loadIntegrations(dirs, { env, firstPartyOrganizations: firstParty });
+  const note = describeDefaulted(defaulted);
+  if (note !== undefined) process.stdout.write(`${note}\n`);
   let errors = 0;
   for (const integration of integrations) {
     for (const problem of integration.errors) process.stdout.write(`${formatProblem(problem)}\n`);

@@ -11,7 +11,12 @@ import type { Store } from './platform/store.ts';
 import type { PlatformData } from './platform/platform-data.ts';
 import type { Supervisor } from './sandbox/supervisor.ts';
 import type { PlatformApi } from './platform/api/router.ts';
-import { buildEnvironment, publicEndpointOf } from './platform/environment.ts';
+import { buildEnvironment } from './platform/environment.ts';
+import type { EventLog } from './platform/event-log-store.ts';
+import type { InstallationLifecycle } from './platform/lifecycle.ts';
+import { viewInstallation } from './platform/installation-view.ts';
+import { recordDispatch } from './platform/record-dispatch.ts';
+import { createInstallationServices } from './installation-services.ts';
 import { deriveInstallationToken, deriveInstallLink, hashToken } from './platform/tokens.ts';
 import { installationCovers, planInstallation } from './platform/installations.ts';
 import { EVENT_SCOPES, validatePublishedEvent } from './platform/event-schemas.ts';
@@ -26,6 +31,12 @@ export interface HostServicesDeps {
   supervisor: Supervisor;
   tokenSecret: string;
   platformApi: PlatformApi;
+  /** Every dispatch is recorded here (GET /v1/integrations/:name/events). */
+  eventLog: EventLog;
+  /** Setup events, configuration edits and uninstall (platform/lifecycle.ts). */
+  lifecycle: InstallationLifecycle;
+  /** The host clock (ms since the epoch); injectable for tests. */
+  now(): number;
 }
 
 export function newEventId(): string {
@@ -35,10 +46,7 @@ export function newEventId(): string {
 export function createHostServices(deps: HostServicesDeps): HostServices {
   const byName = new Map(deps.integrations.map((integration) => [integration.name, integration]));
 
-  const view = (installation: Installation): InstallationView => ({
-    ...installation,
-    urls: { publicEndpoint: publicEndpointOf(deps.baseUrl(), installation.integration, installation.id) },
-  });
+  const view = (installation: Installation): InstallationView => viewInstallation(deps.baseUrl(), byName.get(installation.integration), installation);
 
   const requireInstallation = (id: string): Installation => {
     const installation = deps.store.getInstallation(id);
@@ -62,7 +70,8 @@ export function createHostServices(deps: HostServicesDeps): HostServices {
       installation,
       installationToken: deriveInstallationToken(deps.tokenSecret, installation.id),
     });
-    const outcome = await deps.supervisor.dispatch(integration.name, { event: fullEvent, environment, fetchBody });
+    const meta = { eventId: fullEvent.eventId, integration: integration.name, installationId, type: fullEvent.type };
+    const outcome = await recordDispatch(deps.eventLog, deps.now, meta, () => deps.supervisor.dispatch(integration.name, { event: fullEvent, environment, fetchBody }));
     return { response: outcome.response, durationMs: outcome.durationMs, logs: outcome.logs } satisfies DispatchOutcome;
   };
 
@@ -80,16 +89,13 @@ export function createHostServices(deps: HostServicesDeps): HostServices {
       const installation = planInstallation(deps.platform, integration, input, deriveInstallLink(deps.tokenSecret, name));
       deps.store.insertInstallation(installation, hashToken(deriveInstallationToken(deps.tokenSecret, installation.id)));
       deps.log.info(`installed ${name} as ${installation.id} (${installation.target} in ${installation.organization}, ${installation.status})`);
-      if (integration.bundle !== undefined) {
-        const previous = undefined;
-        dispatch(installation.id, { type: 'installation_setup', status: installation.status, previous }, null).catch((error: unknown) =>
-          deps.log.warn(`installation_setup for ${installation.id} failed: ${(error as Error).message}`),
-        );
-      }
+      deps.lifecycle.announceInstall(installation);
       return view(installation);
     },
 
     getInstallation: (id) => view(requireInstallation(id)),
+
+    ...createInstallationServices({ ...deps, getIntegration: (name) => byName.get(name), requireInstallation, view, dispatch }),
 
     dispatch,
 

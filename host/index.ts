@@ -10,7 +10,8 @@ import { createConsoleLogger } from './logger.ts';
 import { loadIntegrations } from './manifest/load.ts';
 import type { LoadedIntegration } from './manifest/types.ts';
 import { loadPlatformData, findOrganization, type PlatformData } from './platform/platform-data.ts';
-import { openSqliteStore, type Store } from './platform/store.ts';
+import { openDatabase, openSqliteStore, type Store } from './platform/store.ts';
+import { createSqlitePlatformStore } from './platform/platform-store.ts';
 import { newTokenSecret, TOKEN_SECRET_META_KEY } from './platform/tokens.ts';
 import { Supervisor } from './sandbox/supervisor.ts';
 import { buildRuntimeScript } from '../sandbox-api/runtime/build.ts';
@@ -19,10 +20,13 @@ import { createApp } from './server/app.ts';
 import type { HostServices, InstallationView, Logger } from './services.ts';
 import { createPlatformApi, type PlatformApi } from './platform/api/router.ts';
 import { platformRoutes } from './platform/api/routes/index.ts';
-import { directoryFromPlatformData } from './platform/api/directory.ts';
 import type { PlatformApiDeps } from './platform/api/deps.ts';
 import { hashToken } from './platform/tokens.ts';
 import { bridgeToApiRequest, apiToBridgeResponse } from './platform/api/bridge-adapter.ts';
+import { openEventLog } from './platform/event-log-store.ts';
+import { openOAuthStateStore } from './platform/oauth-state-store.ts';
+import { createOAuthStates } from './platform/oauth-state.ts';
+import { createLifecycle } from './platform/lifecycle.ts';
 
 export interface DevInstallation {
   integration: string;
@@ -57,12 +61,18 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
   const options = resolveOptions(input);
   const log = options.logger ?? createConsoleLogger();
   const platform = loadPlatformData(options.platformPath);
-  const store = openSqliteStore(options.dataPath);
+  const db = openDatabase(options.dataPath);
+  const store = openSqliteStore(db);
+  // Same database file; seeding adds only missing rows, so API writes survive restarts.
+  const platformStore = createSqlitePlatformStore(db);
+  platformStore.seed(platform);
   let tokenSecret = store.getMeta(TOKEN_SECRET_META_KEY);
   if (tokenSecret === undefined) {
     tokenSecret = newTokenSecret();
     store.setMeta(TOKEN_SECRET_META_KEY, tokenSecret);
   }
+  const eventLog = openEventLog(db);
+  const oauthStates = createOAuthStates({ store: openOAuthStateStore(db), secret: tokenSecret, now: options.clock, ttlMs: options.oauthStateTtlMs });
   // An empty HOST_ADMIN_TOKEN counts as unset: an empty token would let anyone in.
   const configuredToken = options.adminToken || options.env.HOST_ADMIN_TOKEN || undefined;
   const adminTokenGenerated = configuredToken === undefined;
@@ -94,12 +104,22 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
     if (integration.status === 'ready' && integration.bundle) supervisor.register(integration.name, integration.bundle);
   }
 
-  const directory = directoryFromPlatformData(platform);
-  const apiDeps: PlatformApiDeps = {};
+  // `services` exists before anything dispatches; the lifecycle reaches the sandbox through it.
+  const lifecycle = createLifecycle({
+    store,
+    getIntegration: (name) => integrations.find((integration) => integration.name === name),
+    dispatch: (installationId, event, fetchBody) => services.dispatch(installationId, event, fetchBody),
+    log,
+  });
+  const apiDeps: PlatformApiDeps = {
+    platform: platformStore,
+    oauthStates,
+    updateOwnConfiguration: (installationId, patch) => services.getInstallation(lifecycle.editConfiguration(installationId, patch, 'integration').id),
+  };
   platformApi = createPlatformApi({
     routes: platformRoutes,
     deps: apiDeps,
-    directory,
+    directory: platformStore,
     resolveToken: (token) => {
       const owner = store.findTokenOwner(hashToken(token));
       return owner === undefined ? undefined : store.getInstallation(owner);
@@ -108,7 +128,7 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
     log,
   });
   let baseUrl = '';
-  const services = createHostServices({ adminToken, log, baseUrl: () => baseUrl, integrations, store, platform, supervisor, tokenSecret, platformApi });
+  const services = createHostServices({ adminToken, log, baseUrl: () => baseUrl, integrations, store, platform, supervisor, tokenSecret, platformApi, eventLog, lifecycle, now: options.clock });
   const app = createApp(services, { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes });
   let server: Server;
   try {

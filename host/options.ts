@@ -6,6 +6,7 @@ import { Ajv } from 'ajv';
 import { HostError } from './errors.ts';
 import type { SandboxLimits } from './sandbox/messages.ts';
 import type { Logger } from './services.ts';
+import { OAUTH_STATE_TTL_MS } from './platform/oauth-state.ts';
 
 export interface HostLimits extends SandboxLimits {
   maxPublicBodyBytes: number;
@@ -28,6 +29,10 @@ export interface HostOptions {
   cacheDir?: string;
   env: Record<string, string | undefined>;
   logger?: Logger;
+  /** Milliseconds since the epoch; injectable so tests can age OAuth states. Default Date.now. */
+  clock: () => number;
+  /** How long an OAuth `state` stays acceptable (seed §5.1); default 10 minutes. */
+  oauthStateTtlMs: number;
 }
 
 export const DEFAULT_LIMITS: HostLimits = {
@@ -38,6 +43,7 @@ export const DEFAULT_LIMITS: HostLimits = {
   maxResponseBytes: 10 * 1024 * 1024,
   maxLogLineBytes: 8 * 1024,
   maxLogLinesPerDispatch: 1_000,
+  maxLiveIsolatesPerWorker: 100,
   maxPublicBodyBytes: 1024 * 1024,
   maxEnvelopeBytes: 1024 * 1024,
   crashesBeforeQuarantine: 3,
@@ -66,6 +72,8 @@ const OPTIONS_SCHEMA = {
     cacheDir: { type: 'string' },
     env: { type: 'object' },
     logger: { type: 'object' },
+    clock: {},
+    oauthStateTtlMs: positive,
   },
 } as const;
 
@@ -92,5 +100,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
     env: input.env ?? process.env,
     ...(input.logger ? { logger: input.logger } : {}),
+    clock: input.clock ?? Date.now,
+    oauthStateTtlMs: input.oauthStateTtlMs ?? OAUTH_STATE_TTL_MS,
   };
 }

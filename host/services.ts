@@ -5,6 +5,7 @@
 import type { LoadedIntegration } from './manifest/types.ts';
 import type { SandboxEvent, SandboxResponse } from '../sandbox-api/runtime/contract.ts';
 import type { PlatformApi } from './platform/api/router.ts';
+import type { EventLogEntry, EventLogPage } from './platform/event-log-store.ts';
 
 export type InstallationTarget = 'organization' | 'space' | 'site';
 export type InstallationStatus = 'pending' | 'active' | 'paused';
@@ -23,9 +24,14 @@ export interface Installation {
   createdAt: string;
 }
 
-/** The public JSON of an installation (DESIGN §4.2). */
-export interface InstallationView extends Installation {
-  urls: { publicEndpoint: string };
+/**
+ * The public JSON of an installation (DESIGN §4.2): button properties' stored values are shown as
+ * "[redacted]"; `urls.buttons` maps each button property to the absolute URL of its callback_url.
+ */
+export interface InstallationView extends Omit<Installation, 'spaceSelection'> {
+  /** Organization installations: every space (`all`) or the selected space ids. */
+  space_selection?: 'all' | string[];
+  urls: { publicEndpoint: string; buttons: Record<string, string> };
 }
 
 export interface CreateInstallationInput {
@@ -66,6 +72,21 @@ export interface HostServices {
   createInstallation(integration: string, input: CreateInstallationInput): Promise<InstallationView>;
   /** Throws ERR_INSTALLATION_NOT_FOUND. */
   getInstallation(id: string): InstallationView;
+  /** Uninstall: removes it and revokes its token. Throws ERR_INSTALLATION_NOT_FOUND. */
+  deleteInstallation(id: string): void;
+  /**
+   * An admin's configuration edit (seed §3): properties to set, `null` unsets. Throws 422
+   * ERR_CONFIGURATION_INVALID listing every property (nothing stored); emits installation_setup.
+   */
+  updateConfiguration(id: string, patch: Record<string, unknown>): InstallationView;
+  /** The options a string property's completion_url answers. Throws ERR_NOT_FOUND, ERR_COMPLETION_INVALID (502). */
+  completeProperty(id: string, property: string): Promise<{ items: { label: string; value: string }[] }>;
+  /** The install link of an unlisted integration (what `installLink` must carry); undefined for the others. */
+  installLinkOf(integration: string): string | undefined;
+  /** The integration's event log, newest first. Throws ERR_INTEGRATION_NOT_FOUND, ERR_VALIDATION (cursor). */
+  listEvents(integration: string, page: { limit: number; cursor?: string }): EventLogPage;
+  /** Throws ERR_NOT_FOUND when the integration has no such event. */
+  getEvent(integration: string, eventId: string): EventLogEntry;
 
   /**
    * Runs one event for one installation: builds the environment from the host's own records,

@@ -4,6 +4,13 @@
 // Symbol.for('sandbox-api.integration') protocol and never touches the host.
 import type { ContentKitElement } from './contentkit/elements.ts';
 import type { Envelope } from './runtime/contract.ts';
+import { createApiClient, type ApiClient } from './api-client.ts';
+
+export { ApiError, createApiClient } from './api-client.ts';
+export { createOAuthHandler } from './oauth.ts';
+export type { OAuthConfig, OAuthConfigSource, OAuthCredentials } from './oauth.ts';
+export type { ApiClient } from './api-client.ts';
+export type * from './api-types.ts';
 
 export type {
   ContentKitAction,
@@ -32,8 +39,8 @@ export interface IntegrationContext<Env extends IntegrationEnvironment = Integra
   environment: Env;
   /** Keeps the integration alive after the response until `promise` settles (bounded by the host). */
   waitUntil(promise: Promise<unknown>): void;
-  /** The platform API client, when the host provides one. */
-  api?: unknown;
+  /** The platform API (DESIGN §4.7) with this installation's token; non-2xx answers throw ApiError. */
+  api: ApiClient;
 }
 
 /** A platform event (seed §2.10 / DESIGN §4.3): `type` plus its payload fields. */
@@ -213,9 +220,11 @@ export function createIntegration(definition: IntegrationDefinition): Integratio
 
   async function handle(envelope: Envelope, host: RuntimeHost): Promise<Response> {
     const type = String(envelope.event.type);
+    const environment = (envelope.environment ?? {}) as IntegrationEnvironment;
     const context: IntegrationContext = {
-      environment: (envelope.environment ?? {}) as IntegrationEnvironment,
+      environment,
       waitUntil: (promise) => host.waitUntil(promise),
+      api: createApiClient(environment),
     };
     try {
       if (type === 'fetch') return await handleFetch(definitionCopy, envelope, host, context);

@@ -16,6 +16,8 @@ export interface Store {
   updateInstallation(id: string, patch: Partial<Pick<Installation, 'status' | 'configuration'>>): void;
   /** The installation id a token hash belongs to, if the token is still valid. */
   findTokenOwner(tokenHash: string): string | undefined;
+  /** Removes an installation and revokes its tokens, in one transaction. */
+  deleteInstallation(id: string): void;
   close(): void;
 }
 
@@ -59,11 +61,20 @@ function toInstallation(row: InstallationRow): Installation {
   };
 }
 
-/** Opens (creating if needed) a store at `path`; `:memory:` gives a throwaway one. */
-export function openSqliteStore(path: string): Store {
+/** Opens (creating if needed) the database at `path` with the host's pragmas; `:memory:` gives a throwaway one. */
+export function openDatabase(path: string): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+  return db;
+}
+
+/**
+ * The store over a database path, or over a database opened with openDatabase (so other stores,
+ * e.g. the platform data, share its file). Either way the Store owns it: close() closes it.
+ */
+export function openSqliteStore(pathOrDb: string | DatabaseSync): Store {
+  const db = typeof pathOrDb === 'string' ? openDatabase(pathOrDb) : pathOrDb;
   db.exec(SCHEMA);
   const statements = {
     getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
@@ -75,6 +86,8 @@ export function openSqliteStore(path: string): Store {
     listFor: db.prepare('SELECT * FROM installations WHERE integration = ? ORDER BY created_at, id'),
     update: db.prepare('UPDATE installations SET status = COALESCE(?, status), configuration = COALESCE(?, configuration) WHERE id = ?'),
     tokenOwner: db.prepare('SELECT installation_id FROM tokens WHERE token_hash = ?'),
+    deleteTokens: db.prepare('DELETE FROM tokens WHERE installation_id = ?'),
+    delete: db.prepare('DELETE FROM installations WHERE id = ?'),
   };
   return {
     getMeta: (key) => (statements.getMeta.get(key) as { value: string } | undefined)?.value,
@@ -104,6 +117,17 @@ export function openSqliteStore(path: string): Store {
       statements.update.run(patch.status ?? null, patch.configuration ? JSON.stringify(patch.configuration) : null, id);
     },
     findTokenOwner: (tokenHash) => (statements.tokenOwner.get(tokenHash) as { installation_id: string } | undefined)?.installation_id,
+    deleteInstallation(id) {
+      db.exec('BEGIN');
+      try {
+        statements.deleteTokens.run(id);
+        statements.delete.run(id);
+        db.exec('COMMIT');
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+    },
     close: () => db.close(),
   };
 }

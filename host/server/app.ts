@@ -9,11 +9,14 @@ import { createAdminAuth } from './admin-auth.ts';
 import { createErrorMiddleware } from './errors-middleware.ts';
 import { createNotFound } from './not-found.ts';
 import { createRequestLog, requestIdOf } from './request-log.ts';
+import { registerConfigurationRoutes } from './routes/configuration.ts';
 import { registerEnvelopeRoutes } from './routes/envelope.ts';
 import { registerEventRoutes } from './routes/events.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerInstallationRoutes } from './routes/installations.ts';
 import { registerIntegrationRoutes } from './routes/integrations.ts';
+import { registerIntegrationEventRoutes } from './routes/integration-events.ts';
+import { registerPlatformApiRoutes } from './routes/platform-api.ts';
 import { registerPublicEndpointRoutes } from './routes/public-endpoint.ts';
 import { registerRenderRoutes } from './routes/render.ts';
 
@@ -43,10 +46,13 @@ export function createApp(services: HostServices, limits: AppLimits = DEFAULT_AP
   registerHealthRoutes(router);
   registerIntegrationRoutes(router, services, adminAuth);
   registerInstallationRoutes(router, services, adminAuth);
+  registerConfigurationRoutes(router, services, adminAuth);
+  registerIntegrationEventRoutes(router, services, adminAuth);
   registerRenderRoutes(router, services, adminAuth);
   registerEventRoutes(router, services, adminAuth);
   registerEnvelopeRoutes(router, services, adminAuth, limits.maxEnvelopeBytes);
   registerPublicEndpointRoutes(router, services, limits.maxPublicBodyBytes);
+  registerPlatformApiRoutes(router, services);
 
   app.use(createRequestLog(services.log));
   app.use(createErrorMiddleware(services.log));

@@ -28,10 +28,12 @@ export function summarizeIntegration(integration: LoadedIntegration): Record<str
   });
 }
 
-export function describeIntegration(integration: LoadedIntegration): Record<string, unknown> {
+/** `installLink`: what an unlisted integration's installers must send (visibility, seed §2.1). */
+export function describeIntegration(integration: LoadedIntegration, access: { installLink?: string } = {}): Record<string, unknown> {
   const manifest = integration.manifest;
   return compact({
     ...summarizeIntegration(integration),
+    installLink: access.installLink,
     organization: manifest?.organization,
     summary: manifest?.summary,
     externalLinks: manifest ? (manifest.externalLinks ?? []) : undefined,

@@ -9,7 +9,8 @@ describe('npm run check', () => {
   it('exits 0 on the good fixtures', () => {
     const run = spawnSync(process.execPath, [...CLI, 'check', 'fixtures/integrations'], { encoding: 'utf8' });
     expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/3 integration\(s\) checked in fixtures\/integrations: 3 ready, 0 invalid, 0 error\(s\)/);
+    // Every fixture ready, however many there are.
+    expect(run.stdout).toMatch(/(\d+) integration\(s\) checked in fixtures\/integrations: \1 ready, 0 invalid, 0 error\(s\)/);
   });
 
   it('exits 1 with file: /pointer: message lines on broken manifests', () => {

@@ -1,5 +1,5 @@
-// Admin creation and reading of installations. Validates the request body; the visibility rules
-// and everything stateful belong to services.createInstallation, never to this route.
+// Admin creation, reading and uninstalling of installations. Validates the request body; the
+// visibility rules and everything stateful belong to services, never to this route.
 
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
@@ -45,5 +45,10 @@ export function registerInstallationRoutes(router: Router, services: HostService
 
   router.get('/v1/installations/:id', adminAuth, (ctx) => {
     ctx.body = services.getInstallation(ctx.params.id);
+  });
+
+  router.delete('/v1/installations/:id', adminAuth, (ctx) => {
+    services.deleteInstallation(ctx.params.id);
+    ctx.status = 204;
   });
 }

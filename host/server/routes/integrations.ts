@@ -15,6 +15,7 @@ export function registerIntegrationRoutes(router: Router, services: HostServices
   router.get('/v1/integrations/:name', adminAuth, (ctx) => {
     const integration = services.getIntegration(ctx.params.name);
     if (!integration) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${ctx.params.name}" not found`);
-    ctx.body = describeIntegration(integration);
+    const installLink = services.installLinkOf(integration.name);
+    ctx.body = describeIntegration(integration, installLink === undefined ? {} : { installLink });
   });
 }

@@ -3,20 +3,12 @@
 // strip the caller's credentials (they are the integration's business) nor alter the answer.
 
 import type Router from '@koa/router';
-import type { Context } from 'koa';
 import { HostError } from '../../errors.ts';
 import type { HostServices } from '../../services.ts';
 import { buildFetchEvent } from '../fetch-event.ts';
 import { checkDeclaredLength, readBody } from '../read-body.ts';
 import { sendSandboxResponse } from '../send-sandbox-response.ts';
-
-/** Path and query as the client sent them, even for an absolute-form request target. */
-function requestTarget(ctx: Context): string {
-  const raw = ctx.req.url ?? '/';
-  if (raw.startsWith('/')) return raw;
-  const url = new URL(raw);
-  return `${url.pathname}${url.search}`;
-}
+import { requestTarget } from '../request-target.ts';
 
 export function registerPublicEndpointRoutes(router: Router, services: HostServices, maxBodyBytes: number): void {
   router.all('/v1/integrations/:name/installations/:id{/*rest}', async (ctx) => {

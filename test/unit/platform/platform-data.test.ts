@@ -30,3 +30,21 @@ sites: [{ id: t, organization: a, title: T, spaces: [nope] }]
     expect(() => parsePlatformData('organizations: [', 'p.yaml')).toThrow(/^p\.yaml: /);
   });
 });
+
+describe('site analytics and documents in the platform data', () => {
+  it('loads views, feedback, the OpenAPI spec and adaptive claims of each site', () => {
+    const site = loadPlatformData('fixtures/platform.yaml').sites.find((entry) => entry.id === 'site_acme');
+    expect(site?.views.length).toBeGreaterThan(0);
+    expect(site?.feedback.length).toBeGreaterThan(0);
+    expect(site?.openapi).toMatchObject({ openapi: '3.1.0' });
+    expect(site?.adaptive).toEqual({ plan: 'enterprise', region: 'eu' });
+  });
+
+  it('rejects a view or feedback of an unknown space', () => {
+    const text = `organizations: [{ id: a, subdomain: a, title: A }]
+spaces: [{ id: s, organization: a, title: S }]
+sites: [{ id: t, organization: a, title: T, views: [{ id: v, spaceId: nope, url: u, visitorId: x, viewedAt: d }] }]
+`;
+    expect(() => parsePlatformData(text, 'p.yaml')).toThrow(/\/sites\/0\/views\/0\/spaceId: unknown space "nope"/);
+  });
+});

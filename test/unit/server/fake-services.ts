@@ -88,7 +88,7 @@ function installation(id: string, integration: string): InstallationView {
     status: 'active',
     configuration: {},
     createdAt: '2024-01-01T00:00:00.000Z',
-    urls: { publicEndpoint: `http://127.0.0.1/v1/integrations/${integration}/installations/${id}` },
+    urls: { publicEndpoint: `http://127.0.0.1/v1/integrations/${integration}/installations/${id}`, buttons: {} },
   };
 }
 
@@ -132,6 +132,15 @@ export function createFakeServices(): FakeServices {
     async publishEvent(event) {
       fake.publishCalls.push(event);
       return fake.publishImpl(event);
+    },
+    // The lifecycle routes are tested against the real host (test/integration); here they only exist.
+    deleteInstallation: (id) => void fake.getInstallation(id),
+    updateConfiguration: (id) => fake.getInstallation(id),
+    completeProperty: async () => ({ items: [] }),
+    installLinkOf: () => undefined,
+    listEvents: () => ({ items: [], nextCursor: null }),
+    getEvent: (integration, eventId) => {
+      throw new HostError('ERR_NOT_FOUND', `integration "${integration}" has no event "${eventId}" in its log`);
     },
   };
   return fake;

@@ -1,0 +1,112 @@
+// The event log: one row per dispatch into an integration (event id, installation, type, status
+// or error code, duration, captured console lines), in the host's shared node:sqlite database.
+// Records what happened; it never decides what to dispatch and never stores event payloads.
+
+import type { DatabaseSync } from 'node:sqlite';
+import { HostError } from '../errors.ts';
+
+export interface EventLogEntry {
+  eventId: string;
+  integration: string;
+  installationId: string;
+  type: string;
+  /** The HTTP status the integration answered, or the host's status for a failed dispatch. */
+  status: number;
+  /** Set when the dispatch failed in the host (ERR_SANDBOX_TIMEOUT, ERR_SANDBOX_CRASHED, …). */
+  errorCode?: string;
+  durationMs: number;
+  logs: { level: string; text: string }[];
+  createdAt: string;
+}
+
+export interface EventLogPage {
+  items: EventLogEntry[];
+  nextCursor: string | null;
+}
+
+export interface EventLog {
+  record(entry: EventLogEntry): void;
+  /** Newest first; `cursor` is a previous page's nextCursor (opaque to callers). */
+  list(integration: string, page: { limit: number; cursor?: string }): EventLogPage;
+  /** The first dispatch recorded for this event id (an event reaching several installations has one row each). */
+  get(integration: string, eventId: string): EventLogEntry | undefined;
+}
+
+// Bounded so a chatty integration cannot grow the database without limit.
+export const MAX_ENTRIES_PER_INTEGRATION = 5_000;
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS event_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL, integration TEXT NOT NULL,
+    installation_id TEXT NOT NULL, type TEXT NOT NULL, status INTEGER NOT NULL, error_code TEXT,
+    duration_ms INTEGER NOT NULL, logs TEXT NOT NULL, created_at TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS event_log_by_integration ON event_log (integration, seq);
+  CREATE INDEX IF NOT EXISTS event_log_by_event ON event_log (integration, event_id, seq);
+`;
+
+interface EventLogRow {
+  seq: number;
+  event_id: string;
+  integration: string;
+  installation_id: string;
+  type: string;
+  status: number;
+  error_code: string | null;
+  duration_ms: number;
+  logs: string;
+  created_at: string;
+}
+
+function toEntry(row: EventLogRow): EventLogEntry {
+  return {
+    eventId: row.event_id,
+    integration: row.integration,
+    installationId: row.installation_id,
+    type: row.type,
+    status: row.status,
+    ...(row.error_code ? { errorCode: row.error_code } : {}),
+    durationMs: row.duration_ms,
+    logs: JSON.parse(row.logs) as EventLogEntry['logs'],
+    createdAt: row.created_at,
+  };
+}
+
+function encodeCursor(seq: number): string {
+  return Buffer.from(`seq:${seq}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const match = /^seq:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (match === null) throw new HostError('ERR_VALIDATION', 'cursor is not one this host issued', [{ pointer: '/cursor', message: 'is invalid' }]);
+  return Number(match[1]);
+}
+
+export function openEventLog(db: DatabaseSync): EventLog {
+  db.exec(SCHEMA);
+  const statements = {
+    insert: db.prepare('INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, duration_ms, logs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    prune: db.prepare('DELETE FROM event_log WHERE integration = ? AND seq <= (SELECT seq FROM event_log WHERE integration = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)'),
+    page: db.prepare('SELECT * FROM event_log WHERE integration = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
+    get: db.prepare('SELECT * FROM event_log WHERE integration = ? AND event_id = ? ORDER BY seq LIMIT 1'),
+  };
+  return {
+    record(entry) {
+      const { eventId, integration, installationId, type, status, errorCode, durationMs, logs, createdAt } = entry;
+      statements.insert.run(eventId, integration, installationId, type, status, errorCode ?? null, Math.round(durationMs), JSON.stringify(logs), createdAt);
+      statements.prune.run(integration, integration, MAX_ENTRIES_PER_INTEGRATION);
+    },
+    list(integration, { limit, cursor }) {
+      const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(cursor);
+      // One row more than asked tells whether another page exists.
+      const rows = statements.page.all(integration, before, limit + 1) as unknown as EventLogRow[];
+      const items = rows.slice(0, limit);
+      const nextCursor = rows.length > limit ? encodeCursor(items[items.length - 1].seq) : null;
+      return { items: items.map(toEntry), nextCursor };
+    },
+    get(integration, eventId) {
+      const row = statements.get.get(integration, eventId) as EventLogRow | undefined;
+      return row ? toEntry(row) : undefined;
+    },
+  };
+}

@@ -1,0 +1,37 @@
+// The oauth_states table: which state nonces the host issued, to which installation, until when,
+// and whether they were used. Storage only (in the shared node:sqlite database); signing and the
+// acceptance rules live in oauth-state.ts.
+
+import type { DatabaseSync } from 'node:sqlite';
+
+export interface OAuthStateStore {
+  insert(nonce: string, installationId: string, expiresAtMs: number): void;
+  /**
+   * Marks the nonce used if it was issued to that installation and is unused; false otherwise.
+   * One UPDATE, so two concurrent callbacks with the same state cannot both succeed.
+   */
+  markUsed(nonce: string, installationId: string, usedAtMs: number): boolean;
+  /** Forgets states that expired before `beforeMs` (used or not): they can never be accepted again. */
+  deleteExpired(beforeMs: number): void;
+}
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS oauth_states (
+    nonce TEXT PRIMARY KEY, installation_id TEXT NOT NULL, expires_at INTEGER NOT NULL, used_at INTEGER
+  );
+  CREATE INDEX IF NOT EXISTS oauth_states_by_expiry ON oauth_states (expires_at);
+`;
+
+export function openOAuthStateStore(db: DatabaseSync): OAuthStateStore {
+  db.exec(SCHEMA);
+  const statements = {
+    insert: db.prepare('INSERT INTO oauth_states (nonce, installation_id, expires_at) VALUES (?, ?, ?)'),
+    markUsed: db.prepare('UPDATE oauth_states SET used_at = ? WHERE nonce = ? AND installation_id = ? AND used_at IS NULL'),
+    deleteExpired: db.prepare('DELETE FROM oauth_states WHERE expires_at < ?'),
+  };
+  return {
+    insert: (nonce, installationId, expiresAtMs) => void statements.insert.run(nonce, installationId, expiresAtMs),
+    markUsed: (nonce, installationId, usedAtMs) => Number(statements.markUsed.run(usedAtMs, nonce, installationId).changes) === 1,
+    deleteExpired: (beforeMs) => void statements.deleteExpired.run(beforeMs),
+  };
+}

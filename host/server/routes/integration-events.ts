@@ -1,0 +1,37 @@
+// The event log of an integration: `GET /v1/integrations/:name/events` (newest first, `limit` and
+// an opaque `cursor`) and `GET /v1/integrations/:name/events/:eventId`. Reads only; the log is
+// written where dispatches happen (host-services.ts), never here.
+
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { HostError } from '../../errors.ts';
+import type { HostServices } from '../../services.ts';
+
+export const DEFAULT_EVENTS_PAGE = 50;
+export const MAX_EVENTS_PAGE = 200;
+
+function readLimit(raw: string | string[] | undefined): number {
+  if (raw === undefined) return DEFAULT_EVENTS_PAGE;
+  const value = Array.isArray(raw) ? Number.NaN : Number(raw);
+  if (!/^\d+$/.test(String(raw)) || !Number.isInteger(value) || value < 1 || value > MAX_EVENTS_PAGE) {
+    throw new HostError('ERR_VALIDATION', `limit must be an integer from 1 to ${MAX_EVENTS_PAGE}`, [{ pointer: '/limit', message: `must be an integer from 1 to ${MAX_EVENTS_PAGE}` }]);
+  }
+  return value;
+}
+
+function readCursor(raw: string | string[] | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (Array.isArray(raw) || raw === '') throw new HostError('ERR_VALIDATION', 'cursor must be one nextCursor value', [{ pointer: '/cursor', message: 'is invalid' }]);
+  return raw;
+}
+
+export function registerIntegrationEventRoutes(router: Router, services: HostServices, adminAuth: Middleware): void {
+  router.get('/v1/integrations/:name/events', adminAuth, (ctx) => {
+    const cursor = readCursor(ctx.query.cursor);
+    ctx.body = services.listEvents(ctx.params.name, { limit: readLimit(ctx.query.limit), ...(cursor !== undefined ? { cursor } : {}) });
+  });
+
+  router.get('/v1/integrations/:name/events/:eventId', adminAuth, (ctx) => {
+    ctx.body = services.getEvent(ctx.params.name, ctx.params.eventId);
+  });
+}

@@ -1,0 +1,66 @@
+// A file store survives a restart: after close() and a new createHost() on the same file, the
+// installation, its configuration and status, its token and its event log are all still there.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestHost, type TestHost } from '../helpers/host.ts';
+import { eventsOf, eventually, install, patchConfiguration, tokenOf, type LoggedEvent } from '../helpers/lifecycle.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'host-restart-'));
+const options = { dirs: ['test/fixtures/lifecycle'], autoInstall: false, dataPath: join(dir, 'host.db'), env: { ...process.env, SETTINGS_DEMO_API_KEY: 'x' } };
+let host: TestHost | undefined;
+
+afterAll(async () => {
+  await host?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const asInstallation = (url: string, token: string, path: string) => fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+
+describe('restarting on the same data file', () => {
+  let id: string;
+  let token: string;
+  let before: { view: any; events: LoggedEvent[]; state: string };
+
+  beforeAll(async () => {
+    const first = await startTestHost(options);
+    host = first;
+    id = (await install(first, 'settings-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).json.id;
+    await patchConfiguration(first, id, { channel: 'general' });
+    token = tokenOf(first, id);
+    const stateAnswer = await asInstallation(first.url, token, '/v1/installation/oauth/state');
+    expect(stateAnswer.status).toBe(200);
+    const events = await eventually(async () => {
+      const found = await eventsOf(first, 'settings-demo');
+      expect(found).toHaveLength(3);
+      return found;
+    });
+    before = { view: await (await first.admin(`/v1/installations/${id}`)).json(), events, state: (await stateAnswer.json()).state };
+    await first.close();
+    host = await startTestHost(options);
+  });
+
+  it('keeps the installation with its configuration and status', async () => {
+    const view = await (await host!.admin(`/v1/installations/${id}`)).json();
+    expect(view.status).toBe('active');
+    expect(view.configuration).toEqual({ limit: 10, channel: 'general' });
+    expect({ ...view, urls: undefined }).toEqual({ ...before.view, urls: undefined });
+  });
+
+  it('keeps the installation token valid', async () => {
+    expect(tokenOf(host!, id)).toBe(token);
+    expect((await asInstallation(host!.url, token, '/v1/installation/oauth/state')).status).toBe(200);
+  });
+
+  it('keeps the event log', async () => {
+    const events = await eventsOf(host!, 'settings-demo');
+    expect(events).toEqual(before.events);
+  });
+
+  it('keeps issued OAuth states: one issued before the restart is accepted once after it', async () => {
+    const consume = () => fetch(`${host!.url}/v1/installation/oauth/state/consume`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ state: before.state }) });
+    expect((await consume()).status).toBe(204);
+    expect((await consume()).status).toBe(400);
+  });
+});

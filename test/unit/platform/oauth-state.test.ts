@@ -1,0 +1,55 @@
+import { describe, it, expect } from 'vitest';
+import { DatabaseSync } from 'node:sqlite';
+import { createOAuthStates, OAUTH_STATE_TTL_MS } from '../../../host/platform/oauth-state.ts';
+import { openOAuthStateStore } from '../../../host/platform/oauth-state-store.ts';
+
+function setup() {
+  let now = 1_700_000_000_000;
+  const states = createOAuthStates({ store: openOAuthStateStore(new DatabaseSync(':memory:')), secret: 'host-secret', now: () => now });
+  return { states, advance: (ms: number) => (now += ms) };
+}
+
+const reason = (run: () => void) => {
+  try {
+    run();
+  } catch (error) {
+    return `${(error as { code: string }).code}: ${(error as Error).message}`;
+  }
+  return 'accepted';
+};
+
+describe('OAuth states', () => {
+  it('are accepted once, by the installation they were issued to', () => {
+    const { states } = setup();
+    const state = states.issue('inst_a');
+    expect(reason(() => states.consume('inst_b', state))).toMatch(/ERR_OAUTH_STATE_INVALID: .*another installation/);
+    expect(reason(() => states.consume('inst_a', state))).toBe('accepted');
+    expect(reason(() => states.consume('inst_a', state))).toMatch(/already used/);
+  });
+
+  it('expire after 10 minutes, not before', () => {
+    const { states, advance } = setup();
+    const young = states.issue('inst_a');
+    const old = states.issue('inst_a');
+    advance(OAUTH_STATE_TTL_MS - 1);
+    expect(reason(() => states.consume('inst_a', young))).toBe('accepted');
+    advance(1);
+    expect(reason(() => states.consume('inst_a', old))).toMatch(/expired/);
+  });
+
+  it('are unique and refuse any change to payload or signature', () => {
+    const { states } = setup();
+    const state = states.issue('inst_a');
+    expect(states.issue('inst_a')).not.toBe(state);
+    const [payload, signature] = state.split('.');
+    for (const forged of [`${payload}x.${signature}`, `${payload}.${signature.slice(1)}`, `${payload}`, `${payload}.${signature}.x`]) {
+      expect(reason(() => states.consume('inst_a', forged))).toMatch(/malformed|signature/);
+    }
+  });
+
+  it('signed by another host secret are refused', () => {
+    const other = createOAuthStates({ store: openOAuthStateStore(new DatabaseSync(':memory:')), secret: 'other-secret', now: () => 0 });
+    const { states } = setup();
+    expect(reason(() => states.consume('inst_a', other.issue('inst_a')))).toMatch(/signature/);
+  });
+});
