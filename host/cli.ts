@@ -82,7 +82,9 @@ async function runHost(args: string[]): Promise<void> {
       continue;
     }
     const dev = host.devInstallations.find((entry) => entry.integration === integration.name);
-    const endpoint = dev?.installation?.urls.publicEndpoint ?? dev?.note ?? (integration.bundle ? '(not installed)' : '(no script)');
+    const endpoint = integration.builtin
+      ? `(built in; install it on a ${integration.builtin.targets.join(' or ')})`
+      : (dev?.installation?.urls.publicEndpoint ?? dev?.note ?? (integration.bundle ? '(not installed)' : '(no script)'));
     rows.push([integration.name, 'ready', endpoint]);
     for (const warning of integration.warnings) rows.push(['', 'warning', formatProblem(warning)]);
   }

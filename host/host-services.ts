@@ -17,6 +17,7 @@ import type { InstallationLifecycle } from './platform/lifecycle.ts';
 import { viewInstallation } from './platform/installation-view.ts';
 import { recordDispatch } from './platform/record-dispatch.ts';
 import { createInstallationServices } from './installation-services.ts';
+import type { createWebhookServices } from './webhook-services.ts';
 import { deriveInstallationToken, deriveInstallLink, hashToken } from './platform/tokens.ts';
 import { installationCovers, planInstallation } from './platform/installations.ts';
 import { EVENT_SCOPES, validatePublishedEvent } from './platform/event-schemas.ts';
@@ -37,6 +38,8 @@ export interface HostServicesDeps {
   lifecycle: InstallationLifecycle;
   /** The host clock (ms since the epoch); injectable for tests. */
   now(): number;
+  /** The built-in webhook integration's services (webhook-services.ts). */
+  webhooks: ReturnType<typeof createWebhookServices>;
 }
 
 export function newEventId(): string {
@@ -90,7 +93,9 @@ export function createHostServices(deps: HostServicesDeps): HostServices {
       deps.store.insertInstallation(installation, hashToken(deriveInstallationToken(deps.tokenSecret, installation.id)));
       deps.log.info(`installed ${name} as ${installation.id} (${installation.target} in ${installation.organization}, ${installation.status})`);
       deps.lifecycle.announceInstall(installation);
-      return view(installation);
+      // Built-ins may hand out something exactly once (the webhook's signing secret).
+      const once = integration.builtin?.onInstall?.(installation.id) ?? {};
+      return { ...view(installation), ...once };
     },
 
     getInstallation: (id) => view(requireInstallation(id)),
@@ -99,9 +104,15 @@ export function createHostServices(deps: HostServicesDeps): HostServices {
 
     dispatch,
 
+    listDeliveries: deps.webhooks.listDeliveries,
+    redeliver: deps.webhooks.redeliver,
+    rotateSigningSecret: deps.webhooks.rotateSigningSecret,
+
     async publishEvent(body) {
       const event = validatePublishedEvent(body);
       const eventId = newEventId();
+      // Durable before anything else happens: a crash after this line loses no webhook delivery.
+      const queued = deps.webhooks.queueWebhooks(event, eventId);
       const targets = deps.store.listInstallations().filter((installation) => {
         const integration = byName.get(installation.integration);
         const scopes: string[] = integration?.manifest?.scopes ?? [];
@@ -126,7 +137,7 @@ export function createHostServices(deps: HostServicesDeps): HostServices {
           }
         }),
       );
-      return { eventId, dispatched: dispatched.filter((entry) => entry !== null) };
+      return { eventId, dispatched: [...dispatched.filter((entry) => entry !== null), ...queued] };
     },
   };
 }

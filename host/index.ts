@@ -27,6 +27,11 @@ import { openEventLog } from './platform/event-log-store.ts';
 import { openOAuthStateStore } from './platform/oauth-state-store.ts';
 import { createOAuthStates } from './platform/oauth-state.ts';
 import { createLifecycle } from './platform/lifecycle.ts';
+import { createOutbox } from './webhooks/outbox-store.ts';
+import { createSigningSecretStore } from './webhooks/secret-store.ts';
+import { createWebhookDispatcher, type WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { createWebhookIntegration } from './webhooks/builtin.ts';
+import { createWebhookServices } from './webhook-services.ts';
 
 export interface DevInstallation {
   integration: string;
@@ -44,6 +49,7 @@ export interface Host {
   devInstallations: DevInstallation[];
   services: HostServices;
   supervisor: Supervisor;
+  webhooks: WebhookDispatcher;
   store: Store;
   platform: PlatformData;
   close(): Promise<void>;
@@ -78,10 +84,26 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
   const adminTokenGenerated = configuredToken === undefined;
   const adminToken = configuredToken ?? randomBytes(24).toString('base64url');
 
-  const integrations = await loadIntegrations(options.dirs, {
+  const signingSecrets = createSigningSecretStore(db);
+  const loaded = await loadIntegrations(options.dirs, {
     env: options.env,
     firstPartyOrganizations: platform.firstPartyOrganizations,
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+  });
+  // The built-in webhook integration is listed with the others; a fixture may not take its name.
+  const webhookIntegration = createWebhookIntegration(signingSecrets, { allow: options.allowEgress });
+  for (const clash of loaded.filter((integration) => integration.name === webhookIntegration.name)) {
+    clash.status = 'invalid';
+    clash.errors.push({ file: clash.manifestPath, pointer: '/name', message: `"${webhookIntegration.name}" is the name of a built-in integration` });
+  }
+  const integrations = [...loaded, webhookIntegration];
+  const outbox = createOutbox(db);
+  const webhooks = createWebhookDispatcher({
+    outbox,
+    policyOptions: { allow: options.allowEgress },
+    secretsFor: (installationId) => signingSecrets.secretsFor(installationId, options.clock()),
+    now: options.clock,
+    log,
   });
   let platformApi: PlatformApi | null = null;
   const supervisor = new Supervisor({
@@ -128,7 +150,15 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
     log,
   });
   let baseUrl = '';
-  const services = createHostServices({ adminToken, log, baseUrl: () => baseUrl, integrations, store, platform, supervisor, tokenSecret, platformApi, eventLog, lifecycle, now: options.clock });
+  const webhookServices = createWebhookServices({
+    store,
+    outbox,
+    dispatcher: webhooks,
+    secrets: signingSecrets,
+    now: options.clock,
+    requireInstallation: (id) => services.getInstallation(id),
+  });
+  const services = createHostServices({ adminToken, log, baseUrl: () => baseUrl, integrations, store, platform, supervisor, tokenSecret, platformApi, eventLog, lifecycle, now: options.clock, webhooks: webhookServices });
   const app = createApp(services, { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes });
   let server: Server;
   try {
@@ -145,6 +175,8 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
   const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host;
   baseUrl = `http://${hostPart}:${port}`;
   supervisor.configure(baseUrl);
+  // Resumes what a previous run left in the outbox (in flight when it died, or waiting to retry).
+  webhooks.start();
 
   const devInstallations = options.autoInstall ? await installForDevelopment(integrations, services, store, platform) : [];
 
@@ -158,6 +190,7 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
     devInstallations,
     services,
     supervisor,
+    webhooks,
     store,
     platform,
     async close() {
@@ -165,6 +198,7 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await webhooks.stop();
       await supervisor.stop();
       store.close();
     },
@@ -178,7 +212,8 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
 async function installForDevelopment(integrations: LoadedIntegration[], services: HostServices, store: Store, platform: PlatformData): Promise<DevInstallation[]> {
   const result: DevInstallation[] = [];
   for (const integration of integrations) {
-    if (integration.status !== 'ready' || integration.manifest === undefined) continue;
+    // Built-ins (the webhook) need a target and configuration of the user's choosing.
+    if (integration.status !== 'ready' || integration.manifest === undefined || integration.builtin !== undefined) continue;
     const existing = store.listInstallations({ integration: integration.name })[0];
     if (existing) {
       result.push({ integration: integration.name, installation: services.getInstallation(existing.id) });

@@ -5,6 +5,7 @@
 import type { LoadedIntegration } from './manifest/types.ts';
 import type { SandboxEvent, SandboxResponse } from '../sandbox-api/runtime/contract.ts';
 import type { PlatformApi } from './platform/api/router.ts';
+import type { DeliveryView } from './webhooks/delivery-view.ts';
 import type { EventLogEntry, EventLogPage } from './platform/event-log-store.ts';
 
 export type InstallationTarget = 'organization' | 'space' | 'site';
@@ -69,7 +70,7 @@ export interface HostServices {
   getIntegration(name: string): LoadedIntegration | undefined;
 
   /** Throws HostError: ERR_INTEGRATION_NOT_FOUND, ERR_INTEGRATION_INVALID, ERR_VALIDATION, ERR_VISIBILITY_DENIED. */
-  createInstallation(integration: string, input: CreateInstallationInput): Promise<InstallationView>;
+  createInstallation(integration: string, input: CreateInstallationInput): Promise<InstallationView & { signingSecret?: string }>;
   /** Throws ERR_INSTALLATION_NOT_FOUND. */
   getInstallation(id: string): InstallationView;
   /** Uninstall: removes it and revokes its token. Throws ERR_INSTALLATION_NOT_FOUND. */
@@ -99,5 +100,17 @@ export interface HostServices {
    * A platform event from `POST /v1/events`: validated (ERR_VALIDATION naming the field), given an
    * eventId, dispatched to every ready installation whose integration can receive it.
    */
-  publishEvent(event: Record<string, unknown>): Promise<{ eventId: string; dispatched: { installationId: string; integration: string; status: number }[] }>;
+  publishEvent(event: Record<string, unknown>): Promise<{ eventId: string; dispatched: PublishedDispatch[] }>;
+
+  /** Webhook deliveries of an installation with every attempt, newest first. Throws ERR_INSTALLATION_NOT_FOUND, ERR_VALIDATION (cursor). */
+  listDeliveries(installationId: string, page: { limit?: number; cursor?: string | null }): { items: DeliveryView[]; nextCursor: string | null };
+  /** Queues a new delivery of the same event (to the installation's current URL). Throws ERR_NOT_FOUND. */
+  redeliver(deliveryId: string): DeliveryView;
+  /** A new signing secret for a webhook installation; the previous one keeps signing during the rotation window. */
+  rotateSigningSecret(installationId: string): { signingSecret: string };
 }
+
+/** One recipient of a published event: a sandboxed integration's answer status, or a queued webhook delivery. */
+export type PublishedDispatch =
+  | { installationId: string; integration: string; status: number }
+  | { installationId: string; integration: 'webhook'; deliveryId: string; queued: true };

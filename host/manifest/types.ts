@@ -61,6 +61,21 @@ export interface IntegrationBundle {
   cached?: boolean;
 }
 
+/**
+ * Behaviour of a built-in integration that runs as trusted host code instead of in a sandbox
+ * (the `webhook` integration): its own targets and configuration rules, and install hooks.
+ */
+export interface BuiltinBehaviour {
+  targets: readonly ('organization' | 'space' | 'site')[];
+  /** Problems with a merged configuration for a target; any problem makes the edit a 422. */
+  checkConfiguration(configuration: Record<string, unknown>, target: string): { pointer: string; message: string }[];
+  /** Whether a configuration that passed the check makes the installation active. */
+  isComplete(configuration: Record<string, unknown>): boolean;
+  /** Runs once at installation; what it returns is added to the 201 response only (shown once). */
+  onInstall?(installationId: string): Record<string, unknown>;
+  onUninstall?(installationId: string): void;
+}
+
 export interface LoadedIntegration {
   /** The manifest name when readable, else the folder name. */
   name: string;
@@ -73,4 +88,6 @@ export interface LoadedIntegration {
   bundle?: IntegrationBundle;
   errors: ManifestProblem[];
   warnings: ManifestProblem[];
+  /** Set for built-in integrations (trusted host code, no bundle). */
+  builtin?: BuiltinBehaviour;
 }

@@ -23,7 +23,21 @@ function escapeToken(token: string): string {
   return token.replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
+/** Built-in integrations carry their own rules (e.g. the webhook's `events` list, which manifests cannot express). */
+function planBuiltinEdit(integration: LoadedIntegration, installation: Installation, patch: Record<string, unknown>): PlannedConfiguration {
+  const builtin = integration.builtin!;
+  const configuration: Record<string, unknown> = { ...installation.configuration };
+  for (const [name, value] of Object.entries(patch)) {
+    if (value === null) delete configuration[name];
+    else configuration[name] = value;
+  }
+  const problems = builtin.checkConfiguration(configuration, installation.target);
+  if (problems.length > 0) throw invalidConfiguration(problems);
+  return { configuration, status: builtin.isComplete(configuration) ? 'active' : 'pending' };
+}
+
 export function planConfigurationEdit(integration: LoadedIntegration, installation: Installation, patch: Record<string, unknown>, source: EditSource): PlannedConfiguration {
+  if (integration.builtin !== undefined) return planBuiltinEdit(integration, installation, patch);
   const schema = configurationSchemaFor(integration, installation.target);
   const properties = schema?.properties ?? {};
   const refused: ErrorDetail[] = [];

@@ -38,6 +38,9 @@ export function planInstallation(platform: PlatformData, integration: LoadedInte
   if (integration.status !== 'ready' || manifest === undefined) {
     throw new HostError('ERR_INTEGRATION_INVALID', `integration "${integration.name}" is invalid and cannot be installed`);
   }
+  if (integration.builtin !== undefined && !integration.builtin.targets.includes(input.target)) {
+    throw new HostError('ERR_VALIDATION', `/target: integration "${integration.name}" installs on ${integration.builtin.targets.join(' or ')} only`, [{ pointer: '/target', message: `must be one of ${integration.builtin.targets.join(', ')}` }]);
+  }
   const organization = findOrganization(platform, input.organization);
   if (organization === undefined) throw new HostError('ERR_NOT_FOUND', `organization "${input.organization}" not found`);
   const owner = findOrganization(platform, manifest.organization);
@@ -69,7 +72,7 @@ export function planInstallation(platform: PlatformData, integration: LoadedInte
     throw new HostError('ERR_VALIDATION', '/space_selection: only organization installations select spaces', [{ pointer: '/space_selection', message: 'only for target "organization"' }]);
   }
   const schema = configurationSchemaFor(integration, input.target);
-  const configuration = applyDefaults(schema, {});
+  const configuration = integration.builtin ? {} : applyDefaults(schema, {});
   return {
     id: `inst_${randomUUID().replaceAll('-', '').slice(0, 20)}`,
     integration: integration.name,
@@ -77,7 +80,7 @@ export function planInstallation(platform: PlatformData, integration: LoadedInte
     target: input.target,
     ...(input.target === 'space' ? { space: input.space } : {}),
     ...(input.target === 'site' ? { site: input.site } : {}),
-    status: statusFor(schema, configuration),
+    status: integration.builtin ? (integration.builtin.isComplete(configuration) ? 'active' : 'pending') : statusFor(schema, configuration),
     configuration,
     ...(spaceSelection !== undefined ? { spaceSelection } : {}),
     createdAt: new Date().toISOString(),

@@ -74,6 +74,7 @@ export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
     uninstall(installationId) {
       const installation = requireInstallation(installationId);
       deps.store.deleteInstallation(installation.id);
+      deps.getIntegration(installation.integration)?.builtin?.onUninstall?.(installation.id);
       deps.log.info(`uninstalled ${installation.integration} installation ${installation.id}; its token is revoked`);
     },
   };

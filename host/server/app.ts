@@ -12,6 +12,7 @@ import { createRequestLog, requestIdOf } from './request-log.ts';
 import { registerConfigurationRoutes } from './routes/configuration.ts';
 import { registerEnvelopeRoutes } from './routes/envelope.ts';
 import { registerEventRoutes } from './routes/events.ts';
+import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerInstallationRoutes } from './routes/installations.ts';
 import { registerIntegrationRoutes } from './routes/integrations.ts';
@@ -50,6 +51,7 @@ export function createApp(services: HostServices, limits: AppLimits = DEFAULT_AP
   registerIntegrationEventRoutes(router, services, adminAuth);
   registerRenderRoutes(router, services, adminAuth);
   registerEventRoutes(router, services, adminAuth);
+  registerWebhookRoutes(router, services, adminAuth);
   registerEnvelopeRoutes(router, services, adminAuth, limits.maxEnvelopeBytes);
   registerPublicEndpointRoutes(router, services, limits.maxPublicBodyBytes);
   registerPlatformApiRoutes(router, services);

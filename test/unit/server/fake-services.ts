@@ -142,6 +142,14 @@ export function createFakeServices(): FakeServices {
     getEvent: (integration, eventId) => {
       throw new HostError('ERR_NOT_FOUND', `integration "${integration}" has no event "${eventId}" in its log`);
     },
+    // The webhook routes are tested against the real host (test/integration/webhook-host.test.ts).
+    listDeliveries: () => ({ items: [], nextCursor: null }),
+    redeliver: (id) => {
+      throw new HostError('ERR_NOT_FOUND', `delivery "${id}" not found`);
+    },
+    rotateSigningSecret: (id) => {
+      throw new HostError('ERR_NOT_FOUND', `installation "${id}" is not a webhook installation`);
+    },
   };
   return fake;
 }
