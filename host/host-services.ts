@@ -11,6 +11,7 @@ import type { Store } from './platform/store.ts';
 import type { PlatformData } from './platform/platform-data.ts';
 import type { Supervisor } from './sandbox/supervisor.ts';
 import type { PlatformApi } from './platform/api/router.ts';
+import type { ResourceDirectory } from './platform/api/types.ts';
 import { buildEnvironment } from './platform/environment.ts';
 import type { EventLog } from './platform/event-log-store.ts';
 import type { InstallationLifecycle } from './platform/lifecycle.ts';
@@ -29,6 +30,8 @@ export interface HostServicesDeps {
   integrations: LoadedIntegration[];
   store: Store;
   platform: PlatformData;
+  /** Spaces and sites as the store knows them, for event routing (same rule as API authorization). */
+  directory: ResourceDirectory;
   supervisor: Supervisor;
   tokenSecret: string;
   platformApi: PlatformApi;
@@ -121,7 +124,7 @@ export function createHostServices(deps: HostServicesDeps): HostServices {
           integration.bundle !== undefined &&
           installation.status === 'active' &&
           EVENT_SCOPES[event.type].some((scope) => scopes.includes(scope)) &&
-          installationCovers(deps.platform, installation, event as { spaceId?: unknown; siteId?: unknown })
+          installationCovers(deps.directory, installation, event as { spaceId?: unknown; siteId?: unknown })
         );
       });
       const dispatched = await Promise.all(

@@ -158,7 +158,7 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
     now: options.clock,
     requireInstallation: (id) => services.getInstallation(id),
   });
-  const services = createHostServices({ adminToken, log, baseUrl: () => baseUrl, integrations, store, platform, supervisor, tokenSecret, platformApi, eventLog, lifecycle, now: options.clock, webhooks: webhookServices });
+  const services = createHostServices({ adminToken, log, baseUrl: () => baseUrl, integrations, store, platform, directory: platformStore, supervisor, tokenSecret, platformApi, eventLog, lifecycle, now: options.clock, webhooks: webhookServices });
   const app = createApp(services, { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes });
   let server: Server;
   try {

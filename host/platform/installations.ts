@@ -7,6 +7,8 @@ import { HostError } from '../errors.ts';
 import type { ConfigurationSchema, LoadedIntegration } from '../manifest/types.ts';
 import type { CreateInstallationInput, Installation, InstallationStatus } from '../services.ts';
 import { findOrganization, type PlatformData } from './platform-data.ts';
+import { coversSite, coversSpace } from './api/authorize.ts';
+import type { ResourceDirectory } from './api/types.ts';
 
 export function configurationSchemaFor(integration: LoadedIntegration, target: Installation['target']): ConfigurationSchema | undefined {
   const configurations = integration.manifest?.configurations;
@@ -87,12 +89,12 @@ export function planInstallation(platform: PlatformData, integration: LoadedInte
   };
 }
 
-/** Whether an installation covers a space or site named by an event. */
-export function installationCovers(platform: PlatformData, installation: Installation, event: { spaceId?: unknown; siteId?: unknown }): boolean {
-  const { spaceId, siteId } = event;
-  if (installation.target === 'space') return typeof spaceId === 'string' && spaceId === installation.space;
-  if (installation.target === 'site') return typeof siteId === 'string' && siteId === installation.site;
-  if (typeof siteId === 'string') return platform.sites.some((site) => site.id === siteId && site.organization === installation.organization);
-  if (typeof spaceId === 'string') return platform.spaces.some((space) => space.id === spaceId && space.organization === installation.organization);
+/**
+ * Whether an installation covers the space or site an event names: the same rule as the
+ * platform API's authorization (an organization installation covers only its space_selection).
+ */
+export function installationCovers(directory: ResourceDirectory, installation: Installation, event: { spaceId?: unknown; siteId?: unknown }): boolean {
+  if (typeof event.siteId === 'string') return coversSite(installation, directory, event.siteId);
+  if (typeof event.spaceId === 'string') return coversSpace(installation, directory, event.spaceId);
   return false;
 }
