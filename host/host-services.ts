@@ -60,6 +60,18 @@ export function createHostServices(deps: HostServicesDeps): HostServices {
     return installation;
   };
 
+  // An installation record is replaced (never mutated) when it changes, so its environment can be
+  // built once per record; the supervisor then sends it to a worker only when it is new there.
+  const environments = new WeakMap<Installation, Record<string, unknown>>();
+  const environmentOf = (integration: LoadedIntegration, installation: Installation): Record<string, unknown> => {
+    let environment = environments.get(installation);
+    if (environment === undefined) {
+      environment = buildEnvironment({ baseUrl: deps.baseUrl(), integration, installation, installationToken: deriveInstallationToken(deps.tokenSecret, installation.id) });
+      environments.set(installation, environment);
+    }
+    return environment;
+  };
+
   const dispatch: HostServices['dispatch'] = async (installationId, event, fetchBody) => {
     const installation = requireInstallation(installationId);
     const integration = byName.get(installation.integration);
@@ -70,12 +82,7 @@ export function createHostServices(deps: HostServicesDeps): HostServices {
       throw new HostError('ERR_INTEGRATION_INVALID', `integration "${integration.name}" has no script to run`);
     }
     const fullEvent: SandboxEvent = { ...event, eventId: event.eventId ?? newEventId(), installationId } as SandboxEvent;
-    const environment = buildEnvironment({
-      baseUrl: deps.baseUrl(),
-      integration,
-      installation,
-      installationToken: deriveInstallationToken(deps.tokenSecret, installation.id),
-    });
+    const environment = environmentOf(integration, installation);
     const meta = { eventId: fullEvent.eventId, integration: integration.name, installationId, type: fullEvent.type };
     const outcome = await recordDispatch(deps.eventLog, deps.now, meta, () => deps.supervisor.dispatch(integration.name, { event: fullEvent, environment, fetchBody }));
     return { response: outcome.response, durationMs: outcome.durationMs, logs: outcome.logs } satisfies DispatchOutcome;

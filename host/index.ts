@@ -200,6 +200,7 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
       });
       await webhooks.stop();
       await supervisor.stop();
+      eventLog.flush();
       store.close();
     },
   };

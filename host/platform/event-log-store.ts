@@ -25,7 +25,10 @@ export interface EventLogPage {
 }
 
 export interface EventLog {
+  /** Queues the entry; it is written with others at the end of this turn of the event loop. */
   record(entry: EventLogEntry): void;
+  /** Writes queued entries now (reads do this themselves; close() should too). */
+  flush(): void;
   /** Newest first; `cursor` is a previous page's nextCursor (opaque to callers). */
   list(integration: string, page: { limit: number; cursor?: string }): EventLogPage;
   /** The first dispatch recorded for this event id (an event reaching several installations has one row each). */
@@ -34,6 +37,8 @@ export interface EventLog {
 
 // Bounded so a chatty integration cannot grow the database without limit.
 export const MAX_ENTRIES_PER_INTEGRATION = 5_000;
+const PRUNE_EVERY = 100;
+const MAX_BATCH = 500;
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS event_log (
@@ -90,13 +95,53 @@ export function openEventLog(db: DatabaseSync): EventLog {
     page: db.prepare('SELECT * FROM event_log WHERE integration = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
     get: db.prepare('SELECT * FROM event_log WHERE integration = ? AND event_id = ? ORDER BY seq LIMIT 1'),
   };
+  // Entries are written in batches, one transaction per turn of the event loop, so the log costs
+  // the dispatch path an array push instead of a synchronous SQLite write. Reads flush first.
+  let pending: EventLogEntry[] = [];
+  let flushScheduled = false;
+  const insertsSincePrune = new Map<string, number>();
+  const flush = (): void => {
+    flushScheduled = false;
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    db.exec('BEGIN');
+    try {
+      for (const { eventId, integration, installationId, type, status, errorCode, durationMs, logs, createdAt } of batch) {
+        statements.insert.run(eventId, integration, installationId, type, status, errorCode ?? null, Math.round(durationMs), JSON.stringify(logs), createdAt);
+        insertsSincePrune.set(integration, (insertsSincePrune.get(integration) ?? 0) + 1);
+      }
+      // Pruning scans an integration's rows; doing it every PRUNE_EVERY inserts keeps it cheap
+      // while the log stays within MAX_ENTRIES_PER_INTEGRATION + PRUNE_EVERY rows.
+      for (const [integration, count] of insertsSincePrune) {
+        if (count < PRUNE_EVERY) continue;
+        statements.prune.run(integration, integration, MAX_ENTRIES_PER_INTEGRATION);
+        insertsSincePrune.set(integration, 0);
+      }
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  };
   return {
     record(entry) {
-      const { eventId, integration, installationId, type, status, errorCode, durationMs, logs, createdAt } = entry;
-      statements.insert.run(eventId, integration, installationId, type, status, errorCode ?? null, Math.round(durationMs), JSON.stringify(logs), createdAt);
-      statements.prune.run(integration, integration, MAX_ENTRIES_PER_INTEGRATION);
+      pending.push(entry);
+      if (pending.length >= MAX_BATCH) flush();
+      else if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(() => {
+          try {
+            flush();
+          } catch {
+            // The log is a diagnostic: a failing write (full disk) must not take the host down.
+          }
+        });
+      }
     },
+    flush,
     list(integration, { limit, cursor }) {
+      flush();
       const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(cursor);
       // One row more than asked tells whether another page exists.
       const rows = statements.page.all(integration, before, limit + 1) as unknown as EventLogRow[];
@@ -105,6 +150,7 @@ export function openEventLog(db: DatabaseSync): EventLog {
       return { items: items.map(toEntry), nextCursor };
     },
     get(integration, eventId) {
+      flush();
       const row = statements.get.get(integration, eventId) as EventLogRow | undefined;
       return row ? toEntry(row) : undefined;
     },

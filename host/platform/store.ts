@@ -61,11 +61,21 @@ function toInstallation(row: InstallationRow): Installation {
   };
 }
 
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 /** Opens (creating if needed) the database at `path` with the host's pragmas; `:memory:` gives a throwaway one. */
 export function openDatabase(path: string): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+  // WAL with synchronous=NORMAL survives a killed process (kill -9) and avoids an fsync per commit;
+  // only a power loss can drop the last commits.
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
   return db;
 }
 
@@ -89,10 +99,12 @@ export function openSqliteStore(pathOrDb: string | DatabaseSync): Store {
     deleteTokens: db.prepare('DELETE FROM tokens WHERE installation_id = ?'),
     delete: db.prepare('DELETE FROM installations WHERE id = ?'),
   };
+  const cache = new Map<string, Installation>();
   return {
     getMeta: (key) => (statements.getMeta.get(key) as { value: string } | undefined)?.value,
     setMeta: (key, value) => void statements.setMeta.run(key, value),
     insertInstallation(installation, tokenHash) {
+      cache.delete(installation.id);
       db.exec('BEGIN');
       try {
         const { id, integration, organization, target, space, site, status, configuration, spaceSelection, createdAt } = installation;
@@ -106,18 +118,27 @@ export function openSqliteStore(pathOrDb: string | DatabaseSync): Store {
       }
     },
     getInstallation(id) {
+      // Read on every dispatch: served from a cache this store invalidates on each of its writes.
+      // Cached records are frozen, so a caller that tried to mutate one would fail loudly.
+      const cached = cache.get(id);
+      if (cached !== undefined) return cached;
       const row = statements.get.get(id) as InstallationRow | undefined;
-      return row ? toInstallation(row) : undefined;
+      if (row === undefined) return undefined;
+      const installation = deepFreeze(toInstallation(row));
+      cache.set(id, installation);
+      return installation;
     },
     listInstallations(filter) {
       const rows = (filter?.integration ? statements.listFor.all(filter.integration) : statements.listAll.all()) as unknown as InstallationRow[];
       return rows.map(toInstallation);
     },
     updateInstallation(id, patch) {
+      cache.delete(id);
       statements.update.run(patch.status ?? null, patch.configuration ? JSON.stringify(patch.configuration) : null, id);
     },
     findTokenOwner: (tokenHash) => (statements.tokenOwner.get(tokenHash) as { installation_id: string } | undefined)?.installation_id,
     deleteInstallation(id) {
+      cache.delete(id);
       db.exec('BEGIN');
       try {
         statements.deleteTokens.run(id);

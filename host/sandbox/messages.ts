@@ -31,11 +31,19 @@ export interface RegisterIntegration {
   bundleHash: string;
 }
 
+/**
+ * One dispatch. The environment rarely changes between dispatches of an installation, so it
+ * travels only when the worker has not seen this version yet (`environment` set); otherwise the
+ * worker reuses the one it stored under `environmentKey`.
+ */
 export interface DispatchRequest {
   type: 'dispatch';
   id: number;
   integration: string;
-  envelope: Envelope;
+  event: Envelope['event'];
+  fetchBody: Envelope['fetchBody'];
+  environmentKey: string;
+  environment?: Envelope['environment'];
 }
 
 /** Sent once the host listens: guest fetches to this origin go to the platform API over IPC. */

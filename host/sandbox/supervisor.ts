@@ -42,6 +42,8 @@ interface Pending {
 interface Slot {
   index: number;
   child: ChildProcess;
+  /** Environment objects this worker process already holds (a restarted worker starts empty). */
+  sentEnvironments: WeakSet<object>;
   ready: Promise<void>;
   pending: Map<number, Pending>;
   stopping: boolean;
@@ -128,7 +130,11 @@ export class Supervisor {
     const id = this.nextId++;
     return new Promise<SupervisedOutcome>((resolve, reject) => {
       current.pending.set(id, { integration, eventId: envelope.event.eventId, resolve, reject });
-      this.post(current, { type: 'dispatch', id, integration, envelope });
+      const { event, fetchBody, environment } = envelope;
+      const environmentKey = String(event.installationId ?? '');
+      const known = current.sentEnvironments.has(environment);
+      this.post(current, { type: 'dispatch', id, integration, event, fetchBody, environmentKey, ...(known ? {} : { environment }) });
+      current.sentEnvironments.add(environment);
     });
   }
 
@@ -166,7 +172,7 @@ export class Supervisor {
     });
     let markReady: () => void = () => undefined;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
-    const slot: Slot = { index, child, ready, pending: new Map(), stopping: false };
+    const slot: Slot = { index, child, ready, pending: new Map(), stopping: false, sentEnvironments: new WeakSet() };
     child.on('message', (message: FromWorker) => {
       if (message.type === 'ready') return markReady();
       if (message.type === 'log') return this.options.onLog(message);

@@ -3,7 +3,8 @@
 // sees another worker's integrations; if a guest crashes V8, only this process dies.
 
 import type { DispatchResult, FromWorker, ToWorker, WorkerInit } from './messages.ts';
-import type { BridgeRequest, BridgeResponse, BridgeResult } from '../../sandbox-api/runtime/contract.ts';
+import type { BridgeRequest, BridgeResponse, BridgeResult, UrlRecord } from '../../sandbox-api/runtime/contract.ts';
+import { parseUrl } from '../bridge/primitives.ts';
 import { DispatchError, IntegrationIsolate, type RuntimeSource } from './isolate.ts';
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import { performFetch } from '../bridge/fetch.ts';
@@ -18,6 +19,8 @@ let nextApiCall = 1;
 const apiCalls = new Map<number, (result: BridgeResult<BridgeResponse>) => void>();
 let runtime: RuntimeSource | null = null;
 const isolates = new Map<string, IntegrationIsolate>();
+/** The latest environment the supervisor sent per installation (see DispatchRequest). */
+const environments = new Map<string, Record<string, unknown>>();
 
 function send(message: FromWorker): void {
   process.send?.(message);
@@ -110,9 +113,16 @@ process.on('message', (message: ToWorker) => {
     case 'register':
       register(message.integration, message.bundleCode);
       return;
-    case 'dispatch':
-      void dispatch(message.id, message.integration, message.envelope);
+    case 'dispatch': {
+      if (message.environment !== undefined) environments.set(message.environmentKey, message.environment);
+      const environment = environments.get(message.environmentKey) ?? {};
+      // Parsing here is cheap; inside the isolate each parse is a synchronous hop to this thread.
+      const requestUrl = message.event.request?.url;
+      const record = typeof requestUrl === 'string' ? parseUrl(requestUrl, undefined) : null;
+      const parsedUrls: [string, UrlRecord][] = record === null ? [] : [[requestUrl as string, record]];
+      void dispatch(message.id, message.integration, { event: message.event, environment, fetchBody: message.fetchBody, parsedUrls });
       return;
+    }
     case 'configure':
       apiOrigin = new URL(message.apiEndpoint).origin;
       return;

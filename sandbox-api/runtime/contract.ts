@@ -8,6 +8,8 @@ export interface Envelope {
   environment: Record<string, unknown>;
   /** The exact body bytes, or null when the trigger had none. */
   fetchBody: Uint8Array | null;
+  /** URLs the worker already parsed (the request URL), so the runtime needs no hop out for them. */
+  parsedUrls?: [string, UrlRecord][];
 }
 
 export interface SandboxEvent {

@@ -30,6 +30,8 @@ export interface DispatchDeps {
   serializeResponse(value: unknown): SandboxResponse | null;
   log(level: LogLevel, text: string): void;
   fireTimer(id: number): void;
+  /** Records the host parsed already (Envelope.parsedUrls). */
+  seedUrls?(entries: unknown): void;
 }
 
 export function verdictResponse(status: number, verdict: RuntimeVerdict, error: string): SandboxResponse {
@@ -81,6 +83,7 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
       log('error', `${BAD_ENTRY_HELP}; the default export is ${describe(integration)}`);
       return verdictResponse(500, 'bad-entry', 'Internal server error');
     }
+    deps.seedUrls?.((envelope as { parsedUrls?: unknown }).parsedUrls);
     const eventId = String(envelope.event.eventId);
     const host = Object.freeze({ waitUntil: (work: unknown) => waitUntil(eventId, work), ...deps.classes });
     const result: unknown = await apply(handler, integration, [envelope, host]);

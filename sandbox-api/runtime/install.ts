@@ -17,6 +17,7 @@ import { createResponseClass } from './response.ts';
 import { TextEncoder, createTextDecoderClass } from './text-codec.ts';
 import { createTimers } from './timers.ts';
 import { createUrlClass } from './url.ts';
+import { createUrlCache } from './url-cache.ts';
 import { URLSearchParams } from './url-search-params.ts';
 
 /** Plain V8 globals the design keeps away from untrusted code (shared memory, timing, raw Wasm). */
@@ -39,7 +40,8 @@ export function install(
   hmac: BridgePrimitives['hmac'],
 ): RuntimeApi {
   const bridge = wrapPrimitives(log, fetch, setTimer, clearTimer, parseUrl, decodeText, randomBytes, digest, hmac);
-  const parse = (input: string, base: string | undefined) => bridge.parseUrl(input, base);
+  const urls = createUrlCache((input, base) => bridge.parseUrl(input, base));
+  const parse = urls.parse;
 
   const URL = createUrlClass(parse);
   const Request = createRequestClass(parse);
@@ -96,6 +98,7 @@ export function install(
     serializeResponse,
     log: (level, text) => bridge.log(level, text),
     fireTimer: (id) => timers.fire(id),
+    seedUrls: urls.seed,
   });
 }
 
