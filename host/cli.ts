@@ -13,7 +13,7 @@ import { describeDefaulted, withDevDefaults } from './dev-env.ts';
 
 const USAGE = `usage:
   npm run host -- [--dir D]... [--port P] [--data FILE] [--platform FILE] [--admin-token T]
-                  [--allow-egress HOST_OR_CIDR]... [--workers N] [--no-auto-install]
+                  [--allow-egress HOST[:PORT]|CIDR]... [--workers N] [--no-auto-install]
   npm run check -- DIR [DIR...]`;
 
 function fail(message: string, code = 2): never {

@@ -17,6 +17,7 @@ import { Supervisor } from './sandbox/supervisor.ts';
 import { buildRuntimeScript } from '../sandbox-api/runtime/build.ts';
 import { createHostServices } from './host-services.ts';
 import { createApp } from './server/app.ts';
+import { answerClientError } from './server/client-error.ts';
 import type { HostServices, InstallationView, Logger } from './services.ts';
 import { createPlatformApi, type PlatformApi } from './platform/api/router.ts';
 import { platformRoutes } from './platform/api/routes/index.ts';
@@ -109,12 +110,13 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
   const supervisor = new Supervisor({
     workers: options.workers,
     limits: options.limits,
-    egress: { allow: options.allowEgress },
+    egress: { allow: options.allowEgress, ...(options.egressResolve ? { resolve: options.egressResolve } : {}) },
     runtimeScript: await buildRuntimeScript(),
     crashesBeforeQuarantine: options.limits.crashesBeforeQuarantine,
     crashWindowMs: options.limits.crashWindowMs,
     onLog: logIntegrationLine(log),
     onNotice: (level, message) => log[level](message),
+    ...(options.onEgressConnect ? { onEgressConnect: options.onEgressConnect } : {}),
     // Guest fetches to environment.apiEndpoint: the same handlers as HTTP, never the network.
     onApiRequest: async (integration, request) => {
       if (platformApi === null) return { ok: false, code: 'TypeError', message: 'platform API not ready' };
@@ -165,6 +167,10 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
     server = await new Promise<Server>((resolve, reject) => {
       const listening = app.listen(options.port, options.host, () => resolve(listening));
       listening.once('error', reject);
+      // Requests Node itself would refuse with a bare status line get the host's JSON errors, and an
+      // Expect other than 100-continue is ignored (RFC 9110 allows it) instead of Node's empty 417.
+      listening.on('clientError', answerClientError);
+      listening.on('checkExpectation', app.callback());
     });
   } catch (error) {
     await supervisor.stop();

@@ -7,6 +7,8 @@ import { HostError } from './errors.ts';
 import type { SandboxLimits } from './sandbox/messages.ts';
 import type { Logger } from './services.ts';
 import { OAUTH_STATE_TTL_MS } from './platform/oauth-state.ts';
+import { parseAllowList } from './bridge/egress-allow.ts';
+import { checkResolveOverrides } from './bridge/egress-resolve.ts';
 
 export interface HostLimits extends SandboxLimits {
   maxPublicBodyBytes: number;
@@ -23,6 +25,13 @@ export interface HostOptions {
   platformPath: string;
   adminToken?: string;
   allowEgress: string[];
+  /**
+   * Testing and development aid, never for production: fixed DNS answers for guest fetch
+   * (`{ 'metadata.test': ['169.254.169.254'] }`), still judged by the egress policy.
+   */
+  egressResolve?: Record<string, string[]>;
+  /** The connect audit: called for every destination a guest fetch points a socket at (tests). */
+  onEgressConnect?: (event: { integration: string; address: string; port: number }) => void;
   autoInstall: boolean;
   workers: number;
   limits: HostLimits;
@@ -62,6 +71,8 @@ const OPTIONS_SCHEMA = {
     platformPath: { type: 'string', minLength: 1 },
     adminToken: { type: 'string', minLength: 16 },
     allowEgress: { type: 'array', items: { type: 'string', minLength: 1 } },
+    egressResolve: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+    onEgressConnect: {},
     autoInstall: { type: 'boolean' },
     workers: positive,
     limits: {
@@ -86,6 +97,12 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     const problems = (validateOptions.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message}`);
     throw new HostError('ERR_OPTIONS_INVALID', `invalid host options: ${problems.join('; ')}`);
   }
+  const egressProblems = [
+    ...parseAllowList(input.allowEgress ?? []).errors.map((problem) => `--allow-egress ${problem}`),
+    ...checkResolveOverrides(input.egressResolve ?? {}),
+  ];
+  if (input.onEgressConnect !== undefined && typeof input.onEgressConnect !== 'function') egressProblems.push('onEgressConnect must be a function');
+  if (egressProblems.length > 0) throw new HostError('ERR_OPTIONS_INVALID', `invalid host options: ${egressProblems.join('; ')}`);
   return {
     dirs: input.dirs ?? ['fixtures/integrations'],
     host: input.host ?? '127.0.0.1',
@@ -94,6 +111,8 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     platformPath: input.platformPath ?? 'fixtures/platform.yaml',
     ...(input.adminToken ? { adminToken: input.adminToken } : {}),
     allowEgress: input.allowEgress ?? [],
+    ...(input.egressResolve ? { egressResolve: input.egressResolve } : {}),
+    ...(input.onEgressConnect ? { onEgressConnect: input.onEgressConnect } : {}),
     autoInstall: input.autoInstall ?? true,
     workers: input.workers ?? Math.max(2, availableParallelism()),
     limits: { ...DEFAULT_LIMITS, ...input.limits },

@@ -10,6 +10,7 @@ export interface VerifyOptions {
 }
 
 export type VerifyFailure =
+  | 'missing_secret'
   | 'missing_header'
   | 'malformed_header'
   | 'missing_timestamp'
@@ -76,6 +77,9 @@ export async function verifySignature(
   secret: string,
   { toleranceSeconds = 300, now = Date.now() }: VerifyOptions = {},
 ): Promise<VerifyResult> {
+  // An unset secret (say, a missing environment variable) must fail closed: Web Crypto would throw
+  // on the empty key, and an HMAC keyed with '' is one anyone can compute.
+  if (typeof secret !== 'string' || secret === '') return { ok: false, reason: 'missing_secret' };
   if (typeof header !== 'string' || header.trim() === '') return { ok: false, reason: 'missing_header' };
   const parsed = parseHeader(header);
   if (parsed === null) return { ok: false, reason: 'malformed_header' };

@@ -9,10 +9,11 @@ import zlib from 'node:zlib';
 import type { LookupFunction } from 'node:net';
 import type { BridgeRequest, BridgeResponse, BridgeResult } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressPolicy } from './egress-policy.ts';
-import { EgressRefusal as Refusal, checkedLookupFor } from './egress-connect.ts';
+import { EgressRefusal as Refusal, checkedLookupFor, type ConnectAudit } from './egress-connect.ts';
 
 export interface FetchBridgeOptions {
   policy: EgressPolicy;
+  /** One deadline for the whole fetch: DNS, every redirect hop, headers and body. */
   timeoutMs: number;
   maxResponseBytes: number;
   maxRedirects: number;
@@ -20,12 +21,16 @@ export interface FetchBridgeOptions {
   lookup?: LookupFunction;
   /** Called with every refusal, for the host log. */
   onRefusal?: (url: string, reason: string) => void;
+  /** Told every address:port a socket is pointed at (the connect audit). */
+  onConnect?: ConnectAudit;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-connection']);
+/** Request headers the host sets itself: a guest `host` could reach another virtual host behind an allowed address. */
+const HOST_SET = new Set(['host', 'content-length', 'expect']);
 
-function decodedStream(response: http.IncomingMessage): NodeJS.ReadableStream {
+function decodedStream(response: http.IncomingMessage): NodeJS.ReadableStream & { destroy(): void } {
   const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip') return response.pipe(zlib.createGunzip());
   if (encoding === 'deflate') return response.pipe(zlib.createInflate());
@@ -41,18 +46,32 @@ interface Hop {
   location: string | null;
 }
 
-function requestOnce(url: URL, request: BridgeRequest, body: Uint8Array | null, options: FetchBridgeOptions, lookup: LookupFunction): Promise<Hop> {
+function requestOnce(url: URL, request: BridgeRequest, body: Uint8Array | null, options: FetchBridgeOptions, lookup: LookupFunction, remainingMs: number): Promise<Hop> {
   return new Promise((resolve, reject) => {
     const transport = url.protocol === 'https:' ? https : http;
     const headers: Record<string, string> = {};
-    for (const [name, value] of request.headers) if (!HOP_BY_HOP.has(name.toLowerCase())) headers[name] = value;
+    for (const [name, value] of request.headers) {
+      const lower = name.toLowerCase();
+      if (!HOP_BY_HOP.has(lower) && !HOST_SET.has(lower)) headers[name] = value;
+    }
     if (!Object.keys(headers).some((name) => name.toLowerCase() === 'accept-encoding')) headers['accept-encoding'] = 'gzip, deflate, br';
     const outgoing = transport.request(url, { method: request.method, headers, lookup, agent: false });
-    const timer = setTimeout(() => outgoing.destroy(new Error(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
-    outgoing.on('error', (error) => {
+    let stream: (NodeJS.ReadableStream & { destroy(): void }) | null = null;
+    let settled = false;
+    // Whatever ends the hop first (an error, the cap, the deadline, the end) settles it once and
+    // tears everything down: a piped decompressor does not forward its source's errors by itself.
+    const finish = (error: Error | null, hop?: Hop) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      reject(error);
-    });
+      if (error !== null) {
+        stream?.destroy();
+        outgoing.destroy();
+        reject(error);
+      } else resolve(hop!);
+    };
+    const timer = setTimeout(() => finish(new Error(`timed out after ${options.timeoutMs} ms`)), Math.max(0, remainingMs));
+    outgoing.on('error', (error) => finish(error));
     outgoing.on('response', (response) => {
       const status = response.statusCode ?? 0;
       const location = REDIRECT_STATUSES.has(status) ? (response.headers.location ?? null) : null;
@@ -66,26 +85,16 @@ function requestOnce(url: URL, request: BridgeRequest, body: Uint8Array | null, 
       }
       const chunks: Buffer[] = [];
       let total = 0;
-      const stream = decodedStream(response);
+      stream = decodedStream(response);
+      response.on('error', (error) => finish(error));
+      response.on('aborted', () => finish(new Error('the connection closed before the response ended')));
       stream.on('data', (chunk: Buffer) => {
         total += chunk.length;
-        if (total > options.maxResponseBytes) {
-          response.destroy();
-          (stream as zlib.Gunzip).destroy?.();
-          clearTimeout(timer);
-          reject(new Refusal(`response body exceeds ${options.maxResponseBytes} bytes`));
-          return;
-        }
+        if (total > options.maxResponseBytes) return finish(new Refusal(`response body exceeds ${options.maxResponseBytes} bytes`));
         chunks.push(chunk);
       });
-      stream.on('error', (error: Error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      stream.on('end', () => {
-        clearTimeout(timer);
-        resolve({ status, statusText: response.statusMessage ?? '', headers: pairs, body: new Uint8Array(Buffer.concat(chunks)), location });
-      });
+      stream.on('error', (error: Error) => finish(error));
+      stream.on('end', () => finish(null, { status, statusText: response.statusMessage ?? '', headers: pairs, body: new Uint8Array(Buffer.concat(chunks)), location }));
     });
     if (body !== null && body.length > 0) outgoing.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
     else outgoing.end();
@@ -102,11 +111,13 @@ export async function performFetch(request: BridgeRequest, options: FetchBridgeO
   let method = String(request.method || 'GET').toUpperCase();
   let body = request.body;
   const refusals: string[] = [];
-  const baseLookup = options.lookup ?? (dns.lookup as LookupFunction);
+  const lookup = options.lookup ?? (dns.lookup as LookupFunction);
+  const deadline = performance.now() + options.timeoutMs;
+  const remaining = () => deadline - performance.now();
   try {
     for (let hop = 0; ; hop++) {
-      const lookup = await checkedLookupFor(url, options.policy, baseLookup, refusals);
-      const result = await requestOnce(url, { ...request, method }, body, options, lookup);
+      const pinned = await withDeadline(checkedLookupFor(url, options.policy, { lookup, refusals, audit: options.onConnect }), remaining(), options.timeoutMs);
+      const result = await requestOnce(url, { ...request, method }, body, options, pinned, remaining());
       if (result.location === null || request.redirect === 'manual') {
         return { ok: true, value: { status: result.status, statusText: result.statusText, headers: result.headers, body: result.body, url: url.href, redirected: hop > 0 } };
       }
@@ -123,6 +134,15 @@ export async function performFetch(request: BridgeRequest, options: FetchBridgeO
     if (error instanceof Refusal) options.onRefusal?.(request.url, message);
     return { ok: false, code: 'TypeError', message };
   }
+}
+
+/** DNS cannot be cancelled, but the guest stops waiting for it at the fetch deadline. */
+function withDeadline<T>(work: Promise<T>, remainingMs: number, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), Math.max(0, remainingMs));
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }
 
 function describeNetworkError(error: unknown): string {

@@ -7,10 +7,11 @@ import path from 'node:path';
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { HostError } from '../errors.ts';
 import type { LoadedIntegration, Manifest, ManifestProblem } from './types.ts';
-import { checkSchema, type Issue } from './validate.ts';
+import { checkSchema, escapePointer, type Issue } from './validate.ts';
 import { checkSemantics, findUnknownKeys, isObject } from './semantic.ts';
 import { checkManifestPaths } from './paths.ts';
 import { resolveSecrets } from './secrets.ts';
+import { ownerOf } from './secret-namespace.ts';
 import { bundleScript } from './bundle.ts';
 import { displayPath } from './format.ts';
 import { MANIFEST_KEYS } from './schema.ts';
@@ -31,6 +32,7 @@ export interface LoadOptions {
 interface Inspected {
   loaded: LoadedIntegration;
   declaredName?: string;
+  secretVariables?: Record<string, string>;
 }
 
 export async function loadIntegration(dir: string, options: LoadOptions): Promise<LoadedIntegration> {
@@ -43,6 +45,7 @@ export async function loadIntegrations(dirs: string[], options: LoadOptions): Pr
   const folders = (await Promise.all(roots.map(listIntegrationFolders))).flat();
   const inspected = await Promise.all(folders.map((folder) => inspectIntegration(folder, options)));
   markDuplicateNames(inspected);
+  markForeignSecretVariables(inspected);
   return Promise.all(inspected.map((item) => finish(item, options)));
 }
 
@@ -74,7 +77,8 @@ async function inspectIntegration(dir: string, options: LoadOptions): Promise<In
   }
   const doc = parsed.doc;
   const schemaIssues = checkSchema(doc);
-  const secrets = resolveSecrets(doc.secrets, options.env);
+  const owner = typeof doc.name === 'string' && doc.name !== '' ? doc.name : path.basename(dir);
+  const secrets = resolveSecrets(doc.secrets, options.env, owner);
   loaded.errors.push(...attach([
     ...schemaIssues,
     ...checkSemantics(doc, options),
@@ -88,7 +92,7 @@ async function inspectIntegration(dir: string, options: LoadOptions): Promise<In
   if (loaded.errors.length === 0) loaded.secrets = secrets.values;
   const declaredName = typeof doc.name === 'string' && doc.name !== '' ? doc.name : undefined;
   if (declaredName) loaded.name = declaredName;
-  return { loaded, declaredName };
+  return { loaded, declaredName, secretVariables: secrets.variables };
 }
 
 async function readManifest(manifestPath: string): Promise<{ doc: Record<string, unknown> } | { problem: Issue }> {
@@ -129,6 +133,20 @@ function markDuplicateNames(inspected: Inspected[]): void {
       const others = holders.filter((other) => other !== item).map((other) => displayPath(other.loaded.dir));
       const file = displayPath(item.loaded.manifestPath);
       item.loaded.errors.push({ file, pointer: '/name', message: `name "${name}" is also used by the integration in ${others.join(', ')}` });
+      item.loaded.secrets = {};
+    }
+  }
+}
+
+/** A secret read from another loaded integration's namespace (a longer name owns it) is refused. */
+function markForeignSecretVariables(inspected: Inspected[]): void {
+  const names = inspected.flatMap((item) => (item.declaredName ? [item.declaredName] : []));
+  for (const item of inspected) {
+    for (const [key, variable] of Object.entries(item.secretVariables ?? {})) {
+      const owner = ownerOf(variable, names);
+      if (owner === undefined || owner === item.declaredName) continue;
+      const file = displayPath(item.loaded.manifestPath);
+      item.loaded.errors.push({ file, pointer: `/secrets/${escapePointer(key)}`, message: `secret "${key}" cannot read ${variable}: it belongs to the integration "${owner}"` });
       item.loaded.secrets = {};
     }
   }

@@ -1,20 +1,25 @@
-// Fills manifest `secrets` templates (`${{ env.NAME }}`) from the host's environment. Never puts a
-// secret value (resolved or literal) into a message, a warning or a log line: only key and variable names.
+// Fills manifest `secrets` templates (`${{ env.NAME }}`) from the host's environment, reading only
+// variables in the integration's own namespace (secret-namespace.ts). Never puts a secret value
+// (resolved or literal) into a message, a warning or a log line: only key and variable names.
 
 import type { Issue } from './validate.ts';
 import { escapePointer } from './validate.ts';
 import { isObject } from './semantic.ts';
+import { namespaceProblem } from './secret-namespace.ts';
 
 const TEMPLATE = /^\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
 
 export interface ResolvedSecrets {
   values: Record<string, string>;
+  /** Secret key → the environment variable it was read from (for the cross-integration check). */
+  variables: Record<string, string>;
   errors: Issue[];
   warnings: Issue[];
 }
 
-export function resolveSecrets(secrets: unknown, env: Record<string, string | undefined>): ResolvedSecrets {
-  const result: ResolvedSecrets = { values: {}, errors: [], warnings: [] };
+/** `owner` is the integration's name: it decides which variables the templates may name. */
+export function resolveSecrets(secrets: unknown, env: Record<string, string | undefined>, owner: string): ResolvedSecrets {
+  const result: ResolvedSecrets = { values: {}, variables: {}, errors: [], warnings: [] };
   if (!isObject(secrets)) return result; // absent, or a shape problem the schema reports
   for (const [key, raw] of Object.entries(secrets)) {
     if (typeof raw !== 'string') continue;
@@ -22,6 +27,13 @@ export function resolveSecrets(secrets: unknown, env: Record<string, string | un
     const template = TEMPLATE.exec(raw.trim());
     if (template) {
       const variable = template[1];
+      // Checked before the variable is even looked at: whether it is set is none of its business.
+      const outside = namespaceProblem(variable, owner);
+      if (outside !== null) {
+        result.errors.push({ pointer, message: `secret "${key}" cannot read ${variable}: ${outside}` });
+        continue;
+      }
+      result.variables[key] = variable;
       const value = Object.hasOwn(env, variable) ? env[variable] : undefined;
       if (value === undefined) {
         result.errors.push({ pointer, message: `secret "${key}" needs environment variable ${variable}, which is not set` });

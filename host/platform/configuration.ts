@@ -29,7 +29,9 @@ function planBuiltinEdit(integration: LoadedIntegration, installation: Installat
   const configuration: Record<string, unknown> = { ...installation.configuration };
   for (const [name, value] of Object.entries(patch)) {
     if (value === null) delete configuration[name];
-    else configuration[name] = value;
+    // defineProperty, not `=`: a "__proto__" key must stay an own (refused) key, never become the
+    // prototype the checks would then read `url` and `events` from.
+    else Object.defineProperty(configuration, name, { value, enumerable: true, writable: true, configurable: true });
   }
   const problems = builtin.checkConfiguration(configuration, installation.target);
   if (problems.length > 0) throw invalidConfiguration(problems);

@@ -64,7 +64,8 @@ export function validatePublishedEvent(body: unknown): { type: PublishableEventT
     const details = (validate.errors ?? []).map((e) => {
       const missing = (e.params as { missingProperty?: string }).missingProperty;
       const extra = (e.params as { additionalProperty?: string }).additionalProperty;
-      const pointer = missing ? `${e.instancePath}/${missing}` : extra ? `${e.instancePath}/${extra}` : e.instancePath || '/';
+      const escape = (token: string): string => token.replaceAll('~', '~0').replaceAll('/', '~1');
+      const pointer = missing ? `${e.instancePath}/${escape(missing)}` : extra ? `${e.instancePath}/${escape(extra)}` : e.instancePath || '/';
       const message = missing ? 'required' : extra ? 'unknown field' : (e.message ?? 'invalid');
       return { pointer, message };
     });

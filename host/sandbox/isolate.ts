@@ -45,6 +45,8 @@ interface Live {
 }
 
 const MEMORY_LIMIT_PATTERN = /memory limit/i;
+/** Each pending timer is a host object: a guest must not be able to make millions of them. */
+const MAX_PENDING_TIMERS = 10_000;
 
 /** Runs in the isolate: wraps the host fetch Reference in a plain function (the Reference stays in the closure). */
 const FETCH_ADAPTER = `"use strict"; (function (ref) {
@@ -66,6 +68,11 @@ export class IntegrationIsolate {
   private readonly inFlight = new Set<InFlight>();
   private readonly draining = new Set<string>();
   private fetchesInWindow = 0;
+  /** One warning per busy window for each cap a guest runs into, never one per attempt. */
+  private readonly warned = new Set<'fetch' | 'timers'>();
+  /** Lines logged while only waitUntil work runs, and those dropped past the per-event cap. */
+  private lateLines = 0;
+  private lateDropped = 0;
   readonly name: string;
   private readonly bundleCode: string;
   private readonly runtime: RuntimeSource;
@@ -160,6 +167,12 @@ export class IntegrationIsolate {
     return new DispatchError('isolate-reset', 'the integration failed to start');
   }
 
+  private warnOnce(cap: 'fetch' | 'timers', text: string): void {
+    if (this.warned.has(cap)) return;
+    this.warned.add(cap);
+    this.recordLog('warn', text);
+  }
+
   private closeLogs(entry: InFlight): CapturedLog[] {
     if (entry.droppedLogs > 0) entry.logs.push({ level: 'warn', text: `… ${entry.droppedLogs} more log lines dropped (limit ${this.limits.maxLogLinesPerDispatch} per event)` });
     entry.droppedLogs = 0;
@@ -169,6 +182,12 @@ export class IntegrationIsolate {
   private recordLog(level: string, text: string): void {
     const line = text.length > this.limits.maxLogLineBytes ? `${text.slice(0, this.limits.maxLogLineBytes)}… [truncated]` : text;
     if (this.inFlight.size === 0) {
+      // waitUntil work answers to no response, so its output is capped here like an event's.
+      if (this.lateLines >= this.limits.maxLogLinesPerDispatch) {
+        this.lateDropped++;
+        return;
+      }
+      this.lateLines++;
       this.hooks.lateLog([...this.draining], level, line);
       return;
     }
@@ -179,7 +198,29 @@ export class IntegrationIsolate {
   }
 
   private resetWindowIfIdle(): void {
-    if (this.inFlight.size === 0 && this.draining.size === 0) this.fetchesInWindow = 0;
+    if (this.inFlight.size !== 0 || this.draining.size !== 0) return;
+    this.fetchesInWindow = 0;
+    this.warned.clear();
+    if (this.lateDropped > 0) {
+      this.hooks.lateLog([], 'warn', `… ${this.lateDropped} more log lines dropped after the response (limit ${this.limits.maxLogLinesPerDispatch} per event)`);
+    }
+    this.lateLines = 0;
+    this.lateDropped = 0;
+    this.dropIdleTimers();
+  }
+
+  /**
+   * Timers only run while the integration has work in flight (a dispatch or waitUntil): once it
+   * is idle, pending ones are dropped at once, so an idle isolate costs nothing and cannot keep
+   * itself busy, and a thousand dropped timers make one log line, not a thousand.
+   */
+  private dropIdleTimers(): void {
+    const live = this.live;
+    if (live === null || live.timers.size === 0) return;
+    const count = live.timers.size;
+    for (const timer of live.timers.values()) clearTimeout(timer);
+    live.timers.clear();
+    this.hooks.lateLog([], 'warn', `${count} timer(s) still pending when the integration finished its work: dropped`);
   }
 
   private drainAfterResponse(live: Live, eventId: string): void {
@@ -267,6 +308,7 @@ export class IntegrationIsolate {
     const fetch = async (request: BridgeRequest): Promise<BridgeResult<BridgeResponse>> => {
       const allowance = this.limits.maxFetchesPerDispatch * Math.max(1, this.inFlight.size + this.draining.size);
       if (++this.fetchesInWindow > allowance) {
+        this.warnOnce('fetch', `fetch refused: the limit of ${this.limits.maxFetchesPerDispatch} fetches per event was reached`);
         return { ok: false, code: 'TypeError', message: `fetch limit reached (${this.limits.maxFetchesPerDispatch} per event)` };
       }
       try {
@@ -276,6 +318,12 @@ export class IntegrationIsolate {
       }
     };
     const setTimer = (id: number, delayMs: number) => {
+      // Only a timer callback already on its way in can run while idle; it may not re-arm itself.
+      if (this.inFlight.size === 0 && this.draining.size === 0) return;
+      if (timers.size >= MAX_PENDING_TIMERS && !timers.has(Number(id))) {
+        this.warnOnce('timers', `setTimeout ignored: ${MAX_PENDING_TIMERS} timers are already pending`);
+        return;
+      }
       const delay = Math.max(0, Math.min(Number(delayMs) || 0, 2_147_483_647));
       const timer = setTimeout(() => this.fireTimer(timers, id), delay);
       timers.set(Number(id), timer);
@@ -297,10 +345,7 @@ export class IntegrationIsolate {
     return { fetch, callbacks };
   }
 
-  /**
-   * Timers only run while the integration has work in flight (a dispatch or waitUntil): a timer
-   * due after that is dropped, so an idle isolate costs nothing and cannot keep itself busy.
-   */
+  /** Fires a guest timer; one due while the integration is idle (a race with dropIdleTimers) is dropped. */
   private fireTimer(timers: Map<number, NodeJS.Timeout>, id: number): void {
     timers.delete(id);
     const live = this.live;

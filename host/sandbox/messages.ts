@@ -94,4 +94,12 @@ export interface ApiCall {
   request: BridgeRequest;
 }
 
-export type FromWorker = DispatchResult | LateLog | WorkerReady | ApiCall;
+/** The connect audit: a socket of the fetch bridge is about to connect to this destination. */
+export interface EgressConnect {
+  type: 'egress-connect';
+  integration: string;
+  address: string;
+  port: number;
+}
+
+export type FromWorker = DispatchResult | LateLog | WorkerReady | ApiCall | EgressConnect;

@@ -24,6 +24,8 @@ export interface SupervisorOptions {
   onNotice(level: 'info' | 'warn' | 'error', message: string): void;
   /** A guest's call to the platform API; `integration` is the one whose isolate made it. */
   onApiRequest?(integration: string, request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
+  /** The connect audit: every destination a guest fetch pointed a socket at. */
+  onEgressConnect?(event: { integration: string; address: string; port: number }): void;
 }
 
 export interface SupervisedOutcome {
@@ -177,6 +179,7 @@ export class Supervisor {
       if (message.type === 'ready') return markReady();
       if (message.type === 'log') return this.options.onLog(message);
       if (message.type === 'api-request') return this.answerApi(slot, message.id, message.integration, message.request);
+      if (message.type === 'egress-connect') return this.options.onEgressConnect?.({ integration: message.integration, address: message.address, port: message.port });
       this.settle(slot, message);
     });
     child.on('exit', (code, signal) => this.onExit(slot, code, signal));

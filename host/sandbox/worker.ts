@@ -8,6 +8,7 @@ import { parseUrl } from '../bridge/primitives.ts';
 import { DispatchError, IntegrationIsolate, type RuntimeSource } from './isolate.ts';
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import { performFetch } from '../bridge/fetch.ts';
+import { lookupWithOverrides } from '../bridge/egress-resolve.ts';
 
 const MAX_REDIRECTS = 5;
 const FETCH_TIMEOUT_MS = 10_000;
@@ -23,7 +24,9 @@ const isolates = new Map<string, IntegrationIsolate>();
 const environments = new Map<string, Record<string, unknown>>();
 
 function send(message: FromWorker): void {
-  process.send?.(message);
+  // During shutdown the channel can close under a late result; with a callback a failed send is
+  // dropped instead of crashing this process with an unhandled EPIPE.
+  if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
 }
 
 /** Whether a guest URL targets the platform API (same origin as environment.apiEndpoint). */
@@ -48,6 +51,7 @@ function register(integration: string, bundleCode: string): void {
   if (init === null || runtime === null) throw new Error('worker used before init');
   isolates.get(integration)?.dispose('re-registered');
   const policy = createEgressPolicy(init.egress);
+  const lookup = lookupWithOverrides(init.egress.resolve);
   isolates.set(
     integration,
     new IntegrationIsolate(integration, bundleCode, runtime, init.limits, {
@@ -59,8 +63,11 @@ function register(integration: string, bundleCode: string): void {
           timeoutMs: FETCH_TIMEOUT_MS,
           maxResponseBytes: FETCH_MAX_RESPONSE_BYTES,
           maxRedirects: MAX_REDIRECTS,
+          lookup,
           onRefusal: (url, reason) =>
             send({ type: 'log', integration, eventIds: [], level: 'warn', text: `egress refused for ${url}: ${reason}` }),
+          // The connect audit: every destination a socket is pointed at, reported to the host.
+          onConnect: (address, port) => send({ type: 'egress-connect', integration, address, port }),
         }),
       lateLog: (eventIds, level, text) => send({ type: 'log', integration, eventIds, level, text }),
     }),

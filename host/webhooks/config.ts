@@ -2,7 +2,7 @@
 // fit which target, and whether a URL may be configured under the egress policy. Pure; returns
 // problems as { pointer, message } for a 422, never throws, never resolves DNS (deliver.ts does).
 
-import { createEgressPolicy, isExplicitlyAllowed, type EgressOptions } from '../bridge/egress-policy.ts';
+import { createEgressPolicy, isExplicitlyAllowed, portOf, type EgressOptions } from '../bridge/egress-policy.ts';
 import type { WebhookEventType } from './payload.ts';
 
 export const WEBHOOK_INTEGRATION_NAME = 'webhook';
@@ -34,7 +34,7 @@ export function checkWebhookUrl(value: string, egress: EgressOptions): string | 
   } catch {
     return 'must be an absolute URL';
   }
-  if (url.protocol === 'http:' && !isExplicitlyAllowed(egress, url.hostname)) return 'must use https (http only to an --allow-egress host)';
+  if (url.protocol === 'http:' && !isExplicitlyAllowed(egress, url.hostname, portOf(url))) return 'must use https (http only to an --allow-egress host)';
   return createEgressPolicy(egress).checkUrl(url);
 }
 
@@ -63,7 +63,7 @@ export function checkWebhookConfiguration(configuration: Record<string, unknown>
     }
   }
   for (const key of Object.keys(configuration)) {
-    if (key !== 'url' && key !== 'events') problems.push({ pointer: `/${key}`, message: 'unknown property' });
+    if (key !== 'url' && key !== 'events') problems.push({ pointer: `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: 'unknown property' });
   }
   return problems;
 }

@@ -99,7 +99,7 @@ export function deliverAttempt(request: AttemptRequest, options: DeliverOptions)
       finish({ error: 'timeout', message: `no response within ${timeoutMs} ms` });
       outgoing?.destroy();
     }, timeoutMs);
-    checkedLookupFor(url, options.policy, options.lookup).then(
+    checkedLookupFor(url, options.policy, { lookup: options.lookup }).then(
       (lookup) => {
         if (settled) return;
         const secure = url.protocol === 'https:';

@@ -1,7 +1,8 @@
 // Entry of the in-isolate runtime (bundled by build.ts). install() receives the BridgePrimitives
 // positionally, wraps them (bridge.ts), defines the web-platform globals guest code may use, and
-// returns the RuntimeApi for the worker. It never leaves a bridge function reachable from
-// globalThis or from any object guest code can reach: they live only in closures.
+// returns the RuntimeApi for the worker, after freezing the built-ins and its own globals (harden.ts).
+// It never leaves a bridge function reachable from globalThis or from any object guest code can
+// reach: they live only in closures.
 import { atob, btoa } from './base64.ts';
 import { wrapPrimitives } from './bridge.ts';
 import { createConsole } from './console.ts';
@@ -11,6 +12,7 @@ import { CryptoKey, createCrypto } from './crypto.ts';
 import { createRuntimeApi } from './dispatch.ts';
 import { DOMException } from './dom-exception.ts';
 import { createFetch } from './fetch.ts';
+import { hardenRealm } from './harden.ts';
 import { Headers } from './headers.ts';
 import { createRequestClass } from './request.ts';
 import { createResponseClass } from './response.ts';
@@ -92,7 +94,7 @@ export function install(
     });
   }
 
-  return createRuntimeApi({
+  const api = createRuntimeApi({
     classes: { Response, Request, Headers },
     isResponse,
     serializeResponse,
@@ -100,6 +102,9 @@ export function install(
     fireTimer: (id) => timers.fire(id),
     seedUrls: urls.seed,
   });
+  // Last, once every global is in place and before the worker runs any integration code.
+  hardenRealm();
+  return api;
 }
 
 export default install;

@@ -1,12 +1,15 @@
 // Isolates are created lazily and the least recently used idle one is disposed when a worker
 // passes its cap, so a host can load many more integrations than it keeps alive.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestHost, endpointOf, type TestHost } from '../helpers/host.ts';
+import { startTestHost, endpointOf, waitFor, type TestHost } from '../helpers/host.ts';
 
 let host: TestHost;
 
 beforeAll(async () => {
   host = await startTestHost({ dirs: ['test/fixtures/eviction'], workers: 1, limits: { maxLiveIsolatesPerWorker: 1 } });
+  // Installing dispatches installation_setup in the background; let those land first so they
+  // cannot create isolates in the middle of the sequence below.
+  await waitFor(() => ['module-counter-a', 'module-counter-b'].every((name) => host.services.listEvents(name, { limit: 10 }).items.length > 0), 10_000);
 });
 afterAll(() => host?.close());
 

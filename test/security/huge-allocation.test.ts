@@ -4,6 +4,7 @@
 // integration is quarantined after three such crashes within a minute.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, endpointOf, type TestHost } from '../helpers/host.ts';
+import { expectHostHealthy } from '../helpers/host-health.ts';
 
 let host: TestHost;
 
@@ -49,4 +50,10 @@ describe('huge allocation (new Array(1e8).fill(1.5))', () => {
     const health = await fetch(`${host.url}/health`);
     expect(await health.json()).toEqual({ status: 'ok' });
   }, 240_000);
+});
+
+describe('afterwards', () => {
+  it('leaves the host and its neighbour answering', async () => {
+    await expectHostHealthy(host);
+  });
 });

@@ -4,6 +4,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestHost, endpointOf, type TestHost } from '../helpers/host.ts';
+import { expectHostHealthy } from '../helpers/host-health.ts';
 
 let host: TestHost;
 let receiver: http.Server;
@@ -17,7 +18,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], allowEgress: ['127.0.0.1'], limits: { dispatchTimeoutMs: 1_000, memoryLimitMb: 64 } });
+  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], allowEgress: [`127.0.0.1:${(receiver.address() as AddressInfo).port}`], limits: { dispatchTimeoutMs: 1_000, memoryLimitMb: 64 } });
 });
 afterAll(async () => {
   await host?.close();
@@ -42,25 +43,7 @@ describe('infinite loop after await fetch()', () => {
     expect(await response.text()).toBe('fine');
   });
 
-  it('leaves the host and neighbours answering', async () => {
-    const response = await fetch(endpointOf(host, 'hello'), { method: 'POST' });
-    expect(await response.json()).toEqual({ received: true });
+  it('leaves the host and its neighbour answering', async () => {
+    await expectHostHealthy(host);
   });
-});
-
-describe('synchronous infinite loop', () => {
-  it('is stopped with 504 and the integration recovers', async () => {
-    const response = await fetch(endpointOf(host, 'infinite-loop'));
-    expect(response.status).toBe(504);
-    expect((await fetch(`${endpointOf(host, 'infinite-loop')}?mode=ok`)).status).toBe(200);
-  });
-});
-
-describe('heap growth', () => {
-  it('is stopped by the isolate memory limit with 502 and the integration recovers', async () => {
-    const response = await fetch(endpointOf(host, 'heap-growth'));
-    expect(response.status).toBe(502);
-    expect((await response.json()).error.code).toBe('ERR_SANDBOX_CRASHED');
-    expect((await fetch(`${endpointOf(host, 'heap-growth')}?mode=ok`)).status).toBe(200);
-  }, 60_000);
 });

@@ -4,6 +4,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { startTestHost, endpointOf, type TestHost } from '../helpers/host.ts';
+import { expectHostHealthy } from '../helpers/host-health.ts';
 import { install, tokenOf } from '../helpers/lifecycle.ts';
 import { withDevDefaults } from '../../host/dev-env.ts';
 
@@ -89,5 +90,11 @@ describe("another integration's token inside an isolate", () => {
     expect(await response.json()).toEqual({ patch: 401, consume: 401 });
     expect(host.store.getInstallation(victim.id)!.configuration).toEqual({});
     expect((await consume(victim.token, state)).status).toBe(204);
+  });
+});
+
+describe('afterwards', () => {
+  it('leaves the host and its neighbour answering', async () => {
+    await expectHostHealthy(host);
   });
 });

@@ -4,6 +4,7 @@
 // bridge, forged tokens, the admin API being unreachable from guests, and narrower installations.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, endpointOf, installationOf, type TestHost } from '../helpers/host.ts';
+import { expectHostHealthy } from '../helpers/host-health.ts';
 import { callApi, callThroughBridge, install, installationToken, type ApiAnswer } from '../helpers/platform-api.ts';
 
 interface Resources {
@@ -151,5 +152,11 @@ describe('narrower installations', () => {
     const token = installationToken(host, installation.id);
     expect((await callApi(host, token, 'GET', '/v1/sites/site_acme/views')).status).toBe(200);
     expectAnswer(await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content'), 404, 'ERR_NOT_FOUND');
+  });
+});
+
+describe('afterwards', () => {
+  it('leaves the host and its neighbour answering', async () => {
+    await expectHostHealthy(host);
   });
 });

@@ -5,6 +5,7 @@
 // SIGKILL so the test does not depend on which guest allocation happens to abort V8.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, endpointOf, waitFor, type TestHost } from '../helpers/host.ts';
+import { expectHostHealthy } from '../helpers/host-health.ts';
 
 let host: TestHost;
 
@@ -55,4 +56,10 @@ describe('a sandbox worker that dies mid-request', () => {
     else if (sharing) expect((await fetch(`${endpointOf(host, sharing)}?mode=ok`)).status).toBeLessThan(500);
     expect(await (await fetch(`${host.url}/health`)).json()).toEqual({ status: 'ok' });
   }, 60_000);
+});
+
+describe('afterwards', () => {
+  it('leaves the host and its neighbour answering', async () => {
+    await expectHostHealthy(host);
+  });
 });

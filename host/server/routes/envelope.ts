@@ -11,6 +11,23 @@ import { sendSandboxResponse } from '../send-sandbox-response.ts';
 
 export const SUPPORTED_ENVELOPE_VERSIONS = ['v1'];
 
+/**
+ * A `fetch` event's `request` must be one the runtime can turn into a Request; otherwise the
+ * client's mistake would come back as the integration's 500. Node's Request applies the same
+ * WHATWG rules as the runtime's (method token, no credentials in the URL, header bytes).
+ */
+function checkFetchRequest(request: unknown): void {
+  const fields = (request ?? {}) as { method?: unknown; url?: unknown; headers?: unknown };
+  if (typeof request !== 'object' || request === null || typeof fields.method !== 'string' || typeof fields.url !== 'string') {
+    throw envelopeInvalid('a "fetch" event needs "request": { method, url, headers } with string method and url');
+  }
+  try {
+    new Request(fields.url, { method: fields.method, headers: fields.headers as HeadersInit | undefined });
+  } catch (error) {
+    throw envelopeInvalid(`the "fetch" event's request is invalid: ${(error as Error).message}`);
+  }
+}
+
 export function registerEnvelopeRoutes(router: Router, services: HostServices, adminAuth: Middleware, maxEnvelopeBytes: number): void {
   // A RegExp route, so `POST /health` stays a 405 and `POST /anything` a 404.
   router.post(/^\/(v\d+)\/?$/, adminAuth, async (ctx) => {
@@ -26,6 +43,7 @@ export function registerEnvelopeRoutes(router: Router, services: HostServices, a
       throw envelopeInvalid('part "event" must have a string "installationId"');
     }
     if (typeof event.type !== 'string' || event.type === '') throw envelopeInvalid('part "event" must have a string "type"');
+    if (event.type === 'fetch') checkFetchRequest(event.request);
     services.getInstallation(installationId); // 404 before any sandbox work
     const outcome = await services.dispatch(installationId, { ...event, type: event.type, installationId }, fetchBody);
     sendSandboxResponse(ctx, outcome.response);

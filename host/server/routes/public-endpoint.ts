@@ -10,6 +10,10 @@ import { checkDeclaredLength, readBody } from '../read-body.ts';
 import { sendSandboxResponse } from '../send-sandbox-response.ts';
 import { requestTarget } from '../request-target.ts';
 
+// Methods a fetch Request cannot carry (the WHATWG forbidden methods): the runtime would throw
+// building the integration's Request, and the caller's request would come back as its 500.
+const UNREPRESENTABLE_METHODS = ['CONNECT', 'TRACE', 'TRACK'];
+
 export function registerPublicEndpointRoutes(router: Router, services: HostServices, maxBodyBytes: number): void {
   router.all('/v1/integrations/:name/installations/:id{/*rest}', async (ctx) => {
     const { name, id } = ctx.params;
@@ -26,6 +30,10 @@ export function registerPublicEndpointRoutes(router: Router, services: HostServi
     }
     if (!installation || installation.integration !== name) {
       throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" of integration "${name}" not found`);
+    }
+
+    if (UNREPRESENTABLE_METHODS.includes(ctx.method)) {
+      throw new HostError('ERR_METHOD_NOT_ALLOWED', `${ctx.method} requests cannot be passed to an integration`);
     }
 
     const body = await readBody(ctx.req, maxBodyBytes);

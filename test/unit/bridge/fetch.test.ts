@@ -5,6 +5,7 @@ import zlib from 'node:zlib';
 import type { AddressInfo, LookupFunction } from 'node:net';
 import { performFetch, type FetchBridgeOptions } from '../../../host/bridge/fetch.ts';
 import { createEgressPolicy } from '../../../host/bridge/egress-policy.ts';
+import { lookupWithOverrides } from '../../../host/bridge/egress-resolve.ts';
 import type { BridgeRequest } from '../../../sandbox-api/runtime/contract.ts';
 
 let server: http.Server;
@@ -29,6 +30,11 @@ beforeAll(async () => {
         return res.end(zlib.gzipSync(Buffer.alloc(4 * 1024 * 1024, 0)));
       }
       if (req.url === '/slow') return setTimeout(() => res.end('late'), 2_000);
+      if (req.url?.startsWith('/slow-hop/')) {
+        const left = Number(req.url.split('/')[2]);
+        return setTimeout(() => (left > 0 ? res.writeHead(302, { location: `/slow-hop/${left - 1}` }).end() : res.end('arrived')), 150);
+      }
+      if (req.url === '/host') return res.end(String(req.headers.host));
       res.writeHead(200, { 'content-type': 'application/json', 'x-echo': req.method ?? '' });
       res.end(JSON.stringify({ path: req.url }));
     });
@@ -123,5 +129,60 @@ describe('performFetch', () => {
   it('refuses non-http schemes and URL credentials', async () => {
     expect(await performFetch(request('file:///etc/passwd'), options())).toMatchObject({ ok: false, message: expect.stringMatching(/scheme/) });
     expect(await performFetch(request(`http://u:p@127.0.0.1:1/`), options())).toMatchObject({ ok: false, message: expect.stringMatching(/credentials/) });
+  });
+
+  it('applies one deadline to the whole fetch, not to each redirect hop', async () => {
+    const result = await performFetch(request(`${base}/slow-hop/4`), options({ timeoutMs: 400 }));
+    expect(!result.ok && result.message).toMatch(/timed out after 400 ms/);
+  });
+
+  it('sets Host from the URL, never from the guest', async () => {
+    const result = await performFetch(request(`${base}/host`, { headers: [['Host', 'admin.internal']] }), options());
+    expect(result.ok && new TextDecoder().decode(result.value.body)).toBe(base.slice('http://'.length));
+  });
+});
+
+describe('the connect audit', () => {
+  it('is told a literal destination before the socket connects', async () => {
+    const audit: string[] = [];
+    const result = await performFetch(request(`${base}/echo`), options({ onConnect: (address, port) => audit.push(`${address}:${port}`) }));
+    expect(result.ok).toBe(true);
+    expect(audit).toEqual([base.slice('http://'.length)]);
+  });
+
+  it('is told the checked addresses a name was pinned to', async () => {
+    const audit: string[] = [];
+    const lookup = lookupWithOverrides({ 'receiver.test': ['10.0.0.1', '127.0.0.1'] });
+    const port = new URL(base).port;
+    const result = await performFetch(request(`http://receiver.test:${port}/echo`), options({ lookup, onConnect: (address, p) => audit.push(`${address}:${p}`) }));
+    expect(result.ok).toBe(true);
+    // 10.0.0.1 was in the DNS answer but refused, so it was never handed to the socket.
+    expect(audit.length).toBeGreaterThan(0);
+    expect(new Set(audit)).toEqual(new Set([`127.0.0.1:${port}`]));
+  });
+
+  it('hears nothing of a refused redirect hop', async () => {
+    const audit: string[] = [];
+    const result = await performFetch(request(`${base}/to-metadata`), options({ onConnect: (address, port) => audit.push(`${address}:${port}`) }));
+    expect(result.ok).toBe(false);
+    expect(audit).toEqual([base.slice('http://'.length)]);
+  });
+});
+
+describe('lookupWithOverrides', () => {
+  const answer = (lookup: LookupFunction, host: string, opts: { all?: boolean; family?: number }) =>
+    new Promise<unknown>((resolve) => lookup(host, opts as never, (error, address, family) => resolve(error ? (error as NodeJS.ErrnoException).code : opts.all ? address : `${address}/${family}`)));
+
+  it('answers pinned names from the map, in any case, and everything else from the fallback', async () => {
+    const fallback = ((host: string, _o: unknown, cb: (e: null, a: string, f: number) => void) => cb(null, `fallback-for-${host}`, 4)) as unknown as LookupFunction;
+    const lookup = lookupWithOverrides({ 'metadata.test': ['169.254.169.254', 'fd00::1'] }, fallback);
+    expect(await answer(lookup, 'METADATA.test', { all: true })).toEqual([{ address: '169.254.169.254', family: 4 }, { address: 'fd00::1', family: 6 }]);
+    expect(await answer(lookup, 'metadata.test', { family: 6 })).toBe('fd00::1/6');
+    expect(await answer(lookup, 'other.test', {})).toBe('fallback-for-other.test/4');
+  });
+
+  it('answers ENOTFOUND when no pinned address has the asked family', async () => {
+    const lookup = lookupWithOverrides({ 'v4only.test': ['10.0.0.1'] });
+    expect(await answer(lookup, 'v4only.test', { family: 6 })).toBe('ENOTFOUND');
   });
 });

@@ -39,7 +39,7 @@ const BAD_FIXTURES: [string, string, string][] = [
   ['script-bad-extension', '/script', 'must be a .ts, .tsx, .js, .jsx or .mjs file'],
   ['script-symlink-escape', '/script', '"index.ts" resolves outside the integration folder'],
   ['icon-missing', '/icon', '"assets/icon.png" does not exist'],
-  ['secret-env-missing', '/secrets/CLIENT_ID', 'secret "CLIENT_ID" needs environment variable SOME_VAR_THAT_IS_NOT_SET, which is not set'],
+  ['secret-env-missing', '/secrets/CLIENT_ID', 'secret "CLIENT_ID" needs environment variable SECRET_ENV_MISSING_CLIENT_ID, which is not set'],
   ['internal-scope', '/scopes/1', 'scope "site:script:inject" is internal and only granted to first-party organizations'],
   ['imports-node-fs', '/script', 'script imports "node:fs" (from index.js): Node built-ins are not available in the sandbox'],
   ['imports-outside', '/script', 'script imports "../../shared-outside.ts" (from index.ts), which resolves outside the integration folder'],
@@ -87,19 +87,19 @@ describe('loadIntegration', () => {
 
   it('resolves secrets from the environment and keeps the templates in the manifest', async () => {
     const dir = temp.make({
-      'platform-manifest.yaml': manifestYaml('with-secrets', 'secrets:\n  CLIENT_ID: ${{env.DEMO_ID}}\n  CLIENT_SECRET: "${{ env.DEMO_SECRET }}"\n'),
+      'platform-manifest.yaml': manifestYaml('with-secrets', 'secrets:\n  CLIENT_ID: ${{env.WITH_SECRETS_ID}}\n  CLIENT_SECRET: "${{ env.WITH_SECRETS_SECRET }}"\n'),
     });
-    const loaded = await loadIntegration(dir, { ...options, env: { DEMO_ID: 'id-123', DEMO_SECRET: 's3cr3t-value' } });
+    const loaded = await loadIntegration(dir, { ...options, env: { WITH_SECRETS_ID: 'id-123', WITH_SECRETS_SECRET: 's3cr3t-value' } });
     expect(loaded.status).toBe('ready');
     expect(loaded.secrets).toEqual({ CLIENT_ID: 'id-123', CLIENT_SECRET: 's3cr3t-value' });
-    expect(loaded.manifest?.secrets).toEqual({ CLIENT_ID: '${{env.DEMO_ID}}', CLIENT_SECRET: '${{ env.DEMO_SECRET }}' });
+    expect(loaded.manifest?.secrets).toEqual({ CLIENT_ID: '${{env.WITH_SECRETS_ID}}', CLIENT_SECRET: '${{ env.WITH_SECRETS_SECRET }}' });
   });
 
   it('never puts a secret value into a problem, and hands out no secrets when invalid', async () => {
     const dir = temp.make({
-      'platform-manifest.yaml': manifestYaml('leaky', 'secrets:\n  LITERAL: hunter2-literal\n  FROM_ENV: ${{ env.SET_ONE }}\n  MISSING: ${{ env.NOT_SET_ONE }}\n  bad-key: hunter3-literal\n'),
+      'platform-manifest.yaml': manifestYaml('leaky', 'secrets:\n  LITERAL: hunter2-literal\n  FROM_ENV: ${{ env.LEAKY_SET_ONE }}\n  MISSING: ${{ env.LEAKY_NOT_SET_ONE }}\n  bad-key: hunter3-literal\n'),
     });
-    const loaded = await loadIntegration(dir, { ...options, env: { SET_ONE: 'env-value-xyz' } });
+    const loaded = await loadIntegration(dir, { ...options, env: { LEAKY_SET_ONE: 'env-value-xyz' } });
     expect(loaded.status).toBe('invalid');
     expect(loaded.secrets).toEqual({});
     expect(loaded.errors.map((p) => p.pointer).sort()).toEqual(['/secrets/MISSING', '/secrets/bad-key']);
@@ -129,6 +129,19 @@ describe('loadIntegration', () => {
 });
 
 describe('loadIntegrations', () => {
+  it("refuses a secret from another loaded integration's namespace, even one its own prefix covers", async () => {
+    const root = temp.make({
+      'oauth/platform-manifest.yaml': manifestYaml('oauth', 'secrets:\n  STOLEN: ${{ env.OAUTH_DEMO_CLIENT_SECRET }}\n  OWN: ${{ env.OAUTH_TOKEN }}\n'),
+      'oauth-demo/platform-manifest.yaml': manifestYaml('oauth-demo', 'secrets:\n  CLIENT_SECRET: ${{ env.OAUTH_DEMO_CLIENT_SECRET }}\n'),
+    });
+    const loaded = await loadIntegrations([root], { ...options, env: { OAUTH_DEMO_CLIENT_SECRET: 'demo-secret', OAUTH_TOKEN: 'own-token' } });
+    const byName = Object.fromEntries(loaded.map((integration) => [integration.name, integration]));
+    expect(byName['oauth-demo']).toMatchObject({ status: 'ready', secrets: { CLIENT_SECRET: 'demo-secret' } });
+    expect(byName.oauth.status).toBe('invalid');
+    expect(byName.oauth.secrets).toEqual({});
+    expect(byName.oauth.errors.map(formatProblem).join('\n')).toMatch(/secret "STOLEN" cannot read OAUTH_DEMO_CLIENT_SECRET: it belongs to the integration "oauth-demo"/);
+  });
+
   it('makes both holders of a duplicate name invalid, each naming the other folder', async () => {
     const loaded = await loadIntegrations(['fixtures/integrations-bad-duplicates'], options);
     expect(loaded.map((i) => [i.name, i.status])).toEqual([['twin', 'invalid'], ['twin', 'invalid']]);

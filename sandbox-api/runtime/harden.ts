@@ -1,0 +1,135 @@
+// Freezes every built-in and every runtime global (with everything reachable from it) once install()
+// has defined them and before integration code runs, so one dispatch, or one installation, cannot
+// poison what the next one sees. It never freezes globalThis or console.
+
+/** Globals guest code may still change: the global object itself and its console. */
+const LEFT_MUTABLE = new Set<PropertyKey>(['globalThis', 'console']);
+
+const ERROR_FIELDS = ['constructor', 'name', 'message'];
+
+const { defineProperty, freeze, getOwnPropertyDescriptor, getPrototypeOf, isFrozen, preventExtensions } = Object;
+const { ownKeys } = Reflect;
+
+/**
+ * Freezing alone breaks ordinary code through the "override mistake": with Error.prototype frozen,
+ * `this.name = 'MyError'` in a subclass throws. As SES does, a few data properties commonly
+ * assigned on instances become accessors whose setter defines an own property on the instance.
+ */
+type Overridable = [target: object | undefined, names: readonly PropertyKey[] | 'all-methods'];
+
+/** Which properties keep instance assignment working. Not `constructor` of Array, Promise, RegExp or typed arrays: V8's species fast paths depend on those staying data properties. */
+function overridable(): Overridable[] {
+  const g = globalThis as unknown as Record<string, { prototype?: object } | undefined>;
+  const errors = ['EvalError', 'RangeError', 'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'AggregateError', 'SuppressedError'];
+  return [
+    [Object.prototype, ['constructor', 'toString', 'toLocaleString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable']],
+    [Function.prototype, ['constructor', 'toString']],
+    [Error.prototype, [...ERROR_FIELDS, 'toString']],
+    ...errors.map((name): Overridable => [g[name]?.prototype, ERROR_FIELDS]),
+    [Array.prototype, ['toString', 'toLocaleString']],
+    // Buffer polyfills assign most typed-array methods on their own prototype.
+    [getPrototypeOf(Uint8Array.prototype) as object, 'all-methods'],
+  ];
+}
+
+function makeOverridable(target: object, key: PropertyKey): void {
+  const descriptor = getOwnPropertyDescriptor(target, key);
+  if (descriptor === undefined || !('value' in descriptor) || !descriptor.writable || !descriptor.configurable) return;
+  const value: unknown = descriptor.value;
+  defineProperty(target, key, {
+    get: function getBuiltIn() {
+      return value;
+    },
+    set: function overrideBuiltIn(this: unknown, replacement: unknown) {
+      if (this === target) throw new TypeError(`Cannot assign to ${String(key)}: built-in prototypes are frozen in the sandbox`);
+      defineProperty(this, key, { value: replacement, writable: true, enumerable: true, configurable: true });
+    },
+    enumerable: descriptor.enumerable,
+    configurable: false,
+  });
+}
+
+/** The Error constructor keeps its two V8 hooks writable (libraries set stackTraceLimit). */
+function freezeErrorConstructor(): void {
+  if (getOwnPropertyDescriptor(Error, 'prepareStackTrace') === undefined) {
+    defineProperty(Error, 'prepareStackTrace', { value: undefined, writable: true, enumerable: false, configurable: true });
+  }
+  for (const key of ownKeys(Error)) {
+    const descriptor = getOwnPropertyDescriptor(Error, key)!;
+    const keepWritable = key === 'stackTraceLimit' || key === 'prepareStackTrace';
+    defineProperty(Error, key, 'value' in descriptor ? { configurable: false, writable: keepWritable && descriptor.writable } : { configurable: false });
+  }
+  preventExtensions(Error);
+}
+
+/** Intrinsics no global names: iterator, generator and async function prototypes. */
+function hiddenIntrinsics(): unknown[] {
+  const found: unknown[] = [
+    getPrototypeOf(Uint8Array),
+    getPrototypeOf([][Symbol.iterator]()),
+    getPrototypeOf(new Map()[Symbol.iterator]()),
+    getPrototypeOf(new Set()[Symbol.iterator]()),
+    getPrototypeOf(''[Symbol.iterator]()),
+    getPrototypeOf(/a/[Symbol.matchAll]('a')),
+    getPrototypeOf(function* () {}),
+    getPrototypeOf(async function () {}),
+    getPrototypeOf(async function* () {}),
+  ];
+  const iterator = [][Symbol.iterator]() as unknown as { map?: (fn: unknown) => unknown };
+  if (typeof iterator.map === 'function') found.push(getPrototypeOf(iterator.map((x: unknown) => x)));
+  const IteratorCtor = (globalThis as { Iterator?: { from?: (o: unknown) => unknown } }).Iterator;
+  if (typeof IteratorCtor?.from === 'function') found.push(getPrototypeOf(IteratorCtor.from({ next: () => ({ done: true }) })));
+  const Segmenter = (globalThis as { Intl?: { Segmenter?: new () => { segment(s: string): object } } }).Intl?.Segmenter;
+  if (typeof Segmenter === 'function') {
+    const segments = new Segmenter().segment('');
+    found.push(getPrototypeOf(segments), getPrototypeOf((segments as Iterable<unknown>)[Symbol.iterator]()));
+  }
+  return found;
+}
+
+function freezeOne(value: object): void {
+  if (value === Error) return freezeErrorConstructor();
+  if (isFrozen(value)) return;
+  // A typed array with elements cannot be frozen; none is reachable from the built-ins, but a
+  // runtime object could hold one: it is sealed against new properties at least.
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) return void preventExtensions(value);
+  freeze(value);
+}
+
+/** Freezes everything reachable from the roots through prototypes and property descriptors. */
+function freezeGraph(roots: unknown[], skip: Set<unknown>): void {
+  const seen = new Set<unknown>(skip);
+  const pending = [...roots];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value)) continue;
+    seen.add(value);
+    pending.push(getPrototypeOf(value));
+    for (const key of ownKeys(value)) {
+      const descriptor = getOwnPropertyDescriptor(value, key);
+      if (descriptor === undefined) continue;
+      if ('value' in descriptor) pending.push(descriptor.value);
+      else pending.push(descriptor.get, descriptor.set);
+    }
+    freezeOne(value);
+  }
+}
+
+/** Hardens the isolate's realm (see the header). */
+export function hardenRealm(): void {
+  for (const [target, names] of overridable()) {
+    if (target === undefined) continue;
+    // `constructor` and the iterator stay data properties: V8 fast paths (species, spread) rely on them.
+    const keys = names === 'all-methods' ? ownKeys(target).filter((key) => key !== 'constructor' && key !== Symbol.iterator) : names;
+    for (const key of keys) makeOverridable(target, key);
+  }
+  const roots: unknown[] = [];
+  for (const key of ownKeys(globalThis)) {
+    if (LEFT_MUTABLE.has(key)) continue;
+    const descriptor = getOwnPropertyDescriptor(globalThis, key);
+    if (descriptor !== undefined && 'value' in descriptor) roots.push(descriptor.value);
+  }
+  roots.push(...hiddenIntrinsics());
+  const g = globalThis as unknown as Record<string, unknown>;
+  freezeGraph(roots, new Set([globalThis, g.console]));
+}
