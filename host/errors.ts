@@ -29,6 +29,7 @@ export const ERROR_STATUS = {
   ERR_SANDBOX_BAD_RESPONSE: 502,
   ERR_COMPLETION_INVALID: 502,
   ERR_INTEGRATION_QUARANTINED: 503,
+  ERR_INTEGRATION_THROTTLED: 503,
   ERR_SANDBOX_UNAVAILABLE: 503,
   ERR_SANDBOX_TIMEOUT: 504,
   // Not HTTP-facing: reported by `npm run check` and startup, listed for completeness.

@@ -114,6 +114,7 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
     runtimeScript: await buildRuntimeScript(),
     crashesBeforeQuarantine: options.limits.crashesBeforeQuarantine,
     crashWindowMs: options.limits.crashWindowMs,
+    timeoutBreaker: { limit: options.limits.timeoutsBeforeCooldown, windowMs: options.limits.timeoutWindowMs, cooldownMs: options.limits.timeoutCooldownMs },
     onLog: logIntegrationLine(log),
     onNotice: (level, message) => log[level](message),
     ...(options.onEgressConnect ? { onEgressConnect: options.onEgressConnect } : {}),

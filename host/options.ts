@@ -15,6 +15,10 @@ export interface HostLimits extends SandboxLimits {
   maxEnvelopeBytes: number;
   crashesBeforeQuarantine: number;
   crashWindowMs: number;
+  /** Dispatch timeouts within timeoutWindowMs that pause an integration for timeoutCooldownMs. */
+  timeoutsBeforeCooldown: number;
+  timeoutWindowMs: number;
+  timeoutCooldownMs: number;
 }
 
 export interface HostOptions {
@@ -57,6 +61,9 @@ export const DEFAULT_LIMITS: HostLimits = {
   maxEnvelopeBytes: 1024 * 1024,
   crashesBeforeQuarantine: 3,
   crashWindowMs: 60_000,
+  timeoutsBeforeCooldown: 5,
+  timeoutWindowMs: 60_000,
+  timeoutCooldownMs: 30_000,
 };
 
 const positive = { type: 'integer', minimum: 1 } as const;

@@ -9,6 +9,7 @@ import type { EgressOptions } from '../bridge/egress-policy.ts';
 import { HostError } from '../errors.ts';
 import type { CapturedLog, DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWorker } from './messages.ts';
 import { CrashLedger } from './crash-ledger.ts';
+import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
 
 const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
 
@@ -19,6 +20,8 @@ export interface SupervisorOptions {
   runtimeScript: string;
   crashesBeforeQuarantine: number;
   crashWindowMs: number;
+  /** Repeated timeouts pause an integration for a while (timeout-breaker.ts). */
+  timeoutBreaker: TimeoutBreakerOptions;
   /** Console output of integrations and supervisor notices, one line each. */
   onLog(line: { integration: string; eventIds: string[]; level: string; text: string }): void;
   onNotice(level: 'info' | 'warn' | 'error', message: string): void;
@@ -64,6 +67,7 @@ export class Supervisor {
   private readonly pins = new Map<string, number>();
   private readonly bundles = new Map<string, { code: string; hash: string }>();
   private readonly ledger: CrashLedger;
+  private readonly breaker: TimeoutBreaker;
   private nextId = 1;
   private stopped = false;
   private readonly options: SupervisorOptions;
@@ -72,6 +76,7 @@ export class Supervisor {
   constructor(options: SupervisorOptions) {
     this.options = options;
     this.ledger = new CrashLedger(options.crashesBeforeQuarantine, options.crashWindowMs);
+    this.breaker = new TimeoutBreaker(options.timeoutBreaker);
   }
 
   async start(): Promise<void> {
@@ -119,6 +124,10 @@ export class Supervisor {
   async dispatch(integration: string, envelope: Envelope): Promise<SupervisedOutcome> {
     if (this.ledger.isQuarantined(integration)) {
       throw new HostError('ERR_INTEGRATION_QUARANTINED', `integration "${integration}" is quarantined after crashing its sandbox repeatedly; restart the host to lift it`);
+    }
+    const pausedMs = this.breaker.retryAfterMs(integration);
+    if (pausedMs > 0) {
+      throw new HostError('ERR_INTEGRATION_THROTTLED', `integration "${integration}" keeps running past its deadline and is paused; retry in ${Math.ceil(pausedMs / 1000)} s`);
     }
     const index = this.pins.get(integration);
     if (index === undefined || this.stopped) throw new HostError('ERR_SANDBOX_UNAVAILABLE', `integration "${integration}" is not loaded`);
@@ -210,6 +219,10 @@ export class Supervisor {
     for (const line of result.logs) this.options.onLog({ integration: pending.integration, eventIds: [pending.eventId], ...line });
     if (result.ok) return pending.resolve({ response: result.response, logs: result.logs, durationMs: result.durationMs });
     if (result.failure === 'memory') this.strike(pending.integration, 'exceeded its memory limit');
+    if (result.failure === 'timeout' && this.breaker.record(pending.integration)) {
+      const { limit, windowMs, cooldownMs } = this.options.timeoutBreaker;
+      this.options.onNotice('warn', `integration "${pending.integration}" ran past its deadline ${limit} times within ${windowMs / 1000} s: paused for ${cooldownMs / 1000} s`);
+    }
     pending.reject(Object.assign(FAILURE_ERRORS[result.failure](result.message), { logs: result.logs }));
   }
 
