@@ -115,6 +115,7 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
     crashesBeforeQuarantine: options.limits.crashesBeforeQuarantine,
     crashWindowMs: options.limits.crashWindowMs,
     timeoutBreaker: { limit: options.limits.timeoutsBeforeCooldown, windowMs: options.limits.timeoutWindowMs, cooldownMs: options.limits.timeoutCooldownMs },
+    demoteOffenders: true,
     onLog: logIntegrationLine(log),
     onNotice: (level, message) => log[level](message),
     ...(options.onEgressConnect ? { onEgressConnect: options.onEgressConnect } : {}),

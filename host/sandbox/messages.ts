@@ -59,7 +59,13 @@ export interface ApiResult {
   result: BridgeResult<BridgeResponse>;
 }
 
-export type ToWorker = WorkerInit | RegisterIntegration | DispatchRequest | ConfigureWorker | ApiResult;
+/** The integration moved to another worker: dispose its isolate here. */
+export interface UnregisterIntegration {
+  type: 'unregister';
+  integration: string;
+}
+
+export type ToWorker = WorkerInit | RegisterIntegration | UnregisterIntegration | DispatchRequest | ConfigureWorker | ApiResult;
 
 export interface CapturedLog {
   level: string;

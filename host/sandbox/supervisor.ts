@@ -3,6 +3,7 @@
 // integration that keeps killing workers. It never loads isolated-vm itself.
 
 import { fork, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressOptions } from '../bridge/egress-policy.ts';
@@ -22,6 +23,12 @@ export interface SupervisorOptions {
   crashWindowMs: number;
   /** Repeated timeouts pause an integration for a while (timeout-breaker.ts). */
   timeoutBreaker: TimeoutBreakerOptions;
+  /**
+   * Runs one more worker at the lowest OS priority and moves an integration there the first time
+   * it times out, exceeds its memory or is in flight when a worker dies: an offender then competes
+   * for CPU only with other offenders, and the kernel favours everyone else's workers.
+   */
+  demoteOffenders: boolean;
   /** Console output of integrations and supervisor notices, one line each. */
   onLog(line: { integration: string; eventIds: string[]; level: string; text: string }): void;
   onNotice(level: 'info' | 'warn' | 'error', message: string): void;
@@ -82,7 +89,25 @@ export class Supervisor {
   async start(): Promise<void> {
     const count = Math.max(1, this.options.workers);
     for (let index = 0; index < count; index++) this.slots.push(this.spawn(index));
+    if (this.options.demoteOffenders) this.slots.push(this.spawn(count));
     await Promise.all(this.slots.map((slot) => slot.ready));
+  }
+
+  /** The index of the low-priority worker for offenders, if there is one. */
+  get offenderWorker(): number | undefined {
+    return this.options.demoteOffenders ? Math.max(1, this.options.workers) : undefined;
+  }
+
+  /** Moves an integration to the low-priority worker (once); its next dispatches run there. */
+  private demote(integration: string, why: string): void {
+    const target = this.offenderWorker;
+    const bundle = this.bundles.get(integration);
+    if (target === undefined || bundle === undefined || this.pins.get(integration) === target) return;
+    const from = this.pins.get(integration);
+    this.pins.set(integration, target);
+    if (from !== undefined) this.post(this.slots[from], { type: 'unregister', integration });
+    this.post(this.slots[target], { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash });
+    this.options.onNotice('warn', `integration "${integration}" ${why}: moved to the low-priority sandbox worker`);
   }
 
   get workerCount(): number {
@@ -107,8 +132,10 @@ export class Supervisor {
     this.bundles.set(integration, bundle);
     let index = this.pins.get(integration);
     if (index === undefined) {
-      const load = this.slots.map(() => 0);
-      for (const pinned of this.pins.values()) load[pinned]++;
+      // New integrations go to the least loaded regular worker, never to the offenders' one.
+      const regular = Math.max(1, this.options.workers);
+      const load = Array.from({ length: regular }, () => 0);
+      for (const pinned of this.pins.values()) if (pinned < regular) load[pinned]++;
       index = load.indexOf(Math.min(...load));
       this.pins.set(integration, index);
     }
@@ -184,6 +211,13 @@ export class Supervisor {
     let markReady: () => void = () => undefined;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
     const slot: Slot = { index, child, ready, pending: new Map(), stopping: false, sentEnvironments: new WeakSet() };
+    if (index === this.offenderWorker && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, 19);
+      } catch {
+        // Some sandboxes forbid renicing; the separation into its own process still holds.
+      }
+    }
     child.on('message', (message: FromWorker) => {
       if (message.type === 'ready') return markReady();
       if (message.type === 'log') return this.options.onLog(message);
@@ -219,6 +253,7 @@ export class Supervisor {
     for (const line of result.logs) this.options.onLog({ integration: pending.integration, eventIds: [pending.eventId], ...line });
     if (result.ok) return pending.resolve({ response: result.response, logs: result.logs, durationMs: result.durationMs });
     if (result.failure === 'memory') this.strike(pending.integration, 'exceeded its memory limit');
+    if (result.failure === 'memory' || result.failure === 'timeout') this.demote(pending.integration, result.failure === 'memory' ? 'exceeded its memory limit' : 'ran past its deadline');
     if (result.failure === 'timeout' && this.breaker.record(pending.integration)) {
       const { limit, windowMs, cooldownMs } = this.options.timeoutBreaker;
       this.options.onNotice('warn', `integration "${pending.integration}" ran past its deadline ${limit} times within ${windowMs / 1000} s: paused for ${cooldownMs / 1000} s`);
@@ -236,6 +271,7 @@ export class Supervisor {
     }
     slot.pending.clear();
     for (const integration of suspects) this.strike(integration, 'crashed its sandbox worker');
+    for (const integration of suspects) this.demote(integration, 'was in flight when its sandbox worker died');
     this.slots[slot.index] = this.spawn(slot.index);
   }
 

@@ -120,6 +120,15 @@ process.on('message', (message: ToWorker) => {
     case 'register':
       register(message.integration, message.bundleCode);
       return;
+    case 'unregister': {
+      // Moved to another worker: no new dispatch arrives here; let what is in flight finish.
+      const moved = isolates.get(message.integration);
+      isolates.delete(message.integration);
+      if (moved === undefined || init === null) return;
+      if (moved.isIdle || !moved.isLive) moved.dispose('moved to another worker');
+      else setTimeout(() => moved.dispose('moved to another worker'), init.limits.dispatchTimeoutMs + init.limits.waitUntilTimeoutMs).unref();
+      return;
+    }
     case 'dispatch': {
       if (message.environment !== undefined) environments.set(message.environmentKey, message.environment);
       const environment = environments.get(message.environmentKey) ?? {};

@@ -1,0 +1,37 @@
+// An integration that runs past its deadline is moved to a separate low-priority worker, so it
+// competes for CPU only with other offenders; well-behaved integrations never land there.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { startTestHost, endpointOf, type TestHost } from '../helpers/host.ts';
+
+let host: TestHost;
+
+beforeAll(async () => {
+  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], limits: { dispatchTimeoutMs: 300 } });
+});
+afterAll(() => host?.close());
+
+/** The nice value of a process, from /proc (field 19 of stat). */
+function niceOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
+describe('offender demotion', () => {
+  it('runs one extra worker at the lowest priority that nothing is pinned to at first', () => {
+    const offender = host.supervisor.offenderWorker!;
+    expect(offender).toBe(2);
+    expect(host.supervisor.workerPids()).toHaveLength(3);
+    expect(niceOf(host.supervisor.workerPids()[offender])).toBe(19);
+    for (const name of ['hello', 'counter', 'infinite-loop', 'heap-growth']) expect(host.supervisor.workerOf(name)).not.toBe(offender);
+  });
+
+  it('moves an integration there after it times out, and it keeps working there', async () => {
+    expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
+    expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.offenderWorker);
+    expect(host.logs.some((line) => line.includes('"infinite-loop" ran past its deadline: moved to the low-priority sandbox worker'))).toBe(true);
+    expect((await fetch(`${endpointOf(host, 'infinite-loop')}?mode=ok`)).status).toBe(200);
+    expect(host.supervisor.workerOf('hello')).not.toBe(host.supervisor.offenderWorker);
+    expect(await (await fetch(endpointOf(host, 'hello'), { method: 'POST' })).json()).toEqual({ received: true });
+  });
+});
