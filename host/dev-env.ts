@@ -17,5 +17,5 @@ export function withDevDefaults(env: Record<string, string | undefined>): { env:
 
 export function describeDefaulted(defaulted: string[]): string | undefined {
   if (defaulted.length === 0) return undefined;
-  return `dev defaults for unset ${defaulted.join(', ')} (oauth-demo talks to the loopback provider: node fixtures/oauth-provider/provider.ts; export them to use another)`;
+  return `dev defaults for unset ${defaulted.join(', ')} (oauth-demo talks to the loopback provider: node_modules/.bin/node fixtures/oauth-provider/provider.ts; export them to use another)`;
 }
