@@ -65,11 +65,30 @@ function logIntegrationLine(log: Logger) {
 }
 
 export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
+  // Whatever was opened before a startup failure (store, worker processes) is closed again, so a
+  // bad option or platform file never leaves a database handle or orphaned workers behind.
+  const opened: (() => unknown)[] = [];
+  try {
+    return await assembleHost(input, opened);
+  } catch (error) {
+    for (const close of opened.reverse()) {
+      try {
+        await close();
+      } catch {
+        // Best effort: the startup error is the one to report.
+      }
+    }
+    throw error;
+  }
+}
+
+async function assembleHost(input: HostOptionsInput, opened: (() => unknown)[]): Promise<Host> {
   const options = resolveOptions(input);
   const log = options.logger ?? createConsoleLogger();
   const platform = loadPlatformData(options.platformPath);
   const db = openDatabase(options.dataPath);
   const store = openSqliteStore(db);
+  opened.push(() => store.close());
   // Same database file; seeding adds only missing rows, so API writes survive restarts.
   const platformStore = createSqlitePlatformStore(db);
   platformStore.seed(platform);
@@ -125,6 +144,7 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
       return { ok: true, value: apiToBridgeResponse(await platformApi.handle(bridgeToApiRequest(request), { integration }), request.url) };
     },
   });
+  opened.push(() => supervisor.stop());
   await supervisor.start();
   for (const integration of integrations) {
     if (integration.status === 'ready' && integration.bundle) supervisor.register(integration.name, integration.bundle);
@@ -164,21 +184,14 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
   });
   const services = createHostServices({ adminToken, log, baseUrl: () => baseUrl, integrations, store, platform, directory: platformStore, supervisor, tokenSecret, platformApi, eventLog, lifecycle, now: options.clock, webhooks: webhookServices });
   const app = createApp(services, { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes });
-  let server: Server;
-  try {
-    server = await new Promise<Server>((resolve, reject) => {
-      const listening = app.listen(options.port, options.host, () => resolve(listening));
-      listening.once('error', reject);
-      // Requests Node itself would refuse with a bare status line get the host's JSON errors, and an
-      // Expect other than 100-continue is ignored (RFC 9110 allows it) instead of Node's empty 417.
-      listening.on('clientError', answerClientError);
-      listening.on('checkExpectation', app.callback());
-    });
-  } catch (error) {
-    await supervisor.stop();
-    store.close();
-    throw error;
-  }
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(options.port, options.host, () => resolve(listening));
+    listening.once('error', reject);
+    // Requests Node itself would refuse with a bare status line get the host's JSON errors, and an
+    // Expect other than 100-continue is ignored (RFC 9110 allows it) instead of Node's empty 417.
+    listening.on('clientError', answerClientError);
+    listening.on('checkExpectation', app.callback());
+  });
   const port = (server.address() as AddressInfo).port;
   const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host;
   baseUrl = `http://${hostPart}:${port}`;
@@ -208,8 +221,11 @@ export async function createHost(input: HostOptionsInput = {}): Promise<Host> {
       });
       await webhooks.stop();
       await supervisor.stop();
-      eventLog.flush();
-      store.close();
+      try {
+        eventLog.flush();
+      } finally {
+        store.close();
+      }
     },
   };
 }

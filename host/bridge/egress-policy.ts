@@ -151,3 +151,25 @@ export function createEgressPolicy(options: EgressOptions): EgressPolicy {
     checkAddress,
   };
 }
+
+/**
+ * The host's own HTTP port is never an egress destination on a non-public address, whatever
+ * --allow-egress says: otherwise `http://localhost:<port>` (or any other loopback spelling) would
+ * reach the host's public endpoints and API around the bridge. The API is reached through
+ * environment.apiEndpoint, which the worker routes over IPC before any policy check.
+ */
+export function excludingHostPort(policy: EgressPolicy, hostPort: () => number | null): EgressPolicy {
+  const refuse = (address: string, port: number): string | null =>
+    port === hostPort() && classifyAddress(address) !== null ? `destination ${address}:${port} is the host itself; use environment.apiEndpoint for the platform API` : null;
+  return {
+    checkUrl(url) {
+      const reason = policy.checkUrl(url);
+      if (reason !== null) return reason;
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      return parseIp(host) === null ? null : refuse(host, portOf(url));
+    },
+    checkAddress(hostname, address, port) {
+      return refuse(address, port) ?? policy.checkAddress(hostname, address, port);
+    },
+  };
+}

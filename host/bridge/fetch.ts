@@ -26,6 +26,7 @@ export interface FetchBridgeOptions {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const CROSS_ORIGIN_STRIPPED = new Set(['authorization', 'cookie', 'proxy-authorization']);
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-connection']);
 /** Request headers the host sets itself: a guest `host` could reach another virtual host behind an allowed address. */
 const HOST_SET = new Set(['host', 'content-length', 'expect']);
@@ -110,6 +111,7 @@ export async function performFetch(request: BridgeRequest, options: FetchBridgeO
   }
   let method = String(request.method || 'GET').toUpperCase();
   let body = request.body;
+  let headers = request.headers;
   const refusals: string[] = [];
   const lookup = options.lookup ?? (dns.lookup as LookupFunction);
   const deadline = performance.now() + options.timeoutMs;
@@ -117,13 +119,16 @@ export async function performFetch(request: BridgeRequest, options: FetchBridgeO
   try {
     for (let hop = 0; ; hop++) {
       const pinned = await withDeadline(checkedLookupFor(url, options.policy, { lookup, refusals, audit: options.onConnect }), remaining(), options.timeoutMs);
-      const result = await requestOnce(url, { ...request, method }, body, options, pinned, remaining());
+      const result = await requestOnce(url, { ...request, method, headers }, body, options, pinned, remaining());
       if (result.location === null || request.redirect === 'manual') {
         return { ok: true, value: { status: result.status, statusText: result.statusText, headers: result.headers, body: result.body, url: url.href, redirected: hop > 0 } };
       }
       if (request.redirect === 'error') throw new Refusal('redirect encountered with redirect mode "error"');
       if (hop >= options.maxRedirects) throw new Refusal(`more than ${options.maxRedirects} redirects`);
-      url = new URL(result.location, url);
+      const next = new URL(result.location, url);
+      // As the Fetch standard does: credentials never follow a redirect to another origin.
+      if (next.origin !== url.origin) headers = headers.filter(([name]) => !CROSS_ORIGIN_STRIPPED.has(name.toLowerCase()));
+      url = next;
       if (result.status === 303 || ((result.status === 301 || result.status === 302) && method === 'POST')) {
         method = 'GET';
         body = null;

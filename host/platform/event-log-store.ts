@@ -120,7 +120,13 @@ export function openEventLog(db: DatabaseSync): EventLog {
       }
       db.exec('COMMIT');
     } catch (error) {
-      db.exec('ROLLBACK');
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // The transaction may already be gone; the original error is the one worth reporting.
+      }
+      // Nothing is lost on a failed write: the batch goes back in front of what came since.
+      pending = [...batch, ...pending];
       throw error;
     }
   };

@@ -45,6 +45,7 @@ interface Live {
 }
 
 const MEMORY_LIMIT_PATTERN = /memory limit/i;
+const STARTUP_DISCARDED = 'the integration was reset while it was starting';
 /** Each pending timer is a host object: a guest must not be able to make millions of them. */
 const MAX_PENDING_TIMERS = 10_000;
 
@@ -65,6 +66,8 @@ function bridgeError(message: string): Error {
 export class IntegrationIsolate {
   private live: Live | null = null;
   private starting: Promise<Live> | null = null;
+  /** Incremented by every dispose(); an isolate created across one is thrown away (see start()). */
+  private generation = 0;
   private readonly inFlight = new Set<InFlight>();
   private readonly draining = new Set<string>();
   private fetchesInWindow = 0;
@@ -109,7 +112,7 @@ export class IntegrationIsolate {
       this.dispose('dispatch deadline passed');
     }, this.limits.dispatchTimeoutMs);
     try {
-      const live = await this.start();
+      const live = await this.startWithin(entry);
       const raw = await live.dispatch.apply(undefined, [envelope], {
         arguments: { copy: true },
         result: { promise: true, copy: true },
@@ -134,6 +137,7 @@ export class IntegrationIsolate {
     const live = this.live;
     this.live = null;
     this.starting = null;
+    this.generation++;
     if (live === null) return;
     for (const timer of live.timers.values()) clearTimeout(timer);
     live.timers.clear();
@@ -181,14 +185,18 @@ export class IntegrationIsolate {
 
   private recordLog(level: string, text: string): void {
     const line = text.length > this.limits.maxLogLineBytes ? `${text.slice(0, this.limits.maxLogLineBytes)}… [truncated]` : text;
-    if (this.inFlight.size === 0) {
-      // waitUntil work answers to no response, so its output is capped here like an event's.
+    if (this.inFlight.size !== 1) {
+      // No dispatch in flight (waitUntil work), or several at once (possibly of different
+      // installations, which the isolate cannot tell apart): the line goes to the host log only,
+      // never into one installation's event-log entry, where it could show another's data.
+      // Capped here like an event's output.
       if (this.lateLines >= this.limits.maxLogLinesPerDispatch) {
         this.lateDropped++;
         return;
       }
       this.lateLines++;
-      this.hooks.lateLog([...this.draining], level, line);
+      const ids = this.inFlight.size === 0 ? [...this.draining] : [...this.inFlight].map((entry) => entry.eventId);
+      this.hooks.lateLog(ids, level, line);
       return;
     }
     for (const entry of this.inFlight) {
@@ -240,12 +248,40 @@ export class IntegrationIsolate {
       });
   }
 
+  /**
+   * Starts (or joins the start of) the isolate for one dispatch. If another dispatch's deadline
+   * threw away the isolate being started, this one starts a fresh one while its own time lasts.
+   */
+  private async startWithin(entry: InFlight): Promise<Live> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const live = await this.start();
+        // The deadline may have passed while the isolate was starting: no time is left to run.
+        if (entry.failure) throw entry.failure;
+        return live;
+      } catch (error) {
+        const discarded = error instanceof DispatchError && error.message === STARTUP_DISCARDED;
+        if (!discarded || entry.failure || attempt >= 2) throw entry.failure ?? error;
+      }
+    }
+  }
+
   private start(): Promise<Live> {
     if (this.live !== null && !this.live.isolate.isDisposed) return Promise.resolve(this.live);
+    // A dispose() while the isolate is being created (a deadline passing during a slow top level)
+    // bumps the generation: the isolate that creation then produces is disposed, never installed.
+    const generation = this.generation;
     this.starting ??= this.create().then(
-      (live) => (this.live = live),
+      (live) => {
+        if (this.generation !== generation) {
+          if (!live.isolate.isDisposed) live.isolate.dispose();
+          throw new DispatchError('isolate-reset', STARTUP_DISCARDED);
+        }
+        this.live = live;
+        return live;
+      },
       (error) => {
-        this.starting = null;
+        if (this.generation === generation) this.starting = null;
         throw error;
       },
     );

@@ -57,6 +57,8 @@ interface Slot {
   /** Environment objects this worker process already holds (a restarted worker starts empty). */
   sentEnvironments: WeakSet<object>;
   ready: Promise<void>;
+  /** Settles `ready`; also called when the process dies first, so waiters move to its replacement. */
+  markReady(): void;
   pending: Map<number, Pending>;
   stopping: boolean;
 }
@@ -165,6 +167,7 @@ export class Supervisor {
       current = this.slots[index];
       await current.ready;
     }
+    if (this.stopped) throw new HostError('ERR_SANDBOX_UNAVAILABLE', 'the host is shutting down');
     const id = this.nextId++;
     return new Promise<SupervisedOutcome>((resolve, reject) => {
       current.pending.set(id, { integration, eventId: envelope.event.eventId, resolve, reject });
@@ -183,6 +186,10 @@ export class Supervisor {
         (slot) =>
           new Promise<void>((resolve) => {
             slot.stopping = true;
+            // Nothing will answer what is still in flight: settle it rather than leave callers hanging.
+            for (const pending of slot.pending.values()) pending.reject(new HostError('ERR_SANDBOX_UNAVAILABLE', 'the host is shutting down'));
+            slot.pending.clear();
+            slot.markReady();
             if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
             // Disconnecting lets the worker exit on its own (flushing profiles, closing isolates);
             // one that does not within a second is killed.
@@ -210,7 +217,7 @@ export class Supervisor {
     });
     let markReady: () => void = () => undefined;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
-    const slot: Slot = { index, child, ready, pending: new Map(), stopping: false, sentEnvironments: new WeakSet() };
+    const slot: Slot = { index, child, ready, markReady, pending: new Map(), stopping: false, sentEnvironments: new WeakSet() };
     if (index === this.offenderWorker && child.pid !== undefined) {
       try {
         setPriority(child.pid, 19);
@@ -263,6 +270,7 @@ export class Supervisor {
 
   private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
     if (slot.stopping || this.stopped) return;
+    slot.markReady();
     const how = signal ? `signal ${signal}` : `exit code ${code}`;
     const suspects = new Set([...slot.pending.values()].map((pending) => pending.integration));
     this.options.onNotice('error', `sandbox worker ${slot.index} died (${how}) with ${slot.pending.size} request(s) in flight${suspects.size ? ` from ${[...suspects].join(', ')}` : ''}; restarting it`);

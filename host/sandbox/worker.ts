@@ -6,7 +6,7 @@ import type { DispatchResult, FromWorker, ToWorker, WorkerInit } from './message
 import type { BridgeRequest, BridgeResponse, BridgeResult, UrlRecord } from '../../sandbox-api/runtime/contract.ts';
 import { parseUrl } from '../bridge/primitives.ts';
 import { DispatchError, IntegrationIsolate, type RuntimeSource } from './isolate.ts';
-import { createEgressPolicy } from '../bridge/egress-policy.ts';
+import { createEgressPolicy, excludingHostPort } from '../bridge/egress-policy.ts';
 import { performFetch } from '../bridge/fetch.ts';
 import { lookupWithOverrides } from '../bridge/egress-resolve.ts';
 
@@ -27,6 +27,13 @@ function send(message: FromWorker): void {
   // During shutdown the channel can close under a late result; with a callback a failed send is
   // dropped instead of crashing this process with an unhandled EPIPE.
   if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
+}
+
+/** The host's own HTTP port, once configured: never a guest fetch destination (see excludingHostPort). */
+function hostPort(): number | null {
+  if (apiOrigin === null) return null;
+  const url = new URL(apiOrigin);
+  return url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
 }
 
 /** Whether a guest URL targets the platform API (same origin as environment.apiEndpoint). */
@@ -50,7 +57,7 @@ function callPlatformApi(integration: string, request: BridgeRequest): Promise<B
 function register(integration: string, bundleCode: string): void {
   if (init === null || runtime === null) throw new Error('worker used before init');
   isolates.get(integration)?.dispose('re-registered');
-  const policy = createEgressPolicy(init.egress);
+  const policy = excludingHostPort(createEgressPolicy(init.egress), hostPort);
   const lookup = lookupWithOverrides(init.egress.resolve);
   isolates.set(
     integration,

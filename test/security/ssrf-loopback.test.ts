@@ -88,6 +88,26 @@ describe('SSRF to loopback without --allow-egress', () => {
   });
 });
 
+describe('SSRF to the host itself with the whole loopback address allowed', () => {
+  it('refuses every spelling of the host\'s own address and port, so its endpoints are reached only through environment.apiEndpoint', async () => {
+    const wide = await auditedHost(['127.0.0.1', '::1', 'localhost']);
+    try {
+      const port = wide.host.port;
+      const targets = [`http://localhost:${port}/health`, `http://[::ffff:127.0.0.1]:${port}/health`, `http://[::1]:${port}/health`];
+      const outcomes = await attack(wide, targets);
+      for (const [target, outcome] of outcomes) expect(`${target} → ${outcome}`).toMatch(/ → TypeError: fetch failed: destination .* is the host itself/);
+      // The apiEndpoint's own origin (127.1 is 127.0.0.1) goes to the platform API over IPC, which has no /health.
+      expect((await attack(wide, [`http://127.1:${port}/health`])).get(`http://127.1:${port}/health`)).toMatch(/^status 404/);
+      expect(wide.connects.filter((entry) => entry.endsWith(`:${port}`))).toEqual([]);
+      // Other loopback ports stay reachable, as the allow list says.
+      expect((await attack(wide, [`${allowed.url}/ok`])).get(`${allowed.url}/ok`)).toBe('status 200: allowed receiver');
+      await expectHostHealthy(wide.host);
+    } finally {
+      await wide.host.close();
+    }
+  });
+});
+
 describe('SSRF through an allowed loopback receiver (only its port allowed)', () => {
   it('reaches the allowed receiver itself (the audit sees that socket)', async () => {
     const outcomes = await attack(open, [`${allowed.url}/ok`]);
