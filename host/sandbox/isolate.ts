@@ -30,6 +30,7 @@ export interface RuntimeSource {
 
 interface InFlight {
   eventId: string;
+  installationId: string;
   logs: CapturedLog[];
   droppedLogs: number;
   failure?: DispatchError;
@@ -105,7 +106,7 @@ export class IntegrationIsolate {
   /** Runs one envelope; resolves with a validated response or rejects with a DispatchError. */
   async dispatch(envelope: Envelope): Promise<{ response: SandboxResponse; logs: CapturedLog[] }> {
     this.lastUsedAt = performance.now();
-    const entry: InFlight = { eventId: envelope.event.eventId, logs: [], droppedLogs: 0 };
+    const entry: InFlight = { eventId: envelope.event.eventId, installationId: String(envelope.event.installationId ?? ''), logs: [], droppedLogs: 0 };
     this.inFlight.add(entry);
     const deadline = setTimeout(() => {
       entry.failure = new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
@@ -185,11 +186,11 @@ export class IntegrationIsolate {
 
   private recordLog(level: string, text: string): void {
     const line = text.length > this.limits.maxLogLineBytes ? `${text.slice(0, this.limits.maxLogLineBytes)}… [truncated]` : text;
-    if (this.inFlight.size !== 1) {
-      // No dispatch in flight (waitUntil work), or several at once (possibly of different
-      // installations, which the isolate cannot tell apart): the line goes to the host log only,
-      // never into one installation's event-log entry, where it could show another's data.
-      // Capped here like an event's output.
+    if (this.inFlight.size === 0 || !this.inFlightOfOneInstallation()) {
+      // No dispatch in flight (waitUntil work), or several at once of different installations,
+      // which the isolate cannot tell apart: the line goes to the host log only, never into one
+      // installation's event-log entry, where it could show another's data. (Concurrent
+      // dispatches of one installation share their lines.) Capped here like an event's output.
       if (this.lateLines >= this.limits.maxLogLinesPerDispatch) {
         this.lateDropped++;
         return;
@@ -203,6 +204,15 @@ export class IntegrationIsolate {
       if (entry.logs.length < this.limits.maxLogLinesPerDispatch) entry.logs.push({ level, text: line });
       else entry.droppedLogs++;
     }
+  }
+
+  private inFlightOfOneInstallation(): boolean {
+    let installation: string | undefined;
+    for (const entry of this.inFlight) {
+      if (installation !== undefined && entry.installationId !== installation) return false;
+      installation = entry.installationId;
+    }
+    return true;
   }
 
   private resetWindowIfIdle(): void {
