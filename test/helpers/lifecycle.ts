@@ -4,18 +4,10 @@
 import type { TestHost } from './host.ts';
 import { deriveInstallationToken, TOKEN_SECRET_META_KEY } from '../../host/platform/tokens.ts';
 import type { Host } from '../../host/index.ts';
+import type { EventLogEntry } from '../../host/platform/event-log-store.ts';
 
-export interface LoggedEvent {
-  eventId: string;
-  integration: string;
-  installationId: string;
-  type: string;
-  status: number;
-  errorCode?: string;
-  durationMs: number;
-  logs: { level: string; text: string }[];
-  createdAt: string;
-}
+/** An event-log entry as the admin API returns it (the host's own type). */
+export type LoggedEvent = EventLogEntry;
 
 export async function install(host: TestHost, integration: string, body: Record<string, unknown>): Promise<{ status: number; json: any }> {
   const response = await host.admin(`/v1/integrations/${integration}/installations`, { method: 'POST', body: JSON.stringify(body) });
