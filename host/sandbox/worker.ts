@@ -16,6 +16,7 @@ const FETCH_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 
 let init: WorkerInit | null = null;
 let apiOrigin: string | null = null;
+let apiPort: number | null = null;
 let nextApiCall = 1;
 const apiCalls = new Map<number, (result: BridgeResult<BridgeResponse>) => void>();
 let runtime: RuntimeSource | null = null;
@@ -31,9 +32,7 @@ function send(message: FromWorker): void {
 
 /** The host's own HTTP port, once configured: never a guest fetch destination (see excludingHostPort). */
 function hostPort(): number | null {
-  if (apiOrigin === null) return null;
-  const url = new URL(apiOrigin);
-  return url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return apiPort;
 }
 
 /** Whether a guest URL targets the platform API (same origin as environment.apiEndpoint). */
@@ -147,7 +146,12 @@ process.on('message', (message: ToWorker) => {
       return;
     }
     case 'configure':
-      apiOrigin = new URL(message.apiEndpoint).origin;
+      {
+        const url = new URL(message.apiEndpoint);
+        apiOrigin = url.origin;
+        // Parsed once here, not on every address check of every guest fetch.
+        apiPort = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+      }
       return;
     case 'api-response':
       apiCalls.get(message.id)?.(message.result);

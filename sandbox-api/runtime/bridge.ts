@@ -1,26 +1,10 @@
 // Wraps the raw BridgePrimitives so nothing of the host ever reaches guest code: each primitive is
 // called directly (never through .call/.apply, which a guest could patch), host exceptions are
 // swallowed or replaced by fresh isolate errors, and results are re-checked and re-copied.
-import type {
-  BridgeRequest,
-  BridgeResponse,
-  BridgeResult,
-  DigestAlgorithm,
-  LogLevel,
-  UrlRecord,
-} from './contract.ts';
+import type { BridgePrimitives, BridgeResponse, UrlRecord } from './contract.ts';
 
-export interface SafeBridge {
-  log(level: LogLevel, text: string): void;
-  fetch(request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
-  setTimer(id: number, delayMs: number): void;
-  clearTimer(id: number): void;
-  parseUrl(input: string, base: string | undefined): UrlRecord | null;
-  decodeText(bytes: Uint8Array, label: string, fatal: boolean, ignoreBOM: boolean): BridgeResult<string>;
-  randomBytes(length: number): Uint8Array;
-  digest(algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array;
-  hmac(algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array;
-}
+/** Same shape as the raw primitives: the wrapper changes what they may return, not their signatures. */
+export type SafeBridge = BridgePrimitives;
 
 type Raw<K extends keyof SafeBridge> = (...args: Parameters<SafeBridge[K]>) => unknown;
 
