@@ -6,10 +6,10 @@ import { relative } from 'node:path';
 import { createHost } from './index.ts';
 import { loadIntegrations } from './manifest/load.ts';
 import { formatProblem } from './manifest/format.ts';
-import { loadPlatformData } from './platform/platform-data.ts';
-import { HostError } from './errors.ts';
+import { loadPlatformData } from './platform/data.ts';
+import { HostError } from './common/errors.ts';
 import type { LoadedIntegration } from './manifest/types.ts';
-import { describeDefaulted, withDevDefaults } from './dev-env.ts';
+import { describeDefaulted, withDevDefaults } from './config/dev-env.ts';
 
 const USAGE = `usage:
   npm run host -- [--dir D]... [--port P] [--data FILE] [--platform FILE] [--admin-token T]

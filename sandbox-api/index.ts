@@ -2,15 +2,24 @@
 // ExposableError and the authoring types. Bundled INTO each integration, so it is self-contained
 // (type-only imports) and uses only the isolate's globals; it talks to the runtime through the
 // Symbol.for('sandbox-api.integration') protocol and never touches the host.
-import type { ContentKitElement } from './contentkit/elements.ts';
 import type { Envelope } from './runtime/contract.ts';
-import { createApiClient, type ApiClient } from './api-client.ts';
+import { createApiClient } from './api-client.ts';
+import type {
+  ComponentAction,
+  ComponentDefinition,
+  ComponentElement,
+  Integration,
+  IntegrationContext,
+  IntegrationDefinition,
+  IntegrationEnvironment,
+} from './types.ts';
 
 export { ApiError, createApiClient } from './api-client.ts';
 export { createOAuthHandler } from './oauth.ts';
 export type { OAuthConfig, OAuthConfigSource, OAuthCredentials } from './oauth.ts';
 export type { ApiClient } from './api-client.ts';
 export type * from './api-types.ts';
+export type * from './types.ts';
 
 export type {
   ContentKitAction,
@@ -24,78 +33,6 @@ export type {
 const INTEGRATION_PROTOCOL = Symbol.for('sandbox-api.integration');
 const EXPOSABLE_BRAND = Symbol.for('sandbox-api.exposable-error');
 const VERDICT_HEADER = 'x-sandbox-verdict'; // RUNTIME_VERDICT_HEADER of runtime/contract.ts
-
-/** `context.environment` (seed §2.7); the host builds it from its own records. */
-export interface IntegrationEnvironment {
-  apiEndpoint?: string;
-  apiTokens?: Record<string, string>;
-  integration?: { name?: string; urls?: { publicEndpoint?: string }; [field: string]: unknown };
-  installation?: { id?: string; status?: string; configuration?: Record<string, unknown>; [field: string]: unknown };
-  secrets?: Record<string, string>;
-  [field: string]: unknown;
-}
-
-export interface IntegrationContext<Env extends IntegrationEnvironment = IntegrationEnvironment> {
-  environment: Env;
-  /** Keeps the integration alive after the response until `promise` settles (bounded by the host). */
-  waitUntil(promise: Promise<unknown>): void;
-  /** The platform API (DESIGN §4.7) with this installation's token; non-2xx answers throw ApiError. */
-  api: ApiClient;
-}
-
-/** A platform event (seed §2.10 / DESIGN §4.3): `type` plus its payload fields. */
-export interface IntegrationEvent {
-  eventId: string;
-  type: string;
-  installationId?: string;
-  [field: string]: unknown;
-}
-
-export type FetchHandler = (request: Request, context: IntegrationContext) => Response | Promise<Response>;
-export type EventHandler = (event: IntegrationEvent, context: IntegrationContext) => unknown;
-
-/** What a user interaction sends to `action()`: `action.action` names it. */
-export interface ComponentAction {
-  action: string;
-  [field: string]: unknown;
-}
-
-/** The element a component's action() and render() receive. */
-export interface ComponentElement<Props = Record<string, unknown>, State = Record<string, unknown>> {
-  componentId: string;
-  props: Props;
-  state: State;
-  /** The UI context the platform sent with the render, if any. */
-  context: unknown;
-}
-
-/** `{ state }` replaces the state, `{}` keeps it, `{ returnValue }` completes the interaction. */
-export type ActionResult<State> = { state?: State; returnValue?: unknown } | undefined | void;
-
-export interface ComponentDefinition<Props = Record<string, unknown>, State = Record<string, unknown>> {
-  componentId: string;
-  initialState?: (props: Props) => State;
-  action?: (
-    element: ComponentElement<Props, State>,
-    action: ComponentAction,
-    context: IntegrationContext,
-  ) => ActionResult<State> | Promise<ActionResult<State>>;
-  render: (element: ComponentElement<Props, State>, context: IntegrationContext) => ContentKitElement | Promise<ContentKitElement>;
-}
-
-export interface IntegrationDefinition {
-  fetch?: FetchHandler;
-  // Components are generic in their own props/state; any of them is accepted here.
-  components?: ComponentDefinition<any, any>[];
-  events?: Record<string, EventHandler>;
-}
-
-/** The value `export default` must be; the runtime recognizes it, nothing else reads it. */
-export interface Integration {
-  readonly components: readonly string[];
-  readonly events: readonly string[];
-  readonly handlesFetch: boolean;
-}
 
 /** What the runtime hands the protocol method with each envelope. */
 interface RuntimeHost {

@@ -5,8 +5,8 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Message } from 'esbuild';
-import { HostError } from '../errors.ts';
+import { build, type BuildOptions, type Message } from 'esbuild';
+import { HostError } from '../common/errors.ts';
 import type { IntegrationBundle } from './types.ts';
 import { isInside } from './paths.ts';
 import { hashInputs, readCachedBundle, writeCachedBundle } from './bundle-cache.ts';
@@ -38,46 +38,61 @@ export async function bundleScript(
   return { code, hash, cached: false };
 }
 
+/**
+ * The esbuild options of every integration bundle: a classic script for a web-like worker with
+ * the containment plugin deciding what may enter. Tests that bundle a snippet use these too.
+ */
+export function integrationBuildOptions(dirReal: string, offenses: string[], contents: Map<string, Uint8Array>): BuildOptions {
+  return {
+    absWorkingDir: dirReal,
+    write: false,
+    bundle: true,
+    format: 'iife',
+    globalName: '__ih_entry',
+    platform: 'neutral',
+    target: 'es2022',
+    jsx: 'automatic',
+    jsxImportSource: 'sandbox-api',
+    mainFields: ['module', 'main'],
+    // The isolate is a web-like worker, not Node: prefer packages' worker/browser builds.
+    conditions: ['worker', 'browser', 'import', 'default'],
+    // Hermetic: a tsconfig.json (the repo's or the integration's) must not change resolution,
+    // and it is not part of the cache key.
+    tsconfigRaw: {},
+    logLevel: 'silent',
+    charset: 'utf8',
+    legalComments: 'none',
+    sourcemap: false,
+    plugins: [containmentPlugin(dirReal, offenses, contents)],
+  };
+}
+
+/** A local `var __ih_entry` and the namespace as completion value: no global is created. */
+export function wrapBundle(text: string): string {
+  return `(function () {\n${text}\nreturn __ih_entry;\n})()`;
+}
+
+/** Turns esbuild's failure into the offenses it names (errors about rejected-import stubs only repeat one). */
+export function collectBuildErrors(error: unknown, offenses: string[]): void {
+  const messages = (error as { errors?: Message[] }).errors;
+  if (!messages) throw error;
+  offenses.push(...messages.filter((m) => !m.text.includes(`${REJECTED}:`)).map(describeMessage));
+}
+
 async function runBuild(dirReal: string, entryReal: string, contents: Map<string, Uint8Array>): Promise<string> {
   const offenses: string[] = [];
   let text: string;
   try {
-    const result = await build({
-      entryPoints: [entryReal],
-      absWorkingDir: dirReal,
-      write: false,
-      bundle: true,
-      format: 'iife',
-      globalName: '__ih_entry',
-      platform: 'neutral',
-      target: 'es2022',
-      jsx: 'automatic',
-      jsxImportSource: 'sandbox-api',
-      mainFields: ['module', 'main'],
-      // The isolate is a web-like worker, not Node: prefer packages' worker/browser builds.
-      conditions: ['worker', 'browser', 'import', 'default'],
-      // Hermetic: a tsconfig.json (the repo's or the integration's) must not change resolution,
-      // and it is not part of the cache key.
-      tsconfigRaw: {},
-      logLevel: 'silent',
-      charset: 'utf8',
-      legalComments: 'none',
-      sourcemap: false,
-      plugins: [containmentPlugin(dirReal, offenses, contents)],
-    });
-    text = result.outputFiles[0].text;
+    const result = await build({ ...integrationBuildOptions(dirReal, offenses, contents), entryPoints: [entryReal] });
+    text = result.outputFiles![0].text;
   } catch (error) {
-    const messages = (error as { errors?: Message[] }).errors;
-    if (!messages) throw error;
-    // Errors about the stubs of rejected imports only repeat an offense already listed.
-    offenses.push(...messages.filter((m) => !m.text.includes(`${REJECTED}:`)).map(describeMessage));
+    collectBuildErrors(error, offenses);
   }
   if (offenses.length > 0) {
     const details = offenses.map((message) => ({ message }));
     throw new HostError('ERR_BUNDLE_FAILED', offenses.join('; '), details);
   }
-  // A local `var __ih_entry` and the namespace as completion value: no global is created.
-  return `(function () {\n${text!}\nreturn __ih_entry;\n})()`;
+  return wrapBundle(text!);
 }
 
 function describeMessage(message: Message): string {

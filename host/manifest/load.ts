@@ -5,7 +5,7 @@
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CORE_SCHEMA, load } from 'js-yaml';
-import { HostError } from '../errors.ts';
+import { HostError } from '../common/errors.ts';
 import type { LoadedIntegration, Manifest, ManifestProblem } from './types.ts';
 import { checkSchema, escapePointer, type Issue } from './validate.ts';
 import { checkSemantics, findUnknownKeys, isObject } from './semantic.ts';

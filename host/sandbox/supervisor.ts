@@ -7,7 +7,7 @@ import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressOptions } from '../bridge/egress-policy.ts';
-import { HostError } from '../errors.ts';
+import { HostError } from '../common/errors.ts';
 import type { CapturedLog, DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWorker } from './messages.ts';
 import { CrashLedger } from './crash-ledger.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
@@ -32,11 +32,12 @@ export interface SupervisorOptions {
   /** Console output of integrations and supervisor notices, one line each. */
   onLog(line: { integration: string; eventIds: string[]; level: string; text: string }): void;
   onNotice(level: 'info' | 'warn' | 'error', message: string): void;
-  /** A guest's call to the platform API; `integration` is the one whose isolate made it. */
-  onApiRequest?(integration: string, request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
   /** The connect audit: every destination a guest fetch pointed a socket at. */
   onEgressConnect?(event: { integration: string; address: string; port: number }): void;
 }
+
+/** Answers a guest's call to the platform API; `integration` is the one whose isolate made it. */
+export type ApiHandler = (integration: string, request: BridgeRequest) => Promise<BridgeResult<BridgeResponse>>;
 
 export interface SupervisedOutcome {
   response: SandboxResponse;
@@ -81,6 +82,7 @@ export class Supervisor {
   private stopped = false;
   private readonly options: SupervisorOptions;
   private apiEndpoint: string | null = null;
+  private apiHandler: ApiHandler | null = null;
 
   constructor(options: SupervisorOptions) {
     this.options = options;
@@ -142,6 +144,14 @@ export class Supervisor {
       this.pins.set(integration, index);
     }
     this.post(this.slots[index], { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash });
+  }
+
+  /**
+   * Serves guests' platform API calls with `handler`. Set after construction on purpose: the API's
+   * own handlers dispatch into the sandbox (setup events), so the API is built after it.
+   */
+  serveApi(handler: ApiHandler): void {
+    this.apiHandler = handler;
   }
 
   /** Tells every worker (and every restarted one) where the platform API lives. */
@@ -246,7 +256,7 @@ export class Supervisor {
   private answerApi(slot: Slot, id: number, integration: string, request: BridgeRequest): void {
     // The worker names the integration whose isolate called; the platform API then requires the
     // token to belong to that integration, so one integration cannot act with another's token.
-    const handler = this.options.onApiRequest;
+    const handler = this.apiHandler;
     const answer = handler
       ? handler(integration, request).catch((): BridgeResult<BridgeResponse> => ({ ok: false, code: 'TypeError', message: 'platform API unavailable' }))
       : Promise.resolve<BridgeResult<BridgeResponse>>({ ok: false, code: 'TypeError', message: 'platform API unavailable' });

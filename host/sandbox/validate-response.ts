@@ -1,15 +1,16 @@
 // Checks what the isolate returned before the host trusts it: a guest controls the runtime it
 // runs in, so the copied response may be anything. Pure; returns the response or a reason.
 
-import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { RuntimeVerdict, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE_FORBIDDEN = /[\0\r\n]/;
 const MAX_HEADERS = 200;
+const VERDICTS: ReadonlySet<unknown> = new Set<RuntimeVerdict>(['no-handler', 'component-not-found', 'guest-error', 'bad-entry']);
 
 export function validateSandboxResponse(value: unknown, maxBodyBytes: number): SandboxResponse | string {
   if (typeof value !== 'object' || value === null) return 'the integration returned no response';
-  const { status, statusText, headers, body } = value as Record<string, unknown>;
+  const { status, statusText, headers, body, verdict } = value as Record<string, unknown>;
   if (!Number.isInteger(status) || (status as number) < 200 || (status as number) > 599) {
     return `the integration returned an invalid status ${JSON.stringify(status)}`;
   }
@@ -24,5 +25,7 @@ export function validateSandboxResponse(value: unknown, maxBodyBytes: number): S
   if (!(body instanceof Uint8Array)) return 'the integration returned an invalid body';
   if (body.byteLength > maxBodyBytes) return `the integration's response body exceeds ${maxBodyBytes} bytes`;
   const text = typeof statusText === 'string' && !HEADER_VALUE_FORBIDDEN.test(statusText) ? statusText.slice(0, 256) : undefined;
-  return { status: status as number, ...(text ? { statusText: text } : {}), headers: headers as [string, string][], body };
+  // Only the runtime's known verdicts mean something to the host; anything else is dropped.
+  const known = VERDICTS.has(verdict) ? { verdict: verdict as RuntimeVerdict } : {};
+  return { status: status as number, ...(text ? { statusText: text } : {}), headers: headers as [string, string][], body, ...known };
 }

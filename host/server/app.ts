@@ -4,7 +4,7 @@
 
 import Router from '@koa/router';
 import Koa from 'koa';
-import type { HostServices } from '../services.ts';
+import type { HostServices } from './services.ts';
 import { createAdminAuth } from './admin-auth.ts';
 import { createErrorMiddleware } from './errors-middleware.ts';
 import { createNotFound } from './not-found.ts';

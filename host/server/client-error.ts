@@ -4,7 +4,7 @@
 
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
-import { HostError } from '../errors.ts';
+import { HostError } from '../common/errors.ts';
 
 function parserFailure(code: string | undefined): HostError {
   if (code === 'HPE_HEADER_OVERFLOW') return new HostError('ERR_HEADERS_TOO_LARGE', 'request headers are too large');

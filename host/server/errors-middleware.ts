@@ -2,8 +2,8 @@
 // from thrown values to codes; must never put a stack, path or foreign message in a 5xx body.
 
 import type { Context, Middleware } from 'koa';
-import { HostError, isHostError, type ErrorCode } from '../errors.ts';
-import type { Logger } from '../services.ts';
+import { HostError, isHostError, type ErrorCode } from '../common/errors.ts';
+import type { Logger } from '../common/logger.ts';
 import { requestIdOf } from './request-log.ts';
 
 // Errors thrown by Koa or the router (http-errors) carry a status but no code of ours.

@@ -2,7 +2,7 @@
 // 415 / 413 / 400 rules of JSON bodies; it must never accept a body it has not fully checked.
 
 import type { Context } from 'koa';
-import { HostError } from '../errors.ts';
+import { HostError } from '../common/errors.ts';
 import { readBody } from './read-body.ts';
 
 export const MAX_JSON_BODY_BYTES = 1_048_576;

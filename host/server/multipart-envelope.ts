@@ -4,7 +4,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import { Formidable, multipart } from 'formidable';
-import { HostError } from '../errors.ts';
+import { HostError } from '../common/errors.ts';
 import { checkDeclaredLength, payloadTooLarge } from './read-body.ts';
 
 export const ENVELOPE_PARTS = ['event', 'environment', 'fetch-body'] as const;

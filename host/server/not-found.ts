@@ -3,7 +3,7 @@
 
 import type { RouterContext } from '@koa/router';
 import type { Middleware } from 'koa';
-import { HostError } from '../errors.ts';
+import { HostError } from '../common/errors.ts';
 import { writeError } from './errors-middleware.ts';
 
 export function createNotFound(): Middleware {

@@ -2,7 +2,7 @@
 // never buffer past the limit (it stops at the first chunk that crosses it) nor parse anything.
 
 import type { IncomingMessage } from 'node:http';
-import { HostError } from '../errors.ts';
+import { HostError } from '../common/errors.ts';
 
 export function payloadTooLarge(limitBytes: number): HostError {
   return new HostError('ERR_PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${limitBytes} bytes`);

@@ -2,8 +2,9 @@
 // completion, an ExposableError to pass on, or a failure. Pure; must never forward a 5xx body
 // (it can carry the integration's internals) nor let invalid ContentKit reach a client.
 
-import { HostError } from '../errors.ts';
-import { RUNTIME_VERDICT_HEADER, type SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import { HostError } from '../common/errors.ts';
+import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { DispatchOutcome } from '../dispatch/dispatcher.ts';
 import { validateContentKit } from '../contentkit/validate.ts';
 import { isPlainObject } from './json-body.ts';
 import { bodyBuffer } from './send-sandbox-response.ts';
@@ -15,10 +16,6 @@ export interface RenderAnswer {
 
 function badRender(what: string): HostError {
   return new HostError('ERR_SANDBOX_BAD_RESPONSE', `the integration's render answer ${what}`);
-}
-
-function header(response: SandboxResponse, name: string): string | undefined {
-  return response.headers.find(([key]) => key.toLowerCase() === name)?.[1];
 }
 
 function parseJson(response: SandboxResponse): { ok: true; value: unknown } | { ok: false } {
@@ -44,8 +41,8 @@ function checkElementAnswer(answer: Record<string, unknown>): void {
   }
 }
 
-export function judgeRenderResponse(response: SandboxResponse, componentId: string): RenderAnswer {
-  if (header(response, RUNTIME_VERDICT_HEADER) === 'component-not-found') {
+export function judgeRenderResponse({ response, verdict }: Pick<DispatchOutcome, 'response' | 'verdict'>, componentId: string): RenderAnswer {
+  if (verdict === 'component-not-found') {
     throw new HostError('ERR_COMPONENT_NOT_FOUND', `component "${componentId}" not found`);
   }
   const { status } = response;

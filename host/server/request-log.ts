@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import type { Logger } from '../services.ts';
+import type { Logger } from '../common/logger.ts';
 
 const REQUEST_ID = Symbol('requestId');
 

@@ -1,10 +1,10 @@
 // Writes an integration's serialized Response to the client as is: status, status text, headers,
 // body bytes. Must never add a content-type of its own, nor let connection-level or internal
-// headers (hop-by-hop, content-length, the runtime verdict) through.
+// headers (hop-by-hop, content-length) through.
 
 import type { Context } from 'koa';
-import { HostError } from '../errors.ts';
-import { RUNTIME_VERDICT_HEADER, type SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import { HostError } from '../common/errors.ts';
+import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import { isHopByHop } from './hop-by-hop.ts';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -20,7 +20,7 @@ export function responseHeaders(response: SandboxResponse): Map<string, string[]
   const headers = new Map<string, string[]>();
   for (const [rawName, value] of response.headers) {
     const name = String(rawName).toLowerCase();
-    if (isHopByHop(name) || name === 'content-length' || name === RUNTIME_VERDICT_HEADER) continue;
+    if (isHopByHop(name) || name === 'content-length') continue;
     if (!TOKEN.test(name)) throw badResponse(`an invalid header name "${name}"`);
     if (typeof value !== 'string' || !FIELD_VALUE.test(value)) throw badResponse(`an invalid value for header "${name}"`);
     headers.set(name, [...(headers.get(name) ?? []), value]);

@@ -5,7 +5,7 @@
 import type { EgressOptions } from '../bridge/egress-policy.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import { checkWebhookConfiguration, isWebhookConfigurationComplete, WEBHOOK_INTEGRATION_NAME } from './config.ts';
-import type { SigningSecretStore } from './secret-store.ts';
+import type { SigningSecretStore } from './secrets.ts';
 
 export function createWebhookIntegration(secrets: SigningSecretStore, egress: EgressOptions): LoadedIntegration {
   return {

@@ -1,7 +1,7 @@
 // The public JSON of the delivery log (GET /v1/installations/:id/deliveries): ISO times, each
 // attempt with its status code or error. Pure; never includes signatures or secrets.
 
-import type { AttemptRecord, DeliveryWithAttempts } from './outbox-types.ts';
+import type { AttemptRecord, DeliveryWithAttempts } from './outbox.ts';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 

@@ -2,11 +2,11 @@
 // Types only; the behaviour lives in dispatcher.ts.
 
 import type { LookupFunction } from 'node:net';
-import type { Logger } from '../services.ts';
+import type { Logger } from '../common/logger.ts';
 import type { EgressOptions } from '../bridge/egress-policy.ts';
 import type { DeliverFn } from './deliver.ts';
-import type { Outbox } from './outbox-store.ts';
-import type { AttemptRecord, DeliveryRecord, NewDelivery } from './outbox-types.ts';
+import type { Outbox } from './outbox.ts';
+import type { AttemptRecord, DeliveryRecord, NewDelivery } from './outbox.ts';
 
 export interface WebhookDispatcherOptions {
   outbox: Outbox;

@@ -5,8 +5,8 @@
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import { createDeliveryAgents, deliverAttempt, DEFAULT_ATTEMPT_TIMEOUT_MS, type AttemptResult, type DeliverFn } from './deliver.ts';
 import { createDueCache } from './due-cache.ts';
-import { endpointOf } from './outbox-store.ts';
-import type { AttemptRecord, DeliveryRecord, NextState } from './outbox-types.ts';
+import { endpointOf } from './outbox.ts';
+import type { AttemptRecord, DeliveryRecord, NextState } from './outbox.ts';
 import { describeResult, settleAttempt } from './settle-attempt.ts';
 import { createSlots } from './slots.ts';
 import type { WebhookDispatcher, WebhookDispatcherOptions } from './dispatcher-options.ts';

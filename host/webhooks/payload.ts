@@ -2,7 +2,7 @@
 // fields first (eventId, type, installationId), then the type's own fields in the seed's order.
 // Pure; copies only the listed fields, so nothing else a publisher sent can leak to a receiver.
 
-import { HostError } from '../errors.ts';
+import { HostError } from '../common/errors.ts';
 
 export const WEBHOOK_EVENT_TYPES = ['space_content_updated', 'site_view', 'page_feedback'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

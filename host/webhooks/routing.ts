@@ -2,10 +2,10 @@
 // Pure: the caller passes its installations and writes the result with dispatcher.enqueue()
 // before answering POST /v1/events. Never sends anything itself.
 
-import type { Installation } from '../services.ts';
+import type { Installation } from '../installations/model.ts';
 import { WEBHOOK_EVENTS_BY_TARGET, WEBHOOK_INTEGRATION_NAME, isWebhookConfigurationComplete, isWebhookTarget } from './config.ts';
 import { buildWebhookPayload, isWebhookEventType, serializeWebhookPayload } from './payload.ts';
-import type { NewDelivery } from './outbox-types.ts';
+import type { NewDelivery } from './outbox.ts';
 
 /** Whether this webhook installation is subscribed to and covers this event. */
 export function webhookWants(installation: Installation, event: Record<string, unknown>): boolean {

@@ -39,3 +39,18 @@ export function activeSigningSecrets(secrets: SigningSecrets, nowMs: number): st
   const previousActive = secrets.previous !== undefined && secrets.previousExpiresAt !== undefined && Date.parse(secrets.previousExpiresAt) > nowMs;
   return previousActive ? [secrets.current, secrets.previous as string] : [secrets.current];
 }
+
+/**
+ * Durable signing secrets per webhook installation. Never returns a secret except from
+ * create/rotate (to be shown once) and secretsFor (to sign).
+ */
+export interface SigningSecretStore {
+  /** Creates (or replaces) the installation's secret; returns it once for `signingSecret`. */
+  create(installationId: string): string;
+  /** Rotates: returns the new secret; the previous one keeps signing for the rotation window. Undefined if none exists. */
+  rotate(installationId: string, nowMs: number, windowMs?: number): string | undefined;
+  get(installationId: string): SigningSecrets | undefined;
+  /** The secrets that sign now, current first; empty when the installation has none (uninstalled). */
+  secretsFor(installationId: string, nowMs: number): string[];
+  remove(installationId: string): void;
+}

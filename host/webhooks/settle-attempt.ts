@@ -3,7 +3,7 @@
 
 import type { AttemptResult } from './deliver.ts';
 import { nextStep } from './schedule.ts';
-import type { AttemptRecord, NextState } from './outbox-types.ts';
+import type { AttemptRecord, NextState } from './outbox.ts';
 
 export function settleAttempt(attempt: number, startedAt: number, result: AttemptResult, finishedAt: number, random: () => number): { record: AttemptRecord; next: NextState } {
   const step = nextStep(attempt, result, random);

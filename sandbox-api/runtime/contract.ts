@@ -27,6 +27,8 @@ export interface SandboxResponse {
   statusText?: string;
   headers: [string, string][];
   body: Uint8Array;
+  /** Set when the answer is the runtime's own verdict rather than the integration's (see RuntimeVerdict). */
+  verdict?: RuntimeVerdict;
 }
 
 /** The runtime's answer: the response plus whether `context.waitUntil` work is still pending (so the worker only drains when there is something to drain). */
@@ -106,7 +108,10 @@ export interface RuntimeApi {
   fireTimer(id: number): void;
 }
 
-/** Response header the runtime sets when the answer is its own (not the guest's) verdict. */
+/**
+ * Inside the isolate, sandbox-api marks its own answers with this response header; the runtime
+ * lifts it into SandboxResponse.verdict, so it never reaches a client as a header.
+ */
 export const RUNTIME_VERDICT_HEADER = 'x-sandbox-verdict';
 export type RuntimeVerdict =
   | 'no-handler' // 406: an event type with no handler, or a fetch with no fetch handler

@@ -35,15 +35,22 @@ export interface DispatchDeps {
 }
 
 export function verdictResponse(status: number, verdict: RuntimeVerdict, error: string): SandboxResponse {
-  return {
-    status,
-    statusText: '',
-    headers: [
-      ['content-type', 'application/json'],
-      [RUNTIME_VERDICT_HEADER, verdict],
-    ],
-    body: utf8Encode(JSON.stringify({ error })),
-  };
+  return { status, statusText: '', headers: [['content-type', 'application/json']], body: utf8Encode(JSON.stringify({ error })), verdict };
+}
+
+const VERDICTS: ReadonlySet<string> = new Set<RuntimeVerdict>(['no-handler', 'component-not-found', 'guest-error', 'bad-entry']);
+
+/** Lifts sandbox-api's verdict header into the typed field; the header itself never leaves. */
+function liftVerdict(response: SandboxResponse): SandboxResponse {
+  let verdict: RuntimeVerdict | undefined;
+  const headers: [string, string][] = [];
+  for (const pair of response.headers) {
+    if (pair[0] === RUNTIME_VERDICT_HEADER) {
+      if (VERDICTS.has(pair[1])) verdict = pair[1] as RuntimeVerdict;
+    } else headers.push(pair);
+  }
+  if (headers.length === response.headers.length) return response;
+  return verdict === undefined ? { ...response, headers } : { ...response, headers, verdict };
 }
 
 function describe(value: unknown): string {
@@ -88,7 +95,7 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     const host = Object.freeze({ waitUntil: (work: unknown) => waitUntil(eventId, work), ...deps.classes });
     const result: unknown = await apply(handler, integration, [envelope, host]);
     const serialized = deps.serializeResponse(result);
-    if (serialized !== null) return serialized;
+    if (serialized !== null) return liftVerdict(serialized);
     log(
       'error',
       deps.isResponse(result)

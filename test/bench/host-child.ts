@@ -2,7 +2,7 @@
 // and prints one JSON line `{ url, pids, endpoints }`; exits when its parent disconnects.
 
 import { createHost } from '../../host/index.ts';
-import type { HostOptionsInput } from '../../host/options.ts';
+import type { HostOptionsInput } from '../../host/config/options.ts';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as HostOptionsInput;
 const quiet = { info() {}, warn() {}, error: (message: string) => process.stderr.write(`${message}\n`) };

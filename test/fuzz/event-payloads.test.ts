@@ -3,8 +3,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { HostError } from '../../host/errors.ts';
-import { validatePublishedEvent } from '../../host/platform/event-schemas.ts';
+import { HostError } from '../../host/common/errors.ts';
+import { validatePublishedEvent } from '../../host/events/schemas.ts';
 import { ADMIN_TOKEN, startTestHost, type TestHost } from '../helpers/host.ts';
 import { eventPayload, validEvent } from './arbitraries/events.ts';
 import { expectHostVerdict, JSON_POINTER, send } from './assertions.ts';

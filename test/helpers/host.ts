@@ -2,8 +2,8 @@
 // two sandbox workers. Callers must close() it.
 
 import { createHost, type Host } from '../../host/index.ts';
-import { createMemoryLogger } from '../../host/logger.ts';
-import type { HostOptionsInput } from '../../host/options.ts';
+import { createMemoryLogger } from '../../host/common/logger.ts';
+import type { HostOptionsInput } from '../../host/config/options.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 

@@ -3,8 +3,8 @@
 // prints one JSON line { url, endpoints } once listening, stops on SIGTERM.
 
 import { createHost } from '../../host/index.ts';
-import { createMemoryLogger } from '../../host/logger.ts';
-import { withDevDefaults } from '../../host/dev-env.ts';
+import { createMemoryLogger } from '../../host/common/logger.ts';
+import { withDevDefaults } from '../../host/config/dev-env.ts';
 
 const options = JSON.parse(process.argv[2] ?? '{}');
 const host = await createHost({ port: 0, dataPath: ':memory:', logger: createMemoryLogger(), env: withDevDefaults(process.env).env, ...options });

@@ -2,9 +2,9 @@
 // installation's token the way the host does, and poll for asynchronous setup events.
 
 import type { TestHost } from './host.ts';
-import { deriveInstallationToken, TOKEN_SECRET_META_KEY } from '../../host/platform/tokens.ts';
+import { deriveInstallationToken, TOKEN_SECRET_META_KEY } from '../../host/installations/tokens.ts';
 import type { Host } from '../../host/index.ts';
-import type { EventLogEntry } from '../../host/platform/event-log-store.ts';
+import type { EventLogEntry } from '../../host/dispatch/event-log.ts';
 
 /** An event-log entry as the admin API returns it (the host's own type). */
 export type LoggedEvent = EventLogEntry;
@@ -35,7 +35,7 @@ export async function eventsOf(host: TestHost, integration: string): Promise<Log
 
 /** The token the host hands the installation in its environment. */
 export function tokenOf(host: Host, installationId: string): string {
-  return deriveInstallationToken(host.store.getMeta(TOKEN_SECRET_META_KEY)!, installationId);
+  return deriveInstallationToken(host.stores.meta.get(TOKEN_SECRET_META_KEY)!, installationId);
 }
 
 /** Polls an async check until it stops throwing; rethrows its last failure after `timeoutMs`. */

@@ -2,8 +2,8 @@
 // it), HTTP calls with it, and admin installs. Reads only the host's token secret, nothing else.
 
 import type { Host } from '../../host/index.ts';
-import { deriveInstallationToken, TOKEN_SECRET_META_KEY } from '../../host/platform/tokens.ts';
-import type { CreateInstallationInput, InstallationView } from '../../host/services.ts';
+import { deriveInstallationToken, TOKEN_SECRET_META_KEY } from '../../host/installations/tokens.ts';
+import type { CreateInstallationInput, InstallationView } from '../../host/installations/model.ts';
 import type { TestHost } from './host.ts';
 
 export interface ApiAnswer {
@@ -13,7 +13,7 @@ export interface ApiAnswer {
 
 /** The `apiTokens.installation` the host puts in this installation's envelopes. */
 export function installationToken(host: Host, installationId: string): string {
-  const secret = host.store.getMeta(TOKEN_SECRET_META_KEY);
+  const secret = host.stores.meta.get(TOKEN_SECRET_META_KEY);
   if (secret === undefined) throw new Error('the host has no token secret yet');
   return deriveInstallationToken(secret, installationId);
 }

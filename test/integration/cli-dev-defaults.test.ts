@@ -2,7 +2,7 @@
 // still accept oauth-demo (the CLI defaults them, and says so), while exported values win.
 import { describe, it, expect } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { DEV_ENV_DEFAULTS } from '../../host/dev-env.ts';
+import { DEV_ENV_DEFAULTS } from '../../host/config/dev-env.ts';
 
 const CLI = ['--no-node-snapshot', 'host/cli.ts'];
 

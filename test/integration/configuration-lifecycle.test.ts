@@ -132,13 +132,13 @@ describe("the installation's own PATCH /v1/installation/configuration", () => {
     const refused = await selfPatch(token, { channel: 'nope', colour: 'red' });
     expect(refused.status).toBe(422);
     expect(refused.json.error.details.map((detail: { pointer: string }) => detail.pointer).sort()).toEqual(['/channel', '/colour']);
-    expect(host.store.getInstallation(created.json.id)!.configuration).toEqual({ limit: 10 });
+    expect(host.stores.installations.getInstallation(created.json.id)!.configuration).toEqual({ limit: 10 });
 
     const accepted = await selfPatch(token, { connection: { access_token: 'provider-token-77' }, channel: 'general' });
     expect(accepted.status).toBe(200);
     expect(accepted.json.status).toBe('active');
     expect(accepted.json.configuration).toEqual({ limit: 10, channel: 'general', connection: '[redacted]' });
-    expect(host.store.getInstallation(created.json.id)!.configuration.connection).toEqual({ access_token: 'provider-token-77' });
+    expect(host.stores.installations.getInstallation(created.json.id)!.configuration.connection).toEqual({ access_token: 'provider-token-77' });
     expect(responseTexts.join('\n')).not.toContain('provider-token-77');
   });
 

@@ -4,7 +4,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, type TestHost } from '../helpers/host.ts';
 import { install } from '../helpers/lifecycle.ts';
-import { withDevDefaults } from '../../host/dev-env.ts';
+import { withDevDefaults } from '../../host/config/dev-env.ts';
 
 let host: TestHost;
 

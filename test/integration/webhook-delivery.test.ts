@@ -9,13 +9,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createOutbox, type Outbox } from '../../host/webhooks/outbox-store.ts';
-import { createSigningSecretStore, type SigningSecretStore } from '../../host/webhooks/secret-store.ts';
+import { createOutbox } from '../../host/store/sqlite/outbox.ts';
+import { type Outbox } from '../../host/webhooks/outbox.ts';
+import { createSigningSecretStore } from '../../host/store/sqlite/signing-secrets.ts';
+import { type SigningSecretStore } from '../../host/webhooks/secrets.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../../host/webhooks/dispatcher.ts';
 import { planWebhookDeliveries } from '../../host/webhooks/routing.ts';
 import { verifySignature } from '../../sandbox-api/webhook-receiver.ts';
 import { startReceiver, type RunningReceiver } from '../../fixtures/receivers/receiver.ts';
-import type { Installation } from '../../host/services.ts';
+import type { Installation } from '../../host/installations/model.ts';
 
 let dir: string;
 let db: DatabaseSync;

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOutbox } from '../../host/webhooks/outbox-store.ts';
+import { createOutbox } from '../../host/store/sqlite/outbox.ts';
 import { createWebhookDispatcher } from '../../host/webhooks/dispatcher.ts';
 import { verifySignature } from '../../sandbox-api/webhook-receiver.ts';
 

@@ -3,7 +3,7 @@
 // Usage: node webhook-sigkill-child.ts <db path> <secret> <url>...
 
 import { DatabaseSync } from 'node:sqlite';
-import { createOutbox } from '../../host/webhooks/outbox-store.ts';
+import { createOutbox } from '../../host/store/sqlite/outbox.ts';
 import { createWebhookDispatcher } from '../../host/webhooks/dispatcher.ts';
 
 const [dbPath, secret, ...urls] = process.argv.slice(2);

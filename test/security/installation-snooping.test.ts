@@ -6,7 +6,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, endpointOf, installationOf, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
 import { install, installationToken } from '../helpers/platform-api.ts';
-import { withDevDefaults } from '../../host/dev-env.ts';
+import { withDevDefaults } from '../../host/config/dev-env.ts';
 
 let host: TestHost;
 let alpha: { id: string; endpoint: string };
@@ -65,8 +65,8 @@ describe('installation snooping', () => {
     const { api } = await snoop(alpha.endpoint, beta.id, stolen);
     expect(api.patchWithForeignToken.status).toBe(401);
     expect(JSON.parse(api.patchWithForeignToken.body).error.code).toBe('ERR_UNAUTHORIZED');
-    expect(host.store.getInstallation(installationOf(host, 'hello'))!.configuration).toEqual({});
-    expect(host.store.getInstallation(beta.id)!.configuration).toEqual({ label: 'beta-only-label' });
+    expect(host.stores.installations.getInstallation(installationOf(host, 'hello'))!.configuration).toEqual({});
+    expect(host.stores.installations.getInstallation(beta.id)!.configuration).toEqual({ label: 'beta-only-label' });
   });
 
   it('leaves the host and its neighbour answering', async () => {

@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import { startTestHost, endpointOf, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
 import { install, tokenOf } from '../helpers/lifecycle.ts';
-import { withDevDefaults } from '../../host/dev-env.ts';
+import { withDevDefaults } from '../../host/config/dev-env.ts';
 
 let host: TestHost;
 let victim: { id: string; token: string; endpoint: string };
@@ -55,7 +55,7 @@ describe('forged states', () => {
     const payload = encode({ n: 'forged-nonce-2', i: victim.id, e: Date.now() + 60_000 });
     const response = await fetch(`${victim.endpoint}/oauth?code=attacker-code&state=${payload}.AAAA`, { redirect: 'manual' });
     expect(response.status).toBe(400);
-    expect(host.store.getInstallation(victim.id)!.configuration).toEqual({});
+    expect(host.stores.installations.getInstallation(victim.id)!.configuration).toEqual({});
   });
 
   it("a signed state re-pointed at another installation keeps the old signature and is refused", async () => {
@@ -88,7 +88,7 @@ describe("another integration's token inside an isolate", () => {
     const state = await issueState(victim.token);
     const response = await fetch(`${endpointOf(host, 'token-thief')}?token=${encodeURIComponent(victim.token)}&state=${encodeURIComponent(state)}`);
     expect(await response.json()).toEqual({ patch: 401, consume: 401 });
-    expect(host.store.getInstallation(victim.id)!.configuration).toEqual({});
+    expect(host.stores.installations.getInstallation(victim.id)!.configuration).toEqual({});
     expect((await consume(victim.token, state)).status).toBe(204);
   });
 });

@@ -5,7 +5,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, endpointOf, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
-import { withDevDefaults } from '../../host/dev-env.ts';
+import { withDevDefaults } from '../../host/config/dev-env.ts';
 
 const VALUES = { HOST_ADMIN_TOKEN: 'host-admin-token-value-0123456789', OAUTH_DEMO_CLIENT_SECRET: 'oauth-demo-secret-value', AWS_SECRET_ACCESS_KEY: 'cloud-key-value' };
 let host: TestHost;

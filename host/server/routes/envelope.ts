@@ -4,8 +4,8 @@
 
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { HostError } from '../../errors.ts';
-import type { HostServices } from '../../services.ts';
+import { HostError } from '../../common/errors.ts';
+import type { HostServices } from '../services.ts';
 import { envelopeInvalid, parseMultipartEnvelope } from '../multipart-envelope.ts';
 import { sendSandboxResponse } from '../send-sandbox-response.ts';
 
@@ -44,8 +44,8 @@ export function registerEnvelopeRoutes(router: Router, services: HostServices, a
     }
     if (typeof event.type !== 'string' || event.type === '') throw envelopeInvalid('part "event" must have a string "type"');
     if (event.type === 'fetch') checkFetchRequest(event.request);
-    services.getInstallation(installationId); // 404 before any sandbox work
-    const outcome = await services.dispatch(installationId, { ...event, type: event.type, installationId }, fetchBody);
+    const installation = services.requireInstallation(installationId); // 404 before any sandbox work
+    const outcome = await services.dispatch(installation, { ...event, type: event.type }, fetchBody);
     sendSandboxResponse(ctx, outcome.response);
   });
 }

@@ -3,7 +3,7 @@
 
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { HostServices } from '../../services.ts';
+import type { HostServices } from '../services.ts';
 import { readJsonObject } from '../json-body.ts';
 
 export function registerEventRoutes(router: Router, services: HostServices, adminAuth: Middleware): void {

@@ -3,9 +3,10 @@
 
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { CreateInstallationInput, HostServices } from '../../services.ts';
+import type { HostServices } from '../services.ts';
+import type { CreateInstallationInput } from '../../installations/model.ts';
 import { readJsonBody } from '../json-body.ts';
-import { compileBodyValidator } from '../validate-body.ts';
+import { compileBodyValidator } from '../../common/validate-body.ts';
 
 // `space` exactly when the target is a space, `site` exactly when it is a site.
 function onlyForTarget(field: 'space' | 'site'): Record<string, unknown> {

@@ -4,8 +4,8 @@
 
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { HostError } from '../../errors.ts';
-import type { HostServices } from '../../services.ts';
+import { HostError } from '../../common/errors.ts';
+import type { HostServices } from '../services.ts';
 
 export const DEFAULT_EVENTS_PAGE = 50;
 export const MAX_EVENTS_PAGE = 200;

@@ -3,8 +3,8 @@
 
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { HostError } from '../../errors.ts';
-import type { HostServices } from '../../services.ts';
+import { HostError } from '../../common/errors.ts';
+import type { HostServices } from '../services.ts';
 import { describeIntegration, summarizeIntegration } from '../integration-view.ts';
 
 export function registerIntegrationRoutes(router: Router, services: HostServices, adminAuth: Middleware): void {

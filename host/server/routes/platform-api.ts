@@ -4,7 +4,7 @@
 
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { HostServices } from '../../services.ts';
+import type { HostServices } from '../services.ts';
 import { readBody } from '../read-body.ts';
 import { requestTarget } from '../request-target.ts';
 

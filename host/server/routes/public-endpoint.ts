@@ -3,8 +3,8 @@
 // strip the caller's credentials (they are the integration's business) nor alter the answer.
 
 import type Router from '@koa/router';
-import { HostError } from '../../errors.ts';
-import type { HostServices } from '../../services.ts';
+import { HostError } from '../../common/errors.ts';
+import type { HostServices } from '../services.ts';
 import { buildFetchEvent } from '../fetch-event.ts';
 import { checkDeclaredLength, readBody } from '../read-body.ts';
 import { sendSandboxResponse } from '../send-sandbox-response.ts';
@@ -20,15 +20,10 @@ export function registerPublicEndpointRoutes(router: Router, services: HostServi
     checkDeclaredLength(ctx.req, maxBodyBytes);
 
     // Same answer for "no such installation" and "installation of another integration": a public
-    // caller learns nothing about installations that are not behind this URL.
-    let installation;
-    try {
-      installation = services.getInstallation(id);
-    } catch (error) {
-      if (error instanceof HostError && error.code === 'ERR_INSTALLATION_NOT_FOUND') installation = undefined;
-      else throw error;
-    }
-    if (!installation || installation.integration !== name) {
+    // caller learns nothing about installations that are not behind this URL. The record found
+    // here is the one dispatched: one lookup per request.
+    const installation = services.findInstallation(id);
+    if (installation === undefined || installation.integration !== name) {
       throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" of integration "${name}" not found`);
     }
 
@@ -40,7 +35,7 @@ export function registerPublicEndpointRoutes(router: Router, services: HostServi
     const event = buildFetchEvent(installation.id, ctx.req, services.baseUrl(), requestTarget(ctx));
     // A fresh copy: small Buffers can be slices of Node's shared pool, whose other bytes must
     // never travel with the body.
-    const outcome = await services.dispatch(installation.id, event, body.length > 0 ? new Uint8Array(body) : null);
+    const outcome = await services.dispatch(installation, event, body.length > 0 ? new Uint8Array(body) : null);
     sendSandboxResponse(ctx, outcome.response);
   });
 }

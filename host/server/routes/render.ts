@@ -3,10 +3,10 @@
 
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { HostServices } from '../../services.ts';
+import type { HostServices } from '../services.ts';
 import { readJsonBody } from '../json-body.ts';
 import { judgeRenderResponse } from '../render-response.ts';
-import { compileBodyValidator } from '../validate-body.ts';
+import { compileBodyValidator } from '../../common/validate-body.ts';
 
 interface RenderRequest {
   componentId: string;
@@ -32,10 +32,9 @@ const validateRenderRequest = compileBodyValidator<RenderRequest>({
 export function registerRenderRoutes(router: Router, services: HostServices, adminAuth: Middleware): void {
   router.post('/v1/installations/:id/render', adminAuth, async (ctx) => {
     const request = validateRenderRequest(await readJsonBody(ctx));
-    const installation = services.getInstallation(ctx.params.id);
+    const installation = services.requireInstallation(ctx.params.id);
     const event: Record<string, unknown> & { type: string } = {
       type: 'ui_render',
-      installationId: installation.id,
       componentId: request.componentId,
       props: request.props ?? {},
     };
@@ -43,8 +42,8 @@ export function registerRenderRoutes(router: Router, services: HostServices, adm
     if (request.state !== undefined) event.state = request.state;
     if (request.action !== undefined) event.action = request.action;
     if (request.context !== undefined) event.context = request.context;
-    const outcome = await services.dispatch(installation.id, event, null);
-    const answer = judgeRenderResponse(outcome.response, request.componentId);
+    const outcome = await services.dispatch(installation, event, null);
+    const answer = judgeRenderResponse(outcome, request.componentId);
     ctx.status = answer.status;
     // Serialized here so that a JSON `null` from an ExposableError stays a body (Koa would turn a
     // null body into a 204).

@@ -4,8 +4,8 @@
 
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { HostError } from '../../errors.ts';
-import type { HostServices } from '../../services.ts';
+import { HostError } from '../../common/errors.ts';
+import type { HostServices } from '../services.ts';
 
 function readLimit(value: unknown): number | undefined {
   if (value === undefined) return undefined;

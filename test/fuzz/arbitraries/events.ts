@@ -2,7 +2,7 @@
 // host/platform/event-schemas.ts, structural mutations of them, and random JSON.
 
 import fc from 'fast-check';
-import { PUBLISHABLE_EVENTS } from '../../../host/platform/event-schemas.ts';
+import { PUBLISHABLE_EVENTS } from '../../../host/events/schemas.ts';
 import { jsonish, jsonObject } from './json.ts';
 import { mutate, mutation } from './mutate.ts';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { bundleScript } from '../../../host/manifest/bundle.ts';
 import { clearBundleMemoryCache } from '../../../host/manifest/bundle-cache.ts';
-import { HostError } from '../../../host/errors.ts';
+import { HostError } from '../../../host/common/errors.ts';
 import { TempDirs } from './temp-integration.ts';
 
 const temp = new TempDirs();

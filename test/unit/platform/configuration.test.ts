@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { planConfigurationEdit } from '../../../host/platform/configuration.ts';
+import { planConfigurationEdit } from '../../../host/installations/configuration.ts';
 import type { LoadedIntegration } from '../../../host/manifest/types.ts';
-import type { Installation } from '../../../host/services.ts';
+import type { Installation } from '../../../host/installations/model.ts';
 
 const integration: LoadedIntegration = {
   name: 'demo',

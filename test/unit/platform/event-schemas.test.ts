@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { validatePublishedEvent } from '../../../host/platform/event-schemas.ts';
+import { validatePublishedEvent } from '../../../host/events/schemas.ts';
 
 const visitor = { anonymousId: 'anon', userAgent: 'ua', ip: '203.0.113.9', cookies: {} };
 

@@ -1,11 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import { DatabaseSync } from 'node:sqlite';
-import { createOAuthStates, OAUTH_STATE_TTL_MS } from '../../../host/platform/oauth-state.ts';
-import { openOAuthStateStore } from '../../../host/platform/oauth-state-store.ts';
+import { createOAuthStates, OAUTH_STATE_TTL_MS } from '../../../host/installations/oauth-state.ts';
+import { createSqliteOAuthStateStore } from '../../../host/store/sqlite/oauth-states.ts';
 
 function setup() {
   let now = 1_700_000_000_000;
-  const states = createOAuthStates({ store: openOAuthStateStore(new DatabaseSync(':memory:')), secret: 'host-secret', now: () => now });
+  const states = createOAuthStates({ store: createSqliteOAuthStateStore(new DatabaseSync(':memory:')), secret: 'host-secret', now: () => now });
   return { states, advance: (ms: number) => (now += ms) };
 }
 
@@ -48,7 +48,7 @@ describe('OAuth states', () => {
   });
 
   it('signed by another host secret are refused', () => {
-    const other = createOAuthStates({ store: openOAuthStateStore(new DatabaseSync(':memory:')), secret: 'other-secret', now: () => 0 });
+    const other = createOAuthStates({ store: createSqliteOAuthStateStore(new DatabaseSync(':memory:')), secret: 'other-secret', now: () => 0 });
     const { states } = setup();
     expect(reason(() => states.consume('inst_a', other.issue('inst_a')))).toMatch(/signature/);
   });

@@ -1,8 +1,9 @@
 import { describe, it, expect, beforeEach } from 'vitest';
 import type { DatabaseSync } from 'node:sqlite';
-import { openDatabase } from '../../../host/platform/store.ts';
-import { createSqlitePlatformStore, type PlatformStore } from '../../../host/platform/platform-store.ts';
-import { loadPlatformData } from '../../../host/platform/platform-data.ts';
+import { openDatabase } from '../../../host/store/sqlite/database.ts';
+import { createSqlitePlatformStore } from '../../../host/store/sqlite/platform.ts';
+import type { PlatformStore } from '../../../host/platform/records.ts';
+import { loadPlatformData } from '../../../host/platform/data.ts';
 
 const data = loadPlatformData('fixtures/platform.yaml');
 let db: DatabaseSync;

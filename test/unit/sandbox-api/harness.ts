@@ -1,12 +1,12 @@
 // Test harness: a real isolate running the built runtime, with Node-backed BridgePrimitives
 // (URL, TextDecoder, node:crypto, a stubbed fetch, real timers), and an esbuild bundler for tiny
-// integrations that resolves 'sandbox-api' to this repository's sandbox-api/.
+// integrations with the host's own bundle options.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import path from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
 import ivm from 'isolated-vm';
 import { buildRuntimeScript } from '../../../sandbox-api/runtime/build.ts';
+import { collectBuildErrors, integrationBuildOptions, wrapBundle } from '../../../host/manifest/bundle.ts';
 import type {
   BridgeRequest,
   BridgeResponse,
@@ -19,35 +19,23 @@ import type {
   UrlRecord,
 } from '../../../sandbox-api/runtime/contract.ts';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const SANDBOX_API = path.join(ROOT, 'sandbox-api');
+const HERE = fileURLToPath(new URL('.', import.meta.url));
 
-/** Resolves `sandbox-api` and `sandbox-api/<module>` (e.g. jsx-runtime) to the repository's files. */
-export const sandboxApiPlugin: Plugin = {
-  name: 'sandbox-api',
-  setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^sandbox-api(\/.*)?$/ }, (args) => ({
-      path: args.path === 'sandbox-api' ? path.join(SANDBOX_API, 'index.ts') : path.join(SANDBOX_API, `${args.path.slice('sandbox-api/'.length)}.ts`),
-    }));
-  },
-};
-
-/** Bundles integration source as the worker would run it: the script's value is its module namespace. */
+/** Bundles integration source exactly as the host does (its esbuild options and containment); the script's value is its module namespace. */
 export async function bundleIntegration(source: string, loader: 'ts' | 'tsx' = 'ts'): Promise<string> {
-  const result = await build({
-    stdin: { contents: source, loader, resolveDir: path.join(ROOT, 'test/unit/sandbox-api'), sourcefile: `integration.${loader}` },
-    bundle: true,
-    format: 'iife',
-    globalName: '__ih_entry',
-    platform: 'neutral',
-    target: 'es2022',
-    jsx: 'automatic',
-    jsxImportSource: 'sandbox-api',
-    write: false,
-    logLevel: 'silent',
-    plugins: [sandboxApiPlugin],
-  });
-  return `(function () {\n${result.outputFiles[0].text}\nreturn __ih_entry;\n})()`;
+  const offenses: string[] = [];
+  let text = '';
+  try {
+    const result = await build({
+      ...integrationBuildOptions(HERE, offenses, new Map()),
+      stdin: { contents: source, loader, resolveDir: HERE, sourcefile: `integration.${loader}` },
+    });
+    text = result.outputFiles![0].text;
+  } catch (error) {
+    collectBuildErrors(error, offenses);
+  }
+  if (offenses.length > 0) throw new Error(`the test integration does not bundle: ${offenses.join('; ')}`);
+  return wrapBundle(text);
 }
 
 export function urlRecord(input: string, base?: string): UrlRecord | null {

@@ -53,7 +53,7 @@ describe('fetch events', () => {
       environment: { installation: { id: 'inst_1' } },
       hasWaitUntil: true,
     });
-    expect(header(response, RUNTIME_VERDICT_HEADER)).toBeUndefined();
+    expect(response.verdict).toBeUndefined();
   });
 
   it('gives GET requests no body even when the envelope carries bytes', async () => {
@@ -78,7 +78,8 @@ describe('fetch events', () => {
     await harness.loadSource(`import { createIntegration } from 'sandbox-api'; export default createIntegration({});`);
     const response = await harness.dispatch(fetchEvent('GET', 'https://h.example/'));
     expect(response.status).toBe(406);
-    expect(header(response, RUNTIME_VERDICT_HEADER)).toBe('no-handler');
+    expect(response.verdict).toBe('no-handler');
+    expect(header(response, RUNTIME_VERDICT_HEADER)).toBeUndefined();
     expect(json(response)).toEqual({ error: 'No handler for event "fetch"' });
   });
 });
@@ -91,7 +92,7 @@ describe('errors', () => {
     const response = await harness.dispatch(fetchEvent('GET', 'https://h.example/'));
     expect(response.status).toBe(418);
     expect(json(response)).toEqual({ error: "I'm a teapot" });
-    expect(header(response, RUNTIME_VERDICT_HEADER)).toBeUndefined();
+    expect(response.verdict).toBeUndefined();
   });
 
   it('defaults ExposableError to 400', async () => {
@@ -121,7 +122,7 @@ describe('errors', () => {
     const response = await harness.dispatch(fetchEvent('GET', 'https://h.example/'));
     expect(response.status).toBe(500);
     expect(json(response)).toEqual({ error: 'Internal server error' });
-    expect(header(response, RUNTIME_VERDICT_HEADER)).toBe('guest-error');
+    expect(response.verdict).toBe('guest-error');
     expect(text(response)).not.toContain('hunter2');
     expect(harness.logs.some((line) => line.level === 'error' && line.text.includes('Error: database password is hunter2'))).toBe(true);
   });
@@ -133,7 +134,7 @@ describe('errors', () => {
     const response = await harness.dispatch(fetchEvent('GET', 'https://h.example/'));
     expect(response.status).toBe(500);
     expect(json(response)).toEqual({ error: 'Internal server error' });
-    expect(header(response, RUNTIME_VERDICT_HEADER)).toBe('guest-error');
+    expect(response.verdict).toBe('guest-error');
     expect(harness.logs.at(-1)?.text).toMatch(/must return a Response.*status: 200/);
   });
 
@@ -141,7 +142,7 @@ describe('errors', () => {
     await harness.loadSource(`export default { fetch() { return new Response('x'); } };`);
     const response = await harness.dispatch(fetchEvent('GET', 'https://h.example/'));
     expect(response.status).toBe(500);
-    expect(header(response, RUNTIME_VERDICT_HEADER)).toBe('bad-entry');
+    expect(response.verdict).toBe('bad-entry');
     expect(harness.logs.at(-1)).toMatchObject({ level: 'error' });
     expect(harness.logs.at(-1)?.text).toContain('createIntegration()');
   });
@@ -150,7 +151,7 @@ describe('errors', () => {
     await harness.loadSource(SEED_EXAMPLE);
     const response = await harness.dispatch({ event: null, environment: {}, fetchBody: null } as never);
     expect(response.status).toBe(500);
-    expect(header(response, RUNTIME_VERDICT_HEADER)).toBe('guest-error');
+    expect(response.verdict).toBe('guest-error');
   });
 });
 
@@ -186,7 +187,7 @@ describe('platform events', () => {
     const response = await harness.dispatch(envelope({ type: 'space_view' }));
     expect(response.status).toBe(406);
     expect(json(response)).toEqual({ error: 'No handler for event "space_view"' });
-    expect(header(response, RUNTIME_VERDICT_HEADER)).toBe('no-handler');
+    expect(response.verdict).toBe('no-handler');
   });
 
   it('does not treat inherited properties as handlers', async () => {
@@ -259,7 +260,7 @@ describe('ui_render', () => {
     const response = await harness.dispatch(render({ componentId: 'nope' }));
     expect(response.status).toBe(404);
     expect(json(response)).toEqual({ error: 'Unknown component "nope"' });
-    expect(header(response, RUNTIME_VERDICT_HEADER)).toBe('component-not-found');
+    expect(response.verdict).toBe('component-not-found');
   });
 });
 

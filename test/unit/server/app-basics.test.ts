@@ -101,7 +101,7 @@ describe('unexpected failures', () => {
   });
 
   it('passes a 5xx HostError from a service through with its code', async () => {
-    const { HostError } = await import('../../../host/errors.ts');
+    const { HostError } = await import('../../../host/common/errors.ts');
     services.respond = () => {
       throw new HostError('ERR_SANDBOX_TIMEOUT', 'the integration did not answer in time');
     };

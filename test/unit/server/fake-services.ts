@@ -4,9 +4,11 @@
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HostError } from '../../../host/errors.ts';
+import { HostError } from '../../../host/common/errors.ts';
 import type { LoadedIntegration } from '../../../host/manifest/types.ts';
-import type { CreateInstallationInput, DispatchOutcome, HostServices, InstallationView } from '../../../host/services.ts';
+import type { DispatchOutcome } from '../../../host/dispatch/dispatcher.ts';
+import type { HostServices } from '../../../host/server/services.ts';
+import type { CreateInstallationInput, Installation, InstallationView } from '../../../host/installations/model.ts';
 import type { SandboxResponse } from '../../../sandbox-api/runtime/contract.ts';
 import { createApp, type AppLimits } from '../../../host/server/app.ts';
 
@@ -27,6 +29,8 @@ export interface FakeServices extends HostServices {
   logs: { level: 'info' | 'warn' | 'error'; message: string }[];
   /** What the next dispatches answer (a function sees the event); a thrown error propagates. */
   respond: (call: DispatchCall) => SandboxResponse | Promise<SandboxResponse>;
+  /** The runtime verdict the next dispatches carry (e.g. 'component-not-found'). */
+  verdict?: DispatchOutcome['verdict'];
   publishImpl: (event: Record<string, unknown>) => Promise<{ eventId: string; dispatched: { installationId: string; integration: string; status: number }[] }>;
 }
 
@@ -92,6 +96,12 @@ function installation(id: string, integration: string): InstallationView {
   };
 }
 
+function recordOf(view: InstallationView | undefined): Installation | undefined {
+  if (view === undefined) return undefined;
+  const { urls: _urls, space_selection: _selection, ...record } = view;
+  return record;
+}
+
 export function createFakeServices(): FakeServices {
   const installations = new Map([['inst-1', installation('inst-1', 'hello')], ['inst-other', installation('inst-other', 'other')]]);
   const fake: FakeServices = {
@@ -124,10 +134,13 @@ export function createFakeServices(): FakeServices {
       if (!found) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);
       return found;
     },
-    async dispatch(installationId, event, fetchBody): Promise<DispatchOutcome> {
-      const call = { installationId, event: event as Record<string, unknown>, fetchBody };
+    findInstallation: (id) => recordOf(installations.get(id)),
+    requireInstallation: (id) => recordOf(fake.getInstallation(id))!,
+    async dispatch(installation, event, fetchBody): Promise<DispatchOutcome> {
+      const call = { installationId: installation.id, event: { ...(event as Record<string, unknown>), installationId: installation.id }, fetchBody };
       fake.dispatchCalls.push(call);
-      return { response: await fake.respond(call), durationMs: 1, logs: [] };
+      const response = await fake.respond(call);
+      return { response, ...(fake.verdict ? { verdict: fake.verdict } : {}), durationMs: 1, logs: [] };
     },
     async publishEvent(event) {
       fake.publishCalls.push(event);

@@ -47,7 +47,8 @@ describe('POST /v1/installations/:id/render', () => {
   });
 
   it('answers 404 ERR_COMPONENT_NOT_FOUND on the runtime verdict', async () => {
-    services.respond = () => jsonResponse(404, { error: 'Component not found' }, [['x-sandbox-verdict', 'component-not-found']]);
+    services.respond = () => jsonResponse(404, { error: 'Component not found' });
+    services.verdict = 'component-not-found';
     const error = await errorOf(await render({ componentId: 'ghost' }), 404);
     expect(error.code).toBe('ERR_COMPONENT_NOT_FOUND');
     expect(error.message).toContain('ghost');

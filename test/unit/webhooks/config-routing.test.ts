@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkWebhookConfiguration, checkWebhookUrl, isWebhookConfigurationComplete } from '../../../host/webhooks/config.ts';
 import { planWebhookDeliveries } from '../../../host/webhooks/routing.ts';
-import type { Installation } from '../../../host/services.ts';
+import type { Installation } from '../../../host/installations/model.ts';
 
 const egress = { allow: ['127.0.0.1', 'hooks.internal'] };
 

@@ -2,7 +2,8 @@
 // counts per status class, exact delays for a fixed random source, bounds for a real one.
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createOutbox, type Outbox } from '../../../host/webhooks/outbox-store.ts';
+import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
+import { type Outbox } from '../../../host/webhooks/outbox.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../../../host/webhooks/dispatcher.ts';
 import type { AttemptRequest, AttemptResult } from '../../../host/webhooks/deliver.ts';
 

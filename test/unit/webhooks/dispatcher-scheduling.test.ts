@@ -2,7 +2,8 @@
 // bounded per endpoint and overall, a slow receiver never holds up others, stop() is bounded.
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createOutbox, type NewDelivery, type Outbox } from '../../../host/webhooks/outbox-store.ts';
+import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
+import { type NewDelivery, type Outbox } from '../../../host/webhooks/outbox.ts';
 import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from '../../../host/webhooks/dispatcher.ts';
 import type { AttemptRequest, AttemptResult } from '../../../host/webhooks/deliver.ts';
 

@@ -2,7 +2,8 @@
 // and redelivery, on a real node:sqlite database.
 import { DatabaseSync } from 'node:sqlite';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createOutbox, type NewDelivery, type Outbox } from '../../../host/webhooks/outbox-store.ts';
+import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
+import { type NewDelivery, type Outbox } from '../../../host/webhooks/outbox.ts';
 
 let db: DatabaseSync;
 let outbox: Outbox;

@@ -2,7 +2,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { activeSigningSecrets, generateSigningSecret, rotateSigningSecrets } from '../../../host/webhooks/secrets.ts';
-import { createSigningSecretStore } from '../../../host/webhooks/secret-store.ts';
+import { createSigningSecretStore } from '../../../host/store/sqlite/signing-secrets.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 

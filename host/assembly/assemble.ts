@@ -1,0 +1,201 @@
+// Builds a host in dependency order: listener (so every URL is known), stores, integrations,
+// sandbox, dispatch, installations, platform API, webhooks, events, then HTTP routes. Owns the
+// order and what closes what; it never runs guest code in this process.
+
+import { randomBytes } from 'node:crypto';
+import { createConsoleLogger } from '../common/logger.ts';
+import { resolveOptions, type HostOptions, type HostOptionsInput } from '../config/options.ts';
+import { createDispatcher } from '../dispatch/dispatcher.ts';
+import { createEventPublisher } from '../events/publish.ts';
+import { createLifecycle } from '../installations/lifecycle.ts';
+import { createOAuthStates } from '../installations/oauth-state.ts';
+import { createInstallationService } from '../installations/service.ts';
+import { hashToken, newTokenSecret, TOKEN_SECRET_META_KEY } from '../installations/tokens.ts';
+import { createIntegrationRegistry, type IntegrationRegistry } from '../integrations/registry.ts';
+import { loadIntegrations } from '../manifest/load.ts';
+import type { LoadedIntegration } from '../manifest/types.ts';
+import { loadPlatformData, type PlatformData } from '../platform/data.ts';
+import { apiToBridgeResponse, bridgeToApiRequest } from '../platform-api/bridge-adapter.ts';
+import { createPlatformApi } from '../platform-api/router.ts';
+import { platformRoutes } from '../platform-api/routes/index.ts';
+import { Supervisor } from '../sandbox/supervisor.ts';
+import { createApp } from '../server/app.ts';
+import type { HostServices } from '../server/services.ts';
+import { openSqliteStores } from '../store/sqlite/open.ts';
+import type { HostStores, MetaStore } from '../store/types.ts';
+import { createWebhookIntegration } from '../webhooks/builtin.ts';
+import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/dispatcher.ts';
+import { createWebhookService } from '../webhooks/service.ts';
+import { buildRuntimeScript } from '../../sandbox-api/runtime/build.ts';
+import { installForDevelopment, type DevInstallation } from './dev-installations.ts';
+import { createHostServices } from './host-services.ts';
+import { openHttpListener } from './http-listener.ts';
+
+export interface Host {
+  url: string;
+  port: number;
+  adminToken: string;
+  adminTokenGenerated: boolean;
+  options: HostOptions;
+  integrations: LoadedIntegration[];
+  devInstallations: DevInstallation[];
+  services: HostServices;
+  supervisor: Supervisor;
+  webhooks: WebhookDispatcher;
+  stores: HostStores;
+  platform: PlatformData;
+  close(): Promise<void>;
+}
+
+/** Registers what must be closed if a later step of startup fails (closed in reverse). */
+export type OnFailure = (close: () => unknown) => void;
+
+function loadTokenSecret(meta: MetaStore): string {
+  let secret = meta.get(TOKEN_SECRET_META_KEY);
+  if (secret === undefined) {
+    secret = newTokenSecret();
+    meta.set(TOKEN_SECRET_META_KEY, secret);
+  }
+  return secret;
+}
+
+/** The loaded integrations plus the built-in webhook; a fixture may not take a built-in's name. */
+function registryOf(loaded: LoadedIntegration[], builtins: LoadedIntegration[]): IntegrationRegistry {
+  for (const builtin of builtins) {
+    for (const clash of loaded.filter((integration) => integration.name === builtin.name)) {
+      clash.status = 'invalid';
+      clash.errors.push({ file: clash.manifestPath, pointer: '/name', message: `"${builtin.name}" is the name of a built-in integration` });
+    }
+  }
+  return createIntegrationRegistry([...loaded, ...builtins]);
+}
+
+function logIntegrationLine(log: HostServices['log']) {
+  return (line: { integration: string; eventIds: string[]; level: string; text: string }) => {
+    const prefix = `[${line.integration}${line.eventIds.length ? ` ${line.eventIds.join(',')}` : ''}]`;
+    const method = line.level === 'error' ? 'error' : line.level === 'warn' ? 'warn' : 'info';
+    log[method](`${prefix} ${line.level}: ${line.text}`);
+  };
+}
+
+export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure): Promise<Host> {
+  const options = resolveOptions(input);
+  const log = options.logger ?? createConsoleLogger();
+  const platform = loadPlatformData(options.platformPath);
+
+  const http = await openHttpListener(options.host, options.port);
+  onFailure(() => http.close());
+  const baseUrl = http.baseUrl;
+
+  const stores = openSqliteStores(options.dataPath);
+  onFailure(() => stores.close());
+  // Seeding adds only missing rows, so API writes survive restarts.
+  stores.platform.seed(platform);
+  const tokenSecret = loadTokenSecret(stores.meta);
+  // An empty HOST_ADMIN_TOKEN counts as unset: an empty token would let anyone in.
+  const configuredToken = options.adminToken || options.env.HOST_ADMIN_TOKEN || undefined;
+  const adminToken = configuredToken ?? randomBytes(24).toString('base64url');
+
+  const loaded = await loadIntegrations(options.dirs, {
+    env: options.env,
+    firstPartyOrganizations: platform.firstPartyOrganizations,
+    ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+  });
+  const registry = registryOf(loaded, [createWebhookIntegration(stores.signingSecrets, { allow: options.allowEgress })]);
+
+  const supervisor = new Supervisor({
+    workers: options.workers,
+    limits: options.limits,
+    egress: { allow: options.allowEgress, ...(options.egressResolve ? { resolve: options.egressResolve } : {}) },
+    runtimeScript: await buildRuntimeScript(),
+    crashesBeforeQuarantine: options.limits.crashesBeforeQuarantine,
+    crashWindowMs: options.limits.crashWindowMs,
+    timeoutBreaker: { limit: options.limits.timeoutsBeforeCooldown, windowMs: options.limits.timeoutWindowMs, cooldownMs: options.limits.timeoutCooldownMs },
+    demoteOffenders: true,
+    onLog: logIntegrationLine(log),
+    onNotice: (level, message) => log[level](message),
+    ...(options.onEgressConnect ? { onEgressConnect: options.onEgressConnect } : {}),
+  });
+  onFailure(() => supervisor.stop());
+  await supervisor.start();
+  for (const integration of registry.list()) {
+    if (integration.status === 'ready' && integration.bundle) supervisor.register(integration.name, integration.bundle);
+  }
+  supervisor.configure(baseUrl);
+
+  const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog: stores.eventLog, tokenSecret, baseUrl, now: options.clock });
+  const run = dispatcher.run;
+  const lifecycle = createLifecycle({ store: stores.installations, registry, run, log });
+  const installations = createInstallationService({ registry, store: stores.installations, platform, lifecycle, run, tokenSecret, baseUrl, log });
+
+  const platformApi = createPlatformApi({
+    routes: platformRoutes,
+    deps: {
+      platform: stores.platform,
+      oauthStates: createOAuthStates({ store: stores.oauthStates, secret: tokenSecret, now: options.clock, ttlMs: options.oauthStateTtlMs }),
+      updateOwnConfiguration: (installationId, patch) => installations.view(lifecycle.editConfiguration(installationId, patch, 'integration')),
+    },
+    directory: stores.platform,
+    resolveToken: (token) => {
+      const owner = stores.installations.findTokenOwner(hashToken(token));
+      return owner === undefined ? undefined : stores.installations.getInstallation(owner);
+    },
+    getIntegration: (name) => registry.get(name),
+    log,
+  });
+  // Guest fetches to environment.apiEndpoint: the same handlers as HTTP, never the network.
+  supervisor.serveApi(async (integration, request) => ({
+    ok: true,
+    value: apiToBridgeResponse(await platformApi.handle(bridgeToApiRequest(request), { integration }), request.url),
+  }));
+
+  const webhookDispatcher = createWebhookDispatcher({
+    outbox: stores.outbox,
+    policyOptions: { allow: options.allowEgress },
+    secretsFor: (installationId) => stores.signingSecrets.secretsFor(installationId, options.clock()),
+    now: options.clock,
+    log,
+  });
+  onFailure(() => webhookDispatcher.stop());
+  const webhooks = createWebhookService({ installations: stores.installations, outbox: stores.outbox, dispatcher: webhookDispatcher, secrets: stores.signingSecrets, now: options.clock });
+  const publish = createEventPublisher({ registry, installations: stores.installations, directory: stores.platform, dispatcher, queueWebhooks: webhooks.queueWebhooks });
+
+  const services = createHostServices({
+    adminToken,
+    log,
+    baseUrl,
+    registry,
+    installationStore: stores.installations,
+    installations,
+    dispatcher,
+    eventLog: stores.eventLog,
+    platformApi,
+    publish,
+    webhooks,
+  });
+  http.serve(createApp(services, { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes }).callback());
+  // Resumes what a previous run left in the outbox (in flight when it died, or waiting to retry).
+  webhookDispatcher.start();
+  const devInstallations = options.autoInstall ? installForDevelopment(registry, installations, stores.installations, platform) : [];
+
+  return {
+    url: baseUrl,
+    port: http.port,
+    adminToken,
+    adminTokenGenerated: configuredToken === undefined,
+    options,
+    integrations: registry.list(),
+    devInstallations,
+    services,
+    supervisor,
+    webhooks: webhookDispatcher,
+    stores,
+    platform,
+    async close() {
+      await http.close();
+      await webhookDispatcher.stop();
+      await supervisor.stop();
+      stores.close();
+    },
+  };
+}

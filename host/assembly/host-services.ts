@@ -1,0 +1,68 @@
+// The real HostServices: the HTTP port put together from the domain services. Thin on purpose:
+// each method is one domain's operation; a rule written here would be a rule nobody finds.
+
+import { HostError } from '../common/errors.ts';
+import type { Logger } from '../common/logger.ts';
+import type { Dispatcher } from '../dispatch/dispatcher.ts';
+import type { EventLog } from '../dispatch/event-log.ts';
+import type { PublishResult } from '../events/publish.ts';
+import type { InstallationStore } from '../installations/model.ts';
+import type { InstallationService } from '../installations/service.ts';
+import type { IntegrationRegistry } from '../integrations/registry.ts';
+import type { PlatformApi } from '../platform-api/router.ts';
+import type { HostServices } from '../server/services.ts';
+import type { WebhookService } from '../webhooks/service.ts';
+
+export interface HostServicesParts {
+  adminToken: string;
+  log: Logger;
+  baseUrl: string;
+  registry: IntegrationRegistry;
+  installationStore: InstallationStore;
+  installations: InstallationService;
+  dispatcher: Dispatcher;
+  eventLog: EventLog;
+  platformApi: PlatformApi;
+  publish(body: unknown): Promise<PublishResult>;
+  webhooks: WebhookService;
+}
+
+export function createHostServices(parts: HostServicesParts): HostServices {
+  const { installations, registry, webhooks } = parts;
+  return {
+    adminToken: parts.adminToken,
+    log: parts.log,
+    baseUrl: () => parts.baseUrl,
+    platformApi: parts.platformApi,
+
+    listIntegrations: () => registry.list(),
+    getIntegration: (name) => registry.get(name),
+
+    createInstallation: async (name, input) => installations.create(name, input),
+    requireInstallation: (id) => installations.require(id),
+    findInstallation: (id) => parts.installationStore.getInstallation(id),
+    getInstallation: (id) => installations.view(installations.require(id)),
+    deleteInstallation: (id) => installations.delete(id),
+    updateConfiguration: (id, patch) => installations.updateConfiguration(id, patch),
+    completeProperty: (id, property) => installations.completeProperty(id, property),
+    installLinkOf: (name) => installations.installLinkOf(name),
+
+    listEvents(name, page) {
+      registry.require(name);
+      return parts.eventLog.list(name, page);
+    },
+    getEvent(name, eventId) {
+      registry.require(name);
+      const entry = parts.eventLog.get(name, eventId);
+      if (entry === undefined) throw new HostError('ERR_NOT_FOUND', `integration "${name}" has no event "${eventId}" in its log`);
+      return entry;
+    },
+
+    dispatch: (installation, event, fetchBody) => parts.dispatcher.run(installation, event, fetchBody),
+    publishEvent: (event) => parts.publish(event),
+
+    listDeliveries: (id, page) => webhooks.listDeliveries(id, page),
+    redeliver: (id) => webhooks.redeliver(id),
+    rotateSigningSecret: (id) => webhooks.rotateSigningSecret(id),
+  };
+}

@@ -1,0 +1,55 @@
+// The host's HTTP listener, opened before anything else is built so that the port, and every URL
+// the host hands out, is known up front. Until the app is attached every request gets a 503;
+// it owns Node-level concerns only (parser errors, Expect), never routing.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HostError } from '../common/errors.ts';
+import { answerClientError } from '../server/client-error.ts';
+
+type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface HttpListener {
+  /** `http://<host>:<port>` as bound (port 0 resolved). */
+  readonly baseUrl: string;
+  readonly port: number;
+  /** Hands every request from now on to `listener` (the Koa app's callback). */
+  serve(listener: RequestListener): void;
+  close(): Promise<void>;
+}
+
+function notReady(_req: IncomingMessage, res: ServerResponse): void {
+  const body = JSON.stringify(new HostError('ERR_NOT_READY', 'the host is starting; retry shortly').toBody());
+  res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+export async function openHttpListener(host: string, port: number): Promise<HttpListener> {
+  let current: RequestListener = notReady;
+  const server: Server = createServer((req, res) => current(req, res));
+  // Requests Node itself would refuse with a bare status line get the host's JSON errors, and an
+  // Expect other than 100-continue is ignored (RFC 9110 allows it) instead of Node's empty 417.
+  server.on('clientError', answerClientError);
+  server.on('checkExpectation', (req, res) => current(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const hostPart = host.includes(':') ? `[${host}]` : host;
+  return {
+    baseUrl: `http://${hostPart}:${bound}`,
+    port: bound,
+    serve(listener) {
+      current = listener;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,132 @@
+// Host options: the one schema (ajv-compiled) and the defaults of DESIGN §4.4. Anything that
+// builds a host (CLI, tests, benchmarks) goes through resolveOptions; it never reads argv.
+
+import { availableParallelism } from 'node:os';
+import { Ajv } from 'ajv';
+import { HostError } from '../common/errors.ts';
+import type { SandboxLimits } from '../sandbox/messages.ts';
+import type { Logger } from '../common/logger.ts';
+import { OAUTH_STATE_TTL_MS } from '../installations/oauth-state.ts';
+import { parseAllowList } from '../bridge/egress-allow.ts';
+import { checkResolveOverrides } from '../bridge/egress-resolve.ts';
+
+export interface HostLimits extends SandboxLimits {
+  maxPublicBodyBytes: number;
+  maxEnvelopeBytes: number;
+  crashesBeforeQuarantine: number;
+  crashWindowMs: number;
+  /** Dispatch timeouts within timeoutWindowMs that pause an integration for timeoutCooldownMs. */
+  timeoutsBeforeCooldown: number;
+  timeoutWindowMs: number;
+  timeoutCooldownMs: number;
+}
+
+export interface HostOptions {
+  dirs: string[];
+  host: string;
+  port: number;
+  dataPath: string;
+  platformPath: string;
+  adminToken?: string;
+  allowEgress: string[];
+  /**
+   * Testing and development aid, never for production: fixed DNS answers for guest fetch
+   * (`{ 'metadata.test': ['169.254.169.254'] }`), still judged by the egress policy.
+   */
+  egressResolve?: Record<string, string[]>;
+  /** The connect audit: called for every destination a guest fetch points a socket at (tests). */
+  onEgressConnect?: (event: { integration: string; address: string; port: number }) => void;
+  autoInstall: boolean;
+  workers: number;
+  limits: HostLimits;
+  cacheDir?: string;
+  env: Record<string, string | undefined>;
+  logger?: Logger;
+  /** Milliseconds since the epoch; injectable so tests can age OAuth states. Default Date.now. */
+  clock: () => number;
+  /** How long an OAuth `state` stays acceptable (seed §5.1); default 10 minutes. */
+  oauthStateTtlMs: number;
+}
+
+export const DEFAULT_LIMITS: HostLimits = {
+  memoryLimitMb: 128,
+  dispatchTimeoutMs: 10_000,
+  waitUntilTimeoutMs: 30_000,
+  maxFetchesPerDispatch: 50,
+  maxResponseBytes: 10 * 1024 * 1024,
+  maxLogLineBytes: 8 * 1024,
+  maxLogLinesPerDispatch: 1_000,
+  maxLiveIsolatesPerWorker: 100,
+  maxPublicBodyBytes: 1024 * 1024,
+  maxEnvelopeBytes: 1024 * 1024,
+  crashesBeforeQuarantine: 3,
+  crashWindowMs: 60_000,
+  timeoutsBeforeCooldown: 5,
+  timeoutWindowMs: 60_000,
+  timeoutCooldownMs: 30_000,
+};
+
+const positive = { type: 'integer', minimum: 1 } as const;
+const OPTIONS_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    dirs: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 },
+    host: { type: 'string', minLength: 1 },
+    port: { type: 'integer', minimum: 0, maximum: 65535 },
+    dataPath: { type: 'string', minLength: 1 },
+    platformPath: { type: 'string', minLength: 1 },
+    adminToken: { type: 'string', minLength: 16 },
+    allowEgress: { type: 'array', items: { type: 'string', minLength: 1 } },
+    egressResolve: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+    onEgressConnect: {},
+    autoInstall: { type: 'boolean' },
+    workers: positive,
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      properties: Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, positive])),
+    },
+    cacheDir: { type: 'string' },
+    env: { type: 'object' },
+    logger: { type: 'object' },
+    clock: {},
+    oauthStateTtlMs: positive,
+  },
+} as const;
+
+const validateOptions = new Ajv({ allErrors: true, strict: false }).compile(OPTIONS_SCHEMA);
+
+export type HostOptionsInput = Partial<Omit<HostOptions, 'limits'>> & { limits?: Partial<HostLimits> };
+
+export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
+  if (!validateOptions(input)) {
+    const problems = (validateOptions.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message}`);
+    throw new HostError('ERR_OPTIONS_INVALID', `invalid host options: ${problems.join('; ')}`);
+  }
+  const egressProblems = [
+    ...parseAllowList(input.allowEgress ?? []).errors.map((problem) => `--allow-egress ${problem}`),
+    ...checkResolveOverrides(input.egressResolve ?? {}),
+  ];
+  if (input.onEgressConnect !== undefined && typeof input.onEgressConnect !== 'function') egressProblems.push('onEgressConnect must be a function');
+  if (egressProblems.length > 0) throw new HostError('ERR_OPTIONS_INVALID', `invalid host options: ${egressProblems.join('; ')}`);
+  return {
+    dirs: input.dirs ?? ['fixtures/integrations'],
+    host: input.host ?? '127.0.0.1',
+    port: input.port ?? 8787,
+    dataPath: input.dataPath ?? '.data/host.db',
+    platformPath: input.platformPath ?? 'fixtures/platform.yaml',
+    ...(input.adminToken ? { adminToken: input.adminToken } : {}),
+    allowEgress: input.allowEgress ?? [],
+    ...(input.egressResolve ? { egressResolve: input.egressResolve } : {}),
+    ...(input.onEgressConnect ? { onEgressConnect: input.onEgressConnect } : {}),
+    autoInstall: input.autoInstall ?? true,
+    workers: input.workers ?? Math.max(2, availableParallelism()),
+    limits: { ...DEFAULT_LIMITS, ...input.limits },
+    ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
+    env: input.env ?? process.env,
+    ...(input.logger ? { logger: input.logger } : {}),
+    clock: input.clock ?? Date.now,
+    oauthStateTtlMs: input.oauthStateTtlMs ?? OAUTH_STATE_TTL_MS,
+  };
+}

@@ -1,0 +1,33 @@
+// The event log's records and interface: one entry per dispatch into an integration (event id,
+// installation, type, status or error code, duration, captured console lines). Types only; the
+// node:sqlite implementation is store/sqlite/event-log.ts.
+
+export interface EventLogEntry {
+  eventId: string;
+  integration: string;
+  installationId: string;
+  type: string;
+  /** The HTTP status the integration answered, or the host's status for a failed dispatch. */
+  status: number;
+  /** Set when the dispatch failed in the host (ERR_SANDBOX_TIMEOUT, ERR_SANDBOX_CRASHED, …). */
+  errorCode?: string;
+  durationMs: number;
+  logs: { level: string; text: string }[];
+  createdAt: string;
+}
+
+export interface EventLogPage {
+  items: EventLogEntry[];
+  nextCursor: string | null;
+}
+
+export interface EventLog {
+  /** Queues the entry; it is written with others at the end of this turn of the event loop. */
+  record(entry: EventLogEntry): void;
+  /** Writes queued entries now (reads do this themselves; close() should too). */
+  flush(): void;
+  /** Newest first; `cursor` is a previous page's nextCursor (opaque to callers). */
+  list(integration: string, page: { limit: number; cursor?: string }): EventLogPage;
+  /** The first dispatch recorded for this event id (an event reaching several installations has one row each). */
+  get(integration: string, eventId: string): EventLogEntry | undefined;
+}

@@ -1,0 +1,45 @@
+// Wraps one sandbox dispatch so that it lands in the event log whatever happens: the integration's
+// status, or the host's error code when the sandbox failed (timeout, crash, bad response). It
+// never changes the outcome: the result or the error is passed on as is.
+
+import { isHostError } from '../common/errors.ts';
+import type { EventLog } from './event-log.ts';
+
+export interface DispatchRecordMeta {
+  eventId: string;
+  integration: string;
+  installationId: string;
+  type: string;
+}
+
+interface Outcome {
+  response: { status: number };
+  durationMs: number;
+  logs: { level: string; text: string }[];
+}
+
+export async function recordDispatch<T extends Outcome>(eventLog: EventLog, now: () => number, meta: DispatchRecordMeta, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const write = (entry: { status: number; errorCode?: string; durationMs: number; logs: Outcome['logs'] }) => {
+    try {
+      eventLog.record({ ...meta, ...entry, createdAt: new Date(now()).toISOString() });
+    } catch {
+      // The log is a diagnostic: a full disk must not turn a good answer into a failure.
+    }
+  };
+  try {
+    const outcome = await run();
+    write({ status: outcome.response.status, durationMs: outcome.durationMs, logs: outcome.logs });
+    return outcome;
+  } catch (error) {
+    // The supervisor attaches the lines captured before the failure to its error.
+    const logs = (error as { logs?: Outcome['logs'] } | null)?.logs;
+    write({
+      status: isHostError(error) ? error.status : 500,
+      errorCode: isHostError(error) ? error.code : 'ERR_INTERNAL',
+      durationMs: performance.now() - started,
+      logs: Array.isArray(logs) ? logs : [],
+    });
+    throw error;
+  }
+}

@@ -1,0 +1,65 @@
+// Plans one configuration edit (seed §3): merge the patch (null unsets), re-apply defaults,
+// validate against the target's schema, and decide the status. The one rule set shared by the
+// admin PATCH and the integration's own PATCH (OAuth); pure: it never stores nor emits events.
+
+import type { ErrorDetail } from '../common/errors.ts';
+import type { LoadedIntegration } from '../manifest/types.ts';
+import type { Installation, InstallationStatus } from './model.ts';
+import { checkConfiguration, invalidConfiguration } from './configuration-schema.ts';
+import { applyDefaults, configurationSchemaFor, statusFor } from './plan.ts';
+
+/**
+ * Who edits. An admin sets ordinary properties only; button properties hold what the button's
+ * flow (OAuth) stored, so only the installation itself may write them.
+ */
+export type EditSource = 'admin' | 'integration';
+
+export interface PlannedConfiguration {
+  status: InstallationStatus;
+  configuration: Record<string, unknown>;
+}
+
+function escapeToken(token: string): string {
+  return token.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** Built-in integrations carry their own rules (e.g. the webhook's `events` list, which manifests cannot express). */
+function planBuiltinEdit(integration: LoadedIntegration, installation: Installation, patch: Record<string, unknown>): PlannedConfiguration {
+  const builtin = integration.builtin!;
+  const configuration: Record<string, unknown> = { ...installation.configuration };
+  for (const [name, value] of Object.entries(patch)) {
+    if (value === null) delete configuration[name];
+    // defineProperty, not `=`: a "__proto__" key must stay an own (refused) key, never become the
+    // prototype the checks would then read `url` and `events` from.
+    else Object.defineProperty(configuration, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  const problems = builtin.checkConfiguration(configuration, installation.target);
+  if (problems.length > 0) throw invalidConfiguration(problems);
+  return { configuration, status: builtin.isComplete(configuration) ? 'active' : 'pending' };
+}
+
+export function planConfigurationEdit(integration: LoadedIntegration, installation: Installation, patch: Record<string, unknown>, source: EditSource): PlannedConfiguration {
+  if (integration.builtin !== undefined) return planBuiltinEdit(integration, installation, patch);
+  const schema = configurationSchemaFor(integration, installation.target);
+  const properties = schema?.properties ?? {};
+  const refused: ErrorDetail[] = [];
+  // Keys the manifest no longer declares are dropped rather than blocking every later edit.
+  const next: Record<string, unknown> = Object.fromEntries(Object.entries(installation.configuration).filter(([name]) => Object.hasOwn(properties, name)));
+  for (const [name, value] of Object.entries(patch)) {
+    const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
+    if (property === undefined) {
+      refused.push({ pointer: `/${escapeToken(name)}`, message: 'is not a property of this configuration' });
+      continue;
+    }
+    if (property.type === 'button' && source === 'admin') {
+      refused.push({ pointer: `/${escapeToken(name)}`, message: `is set by its button (callback_url ${property.callback_url}), not by PATCH` });
+      continue;
+    }
+    if (value === null) delete next[name];
+    else next[name] = value;
+  }
+  const configuration = applyDefaults(schema, next);
+  const problems = [...refused, ...checkConfiguration(integration, installation.target, configuration)];
+  if (problems.length > 0) throw invalidConfiguration(problems);
+  return { configuration, status: statusFor(schema, configuration) };
+}

@@ -1,0 +1,85 @@
+// The installation lifecycle after creation (seed §3): configuration edits (stored, then announced
+// with installation_setup), the setup events of a new installation, and uninstall. The one place
+// both the admin PATCH and the integration's own PATCH go through; it never runs guest code itself.
+
+import { HostError } from '../common/errors.ts';
+import type { Logger } from '../common/logger.ts';
+import type { IntegrationRegistry } from '../integrations/registry.ts';
+import type { Installation, InstallationStore, RunEvent } from './model.ts';
+import { planConfigurationEdit, type EditSource } from './configuration.ts';
+
+export interface LifecycleDeps {
+  store: InstallationStore;
+  registry: IntegrationRegistry;
+  run: RunEvent;
+  log: Logger;
+}
+
+export interface InstallationLifecycle {
+  /** installation_setup for a new installation, and space_installation_setup when it is a space's. */
+  announceInstall(installation: Installation): void;
+  /** Merges, validates (422 ERR_CONFIGURATION_INVALID, nothing stored), stores, then emits installation_setup. */
+  editConfiguration(installationId: string, patch: Record<string, unknown>, source: EditSource): Installation;
+  /** Removes the installation and its token (a later API call with it gets 401). */
+  uninstall(installationId: string): void;
+}
+
+export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
+  // Setup events of one installation leave in the order they happened, but never hold up the
+  // caller: the OAuth callback that stored credentials must not wait for the integration's handler.
+  const tails = new Map<string, Promise<void>>();
+  const emit = (installation: Installation, event: Record<string, unknown> & { type: string }): void => {
+    if (deps.registry.get(installation.integration)?.bundle === undefined) return;
+    const previous = tails.get(installation.id) ?? Promise.resolve();
+    const tail = previous.then(async () => {
+      try {
+        // The record as stored when the event leaves (a later edit may have replaced it); an
+        // installation removed meanwhile gets nothing.
+        const current = deps.store.getInstallation(installation.id);
+        if (current === undefined) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${installation.id}" not found`);
+        await deps.run(current, event, null);
+      } catch (error) {
+        deps.log.warn(`${event.type} for ${installation.id} failed: ${(error as Error).message}`);
+      }
+    });
+    tails.set(installation.id, tail);
+    void tail.then(() => tails.get(installation.id) === tail && tails.delete(installation.id));
+  };
+
+  const requireInstallation = (id: string): Installation => {
+    const installation = deps.store.getInstallation(id);
+    if (installation === undefined) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);
+    return installation;
+  };
+
+  return {
+    announceInstall(installation) {
+      emit(installation, { type: 'installation_setup', status: installation.status });
+      if (installation.target === 'space' && installation.space !== undefined) {
+        emit(installation, { type: 'space_installation_setup', status: installation.status, spaceId: installation.space });
+      }
+    },
+
+    editConfiguration(installationId, patch, source) {
+      // Read, plan and write without an await in between: two edits cannot interleave.
+      const installation = requireInstallation(installationId);
+      const integration = deps.registry.get(installation.integration);
+      if (integration === undefined || integration.status !== 'ready') {
+        throw new HostError('ERR_INTEGRATION_INVALID', `integration "${installation.integration}" is not loaded; its configuration cannot change`);
+      }
+      const planned = planConfigurationEdit(integration, installation, patch, source);
+      deps.store.updateInstallation(installation.id, planned);
+      const updated: Installation = { ...installation, ...planned };
+      deps.log.info(`configured ${installation.id} (${source}): ${installation.status} → ${updated.status}`);
+      emit(updated, { type: 'installation_setup', status: updated.status, previous: { status: installation.status, configuration: installation.configuration } });
+      return updated;
+    },
+
+    uninstall(installationId) {
+      const installation = requireInstallation(installationId);
+      deps.store.deleteInstallation(installation.id);
+      deps.registry.get(installation.integration)?.builtin?.onUninstall?.(installation.id);
+      deps.log.info(`uninstalled ${installation.integration} installation ${installation.id}; its token is revoked`);
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// Creating installations: checks the target against the platform data and the manifest's
+// visibility, applies configuration defaults and decides the first status. Never dispatches
+// events itself (the caller emits installation_setup) and never returns secrets.
+
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { HostError } from '../common/errors.ts';
+import type { ConfigurationSchema, LoadedIntegration } from '../manifest/types.ts';
+import type { CreateInstallationInput, Installation, InstallationStatus } from './model.ts';
+import { findOrganization, type PlatformData } from '../platform/data.ts';
+
+export function configurationSchemaFor(integration: LoadedIntegration, target: Installation['target']): ConfigurationSchema | undefined {
+  const configurations = integration.manifest?.configurations;
+  return target === 'organization' ? configurations?.account : configurations?.site;
+}
+
+export function applyDefaults(schema: ConfigurationSchema | undefined, configuration: Record<string, unknown>): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(schema?.properties ?? {})) {
+    if ('default' in property && property.default !== undefined) result[name] = property.default;
+  }
+  return { ...result, ...configuration };
+}
+
+/** `active` once every required property has a value; `pending` before (seed §3). */
+export function statusFor(schema: ConfigurationSchema | undefined, configuration: Record<string, unknown>): InstallationStatus {
+  const missing = (schema?.required ?? []).filter((name) => configuration[name] === undefined || configuration[name] === '');
+  return missing.length === 0 ? 'active' : 'pending';
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export function planInstallation(platform: PlatformData, integration: LoadedIntegration, input: CreateInstallationInput, installLink: string): Installation {
+  const manifest = integration.manifest;
+  if (integration.status !== 'ready' || manifest === undefined) {
+    throw new HostError('ERR_INTEGRATION_INVALID', `integration "${integration.name}" is invalid and cannot be installed`);
+  }
+  if (integration.builtin !== undefined && !integration.builtin.targets.includes(input.target)) {
+    throw new HostError('ERR_VALIDATION', `/target: integration "${integration.name}" installs on ${integration.builtin.targets.join(' or ')} only`, [{ pointer: '/target', message: `must be one of ${integration.builtin.targets.join(', ')}` }]);
+  }
+  const organization = findOrganization(platform, input.organization);
+  if (organization === undefined) throw new HostError('ERR_NOT_FOUND', `organization "${input.organization}" not found`);
+  const owner = findOrganization(platform, manifest.organization);
+  const sameOrganization = owner?.id === organization.id;
+  if (manifest.visibility === 'private' && !sameOrganization) {
+    throw new HostError('ERR_VISIBILITY_DENIED', `integration "${integration.name}" is private to organization "${manifest.organization}"`);
+  }
+  if (manifest.visibility === 'unlisted' && !sameOrganization && !(input.installLink && sameSecret(input.installLink, installLink))) {
+    throw new HostError('ERR_VISIBILITY_DENIED', `integration "${integration.name}" is unlisted: installing it needs its install link`);
+  }
+  if (input.target === 'space') {
+    const space = platform.spaces.find((candidate) => candidate.id === input.space);
+    if (space === undefined || space.organization !== organization.id) throw new HostError('ERR_NOT_FOUND', `space "${input.space}" not found in organization "${organization.id}"`);
+  }
+  if (input.target === 'site') {
+    const site = platform.sites.find((candidate) => candidate.id === input.site);
+    if (site === undefined || site.organization !== organization.id) throw new HostError('ERR_NOT_FOUND', `site "${input.site}" not found in organization "${organization.id}"`);
+  }
+  let spaceSelection: Installation['spaceSelection'];
+  if (input.target === 'organization') {
+    spaceSelection = input.space_selection ?? 'all';
+    if (spaceSelection !== 'all') {
+      for (const spaceId of spaceSelection) {
+        const space = platform.spaces.find((candidate) => candidate.id === spaceId);
+        if (space === undefined || space.organization !== organization.id) throw new HostError('ERR_NOT_FOUND', `space "${spaceId}" in space_selection not found in organization "${organization.id}"`);
+      }
+    }
+  } else if (input.space_selection !== undefined) {
+    throw new HostError('ERR_VALIDATION', '/space_selection: only organization installations select spaces', [{ pointer: '/space_selection', message: 'only for target "organization"' }]);
+  }
+  const schema = configurationSchemaFor(integration, input.target);
+  const configuration = integration.builtin ? {} : applyDefaults(schema, {});
+  return {
+    id: `inst_${randomUUID().replaceAll('-', '').slice(0, 20)}`,
+    integration: integration.name,
+    organization: organization.id,
+    target: input.target,
+    ...(input.target === 'space' ? { space: input.space } : {}),
+    ...(input.target === 'site' ? { site: input.site } : {}),
+    status: integration.builtin ? (integration.builtin.isComplete(configuration) ? 'active' : 'pending') : statusFor(schema, configuration),
+    configuration,
+    ...(spaceSelection !== undefined ? { spaceSelection } : {}),
+    createdAt: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,83 @@
+// The installation operations the host offers: create, read (record and public JSON), uninstall,
+// configuration edits, completions and install links. Never takes secrets, tokens or scopes from
+// a request: visibility, status and tokens come from the manifest and the host's own records.
+
+import { HostError } from '../common/errors.ts';
+import type { Logger } from '../common/logger.ts';
+import type { IntegrationRegistry } from '../integrations/registry.ts';
+import type { PlatformData } from '../platform/data.ts';
+import { completionUrlOf, readCompletionAnswer, type CompletionItem } from './completions.ts';
+import type { InstallationLifecycle } from './lifecycle.ts';
+import type { CreateInstallationInput, Installation, InstallationStore, InstallationView, RunEvent } from './model.ts';
+import { planInstallation } from './plan.ts';
+import { deriveInstallationToken, deriveInstallLink, hashToken } from './tokens.ts';
+import { viewInstallation } from './view.ts';
+
+export interface InstallationService {
+  /** Throws ERR_INTEGRATION_NOT_FOUND, ERR_INTEGRATION_INVALID, ERR_VALIDATION, ERR_VISIBILITY_DENIED, ERR_NOT_FOUND. */
+  create(integration: string, input: CreateInstallationInput): InstallationView & Record<string, unknown>;
+  /** Throws ERR_INSTALLATION_NOT_FOUND. */
+  require(id: string): Installation;
+  view(installation: Installation): InstallationView;
+  delete(id: string): void;
+  updateConfiguration(id: string, patch: Record<string, unknown>): InstallationView;
+  completeProperty(id: string, property: string): Promise<{ items: CompletionItem[] }>;
+  installLinkOf(integration: string): string | undefined;
+}
+
+export interface InstallationServiceDeps {
+  registry: IntegrationRegistry;
+  store: InstallationStore;
+  platform: PlatformData;
+  lifecycle: InstallationLifecycle;
+  run: RunEvent;
+  tokenSecret: string;
+  baseUrl: string;
+  log: Logger;
+}
+
+export function createInstallationService(deps: InstallationServiceDeps): InstallationService {
+  const require = (id: string): Installation => {
+    const installation = deps.store.getInstallation(id);
+    if (installation === undefined) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);
+    return installation;
+  };
+  const view = (installation: Installation): InstallationView => viewInstallation(deps.baseUrl, deps.registry.get(installation.integration), installation);
+
+  return {
+    require,
+    view,
+
+    create(name, input) {
+      const integration = deps.registry.require(name);
+      const installation = planInstallation(deps.platform, integration, input, deriveInstallLink(deps.tokenSecret, name));
+      deps.store.insertInstallation(installation, hashToken(deriveInstallationToken(deps.tokenSecret, installation.id)));
+      deps.log.info(`installed ${name} as ${installation.id} (${installation.target} in ${installation.organization}, ${installation.status})`);
+      deps.lifecycle.announceInstall(installation);
+      // Built-ins may hand out something exactly once (the webhook's signing secret).
+      const once = integration.builtin?.onInstall?.(installation.id) ?? {};
+      return { ...view(installation), ...once };
+    },
+
+    delete: (id) => deps.lifecycle.uninstall(id),
+
+    updateConfiguration: (id, patch) => view(deps.lifecycle.editConfiguration(id, patch, 'admin')),
+
+    async completeProperty(id, property) {
+      const installation = require(id);
+      const integration = deps.registry.require(installation.integration);
+      const path = completionUrlOf(integration, installation, property);
+      // Exactly what a browser GET on the public endpoint would produce, so the integration's
+      // ordinary fetch handler serves it.
+      const url = `${view(installation).urls.publicEndpoint}${path}`;
+      const event = { type: 'fetch', request: { method: 'GET', url, headers: [['accept', 'application/json']] as [string, string][] } };
+      const outcome = await deps.run(installation, event, null);
+      return { items: readCompletionAnswer(outcome.response, path) };
+    },
+
+    installLinkOf(name) {
+      const integration = deps.registry.get(name);
+      return integration?.manifest?.visibility === 'unlisted' ? deriveInstallLink(deps.tokenSecret, name) : undefined;
+    },
+  };
+}

@@ -1,0 +1,27 @@
+// The public JSON of an installation (DESIGN §4.2): its record, its public endpoint and the
+// absolute URL of each button's callback_url. Pure; it must never show a secret, a token, or what
+// a button's flow stored (OAuth credentials), which stays with the integration's environment.
+
+import type { LoadedIntegration } from '../manifest/types.ts';
+import type { Installation, InstallationView } from './model.ts';
+import { buttonProperties } from './configuration-schema.ts';
+import { publicEndpointOf } from './urls.ts';
+
+/** Shown in place of a button property's stored value: the admin learns it is set, nothing more. */
+export const REDACTED = '[redacted]';
+
+export function viewInstallation(baseUrl: string, integration: LoadedIntegration | undefined, installation: Installation): InstallationView {
+  const { spaceSelection, ...record } = installation;
+  const publicEndpoint = publicEndpointOf(baseUrl, installation.integration, installation.id);
+  const buttons = integration ? buttonProperties(integration, installation.target) : [];
+  const configuration = { ...installation.configuration };
+  for (const [name] of buttons) {
+    if (configuration[name] !== undefined) configuration[name] = REDACTED;
+  }
+  return {
+    ...record,
+    configuration,
+    ...(spaceSelection !== undefined ? { space_selection: spaceSelection } : {}),
+    urls: { publicEndpoint, buttons: Object.fromEntries(buttons.map(([name, callbackUrl]) => [name, `${publicEndpoint}${callbackUrl}`])) },
+  };
+}

@@ -1,0 +1,60 @@
+// Conversation ingestion (DESIGN §4.7): `POST /v1/conversations` (`conversations:ingest`) into
+// the installation's own organization. A space or site the body names goes through the same
+// authorize() as any route's resource, so a foreign one is 404 exactly like a foreign path.
+
+import type { ApiRoute } from '../types.ts';
+import type { PlatformApiDeps } from '../deps.ts';
+import { authorize } from '../authorize.ts';
+import { compileBodyValidator } from '../../common/validate-body.ts';
+
+interface ConversationBody {
+  spaceId?: string;
+  siteId?: string;
+  messages: { role: 'user' | 'assistant' | 'system'; content: string }[];
+}
+
+const validateConversation = compileBodyValidator<ConversationBody>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['messages'],
+  properties: {
+    spaceId: { type: 'string', minLength: 1 },
+    siteId: { type: 'string', minLength: 1 },
+    messages: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 1000,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['role', 'content'],
+        properties: { role: { type: 'string', enum: ['user', 'assistant', 'system'] }, content: { type: 'string' } },
+      },
+    },
+  },
+  // Wrapped so ajv's `not` error carries this message (validate-body reads the parent's failureMessage).
+  allOf: [{ not: { required: ['spaceId', 'siteId'] }, failureMessage: 'must name a space or a site, not both' }],
+});
+
+export const conversationRoutes: ApiRoute<PlatformApiDeps>[] = [
+  {
+    method: 'POST',
+    pattern: '/v1/conversations',
+    scope: 'conversations:ingest',
+    resource: () => ({ kind: 'organization' }),
+    handle({ body, caller, deps }) {
+      const input = validateConversation(body);
+      // Scope already granted by the route; only the named resource is left to check.
+      if (input.spaceId !== undefined) authorize(caller, null, { kind: 'space', id: input.spaceId }, deps.platform);
+      if (input.siteId !== undefined) authorize(caller, null, { kind: 'site', id: input.siteId }, deps.platform);
+      const record = deps.platform.recordConversation({
+        organization: caller.installation.organization,
+        installationId: caller.installation.id,
+        spaceId: input.spaceId ?? null,
+        siteId: input.siteId ?? null,
+        messages: input.messages,
+      });
+      return { status: 201, body: { id: record.id, organization: record.organization, spaceId: record.spaceId, siteId: record.siteId, messages: record.messages.length, createdAt: record.createdAt } };
+    },
+  },
+];

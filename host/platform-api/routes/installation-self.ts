@@ -1,0 +1,46 @@
+// An installation's operations on itself (no scope: authenticated by its own token, so it can only
+// ever touch itself): OAuth state for createOAuthHandler, and storing what its OAuth flow obtained.
+// Never takes an installation id from the request: the caller's token names it.
+
+import { HostError } from '../../common/errors.ts';
+import type { ApiRoute, RouteContext } from '../types.ts';
+import type { PlatformApiDeps } from '../deps.ts';
+
+const own = () => ({ kind: 'own-installation' }) as const;
+
+function objectBody(context: RouteContext<PlatformApiDeps>): Record<string, unknown> {
+  const body = context.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HostError('ERR_VALIDATION', 'request body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+export const installationSelfRoutes: ApiRoute<PlatformApiDeps>[] = [
+  {
+    method: 'POST',
+    pattern: '/v1/installation/oauth/state',
+    scope: null,
+    resource: own,
+    handle: ({ caller, deps }) => ({ status: 200, body: { state: deps.oauthStates.issue(caller.installation.id) } }),
+  },
+  {
+    method: 'POST',
+    pattern: '/v1/installation/oauth/state/consume',
+    scope: null,
+    resource: own,
+    handle(context) {
+      const { state } = objectBody(context);
+      if (typeof state !== 'string' || state === '') {
+        throw new HostError('ERR_VALIDATION', 'state is required', [{ pointer: '/state', message: 'must be a non-empty string' }]);
+      }
+      context.deps.oauthStates.consume(context.caller.installation.id, state);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'PATCH',
+    pattern: '/v1/installation/configuration',
+    scope: null,
+    resource: own,
+    handle: (context) => ({ status: 200, body: context.deps.updateOwnConfiguration(context.caller.installation.id, objectBody(context)) }),
+  },
+];

@@ -1,0 +1,41 @@
+// Space metadata routes (DESIGN §4.7): read (`space:metadata:read`) and update
+// (`space:metadata:write`; only title, description and visibility). Never touches pages.
+
+import type { ApiRoute } from '../types.ts';
+import type { PlatformApiDeps } from '../deps.ts';
+import type { SpacePatch } from '../../platform/records.ts';
+import { compileBodyValidator } from '../../common/validate-body.ts';
+import { found } from './params.ts';
+
+const space = (params: Record<string, string>) => ({ kind: 'space', id: params.space }) as const;
+
+const validateSpacePatch = compileBodyValidator<SpacePatch>({
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    title: { type: 'string', minLength: 1, maxLength: 200 },
+    description: { type: 'string', maxLength: 10_000 },
+    visibility: { type: 'string', enum: ['public', 'unlisted', 'private'] },
+  },
+});
+
+export const spaceRoutes: ApiRoute<PlatformApiDeps>[] = [
+  {
+    method: 'GET',
+    pattern: '/v1/spaces/:space',
+    scope: 'space:metadata:read',
+    resource: space,
+    handle: ({ params, deps }) => ({ status: 200, body: found(deps.platform.getSpace(params.space), `space "${params.space}"`) }),
+  },
+  {
+    method: 'PATCH',
+    pattern: '/v1/spaces/:space',
+    scope: 'space:metadata:write',
+    resource: space,
+    handle({ params, body, deps }) {
+      const patch = validateSpacePatch(body);
+      return { status: 200, body: found(deps.platform.updateSpace(params.space, patch), `space "${params.space}"`) };
+    },
+  },
+];

@@ -1,0 +1,70 @@
+// The port the HTTP layer consumes: everything a route may ask of the host. assembly/ builds the
+// real implementation from the domains; routes reach the sandbox, the stores and the registry only
+// through this, so tests can boot a fake and nothing in server/ imports isolated-vm.
+
+import type { Logger } from '../common/logger.ts';
+import type { DispatchEvent, DispatchOutcome } from '../dispatch/dispatcher.ts';
+import type { EventLogEntry, EventLogPage } from '../dispatch/event-log.ts';
+import type { PublishResult } from '../events/publish.ts';
+import type { CreateInstallationInput, Installation, InstallationView } from '../installations/model.ts';
+import type { LoadedIntegration } from '../manifest/types.ts';
+import type { PlatformApi } from '../platform-api/router.ts';
+import type { DeliveryView } from '../webhooks/delivery-view.ts';
+
+export interface HostServices {
+  readonly adminToken: string;
+  readonly log: Logger;
+  /** `http://127.0.0.1:<port>`: the base of public endpoints and of the platform API. */
+  baseUrl(): string;
+
+  /** The platform API, authenticated by installation token; the HTTP routes pass requests through. */
+  readonly platformApi: PlatformApi;
+
+  listIntegrations(): LoadedIntegration[];
+  getIntegration(name: string): LoadedIntegration | undefined;
+
+  /** Throws HostError: ERR_INTEGRATION_NOT_FOUND, ERR_INTEGRATION_INVALID, ERR_VALIDATION, ERR_VISIBILITY_DENIED. */
+  createInstallation(integration: string, input: CreateInstallationInput): Promise<InstallationView & { signingSecret?: string }>;
+  /** The installation record, for a route that dispatches to it. Throws ERR_INSTALLATION_NOT_FOUND. */
+  requireInstallation(id: string): Installation;
+  /** The same, or undefined (a route that answers the same for "missing" and "someone else's"). */
+  findInstallation(id: string): Installation | undefined;
+  /** The installation's public JSON. Throws ERR_INSTALLATION_NOT_FOUND. */
+  getInstallation(id: string): InstallationView;
+  /** Uninstall: removes it and revokes its token. Throws ERR_INSTALLATION_NOT_FOUND. */
+  deleteInstallation(id: string): void;
+  /**
+   * An admin's configuration edit: properties to set, `null` unsets. Throws 422
+   * ERR_CONFIGURATION_INVALID listing every property (nothing stored); emits installation_setup.
+   */
+  updateConfiguration(id: string, patch: Record<string, unknown>): InstallationView;
+  /** The options a string property's completion_url answers. Throws ERR_NOT_FOUND, ERR_COMPLETION_INVALID (502). */
+  completeProperty(id: string, property: string): Promise<{ items: { label: string; value: string }[] }>;
+  /** The install link of an unlisted integration (what `installLink` must carry); undefined for the others. */
+  installLinkOf(integration: string): string | undefined;
+  /** The integration's event log, newest first. Throws ERR_INTEGRATION_NOT_FOUND, ERR_VALIDATION (cursor). */
+  listEvents(integration: string, page: { limit: number; cursor?: string }): EventLogPage;
+  /** Throws ERR_NOT_FOUND when the integration has no such event. */
+  getEvent(integration: string, eventId: string): EventLogEntry;
+
+  /**
+   * Runs one event for one installation (the record the route looked up): builds the environment
+   * from the host's own records, assigns `eventId` when missing, dispatches into the sandbox.
+   * Throws HostError with ERR_SANDBOX_TIMEOUT / ERR_SANDBOX_CRASHED / ERR_INTEGRATION_QUARANTINED /
+   * ERR_SANDBOX_UNAVAILABLE.
+   */
+  dispatch(installation: Installation, event: DispatchEvent, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
+
+  /**
+   * A platform event from `POST /v1/events`: validated (ERR_VALIDATION naming the field), given an
+   * eventId, dispatched to every ready installation whose integration can receive it.
+   */
+  publishEvent(event: Record<string, unknown>): Promise<PublishResult>;
+
+  /** Webhook deliveries of an installation with every attempt, newest first. Throws ERR_INSTALLATION_NOT_FOUND, ERR_VALIDATION (cursor). */
+  listDeliveries(installationId: string, page: { limit?: number; cursor?: string | null }): { items: DeliveryView[]; nextCursor: string | null };
+  /** Queues a new delivery of the same event (to the installation's current URL). Throws ERR_NOT_FOUND. */
+  redeliver(deliveryId: string): DeliveryView;
+  /** A new signing secret for a webhook installation; the previous one keeps signing during the rotation window. */
+  rotateSigningSecret(installationId: string): { signingSecret: string };
+}

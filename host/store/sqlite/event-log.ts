@@ -1,0 +1,134 @@
+// The event log on node:sqlite: one row per dispatch, written in batches, pruned per integration.
+// Records what happened; it never decides what to dispatch and never stores event payloads.
+
+import type { DatabaseSync } from 'node:sqlite';
+import { HostError } from '../../common/errors.ts';
+import type { EventLog, EventLogEntry } from '../../dispatch/event-log.ts';
+
+// Bounded so a chatty integration cannot grow the database without limit.
+export const MAX_ENTRIES_PER_INTEGRATION = 5_000;
+const PRUNE_EVERY = 100;
+const MAX_BATCH = 500;
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS event_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL, integration TEXT NOT NULL,
+    installation_id TEXT NOT NULL, type TEXT NOT NULL, status INTEGER NOT NULL, error_code TEXT,
+    duration_ms INTEGER NOT NULL, logs TEXT NOT NULL, created_at TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS event_log_by_integration ON event_log (integration, seq);
+  CREATE INDEX IF NOT EXISTS event_log_by_event ON event_log (integration, event_id, seq);
+`;
+
+interface EventLogRow {
+  seq: number;
+  event_id: string;
+  integration: string;
+  installation_id: string;
+  type: string;
+  status: number;
+  error_code: string | null;
+  duration_ms: number;
+  logs: string;
+  created_at: string;
+}
+
+function toEntry(row: EventLogRow): EventLogEntry {
+  return {
+    eventId: row.event_id,
+    integration: row.integration,
+    installationId: row.installation_id,
+    type: row.type,
+    status: row.status,
+    ...(row.error_code ? { errorCode: row.error_code } : {}),
+    durationMs: row.duration_ms,
+    logs: JSON.parse(row.logs) as EventLogEntry['logs'],
+    createdAt: row.created_at,
+  };
+}
+
+function encodeCursor(seq: number): string {
+  return Buffer.from(`seq:${seq}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const match = /^seq:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (match === null) throw new HostError('ERR_VALIDATION', 'cursor is not one this host issued', [{ pointer: '/cursor', message: 'is invalid' }]);
+  return Number(match[1]);
+}
+
+export function createSqliteEventLog(db: DatabaseSync): EventLog {
+  db.exec(SCHEMA);
+  const statements = {
+    insert: db.prepare('INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, duration_ms, logs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    prune: db.prepare('DELETE FROM event_log WHERE integration = ? AND seq <= (SELECT seq FROM event_log WHERE integration = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)'),
+    page: db.prepare('SELECT * FROM event_log WHERE integration = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
+    get: db.prepare('SELECT * FROM event_log WHERE integration = ? AND event_id = ? ORDER BY seq LIMIT 1'),
+  };
+  // Entries are written in batches, one transaction per turn of the event loop, so the log costs
+  // the dispatch path an array push instead of a synchronous SQLite write. Reads flush first.
+  let pending: EventLogEntry[] = [];
+  let flushScheduled = false;
+  const insertsSincePrune = new Map<string, number>();
+  const flush = (): void => {
+    flushScheduled = false;
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    db.exec('BEGIN');
+    try {
+      for (const { eventId, integration, installationId, type, status, errorCode, durationMs, logs, createdAt } of batch) {
+        statements.insert.run(eventId, integration, installationId, type, status, errorCode ?? null, Math.round(durationMs), JSON.stringify(logs), createdAt);
+        insertsSincePrune.set(integration, (insertsSincePrune.get(integration) ?? 0) + 1);
+      }
+      // Pruning scans an integration's rows; doing it every PRUNE_EVERY inserts keeps it cheap
+      // while the log stays within MAX_ENTRIES_PER_INTEGRATION + PRUNE_EVERY rows.
+      for (const [integration, count] of insertsSincePrune) {
+        if (count < PRUNE_EVERY) continue;
+        statements.prune.run(integration, integration, MAX_ENTRIES_PER_INTEGRATION);
+        insertsSincePrune.set(integration, 0);
+      }
+      db.exec('COMMIT');
+    } catch (error) {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // The transaction may already be gone; the original error is the one worth reporting.
+      }
+      // Nothing is lost on a failed write: the batch goes back in front of what came since.
+      pending = [...batch, ...pending];
+      throw error;
+    }
+  };
+  return {
+    record(entry) {
+      pending.push(entry);
+      if (pending.length >= MAX_BATCH) flush();
+      else if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(() => {
+          try {
+            flush();
+          } catch {
+            // The log is a diagnostic: a failing write (full disk) must not take the host down.
+          }
+        });
+      }
+    },
+    flush,
+    list(integration, { limit, cursor }) {
+      flush();
+      const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(cursor);
+      // One row more than asked tells whether another page exists.
+      const rows = statements.page.all(integration, before, limit + 1) as unknown as EventLogRow[];
+      const items = rows.slice(0, limit);
+      const nextCursor = rows.length > limit ? encodeCursor(items[items.length - 1].seq) : null;
+      return { items: items.map(toEntry), nextCursor };
+    },
+    get(integration, eventId) {
+      flush();
+      const row = statements.get.get(integration, eventId) as EventLogRow | undefined;
+      return row ? toEntry(row) : undefined;
+    },
+  };
+}

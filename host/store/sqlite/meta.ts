@@ -1,0 +1,15 @@
+// Host metadata on node:sqlite: small named values the host keeps across restarts (the token
+// secret). A key-value table; it never interprets the values.
+
+import type { DatabaseSync } from 'node:sqlite';
+import type { MetaStore } from '../types.ts';
+
+export function createSqliteMetaStore(db: DatabaseSync): MetaStore {
+  db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);');
+  const get = db.prepare('SELECT value FROM meta WHERE key = ?');
+  const set = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  return {
+    get: (key) => (get.get(key) as { value: string } | undefined)?.value,
+    set: (key, value) => void set.run(key, value),
+  };
+}

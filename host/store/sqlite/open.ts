@@ -1,0 +1,40 @@
+// Opens every store of the host on one node:sqlite database file (`--data`, default
+// `.data/host.db`; `:memory:` for a throwaway one). Creates missing tables; never seeds or
+// decides anything (assembly/ seeds the platform data and loads the token secret).
+
+import { openDatabase } from './database.ts';
+import { createSqliteEventLog } from './event-log.ts';
+import { createSqliteInstallationStore } from './installations.ts';
+import { createSqliteMetaStore } from './meta.ts';
+import { createSqliteOAuthStateStore } from './oauth-states.ts';
+import { createOutbox } from './outbox.ts';
+import { createSqlitePlatformStore } from './platform.ts';
+import { createSigningSecretStore } from './signing-secrets.ts';
+import type { HostStores } from '../types.ts';
+
+export function openSqliteStores(path: string): HostStores {
+  const db = openDatabase(path);
+  try {
+    const eventLog = createSqliteEventLog(db);
+    return {
+      description: `sqlite ${path}`,
+      meta: createSqliteMetaStore(db),
+      installations: createSqliteInstallationStore(db),
+      platform: createSqlitePlatformStore(db),
+      eventLog,
+      oauthStates: createSqliteOAuthStateStore(db),
+      outbox: createOutbox(db),
+      signingSecrets: createSigningSecretStore(db),
+      close() {
+        try {
+          eventLog.flush();
+        } finally {
+          db.close();
+        }
+      },
+    };
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,87 @@
+// node:sqlite records of spaces: space metadata, pages (with their revision), and the Git syncs
+// integrations start. Plain reads and writes; never checks who is asking.
+
+import { randomUUID } from 'node:crypto';
+import type { DatabaseSync } from 'node:sqlite';
+import type { GitSyncRecord, PageRecord, PageSummary, PlatformStore, SpaceRecord } from '../../platform/records.ts';
+
+interface SpaceRow {
+  id: string;
+  organization: string;
+  title: string;
+  visibility: string;
+  description: string;
+  metadata: string;
+}
+
+interface PageRow {
+  space: string;
+  id: string;
+  title: string;
+  markdown: string;
+  revision: number;
+  updated_at: string;
+}
+
+function toSpace(row: SpaceRow): SpaceRecord {
+  return {
+    id: row.id,
+    organization: row.organization,
+    title: row.title,
+    visibility: row.visibility as SpaceRecord['visibility'],
+    description: row.description,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+  };
+}
+
+function toPage(row: PageRow): PageRecord {
+  return { id: row.id, spaceId: row.space, title: row.title, markdown: row.markdown, revision: row.revision, updatedAt: row.updated_at };
+}
+
+type SpaceRecords = Pick<PlatformStore, 'getSpace' | 'updateSpace' | 'listPages' | 'getPage' | 'putPage' | 'recordGitSync'>;
+
+export function createSpaceRecords(db: DatabaseSync): SpaceRecords {
+  const statements = {
+    getSpace: db.prepare('SELECT * FROM spaces WHERE id = ?'),
+    updateSpace: db.prepare(
+      'UPDATE spaces SET title = COALESCE($title, title), description = COALESCE($description, description), visibility = COALESCE($visibility, visibility) WHERE id = $id RETURNING *',
+    ),
+    listPages: db.prepare('SELECT id, title, revision, updated_at FROM pages WHERE space = ? ORDER BY rowid'),
+    getPage: db.prepare('SELECT * FROM pages WHERE space = ? AND id = ?'),
+    // One statement, so concurrent writers can never both create revision 1 of the same page.
+    putPage: db.prepare(`
+      INSERT INTO pages (space, id, title, markdown, revision, updated_at) VALUES ($space, $id, COALESCE($title, $id), $markdown, 1, $now)
+      ON CONFLICT (space, id) DO UPDATE SET
+        title = COALESCE($title, pages.title), markdown = excluded.markdown, revision = pages.revision + 1, updated_at = excluded.updated_at
+      RETURNING *`),
+    insertGitSync: db.prepare('INSERT INTO git_syncs (id, space, installation_id, status, created_at) VALUES (?, ?, ?, ?, ?)'),
+  };
+  return {
+    getSpace(id) {
+      const row = statements.getSpace.get(id) as SpaceRow | undefined;
+      return row ? toSpace(row) : undefined;
+    },
+    updateSpace(id, patch) {
+      const row = statements.updateSpace.get({ id, title: patch.title ?? null, description: patch.description ?? null, visibility: patch.visibility ?? null }) as SpaceRow | undefined;
+      return row ? toSpace(row) : undefined;
+    },
+    listPages(spaceId) {
+      const rows = statements.listPages.all(spaceId) as unknown as Omit<PageRow, 'space' | 'markdown'>[];
+      return rows.map((row): PageSummary => ({ id: row.id, title: row.title, revision: row.revision, updatedAt: row.updated_at }));
+    },
+    getPage(spaceId, pageId) {
+      const row = statements.getPage.get(spaceId, pageId) as PageRow | undefined;
+      return row ? toPage(row) : undefined;
+    },
+    putPage(spaceId, pageId, input) {
+      const now = new Date().toISOString();
+      const row = statements.putPage.get({ space: spaceId, id: pageId, title: input.title ?? null, markdown: input.markdown, now }) as unknown as PageRow;
+      return { page: toPage(row), created: row.revision === 1 };
+    },
+    recordGitSync(spaceId, installationId) {
+      const record: GitSyncRecord = { id: `sync_${randomUUID().replaceAll('-', '')}`, spaceId, installationId, status: 'queued', createdAt: new Date().toISOString() };
+      statements.insertGitSync.run(record.id, record.spaceId, record.installationId, record.status, record.createdAt);
+      return record;
+    },
+  };
+}

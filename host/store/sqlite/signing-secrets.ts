@@ -1,0 +1,59 @@
+// Durable signing secrets per webhook installation, on the caller's node:sqlite handle. Owns the
+// `webhook_secrets` table only; never logs a secret.
+
+import type { DatabaseSync } from 'node:sqlite';
+import { activeSigningSecrets, createSigningSecrets, DEFAULT_ROTATION_WINDOW_MS, generateSigningSecret, rotateSigningSecrets, type SigningSecrets, type SigningSecretStore } from '../../webhooks/secrets.ts';
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS webhook_secrets (
+    installation_id TEXT PRIMARY KEY, current TEXT NOT NULL, previous TEXT, previous_expires_at TEXT
+  );
+`;
+
+interface SecretRow {
+  current: string;
+  previous: string | null;
+  previous_expires_at: string | null;
+}
+
+export function createSigningSecretStore(db: DatabaseSync, generate: () => string = generateSigningSecret): SigningSecretStore {
+  db.exec(SCHEMA);
+  const statements = {
+    get: db.prepare('SELECT current, previous, previous_expires_at FROM webhook_secrets WHERE installation_id = ?'),
+    put: db.prepare(`INSERT INTO webhook_secrets (installation_id, current, previous, previous_expires_at) VALUES (?, ?, ?, ?)
+      ON CONFLICT (installation_id) DO UPDATE SET current = excluded.current, previous = excluded.previous, previous_expires_at = excluded.previous_expires_at`),
+    remove: db.prepare('DELETE FROM webhook_secrets WHERE installation_id = ?'),
+  };
+  const get = (installationId: string): SigningSecrets | undefined => {
+    const row = statements.get.get(installationId) as SecretRow | undefined;
+    if (row === undefined) return undefined;
+    return {
+      current: row.current,
+      ...(row.previous !== null ? { previous: row.previous } : {}),
+      ...(row.previous_expires_at !== null ? { previousExpiresAt: row.previous_expires_at } : {}),
+    };
+  };
+  const put = (installationId: string, secrets: SigningSecrets): void => {
+    statements.put.run(installationId, secrets.current, secrets.previous ?? null, secrets.previousExpiresAt ?? null);
+  };
+  return {
+    create(installationId) {
+      const secrets = createSigningSecrets(generate);
+      put(installationId, secrets);
+      return secrets.current;
+    },
+    rotate(installationId, nowMs, windowMs = DEFAULT_ROTATION_WINDOW_MS) {
+      const existing = get(installationId);
+      if (existing === undefined) return undefined;
+      const rotated = rotateSigningSecrets(existing, nowMs, windowMs, generate);
+      put(installationId, rotated);
+      return rotated.current;
+    },
+    get,
+    secretsFor(installationId, nowMs) {
+      const secrets = get(installationId);
+      return secrets === undefined ? [] : activeSigningSecrets(secrets, nowMs);
+    },
+    remove: (installationId) => void statements.remove.run(installationId),
+  };
+}

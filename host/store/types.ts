@@ -1,0 +1,29 @@
+// The set of stores a host runs on, whatever the database: each domain defines the interface of
+// its own records, and a store implementation (sqlite/) provides all of them over one database.
+
+import type { EventLog } from '../dispatch/event-log.ts';
+import type { InstallationStore } from '../installations/model.ts';
+import type { OAuthStateStore } from '../installations/oauth-state.ts';
+import type { PlatformStore } from '../platform/records.ts';
+import type { Outbox } from '../webhooks/outbox.ts';
+import type { SigningSecretStore } from '../webhooks/secrets.ts';
+
+/** Small named values kept across restarts (the token secret). */
+export interface MetaStore {
+  get(key: string): string | undefined;
+  set(key: string, value: string): void;
+}
+
+export interface HostStores {
+  /** What the store is, for the startup line (`sqlite .data/host.db`). */
+  readonly description: string;
+  meta: MetaStore;
+  installations: InstallationStore;
+  platform: PlatformStore;
+  eventLog: EventLog;
+  oauthStates: OAuthStateStore;
+  outbox: Outbox;
+  signingSecrets: SigningSecretStore;
+  /** Flushes what is buffered (the event log) and closes the database. */
+  close(): void;
+}
