@@ -18,7 +18,7 @@ export type ConnectAudit = (address: string, port: number) => void;
  * for `port`. The socket is then pinned to exactly those addresses, so a second DNS answer
  * (rebinding) can never be used. Refusal reasons are appended to `refusals` for the caller's log.
  */
-export async function resolveAllowed(policy: EgressPolicy, lookup: LookupFunction, hostname: string, port: number, refusals: string[] = []): Promise<dns.LookupAddress[]> {
+async function resolveAllowed(policy: EgressPolicy, lookup: LookupFunction, hostname: string, port: number, refusals: string[] = []): Promise<dns.LookupAddress[]> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   const literal = parseIp(bare);
   if (literal !== null) return [{ address: bare, family: literal.family }];
@@ -38,7 +38,7 @@ export async function resolveAllowed(policy: EgressPolicy, lookup: LookupFunctio
 }
 
 /** A lookup that only ever answers the already-checked addresses (and reports each to the audit). */
-export function pinnedLookup(addresses: dns.LookupAddress[], port: number, audit?: ConnectAudit): LookupFunction {
+function pinnedLookup(addresses: dns.LookupAddress[], port: number, audit?: ConnectAudit): LookupFunction {
   return ((_hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
     const handed = options.all ? addresses : addresses.slice(0, 1);
     for (const entry of handed) audit?.(entry.address, port);

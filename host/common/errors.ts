@@ -2,7 +2,7 @@
 // Every failure the host reports carries one of these codes; messages of 5xx codes must never
 // carry internals (paths, stacks, isolate details).
 
-export const ERROR_STATUS = {
+const ERROR_STATUS = {
   ERR_BAD_REQUEST: 400,
   ERR_VALIDATION: 400,
   ERR_MULTIPART_INVALID: 400,

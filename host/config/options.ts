@@ -48,7 +48,7 @@ export interface HostOptions {
   oauthStateTtlMs: number;
 }
 
-export const DEFAULT_LIMITS: HostLimits = {
+const DEFAULT_LIMITS: HostLimits = {
   memoryLimitMb: 128,
   dispatchTimeoutMs: 10_000,
   waitUntilTimeoutMs: 30_000,

@@ -8,7 +8,7 @@ import { buttonProperties } from './configuration-schema.ts';
 import { publicEndpointOf } from './urls.ts';
 
 /** Shown in place of a button property's stored value: the admin learns it is set, nothing more. */
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 export function viewInstallation(baseUrl: string, integration: LoadedIntegration | undefined, installation: Installation): InstallationView {
   const { spaceSelection, ...record } = installation;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { version as ESBUILD_VERSION } from 'esbuild';
 
 /** Bump when the build options or the wrapper change, so old bundles are never served. */
-export const BUNDLER_VERSION = 'ih-bundle/1';
+const BUNDLER_VERSION = 'ih-bundle/1';
 
 interface CacheEntry {
   version: string;

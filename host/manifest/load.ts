@@ -16,7 +16,7 @@ import { bundleScript } from './bundle.ts';
 import { displayPath } from './format.ts';
 import { MANIFEST_KEYS } from './schema.ts';
 
-export const MANIFEST_FILE = 'platform-manifest.yaml';
+const MANIFEST_FILE = 'platform-manifest.yaml';
 /** Manifests come from third parties: bound the work a single file can cause. */
 const MAX_MANIFEST_BYTES = 256 * 1024;
 const MAX_YAML_ALIASES = 32;

@@ -6,7 +6,7 @@ import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Issue } from './validate.ts';
 
-export const SCRIPT_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs'] as const;
+const SCRIPT_EXTENSIONS = ['.ts', '.tsx', '.js', '.jsx', '.mjs'] as const;
 
 /** True when `child` is `parent` or below it; both must already be absolute and normalized. */
 export function isInside(parent: string, child: string): boolean {

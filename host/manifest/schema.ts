@@ -4,12 +4,12 @@
 
 import { CATEGORIES, SCOPES, VISIBILITIES } from './types.ts';
 
-export const NAME_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';
-export const SECRET_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
+const NAME_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';
+const SECRET_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
 /** A path on the integration's own endpoint; `//host` is refused because it reads as another origin. */
-export const ENDPOINT_PATH_PATTERN = '^/(?!/)\\S*$';
+const ENDPOINT_PATH_PATTERN = '^/(?!/)\\S*$';
 /** `format: uri` alone accepts `mailto:` and `https://` with no host. */
-export const HTTP_URL_PATTERN = '^https?://[^\\s/?#]+([/?#]\\S*)?$';
+const HTTP_URL_PATTERN = '^https?://[^\\s/?#]+([/?#]\\S*)?$';
 
 /** Which property types may carry each type-specific key (used for the schema and for messages). */
 export const PROPERTY_KEY_TYPES: Record<string, readonly string[]> = {
@@ -19,7 +19,7 @@ export const PROPERTY_KEY_TYPES: Record<string, readonly string[]> = {
   button_text: ['button'],
   callback_url: ['button'],
 };
-export const PROPERTY_TYPES = ['string', 'number', 'boolean', 'button'] as const;
+const PROPERTY_TYPES = ['string', 'number', 'boolean', 'button'] as const;
 
 const nonEmptyString = { type: 'string', minLength: 1 } as const;
 const endpointPath = { type: 'string', pattern: ENDPOINT_PATH_PATTERN } as const;

@@ -26,7 +26,7 @@ export interface AppLimits {
   maxEnvelopeBytes: number;
 }
 
-export const DEFAULT_APP_LIMITS: AppLimits = { maxPublicBodyBytes: 1_048_576, maxEnvelopeBytes: 1_048_576 };
+const DEFAULT_APP_LIMITS: AppLimits = { maxPublicBodyBytes: 1_048_576, maxEnvelopeBytes: 1_048_576 };
 
 export function createApp(services: HostServices, limits: AppLimits = DEFAULT_APP_LIMITS): Koa {
   const app = new Koa();

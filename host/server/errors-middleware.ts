@@ -23,7 +23,7 @@ function statusOf(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-export function toHostError(error: unknown, ctx: Context, log: Logger): HostError {
+function toHostError(error: unknown, ctx: Context, log: Logger): HostError {
   if (isHostError(error)) return error;
   const status = statusOf(error);
   const exposed = (error as { expose?: unknown } | null)?.expose === true;

@@ -12,7 +12,7 @@ export interface FetchEvent {
 }
 
 /** Raw header pairs as received (order and repeats kept), names lower-cased, hop-by-hop dropped. */
-export function forwardedHeaders(req: IncomingMessage): [string, string][] {
+function forwardedHeaders(req: IncomingMessage): [string, string][] {
   const listed = connectionTokens(req.headers.connection);
   const headers: [string, string][] = [];
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {

@@ -5,10 +5,10 @@ import type { Context } from 'koa';
 import { HostError } from '../common/errors.ts';
 import { readBody } from './read-body.ts';
 
-export const MAX_JSON_BODY_BYTES = 1_048_576;
+const MAX_JSON_BODY_BYTES = 1_048_576;
 
 /** `application/json` or any `+json` media type, parameters ignored. */
-export function isJsonMediaType(contentType: string | undefined): boolean {
+function isJsonMediaType(contentType: string | undefined): boolean {
   const mediaType = (contentType ?? '').split(';')[0].trim().toLowerCase();
   return mediaType === 'application/json' || /^[a-z0-9.+-]+\/[a-z0-9.+-]+\+json$/.test(mediaType);
 }

@@ -7,7 +7,7 @@ import { Formidable, multipart } from 'formidable';
 import { HostError } from '../common/errors.ts';
 import { checkDeclaredLength, payloadTooLarge } from './read-body.ts';
 
-export const ENVELOPE_PARTS = ['event', 'environment', 'fetch-body'] as const;
+const ENVELOPE_PARTS = ['event', 'environment', 'fetch-body'] as const;
 type PartName = (typeof ENVELOPE_PARTS)[number];
 
 export interface ParsedEnvelope {

@@ -16,7 +16,7 @@ function badResponse(what: string): HostError {
 }
 
 /** Lower-case name → values, in order, minus what must not cross the host. */
-export function responseHeaders(response: SandboxResponse): Map<string, string[]> {
+function responseHeaders(response: SandboxResponse): Map<string, string[]> {
   const headers = new Map<string, string[]>();
   for (const [rawName, value] of response.headers) {
     const name = String(rawName).toLowerCase();

@@ -12,7 +12,7 @@ import { SIGNATURE_HEADER, signatureHeader } from './sign.ts';
 import type { AttemptErrorKind } from './schedule.ts';
 
 export const DEFAULT_ATTEMPT_TIMEOUT_MS = 10_000;
-export const DEFAULT_USER_AGENT = 'integration-host-webhooks/0.1';
+const DEFAULT_USER_AGENT = 'integration-host-webhooks/0.1';
 /** A receiver's answer body is drained and discarded; past this many bytes the socket is dropped. */
 const MAX_DRAINED_BYTES = 64 * 1024;
 
@@ -55,7 +55,7 @@ export type AttemptResult = ({ status: number } | { error: AttemptErrorKind; mes
 export type DeliverFn = (request: AttemptRequest) => Promise<AttemptResult>;
 
 /** Maps a Node network error to the retry classes of schedule.ts; the message never carries a stack. */
-export function describeAttemptError(error: unknown): { error: AttemptErrorKind; message: string } {
+function describeAttemptError(error: unknown): { error: AttemptErrorKind; message: string } {
   const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
   if (error instanceof EgressRefusal) return { error: 'blocked', message };
   const code = (error as { code?: string }).code ?? '';

@@ -30,7 +30,7 @@ export interface DeliveryView {
   attempts: AttemptView[];
 }
 
-export function toAttemptView(attempt: AttemptRecord): AttemptView {
+function toAttemptView(attempt: AttemptRecord): AttemptView {
   return {
     attempt: attempt.attempt,
     startedAt: iso(attempt.startedAt) as string,

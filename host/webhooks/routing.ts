@@ -8,7 +8,7 @@ import { buildWebhookPayload, isWebhookEventType, serializeWebhookPayload } from
 import type { NewDelivery } from './outbox.ts';
 
 /** Whether this webhook installation is subscribed to and covers this event. */
-export function webhookWants(installation: Installation, event: Record<string, unknown>): boolean {
+function webhookWants(installation: Installation, event: Record<string, unknown>): boolean {
   const { type } = event;
   if (installation.integration !== WEBHOOK_INTEGRATION_NAME || installation.status !== 'active') return false;
   if (!isWebhookEventType(type) || !isWebhookTarget(installation.target)) return false;

@@ -2,8 +2,8 @@
 // Pure: randomness is passed in. One initial attempt plus 3 retries after 1 s, 2 s, 4 s, each
 // delay jittered within [base, 1.1 × base] (inside both the seed's ±10 % and its range table).
 
-export const RETRY_BASE_DELAYS_MS = [1_000, 2_000, 4_000] as const;
-export const MAX_RETRIES = RETRY_BASE_DELAYS_MS.length;
+const RETRY_BASE_DELAYS_MS = [1_000, 2_000, 4_000] as const;
+const MAX_RETRIES = RETRY_BASE_DELAYS_MS.length;
 export const MAX_ATTEMPTS = 1 + MAX_RETRIES;
 const JITTER_FRACTION = 0.1;
 

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 
 /** 32 random bytes, base64url: 43 URL-safe characters, used as the HMAC key as UTF-8 text. */
-export const SIGNING_SECRET_BYTES = 32;
+const SIGNING_SECRET_BYTES = 32;
 /** How long the previous secret keeps signing after a rotation, so receivers can switch over. */
 export const DEFAULT_ROTATION_WINDOW_MS = 24 * 60 * 60 * 1000;
 

@@ -9,7 +9,7 @@ import type { HostServices } from '../services.ts';
 import { envelopeInvalid, parseMultipartEnvelope } from '../multipart-envelope.ts';
 import { sendSandboxResponse } from '../send-sandbox-response.ts';
 
-export const SUPPORTED_ENVELOPE_VERSIONS = ['v1'];
+const SUPPORTED_ENVELOPE_VERSIONS = ['v1'];
 
 /**
  * A `fetch` event's `request` must be one the runtime can turn into a Request; otherwise the

@@ -7,8 +7,8 @@ import type { Middleware } from 'koa';
 import { HostError } from '../../common/errors.ts';
 import type { HostServices } from '../services.ts';
 
-export const DEFAULT_EVENTS_PAGE = 50;
-export const MAX_EVENTS_PAGE = 200;
+const DEFAULT_EVENTS_PAGE = 50;
+const MAX_EVENTS_PAGE = 200;
 
 function readLimit(raw: string | string[] | undefined): number {
   if (raw === undefined) return DEFAULT_EVENTS_PAGE;

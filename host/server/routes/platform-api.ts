@@ -8,7 +8,7 @@ import type { HostServices } from '../services.ts';
 import { readBody } from '../read-body.ts';
 import { requestTarget } from '../request-target.ts';
 
-export const MAX_PLATFORM_API_BODY_BYTES = 1024 * 1024;
+const MAX_PLATFORM_API_BODY_BYTES = 1024 * 1024;
 
 /** Lower-case name/value pairs in arrival order (repeated headers stay separate). */
 function headerPairs(ctx: Context): [string, string][] {

@@ -6,7 +6,7 @@ import { HostError } from '../../common/errors.ts';
 import type { EventLog, EventLogEntry } from '../../dispatch/event-log.ts';
 
 // Bounded so a chatty integration cannot grow the database without limit.
-export const MAX_ENTRIES_PER_INTEGRATION = 5_000;
+const MAX_ENTRIES_PER_INTEGRATION = 5_000;
 const PRUNE_EVERY = 100;
 const MAX_BATCH = 500;
 

@@ -2,28 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN, createFakeServices, jsonResponse, sandboxResponse, startApp, type FakeServices, type RunningApp } from './fake-services.ts';
+import { describe, expect, it } from 'vitest';
+import { ADMIN, jsonResponse, sandboxResponse, useFakeApp } from './fake-services.ts';
 import { BOUNDARY, multipartBody, multipartHeaders, type RawPart } from './multipart.ts';
 import { rawRequest } from './raw-request.ts';
 
-let services: FakeServices;
-let app: RunningApp;
 const LIMIT = 64 * 1024;
 const EVENT = { type: 'fetch', installationId: 'inst-1', request: { method: 'POST', url: 'https://x.test/hook', headers: [] } };
 // Every byte value, plus the sequences multipart framing cares about.
 const BINARY = Buffer.concat([Buffer.from('\r\n--not-the-boundary\r\n\r\n'), Buffer.from(Array.from({ length: 256 }, (_, i) => i)), Buffer.from([0, 0, 13, 10])]);
 
-beforeEach(async () => {
-  services = createFakeServices();
-  app = await startApp(services, { maxPublicBodyBytes: LIMIT, maxEnvelopeBytes: LIMIT });
-});
-afterEach(async () => {
-  await app.close();
-});
+const t = useFakeApp({ maxPublicBodyBytes: LIMIT, maxEnvelopeBytes: LIMIT });
 
 function postParts(parts: RawPart[], { path = '/v1', boundary = BOUNDARY, close = true } = {}): Promise<Response> {
-  return fetch(`${app.url}${path}`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders(boundary) }, body: new Uint8Array(multipartBody(parts, boundary, { close })) });
+  return fetch(`${t.app.url}${path}`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders(boundary) }, body: new Uint8Array(multipartBody(parts, boundary, { close })) });
 }
 
 async function multipartError(res: Response): Promise<string> {
@@ -40,18 +32,18 @@ describe('POST /v1 with a valid envelope', () => {
   it('dispatches event.installationId with the exact fetch-body bytes (FormData, file part)', async () => {
     const marker = `marker-${randomUUID()}`;
     const fetchBody = Buffer.concat([BINARY, Buffer.from(marker)]);
-    services.respond = () => sandboxResponse(200, [['content-type', 'application/json'], ['x-from', 'integration']], '{"received":true}');
+    t.services.respond = () => sandboxResponse(200, [['content-type', 'application/json'], ['x-from', 'integration']], '{"received":true}');
     const form = new FormData();
     form.append('event', JSON.stringify(EVENT));
     form.append('environment', JSON.stringify({ secrets: { TOKEN: 'forged-secret' }, apiTokens: { installation: 'forged' } }));
     form.append('fetch-body', new Blob([fetchBody]), 'body.bin');
-    const res = await fetch(`${app.url}/v1`, { method: 'POST', headers: ADMIN, body: form });
+    const res = await fetch(`${t.app.url}/v1`, { method: 'POST', headers: ADMIN, body: form });
 
     expect(res.status).toBe(200);
     expect(res.headers.get('x-from')).toBe('integration');
     expect(await res.json()).toEqual({ received: true });
-    expect(services.dispatchCalls).toHaveLength(1);
-    const [call] = services.dispatchCalls;
+    expect(t.services.dispatchCalls).toHaveLength(1);
+    const [call] = t.services.dispatchCalls;
     expect(call.installationId).toBe('inst-1');
     expect(call.event).toEqual(EVENT);
     expect(Buffer.from(call.fetchBody!)).toEqual(fetchBody);
@@ -72,14 +64,14 @@ describe('POST /v1 with a valid envelope', () => {
 
   it('keeps fetch-body bytes exact when sent as a plain field', async () => {
     await postParts([event(), environment(), { name: 'fetch-body', body: BINARY }]);
-    expect(Buffer.from(services.dispatchCalls[0].fetchBody!)).toEqual(BINARY);
+    expect(Buffer.from(t.services.dispatchCalls[0].fetchBody!)).toEqual(BINARY);
   });
 
   it('accepts an envelope without environment and fetch-body (null body)', async () => {
-    services.respond = () => jsonResponse(202, { queued: true });
+    t.services.respond = () => jsonResponse(202, { queued: true });
     const res = await postParts([event()]);
     expect(res.status).toBe(202);
-    expect(services.dispatchCalls[0].fetchBody).toBeNull();
+    expect(t.services.dispatchCalls[0].fetchBody).toBeNull();
   });
 });
 
@@ -108,7 +100,7 @@ describe('POST /v1 with a bad envelope', () => {
 
   it('refuses an event without a string installationId', async () => {
     expect(await multipartError(await postParts([event({ type: 'fetch' })]))).toMatch(/installationId/);
-    expect(services.dispatchCalls).toHaveLength(0);
+    expect(t.services.dispatchCalls).toHaveLength(0);
   });
 
   it('answers 404 for an unknown installation', async () => {
@@ -118,16 +110,16 @@ describe('POST /v1 with a bad envelope', () => {
   });
 
   it('refuses a body that is not multipart with 415', async () => {
-    const res = await fetch(`${app.url}/v1`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ event: EVENT }) });
+    const res = await fetch(`${t.app.url}/v1`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ event: EVENT }) });
     expect(res.status).toBe(415);
     expect((await res.json()).error.code).toBe('ERR_UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('refuses a truncated body', async () => {
     const full = multipartBody([event(), { name: 'fetch-body', body: BINARY }]);
-    const res = await fetch(`${app.url}/v1`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders() }, body: new Uint8Array(full.subarray(0, full.length - 200)) });
+    const res = await fetch(`${t.app.url}/v1`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders() }, body: new Uint8Array(full.subarray(0, full.length - 200)) });
     expect(await multipartError(res)).toMatch(/not well-formed multipart \(in part "fetch-body"\)/);
-    expect(services.dispatchCalls).toHaveLength(0);
+    expect(t.services.dispatchCalls).toHaveLength(0);
   });
 
   it('refuses a body without its closing boundary', async () => {
@@ -136,9 +128,9 @@ describe('POST /v1 with a bad envelope', () => {
 
   it('refuses a missing or mismatched boundary', async () => {
     const body = multipartBody([event()]);
-    const noBoundary = await fetch(`${app.url}/v1`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'multipart/form-data' }, body: new Uint8Array(body) });
+    const noBoundary = await fetch(`${t.app.url}/v1`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'multipart/form-data' }, body: new Uint8Array(body) });
     expect(await multipartError(noBoundary)).toMatch(/boundary/);
-    const wrong = await fetch(`${app.url}/v1`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders('other-boundary') }, body: new Uint8Array(body) });
+    const wrong = await fetch(`${t.app.url}/v1`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders('other-boundary') }, body: new Uint8Array(body) });
     expect(await multipartError(wrong)).toMatch(/not well-formed/);
   });
 
@@ -147,9 +139,9 @@ describe('POST /v1 with a bad envelope', () => {
     expect(big.status).toBe(413);
     expect((await big.json()).error.code).toBe('ERR_PAYLOAD_TOO_LARGE');
     const body = multipartBody([event(), { name: 'fetch-body', body: Buffer.alloc(LIMIT) }]);
-    const chunked = await rawRequest(`${app.url}/v1`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders() }, body: [body.subarray(0, 1000), body.subarray(1000)] });
+    const chunked = await rawRequest(`${t.app.url}/v1`, { method: 'POST', headers: { ...ADMIN, ...multipartHeaders() }, body: [body.subarray(0, 1000), body.subarray(1000)] });
     expect(chunked.status).toBe(413);
-    expect(services.dispatchCalls).toHaveLength(0);
+    expect(t.services.dispatchCalls).toHaveLength(0);
   });
 
   it('refuses another version with ERR_UNSUPPORTED_VERSION', async () => {
@@ -159,8 +151,8 @@ describe('POST /v1 with a bad envelope', () => {
   });
 
   it('requires the admin token', async () => {
-    const res = await fetch(`${app.url}/v1`, { method: 'POST', headers: multipartHeaders(), body: new Uint8Array(multipartBody([event()])) });
+    const res = await fetch(`${t.app.url}/v1`, { method: 'POST', headers: multipartHeaders(), body: new Uint8Array(multipartBody([event()])) });
     expect(res.status).toBe(401);
-    expect(services.dispatchCalls).toHaveLength(0);
+    expect(t.services.dispatchCalls).toHaveLength(0);
   });
 });

@@ -2,6 +2,7 @@
 // calls, and SandboxResponses chosen per test. Never touches a sandbox, store or file.
 
 import type { Server } from 'node:http';
+import { afterEach, beforeEach } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HostError } from '../../../host/common/errors.ts';
@@ -186,5 +187,28 @@ export async function startApp(services: HostServices, limits?: AppLimits): Prom
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * Registers a fresh fake-services app for each test of the calling file (beforeEach/afterEach);
+ * read `services` and `app` from the returned object inside tests.
+ */
+export function useFakeApp(limits?: AppLimits): { readonly services: FakeServices; readonly app: RunningApp } {
+  const current: { services?: FakeServices; app?: RunningApp } = {};
+  beforeEach(async () => {
+    current.services = createFakeServices();
+    current.app = await startApp(current.services, limits);
+  });
+  afterEach(async () => {
+    await current.app?.close();
+  });
+  return {
+    get services() {
+      return current.services!;
+    },
+    get app() {
+      return current.app!;
+    },
   };
 }

@@ -1,19 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN, createFakeServices, startApp, type FakeServices, type RunningApp } from './fake-services.ts';
+import { describe, expect, it } from 'vitest';
+import { ADMIN, useFakeApp } from './fake-services.ts';
 
-let services: FakeServices;
-let app: RunningApp;
 
-beforeEach(async () => {
-  services = createFakeServices();
-  app = await startApp(services);
-});
-afterEach(async () => {
-  await app.close();
-});
+const t = useFakeApp();
 
 function install(body: unknown, name = 'hello'): Promise<Response> {
-  return fetch(`${app.url}/v1/integrations/${name}/installations`, {
+  return fetch(`${t.app.url}/v1/integrations/${name}/installations`, {
     method: 'POST',
     headers: { ...ADMIN, 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -32,14 +24,14 @@ describe('POST /v1/integrations/:name/installations', () => {
     const res = await install({ organization: 'acme', target: 'space', space: 'space-1' });
     expect(res.status).toBe(201);
     expect(await res.json()).toMatchObject({ id: 'inst-new', integration: 'hello', organization: 'acme', target: 'space' });
-    expect(services.createCalls).toEqual([{ integration: 'hello', input: { organization: 'acme', target: 'space', space: 'space-1' } }]);
+    expect(t.services.createCalls).toEqual([{ integration: 'hello', input: { organization: 'acme', target: 'space', space: 'space-1' } }]);
   });
 
   it('names a missing organization', async () => {
     const error = await validationError(await install({ target: 'organization' }));
     expect(error.message).toBe('organization is required');
     expect(error.details).toContainEqual({ pointer: '/organization', message: 'is required' });
-    expect(services.createCalls).toHaveLength(0);
+    expect(t.services.createCalls).toHaveLength(0);
   });
 
   it('names a target outside the enum', async () => {
@@ -77,13 +69,13 @@ describe('POST /v1/integrations/:name/installations', () => {
 
 describe('GET /v1/installations/:id', () => {
   it('returns the installation', async () => {
-    const res = await fetch(`${app.url}/v1/installations/inst-1`, { headers: ADMIN });
+    const res = await fetch(`${t.app.url}/v1/installations/inst-1`, { headers: ADMIN });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ id: 'inst-1', integration: 'hello', urls: { publicEndpoint: expect.any(String) } });
   });
 
   it('answers 404 ERR_INSTALLATION_NOT_FOUND', async () => {
-    const res = await fetch(`${app.url}/v1/installations/nope`, { headers: ADMIN });
+    const res = await fetch(`${t.app.url}/v1/installations/nope`, { headers: ADMIN });
     expect(res.status).toBe(404);
     expect((await res.json()).error.code).toBe('ERR_INSTALLATION_NOT_FOUND');
   });

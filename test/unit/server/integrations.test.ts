@@ -1,20 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN, createFakeServices, startApp, type FakeServices, type RunningApp } from './fake-services.ts';
+import { describe, expect, it } from 'vitest';
+import { ADMIN, useFakeApp } from './fake-services.ts';
 
-let services: FakeServices;
-let app: RunningApp;
 
-beforeEach(async () => {
-  services = createFakeServices();
-  app = await startApp(services);
-});
-afterEach(async () => {
-  await app.close();
-});
+const t = useFakeApp();
 
 describe('GET /v1/integrations', () => {
   it('lists valid and invalid integrations with formatted problems', async () => {
-    const res = await fetch(`${app.url}/v1/integrations`, { headers: ADMIN });
+    const res = await fetch(`${t.app.url}/v1/integrations`, { headers: ADMIN });
     expect(res.status).toBe(200);
     const { items } = await res.json();
     expect(items).toEqual([
@@ -38,14 +30,14 @@ describe('GET /v1/integrations', () => {
   });
 
   it('never includes secrets, bundles or paths', async () => {
-    const text = await (await fetch(`${app.url}/v1/integrations`, { headers: ADMIN })).text();
+    const text = await (await fetch(`${t.app.url}/v1/integrations`, { headers: ADMIN })).text();
     for (const leaked of ['super-secret-value', 'HELLO_API_KEY', 'BUNDLE_CODE', '/fixtures/']) expect(text).not.toContain(leaked);
   });
 });
 
 describe('GET /v1/integrations/:name', () => {
   it('adds configurations, summary, externalLinks and organization', async () => {
-    const res = await fetch(`${app.url}/v1/integrations/hello`, { headers: ADMIN });
+    const res = await fetch(`${t.app.url}/v1/integrations/hello`, { headers: ADMIN });
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body).toMatchObject({
@@ -61,7 +53,7 @@ describe('GET /v1/integrations/:name', () => {
   });
 
   it('answers 404 ERR_INTEGRATION_NOT_FOUND for an unknown name', async () => {
-    const res = await fetch(`${app.url}/v1/integrations/ghost`, { headers: ADMIN });
+    const res = await fetch(`${t.app.url}/v1/integrations/ghost`, { headers: ADMIN });
     expect(res.status).toBe(404);
     expect((await res.json()).error.code).toBe('ERR_INTEGRATION_NOT_FOUND');
   });

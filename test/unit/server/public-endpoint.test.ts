@@ -1,23 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFakeServices, jsonResponse, sandboxResponse, startApp, type FakeServices, type RunningApp } from './fake-services.ts';
+import { describe, expect, it } from 'vitest';
+import { jsonResponse, sandboxResponse, useFakeApp } from './fake-services.ts';
 import { rawRequest } from './raw-request.ts';
 
-let services: FakeServices;
-let app: RunningApp;
 const PATH = '/v1/integrations/hello/installations/inst-1';
 
-beforeEach(async () => {
-  services = createFakeServices();
-  app = await startApp(services, { maxPublicBodyBytes: 64 * 1024, maxEnvelopeBytes: 64 * 1024 });
-});
-afterEach(async () => {
-  await app.close();
-});
+const t = useFakeApp({ maxPublicBodyBytes: 64 * 1024, maxEnvelopeBytes: 64 * 1024 });
 
 describe('public endpoint: the request becomes a fetch event', () => {
   it('passes method, full URL with path and query, raw headers and the exact body bytes', async () => {
     const body = Buffer.from([0, 1, 2, 13, 10, 255, 254, 0, 0x7f, 0x80]);
-    await rawRequest(`${app.url}${PATH}/hooks/slack?a=1&b=%20x&a=2`, {
+    await rawRequest(`${t.app.url}${PATH}/hooks/slack?a=1&b=%20x&a=2`, {
       method: 'POST',
       headers: {
         'X-Custom': 'Value One',
@@ -32,8 +24,8 @@ describe('public endpoint: the request becomes a fetch event', () => {
       },
       body,
     });
-    expect(services.dispatchCalls).toHaveLength(1);
-    const [call] = services.dispatchCalls;
+    expect(t.services.dispatchCalls).toHaveLength(1);
+    const [call] = t.services.dispatchCalls;
     expect(call.installationId).toBe('inst-1');
     expect(call.event).toMatchObject({ type: 'fetch', installationId: 'inst-1' });
     const request = call.event.request as { method: string; url: string; headers: [string, string][] };
@@ -56,39 +48,39 @@ describe('public endpoint: the request becomes a fetch event', () => {
   });
 
   it('sends a chunked body exactly, without transfer-encoding in the event', async () => {
-    await rawRequest(`${app.url}${PATH}`, { method: 'PUT', body: [Buffer.from('part-1\r\n'), Buffer.from([0, 0, 0]), Buffer.from('end')] });
-    const [call] = services.dispatchCalls;
+    await rawRequest(`${t.app.url}${PATH}`, { method: 'PUT', body: [Buffer.from('part-1\r\n'), Buffer.from([0, 0, 0]), Buffer.from('end')] });
+    const [call] = t.services.dispatchCalls;
     expect((call.event.request as { method: string }).method).toBe('PUT');
     expect(Buffer.from(call.fetchBody!)).toEqual(Buffer.concat([Buffer.from('part-1\r\n'), Buffer.from([0, 0, 0]), Buffer.from('end')]));
     expect((call.event.request as { headers: [string, string][] }).headers.map(([n]) => n)).not.toContain('transfer-encoding');
   });
 
   it('passes a null body when the request has none', async () => {
-    await fetch(`${app.url}${PATH}`);
-    expect(services.dispatchCalls[0].fetchBody).toBeNull();
-    expect((services.dispatchCalls[0].event.request as { url: string }).url).toBe(`http://host.test:8787${PATH}`);
+    await fetch(`${t.app.url}${PATH}`);
+    expect(t.services.dispatchCalls[0].fetchBody).toBeNull();
+    expect((t.services.dispatchCalls[0].event.request as { url: string }).url).toBe(`http://host.test:8787${PATH}`);
   });
 
   it('reaches the integration with every method', async () => {
     for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']) {
-      await rawRequest(`${app.url}${PATH}/x`, { method });
+      await rawRequest(`${t.app.url}${PATH}/x`, { method });
     }
-    expect(services.dispatchCalls.map((c) => (c.event.request as { method: string }).method)).toEqual(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']);
+    expect(t.services.dispatchCalls.map((c) => (c.event.request as { method: string }).method)).toEqual(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']);
   });
 
   it('answers 404 for an unknown installation or one of another integration', async () => {
     for (const path of ['/v1/integrations/hello/installations/ghost', '/v1/integrations/hello/installations/inst-other', '/v1/integrations/other/installations/inst-1/x']) {
-      const res = await fetch(`${app.url}${path}`, { method: 'POST', body: 'x' });
+      const res = await fetch(`${t.app.url}${path}`, { method: 'POST', body: 'x' });
       expect(res.status, path).toBe(404);
       expect((await res.json()).error.code).toBe('ERR_INSTALLATION_NOT_FOUND');
     }
-    expect(services.dispatchCalls).toHaveLength(0);
+    expect(t.services.dispatchCalls).toHaveLength(0);
   });
 });
 
 describe('public endpoint: the integration response is returned as is', () => {
   it('keeps status, status text, custom and repeated headers; drops hop-by-hop ones', async () => {
-    services.respond = () =>
+    t.services.respond = () =>
       sandboxResponse(
         201,
         [
@@ -103,7 +95,7 @@ describe('public endpoint: the integration response is returned as is', () => {
         '{"made":true}',
         'Made It',
       );
-    const res = await rawRequest(`${app.url}${PATH}`, { method: 'POST' });
+    const res = await rawRequest(`${t.app.url}${PATH}`, { method: 'POST' });
     expect(res.status).toBe(201);
     expect(res.statusMessage).toBe('Made It');
     expect(res.headers['content-type']).toBe('application/vnd.custom+json');
@@ -115,47 +107,47 @@ describe('public endpoint: the integration response is returned as is', () => {
   });
 
   it('returns the seed example 405 text/plain', async () => {
-    services.respond = () => sandboxResponse(405, [['content-type', 'text/plain']], 'Method not allowed');
-    const res = await fetch(`${app.url}${PATH}`);
+    t.services.respond = () => sandboxResponse(405, [['content-type', 'text/plain']], 'Method not allowed');
+    const res = await fetch(`${t.app.url}${PATH}`);
     expect(res.status).toBe(405);
     expect(res.headers.get('content-type')).toBe('text/plain');
     expect(await res.text()).toBe('Method not allowed');
   });
 
   it('returns JSON', async () => {
-    services.respond = () => jsonResponse(200, { received: true });
-    const res = await fetch(`${app.url}${PATH}`, { method: 'POST', body: '{}' });
+    t.services.respond = () => jsonResponse(200, { received: true });
+    const res = await fetch(`${t.app.url}${PATH}`, { method: 'POST', body: '{}' });
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(await res.json()).toEqual({ received: true });
   });
 
   it('adds no content-type when the integration set none, and keeps binary bodies', async () => {
     const bytes = new Uint8Array([0, 255, 13, 10, 0]);
-    services.respond = () => sandboxResponse(200, [], bytes);
-    const res = await rawRequest(`${app.url}${PATH}`);
+    t.services.respond = () => sandboxResponse(200, [], bytes);
+    const res = await rawRequest(`${t.app.url}${PATH}`);
     expect(res.headers['content-type']).toBeUndefined();
     expect(res.body).toEqual(Buffer.from(bytes));
   });
 
   it('keeps an empty 200 a 200 and a 204 a 204', async () => {
-    services.respond = () => sandboxResponse(200);
-    expect((await rawRequest(`${app.url}${PATH}`)).status).toBe(200);
-    services.respond = () => sandboxResponse(204, [['x-a', 'b']]);
-    const res = await rawRequest(`${app.url}${PATH}`);
+    t.services.respond = () => sandboxResponse(200);
+    expect((await rawRequest(`${t.app.url}${PATH}`)).status).toBe(200);
+    t.services.respond = () => sandboxResponse(204, [['x-a', 'b']]);
+    const res = await rawRequest(`${t.app.url}${PATH}`);
     expect(res.status).toBe(204);
     expect(res.headers['x-a']).toBe('b');
   });
 
   it('sends no body for HEAD', async () => {
-    services.respond = () => sandboxResponse(200, [['content-type', 'text/plain']], 'hello');
-    const res = await rawRequest(`${app.url}${PATH}`, { method: 'HEAD' });
+    t.services.respond = () => sandboxResponse(200, [['content-type', 'text/plain']], 'hello');
+    const res = await rawRequest(`${t.app.url}${PATH}`, { method: 'HEAD' });
     expect(res.status).toBe(200);
     expect(res.body.length).toBe(0);
   });
 
   it('answers 502 when the integration returns a header Node cannot send', async () => {
-    services.respond = () => sandboxResponse(200, [['x-bad', 'line\r\nInjected: yes']], 'x');
-    const res = await fetch(`${app.url}${PATH}`);
+    t.services.respond = () => sandboxResponse(200, [['x-bad', 'line\r\nInjected: yes']], 'x');
+    const res = await fetch(`${t.app.url}${PATH}`);
     expect(res.status).toBe(502);
     expect(res.headers.get('injected')).toBeNull();
     expect((await res.json()).error.code).toBe('ERR_SANDBOX_BAD_RESPONSE');
@@ -164,28 +156,28 @@ describe('public endpoint: the integration response is returned as is', () => {
 
 describe('public endpoint: body size limit', () => {
   it('answers 413 from content-length alone, without dispatching', async () => {
-    const res = await rawRequest(`${app.url}${PATH}`, { method: 'POST', headers: { 'content-length': String(10 * 1024 * 1024) } });
+    const res = await rawRequest(`${t.app.url}${PATH}`, { method: 'POST', headers: { 'content-length': String(10 * 1024 * 1024) } });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body.toString()).error.code).toBe('ERR_PAYLOAD_TOO_LARGE');
-    expect(services.dispatchCalls).toHaveLength(0);
+    expect(t.services.dispatchCalls).toHaveLength(0);
   });
 
   it('answers 413 to an oversized chunked body and stops reading it', async () => {
     const chunk = Buffer.alloc(16 * 1024, 0x61);
-    const res = await rawRequest(`${app.url}${PATH}`, { method: 'POST', body: Array.from({ length: 8 }, () => chunk) });
+    const res = await rawRequest(`${t.app.url}${PATH}`, { method: 'POST', body: Array.from({ length: 8 }, () => chunk) });
     expect(res.status).toBe(413);
     expect(res.headers.connection).toBe('close');
-    expect(services.dispatchCalls).toHaveLength(0);
+    expect(t.services.dispatchCalls).toHaveLength(0);
   });
 
   it('answers 413 through fetch for a body just over the limit', async () => {
-    const res = await fetch(`${app.url}${PATH}`, { method: 'POST', body: new Uint8Array(64 * 1024 + 1) });
+    const res = await fetch(`${t.app.url}${PATH}`, { method: 'POST', body: new Uint8Array(64 * 1024 + 1) });
     expect(res.status).toBe(413);
   });
 
   it('accepts a body exactly at the limit', async () => {
-    const res = await fetch(`${app.url}${PATH}`, { method: 'POST', body: new Uint8Array(64 * 1024) });
+    const res = await fetch(`${t.app.url}${PATH}`, { method: 'POST', body: new Uint8Array(64 * 1024) });
     expect(res.status).toBe(200);
-    expect(services.dispatchCalls[0].fetchBody?.length).toBe(64 * 1024);
+    expect(t.services.dispatchCalls[0].fetchBody?.length).toBe(64 * 1024);
   });
 });

@@ -1,21 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN, createFakeServices, jsonResponse, sandboxResponse, startApp, type FakeServices, type RunningApp } from './fake-services.ts';
+import { describe, expect, it } from 'vitest';
+import { ADMIN, jsonResponse, sandboxResponse, useFakeApp } from './fake-services.ts';
 
-let services: FakeServices;
-let app: RunningApp;
 
-beforeEach(async () => {
-  services = createFakeServices();
-  app = await startApp(services);
-});
-afterEach(async () => {
-  await app.close();
-});
+const t = useFakeApp();
 
 const ELEMENT = { type: 'block', children: [{ type: 'text', children: ['Count: 1'] }, { type: 'button', label: 'Increment', onPress: { action: 'increment' } }] };
 
 function render(body: unknown, id = 'inst-1'): Promise<Response> {
-  return fetch(`${app.url}/v1/installations/${id}/render`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${t.app.url}/v1/installations/${id}/render`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 }
 
 async function errorOf(res: Response, status: number): Promise<{ code: string; message: string; details?: { pointer: string; message: string }[] }> {
@@ -27,12 +19,12 @@ async function errorOf(res: Response, status: number): Promise<{ code: string; m
 describe('POST /v1/installations/:id/render', () => {
   it('dispatches a ui_render event and returns a valid element answer', async () => {
     const answer = { type: 'element', element: ELEMENT, state: { count: 1 }, props: { start: 0 } };
-    services.respond = () => jsonResponse(200, answer);
+    t.services.respond = () => jsonResponse(200, answer);
     const res = await render({ componentId: 'counter', props: { start: 0 }, action: { action: 'increment', extra: 1 }, context: { locale: 'en' } });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(answer);
-    expect(services.dispatchCalls).toHaveLength(1);
-    expect(services.dispatchCalls[0]).toEqual({
+    expect(t.services.dispatchCalls).toHaveLength(1);
+    expect(t.services.dispatchCalls[0]).toEqual({
       installationId: 'inst-1',
       event: { type: 'ui_render', installationId: 'inst-1', componentId: 'counter', props: { start: 0 }, action: { action: 'increment', extra: 1 }, context: { locale: 'en' } },
       fetchBody: null,
@@ -40,15 +32,15 @@ describe('POST /v1/installations/:id/render', () => {
   });
 
   it('defaults props to {} and returns a completion', async () => {
-    services.respond = () => jsonResponse(200, { type: 'complete', returnValue: { done: true } });
+    t.services.respond = () => jsonResponse(200, { type: 'complete', returnValue: { done: true } });
     const res = await render({ componentId: 'counter' });
     expect(await res.json()).toEqual({ type: 'complete', returnValue: { done: true } });
-    expect(services.dispatchCalls[0].event.props).toEqual({});
+    expect(t.services.dispatchCalls[0].event.props).toEqual({});
   });
 
   it('answers 404 ERR_COMPONENT_NOT_FOUND on the runtime verdict', async () => {
-    services.respond = () => jsonResponse(404, { error: 'Component not found' });
-    services.verdict = 'component-not-found';
+    t.services.respond = () => jsonResponse(404, { error: 'Component not found' });
+    t.services.verdict = 'component-not-found';
     const error = await errorOf(await render({ componentId: 'ghost' }), 404);
     expect(error.code).toBe('ERR_COMPONENT_NOT_FOUND');
     expect(error.message).toContain('ghost');
@@ -56,21 +48,21 @@ describe('POST /v1/installations/:id/render', () => {
 
   it('answers 422 ERR_CONTENTKIT_INVALID with pointers for invalid output', async () => {
     const element = { type: 'block', children: [{ type: 'button', onPress: { action: 'x' } }] };
-    services.respond = () => jsonResponse(200, { type: 'element', element, state: {}, props: {} });
+    t.services.respond = () => jsonResponse(200, { type: 'element', element, state: {}, props: {} });
     const error = await errorOf(await render({ componentId: 'counter' }), 422);
     expect(error.code).toBe('ERR_CONTENTKIT_INVALID');
     expect(error.details).toEqual([{ pointer: '/children/0/label', message: 'is required on <button>' }]);
   });
 
   it('passes an ExposableError status and JSON body through', async () => {
-    services.respond = () => jsonResponse(409, { error: 'already done' });
+    t.services.respond = () => jsonResponse(409, { error: 'already done' });
     const res = await render({ componentId: 'counter' });
     expect(res.status).toBe(409);
     expect(await res.json()).toEqual({ error: 'already done' });
   });
 
   it('hides a 5xx behind 502 without internals', async () => {
-    services.respond = () => jsonResponse(500, { error: 'Internal server error', stack: 'at /secret/file.ts:1' });
+    t.services.respond = () => jsonResponse(500, { error: 'Internal server error', stack: 'at /secret/file.ts:1' });
     const error = await errorOf(await render({ componentId: 'counter' }), 502);
     expect(error).toEqual({ code: 'ERR_SANDBOX_BAD_RESPONSE', message: 'the integration failed to render' });
   });
@@ -84,7 +76,7 @@ describe('POST /v1/installations/:id/render', () => {
       [jsonResponse(200, { type: 'element', element: ELEMENT, props: {} }), /no "state" object/],
     ];
     for (const [response, message] of cases) {
-      services.respond = () => response;
+      t.services.respond = () => response;
       const error = await errorOf(await render({ componentId: 'counter' }), 502);
       expect(error.code).toBe('ERR_SANDBOX_BAD_RESPONSE');
       expect(error.message).toMatch(message);
@@ -96,7 +88,7 @@ describe('POST /v1/installations/:id/render', () => {
     expect((await errorOf(await render({ componentId: 'c', props: [] }), 400)).message).toBe('props must be object');
     expect((await errorOf(await render({ componentId: 'c', action: {} }), 400)).message).toBe('action.action is required');
     expect((await errorOf(await render({ componentId: 'c', colour: 'red' }), 400)).message).toBe('colour is not a known field');
-    expect(services.dispatchCalls).toHaveLength(0);
+    expect(t.services.dispatchCalls).toHaveLength(0);
   });
 
   it('answers 404 for an unknown installation', async () => {

@@ -1,7 +1,7 @@
 // Host options for egress: every --allow-egress entry and every DNS override is read at startup,
 // so a typo fails loudly instead of silently opening (or not opening) a destination.
 import { describe, it, expect } from 'vitest';
-import { resolveOptions } from '../../host/config/options.ts';
+import { resolveOptions } from '../../../host/config/options.ts';
 
 describe('egress host options', () => {
   it('accept host names, addresses, ranges and single ports', () => {

@@ -1,0 +1,46 @@
+// Parses the flags of `npm run host` into host options. Pure apart from --help (prints, exits) and
+// bad input (fail()): the message names the flag and what it expects.
+
+import { parseArgs } from 'node:util';
+import type { HostOptionsInput } from '../config/options.ts';
+import { USAGE, fail } from './usage.ts';
+
+export function parseHostFlags(args: string[]): HostOptionsInput {
+  const { values, positionals } = parseArgs({
+    args,
+    allowNegative: true,
+    allowPositionals: true,
+    options: {
+      dir: { type: 'string', multiple: true },
+      port: { type: 'string' },
+      data: { type: 'string' },
+      platform: { type: 'string' },
+      'admin-token': { type: 'string' },
+      'allow-egress': { type: 'string', multiple: true },
+      workers: { type: 'string' },
+      'auto-install': { type: 'boolean', default: true },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  if (positionals.length > 0) fail(`unexpected argument "${positionals[0]}" (fixtures folders are given with --dir)`);
+  const integer = (flag: string, text: string | undefined, min: number, max: number): number | undefined => {
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < min || value > max) fail(`--${flag} expects an integer from ${min} to ${max}, got "${text}"`);
+    return value;
+  };
+  return {
+    ...(values.dir ? { dirs: values.dir } : {}),
+    ...(values.port !== undefined ? { port: integer('port', values.port, 0, 65535) } : {}),
+    ...(values.data ? { dataPath: values.data } : {}),
+    ...(values.platform ? { platformPath: values.platform } : {}),
+    ...(values['admin-token'] ? { adminToken: values['admin-token'] } : {}),
+    ...(values['allow-egress'] ? { allowEgress: values['allow-egress'] } : {}),
+    ...(values.workers !== undefined ? { workers: integer('workers', values.workers, 1, 64) } : {}),
+    autoInstall: values['auto-install'] !== false,
+  };
+}

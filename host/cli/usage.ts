@@ -1,0 +1,12 @@
+// The command-line usage text and the one way a command fails on bad input: the message, the
+// usage, exit code 2. Owns wording only; it never parses.
+
+export const USAGE = `usage:
+  npm run host -- [--dir D]... [--port P] [--data FILE] [--platform FILE] [--admin-token T]
+                  [--allow-egress HOST[:PORT]|CIDR]... [--workers N] [--no-auto-install]
+  npm run check -- DIR [DIR...]`;
+
+export function fail(message: string, code = 2): never {
+  process.stderr.write(`${message}\n\n${USAGE}\n`);
+  process.exit(code);
+}
