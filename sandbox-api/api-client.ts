@@ -1,4 +1,4 @@
-// `context.api`: a typed client over the platform API (DESIGN §4.7), using the isolate's fetch to
+// `context.api`: a typed client over the platform API (docs/platform-api.md), using the isolate's fetch to
 // environment.apiEndpoint with the installation token (the host answers it in-process, never over
 // the network). Bundled into each integration: self-contained, no host imports.
 

@@ -1,4 +1,4 @@
-// The JSON shapes of the platform API (DESIGN §4.7) as integration code sees them through
+// The JSON shapes of the platform API (docs/platform-api.md) as integration code sees them through
 // `context.api`. Bundled into each integration: types only, no host imports.
 
 export interface ApiSpace {

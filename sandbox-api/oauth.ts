@@ -1,4 +1,4 @@
-// createOAuthHandler (seed §2.6, §5.1): the fetch handler behind an OAuth button. Bundled into the
+// createOAuthHandler (docs/authoring.md, §5.1): the fetch handler behind an OAuth button. Bundled into the
 // integration and run in its isolate; it reaches the host only through the platform API with the
 // installation's own token, and stores nothing unless the state checks out and the token exchange works.
 import type { FetchHandler, IntegrationContext } from './types.ts';

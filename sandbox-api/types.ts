@@ -4,7 +4,7 @@
 import type { ContentKitElement } from './contentkit/elements.ts';
 import type { ApiClient } from './api-client.ts';
 
-/** `context.environment` (seed §2.7); the host builds it from its own records. */
+/** `context.environment` (docs/authoring.md); the host builds it from its own records. */
 export interface IntegrationEnvironment {
   apiEndpoint?: string;
   apiTokens?: Record<string, string>;
@@ -18,11 +18,11 @@ export interface IntegrationContext<Env extends IntegrationEnvironment = Integra
   environment: Env;
   /** Keeps the integration alive after the response until `promise` settles (bounded by the host). */
   waitUntil(promise: Promise<unknown>): void;
-  /** The platform API (DESIGN §4.7) with this installation's token; non-2xx answers throw ApiError. */
+  /** The platform API (docs/platform-api.md) with this installation's token; non-2xx answers throw ApiError. */
   api: ApiClient;
 }
 
-/** A platform event (seed §2.10 / DESIGN §4.3): `type` plus its payload fields. */
+/** A platform event (docs/manifest.md0 / docs/authoring.md): `type` plus its payload fields. */
 export interface IntegrationEvent {
   eventId: string;
   type: string;

@@ -59,7 +59,7 @@ export class HostError extends Error {
     if (details && details.length > 0) this.details = details;
   }
 
-  /** The JSON body of DESIGN §4.2; 5xx bodies carry only the code's public message. */
+  /** The JSON body of docs/http-api.md; 5xx bodies carry only the code's public message. */
   toBody(): { error: { code: ErrorCode; message: string; details?: ErrorDetail[] } } {
     const error: { code: ErrorCode; message: string; details?: ErrorDetail[] } = {
       code: this.code,

@@ -1,4 +1,4 @@
-// Host options: the one schema (ajv-compiled) and the defaults of DESIGN §4.4. Anything that
+// Host options: the one schema (ajv-compiled) and the defaults of docs/limits.md. Anything that
 // builds a host (CLI, tests, benchmarks) goes through resolveOptions; it never reads argv.
 
 import { availableParallelism } from 'node:os';
@@ -44,7 +44,7 @@ export interface HostOptions {
   logger?: Logger;
   /** Milliseconds since the epoch; injectable so tests can age OAuth states. Default Date.now. */
   clock: () => number;
-  /** How long an OAuth `state` stays acceptable (seed §5.1); default 10 minutes. */
+  /** How long an OAuth `state` stays acceptable (docs/installations.md); default 10 minutes. */
   oauthStateTtlMs: number;
 }
 

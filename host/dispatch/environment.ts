@@ -1,4 +1,4 @@
-// Builds the `environment` of an envelope (seed §2.7) from the host's own records. Pure: the
+// Builds the `environment` of an envelope (docs/authoring.md) from the host's own records. Pure: the
 // caller supplies the token and secrets; nothing from an incoming request is ever copied in.
 
 import type { Installation } from '../installations/model.ts';

@@ -1,4 +1,4 @@
-// The shapes of platform events accepted by `POST /v1/events` (seed §2.10, §6.1, DESIGN §4.3)
+// The shapes of platform events accepted by `POST /v1/events` (docs/manifest.md0, §6.1, docs/authoring.md)
 // and the scopes an integration needs to receive each. Pure data plus one validating function.
 
 import { Ajv } from 'ajv';
@@ -38,7 +38,7 @@ export const PUBLISHABLE_EVENTS = {
 
 export type PublishableEventType = keyof typeof PUBLISHABLE_EVENTS;
 
-/** An integration receives space events with either read scope, site events with views (DESIGN §4.7). */
+/** An integration receives space events with either read scope, site events with views (docs/platform-api.md). */
 export const EVENT_SCOPES: Record<PublishableEventType, Scope[]> = {
   space_content_updated: ['space:content:read', 'space:metadata:read'],
   space_view: ['space:content:read', 'space:metadata:read'],

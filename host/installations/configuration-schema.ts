@@ -1,4 +1,4 @@
-// Compiles a manifest's configuration (seed §2.3) into an ajv validator, once per integration and
+// Compiles a manifest's configuration (docs/manifest.md) into an ajv validator, once per integration and
 // target, and turns ajv's errors into one ERR_CONFIGURATION_INVALID listing every property. Pure
 // validation: it never stores, never decides the status, and never echoes a submitted value.
 
@@ -9,7 +9,7 @@ import type { InstallationTarget } from './model.ts';
 import { configurationSchemaFor } from './plan.ts';
 
 // `required` is deliberately left out of the compiled schema: a missing required property is not
-// an error but the reason an installation stays `pending` (seed §3); statusFor decides that.
+// an error but the reason an installation stays `pending` (docs/installations.md); statusFor decides that.
 const ajv = new Ajv({ allErrors: true, strict: true });
 
 // Keyed by the LoadedIntegration object: a reloaded integration is a new object, so a stale

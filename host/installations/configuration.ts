@@ -1,4 +1,4 @@
-// Plans one configuration edit (seed §3): merge the patch (null unsets), re-apply defaults,
+// Plans one configuration edit (docs/installations.md): merge the patch (null unsets), re-apply defaults,
 // validate against the target's schema, and decide the status. The one rule set shared by the
 // admin PATCH and the integration's own PATCH (OAuth); pure: it never stores nor emits events.
 

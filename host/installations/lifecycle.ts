@@ -1,4 +1,4 @@
-// The installation lifecycle after creation (seed §3): configuration edits (stored, then announced
+// The installation lifecycle after creation (docs/installations.md): configuration edits (stored, then announced
 // with installation_setup), the setup events of a new installation, and uninstall. The one place
 // both the admin PATCH and the integration's own PATCH go through; it never runs guest code itself.
 

@@ -1,4 +1,4 @@
-// OAuth `state` values (seed §5.1): signed by the host (HMAC-SHA256 with the host secret), bound to
+// OAuth `state` values (docs/installations.md): signed by the host (HMAC-SHA256 with the host secret), bound to
 // one installation, expiring after a TTL (10 minutes by default) and accepted once. Never accepts a
 // state it cannot verify; the clock is injected so tests can age a state.
 

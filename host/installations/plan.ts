@@ -21,7 +21,7 @@ export function applyDefaults(schema: ConfigurationSchema | undefined, configura
   return { ...result, ...configuration };
 }
 
-/** `active` once every required property has a value; `pending` before (seed §3). */
+/** `active` once every required property has a value; `pending` before (docs/installations.md). */
 export function statusFor(schema: ConfigurationSchema | undefined, configuration: Record<string, unknown>): InstallationStatus {
   const missing = (schema?.required ?? []).filter((name) => configuration[name] === undefined || configuration[name] === '');
   return missing.length === 0 ? 'active' : 'pending';

@@ -1,4 +1,4 @@
-// The public JSON of an installation (DESIGN §4.2): its record, its public endpoint and the
+// The public JSON of an installation (docs/http-api.md): its record, its public endpoint and the
 // absolute URL of each button's callback_url. Pure; it must never show a secret, a token, or what
 // a button's flow stored (OAuth credentials), which stays with the integration's environment.
 

@@ -1,4 +1,4 @@
-// The JSON Schema of platform-manifest.yaml (seed §2.1–2.3), as data for ajv. Shape only: checks
+// The JSON Schema of platform-manifest.yaml (docs/manifest.md), as data for ajv. Shape only: checks
 // that need the file system, the environment or cross-field logic live in validate/paths/secrets.
 // Never loosen a nested `additionalProperties: false`: unknown nested keys must stay errors.
 

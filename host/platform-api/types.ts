@@ -1,4 +1,4 @@
-// Types of the platform API (DESIGN §4.7): one request/response shape for both paths (HTTP with
+// Types of the platform API (docs/platform-api.md): one request/response shape for both paths (HTTP with
 // an installation token, and guest fetch/context.api over the sandbox bridge), and the route
 // table entries every operation is declared with. Types only.
 

@@ -1,4 +1,4 @@
-// The platform data behind a small interface (DESIGN §4.7): spaces with pages, sites with views,
+// The platform data behind a small interface (docs/platform-api.md): spaces with pages, sites with views,
 // OpenAPI specs, adaptive claims, and the records integrations write. It is also the resource
 // directory authorization asks. Never decides who may do what (authorize.ts does).
 

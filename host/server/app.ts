@@ -1,4 +1,4 @@
-// The host's HTTP application: middleware order and route table (DESIGN §4.2). This folder is the
+// The host's HTTP application: middleware order and route table (docs/http-api.md). This folder is the
 // only one that imports Koa; it must reach integrations, installations and the sandbox only
 // through HostServices.
 

@@ -1,4 +1,4 @@
-// Turns every failure of a request into the JSON error body of DESIGN §4.2. Owns the mapping
+// Turns every failure of a request into the JSON error body of docs/http-api.md. Owns the mapping
 // from thrown values to codes; must never put a stack, path or foreign message in a 5xx body.
 
 import type { Context, Middleware } from 'koa';

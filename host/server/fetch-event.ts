@@ -1,4 +1,4 @@
-// Builds the `fetch` event of DESIGN §4.3 from an incoming public-endpoint request. Pure over the
+// Builds the `fetch` event of docs/authoring.md from an incoming public-endpoint request. Pure over the
 // request line and raw headers; must never read the body nor keep connection-level headers.
 
 import type { IncomingMessage } from 'node:http';

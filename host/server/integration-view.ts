@@ -1,4 +1,4 @@
-// The public JSON of a loaded integration (DESIGN §4.2). Pure; must never include secrets, the
+// The public JSON of a loaded integration (docs/http-api.md). Pure; must never include secrets, the
 // bundle, or the folder on disk, only what an operator needs to see.
 
 import type { LoadedIntegration, ManifestProblem } from '../manifest/types.ts';
@@ -28,7 +28,7 @@ export function summarizeIntegration(integration: LoadedIntegration): Record<str
   });
 }
 
-/** `installLink`: what an unlisted integration's installers must send (visibility, seed §2.1). */
+/** `installLink`: what an unlisted integration's installers must send (visibility, docs/manifest.md). */
 export function describeIntegration(integration: LoadedIntegration, access: { installLink?: string } = {}): Record<string, unknown> {
   const manifest = integration.manifest;
   return compact({

@@ -1,4 +1,4 @@
-// The built-in `webhook` integration as the host lists and installs it (DESIGN §4.5): trusted host
+// The built-in `webhook` integration as the host lists and installs it (docs/webhooks.md): trusted host
 // code with no bundle, installable on spaces and sites, configured with `url` and `events`, and a
 // signing secret created at installation (returned once) and removed at uninstall.
 

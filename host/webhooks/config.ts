@@ -1,4 +1,4 @@
-// The built-in `webhook` integration's configuration rules (DESIGN §4.5, seed §6.2): which events
+// The built-in `webhook` integration's configuration rules (docs/webhooks.md, docs/webhooks.md): which events
 // fit which target, and whether a URL may be configured under the egress policy. Pure; returns
 // problems as { pointer, message } for a 422, never throws, never resolves DNS (deliver.ts does).
 

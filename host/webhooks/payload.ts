@@ -1,4 +1,4 @@
-// The JSON body of each webhook delivery, exactly the seed §2.10 shape per event type: common
+// The JSON body of each webhook delivery, exactly the docs/manifest.md0 shape per event type: common
 // fields first (eventId, type, installationId), then the type's own fields in the seed's order.
 // Pure; copies only the listed fields, so nothing else a publisher sent can leak to a receiver.
 

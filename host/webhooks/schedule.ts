@@ -1,4 +1,4 @@
-// The retry schedule and outcome classes of webhook delivery (seed §7, §8; DESIGN §4.5).
+// The retry schedule and outcome classes of webhook delivery (docs/webhooks.md, §8; docs/webhooks.md).
 // Pure: randomness is passed in. One initial attempt plus 3 retries after 1 s, 2 s, 4 s, each
 // delay jittered within [base, 1.1 × base] (inside both the seed's ±10 % and its range table).
 

@@ -1,4 +1,4 @@
-// Signing secrets of webhook installations: generation and the rotation record (DESIGN §4.5).
+// Signing secrets of webhook installations: generation and the rotation record (docs/webhooks.md).
 // Pure apart from the random source; never logs a secret. Storage lives in secret-store.ts.
 
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Webhook signatures (seed §5.3, DESIGN §4.5): `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
+// Webhook signatures (docs/webhooks.md, docs/webhooks.md): `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
 // Pure: no clock, no I/O; the caller passes the timestamp so every attempt is signed fresh.
 // Never logs or returns a secret.
 

@@ -2,7 +2,7 @@
 // cross the isolate boundary, always as copies. Types and constants only: never functions or
 // imports, because both sides import it and nothing host-side may leak into the isolate bundle.
 
-/** What enters the isolate for every dispatch (DESIGN §2.2). */
+/** What enters the isolate for every dispatch (docs/architecture.md). */
 export interface Envelope {
   event: SandboxEvent;
   environment: Record<string, unknown>;

@@ -1,4 +1,4 @@
-// `npm run bench`: measures the host against its limits on loopback (DESIGN §4.6) and prints a
+// `npm run bench`: measures the host against its limits on loopback (docs/performance.md) and prints a
 // human table, then one JSON line. Every figure is the median of several rounds after warm-up.
 // Not part of `npm test`; never asserts, only reports.
 

@@ -1,4 +1,4 @@
-// Webhook deliveries per second through the durable path (DESIGN §4.6 `webhook.deliveriesPerSec`):
+// Webhook deliveries per second through the durable path (docs/performance.md `webhook.deliveriesPerSec`):
 // each event enqueued on its own (as POST /v1/events does) into a file-backed outbox, sent by the
 // dispatcher, verified by the fixture receiver on loopback. Reports only; never asserts.
 

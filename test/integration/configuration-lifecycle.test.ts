@@ -1,4 +1,4 @@
-// The configuration lifecycle of seed §3 through the real host: install (pending), refused edits
+// The configuration lifecycle of docs/installations.md through the real host: install (pending), refused edits
 // (422, nothing stored), accepted edits (active, installation_setup with previous), secrets kept
 // out of every response, and uninstall revoking the installation's token.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';

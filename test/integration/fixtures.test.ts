@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => host?.close());
 
-describe('hello fixture (seed §4.1)', () => {
+describe('hello fixture (docs/http-api.md)', () => {
   it('answers POST with {"received":true} as JSON', async () => {
     const response = await fetch(endpointOf(host, 'hello'), { method: 'POST', body: '{"ping":1}', headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(200);

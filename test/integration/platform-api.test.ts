@@ -1,4 +1,4 @@
-// The platform API over HTTP with an installation token (DESIGN §4.7): every route's happy path
+// The platform API over HTTP with an installation token (docs/platform-api.md): every route's happy path
 // and body validation, pagination, and the 401 answers for missing, forged and revoked tokens.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, installationOf, type TestHost } from '../helpers/host.ts';

@@ -1,4 +1,4 @@
-// Who may install what (seed §2.1 visibility): private → only the manifest's organization;
+// Who may install what (docs/manifest.md visibility): private → only the manifest's organization;
 // unlisted → other organizations need the install link GET /v1/integrations/:name shows;
 // public → anyone. Refusals are 403 ERR_VISIBILITY_DENIED.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';

@@ -1,4 +1,4 @@
-// Adaptive content claims of a site (DESIGN §4.7): read (`site:adaptive:read`) and replace
+// Adaptive content claims of a site (docs/platform-api.md): read (`site:adaptive:read`) and replace
 // (`site:adaptive:write`, body `{ claims: { … } }`). The claims are opaque JSON to the host.
 
 import type { ApiRoute } from '../types.ts';

@@ -1,4 +1,4 @@
-// Space content routes (DESIGN §4.7): list pages, read a page (`space:content:read`) and write a
+// Space content routes (docs/platform-api.md): list pages, read a page (`space:content:read`) and write a
 // page (`space:content:write`). Authorization happened before a handler runs; handlers never
 // check scopes or ownership themselves.
 

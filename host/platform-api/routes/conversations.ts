@@ -1,4 +1,4 @@
-// Conversation ingestion (DESIGN §4.7): `POST /v1/conversations` (`conversations:ingest`) into
+// Conversation ingestion (docs/platform-api.md): `POST /v1/conversations` (`conversations:ingest`) into
 // the installation's own organization. A space or site the body names goes through the same
 // authorize() as any route's resource, so a foreign one is 404 exactly like a foreign path.
 

@@ -1,4 +1,4 @@
-// Git Sync route (DESIGN §4.7): `POST /v1/spaces/:space/git/sync` (`space:git:sync`) records a
+// Git Sync route (docs/platform-api.md): `POST /v1/spaces/:space/git/sync` (`space:git:sync`) records a
 // sync request and answers 202 with its id. It never runs Git: there is no repository here.
 
 import type { ApiRoute } from '../types.ts';

@@ -1,4 +1,4 @@
-// The platform API route table (DESIGN §4.7): every operation with the scope it needs and the
+// The platform API route table (docs/platform-api.md): every operation with the scope it needs and the
 // resource it touches. Route modules are listed here; nothing else registers routes.
 
 import type { ApiRoute } from '../types.ts';

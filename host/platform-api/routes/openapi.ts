@@ -1,4 +1,4 @@
-// The OpenAPI spec of a site (DESIGN §4.7): read (`openapi:read`) and replace (`openapi:write`,
+// The OpenAPI spec of a site (docs/platform-api.md): read (`openapi:read`) and replace (`openapi:write`,
 // body `{ spec }` with the document as an object or as its YAML/JSON text). Stores what was sent;
 // it only checks the document declares `openapi` or `swagger`, it never interprets the rest.
 

@@ -1,4 +1,4 @@
-// Site routes (DESIGN §4.7): site metadata (`site:metadata:read`) and its views
+// Site routes (docs/platform-api.md): site metadata (`site:metadata:read`) and its views
 // (`site:views:read`, newest first, `?limit=` and `?cursor=` pagination). Read-only.
 
 import type { ApiRoute } from '../types.ts';

@@ -1,4 +1,4 @@
-// Space metadata routes (DESIGN §4.7): read (`space:metadata:read`) and update
+// Space metadata routes (docs/platform-api.md): read (`space:metadata:read`) and update
 // (`space:metadata:write`; only title, description and visibility). Never touches pages.
 
 import type { ApiRoute } from '../types.ts';

@@ -1,4 +1,4 @@
-// Admin configuration of an installation: `PATCH /v1/installations/:id/configuration` (seed §3) and
+// Admin configuration of an installation: `PATCH /v1/installations/:id/configuration` (docs/installations.md) and
 // the completions of a string property. Only reads the request; the merge, validation, status and
 // installation_setup belong to services (platform/lifecycle.ts), never to this route.
 

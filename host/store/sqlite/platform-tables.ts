@@ -1,4 +1,4 @@
-// The SQL tables of the platform data (DESIGN §4.7): organizations, members, spaces with pages,
+// The SQL tables of the platform data (docs/platform-api.md): organizations, members, spaces with pages,
 // sites with views, feedback, OpenAPI spec and adaptive claims, plus the records integrations
 // write (git syncs, conversations). DDL only; idempotent, so it runs at every startup.
 

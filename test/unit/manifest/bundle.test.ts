@@ -36,7 +36,7 @@ describe('bundleScript', () => {
 
   it('rejects an import that resolves outside the integration folder', async () => {
     const error = await bundleError(path.join(REPO, 'fixtures/integrations-bad/imports-outside'), 'index.ts');
-    expect(error.message).toBe('script imports "../../shared-outside.ts" (from index.ts), which resolves outside the integration folder');
+    expect(error.message).toBe('script imports "../../outside-the-folder.ts" (from index.ts), which resolves outside the integration folder');
   });
 
   it('collects every offending import, across files, in one error', async () => {

@@ -42,7 +42,7 @@ const BAD_FIXTURES: [string, string, string][] = [
   ['secret-env-missing', '/secrets/CLIENT_ID', 'secret "CLIENT_ID" needs environment variable SECRET_ENV_MISSING_CLIENT_ID, which is not set'],
   ['internal-scope', '/scopes/1', 'scope "site:script:inject" is internal and only granted to first-party organizations'],
   ['imports-node-fs', '/script', 'script imports "node:fs" (from index.js): Node built-ins are not available in the sandbox'],
-  ['imports-outside', '/script', 'script imports "../../shared-outside.ts" (from index.ts), which resolves outside the integration folder'],
+  ['imports-outside', '/script', 'script imports "../../outside-the-folder.ts" (from index.ts), which resolves outside the integration folder'],
 ];
 
 describe('loadIntegration with one defect per fixture', () => {

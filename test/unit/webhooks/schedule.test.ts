@@ -1,4 +1,4 @@
-// The retry schedule (DESIGN §4.5): which outcomes retry, and the jittered delays' bounds.
+// The retry schedule (docs/webhooks.md): which outcomes retry, and the jittered delays' bounds.
 import { describe, expect, it } from 'vitest';
 import { classifyOutcome, MAX_ATTEMPTS, nextStep, retryDelayMs } from '../../../host/webhooks/schedule.ts';
 
