@@ -50,13 +50,9 @@ export interface Host {
 /** Registers what must be closed if a later step of startup fails (closed in reverse). */
 export type OnFailure = (close: () => unknown) => void;
 
-function loadTokenSecret(meta: MetaStore): string {
-  let secret = meta.get(TOKEN_SECRET_META_KEY);
-  if (secret === undefined) {
-    secret = newTokenSecret();
-    meta.set(TOKEN_SECRET_META_KEY, secret);
-  }
-  return secret;
+/** The stored token secret, created on first start; the first host to store one wins, so all hosts on one database share it. */
+async function loadTokenSecret(meta: MetaStore): Promise<string> {
+  return (await meta.get(TOKEN_SECRET_META_KEY)) ?? (await meta.setIfAbsent(TOKEN_SECRET_META_KEY, newTokenSecret()));
 }
 
 /** The loaded integrations plus the built-in webhook; a fixture may not take a built-in's name. */
@@ -90,8 +86,9 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const stores = openSqliteStores(options.dataPath);
   onFailure(() => stores.close());
   // Seeding adds only missing rows, so API writes survive restarts.
-  stores.platform.seed(platform);
-  const tokenSecret = loadTokenSecret(stores.meta);
+  await stores.platform.seed(platform);
+  const directory = await stores.platform.loadDirectory();
+  const tokenSecret = await loadTokenSecret(stores.meta);
   // An empty HOST_ADMIN_TOKEN counts as unset: an empty token would let anyone in.
   const configuredToken = options.adminToken || options.env.HOST_ADMIN_TOKEN || undefined;
   const adminToken = configuredToken ?? randomBytes(24).toString('base64url');
@@ -132,12 +129,13 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     routes: platformRoutes,
     deps: {
       platform: stores.platform,
+      directory,
       oauthStates: createOAuthStates({ store: stores.oauthStates, secret: tokenSecret, now: options.clock, ttlMs: options.oauthStateTtlMs }),
-      updateOwnConfiguration: (installationId, patch) => installations.view(lifecycle.editConfiguration(installationId, patch, 'integration')),
+      updateOwnConfiguration: async (installationId, patch) => installations.view(await lifecycle.editConfiguration(installationId, patch, 'integration')),
     },
-    directory: stores.platform,
-    resolveToken: (token) => {
-      const owner = stores.installations.findTokenOwner(hashToken(token));
+    directory,
+    resolveToken: async (token) => {
+      const owner = await stores.installations.findTokenOwner(hashToken(token));
       return owner === undefined ? undefined : stores.installations.getInstallation(owner);
     },
     getIntegration: (name) => registry.get(name),
@@ -158,7 +156,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   });
   onFailure(() => webhookDispatcher.stop());
   const webhooks = createWebhookService({ installations: stores.installations, outbox: stores.outbox, dispatcher: webhookDispatcher, secrets: stores.signingSecrets, now: options.clock });
-  const publish = createEventPublisher({ registry, installations: stores.installations, directory: stores.platform, dispatcher, queueWebhooks: webhooks.queueWebhooks });
+  const publish = createEventPublisher({ registry, installations: stores.installations, directory, dispatcher, queueWebhooks: webhooks.queueWebhooks });
 
   const services = createHostServices({
     adminToken,
@@ -175,8 +173,8 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   });
   http.serve(createApp(services, { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes }).callback());
   // Resumes what a previous run left in the outbox (in flight when it died, or waiting to retry).
-  webhookDispatcher.start();
-  const devInstallations = options.autoInstall ? installForDevelopment(registry, installations, stores.installations, platform) : [];
+  await webhookDispatcher.start();
+  const devInstallations = options.autoInstall ? await installForDevelopment(registry, installations, stores.installations, platform) : [];
 
   return {
     url: baseUrl,
@@ -195,7 +193,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
       await http.close();
       await webhookDispatcher.stop();
       await supervisor.stop();
-      stores.close();
+      await stores.close();
     },
   };
 }

@@ -14,11 +14,11 @@ export interface DevInstallation {
   note?: string;
 }
 
-export function installForDevelopment(registry: IntegrationRegistry, installations: InstallationService, store: InstallationStore, platform: PlatformData): DevInstallation[] {
+export async function installForDevelopment(registry: IntegrationRegistry, installations: InstallationService, store: InstallationStore, platform: PlatformData): Promise<DevInstallation[]> {
   const result: DevInstallation[] = [];
   for (const integration of registry.list()) {
     if (integration.status !== 'ready' || integration.manifest === undefined || integration.builtin !== undefined) continue;
-    const existing = store.listInstallations({ integration: integration.name })[0];
+    const existing = (await store.listInstallations({ integration: integration.name }))[0];
     if (existing) {
       result.push({ integration: integration.name, installation: installations.view(existing) });
       continue;
@@ -28,7 +28,7 @@ export function installForDevelopment(registry: IntegrationRegistry, installatio
       result.push({ integration: integration.name, note: `organization "${integration.manifest.organization}" is not in the platform data; not installed` });
       continue;
     }
-    result.push({ integration: integration.name, installation: installations.create(integration.name, { organization: organization.id, target: 'organization' }) });
+    result.push({ integration: integration.name, installation: await installations.create(integration.name, { organization: organization.id, target: 'organization' }) });
   }
   return result;
 }

@@ -38,22 +38,22 @@ export function createHostServices(parts: HostServicesParts): HostServices {
     listIntegrations: () => registry.list(),
     getIntegration: (name) => registry.get(name),
 
-    createInstallation: async (name, input) => installations.create(name, input),
+    createInstallation: (name, input) => installations.create(name, input),
     requireInstallation: (id) => installations.require(id),
     findInstallation: (id) => parts.installationStore.getInstallation(id),
-    getInstallation: (id) => installations.view(installations.require(id)),
+    getInstallation: async (id) => installations.view(await installations.require(id)),
     deleteInstallation: (id) => installations.delete(id),
     updateConfiguration: (id, patch) => installations.updateConfiguration(id, patch),
     completeProperty: (id, property) => installations.completeProperty(id, property),
     installLinkOf: (name) => installations.installLinkOf(name),
 
-    listEvents(name, page) {
+    async listEvents(name, page) {
       registry.require(name);
       return parts.eventLog.list(name, page);
     },
-    getEvent(name, eventId) {
+    async getEvent(name, eventId) {
       registry.require(name);
-      const entry = parts.eventLog.get(name, eventId);
+      const entry = await parts.eventLog.get(name, eventId);
       if (entry === undefined) throw new HostError('ERR_NOT_FOUND', `integration "${name}" has no event "${eventId}" in its log`);
       return entry;
     },

@@ -1,6 +1,6 @@
 // The event log's records and interface: one entry per dispatch into an integration (event id,
 // installation, type, status or error code, duration, captured console lines). Types only; the
-// node:sqlite implementation is store/sqlite/event-log.ts.
+// implementations live in store/.
 
 export interface EventLogEntry {
   eventId: string;
@@ -25,9 +25,9 @@ export interface EventLog {
   /** Queues the entry; it is written with others at the end of this turn of the event loop. */
   record(entry: EventLogEntry): void;
   /** Writes queued entries now (reads do this themselves; close() should too). */
-  flush(): void;
+  flush(): Promise<void>;
   /** Newest first; `cursor` is a previous page's nextCursor (opaque to callers). */
-  list(integration: string, page: { limit: number; cursor?: string }): EventLogPage;
+  list(integration: string, page: { limit: number; cursor?: string }): Promise<EventLogPage>;
   /** The first dispatch recorded for this event id (an event reaching several installations has one row each). */
-  get(integration: string, eventId: string): EventLogEntry | undefined;
+  get(integration: string, eventId: string): Promise<EventLogEntry | undefined>;
 }

@@ -26,7 +26,7 @@ export interface EventPublisherDeps {
   directory: ResourceDirectory;
   dispatcher: Dispatcher;
   /** Writes the webhook deliveries of the event to the outbox; returns them for the answer. */
-  queueWebhooks(event: Record<string, unknown>, eventId: string): PublishedDispatch[];
+  queueWebhooks(event: Record<string, unknown>, eventId: string): Promise<PublishedDispatch[]>;
 }
 
 export function createEventPublisher(deps: EventPublisherDeps): (body: unknown) => Promise<PublishResult> {
@@ -34,8 +34,8 @@ export function createEventPublisher(deps: EventPublisherDeps): (body: unknown) 
     const event = validatePublishedEvent(body);
     const eventId = newEventId();
     // Durable before anything else happens: a crash after this line loses no webhook delivery.
-    const queued = deps.queueWebhooks(event, eventId);
-    const targets = deps.installations.listInstallations().filter((installation) => {
+    const queued = await deps.queueWebhooks(event, eventId);
+    const targets = (await deps.installations.listInstallations()).filter((installation) => {
       const integration = deps.registry.get(installation.integration);
       const scopes: string[] = integration?.manifest?.scopes ?? [];
       return (

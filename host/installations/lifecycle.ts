@@ -19,9 +19,9 @@ export interface InstallationLifecycle {
   /** installation_setup for a new installation, and space_installation_setup when it is a space's. */
   announceInstall(installation: Installation): void;
   /** Merges, validates (422 ERR_CONFIGURATION_INVALID, nothing stored), stores, then emits installation_setup. */
-  editConfiguration(installationId: string, patch: Record<string, unknown>, source: EditSource): Installation;
+  editConfiguration(installationId: string, patch: Record<string, unknown>, source: EditSource): Promise<Installation>;
   /** Removes the installation and its token (a later API call with it gets 401). */
-  uninstall(installationId: string): void;
+  uninstall(installationId: string): Promise<void>;
 }
 
 export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
@@ -35,7 +35,7 @@ export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
       try {
         // The record as stored when the event leaves (a later edit may have replaced it); an
         // installation removed meanwhile gets nothing.
-        const current = deps.store.getInstallation(installation.id);
+        const current = await deps.store.getInstallation(installation.id);
         if (current === undefined) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${installation.id}" not found`);
         await deps.run(current, event, null);
       } catch (error) {
@@ -46,11 +46,7 @@ export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
     void tail.then(() => tails.get(installation.id) === tail && tails.delete(installation.id));
   };
 
-  const requireInstallation = (id: string): Installation => {
-    const installation = deps.store.getInstallation(id);
-    if (installation === undefined) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);
-    return installation;
-  };
+  const notFound = (id: string): HostError => new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);
 
   return {
     announceInstall(installation) {
@@ -60,25 +56,27 @@ export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
       }
     },
 
-    editConfiguration(installationId, patch, source) {
-      // Read, plan and write without an await in between: two edits cannot interleave.
-      const installation = requireInstallation(installationId);
-      const integration = deps.registry.get(installation.integration);
-      if (integration === undefined || integration.status !== 'ready') {
-        throw new HostError('ERR_INTEGRATION_INVALID', `integration "${installation.integration}" is not loaded; its configuration cannot change`);
-      }
-      const planned = planConfigurationEdit(integration, installation, patch, source);
-      deps.store.updateInstallation(installation.id, planned);
-      const updated: Installation = { ...installation, ...planned };
-      deps.log.info(`configured ${installation.id} (${source}): ${installation.status} → ${updated.status}`);
-      emit(updated, { type: 'installation_setup', status: updated.status, previous: { status: installation.status, configuration: installation.configuration } });
-      return updated;
+    async editConfiguration(installationId, patch, source) {
+      // The store runs the plan inside its transaction: two edits can never interleave, even on
+      // two hosts, and a refused edit (the plan throws) stores nothing.
+      const edit = await deps.store.editInstallation(installationId, (installation) => {
+        const integration = deps.registry.get(installation.integration);
+        if (integration === undefined || integration.status !== 'ready') {
+          throw new HostError('ERR_INTEGRATION_INVALID', `integration "${installation.integration}" is not loaded; its configuration cannot change`);
+        }
+        return planConfigurationEdit(integration, installation, patch, source);
+      });
+      if (edit === undefined) throw notFound(installationId);
+      const { before, after } = edit;
+      deps.log.info(`configured ${before.id} (${source}): ${before.status} → ${after.status}`);
+      emit(after, { type: 'installation_setup', status: after.status, previous: { status: before.status, configuration: before.configuration } });
+      return after;
     },
 
-    uninstall(installationId) {
-      const installation = requireInstallation(installationId);
-      deps.store.deleteInstallation(installation.id);
-      deps.registry.get(installation.integration)?.builtin?.onUninstall?.(installation.id);
+    async uninstall(installationId) {
+      const installation = await deps.store.deleteInstallation(installationId);
+      if (installation === undefined) throw notFound(installationId);
+      await deps.registry.get(installation.integration)?.builtin?.onUninstall?.(installation.id);
       deps.log.info(`uninstalled ${installation.integration} installation ${installation.id}; its token is revoked`);
     },
   };

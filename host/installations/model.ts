@@ -41,16 +41,34 @@ export interface CreateInstallationInput {
   space_selection?: 'all' | string[];
 }
 
-/** Durable installations and their token hashes. Records it returns are frozen: replace, never mutate. */
+/** What a configuration edit changes. */
+export type InstallationPatch = Pick<Installation, 'status' | 'configuration'>;
+
+/** The record before and after an edit. */
+export interface InstallationEdit {
+  before: Installation;
+  after: Installation;
+}
+
+/**
+ * Durable installations and their token hashes. Every method may cross a network (PostgreSQL), so
+ * each is atomic by itself. Records it returns are frozen: replace, never mutate.
+ */
 export interface InstallationStore {
-  insertInstallation(installation: Installation, tokenHash: string): void;
-  getInstallation(id: string): Installation | undefined;
-  listInstallations(filter?: { integration?: string }): Installation[];
-  updateInstallation(id: string, patch: Partial<Pick<Installation, 'status' | 'configuration'>>): void;
+  insertInstallation(installation: Installation, tokenHash: string): Promise<void>;
+  getInstallation(id: string): Promise<Installation | undefined>;
+  listInstallations(filter?: { integration?: string }): Promise<Installation[]>;
+  /**
+   * Reads the installation, runs `plan` on it and writes what it returns, in one transaction, so
+   * two edits of one installation never interleave (on one host or several). `plan` must be pure
+   * and synchronous; when it throws, nothing is written and the error is passed on. Undefined when
+   * the installation does not exist.
+   */
+  editInstallation(id: string, plan: (current: Installation) => InstallationPatch): Promise<InstallationEdit | undefined>;
   /** The installation id a token hash belongs to, if the token is still valid. */
-  findTokenOwner(tokenHash: string): string | undefined;
-  /** Removes an installation and revokes its tokens, in one transaction. */
-  deleteInstallation(id: string): void;
+  findTokenOwner(tokenHash: string): Promise<string | undefined>;
+  /** Removes an installation and revokes its tokens, in one transaction; the removed record, or undefined when there was none. */
+  deleteInstallation(id: string): Promise<Installation | undefined>;
 }
 
 /**

@@ -9,20 +9,20 @@ export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
 
 /** Which state nonces were issued, to whom, until when, and whether they were used. */
 export interface OAuthStateStore {
-  insert(nonce: string, installationId: string, expiresAtMs: number): void;
+  insert(nonce: string, installationId: string, expiresAtMs: number): Promise<void>;
   /**
    * Marks the nonce used if it was issued to that installation and is unused; false otherwise.
-   * One UPDATE, so two concurrent callbacks with the same state cannot both succeed.
+   * One UPDATE, so two concurrent callbacks with the same state cannot both succeed, on one host or several.
    */
-  markUsed(nonce: string, installationId: string, usedAtMs: number): boolean;
+  markUsed(nonce: string, installationId: string, usedAtMs: number): Promise<boolean>;
   /** Forgets states that expired before `beforeMs` (used or not): they can never be accepted again. */
-  deleteExpired(beforeMs: number): void;
+  deleteExpired(beforeMs: number): Promise<void>;
 }
 
 export interface OAuthStates {
-  issue(installationId: string): string;
-  /** Accepts the state once for this installation; throws 400 ERR_OAUTH_STATE_INVALID with the reason otherwise. */
-  consume(installationId: string, state: string): void;
+  issue(installationId: string): Promise<string>;
+  /** Accepts the state once for this installation; rejects with 400 ERR_OAUTH_STATE_INVALID and the reason otherwise. */
+  consume(installationId: string, state: string): Promise<void>;
 }
 
 export interface OAuthStatesOptions {
@@ -60,20 +60,20 @@ function readPayload(secret: string, state: string): StatePayload {
 export function createOAuthStates(options: OAuthStatesOptions): OAuthStates {
   const ttlMs = options.ttlMs ?? OAUTH_STATE_TTL_MS;
   return {
-    issue(installationId) {
+    async issue(installationId) {
       const now = options.now();
-      options.store.deleteExpired(now);
+      await options.store.deleteExpired(now);
       const payload: StatePayload = { n: randomBytes(16).toString('base64url'), i: installationId, e: now + ttlMs };
       const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url');
-      options.store.insert(payload.n, installationId, payload.e);
+      await options.store.insert(payload.n, installationId, payload.e);
       return `${encoded}.${signPayload(options.secret, encoded)}`;
     },
-    consume(installationId, state) {
+    async consume(installationId, state) {
       const payload = readPayload(options.secret, state);
       if (payload.i !== installationId) throw rejected('it was issued to another installation');
       const now = options.now();
       if (!(now < payload.e)) throw rejected('it has expired; start the connection again');
-      if (!options.store.markUsed(payload.n, installationId, now)) throw rejected('it was already used; start the connection again');
+      if (!(await options.store.markUsed(payload.n, installationId, now))) throw rejected('it was already used; start the connection again');
     },
   };
 }

@@ -14,13 +14,13 @@ import { deriveInstallationToken, deriveInstallLink, hashToken } from './tokens.
 import { viewInstallation } from './view.ts';
 
 export interface InstallationService {
-  /** Throws ERR_INTEGRATION_NOT_FOUND, ERR_INTEGRATION_INVALID, ERR_VALIDATION, ERR_VISIBILITY_DENIED, ERR_NOT_FOUND. */
-  create(integration: string, input: CreateInstallationInput): InstallationView & Record<string, unknown>;
-  /** Throws ERR_INSTALLATION_NOT_FOUND. */
-  require(id: string): Installation;
+  /** Rejects with ERR_INTEGRATION_NOT_FOUND, ERR_INTEGRATION_INVALID, ERR_VALIDATION, ERR_VISIBILITY_DENIED, ERR_NOT_FOUND. */
+  create(integration: string, input: CreateInstallationInput): Promise<InstallationView & Record<string, unknown>>;
+  /** Rejects with ERR_INSTALLATION_NOT_FOUND. */
+  require(id: string): Promise<Installation>;
   view(installation: Installation): InstallationView;
-  delete(id: string): void;
-  updateConfiguration(id: string, patch: Record<string, unknown>): InstallationView;
+  delete(id: string): Promise<void>;
+  updateConfiguration(id: string, patch: Record<string, unknown>): Promise<InstallationView>;
   completeProperty(id: string, property: string): Promise<{ items: CompletionItem[] }>;
   installLinkOf(integration: string): string | undefined;
 }
@@ -37,8 +37,8 @@ export interface InstallationServiceDeps {
 }
 
 export function createInstallationService(deps: InstallationServiceDeps): InstallationService {
-  const require = (id: string): Installation => {
-    const installation = deps.store.getInstallation(id);
+  const require = async (id: string): Promise<Installation> => {
+    const installation = await deps.store.getInstallation(id);
     if (installation === undefined) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);
     return installation;
   };
@@ -48,23 +48,23 @@ export function createInstallationService(deps: InstallationServiceDeps): Instal
     require,
     view,
 
-    create(name, input) {
+    async create(name, input) {
       const integration = deps.registry.require(name);
       const installation = planInstallation(deps.platform, integration, input, deriveInstallLink(deps.tokenSecret, name));
-      deps.store.insertInstallation(installation, hashToken(deriveInstallationToken(deps.tokenSecret, installation.id)));
+      await deps.store.insertInstallation(installation, hashToken(deriveInstallationToken(deps.tokenSecret, installation.id)));
       deps.log.info(`installed ${name} as ${installation.id} (${installation.target} in ${installation.organization}, ${installation.status})`);
       deps.lifecycle.announceInstall(installation);
       // Built-ins may hand out something exactly once (the webhook's signing secret).
-      const once = integration.builtin?.onInstall?.(installation.id) ?? {};
+      const once = (await integration.builtin?.onInstall?.(installation.id)) ?? {};
       return { ...view(installation), ...once };
     },
 
     delete: (id) => deps.lifecycle.uninstall(id),
 
-    updateConfiguration: (id, patch) => view(deps.lifecycle.editConfiguration(id, patch, 'admin')),
+    updateConfiguration: async (id, patch) => view(await deps.lifecycle.editConfiguration(id, patch, 'admin')),
 
     async completeProperty(id, property) {
-      const installation = require(id);
+      const installation = await require(id);
       const integration = deps.registry.require(installation.integration);
       const path = completionUrlOf(integration, installation, property);
       // Exactly what a browser GET on the public endpoint would produce, so the integration's

@@ -72,8 +72,8 @@ export interface BuiltinBehaviour {
   /** Whether a configuration that passed the check makes the installation active. */
   isComplete(configuration: Record<string, unknown>): boolean;
   /** Runs once at installation; what it returns is added to the 201 response only (shown once). */
-  onInstall?(installationId: string): Record<string, unknown>;
-  onUninstall?(installationId: string): void;
+  onInstall?(installationId: string): Promise<Record<string, unknown>>;
+  onUninstall?(installationId: string): Promise<void>;
 }
 
 export interface LoadedIntegration {

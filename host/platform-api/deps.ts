@@ -1,15 +1,17 @@
 // What platform API route handlers may use. Each capability adds its own typed field here;
 // handlers receive this object through RouteContext.deps and never reach the store or sandbox otherwise.
 
-import type { PlatformStore } from '../platform/records.ts';
+import type { PlatformStore, ResourceDirectory } from '../platform/records.ts';
 import type { OAuthStates } from '../installations/oauth-state.ts';
 import type { InstallationView } from '../installations/model.ts';
 
 export interface PlatformApiDeps {
   /** Spaces, pages, sites, views, OpenAPI specs, adaptive claims, git syncs, conversations. */
   platform: PlatformStore;
+  /** Which organization owns each space and site: for checks of resources named in a body. */
+  directory: ResourceDirectory;
   /** OAuth `state` values: issued to and consumed by the calling installation only (routes/installation-self.ts). */
   oauthStates: OAuthStates;
   /** The installation's own configuration edit (what its OAuth flow obtained); validated like the admin PATCH. */
-  updateOwnConfiguration(installationId: string, patch: Record<string, unknown>): InstallationView;
+  updateOwnConfiguration(installationId: string, patch: Record<string, unknown>): Promise<InstallationView>;
 }

@@ -17,7 +17,7 @@ export interface PlatformApiOptions<Deps> {
   deps: Deps;
   directory: ResourceDirectory;
   /** The installation an installation token belongs to, if the token is valid and not revoked. */
-  resolveToken(token: string): Installation | undefined;
+  resolveToken(token: string): Promise<Installation | undefined>;
   getIntegration(name: string): LoadedIntegration | undefined;
   log: Logger;
 }
@@ -77,10 +77,10 @@ function parseBody(request: ApiRequest): unknown {
 export function createPlatformApi<Deps>(options: PlatformApiOptions<Deps>): PlatformApi {
   const compiled: CompiledRoute<Deps>[] = options.routes.map((route) => ({ route, segments: route.pattern.split('/').filter(Boolean) }));
 
-  function authenticate(request: ApiRequest, from?: { integration?: string }): ApiCaller {
+  async function authenticate(request: ApiRequest, from?: { integration?: string }): Promise<ApiCaller> {
     const token = bearerToken(request.headers);
     if (token === undefined) throw new HostError('ERR_UNAUTHORIZED', 'an installation token is required (Authorization: Bearer <apiTokens.installation>)');
-    const installation = options.resolveToken(token);
+    const installation = await options.resolveToken(token);
     const integration = installation ? options.getIntegration(installation.integration) : undefined;
     const foreign = from?.integration !== undefined && installation?.integration !== from.integration;
     if (installation === undefined || integration === undefined || foreign) {
@@ -101,7 +101,7 @@ export function createPlatformApi<Deps>(options: PlatformApiOptions<Deps>): Plat
         allowed.push(route.method);
         continue;
       }
-      const caller = authenticate(request, from);
+      const caller = await authenticate(request, from);
       authorize(caller, route.scope, route.resource(params), options.directory);
       const result = await route.handle({ params, query: url.searchParams, body: parseBody(request), caller, deps: options.deps });
       return json(result.status, result.body, result.headers);

@@ -101,23 +101,41 @@ export interface Paginated<T> {
   next: string | null;
 }
 
-export interface PlatformStore extends ResourceDirectory {
+/**
+ * The platform's records. Every method may cross a network (PostgreSQL). Spaces and sites are
+ * created only by seeding and never change organization, so the directory is read once, after
+ * seeding, and answered from memory: authorization costs no round trip.
+ */
+export interface PlatformStore {
   /** Inserts the rows of `data` that do not exist yet; never overwrites stored rows. */
-  seed(data: PlatformData): void;
-  getSpace(id: string): SpaceRecord | undefined;
-  updateSpace(id: string, patch: SpacePatch): SpaceRecord | undefined;
-  listPages(spaceId: string): PageSummary[];
-  getPage(spaceId: string, pageId: string): PageRecord | undefined;
-  /** Creates the page (revision 1, title defaults to its id) or updates it (revision + 1). */
-  putPage(spaceId: string, pageId: string, input: { title?: string; markdown: string }): { page: PageRecord; created: boolean };
-  recordGitSync(spaceId: string, installationId: string): GitSyncRecord;
-  getSite(id: string): SiteRecord | undefined;
+  seed(data: PlatformData): Promise<void>;
+  /** Which organization owns each space and site, as stored now. */
+  loadDirectory(): Promise<ResourceDirectory>;
+  getSpace(id: string): Promise<SpaceRecord | undefined>;
+  updateSpace(id: string, patch: SpacePatch): Promise<SpaceRecord | undefined>;
+  listPages(spaceId: string): Promise<PageSummary[]>;
+  getPage(spaceId: string, pageId: string): Promise<PageRecord | undefined>;
+  /** Creates the page (revision 1, title defaults to its id) or updates it (revision + 1), atomically. */
+  putPage(spaceId: string, pageId: string, input: { title?: string; markdown: string }): Promise<{ page: PageRecord; created: boolean }>;
+  recordGitSync(spaceId: string, installationId: string): Promise<GitSyncRecord>;
+  getSite(id: string): Promise<SiteRecord | undefined>;
   /** `cursor` must be a `next` this method returned; undefined starts at the newest view. */
-  listSiteViews(siteId: string, options: { limit: number; cursor?: string }): Paginated<SiteView>;
-  listPageFeedback(siteId: string): PageFeedback[];
-  getOpenApi(siteId: string): OpenApiSpec;
-  putOpenApi(siteId: string, spec: Record<string, unknown> | string): OpenApiSpec;
-  getAdaptive(siteId: string): AdaptiveClaims;
-  putAdaptive(siteId: string, claims: Record<string, unknown>): AdaptiveClaims;
-  recordConversation(input: Omit<ConversationRecord, 'id' | 'createdAt'>): ConversationRecord;
+  listSiteViews(siteId: string, options: { limit: number; cursor?: string }): Promise<Paginated<SiteView>>;
+  listPageFeedback(siteId: string): Promise<PageFeedback[]>;
+  getOpenApi(siteId: string): Promise<OpenApiSpec>;
+  putOpenApi(siteId: string, spec: Record<string, unknown> | string): Promise<OpenApiSpec>;
+  getAdaptive(siteId: string): Promise<AdaptiveClaims>;
+  putAdaptive(siteId: string, claims: Record<string, unknown>): Promise<AdaptiveClaims>;
+  recordConversation(input: Omit<ConversationRecord, 'id' | 'createdAt'>): Promise<ConversationRecord>;
+}
+
+/** A directory over fixed maps (what loadDirectory returns). */
+export function createResourceDirectory(spaces: ReadonlyMap<string, string>, sites: ReadonlyMap<string, { organization: string; spaces: string[] }>): ResourceDirectory {
+  return {
+    spaceOrganization: (spaceId) => spaces.get(spaceId),
+    siteInfo(siteId) {
+      const site = sites.get(siteId);
+      return site === undefined ? undefined : { organization: site.organization, spaces: [...site.spaces] };
+    },
+  };
 }

@@ -25,27 +25,27 @@ export interface HostServices {
 
   /** Throws HostError: ERR_INTEGRATION_NOT_FOUND, ERR_INTEGRATION_INVALID, ERR_VALIDATION, ERR_VISIBILITY_DENIED. */
   createInstallation(integration: string, input: CreateInstallationInput): Promise<InstallationView & { signingSecret?: string }>;
-  /** The installation record, for a route that dispatches to it. Throws ERR_INSTALLATION_NOT_FOUND. */
-  requireInstallation(id: string): Installation;
-  /** The same, or undefined (a route that answers the same for "missing" and "someone else's"). */
-  findInstallation(id: string): Installation | undefined;
-  /** The installation's public JSON. Throws ERR_INSTALLATION_NOT_FOUND. */
-  getInstallation(id: string): InstallationView;
-  /** Uninstall: removes it and revokes its token. Throws ERR_INSTALLATION_NOT_FOUND. */
-  deleteInstallation(id: string): void;
+  /** The installation record, for a route that dispatches to it. Rejects with ERR_INSTALLATION_NOT_FOUND. */
+  requireInstallation(id: string): Promise<Installation>;
+  /** The same, or undefined (a route that answers the same for "missing" and "someone else's"). Served from memory when cached. */
+  findInstallation(id: string): Promise<Installation | undefined>;
+  /** The installation's public JSON. Rejects with ERR_INSTALLATION_NOT_FOUND. */
+  getInstallation(id: string): Promise<InstallationView>;
+  /** Uninstall: removes it and revokes its token. Rejects with ERR_INSTALLATION_NOT_FOUND. */
+  deleteInstallation(id: string): Promise<void>;
   /**
-   * An admin's configuration edit: properties to set, `null` unsets. Throws 422
+   * An admin's configuration edit: properties to set, `null` unsets. Rejects with 422
    * ERR_CONFIGURATION_INVALID listing every property (nothing stored); emits installation_setup.
    */
-  updateConfiguration(id: string, patch: Record<string, unknown>): InstallationView;
+  updateConfiguration(id: string, patch: Record<string, unknown>): Promise<InstallationView>;
   /** The options a string property's completion_url answers. Throws ERR_NOT_FOUND, ERR_COMPLETION_INVALID (502). */
   completeProperty(id: string, property: string): Promise<{ items: { label: string; value: string }[] }>;
   /** The install link of an unlisted integration (what `installLink` must carry); undefined for the others. */
   installLinkOf(integration: string): string | undefined;
-  /** The integration's event log, newest first. Throws ERR_INTEGRATION_NOT_FOUND, ERR_VALIDATION (cursor). */
-  listEvents(integration: string, page: { limit: number; cursor?: string }): EventLogPage;
-  /** Throws ERR_NOT_FOUND when the integration has no such event. */
-  getEvent(integration: string, eventId: string): EventLogEntry;
+  /** The integration's event log, newest first. Rejects with ERR_INTEGRATION_NOT_FOUND, ERR_VALIDATION (cursor). */
+  listEvents(integration: string, page: { limit: number; cursor?: string }): Promise<EventLogPage>;
+  /** Rejects with ERR_NOT_FOUND when the integration has no such event. */
+  getEvent(integration: string, eventId: string): Promise<EventLogEntry>;
 
   /**
    * Runs one event for one installation (the record the route looked up): builds the environment
@@ -61,10 +61,10 @@ export interface HostServices {
    */
   publishEvent(event: Record<string, unknown>): Promise<PublishResult>;
 
-  /** Webhook deliveries of an installation with every attempt, newest first. Throws ERR_INSTALLATION_NOT_FOUND, ERR_VALIDATION (cursor). */
-  listDeliveries(installationId: string, page: { limit?: number; cursor?: string | null }): { items: DeliveryView[]; nextCursor: string | null };
-  /** Queues a new delivery of the same event (to the installation's current URL). Throws ERR_NOT_FOUND. */
-  redeliver(deliveryId: string): DeliveryView;
+  /** Webhook deliveries of an installation with every attempt, newest first. Rejects with ERR_INSTALLATION_NOT_FOUND, ERR_VALIDATION (cursor). */
+  listDeliveries(installationId: string, page: { limit?: number; cursor?: string | null }): Promise<{ items: DeliveryView[]; nextCursor: string | null }>;
+  /** Queues a new delivery of the same event (to the installation's current URL). Rejects with ERR_NOT_FOUND. */
+  redeliver(deliveryId: string): Promise<DeliveryView>;
   /** A new signing secret for a webhook installation; the previous one keeps signing during the rotation window. */
-  rotateSigningSecret(installationId: string): { signingSecret: string };
+  rotateSigningSecret(installationId: string): Promise<{ signingSecret: string }>;
 }

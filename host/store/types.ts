@@ -10,8 +10,9 @@ import type { SigningSecretStore } from '../webhooks/secrets.ts';
 
 /** Small named values kept across restarts (the token secret). */
 export interface MetaStore {
-  get(key: string): string | undefined;
-  set(key: string, value: string): void;
+  get(key: string): Promise<string | undefined>;
+  /** Stores `value` unless the key has one already; returns the stored value (the first writer wins, across hosts too). */
+  setIfAbsent(key: string, value: string): Promise<string>;
 }
 
 export interface HostStores {
@@ -25,5 +26,5 @@ export interface HostStores {
   outbox: Outbox;
   signingSecrets: SigningSecretStore;
   /** Flushes what is buffered (the event log) and closes the database. */
-  close(): void;
+  close(): Promise<void>;
 }

@@ -29,7 +29,7 @@ export function createWebhookIntegration(secrets: SigningSecretStore, egress: Eg
       targets: ['space', 'site'],
       checkConfiguration: (configuration, target) => checkWebhookConfiguration(configuration, target, egress),
       isComplete: isWebhookConfigurationComplete,
-      onInstall: (installationId) => ({ signingSecret: secrets.create(installationId) }),
+      onInstall: async (installationId) => ({ signingSecret: await secrets.create(installationId) }),
       onUninstall: (installationId) => secrets.remove(installationId),
     },
   };

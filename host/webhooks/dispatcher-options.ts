@@ -13,7 +13,7 @@ export interface WebhookDispatcherOptions {
   /** The same `--allow-egress` exceptions as guest fetch. */
   policyOptions: EgressOptions;
   /** Active signing secrets of an installation, current first; empty once it is gone (the delivery then fails). */
-  secretsFor(installationId: string): string[];
+  secretsFor(installationId: string): Promise<string[]>;
   now?: () => number;
   random?: () => number;
   setTimer?: (callback: () => void, delayMs: number) => unknown;
@@ -34,12 +34,12 @@ export interface WebhookDispatcherOptions {
 }
 
 export interface WebhookDispatcher {
-  /** Writes the deliveries to the outbox synchronously, in one transaction (durable before the caller answers), then schedules them. */
-  enqueue(deliveries: readonly NewDelivery[]): DeliveryRecord[];
+  /** Writes the deliveries to the outbox in one transaction (durable when it resolves, before the caller answers), then schedules them. */
+  enqueue(deliveries: readonly NewDelivery[]): Promise<DeliveryRecord[]>;
   /** Queues a new delivery of the same event (optionally to the installation's current URL); undefined when unknown. */
-  redeliver(deliveryId: string, options?: { url?: string }): DeliveryRecord | undefined;
+  redeliver(deliveryId: string, options?: { url?: string }): Promise<DeliveryRecord | undefined>;
   /** Resumes what a previous process left in flight, then sends everything due. */
-  start(): void;
+  start(): Promise<void>;
   /** Stops scheduling and waits (bounded) for in-flight attempts to be recorded. */
   stop(): Promise<void>;
   activeCount(): number;

@@ -1,6 +1,7 @@
 // Drives the webhook outbox: claims due deliveries, runs one attempt each within the slots,
 // records attempts and schedules retries (schedule.ts). Never blocks its caller: enqueue only
-// writes; sending happens on timers and promises. Claims and results are group-committed.
+// writes; sending happens on timers and promises. Claims and results are group-committed, and
+// one pump runs at a time, so the outbox is never asked to claim twice for the same free slots.
 
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import { createDeliveryAgents, deliverAttempt, DEFAULT_ATTEMPT_TIMEOUT_MS, type AttemptResult, type DeliverFn } from './deliver.ts';
@@ -21,6 +22,9 @@ interface Finished {
   done: () => void;
 }
 
+/** After the outbox failed (database unreachable), the pump tries again this much later. */
+const RETRY_AFTER_STORE_ERROR_MS = 1_000;
+
 export function createWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { outbox } = options;
   const now = options.now ?? Date.now;
@@ -38,16 +42,21 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   let running = false;
   let timer: { handle: unknown; dueAt: number } | null = null;
   const active = new Map<string, Promise<void>>();
-  // Results waiting to be written together: one disk sync per burst instead of one per attempt.
+  // Results waiting to be written together: one transaction per burst instead of one per attempt.
   let finished: Finished[] = [];
   let flushHandle: unknown = null;
+  // One pump at a time; a request that arrives meanwhile runs one more round after it.
+  let pumping: Promise<void> | null = null;
+  let pumpAgain = false;
+  // Only the newest arm() may set the timer (an older one read an older due time).
+  let armSequence = 0;
 
   /** Skipping busy endpoints makes this a scan of their backlog, hence the cache. */
-  function nextDueAt(busy: string[]): number | null {
+  async function nextDueAt(busy: string[]): Promise<number | null> {
     if (busy.length === 0) return outbox.nextDueAt();
     const known = dueCache.lookup(busy);
     if (known !== undefined && (known.dueAt === null || known.dueAt > now())) return known.dueAt;
-    const dueAt = outbox.nextDueAt(busy);
+    const dueAt = await outbox.nextDueAt(busy);
     dueCache.remember(busy, dueAt);
     return dueAt;
   }
@@ -57,63 +66,93 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     timer = null;
   }
 
-  /** One timer for the earliest delivery a free slot could take; completions re-pump anyway. */
-  function arm(): void {
-    if (!running) return;
-    const dueAt = nextDueAt(slots.busyEndpoints());
-    if (dueAt === null || (dueAt <= now() && slots.isFull())) return disarm();
+  function setWake(dueAt: number): void {
     if (timer !== null && timer.dueAt === dueAt) return;
     disarm();
     timer = { handle: setTimer(() => ((timer = null), pump()), Math.max(0, dueAt - now())), dueAt };
   }
 
+  /** One timer for the earliest delivery a free slot could take; completions re-pump anyway. */
+  async function arm(): Promise<void> {
+    if (!running) return;
+    const sequence = ++armSequence;
+    const dueAt = await nextDueAt(slots.busyEndpoints());
+    if (!running || sequence !== armSequence) return;
+    if (dueAt === null || (dueAt <= now() && slots.isFull())) return disarm();
+    setWake(dueAt);
+  }
+
+  /** Arms without waiting; an outbox failure becomes a retry, never an unhandled rejection. */
+  function armSoon(): void {
+    arm().catch((error: unknown) => storeFailed('could not read the next due time', error));
+  }
+
+  function storeFailed(what: string, error: unknown): void {
+    options.log?.error(`webhook outbox: ${what}: ${(error as Error).message}; retrying in ${RETRY_AFTER_STORE_ERROR_MS} ms`);
+    if (running) setWake(now() + RETRY_AFTER_STORE_ERROR_MS);
+  }
+
+  async function claimAndLaunch(): Promise<void> {
+    while (running && !slots.isFull()) {
+      const busy = slots.busyEndpoints();
+      if (busy.length > 0) {
+        const dueAt = await nextDueAt(busy);
+        if (dueAt === null || dueAt > now()) break;
+      }
+      const claimed = await outbox.claimDue(now(), { limit: slots.free(), perEndpoint: slots.perEndpoint, room: slots.room() });
+      // Claimed rows are attempted even if stop() came meanwhile: stop() waits for them.
+      for (const delivery of claimed) {
+        slots.take(endpointOf(delivery.url));
+        launch(delivery);
+      }
+      if (claimed.length === 0) break;
+    }
+  }
+
   function pump(): void {
     if (!running) return;
-    const claimed = outbox.transaction(() => {
-      const batch: DeliveryRecord[] = [];
-      while (!slots.isFull()) {
-        const busy = slots.busyEndpoints();
-        if (busy.length > 0) {
-          const dueAt = nextDueAt(busy);
-          if (dueAt === null || dueAt > now()) break;
+    if (pumping !== null) {
+      pumpAgain = true;
+      return;
+    }
+    pumping = (async () => {
+      do {
+        pumpAgain = false;
+        try {
+          await claimAndLaunch();
+          await arm();
+        } catch (error) {
+          storeFailed('could not claim deliveries', error);
         }
-        const delivery = outbox.claimNext(now(), busy);
-        if (delivery === undefined) break;
-        slots.take(endpointOf(delivery.url));
-        batch.push(delivery);
-      }
-      return batch;
+      } while (pumpAgain && running);
+    })().finally(() => {
+      pumping = null;
     });
-    for (const delivery of claimed) launch(delivery);
-    arm();
   }
 
   function launch(delivery: DeliveryRecord): void {
     const task = new Promise<void>((done) => {
       const startedAt = now();
-      let secrets: string[];
-      try {
-        secrets = options.secretsFor(delivery.installationId);
-      } catch {
-        secrets = [];
-      }
-      deliver({ url: delivery.url, body: delivery.body, secrets })
+      options
+        .secretsFor(delivery.installationId)
+        .catch((): string[] => [])
+        .then((secrets) => deliver({ url: delivery.url, body: delivery.body, secrets }))
         .catch((error: unknown): AttemptResult => ({ error: 'network', message: (error as Error).message, durationMs: now() - startedAt }))
         .then((result) => {
           const { record, next } = settleAttempt(delivery.attempts + 1, startedAt, result, now(), random);
           finished.push({ delivery, record, next, result, done });
-          if (flushHandle === null) flushHandle = setTimer(flush, 0);
+          if (flushHandle === null) flushHandle = setTimer(() => void flush(), 0);
         });
     });
     active.set(delivery.id, task);
   }
 
-  function flush(): void {
+  async function flush(): Promise<void> {
     flushHandle = null;
     const batch = finished;
     finished = [];
     try {
-      outbox.recordAttempts(batch.map(({ delivery, record, next }) => ({ deliveryId: delivery.id, attempt: record, next })));
+      await outbox.recordAttempts(batch.map(({ delivery, record, next }) => ({ deliveryId: delivery.id, attempt: record, next })));
     } catch (error) {
       // The rows stay in flight and are resent after a restart: at least once, never lost.
       options.log?.error(`webhook outbox: could not record ${batch.length} attempt(s): ${(error as Error).message}`);
@@ -132,30 +171,31 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   return {
-    enqueue(deliveries) {
-      const records = outbox.enqueue(deliveries, now());
+    async enqueue(deliveries) {
+      const records = await outbox.enqueue(deliveries, now());
       dueCache.invalidate(records.map((record) => endpointOf(record.url)));
-      arm();
+      armSoon();
       return records;
     },
-    redeliver(deliveryId, redeliverOptions) {
-      const record = outbox.redeliver(deliveryId, now(), redeliverOptions);
+    async redeliver(deliveryId, redeliverOptions) {
+      const record = await outbox.redeliver(deliveryId, now(), redeliverOptions);
       if (record === undefined) return undefined;
       dueCache.invalidate([endpointOf(record.url)]);
-      arm();
+      armSoon();
       return record;
     },
-    start() {
+    async start() {
       if (running) return;
       running = true;
       dueCache.clear();
-      const resumed = outbox.resetInFlight();
+      const resumed = await outbox.resetInFlight();
       if (resumed > 0) options.log?.warn(`webhook outbox: resuming ${resumed} delivery(ies) left in flight by a previous run`);
-      arm();
+      armSoon();
     },
     async stop() {
       running = false;
       disarm();
+      if (pumping !== null) await pumping;
       if (active.size > 0) {
         let handle: unknown;
         const bound = new Promise<void>((resolve) => (handle = setTimer(resolve, stopTimeoutMs)));

@@ -46,26 +46,70 @@ export interface DeliveryWithAttempts extends DeliveryRecord {
 /** A delivery's state after an attempt: due again at `nextAttemptAt`, or done. */
 export type NextState = { status: 'pending'; nextAttemptAt: number } | { status: 'succeeded' | 'failed' };
 
+/** What the dispatcher can take on in one claim: its free slots, overall and per receiver endpoint. */
+export interface ClaimRequest {
+  /** At most this many deliveries. */
+  limit: number;
+  /** Free slots of an endpoint not listed in `room`. */
+  perEndpoint: number;
+  /** Free slots of each endpoint that has some in use (0: none of its deliveries may be claimed). */
+  room: ReadonlyMap<string, number>;
+}
+
+/** One attempt's record and the delivery's state after it. */
+export interface AttemptEntry {
+  deliveryId: string;
+  attempt: AttemptRecord;
+  next: NextState;
+}
+
+/**
+ * The durable outbox. Every method may cross a network (PostgreSQL), so each is atomic by itself:
+ * a claim marks what it returns in flight in the same transaction that picked it.
+ */
 export interface Outbox {
   /** Writes new pending deliveries (due at `nowMs`) in one transaction; returns them. */
-  enqueue(deliveries: readonly NewDelivery[], nowMs: number): DeliveryRecord[];
+  enqueue(deliveries: readonly NewDelivery[], nowMs: number): Promise<DeliveryRecord[]>;
   /** Makes every `in_flight` row pending again (a previous process died mid-attempt); returns how many. */
-  resetInFlight(): number;
-  /** Atomically marks the oldest due pending delivery not bound for `busyEndpoints` as in flight. */
-  claimNext(nowMs: number, busyEndpoints?: readonly string[]): DeliveryRecord | undefined;
+  resetInFlight(): Promise<number>;
+  /**
+   * Atomically marks due pending deliveries in flight, oldest first, within `request`'s room, and
+   * returns them in that order. It may return fewer than the room allows (it looks at the `limit`
+   * oldest due deliveries of endpoints with room); call again while it returns something.
+   */
+  claimDue(nowMs: number, request: ClaimRequest): Promise<DeliveryRecord[]>;
   /** The earliest `nextAttemptAt` of a pending delivery not bound for `busyEndpoints`, or null. */
-  nextDueAt(busyEndpoints?: readonly string[]): number | null;
-  /** Records one attempt and the delivery's next state, atomically. */
-  recordAttempt(deliveryId: string, attempt: AttemptRecord, next: NextState): void;
-  /** Records several attempts in one transaction (one disk sync for the batch). */
-  recordAttempts(entries: readonly { deliveryId: string; attempt: AttemptRecord; next: NextState }[]): void;
-  /** Runs `work` (claims, reads) in one transaction, so a burst of claims costs one disk sync. */
-  transaction<T>(work: () => T): T;
-  get(deliveryId: string): DeliveryWithAttempts | undefined;
-  /** Newest first; `cursor` is the opaque `nextCursor` of the previous page. Throws ERR_VALIDATION on a bad cursor. */
-  listForInstallation(installationId: string, page?: { limit?: number; cursor?: string | null }): { items: DeliveryWithAttempts[]; nextCursor: string | null };
+  nextDueAt(busyEndpoints?: readonly string[]): Promise<number | null>;
+  /** Records attempts and each delivery's next state, in one transaction. */
+  recordAttempts(entries: readonly AttemptEntry[]): Promise<void>;
+  get(deliveryId: string): Promise<DeliveryWithAttempts | undefined>;
+  /** Newest first; `cursor` is the opaque `nextCursor` of the previous page. Rejects with ERR_VALIDATION on a bad cursor. */
+  listForInstallation(installationId: string, page?: { limit?: number; cursor?: string | null }): Promise<{ items: DeliveryWithAttempts[]; nextCursor: string | null }>;
   /** Queues a new delivery of the same event (same eventId and body, new id), optionally to a new URL. */
-  redeliver(deliveryId: string, nowMs: number, options?: { url?: string }): DeliveryRecord | undefined;
+  redeliver(deliveryId: string, nowMs: number, options?: { url?: string }): Promise<DeliveryRecord | undefined>;
+}
+
+/**
+ * Picks, from candidates in due order, those that fit the room of `request`: the shared rule of
+ * every outbox implementation's claimDue. Pure.
+ */
+export function pickWithinRoom<T extends { endpoint: string }>(candidates: readonly T[], request: ClaimRequest): T[] {
+  const taken = new Map<string, number>();
+  const picked: T[] = [];
+  for (const candidate of candidates) {
+    if (picked.length >= request.limit) break;
+    const room = request.room.get(candidate.endpoint) ?? request.perEndpoint;
+    const count = taken.get(candidate.endpoint) ?? 0;
+    if (count >= room) continue;
+    taken.set(candidate.endpoint, count + 1);
+    picked.push(candidate);
+  }
+  return picked;
+}
+
+/** Endpoints that have no room left: their deliveries are skipped by a claim. */
+export function fullEndpoints(request: ClaimRequest): string[] {
+  return [...request.room].filter(([, room]) => room <= 0).map(([endpoint]) => endpoint);
 }
 
 export const DEFAULT_PAGE_LIMIT = 20;

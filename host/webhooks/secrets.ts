@@ -1,5 +1,5 @@
 // Signing secrets of webhook installations: generation and the rotation record (docs/webhooks.md).
-// Pure apart from the random source; never logs a secret. Storage lives in secret-store.ts.
+// Pure apart from the random source; never logs a secret. Storage lives in store/.
 
 import { randomBytes } from 'node:crypto';
 
@@ -46,11 +46,11 @@ export function activeSigningSecrets(secrets: SigningSecrets, nowMs: number): st
  */
 export interface SigningSecretStore {
   /** Creates (or replaces) the installation's secret; returns it once for `signingSecret`. */
-  create(installationId: string): string;
-  /** Rotates: returns the new secret; the previous one keeps signing for the rotation window. Undefined if none exists. */
-  rotate(installationId: string, nowMs: number, windowMs?: number): string | undefined;
-  get(installationId: string): SigningSecrets | undefined;
+  create(installationId: string): Promise<string>;
+  /** Rotates atomically: returns the new secret; the previous one keeps signing for the rotation window. Undefined if none exists. */
+  rotate(installationId: string, nowMs: number, windowMs?: number): Promise<string | undefined>;
+  get(installationId: string): Promise<SigningSecrets | undefined>;
   /** The secrets that sign now, current first; empty when the installation has none (uninstalled). */
-  secretsFor(installationId: string, nowMs: number): string[];
-  remove(installationId: string): void;
+  secretsFor(installationId: string, nowMs: number): Promise<string[]>;
+  remove(installationId: string): Promise<void>;
 }

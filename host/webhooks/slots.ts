@@ -8,6 +8,11 @@ export interface Slots {
   busyEndpoints(): string[];
   isFull(): boolean;
   size(): number;
+  /** Free slots overall. */
+  free(): number;
+  /** Free slots of each endpoint that has some in use; any other endpoint has `perEndpoint`. */
+  room(): Map<string, number>;
+  readonly perEndpoint: number;
 }
 
 export function createSlots(concurrency: number, perEndpoint: number): Slots {
@@ -29,5 +34,8 @@ export function createSlots(concurrency: number, perEndpoint: number): Slots {
     busyEndpoints: () => [...counts].filter(([, count]) => count >= each).map(([endpoint]) => endpoint),
     isFull: () => used >= total,
     size: () => used,
+    free: () => Math.max(0, total - used),
+    room: () => new Map([...counts].map(([endpoint, count]) => [endpoint, Math.max(0, each - count)])),
+    perEndpoint: each,
   };
 }

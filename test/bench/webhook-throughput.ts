@@ -19,7 +19,7 @@ export async function measureWebhookDeliveriesPerSec({ count }: { count: number 
   const db = new DatabaseSync(path.join(dir, 'host.db'));
   db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
   const secrets = createSigningSecretStore(db);
-  const secret = secrets.create('inst_bench');
+  const secret = await secrets.create('inst_bench');
   let processed = 0;
   const receiver = await startReceiver({ secret, onEvent: () => void processed++ });
   let settled = 0;
@@ -36,13 +36,13 @@ export async function measureWebhookDeliveriesPerSec({ count }: { count: number 
       if (++settled === count) allSettled();
     },
   });
-  dispatcher.start();
+  await dispatcher.start();
   try {
     const started = performance.now();
     for (let i = 0; i < count; i++) {
       const eventId = `evt_bench_${i}`;
       const body = serializeWebhookPayload(buildWebhookPayload({ type: 'space_content_updated', spaceId: 'space_1', revisionId: `rev_${i}` }, { eventId, installationId: 'inst_bench' }));
-      dispatcher.enqueue([{ installationId: 'inst_bench', eventId, eventType: 'space_content_updated', url: receiver.url, body }]);
+      await dispatcher.enqueue([{ installationId: 'inst_bench', eventId, eventType: 'space_content_updated', url: receiver.url, body }]);
     }
     await done;
     const seconds = (performance.now() - started) / 1000;

@@ -48,9 +48,9 @@ export function installationOf(host: Host, integration: string): string {
 }
 
 /** Waits until `predicate` holds, polling; fails after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 5_000): Promise<void> {
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const started = Date.now();
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -34,8 +34,8 @@ export async function eventsOf(host: TestHost, integration: string): Promise<Log
 }
 
 /** The token the host hands the installation in its environment. */
-export function tokenOf(host: Host, installationId: string): string {
-  return deriveInstallationToken(host.stores.meta.get(TOKEN_SECRET_META_KEY)!, installationId);
+export async function tokenOf(host: Host, installationId: string): Promise<string> {
+  return deriveInstallationToken((await host.stores.meta.get(TOKEN_SECRET_META_KEY))!, installationId);
 }
 
 /** Polls an async check until it stops throwing; rethrows its last failure after `timeoutMs`. */

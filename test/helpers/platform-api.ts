@@ -12,8 +12,8 @@ export interface ApiAnswer {
 }
 
 /** The `apiTokens.installation` the host puts in this installation's envelopes. */
-export function installationToken(host: Host, installationId: string): string {
-  const secret = host.stores.meta.get(TOKEN_SECRET_META_KEY);
+export async function installationToken(host: Host, installationId: string): Promise<string> {
+  const secret = await host.stores.meta.get(TOKEN_SECRET_META_KEY);
   if (secret === undefined) throw new Error('the host has no token secret yet');
   return deriveInstallationToken(secret, installationId);
 }

@@ -128,17 +128,17 @@ describe("the installation's own PATCH /v1/installation/configuration", () => {
 
   it('is validated by the same rules (422, nothing stored) but may fill a button property, shown redacted', async () => {
     const created = await install(host, 'settings-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
-    const token = tokenOf(host, created.json.id);
+    const token = await tokenOf(host, created.json.id);
     const refused = await selfPatch(token, { channel: 'nope', colour: 'red' });
     expect(refused.status).toBe(422);
     expect(refused.json.error.details.map((detail: { pointer: string }) => detail.pointer).sort()).toEqual(['/channel', '/colour']);
-    expect(host.stores.installations.getInstallation(created.json.id)!.configuration).toEqual({ limit: 10 });
+    expect((await host.stores.installations.getInstallation(created.json.id))!.configuration).toEqual({ limit: 10 });
 
     const accepted = await selfPatch(token, { connection: { access_token: 'provider-token-77' }, channel: 'general' });
     expect(accepted.status).toBe(200);
     expect(accepted.json.status).toBe('active');
     expect(accepted.json.configuration).toEqual({ limit: 10, channel: 'general', connection: '[redacted]' });
-    expect(host.stores.installations.getInstallation(created.json.id)!.configuration.connection).toEqual({ access_token: 'provider-token-77' });
+    expect((await host.stores.installations.getInstallation(created.json.id))!.configuration.connection).toEqual({ access_token: 'provider-token-77' });
     expect(responseTexts.join('\n')).not.toContain('provider-token-77');
   });
 
@@ -162,7 +162,7 @@ describe('organization installations', () => {
 
 describe('secrets', () => {
   it('never appear in installation or configuration responses', async () => {
-    const token = tokenOf(host, id);
+    const token = await tokenOf(host, id);
     await readInstallation();
     const all = responseTexts.join('\n');
     expect(responseTexts.length).toBeGreaterThan(3);
@@ -175,7 +175,7 @@ describe('secrets', () => {
 describe('DELETE /v1/installations/:id', () => {
   it('uninstalls and revokes the token: later API calls with it get 401', async () => {
     const created = await install(host, 'settings-demo', { organization: 'acme', target: 'space', space: 'space_acme_internal' });
-    const token = tokenOf(host, created.json.id);
+    const token = await tokenOf(host, created.json.id);
     const callAsInstallation = () => fetch(`${host.url}/v1/installation/oauth/state`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     expect((await callAsInstallation()).status).toBe(200);
 

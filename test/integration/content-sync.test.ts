@@ -25,7 +25,7 @@ describe('content-sync fixture', () => {
     const { dispatched } = await response.json();
     expect(dispatched).toContainEqual({ installationId: installationOf(host, 'content-sync'), integration: 'content-sync', status: 200 });
 
-    const token = installationToken(host, installationOf(host, 'content-sync'));
+    const token = await installationToken(host, installationOf(host, 'content-sync'));
     const page = await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content/pages/sync-summary');
     expect(page.status).toBe(200);
     expect(page.body.title).toBe('Sync summary');
@@ -37,7 +37,7 @@ describe('content-sync fixture', () => {
 
   it('bumps the summary page\'s revision on the next update instead of duplicating it', async () => {
     await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_8' }) });
-    const token = installationToken(host, installationOf(host, 'content-sync'));
+    const token = await installationToken(host, installationOf(host, 'content-sync'));
     const { body } = await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content');
     const summaries = body.items.filter((item: { id: string }) => item.id === 'sync-summary');
     expect(summaries).toHaveLength(1);

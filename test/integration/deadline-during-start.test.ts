@@ -10,7 +10,7 @@ beforeAll(async () => {
   // The installation_setup dispatches (which never settle either) must be over first: while one
   // is in flight, its own deadline resets the isolate a request would share.
   const names = [900, 960, 990].map((ms) => `slow-start-${ms}`);
-  await waitFor(() => names.every((name) => host.services.listEvents(name, { limit: 10 }).items.length > 0), 15_000);
+  await waitFor(async () => (await Promise.all(names.map((name) => host.services.listEvents(name, { limit: 10 })))).every((page) => page.items.length > 0), 15_000);
 });
 afterAll(() => host?.close());
 

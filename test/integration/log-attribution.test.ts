@@ -13,7 +13,7 @@ beforeAll(async () => {
     const response = await host.admin('/v1/integrations/event-log/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'organization', space_selection }) });
     ids.push((await response.json()).id);
   }
-  await waitFor(() => host.services.listEvents('event-log', { limit: 10 }).items.length >= 2);
+  await waitFor(async () => (await host.services.listEvents('event-log', { limit: 10 })).items.length >= 2);
 });
 afterAll(() => host?.close());
 
@@ -25,14 +25,14 @@ async function publish(spaceId: string): Promise<string> {
 describe('log attribution', () => {
   it('records a lone dispatch\'s lines in its own entry', async () => {
     const eventId = await publish('space_acme_docs');
-    const entry = host.services.getEvent('event-log', eventId);
+    const entry = await host.services.getEvent('event-log', eventId);
     expect(entry.installationId).toBe(ids[0]);
     expect(entry.logs.map((line) => line.text)).toEqual(['space space_acme_docs updated to revision r1']);
   });
 
   it('keeps lines of overlapping dispatches of different installations out of both entries', async () => {
     const [a, b] = await Promise.all([publish('space_acme_docs'), publish('space_acme_internal')]);
-    const entries = [host.services.getEvent('event-log', a), host.services.getEvent('event-log', b)];
+    const entries = await Promise.all([host.services.getEvent('event-log', a), host.services.getEvent('event-log', b)]);
     for (const entry of entries) {
       // Either the dispatches did not overlap (own line only) or they did (no line at all):
       // never the other installation's line.

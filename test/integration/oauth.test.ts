@@ -83,7 +83,7 @@ describe('a successful callback', () => {
 
     const token = provider.issuedTokens.at(-1)!;
     expect(provider.tokenRequests.at(-1)).toEqual({ grant_type: 'authorization_code', code: callback.searchParams.get('code'), redirect_uri: button, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
-    expect(host.stores.installations.getInstallation(id)!.configuration).toEqual({ channel: 'releases', oauth_credentials: { access_token: token } });
+    expect((await host.stores.installations.getInstallation(id))!.configuration).toEqual({ channel: 'releases', oauth_credentials: { access_token: token } });
 
     const view = await (await host.admin(`/v1/installations/${id}`)).json();
     expect(view.status).toBe('active');
@@ -101,14 +101,14 @@ describe('a successful callback', () => {
     const { id, button } = await installDemo();
     const callback = await approve(await start(button));
     expect((await get(callback.toString())).status).toBe(200);
-    const stored = host.stores.installations.getInstallation(id)!.configuration;
+    const stored = (await host.stores.installations.getInstallation(id))!.configuration;
     const tokenRequests = provider.tokenRequests.length;
 
     const replay = await get(callback.toString());
     expect(replay.status).toBe(400);
     expect(await replay.text()).toMatch(/already used/);
     expect(provider.tokenRequests.length).toBe(tokenRequests);
-    expect(host.stores.installations.getInstallation(id)!.configuration).toEqual(stored);
+    expect((await host.stores.installations.getInstallation(id))!.configuration).toEqual(stored);
   });
 });
 
@@ -125,8 +125,8 @@ describe('callbacks that store nothing', () => {
     } finally {
       provider.failTokenWith = null;
     }
-    expect(host.stores.installations.getInstallation(id)!.configuration).toEqual({});
-    expect(host.stores.installations.getInstallation(id)!.status).toBe('pending');
+    expect((await host.stores.installations.getInstallation(id))!.configuration).toEqual({});
+    expect((await host.stores.installations.getInstallation(id))!.status).toBe('pending');
   });
 
   it('a tampered state is refused before the code is exchanged', async () => {
@@ -140,7 +140,7 @@ describe('callbacks that store nothing', () => {
     expect(response.status).toBe(400);
     expect(await response.text()).toMatch(/signature does not match/);
     expect(provider.tokenRequests.length).toBe(tokenRequests);
-    expect(host.stores.installations.getInstallation(id)!.configuration).toEqual({});
+    expect((await host.stores.installations.getInstallation(id))!.configuration).toEqual({});
   });
 
   it('an expired state (older than 10 minutes) is refused', async () => {
@@ -150,7 +150,7 @@ describe('callbacks that store nothing', () => {
     const response = await get(callback.toString());
     expect(response.status).toBe(400);
     expect(await response.text()).toMatch(/expired/);
-    expect(host.stores.installations.getInstallation(id)!.configuration).toEqual({});
+    expect((await host.stores.installations.getInstallation(id))!.configuration).toEqual({});
   });
 
   it("another installation's state is refused", async () => {
@@ -161,7 +161,7 @@ describe('callbacks that store nothing', () => {
     const response = await get(foreign.toString());
     expect(response.status).toBe(400);
     expect(await response.text()).toMatch(/another installation/);
-    expect(host.stores.installations.getInstallation(second.id)!.configuration).toEqual({});
+    expect((await host.stores.installations.getInstallation(second.id))!.configuration).toEqual({});
     // The refused attempt did not spend the state: its own installation can still use it.
     expect((await get(callback.toString())).status).toBe(200);
   });

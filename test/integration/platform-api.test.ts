@@ -10,7 +10,7 @@ const api = (method: string, path: string, body?: unknown): Promise<ApiAnswer> =
 
 beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'test/fixtures'] });
-  token = installationToken(host, installationOf(host, 'api-probe-all'));
+  token = await installationToken(host, installationOf(host, 'api-probe-all'));
 });
 afterAll(() => host?.close());
 
@@ -202,7 +202,7 @@ describe('authentication', () => {
 
   it('answers 401 for the token of an uninstalled (revoked) installation', async () => {
     const installation = await install(host, 'api-probe-all', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
-    const revoked = installationToken(host, installation.id);
+    const revoked = await installationToken(host, installation.id);
     expect((await callApi(host, revoked, 'GET', path)).status).toBe(200);
     expect((await host.admin(`/v1/installations/${installation.id}`, { method: 'DELETE' })).status).toBeLessThan(300);
     const answer = await callApi(host, revoked, 'GET', path);

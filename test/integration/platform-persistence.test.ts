@@ -19,7 +19,7 @@ afterAll(async () => {
 describe('platform data across a restart', () => {
   it('keeps pages, metadata and claims written through the API, and the seed does not reset them', async () => {
     host = await startTestHost({ dataPath, dirs: ['test/fixtures'] });
-    let token = installationToken(host, installationOf(host, 'api-probe-all'));
+    let token = await installationToken(host, installationOf(host, 'api-probe-all'));
     // page_intro is in the seed: an edit of it is what a reseed would clobber.
     expect((await callApi(host, token, 'PUT', '/v1/spaces/space_acme_docs/content/pages/page_intro', { markdown: 'edited before restart' })).status).toBe(200);
     expect((await callApi(host, token, 'PUT', '/v1/spaces/space_acme_docs/content/pages/page_added', { title: 'Added', markdown: 'new' })).status).toBe(201);
@@ -29,7 +29,7 @@ describe('platform data across a restart', () => {
     host = undefined;
 
     host = await startTestHost({ dataPath, dirs: ['test/fixtures'] });
-    token = installationToken(host, installationOf(host, 'api-probe-all'));
+    token = await installationToken(host, installationOf(host, 'api-probe-all'));
     const intro = await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content/pages/page_intro');
     expect(intro.body).toMatchObject({ markdown: 'edited before restart', revision: 2, title: 'Introduction' });
     expect((await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content/pages/page_added')).body).toMatchObject({ title: 'Added', markdown: 'new', revision: 1 });

@@ -28,7 +28,7 @@ describe('restarting on the same data file', () => {
     host = first;
     id = (await install(first, 'settings-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).json.id;
     await patchConfiguration(first, id, { channel: 'general' });
-    token = tokenOf(first, id);
+    token = await tokenOf(first, id);
     const stateAnswer = await asInstallation(first.url, token, '/v1/installation/oauth/state');
     expect(stateAnswer.status).toBe(200);
     const events = await eventually(async () => {
@@ -49,7 +49,7 @@ describe('restarting on the same data file', () => {
   });
 
   it('keeps the installation token valid', async () => {
-    expect(tokenOf(host!, id)).toBe(token);
+    expect(await tokenOf(host!, id)).toBe(token);
     expect((await asInstallation(host!.url, token, '/v1/installation/oauth/state')).status).toBe(200);
   });
 

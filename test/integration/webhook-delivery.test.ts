@@ -10,7 +10,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOutbox } from '../../host/store/sqlite/outbox.ts';
-import { type Outbox } from '../../host/webhooks/outbox.ts';
+import { type DeliveryRecord, type Outbox } from '../../host/webhooks/outbox.ts';
 import { createSigningSecretStore } from '../../host/store/sqlite/signing-secrets.ts';
 import { type SigningSecretStore } from '../../host/webhooks/secrets.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../../host/webhooks/dispatcher.ts';
@@ -26,14 +26,14 @@ let secrets: SigningSecretStore;
 let dispatcher: WebhookDispatcher;
 const closers: (() => Promise<void>)[] = [];
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'webhook-delivery-'));
   db = new DatabaseSync(path.join(dir, 'host.db'));
   db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
   outbox = createOutbox(db);
   secrets = createSigningSecretStore(db);
   dispatcher = createWebhookDispatcher({ outbox, policyOptions: { allow: ['127.0.0.1'] }, secretsFor: (id) => secrets.secretsFor(id, Date.now()) });
-  dispatcher.start();
+  await dispatcher.start();
 });
 afterEach(async () => {
   await dispatcher.stop();
@@ -70,9 +70,9 @@ const webhookOn = (id: string, url: string): Installation => ({
   configuration: { url, events: ['space_content_updated'] }, createdAt: '2026-01-01T00:00:00Z',
 });
 
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -81,9 +81,9 @@ async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
 describe('webhook delivery over loopback', () => {
   it('delivers a space_content_updated whose signature verifies with the helper and with node:crypto', async () => {
     const receiver = await rawReceiver();
-    const secret = secrets.create('inst_1');
-    const [delivery] = dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'rev_9' }, 'evt_42', [webhookOn('inst_1', receiver.url)]));
-    await waitFor(() => outbox.get(delivery.id)?.status === 'succeeded', 5_000);
+    const secret = await secrets.create('inst_1');
+    const [delivery] = await dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'rev_9' }, 'evt_42', [webhookOn('inst_1', receiver.url)]));
+    await waitFor(async () => (await outbox.get(delivery.id))?.status === 'succeeded', 5_000);
 
     const [request] = receiver.requests;
     expect(request.headers['content-type']).toBe('application/json');
@@ -92,15 +92,15 @@ describe('webhook delivery over loopback', () => {
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(await verifySignature(request.body, header, secret)).toMatchObject({ ok: true });
     expect(independentlyVerify(request.body, header, secret)).toBe(true);
-    expect(outbox.get(delivery.id)?.attemptLog).toMatchObject([{ attempt: 1, statusCode: 200, errorKind: null }]);
+    expect((await outbox.get(delivery.id))?.attemptLog).toMatchObject([{ attempt: 1, statusCode: 200, errorKind: null }]);
   });
 
   it('signs with both secrets during a rotation, so either verifies', async () => {
     const receiver = await rawReceiver();
-    const old = secrets.create('inst_1');
-    const current = secrets.rotate('inst_1', Date.now()) as string;
-    const [delivery] = dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'r' }, 'evt_rot', [webhookOn('inst_1', receiver.url)]));
-    await waitFor(() => outbox.get(delivery.id)?.status === 'succeeded', 5_000);
+    const old = await secrets.create('inst_1');
+    const current = (await secrets.rotate('inst_1', Date.now())) as string;
+    const [delivery] = await dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'r' }, 'evt_rot', [webhookOn('inst_1', receiver.url)]));
+    await waitFor(async () => (await outbox.get(delivery.id))?.status === 'succeeded', 5_000);
     const { body, headers } = receiver.requests[0];
     const header = String(headers['x-platform-signature']);
     expect(header.match(/v1=/g)).toHaveLength(2);
@@ -117,11 +117,12 @@ describe('webhook delivery over loopback', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((resolve) => probe.close(() => resolve()));
 
-    const secret = secrets.create('inst_1');
+    const secret = await secrets.create('inst_1');
     const url = `http://127.0.0.1:${port}/hooks`;
-    const records = Array.from({ length: 5 }, (_, i) =>
-      dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: `rev_${i}` }, `evt_down_${i}`, [webhookOn('inst_1', url)]))[0],
-    );
+    const records: DeliveryRecord[] = [];
+    for (let i = 0; i < 5; i++) {
+      records.push((await dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: `rev_${i}` }, `evt_down_${i}`, [webhookOn('inst_1', url)])))[0]);
+    }
     const processed: string[] = [];
     let receiver: RunningReceiver | undefined;
     const comesBack = new Promise<void>((resolve) =>
@@ -132,11 +133,11 @@ describe('webhook delivery over loopback', () => {
       }, 3_000),
     );
     await comesBack;
-    await waitFor(() => records.every((record) => outbox.get(record.id)?.status === 'succeeded'), 10_000);
+    await waitFor(async () => (await Promise.all(records.map((record) => outbox.get(record.id)))).every((record) => record?.status === 'succeeded'), 10_000);
 
     expect(processed.sort()).toEqual(records.map((record) => record.eventId).sort());
     for (const record of records) {
-      const log = outbox.get(record.id)!.attemptLog;
+      const log = (await outbox.get(record.id))!.attemptLog;
       expect(log[0]).toMatchObject({ statusCode: null, errorKind: 'refused' });
       expect(log.at(-1)).toMatchObject({ statusCode: 200 });
       expect(log.length).toBeGreaterThanOrEqual(3);
@@ -147,9 +148,9 @@ describe('webhook delivery over loopback', () => {
   it('fails a delivery to a receiver that keeps rejecting and keeps it in the log', async () => {
     const receiver = await startReceiver({ secret: 'not-the-installation-secret' });
     closers.push(() => receiver.close());
-    secrets.create('inst_1');
-    const [delivery] = dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'r' }, 'evt_401', [webhookOn('inst_1', receiver.url)]));
-    await waitFor(() => outbox.get(delivery.id)?.status === 'failed', 5_000);
-    expect(outbox.listForInstallation('inst_1').items[0]).toMatchObject({ id: delivery.id, status: 'failed', attemptLog: [{ statusCode: 401 }] });
+    await secrets.create('inst_1');
+    const [delivery] = await dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'r' }, 'evt_401', [webhookOn('inst_1', receiver.url)]));
+    await waitFor(async () => (await outbox.get(delivery.id))?.status === 'failed', 5_000);
+    expect((await outbox.listForInstallation('inst_1')).items[0]).toMatchObject({ id: delivery.id, status: 'failed', attemptLog: [{ statusCode: 401 }] });
   });
 });

@@ -23,9 +23,9 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -66,21 +66,21 @@ describe('webhook outbox durability', () => {
     const db = new DatabaseSync(dbPath);
     db.exec('PRAGMA busy_timeout = 5000;');
     const outbox = createOutbox(db);
-    const [hung, flaky] = outbox.listForInstallation('inst_1').items.reverse();
+    const [hung, flaky] = (await outbox.listForInstallation('inst_1')).items.reverse();
     expect(hung).toMatchObject({ eventId: 'evt_kill_0', status: 'in_flight', attempts: 0 });
     expect(flaky).toMatchObject({ eventId: 'evt_kill_1', status: 'pending', attempts: 1 });
 
-    const dispatcher = createWebhookDispatcher({ outbox, policyOptions: { allow: ['127.0.0.1'] }, secretsFor: () => [SECRET] });
-    dispatcher.start();
+    const dispatcher = createWebhookDispatcher({ outbox, policyOptions: { allow: ['127.0.0.1'] }, secretsFor: async () => [SECRET] });
+    await dispatcher.start();
     try {
-      await waitFor(() => [hung.id, flaky.id].every((id) => outbox.get(id)?.status === 'succeeded'), 10_000);
+      await waitFor(async () => (await Promise.all([hung.id, flaky.id].map((id) => outbox.get(id)))).every((record) => record?.status === 'succeeded'), 10_000);
     } finally {
       await dispatcher.stop();
     }
     expect(received.filter((r) => r.eventId === 'evt_kill_0').length).toBeGreaterThanOrEqual(2);
     expect(received.filter((r) => r.eventId === 'evt_kill_1').map((r) => r.path)).toEqual(['/flaky', '/flaky']);
     expect(received.every((r) => r.verified)).toBe(true);
-    expect(outbox.get(flaky.id)?.attemptLog.map((a) => a.statusCode)).toEqual([503, 200]);
+    expect((await outbox.get(flaky.id))?.attemptLog.map((a) => a.statusCode)).toEqual([503, 200]);
     db.close();
   });
 });

@@ -13,11 +13,11 @@ const outbox = createOutbox(db);
 const dispatcher = createWebhookDispatcher({
   outbox,
   policyOptions: { allow: ['127.0.0.1'] },
-  secretsFor: () => [secret],
+  secretsFor: async () => [secret],
   onAttempt: ({ delivery, attempt, status }) => process.stdout.write(`attempt ${delivery.eventId} ${attempt.attempt} ${attempt.statusCode ?? attempt.errorKind} ${status}\n`),
 });
-const records = dispatcher.enqueue(
+const records = await dispatcher.enqueue(
   urls.map((url, i) => ({ installationId: 'inst_1', eventId: `evt_kill_${i}`, eventType: 'space_content_updated', url, body: JSON.stringify({ eventId: `evt_kill_${i}`, type: 'space_content_updated', installationId: 'inst_1', spaceId: 's', revisionId: 'r' }) })),
 );
 process.stdout.write(`enqueued ${records.map((record) => record.id).join(' ')}\n`);
-dispatcher.start();
+await dispatcher.start();

@@ -15,12 +15,12 @@ beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'] });
   const sibling = await install(host, 'api-token-forgery', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
   const doomed = await install(host, 'api-token-forgery', { organization: 'acme', target: 'space', space: 'space_acme_internal' });
-  const revoked = installationToken(host, doomed.id);
+  const revoked = await installationToken(host, doomed.id);
   expect((await host.admin(`/v1/installations/${doomed.id}`, { method: 'DELETE' })).status).toBeLessThan(300);
   const params = new URLSearchParams({
-    stolen: installationToken(host, installationOf(host, 'hello')),
+    stolen: await installationToken(host, installationOf(host, 'hello')),
     revoked,
-    sibling: installationToken(host, sibling.id),
+    sibling: await installationToken(host, sibling.id),
   });
   const response = await fetch(`${endpointOf(host, 'api-token-forgery')}?${params}`);
   expect(response.status).toBe(200);

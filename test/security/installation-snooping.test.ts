@@ -49,7 +49,7 @@ describe('installation snooping', () => {
     const seen = await snoop(alpha.endpoint, beta.id, '');
     expect(seen.secrets).toEqual({ API_KEY: 'snooping-own-literal-secret' });
     expect(seen.environment).not.toContain(OAUTH_SECRET);
-    expect(seen.environment).not.toContain(installationToken(host, installationOf(host, 'oauth-demo')));
+    expect(seen.environment).not.toContain(await installationToken(host, installationOf(host, 'oauth-demo')));
   });
 
   it("reaches neither admin routes nor another installation's record or configuration through the API", async () => {
@@ -61,12 +61,12 @@ describe('installation snooping', () => {
   });
 
   it("cannot write another installation's configuration with that installation's stolen token", async () => {
-    const stolen = installationToken(host, installationOf(host, 'hello'));
+    const stolen = await installationToken(host, installationOf(host, 'hello'));
     const { api } = await snoop(alpha.endpoint, beta.id, stolen);
     expect(api.patchWithForeignToken.status).toBe(401);
     expect(JSON.parse(api.patchWithForeignToken.body).error.code).toBe('ERR_UNAUTHORIZED');
-    expect(host.stores.installations.getInstallation(installationOf(host, 'hello'))!.configuration).toEqual({});
-    expect(host.stores.installations.getInstallation(beta.id)!.configuration).toEqual({ label: 'beta-only-label' });
+    expect((await host.stores.installations.getInstallation(installationOf(host, 'hello')))!.configuration).toEqual({});
+    expect((await host.stores.installations.getInstallation(beta.id))!.configuration).toEqual({ label: 'beta-only-label' });
   });
 
   it('leaves the host and its neighbour answering', async () => {

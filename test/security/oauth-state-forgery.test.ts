@@ -16,8 +16,8 @@ beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'test/fixtures/oauth-hostile'], env: withDevDefaults(process.env).env });
   const a = (await install(host, 'oauth-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).json;
   const b = (await install(host, 'oauth-demo', { organization: 'acme', target: 'space', space: 'space_acme_internal' })).json;
-  victim = { id: a.id, token: tokenOf(host, a.id), endpoint: a.urls.publicEndpoint };
-  other = { id: b.id, token: tokenOf(host, b.id) };
+  victim = { id: a.id, token: await tokenOf(host, a.id), endpoint: a.urls.publicEndpoint };
+  other = { id: b.id, token: await tokenOf(host, b.id) };
 });
 afterAll(() => host?.close());
 
@@ -55,7 +55,7 @@ describe('forged states', () => {
     const payload = encode({ n: 'forged-nonce-2', i: victim.id, e: Date.now() + 60_000 });
     const response = await fetch(`${victim.endpoint}/oauth?code=attacker-code&state=${payload}.AAAA`, { redirect: 'manual' });
     expect(response.status).toBe(400);
-    expect(host.stores.installations.getInstallation(victim.id)!.configuration).toEqual({});
+    expect((await host.stores.installations.getInstallation(victim.id))!.configuration).toEqual({});
   });
 
   it("a signed state re-pointed at another installation keeps the old signature and is refused", async () => {
@@ -88,7 +88,7 @@ describe("another integration's token inside an isolate", () => {
     const state = await issueState(victim.token);
     const response = await fetch(`${endpointOf(host, 'token-thief')}?token=${encodeURIComponent(victim.token)}&state=${encodeURIComponent(state)}`);
     expect(await response.json()).toEqual({ patch: 401, consume: 401 });
-    expect(host.stores.installations.getInstallation(victim.id)!.configuration).toEqual({});
+    expect((await host.stores.installations.getInstallation(victim.id))!.configuration).toEqual({});
     expect((await consume(victim.token, state)).status).toBe(204);
   });
 });

@@ -50,14 +50,14 @@ let globexReader: string;
 beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'test/fixtures'] });
   // A reader inside globex, to prove foreign writes changed nothing.
-  globexReader = installationToken(host, (await install(host, 'api-probe-all', { organization: 'globex', target: 'organization' })).id);
+  globexReader = await installationToken(host, (await install(host, 'api-probe-all', { organization: 'globex', target: 'organization' })).id);
 });
 afterAll(() => host?.close());
 
-function call(path: Path, integration: string, op: Operation, resources: Resources): Promise<ApiAnswer> {
+async function call(path: Path, integration: string, op: Operation, resources: Resources): Promise<ApiAnswer> {
   const request = { method: op.method, path: op.path(resources), ...(op.body ? { body: op.body(resources) } : {}) };
   if (path === 'bridge') return callThroughBridge(endpointOf(host, integration), request);
-  return callApi(host, installationToken(host, installationOf(host, integration)), request.method, request.path, request.body);
+  return callApi(host, await installationToken(host, installationOf(host, integration)), request.method, request.path, request.body);
 }
 
 function expectAnswer(answer: ApiAnswer, status: number, code?: string): void {
@@ -101,7 +101,7 @@ describe('tokens on the bridge', () => {
   const listPages = { method: 'GET', path: `/v1/spaces/${OWN.space}/content` };
 
   it('refuses another integration\'s valid installation token with 401', async () => {
-    const othersToken = installationToken(host, installationOf(host, 'api-probe-none'));
+    const othersToken = await installationToken(host, installationOf(host, 'api-probe-none'));
     // Valid over HTTP (and it lacks the scope there), but over the bridge it is not the caller's own.
     expectAnswer(await callApi(host, othersToken, listPages.method, listPages.path), 403, 'ERR_SCOPE_DENIED');
     expectAnswer(await callThroughBridge(endpointOf(host, 'api-probe-all'), { ...listPages, token: othersToken }), 401, 'ERR_UNAUTHORIZED');
@@ -129,7 +129,7 @@ describe('narrower installations', () => {
 
   it('an organization installation with space_selection covers only the selected space (and sites showing it)', async () => {
     const installation = await install(host, 'api-probe-all', { organization: 'acme', target: 'organization', space_selection: ['space_acme_docs'] });
-    const token = installationToken(host, installation.id);
+    const token = await installationToken(host, installation.id);
     for (const via of ['http', 'bridge'] as const) {
       const send = (request: { method: string; path: string }) =>
         via === 'http' ? callApi(host, token, request.method, request.path) : callThroughBridge(installation.urls.publicEndpoint, request);
@@ -141,7 +141,7 @@ describe('narrower installations', () => {
 
   it('a space installation covers its space only, no site', async () => {
     const installation = await install(host, 'api-probe-all', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
-    const token = installationToken(host, installation.id);
+    const token = await installationToken(host, installation.id);
     expect((await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content')).status).toBe(200);
     expectAnswer(await callApi(host, token, 'GET', '/v1/spaces/space_acme_internal/content'), 404, 'ERR_NOT_FOUND');
     expectAnswer(await callApi(host, token, 'GET', '/v1/sites/site_acme'), 404, 'ERR_NOT_FOUND');
@@ -149,7 +149,7 @@ describe('narrower installations', () => {
 
   it('a site installation covers its site only, no space', async () => {
     const installation = await install(host, 'api-probe-all', { organization: 'acme', target: 'site', site: 'site_acme' });
-    const token = installationToken(host, installation.id);
+    const token = await installationToken(host, installation.id);
     expect((await callApi(host, token, 'GET', '/v1/sites/site_acme/views')).status).toBe(200);
     expectAnswer(await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content'), 404, 'ERR_NOT_FOUND');
   });

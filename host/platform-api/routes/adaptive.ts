@@ -20,13 +20,13 @@ export const adaptiveRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/sites/:site/adaptive',
     scope: 'site:adaptive:read',
     resource: site,
-    handle: ({ params, deps }) => ({ status: 200, body: deps.platform.getAdaptive(params.site) }),
+    handle: async ({ params, deps }) => ({ status: 200, body: await deps.platform.getAdaptive(params.site) }),
   },
   {
     method: 'PUT',
     pattern: '/v1/sites/:site/adaptive',
     scope: 'site:adaptive:write',
     resource: site,
-    handle: ({ params, body, deps }) => ({ status: 200, body: deps.platform.putAdaptive(params.site, validateClaimsBody(body).claims) }),
+    handle: async ({ params, body, deps }) => ({ status: 200, body: await deps.platform.putAdaptive(params.site, validateClaimsBody(body).claims) }),
   },
 ];

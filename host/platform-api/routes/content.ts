@@ -25,23 +25,23 @@ export const contentRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/spaces/:space/content',
     scope: 'space:content:read',
     resource: space,
-    handle: ({ params, deps }) => ({ status: 200, body: { spaceId: params.space, items: deps.platform.listPages(params.space) } }),
+    handle: async ({ params, deps }) => ({ status: 200, body: { spaceId: params.space, items: await deps.platform.listPages(params.space) } }),
   },
   {
     method: 'GET',
     pattern: '/v1/spaces/:space/content/pages/:page',
     scope: 'space:content:read',
     resource: space,
-    handle: ({ params, deps }) => ({ status: 200, body: found(deps.platform.getPage(params.space, params.page), `page "${params.page}"`) }),
+    handle: async ({ params, deps }) => ({ status: 200, body: found(await deps.platform.getPage(params.space, params.page), `page "${params.page}"`) }),
   },
   {
     method: 'PUT',
     pattern: '/v1/spaces/:space/content/pages/:page',
     scope: 'space:content:write',
     resource: space,
-    handle({ params, body, deps }) {
+    async handle({ params, body, deps }) {
       const pageId = requireId('page', params.page);
-      const { page, created } = deps.platform.putPage(params.space, pageId, validatePageBody(body));
+      const { page, created } = await deps.platform.putPage(params.space, pageId, validatePageBody(body));
       return { status: created ? 201 : 200, body: page };
     },
   },

@@ -42,12 +42,12 @@ export const conversationRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/conversations',
     scope: 'conversations:ingest',
     resource: () => ({ kind: 'organization' }),
-    handle({ body, caller, deps }) {
+    async handle({ body, caller, deps }) {
       const input = validateConversation(body);
       // Scope already granted by the route; only the named resource is left to check.
-      if (input.spaceId !== undefined) authorize(caller, null, { kind: 'space', id: input.spaceId }, deps.platform);
-      if (input.siteId !== undefined) authorize(caller, null, { kind: 'site', id: input.siteId }, deps.platform);
-      const record = deps.platform.recordConversation({
+      if (input.spaceId !== undefined) authorize(caller, null, { kind: 'space', id: input.spaceId }, deps.directory);
+      if (input.siteId !== undefined) authorize(caller, null, { kind: 'site', id: input.siteId }, deps.directory);
+      const record = await deps.platform.recordConversation({
         organization: caller.installation.organization,
         installationId: caller.installation.id,
         spaceId: input.spaceId ?? null,

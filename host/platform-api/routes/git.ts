@@ -14,9 +14,9 @@ export const gitRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/spaces/:space/git/sync',
     scope: 'space:git:sync',
     resource: (params) => ({ kind: 'space', id: params.space }),
-    handle({ params, body, caller, deps }) {
+    async handle({ params, body, caller, deps }) {
       if (body !== undefined) validateSyncBody(body);
-      return { status: 202, body: deps.platform.recordGitSync(params.space, caller.installation.id) };
+      return { status: 202, body: await deps.platform.recordGitSync(params.space, caller.installation.id) };
     },
   },
 ];

@@ -20,19 +20,19 @@ export const installationSelfRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/installation/oauth/state',
     scope: null,
     resource: own,
-    handle: ({ caller, deps }) => ({ status: 200, body: { state: deps.oauthStates.issue(caller.installation.id) } }),
+    handle: async ({ caller, deps }) => ({ status: 200, body: { state: await deps.oauthStates.issue(caller.installation.id) } }),
   },
   {
     method: 'POST',
     pattern: '/v1/installation/oauth/state/consume',
     scope: null,
     resource: own,
-    handle(context) {
+    async handle(context) {
       const { state } = objectBody(context);
       if (typeof state !== 'string' || state === '') {
         throw new HostError('ERR_VALIDATION', 'state is required', [{ pointer: '/state', message: 'must be a non-empty string' }]);
       }
-      context.deps.oauthStates.consume(context.caller.installation.id, state);
+      await context.deps.oauthStates.consume(context.caller.installation.id, state);
       return { status: 204 };
     },
   },
@@ -41,6 +41,6 @@ export const installationSelfRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/installation/configuration',
     scope: null,
     resource: own,
-    handle: (context) => ({ status: 200, body: context.deps.updateOwnConfiguration(context.caller.installation.id, objectBody(context)) }),
+    handle: async (context) => ({ status: 200, body: await context.deps.updateOwnConfiguration(context.caller.installation.id, objectBody(context)) }),
   },
 ];

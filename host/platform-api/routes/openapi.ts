@@ -52,17 +52,17 @@ export const openApiRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/sites/:site/openapi',
     scope: 'openapi:read',
     resource: site,
-    handle: ({ params, deps }) => ({ status: 200, body: deps.platform.getOpenApi(params.site) }),
+    handle: async ({ params, deps }) => ({ status: 200, body: await deps.platform.getOpenApi(params.site) }),
   },
   {
     method: 'PUT',
     pattern: '/v1/sites/:site/openapi',
     scope: 'openapi:write',
     resource: site,
-    handle({ params, body, deps }) {
+    async handle({ params, body, deps }) {
       const { spec } = validateSpecBody(body);
       checkSpec(spec);
-      return { status: 200, body: deps.platform.putOpenApi(params.site, spec) };
+      return { status: 200, body: await deps.platform.putOpenApi(params.site, spec) };
     },
   },
 ];

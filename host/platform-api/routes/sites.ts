@@ -16,17 +16,17 @@ export const siteRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/sites/:site',
     scope: 'site:metadata:read',
     resource: site,
-    handle: ({ params, deps }) => ({ status: 200, body: found(deps.platform.getSite(params.site), `site "${params.site}"`) }),
+    handle: async ({ params, deps }) => ({ status: 200, body: found(await deps.platform.getSite(params.site), `site "${params.site}"`) }),
   },
   {
     method: 'GET',
     pattern: '/v1/sites/:site/views',
     scope: 'site:views:read',
     resource: site,
-    handle({ params, query, deps }) {
+    async handle({ params, query, deps }) {
       const limit = readLimit(query, DEFAULT_VIEWS_PAGE, MAX_VIEWS_PAGE);
       const cursor = readCursor(query);
-      return { status: 200, body: { siteId: params.site, ...deps.platform.listSiteViews(params.site, { limit, ...(cursor ? { cursor } : {}) }) } };
+      return { status: 200, body: { siteId: params.site, ...(await deps.platform.listSiteViews(params.site, { limit, ...(cursor ? { cursor } : {}) })) } };
     },
   },
 ];

@@ -26,16 +26,16 @@ export const spaceRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/spaces/:space',
     scope: 'space:metadata:read',
     resource: space,
-    handle: ({ params, deps }) => ({ status: 200, body: found(deps.platform.getSpace(params.space), `space "${params.space}"`) }),
+    handle: async ({ params, deps }) => ({ status: 200, body: found(await deps.platform.getSpace(params.space), `space "${params.space}"`) }),
   },
   {
     method: 'PATCH',
     pattern: '/v1/spaces/:space',
     scope: 'space:metadata:write',
     resource: space,
-    handle({ params, body, deps }) {
+    async handle({ params, body, deps }) {
       const patch = validateSpacePatch(body);
-      return { status: 200, body: found(deps.platform.updateSpace(params.space, patch), `space "${params.space}"`) };
+      return { status: 200, body: found(await deps.platform.updateSpace(params.space, patch), `space "${params.space}"`) };
     },
   },
 ];

@@ -10,7 +10,7 @@ import { readJsonObject } from '../json-body.ts';
 export function registerConfigurationRoutes(router: Router, services: HostServices, adminAuth: Middleware): void {
   router.patch('/v1/installations/:id/configuration', adminAuth, async (ctx) => {
     const patch = await readJsonObject(ctx);
-    ctx.body = services.updateConfiguration(ctx.params.id, patch);
+    ctx.body = await services.updateConfiguration(ctx.params.id, patch);
   });
 
   router.get('/v1/installations/:id/completions/:property', adminAuth, async (ctx) => {

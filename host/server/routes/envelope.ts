@@ -44,7 +44,7 @@ export function registerEnvelopeRoutes(router: Router, services: HostServices, a
     }
     if (typeof event.type !== 'string' || event.type === '') throw envelopeInvalid('part "event" must have a string "type"');
     if (event.type === 'fetch') checkFetchRequest(event.request);
-    const installation = services.requireInstallation(installationId); // 404 before any sandbox work
+    const installation = await services.requireInstallation(installationId); // 404 before any sandbox work
     const outcome = await services.dispatch(installation, { ...event, type: event.type }, fetchBody);
     sendSandboxResponse(ctx, outcome.response);
   });

@@ -44,12 +44,12 @@ export function registerInstallationRoutes(router: Router, services: HostService
     ctx.body = await services.createInstallation(ctx.params.name, input);
   });
 
-  router.get('/v1/installations/:id', adminAuth, (ctx) => {
-    ctx.body = services.getInstallation(ctx.params.id);
+  router.get('/v1/installations/:id', adminAuth, async (ctx) => {
+    ctx.body = await services.getInstallation(ctx.params.id);
   });
 
-  router.delete('/v1/installations/:id', adminAuth, (ctx) => {
-    services.deleteInstallation(ctx.params.id);
+  router.delete('/v1/installations/:id', adminAuth, async (ctx) => {
+    await services.deleteInstallation(ctx.params.id);
     ctx.status = 204;
   });
 }

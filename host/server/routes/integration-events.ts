@@ -26,12 +26,12 @@ function readCursor(raw: string | string[] | undefined): string | undefined {
 }
 
 export function registerIntegrationEventRoutes(router: Router, services: HostServices, adminAuth: Middleware): void {
-  router.get('/v1/integrations/:name/events', adminAuth, (ctx) => {
+  router.get('/v1/integrations/:name/events', adminAuth, async (ctx) => {
     const cursor = readCursor(ctx.query.cursor);
-    ctx.body = services.listEvents(ctx.params.name, { limit: readLimit(ctx.query.limit), ...(cursor !== undefined ? { cursor } : {}) });
+    ctx.body = await services.listEvents(ctx.params.name, { limit: readLimit(ctx.query.limit), ...(cursor !== undefined ? { cursor } : {}) });
   });
 
-  router.get('/v1/integrations/:name/events/:eventId', adminAuth, (ctx) => {
-    ctx.body = services.getEvent(ctx.params.name, ctx.params.eventId);
+  router.get('/v1/integrations/:name/events/:eventId', adminAuth, async (ctx) => {
+    ctx.body = await services.getEvent(ctx.params.name, ctx.params.eventId);
   });
 }

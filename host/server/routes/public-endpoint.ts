@@ -22,7 +22,7 @@ export function registerPublicEndpointRoutes(router: Router, services: HostServi
     // Same answer for "no such installation" and "installation of another integration": a public
     // caller learns nothing about installations that are not behind this URL. The record found
     // here is the one dispatched: one lookup per request.
-    const installation = services.findInstallation(id);
+    const installation = await services.findInstallation(id);
     if (installation === undefined || installation.integration !== name) {
       throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" of integration "${name}" not found`);
     }

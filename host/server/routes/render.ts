@@ -32,7 +32,7 @@ const validateRenderRequest = compileBodyValidator<RenderRequest>({
 export function registerRenderRoutes(router: Router, services: HostServices, adminAuth: Middleware): void {
   router.post('/v1/installations/:id/render', adminAuth, async (ctx) => {
     const request = validateRenderRequest(await readJsonBody(ctx));
-    const installation = services.requireInstallation(ctx.params.id);
+    const installation = await services.requireInstallation(ctx.params.id);
     const event: Record<string, unknown> & { type: string } = {
       type: 'ui_render',
       componentId: request.componentId,

@@ -17,17 +17,18 @@ function readLimit(value: unknown): number | undefined {
 }
 
 export function registerWebhookRoutes(router: Router, services: HostServices, adminAuth: Middleware): void {
-  router.get('/v1/installations/:id/deliveries', adminAuth, (ctx) => {
+  router.get('/v1/installations/:id/deliveries', adminAuth, async (ctx) => {
     const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : null;
-    ctx.body = services.listDeliveries(ctx.params.id, { limit: readLimit(ctx.query.limit), cursor });
+    ctx.body = await services.listDeliveries(ctx.params.id, { limit: readLimit(ctx.query.limit), cursor });
   });
 
-  router.post('/v1/deliveries/:id/redeliver', adminAuth, (ctx) => {
+  router.post('/v1/deliveries/:id/redeliver', adminAuth, async (ctx) => {
+    const view = await services.redeliver(ctx.params.id);
     ctx.status = 202;
-    ctx.body = services.redeliver(ctx.params.id);
+    ctx.body = view;
   });
 
-  router.post('/v1/installations/:id/signing-secret', adminAuth, (ctx) => {
-    ctx.body = services.rotateSigningSecret(ctx.params.id);
+  router.post('/v1/installations/:id/signing-secret', adminAuth, async (ctx) => {
+    ctx.body = await services.rotateSigningSecret(ctx.params.id);
   });
 }

@@ -100,23 +100,31 @@ export function createSqliteEventLog(db: DatabaseSync): EventLog {
       throw error;
     }
   };
+  const scheduleFlush = (): void => {
+    if (flushScheduled) return;
+    flushScheduled = true;
+    setImmediate(() => {
+      try {
+        flush();
+      } catch {
+        // The log is a diagnostic: a failing write (full disk) must not take the host down.
+      }
+    });
+  };
   return {
     record(entry) {
       pending.push(entry);
-      if (pending.length >= MAX_BATCH) flush();
-      else if (!flushScheduled) {
-        flushScheduled = true;
-        setImmediate(() => {
-          try {
-            flush();
-          } catch {
-            // The log is a diagnostic: a failing write (full disk) must not take the host down.
-          }
-        });
-      }
+      if (pending.length >= MAX_BATCH) {
+        try {
+          flush();
+        } catch {
+          // Kept in `pending` (see flush); the next flush tries again.
+          scheduleFlush();
+        }
+      } else scheduleFlush();
     },
-    flush,
-    list(integration, { limit, cursor }) {
+    flush: async () => flush(),
+    async list(integration, { limit, cursor }) {
       flush();
       const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(cursor);
       // One row more than asked tells whether another page exists.
@@ -125,7 +133,7 @@ export function createSqliteEventLog(db: DatabaseSync): EventLog {
       const nextCursor = rows.length > limit ? encodeCursor(items[items.length - 1].seq) : null;
       return { items: items.map(toEntry), nextCursor };
     },
-    get(integration, eventId) {
+    async get(integration, eventId) {
       flush();
       const row = statements.get.get(integration, eventId) as EventLogRow | undefined;
       return row ? toEntry(row) : undefined;

@@ -1,8 +1,10 @@
 // Installations and their token hashes on node:sqlite (the InstallationStore of installations/).
-// Storage only: it never decides policy (who may install, what a status means).
+// Storage only: it never decides policy (who may install, what a status means) and never caches
+// (store/installation-cache.ts does, for every store).
 
 import type { DatabaseSync } from 'node:sqlite';
 import type { Installation, InstallationStore } from '../../installations/model.ts';
+import { inTransaction } from './transaction.ts';
 
 interface InstallationRow {
   id: string;
@@ -43,14 +45,6 @@ function toInstallation(row: InstallationRow): Installation {
   };
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
-
 export function createSqliteInstallationStore(db: DatabaseSync): InstallationStore {
   db.exec(SCHEMA);
   const statements = {
@@ -59,58 +53,46 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
     get: db.prepare('SELECT * FROM installations WHERE id = ?'),
     listAll: db.prepare('SELECT * FROM installations ORDER BY created_at, id'),
     listFor: db.prepare('SELECT * FROM installations WHERE integration = ? ORDER BY created_at, id'),
-    update: db.prepare('UPDATE installations SET status = COALESCE(?, status), configuration = COALESCE(?, configuration) WHERE id = ?'),
+    update: db.prepare('UPDATE installations SET status = ?, configuration = ? WHERE id = ?'),
     tokenOwner: db.prepare('SELECT installation_id FROM tokens WHERE token_hash = ?'),
     deleteTokens: db.prepare('DELETE FROM tokens WHERE installation_id = ?'),
-    delete: db.prepare('DELETE FROM installations WHERE id = ?'),
+    delete: db.prepare('DELETE FROM installations WHERE id = ? RETURNING *'),
   };
-  const cache = new Map<string, Installation>();
+  const read = (id: string): Installation | undefined => {
+    const row = statements.get.get(id) as InstallationRow | undefined;
+    return row === undefined ? undefined : toInstallation(row);
+  };
   return {
-    insertInstallation(installation, tokenHash) {
-      cache.delete(installation.id);
-      db.exec('BEGIN');
-      try {
+    async insertInstallation(installation, tokenHash) {
+      inTransaction(db, () => {
         const { id, integration, organization, target, space, site, status, configuration, spaceSelection, createdAt } = installation;
         const selection = spaceSelection === undefined ? null : JSON.stringify(spaceSelection);
         statements.insert.run(id, integration, organization, target, space ?? null, site ?? null, status, JSON.stringify(configuration), selection, createdAt);
         statements.insertToken.run(tokenHash, id);
-        db.exec('COMMIT');
-      } catch (error) {
-        db.exec('ROLLBACK');
-        throw error;
-      }
+      });
     },
-    getInstallation(id) {
-      // Read on every dispatch: served from a cache this store invalidates on each of its writes.
-      // Cached records are frozen, so a caller that tried to mutate one would fail loudly.
-      const cached = cache.get(id);
-      if (cached !== undefined) return cached;
-      const row = statements.get.get(id) as InstallationRow | undefined;
-      if (row === undefined) return undefined;
-      const installation = deepFreeze(toInstallation(row));
-      cache.set(id, installation);
-      return installation;
-    },
-    listInstallations(filter) {
+    getInstallation: async (id) => read(id),
+    async listInstallations(filter) {
       const rows = (filter?.integration ? statements.listFor.all(filter.integration) : statements.listAll.all()) as unknown as InstallationRow[];
       return rows.map(toInstallation);
     },
-    updateInstallation(id, patch) {
-      cache.delete(id);
-      statements.update.run(patch.status ?? null, patch.configuration ? JSON.stringify(patch.configuration) : null, id);
+    async editInstallation(id, plan) {
+      // Synchronous from read to write, inside BEGIN IMMEDIATE: nothing can interleave.
+      return inTransaction(db, () => {
+        const before = read(id);
+        if (before === undefined) return undefined;
+        const { status, configuration } = plan(before);
+        statements.update.run(status, JSON.stringify(configuration), id);
+        return { before, after: { ...before, status, configuration } };
+      });
     },
-    findTokenOwner: (tokenHash) => (statements.tokenOwner.get(tokenHash) as { installation_id: string } | undefined)?.installation_id,
-    deleteInstallation(id) {
-      cache.delete(id);
-      db.exec('BEGIN');
-      try {
+    findTokenOwner: async (tokenHash) => (statements.tokenOwner.get(tokenHash) as { installation_id: string } | undefined)?.installation_id,
+    async deleteInstallation(id) {
+      return inTransaction(db, () => {
         statements.deleteTokens.run(id);
-        statements.delete.run(id);
-        db.exec('COMMIT');
-      } catch (error) {
-        db.exec('ROLLBACK');
-        throw error;
-      }
+        const row = statements.delete.get(id) as InstallationRow | undefined;
+        return row === undefined ? undefined : toInstallation(row);
+      });
     },
   };
 }

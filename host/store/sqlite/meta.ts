@@ -7,9 +7,13 @@ import type { MetaStore } from '../types.ts';
 export function createSqliteMetaStore(db: DatabaseSync): MetaStore {
   db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);');
   const get = db.prepare('SELECT value FROM meta WHERE key = ?');
-  const set = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  const insert = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING');
+  const read = (key: string): string | undefined => (get.get(key) as { value: string } | undefined)?.value;
   return {
-    get: (key) => (get.get(key) as { value: string } | undefined)?.value,
-    set: (key, value) => void set.run(key, value),
+    get: async (key) => read(key),
+    async setIfAbsent(key, value) {
+      insert.run(key, value);
+      return read(key) as string;
+    },
   };
 }

@@ -20,8 +20,8 @@ export function createSqliteOAuthStateStore(db: DatabaseSync): OAuthStateStore {
     deleteExpired: db.prepare('DELETE FROM oauth_states WHERE expires_at < ?'),
   };
   return {
-    insert: (nonce, installationId, expiresAtMs) => void statements.insert.run(nonce, installationId, expiresAtMs),
-    markUsed: (nonce, installationId, usedAtMs) => Number(statements.markUsed.run(usedAtMs, nonce, installationId).changes) === 1,
-    deleteExpired: (beforeMs) => void statements.deleteExpired.run(beforeMs),
+    insert: async (nonce, installationId, expiresAtMs) => void statements.insert.run(nonce, installationId, expiresAtMs),
+    markUsed: async (nonce, installationId, usedAtMs) => Number(statements.markUsed.run(usedAtMs, nonce, installationId).changes) === 1,
+    deleteExpired: async (beforeMs) => void statements.deleteExpired.run(beforeMs),
   };
 }

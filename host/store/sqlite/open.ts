@@ -10,6 +10,7 @@ import { createSqliteOAuthStateStore } from './oauth-states.ts';
 import { createOutbox } from './outbox.ts';
 import { createSqlitePlatformStore } from './platform.ts';
 import { createSigningSecretStore } from './signing-secrets.ts';
+import { withInstallationCache } from '../installation-cache.ts';
 import type { HostStores } from '../types.ts';
 
 export function openSqliteStores(path: string): HostStores {
@@ -19,15 +20,16 @@ export function openSqliteStores(path: string): HostStores {
     return {
       description: `sqlite ${path}`,
       meta: createSqliteMetaStore(db),
-      installations: createSqliteInstallationStore(db),
+      // One process owns the file, so this store's own writes are every write there is.
+      installations: withInstallationCache(createSqliteInstallationStore(db)),
       platform: createSqlitePlatformStore(db),
       eventLog,
       oauthStates: createSqliteOAuthStateStore(db),
       outbox: createOutbox(db),
       signingSecrets: createSigningSecretStore(db),
-      close() {
+      async close() {
         try {
-          eventLog.flush();
+          await eventLog.flush();
         } finally {
           db.close();
         }

@@ -1,5 +1,5 @@
 // The SQL schema of the webhook outbox and the mapping from rows to records.
-// Pure data and conversion; outbox-store.ts is the only user. Never exposes `seq` or `endpoint`.
+// Pure data and conversion; outbox.ts is the only user. Never exposes `seq` or `endpoint`.
 
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus } from '../../webhooks/outbox.ts';
 

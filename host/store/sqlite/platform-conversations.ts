@@ -8,7 +8,7 @@ import type { ConversationRecord, PlatformStore } from '../../platform/records.t
 export function createConversationRecords(db: DatabaseSync): Pick<PlatformStore, 'recordConversation'> {
   const insert = db.prepare('INSERT INTO conversations (id, organization, installation_id, space, site, messages, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');
   return {
-    recordConversation(input) {
+    async recordConversation(input) {
       const record: ConversationRecord = { ...input, id: `conv_${randomUUID().replaceAll('-', '')}`, createdAt: new Date().toISOString() };
       insert.run(record.id, record.organization, record.installationId, record.spaceId, record.siteId, JSON.stringify(record.messages), record.createdAt);
       return record;

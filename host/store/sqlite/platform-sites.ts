@@ -49,37 +49,37 @@ export function createSiteRecords(db: DatabaseSync): SiteRecords {
     putAdaptive: db.prepare('INSERT INTO adaptive_claims (site, claims, updated_at) VALUES (?, ?, ?) ON CONFLICT (site) DO UPDATE SET claims = excluded.claims, updated_at = excluded.updated_at'),
   };
   return {
-    getSite(id) {
+    async getSite(id) {
       const row = statements.getSite.get(id) as { id: string; organization: string; title: string } | undefined;
       if (row === undefined) return undefined;
       const spaces = (statements.siteSpaces.all(id) as unknown as { space: string }[]).map((entry) => entry.space);
       return { id: row.id, organization: row.organization, title: row.title, spaces };
     },
-    listSiteViews(siteId, { limit, cursor }) {
+    async listSiteViews(siteId, { limit, cursor }) {
       const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
       // One extra row tells whether another page exists without a COUNT.
       const rows = statements.views.all(siteId, before, limit + 1) as unknown as ViewRow[];
       const page = rows.slice(0, limit);
       return { items: page.map(toView), next: rows.length > limit ? String(page[page.length - 1].seq) : null };
     },
-    listPageFeedback: (siteId) => (statements.feedback.all(siteId) as unknown as FeedbackRow[]).map(toFeedback),
-    getOpenApi(siteId): OpenApiSpec {
+    listPageFeedback: async (siteId) => (statements.feedback.all(siteId) as unknown as FeedbackRow[]).map(toFeedback),
+    async getOpenApi(siteId): Promise<OpenApiSpec> {
       const row = statements.getOpenApi.get(siteId) as { spec: string; format: string; updated_at: string } | undefined;
       if (row === undefined) return { siteId, spec: null, updatedAt: null };
       const spec = row.format === 'text' ? row.spec : (JSON.parse(row.spec) as Record<string, unknown>);
       return { siteId, spec, updatedAt: row.updated_at };
     },
-    putOpenApi(siteId, spec) {
+    async putOpenApi(siteId, spec) {
       const updatedAt = new Date().toISOString();
       const [stored, format] = typeof spec === 'string' ? [spec, 'text'] : [JSON.stringify(spec), 'object'];
       statements.putOpenApi.run(siteId, stored, format, updatedAt);
       return { siteId, spec, updatedAt };
     },
-    getAdaptive(siteId): AdaptiveClaims {
+    async getAdaptive(siteId): Promise<AdaptiveClaims> {
       const row = statements.getAdaptive.get(siteId) as { claims: string; updated_at: string } | undefined;
       return row === undefined ? { siteId, claims: {}, updatedAt: null } : { siteId, claims: JSON.parse(row.claims) as Record<string, unknown>, updatedAt: row.updated_at };
     },
-    putAdaptive(siteId, claims) {
+    async putAdaptive(siteId, claims) {
       const updatedAt = new Date().toISOString();
       statements.putAdaptive.run(siteId, JSON.stringify(claims), updatedAt);
       return { siteId, claims, updatedAt };

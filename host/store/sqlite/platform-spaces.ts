@@ -57,28 +57,28 @@ export function createSpaceRecords(db: DatabaseSync): SpaceRecords {
     insertGitSync: db.prepare('INSERT INTO git_syncs (id, space, installation_id, status, created_at) VALUES (?, ?, ?, ?, ?)'),
   };
   return {
-    getSpace(id) {
+    async getSpace(id) {
       const row = statements.getSpace.get(id) as SpaceRow | undefined;
       return row ? toSpace(row) : undefined;
     },
-    updateSpace(id, patch) {
+    async updateSpace(id, patch) {
       const row = statements.updateSpace.get({ id, title: patch.title ?? null, description: patch.description ?? null, visibility: patch.visibility ?? null }) as SpaceRow | undefined;
       return row ? toSpace(row) : undefined;
     },
-    listPages(spaceId) {
+    async listPages(spaceId) {
       const rows = statements.listPages.all(spaceId) as unknown as Omit<PageRow, 'space' | 'markdown'>[];
       return rows.map((row): PageSummary => ({ id: row.id, title: row.title, revision: row.revision, updatedAt: row.updated_at }));
     },
-    getPage(spaceId, pageId) {
+    async getPage(spaceId, pageId) {
       const row = statements.getPage.get(spaceId, pageId) as PageRow | undefined;
       return row ? toPage(row) : undefined;
     },
-    putPage(spaceId, pageId, input) {
+    async putPage(spaceId, pageId, input) {
       const now = new Date().toISOString();
       const row = statements.putPage.get({ space: spaceId, id: pageId, title: input.title ?? null, markdown: input.markdown, now }) as unknown as PageRow;
       return { page: toPage(row), created: row.revision === 1 };
     },
-    recordGitSync(spaceId, installationId) {
+    async recordGitSync(spaceId, installationId) {
       const record: GitSyncRecord = { id: `sync_${randomUUID().replaceAll('-', '')}`, spaceId, installationId, status: 'queued', createdAt: new Date().toISOString() };
       statements.insertGitSync.run(record.id, record.spaceId, record.installationId, record.status, record.createdAt);
       return record;

@@ -2,7 +2,7 @@
 // data, with one module per resource family. Storage only; authorization is platform-api's.
 
 import type { DatabaseSync } from 'node:sqlite';
-import type { PlatformStore } from '../../platform/records.ts';
+import { createResourceDirectory, type PlatformStore } from '../../platform/records.ts';
 import { PLATFORM_TABLES } from './platform-tables.ts';
 import { seedPlatformTables } from './platform-seed.ts';
 import { createSpaceRecords } from './platform-spaces.ts';
@@ -12,17 +12,21 @@ import { createConversationRecords } from './platform-conversations.ts';
 /** The platform store over a database opened by openDatabase; the caller closes it. */
 export function createSqlitePlatformStore(db: DatabaseSync): PlatformStore {
   db.exec(PLATFORM_TABLES);
-  const spaces = createSpaceRecords(db);
-  const sites = createSiteRecords(db);
+  const statements = {
+    spaces: db.prepare('SELECT id, organization FROM spaces'),
+    sites: db.prepare('SELECT id, organization FROM sites'),
+    siteSpaces: db.prepare('SELECT site, space FROM site_spaces ORDER BY site, position, space'),
+  };
   return {
-    ...spaces,
-    ...sites,
+    ...createSpaceRecords(db),
+    ...createSiteRecords(db),
     ...createConversationRecords(db),
-    seed: (data) => seedPlatformTables(db, data),
-    spaceOrganization: (id) => spaces.getSpace(id)?.organization,
-    siteInfo(id) {
-      const site = sites.getSite(id);
-      return site === undefined ? undefined : { organization: site.organization, spaces: site.spaces };
+    seed: async (data) => seedPlatformTables(db, data),
+    async loadDirectory() {
+      const spaces = new Map((statements.spaces.all() as unknown as { id: string; organization: string }[]).map((row) => [row.id, row.organization]));
+      const sites = new Map((statements.sites.all() as unknown as { id: string; organization: string }[]).map((row) => [row.id, { organization: row.organization, spaces: [] as string[] }]));
+      for (const row of statements.siteSpaces.all() as unknown as { site: string; space: string }[]) sites.get(row.site)?.spaces.push(row.space);
+      return createResourceDirectory(spaces, sites);
     },
   };
 }

@@ -2,6 +2,7 @@
 // `webhook_secrets` table only; never logs a secret.
 
 import type { DatabaseSync } from 'node:sqlite';
+import { inTransaction } from './transaction.ts';
 import { activeSigningSecrets, createSigningSecrets, DEFAULT_ROTATION_WINDOW_MS, generateSigningSecret, rotateSigningSecrets, type SigningSecrets, type SigningSecretStore } from '../../webhooks/secrets.ts';
 
 const SCHEMA = `
@@ -37,23 +38,26 @@ export function createSigningSecretStore(db: DatabaseSync, generate: () => strin
     statements.put.run(installationId, secrets.current, secrets.previous ?? null, secrets.previousExpiresAt ?? null);
   };
   return {
-    create(installationId) {
+    async create(installationId) {
       const secrets = createSigningSecrets(generate);
       put(installationId, secrets);
       return secrets.current;
     },
-    rotate(installationId, nowMs, windowMs = DEFAULT_ROTATION_WINDOW_MS) {
-      const existing = get(installationId);
-      if (existing === undefined) return undefined;
-      const rotated = rotateSigningSecrets(existing, nowMs, windowMs, generate);
-      put(installationId, rotated);
-      return rotated.current;
+    async rotate(installationId, nowMs, windowMs = DEFAULT_ROTATION_WINDOW_MS) {
+      // Read and write in one transaction: two rotations never both keep the same "previous".
+      return inTransaction(db, () => {
+        const existing = get(installationId);
+        if (existing === undefined) return undefined;
+        const rotated = rotateSigningSecrets(existing, nowMs, windowMs, generate);
+        put(installationId, rotated);
+        return rotated.current;
+      });
     },
-    get,
-    secretsFor(installationId, nowMs) {
+    get: async (installationId) => get(installationId),
+    async secretsFor(installationId, nowMs) {
       const secrets = get(installationId);
       return secrets === undefined ? [] : activeSigningSecrets(secrets, nowMs);
     },
-    remove: (installationId) => void statements.remove.run(installationId),
+    remove: async (installationId) => void statements.remove.run(installationId),
   };
 }

@@ -9,9 +9,9 @@ function setup() {
   return { states, advance: (ms: number) => (now += ms) };
 }
 
-const reason = (run: () => void) => {
+const reason = async (run: () => Promise<void>) => {
   try {
-    run();
+    await run();
   } catch (error) {
     return `${(error as { code: string }).code}: ${(error as Error).message}`;
   }
@@ -19,37 +19,38 @@ const reason = (run: () => void) => {
 };
 
 describe('OAuth states', () => {
-  it('are accepted once, by the installation they were issued to', () => {
+  it('are accepted once, by the installation they were issued to', async () => {
     const { states } = setup();
-    const state = states.issue('inst_a');
-    expect(reason(() => states.consume('inst_b', state))).toMatch(/ERR_OAUTH_STATE_INVALID: .*another installation/);
-    expect(reason(() => states.consume('inst_a', state))).toBe('accepted');
-    expect(reason(() => states.consume('inst_a', state))).toMatch(/already used/);
+    const state = await states.issue('inst_a');
+    expect(await reason(() => states.consume('inst_b', state))).toMatch(/ERR_OAUTH_STATE_INVALID: .*another installation/);
+    expect(await reason(() => states.consume('inst_a', state))).toBe('accepted');
+    expect(await reason(() => states.consume('inst_a', state))).toMatch(/already used/);
   });
 
-  it('expire after 10 minutes, not before', () => {
+  it('expire after 10 minutes, not before', async () => {
     const { states, advance } = setup();
-    const young = states.issue('inst_a');
-    const old = states.issue('inst_a');
+    const young = await states.issue('inst_a');
+    const old = await states.issue('inst_a');
     advance(OAUTH_STATE_TTL_MS - 1);
-    expect(reason(() => states.consume('inst_a', young))).toBe('accepted');
+    expect(await reason(() => states.consume('inst_a', young))).toBe('accepted');
     advance(1);
-    expect(reason(() => states.consume('inst_a', old))).toMatch(/expired/);
+    expect(await reason(() => states.consume('inst_a', old))).toMatch(/expired/);
   });
 
-  it('are unique and refuse any change to payload or signature', () => {
+  it('are unique and refuse any change to payload or signature', async () => {
     const { states } = setup();
-    const state = states.issue('inst_a');
-    expect(states.issue('inst_a')).not.toBe(state);
+    const state = await states.issue('inst_a');
+    expect(await states.issue('inst_a')).not.toBe(state);
     const [payload, signature] = state.split('.');
     for (const forged of [`${payload}x.${signature}`, `${payload}.${signature.slice(1)}`, `${payload}`, `${payload}.${signature}.x`]) {
-      expect(reason(() => states.consume('inst_a', forged))).toMatch(/malformed|signature/);
+      expect(await reason(() => states.consume('inst_a', forged))).toMatch(/malformed|signature/);
     }
   });
 
-  it('signed by another host secret are refused', () => {
+  it('signed by another host secret are refused', async () => {
     const other = createOAuthStates({ store: createSqliteOAuthStateStore(new DatabaseSync(':memory:')), secret: 'other-secret', now: () => 0 });
     const { states } = setup();
-    expect(reason(() => states.consume('inst_a', other.issue('inst_a')))).toMatch(/signature/);
+    const foreign = await other.issue('inst_a');
+    expect(await reason(() => states.consume('inst_a', foreign))).toMatch(/signature/);
   });
 });

@@ -130,13 +130,13 @@ export function createFakeServices(): FakeServices {
       if (!INTEGRATIONS.some((i) => i.name === integration)) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
       return { ...installation('inst-new', integration), organization: input.organization, target: input.target, status: 'pending' };
     },
-    getInstallation(id) {
+    async getInstallation(id) {
       const found = installations.get(id);
       if (!found) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);
       return found;
     },
-    findInstallation: (id) => recordOf(installations.get(id)),
-    requireInstallation: (id) => recordOf(fake.getInstallation(id))!,
+    findInstallation: async (id) => recordOf(installations.get(id)),
+    requireInstallation: async (id) => recordOf(await fake.getInstallation(id))!,
     async dispatch(installation, event, fetchBody): Promise<DispatchOutcome> {
       const call = { installationId: installation.id, event: { ...(event as Record<string, unknown>), installationId: installation.id }, fetchBody };
       fake.dispatchCalls.push(call);
@@ -148,20 +148,20 @@ export function createFakeServices(): FakeServices {
       return fake.publishImpl(event);
     },
     // The lifecycle routes are tested against the real host (test/integration); here they only exist.
-    deleteInstallation: (id) => void fake.getInstallation(id),
+    deleteInstallation: async (id) => void (await fake.getInstallation(id)),
     updateConfiguration: (id) => fake.getInstallation(id),
     completeProperty: async () => ({ items: [] }),
     installLinkOf: () => undefined,
-    listEvents: () => ({ items: [], nextCursor: null }),
-    getEvent: (integration, eventId) => {
+    listEvents: async () => ({ items: [], nextCursor: null }),
+    getEvent: async (integration, eventId) => {
       throw new HostError('ERR_NOT_FOUND', `integration "${integration}" has no event "${eventId}" in its log`);
     },
     // The webhook routes are tested against the real host (test/integration/webhook-host.test.ts).
-    listDeliveries: () => ({ items: [], nextCursor: null }),
-    redeliver: (id) => {
+    listDeliveries: async () => ({ items: [], nextCursor: null }),
+    redeliver: async (id) => {
       throw new HostError('ERR_NOT_FOUND', `delivery "${id}" not found`);
     },
-    rotateSigningSecret: (id) => {
+    rotateSigningSecret: async (id) => {
       throw new HostError('ERR_NOT_FOUND', `installation "${id}" is not a webhook installation`);
     },
   };

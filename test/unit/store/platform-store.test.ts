@@ -9,61 +9,62 @@ const data = loadPlatformData('fixtures/platform.yaml');
 let db: DatabaseSync;
 let store: PlatformStore;
 
-beforeEach(() => {
+beforeEach(async () => {
   db = openDatabase(':memory:');
   store = createSqlitePlatformStore(db);
-  store.seed(data);
+  await store.seed(data);
 });
 
 describe('platform store', () => {
-  it('answers the resource directory from its tables', () => {
-    expect(store.spaceOrganization('space_globex_docs')).toBe('globex');
-    expect(store.spaceOrganization('nope')).toBeUndefined();
-    expect(store.siteInfo('site_acme')).toEqual({ organization: 'acme', spaces: ['space_acme_docs'] });
-    expect(store.siteInfo('nope')).toBeUndefined();
+  it('answers the resource directory from its tables', async () => {
+    const directory = await store.loadDirectory();
+    expect(directory.spaceOrganization('space_globex_docs')).toBe('globex');
+    expect(directory.spaceOrganization('nope')).toBeUndefined();
+    expect(directory.siteInfo('site_acme')).toEqual({ organization: 'acme', spaces: ['space_acme_docs'] });
+    expect(directory.siteInfo('nope')).toBeUndefined();
   });
 
-  it('seeding again changes nothing that was written since', () => {
-    store.putPage('space_acme_docs', 'page_intro', { markdown: 'mine' });
-    store.updateSpace('space_acme_docs', { title: 'Mine' });
-    store.putOpenApi('site_acme', 'openapi: 3.0.0');
-    store.seed(data);
-    expect(store.getPage('space_acme_docs', 'page_intro')).toMatchObject({ markdown: 'mine', revision: 2 });
-    expect(store.getSpace('space_acme_docs')?.title).toBe('Mine');
-    expect(store.getOpenApi('site_acme').spec).toBe('openapi: 3.0.0');
-    expect(store.listPages('space_acme_docs')).toHaveLength(2);
+  it('seeding again changes nothing that was written since', async () => {
+    await store.putPage('space_acme_docs', 'page_intro', { markdown: 'mine' });
+    await store.updateSpace('space_acme_docs', { title: 'Mine' });
+    await store.putOpenApi('site_acme', 'openapi: 3.0.0');
+    await store.seed(data);
+    expect(await store.getPage('space_acme_docs', 'page_intro')).toMatchObject({ markdown: 'mine', revision: 2 });
+    expect((await store.getSpace('space_acme_docs'))?.title).toBe('Mine');
+    expect((await store.getOpenApi('site_acme')).spec).toBe('openapi: 3.0.0');
+    expect(await store.listPages('space_acme_docs')).toHaveLength(2);
   });
 
-  it('keeps the page order of the seed and appends new pages', () => {
-    store.putPage('space_acme_docs', 'page_z', { markdown: '' });
-    expect(store.listPages('space_acme_docs').map((page) => page.id)).toEqual(['page_intro', 'page_api', 'page_z']);
+  it('keeps the page order of the seed and appends new pages', async () => {
+    await store.putPage('space_acme_docs', 'page_z', { markdown: '' });
+    expect((await store.listPages('space_acme_docs')).map((page) => page.id)).toEqual(['page_intro', 'page_api', 'page_z']);
   });
 
-  it('only updates the fields a space patch names', () => {
-    expect(store.updateSpace('space_acme_docs', { visibility: 'private' })).toMatchObject({ title: 'Acme Developer Docs', visibility: 'private', description: 'Public documentation of the Acme APIs.' });
-    expect(store.updateSpace('nope', { title: 'x' })).toBeUndefined();
+  it('only updates the fields a space patch names', async () => {
+    expect(await store.updateSpace('space_acme_docs', { visibility: 'private' })).toMatchObject({ title: 'Acme Developer Docs', visibility: 'private', description: 'Public documentation of the Acme APIs.' });
+    expect(await store.updateSpace('nope', { title: 'x' })).toBeUndefined();
   });
 
-  it('pages through views newest first without skipping or repeating one', () => {
+  it('pages through views newest first without skipping or repeating one', async () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const page = store.listSiteViews('site_acme', { limit: 1, ...(cursor ? { cursor } : {}) });
+      const page = await store.listSiteViews('site_acme', { limit: 1, ...(cursor ? { cursor } : {}) });
       seen.push(...page.items.map((view) => view.id));
       cursor = page.next ?? undefined;
     } while (cursor !== undefined);
     expect(seen).toEqual(['view_acme_3', 'view_acme_2', 'view_acme_1']);
   });
 
-  it('holds the seeded feedback, OpenAPI text and adaptive claims per site', () => {
-    expect(store.listPageFeedback('site_globex')).toEqual([expect.objectContaining({ id: 'fb_globex_1', rating: 'bad' })]);
-    expect(store.getOpenApi('site_globex').spec).toMatch(/^swagger: "2\.0"/);
-    expect(store.getAdaptive('site_acme').claims).toEqual({ plan: 'enterprise', region: 'eu' });
+  it('holds the seeded feedback, OpenAPI text and adaptive claims per site', async () => {
+    expect(await store.listPageFeedback('site_globex')).toEqual([expect.objectContaining({ id: 'fb_globex_1', rating: 'bad' })]);
+    expect((await store.getOpenApi('site_globex')).spec).toMatch(/^swagger: "2\.0"/);
+    expect((await store.getAdaptive('site_acme')).claims).toEqual({ plan: 'enterprise', region: 'eu' });
   });
 
-  it('answers an empty spec and no claims for a site that has none', () => {
+  it('answers an empty spec and no claims for a site that has none', async () => {
     db.exec("DELETE FROM openapi_specs; DELETE FROM adaptive_claims;");
-    expect(store.getOpenApi('site_acme')).toEqual({ siteId: 'site_acme', spec: null, updatedAt: null });
-    expect(store.getAdaptive('site_acme')).toEqual({ siteId: 'site_acme', claims: {}, updatedAt: null });
+    expect(await store.getOpenApi('site_acme')).toEqual({ siteId: 'site_acme', spec: null, updatedAt: null });
+    expect(await store.getAdaptive('site_acme')).toEqual({ siteId: 'site_acme', claims: {}, updatedAt: null });
   });
 });

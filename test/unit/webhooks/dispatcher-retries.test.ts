@@ -14,11 +14,11 @@ let outbox: Outbox;
 let dispatcher: WebhookDispatcher;
 let calls: { at: number; request: AttemptRequest }[];
 
-function startDispatcher(script: (call: number) => Scripted, random: () => number = () => 0.5): void {
+async function startDispatcher(script: (call: number) => Scripted, random: () => number = () => 0.5): Promise<void> {
   dispatcher = createWebhookDispatcher({
     outbox,
     policyOptions: { allow: [] },
-    secretsFor: () => ['secret'],
+    secretsFor: async () => ['secret'],
     now: () => Date.now(),
     random,
     setTimer: (callback, delayMs) => setTimeout(callback, delayMs),
@@ -29,11 +29,11 @@ function startDispatcher(script: (call: number) => Scripted, random: () => numbe
       return 'status' in outcome ? { ...outcome, durationMs: 3 } : { ...outcome, message: outcome.error, durationMs: 3 };
     },
   });
-  dispatcher.start();
+  await dispatcher.start();
 }
 
-const enqueueOne = () =>
-  dispatcher.enqueue([{ installationId: 'inst_1', eventId: 'evt_1', eventType: 'space_content_updated', url: 'https://hooks.example/in', body: '{}' }])[0];
+const enqueueOne = async () =>
+  (await dispatcher.enqueue([{ installationId: 'inst_1', eventId: 'evt_1', eventType: 'space_content_updated', url: 'https://hooks.example/in', body: '{}' }]))[0];
 
 beforeEach(() => {
   vi.useFakeTimers({ now: START });
@@ -49,22 +49,22 @@ afterEach(async () => {
 
 describe('createWebhookDispatcher retry table', () => {
   it.each([400, 401, 404, 410, 301])('fails HTTP %i after exactly one attempt', async (status) => {
-    startDispatcher(() => ({ status }));
-    const { id } = enqueueOne();
+    await startDispatcher(() => ({ status }));
+    const { id } = await enqueueOne();
     await vi.advanceTimersByTimeAsync(60_000);
     expect(calls).toHaveLength(1);
-    expect(outbox.get(id)).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null });
-    expect(outbox.get(id)?.attemptLog).toEqual([{ attempt: 1, startedAt: START, durationMs: 3, statusCode: status, errorKind: null, errorMessage: null, nextAttemptAt: null }]);
+    expect(await outbox.get(id)).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null });
+    expect((await outbox.get(id))?.attemptLog).toEqual([{ attempt: 1, startedAt: START, durationMs: 3, statusCode: status, errorKind: null, errorMessage: null, nextAttemptAt: null }]);
   });
 
   it.each<Scripted>([{ status: 429 }, { status: 500 }, { status: 503 }, { error: 'timeout' }, { error: 'refused' }])(
     'retries %j three times after 1.05 s, 2.1 s and 4.2 s (random = 0.5), then fails',
     async (outcome) => {
-      startDispatcher(() => outcome);
-      const { id } = enqueueOne();
+      await startDispatcher(() => outcome);
+      const { id } = await enqueueOne();
       await vi.advanceTimersByTimeAsync(60_000);
       expect(calls.map((call) => call.at - START)).toEqual([0, 1_050, 3_150, 7_350]);
-      const record = outbox.get(id);
+      const record = await outbox.get(id);
       expect(record).toMatchObject({ status: 'failed', attempts: 4 });
       expect(record?.attemptLog.map((a) => a.nextAttemptAt === null ? null : a.nextAttemptAt - START)).toEqual([1_050, 3_150, 7_350, null]);
       const key = 'status' in outcome ? 'statusCode' : 'errorKind';
@@ -75,8 +75,8 @@ describe('createWebhookDispatcher retry table', () => {
   it('keeps every real jittered delay within [base, 1.1 × base]', async () => {
     for (let run = 0; run < 20; run++) {
       calls = [];
-      startDispatcher(() => ({ status: 500 }), Math.random);
-      const { id } = enqueueOne();
+      await startDispatcher(() => ({ status: 500 }), Math.random);
+      const { id } = await enqueueOne();
       await vi.advanceTimersByTimeAsync(60_000);
       const gaps = calls.slice(1).map((call, i) => call.at - calls[i].at);
       expect(gaps).toHaveLength(3);
@@ -84,7 +84,7 @@ describe('createWebhookDispatcher retry table', () => {
         expect(gaps[i]).toBeGreaterThanOrEqual(base);
         expect(gaps[i]).toBeLessThanOrEqual(base * 1.1);
       });
-      expect(outbox.get(id)?.status).toBe('failed');
+      expect((await outbox.get(id))?.status).toBe('failed');
       const stopping = dispatcher.stop();
       await vi.advanceTimersByTimeAsync(10);
       await stopping;
@@ -92,8 +92,8 @@ describe('createWebhookDispatcher retry table', () => {
   });
 
   it('does not send the next attempt before its delay has passed', async () => {
-    startDispatcher(() => ({ status: 503 }), () => 0);
-    enqueueOne();
+    await startDispatcher(() => ({ status: 503 }), () => 0);
+    await enqueueOne();
     await vi.advanceTimersByTimeAsync(999);
     expect(calls).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
@@ -101,16 +101,16 @@ describe('createWebhookDispatcher retry table', () => {
   });
 
   it('succeeds on the first 2xx after retries and stops retrying', async () => {
-    startDispatcher((call) => (call < 3 ? { error: 'reset' } : { status: 204 }));
-    const { id } = enqueueOne();
+    await startDispatcher((call) => (call < 3 ? { error: 'reset' } : { status: 204 }));
+    const { id } = await enqueueOne();
     await vi.advanceTimersByTimeAsync(60_000);
     expect(calls).toHaveLength(3);
-    expect(outbox.get(id)).toMatchObject({ status: 'succeeded', attempts: 3, nextAttemptAt: null });
+    expect(await outbox.get(id)).toMatchObject({ status: 'succeeded', attempts: 3, nextAttemptAt: null });
   });
 
   it('signs every attempt with the installation secrets and resends the same body', async () => {
-    startDispatcher(() => ({ status: 500 }));
-    enqueueOne();
+    await startDispatcher(() => ({ status: 500 }));
+    await enqueueOne();
     await vi.advanceTimersByTimeAsync(60_000);
     expect(calls.map((call) => call.request)).toEqual(Array(4).fill({ url: 'https://hooks.example/in', body: '{}', secrets: ['secret'] }));
   });

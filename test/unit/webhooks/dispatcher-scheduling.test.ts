@@ -1,4 +1,4 @@
-// The dispatcher's scheduling: enqueue is synchronous and durable, sending is concurrent but
+// The dispatcher's scheduling: enqueue is durable when it resolves, sending is concurrent but
 // bounded per endpoint and overall, a slow receiver never holds up others, stop() is bounded.
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -18,7 +18,7 @@ const ok = async (request: AttemptRequest): Promise<AttemptResult> => {
 };
 
 function makeDispatcher(overrides: Partial<WebhookDispatcherOptions> = {}): WebhookDispatcher {
-  dispatcher = createWebhookDispatcher({ outbox, policyOptions: { allow: [] }, secretsFor: () => ['s'], deliver: ok, ...overrides });
+  dispatcher = createWebhookDispatcher({ outbox, policyOptions: { allow: [] }, secretsFor: async () => ['s'], deliver: ok, ...overrides });
   return dispatcher;
 }
 
@@ -35,31 +35,31 @@ afterEach(async () => {
 });
 
 describe('createWebhookDispatcher scheduling', () => {
-  it('writes to the outbox synchronously and sends nothing inside enqueue', () => {
-    makeDispatcher().start();
-    const [record] = dispatcher.enqueue([to('https://a.example/')]);
-    expect(outbox.get(record.id)?.status).toBe('pending');
+  it('writes to the outbox before enqueue resolves and sends nothing inside enqueue', async () => {
+    await makeDispatcher().start();
+    const [record] = await dispatcher.enqueue([to('https://a.example/')]);
+    expect((await outbox.get(record.id))?.status).toBe('pending');
     expect(sent).toHaveLength(0);
   });
 
   it('keeps deliveries enqueued before start and sends them once started', async () => {
     makeDispatcher();
-    const [record] = dispatcher.enqueue([to('https://a.example/')]);
+    const [record] = await dispatcher.enqueue([to('https://a.example/')]);
     await vi.advanceTimersByTimeAsync(5_000);
     expect(sent).toHaveLength(0);
-    dispatcher.start();
+    await dispatcher.start();
     await vi.advanceTimersByTimeAsync(10);
-    expect(outbox.get(record.id)?.status).toBe('succeeded');
+    expect((await outbox.get(record.id))?.status).toBe('succeeded');
   });
 
   it('keeps sending to other endpoints while one receiver hangs', async () => {
     const hanging: AttemptRequest[] = [];
-    makeDispatcher({
+    await makeDispatcher({
       perEndpointConcurrency: 1,
       deliver: (request) => (request.url.startsWith('https://slow.example') ? (hanging.push(request), new Promise<AttemptResult>(() => {})) : ok(request)),
       stopTimeoutMs: 10,
     }).start();
-    dispatcher.enqueue([to('https://slow.example/', 'evt_s1'), to('https://slow.example/', 'evt_s2'), to('https://fast.example/', 'evt_f1'), to('https://fast.example/', 'evt_f2')]);
+    await dispatcher.enqueue([to('https://slow.example/', 'evt_s1'), to('https://slow.example/', 'evt_s2'), to('https://fast.example/', 'evt_f1'), to('https://fast.example/', 'evt_f2')]);
     await vi.advanceTimersByTimeAsync(10);
     expect(hanging).toHaveLength(1);
     expect(sent.map((r) => JSON.parse(r.body).eventId)).toEqual(['evt_f1', 'evt_f2']);
@@ -68,7 +68,7 @@ describe('createWebhookDispatcher scheduling', () => {
   it('never has more attempts in flight than the concurrency bound', async () => {
     let inFlight = 0;
     let peak = 0;
-    makeDispatcher({
+    await makeDispatcher({
       concurrency: 3,
       deliver: async (request) => {
         peak = Math.max(peak, ++inFlight);
@@ -77,7 +77,7 @@ describe('createWebhookDispatcher scheduling', () => {
         return ok(request);
       },
     }).start();
-    dispatcher.enqueue(Array.from({ length: 10 }, (_, i) => to(`https://host${i}.example/`, `evt_${i}`)));
+    await dispatcher.enqueue(Array.from({ length: 10 }, (_, i) => to(`https://host${i}.example/`, `evt_${i}`)));
     await vi.advanceTimersByTimeAsync(1_000);
     expect(sent).toHaveLength(10);
     expect(peak).toBe(3);
@@ -86,7 +86,7 @@ describe('createWebhookDispatcher scheduling', () => {
   it('drains a large backlog for one receiver within its bound while another receiver is served', async () => {
     const inFlight = new Map<string, number>();
     const peak = new Map<string, number>();
-    makeDispatcher({
+    await makeDispatcher({
       perEndpointConcurrency: 4,
       deliver: async (request) => {
         const origin = new URL(request.url).origin;
@@ -97,8 +97,8 @@ describe('createWebhookDispatcher scheduling', () => {
         return ok(request);
       },
     }).start();
-    dispatcher.enqueue(Array.from({ length: 300 }, (_, i) => to('https://backlog.example/', `evt_${i}`)));
-    dispatcher.enqueue([to('https://other.example/', 'evt_other')]);
+    await dispatcher.enqueue(Array.from({ length: 300 }, (_, i) => to('https://backlog.example/', `evt_${i}`)));
+    await dispatcher.enqueue([to('https://other.example/', 'evt_other')]);
     await vi.advanceTimersByTimeAsync(20);
     expect(sent.some((r) => r.url === 'https://other.example/')).toBe(true);
     await vi.advanceTimersByTimeAsync(2_000);
@@ -108,52 +108,52 @@ describe('createWebhookDispatcher scheduling', () => {
 
   it('treats a throwing deliver as a network error and retries', async () => {
     let call = 0;
-    makeDispatcher({ random: () => 0, deliver: async (request) => (++call === 1 ? Promise.reject(new Error('boom')) : ok(request)) }).start();
-    const [record] = dispatcher.enqueue([to('https://a.example/')]);
+    await makeDispatcher({ random: () => 0, deliver: async (request) => (++call === 1 ? Promise.reject(new Error('boom')) : ok(request)) }).start();
+    const [record] = await dispatcher.enqueue([to('https://a.example/')]);
     await vi.advanceTimersByTimeAsync(1_100);
-    expect(outbox.get(record.id)?.attemptLog.map((a) => [a.errorKind, a.statusCode])).toEqual([['network', null], [null, 200]]);
+    expect((await outbox.get(record.id))?.attemptLog.map((a) => [a.errorKind, a.statusCode])).toEqual([['network', null], [null, 200]]);
   });
 
   it('resumes deliveries a previous process left in flight', async () => {
-    outbox.enqueue([to('https://a.example/')], Date.now());
-    outbox.claimNext(Date.now());
-    makeDispatcher().start();
+    await outbox.enqueue([to('https://a.example/')], Date.now());
+    expect(await outbox.claimDue(Date.now(), { limit: 1, perEndpoint: 1, room: new Map() })).toHaveLength(1);
+    await makeDispatcher().start();
     await vi.advanceTimersByTimeAsync(10);
     expect(sent).toHaveLength(1);
   });
 
   it('redelivers a failed delivery as a new one with the same event', async () => {
-    makeDispatcher({ deliver: async (request) => (sent.push(request), { status: sent.length === 1 ? 410 : 200, durationMs: 1 }) }).start();
-    const [original] = dispatcher.enqueue([to('https://a.example/', 'evt_r')]);
+    await makeDispatcher({ deliver: async (request) => (sent.push(request), { status: sent.length === 1 ? 410 : 200, durationMs: 1 }) }).start();
+    const [original] = await dispatcher.enqueue([to('https://a.example/', 'evt_r')]);
     await vi.advanceTimersByTimeAsync(10);
-    expect(outbox.get(original.id)?.status).toBe('failed');
-    const copy = dispatcher.redeliver(original.id);
+    expect((await outbox.get(original.id))?.status).toBe('failed');
+    const copy = await dispatcher.redeliver(original.id);
     await vi.advanceTimersByTimeAsync(10);
-    expect(outbox.get(copy!.id)).toMatchObject({ status: 'succeeded', eventId: 'evt_r', redeliveryOf: original.id });
+    expect(await outbox.get(copy!.id)).toMatchObject({ status: 'succeeded', eventId: 'evt_r', redeliveryOf: original.id });
     expect(sent[0].body).toBe(sent[1].body);
   });
 
   it('stops scheduling on stop() and waits for the attempt in flight', async () => {
     let finish: (result: AttemptResult) => void = () => {};
-    makeDispatcher({ deliver: () => new Promise((resolve) => (finish = resolve)) }).start();
-    const [record] = dispatcher.enqueue([to('https://a.example/')]);
+    await makeDispatcher({ deliver: () => new Promise((resolve) => (finish = resolve)) }).start();
+    const [record] = await dispatcher.enqueue([to('https://a.example/')]);
     await vi.advanceTimersByTimeAsync(10);
     const stopped = dispatcher.stop();
     finish({ status: 500, durationMs: 1 });
     await vi.advanceTimersByTimeAsync(10);
     await stopped;
-    expect(outbox.get(record.id)).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(await outbox.get(record.id)).toMatchObject({ status: 'pending', attempts: 1 });
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(outbox.get(record.id)?.attempts).toBe(1);
+    expect((await outbox.get(record.id))?.attempts).toBe(1);
   });
 
   it('gives up waiting after the stop bound, leaving the row in flight for the next start', async () => {
-    makeDispatcher({ deliver: () => new Promise<AttemptResult>(() => {}), stopTimeoutMs: 500 }).start();
-    const [record] = dispatcher.enqueue([to('https://a.example/')]);
+    await makeDispatcher({ deliver: () => new Promise<AttemptResult>(() => {}), stopTimeoutMs: 500 }).start();
+    const [record] = await dispatcher.enqueue([to('https://a.example/')]);
     await vi.advanceTimersByTimeAsync(10);
     const stopped = dispatcher.stop();
     await vi.advanceTimersByTimeAsync(500);
     await stopped;
-    expect(outbox.get(record.id)?.status).toBe('in_flight');
+    expect((await outbox.get(record.id))?.status).toBe('in_flight');
   });
 });

@@ -29,17 +29,17 @@ describe('rotateSigningSecrets', () => {
 });
 
 describe('createSigningSecretStore', () => {
-  it('creates, rotates, lists active secrets and removes', () => {
+  it('creates, rotates, lists active secrets and removes', async () => {
     const db = new DatabaseSync(':memory:');
     let n = 0;
     const store = createSigningSecretStore(db, () => `secret-${++n}`);
-    expect(store.secretsFor('inst_1', NOW)).toEqual([]);
-    expect(store.rotate('inst_1', NOW)).toBeUndefined();
-    expect(store.create('inst_1')).toBe('secret-1');
-    expect(store.rotate('inst_1', NOW, 1_000)).toBe('secret-2');
-    expect(store.secretsFor('inst_1', NOW)).toEqual(['secret-2', 'secret-1']);
-    expect(store.secretsFor('inst_1', NOW + 1_000)).toEqual(['secret-2']);
-    store.remove('inst_1');
-    expect(store.get('inst_1')).toBeUndefined();
+    expect(await store.secretsFor('inst_1', NOW)).toEqual([]);
+    expect(await store.rotate('inst_1', NOW)).toBeUndefined();
+    expect(await store.create('inst_1')).toBe('secret-1');
+    expect(await store.rotate('inst_1', NOW, 1_000)).toBe('secret-2');
+    expect(await store.secretsFor('inst_1', NOW)).toEqual(['secret-2', 'secret-1']);
+    expect(await store.secretsFor('inst_1', NOW + 1_000)).toEqual(['secret-2']);
+    await store.remove('inst_1');
+    expect(await store.get('inst_1')).toBeUndefined();
   });
 });

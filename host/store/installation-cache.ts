@@ -1,0 +1,100 @@
+// An in-memory cache in front of any InstallationStore: installation records (deep-frozen, replaced
+// on write) and token owners, because the public endpoint, dispatch and the platform API read them
+// on every request. Invalidated by this store's own writes, and by invalidate() for writes another
+// host made (the PostgreSQL store calls it on a notification). It never caches a miss, so a token
+// or id that does not exist yet is never remembered as absent.
+
+import type { Installation, InstallationStore } from '../installations/model.ts';
+
+export interface CachedInstallationStore extends InstallationStore {
+  /** Forgets what is known about one installation (its record and its tokens). */
+  invalidate(id: string): void;
+  /** Forgets everything (the invalidation channel was interrupted). */
+  clear(): void;
+  /** While false, every read goes to the store (no invalidation channel is live); default true. */
+  setEnabled(enabled: boolean): void;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+export function withInstallationCache(inner: InstallationStore): CachedInstallationStore {
+  const records = new Map<string, Installation>();
+  const owners = new Map<string, string>();
+  // A read that started before a write must not put the old record back: every invalidation bumps
+  // the generation, and a read only fills the cache if the generation did not move meanwhile.
+  let generation = 0;
+  let enabled = true;
+
+  const invalidate = (id: string): void => {
+    generation++;
+    records.delete(id);
+    for (const [hash, owner] of owners) if (owner === id) owners.delete(hash);
+  };
+  const clear = (): void => {
+    generation++;
+    records.clear();
+    owners.clear();
+  };
+
+  return {
+    invalidate,
+    clear,
+    setEnabled(value) {
+      enabled = value;
+      clear();
+    },
+    async insertInstallation(installation, tokenHash) {
+      invalidate(installation.id);
+      try {
+        await inner.insertInstallation(installation, tokenHash);
+      } finally {
+        invalidate(installation.id);
+      }
+    },
+    async getInstallation(id) {
+      const cached = enabled ? records.get(id) : undefined;
+      if (cached !== undefined) return cached;
+      const started = generation;
+      const found = await inner.getInstallation(id);
+      if (found === undefined) return undefined;
+      const frozen = deepFreeze(found);
+      if (enabled && generation === started) records.set(id, frozen);
+      return frozen;
+    },
+    async listInstallations(filter) {
+      return (await inner.listInstallations(filter)).map(deepFreeze);
+    },
+    async editInstallation(id, plan) {
+      invalidate(id);
+      try {
+        const edit = await inner.editInstallation(id, plan);
+        return edit === undefined ? undefined : { before: deepFreeze(edit.before), after: deepFreeze(edit.after) };
+      } finally {
+        invalidate(id);
+      }
+    },
+    async findTokenOwner(tokenHash) {
+      const cached = enabled ? owners.get(tokenHash) : undefined;
+      if (cached !== undefined) return cached;
+      const started = generation;
+      const owner = await inner.findTokenOwner(tokenHash);
+      if (owner !== undefined && enabled && generation === started) owners.set(tokenHash, owner);
+      return owner;
+    },
+    async deleteInstallation(id) {
+      invalidate(id);
+      try {
+        const removed = await inner.deleteInstallation(id);
+        return removed === undefined ? undefined : deepFreeze(removed);
+      } finally {
+        invalidate(id);
+      }
+    },
+  };
+}
