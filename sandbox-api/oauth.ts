@@ -1,4 +1,4 @@
-// createOAuthHandler (docs/authoring.md, §5.1): the fetch handler behind an OAuth button. Bundled into the
+// createOAuthHandler (docs/installations.md): the fetch handler behind an OAuth button. Bundled into the
 // integration and run in its isolate; it reaches the host only through the platform API with the
 // installation's own token, and stores nothing unless the state checks out and the token exchange works.
 import type { FetchHandler, IntegrationContext } from './types.ts';
@@ -17,7 +17,7 @@ export interface OAuthConfig {
   redirectURL?: string;
   scopes?: string[];
   prompt?: string;
-  /** Default: the seed's sample (throws unless ok; stores `oauth_credentials: { access_token }`). */
+  /** Default: the documented sample (throws unless ok; stores `oauth_credentials: { access_token }`). */
   extractCredentials?: (response: Response) => OAuthCredentials | Promise<OAuthCredentials>;
 }
 

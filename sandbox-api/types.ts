@@ -22,7 +22,7 @@ export interface IntegrationContext<Env extends IntegrationEnvironment = Integra
   api: ApiClient;
 }
 
-/** A platform event (docs/manifest.md0 / docs/authoring.md): `type` plus its payload fields. */
+/** A platform event (docs/events.md): `type` plus its payload fields. */
 export interface IntegrationEvent {
   eventId: string;
   type: string;

@@ -100,7 +100,7 @@ export async function verifySignature(
 }
 
 export interface DedupeOptions {
-  /** How long an eventId is remembered (default 2 minutes, as the seed's sample). */
+  /** How long an eventId is remembered (default 2 minutes, as the documented sample). */
   ttlMs?: number;
   /** Clock in epoch milliseconds (default Date.now). */
   now?: () => number;

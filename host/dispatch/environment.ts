@@ -37,7 +37,7 @@ export function buildEnvironment({ baseUrl, integration, installation, installat
       urls: { publicEndpoint },
     },
     installation: installationView,
-    // Seed §2.7 also lists these at the top level of the environment.
+    // The platform's environment also carries these at its top level (docs/authoring.md).
     ...installationView,
     secrets: { ...integration.secrets },
   };

@@ -1,4 +1,4 @@
-// The shapes of platform events accepted by `POST /v1/events` (docs/manifest.md0, §6.1, docs/authoring.md)
+// The shapes of platform events accepted by `POST /v1/events` (docs/events.md)
 // and the scopes an integration needs to receive each. Pure data plus one validating function.
 
 import { Ajv } from 'ajv';

@@ -1,4 +1,4 @@
-// Completions of a string property (docs/manifest.md, §4.2): finds its completion_url and judges what the
+// Completions of a string property (docs/manifest.md, docs/installations.md): finds its completion_url and judges what the
 // integration answered there. Pure; it never passes on an answer that is not a 200 JSON list of
 // { label, value } strings, and names the problem instead (502 ERR_COMPLETION_INVALID).
 

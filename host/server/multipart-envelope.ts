@@ -1,4 +1,4 @@
-// Parses the seed's envelope (`event`, `environment`, `fetch-body`) from multipart/form-data with
+// Parses the platform's envelope (`event`, `environment`, `fetch-body`) from multipart/form-data with
 // formidable, entirely in memory. Must never write a temporary file, buffer past the size limit,
 // or decode `fetch-body` as text: its bytes reach the integration unmodified.
 

@@ -1,5 +1,5 @@
-// The JSON body of each webhook delivery, exactly the docs/manifest.md0 shape per event type: common
-// fields first (eventId, type, installationId), then the type's own fields in the seed's order.
+// The JSON body of each webhook delivery, exactly the shape docs/webhooks.md gives per event type: common
+// fields first (eventId, type, installationId), then the type's own fields in the documented order (docs/webhooks.md).
 // Pure; copies only the listed fields, so nothing else a publisher sent can leak to a receiver.
 
 import { HostError } from '../common/errors.ts';

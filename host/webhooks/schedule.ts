@@ -1,6 +1,6 @@
-// The retry schedule and outcome classes of webhook delivery (docs/webhooks.md, §8; docs/webhooks.md).
+// The retry schedule and outcome classes of webhook delivery (docs/webhooks.md).
 // Pure: randomness is passed in. One initial attempt plus 3 retries after 1 s, 2 s, 4 s, each
-// delay jittered within [base, 1.1 × base] (inside both the seed's ±10 % and its range table).
+// delay jittered within [base, 1.1 × base] (inside both the documented ±10 % and its range table).
 
 const RETRY_BASE_DELAYS_MS = [1_000, 2_000, 4_000] as const;
 const MAX_RETRIES = RETRY_BASE_DELAYS_MS.length;

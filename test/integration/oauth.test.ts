@@ -1,4 +1,4 @@
-// OAuth end to end (docs/authoring.md, §5.1): oauth-demo's button → provider served by this test on
+// OAuth end to end (docs/installations.md): oauth-demo's button → provider served by this test on
 // loopback → callback → credentials stored and the installation active. Then every way a callback
 // must fail with nothing stored: provider error, tampered, expired, foreign and replayed state.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';

@@ -1,4 +1,4 @@
-// `POST /{version}`: the seed's envelope as multipart/form-data, routed by `event.installationId`.
+// `POST /{version}`: the platform's envelope as multipart/form-data, routed by `event.installationId`.
 // Must never pass on the client's `environment`: secrets, tokens and scopes come only from the
 // host's own records, which services.dispatch builds.
 

@@ -1,4 +1,4 @@
-// The platform API over HTTP (docs/http-api.md, §4.7): `/v1/spaces/…`, `/v1/sites/…`,
+// The platform API over HTTP (docs/http-api.md, docs/platform-api.md): `/v1/spaces/…`, `/v1/sites/…`,
 // `/v1/conversations` and `/v1/installation[/…]` pass through to services.platformApi, which
 // authenticates the installation token alone. This route never authorizes nor alters the answer.
 

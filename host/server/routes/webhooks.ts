@@ -1,4 +1,4 @@
-// Admin routes of the built-in webhook integration (docs/http-api.md, §4.5): the delivery log of an
+// Admin routes of the built-in webhook integration (docs/http-api.md, docs/webhooks.md): the delivery log of an
 // installation, manual redelivery, and signing-secret rotation. Reaches the outbox only through
 // HostServices; never shows a signing secret except the one a rotation just created.
 

@@ -1,4 +1,4 @@
-// Webhook bodies are exactly the docs/manifest.md0 shapes, in a fixed key order, with nothing extra.
+// Webhook bodies are exactly the shapes of docs/webhooks.md, in a fixed key order, with nothing extra.
 import { describe, expect, it } from 'vitest';
 import { buildWebhookPayload, serializeWebhookPayload } from '../../../host/webhooks/payload.ts';
 
