@@ -5,6 +5,12 @@
 type Pair = [string, string];
 export type HeadersGuard = 'none' | 'immutable';
 
+/**
+ * Most header bytes (names plus values) a request or response may carry out of the isolate. The
+ * copy out duplicates every value, so 200 headers referencing one large string would become a
+ * copy 200 times its size in the worker and the host: the sum is checked before anything crosses.
+ */
+export const MAX_CROSSING_HEADER_BYTES = 64 * 1024;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 function normalizeName(name: unknown): string {
@@ -14,7 +20,11 @@ function normalizeName(name: unknown): string {
 }
 
 function normalizeValue(value: unknown): string {
-  const text = String(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+  const raw = String(value);
+  // A value this long could never leave the isolate (see crossingHeaderPairs): refuse it before
+  // scanning it, so one huge string appended many times costs nothing.
+  if (raw.length > MAX_CROSSING_HEADER_BYTES) throw new TypeError(`Invalid header value: longer than ${MAX_CROSSING_HEADER_BYTES} characters`);
+  const text = raw.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
   if (/[\0\r\n]/.test(text) || /[^\u0000-\u00ff]/.test(text)) throw new TypeError(`Invalid header value: "${text}"`);
   return text;
 }
@@ -34,8 +44,16 @@ function sortAndCombine(list: Pair[]): Pair[] {
   return out;
 }
 
-/** The pairs a serialized message carries, read from the private list (not through overridable methods). */
-export function headerPairs(headers: Headers): Pair[] {
+/**
+ * The pairs a message leaving the isolate carries, read from the private list (not through
+ * overridable methods); throws a TypeError past the byte cap.
+ */
+export function crossingHeaderPairs(headers: Headers, what: string): Pair[] {
+  let total = 0;
+  for (const [name, value] of listOf(headers)) {
+    total += name.length + value.length;
+    if (total > MAX_CROSSING_HEADER_BYTES) throw new TypeError(`${what} headers add up to more than ${MAX_CROSSING_HEADER_BYTES} bytes`);
+  }
   return sortAndCombine(listOf(headers));
 }
 

@@ -2,7 +2,7 @@
 // fetched responses (immutable headers, url, redirected) and serialization to SandboxResponse.
 import { BodyCarrier, bodyStateOf, extractBody } from './body.ts';
 import type { BridgeResponse, SandboxResponse } from './contract.ts';
-import { Headers, headerPairs, setHeadersGuard, type HeadersInit } from './headers.ts';
+import { Headers, crossingHeaderPairs, setHeadersGuard, type HeadersInit } from './headers.ts';
 import type { ParseUrl } from './url.ts';
 import { utf8Encode } from './utf8.ts';
 
@@ -15,6 +15,8 @@ export interface ResponseInit {
 }
 
 const NULL_BODY_STATUSES = [101, 103, 204, 205, 304];
+/** A reason phrase is a few words; the worker keeps 256 characters, so no more crosses. */
+const MAX_STATUS_TEXT_LENGTH = 256;
 const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
 
 /** WebIDL `unsigned short` conversion, as the Fetch standard's ResponseInit.status uses. */
@@ -152,7 +154,10 @@ export function createResponseClass(parseUrl: ParseUrl) {
     return response;
   }
 
-  /** The SandboxResponse of a guest's Response, or null when `value` is not one of ours or is unusable. */
+  /**
+   * The SandboxResponse of a guest's Response, or null when `value` is not one of ours or is
+   * unusable. Throws a TypeError when its headers are over the crossing cap.
+   */
   function serializeResponse(value: unknown): SandboxResponse | null {
     if (!isResponse(value)) return null;
     const fields = fieldsOf(value);
@@ -160,8 +165,8 @@ export function createResponseClass(parseUrl: ParseUrl) {
     if (fields.type === 'error' || state.used) return null;
     return {
       status: fields.status,
-      statusText: fields.statusText,
-      headers: headerPairs(headersOf(value)),
+      statusText: fields.statusText.slice(0, MAX_STATUS_TEXT_LENGTH),
+      headers: crossingHeaderPairs(headersOf(value), 'the response'),
       body: state.bytes === null ? new Uint8Array(0) : state.bytes.slice(),
     };
   }
