@@ -56,6 +56,7 @@ const DEFAULT_LIMITS: HostLimits = {
   maxResponseBytes: 10 * 1024 * 1024,
   maxLogLineBytes: 8 * 1024,
   maxLogLinesPerDispatch: 1_000,
+  maxLogBytesPerDispatch: 64 * 1024,
   maxLiveIsolatesPerWorker: 100,
   maxPublicBodyBytes: 1024 * 1024,
   maxEnvelopeBytes: 1024 * 1024,

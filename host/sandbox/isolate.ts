@@ -7,6 +7,7 @@ import type { BridgeRequest, BridgeResponse, BridgeResult, DispatchAnswer, Envel
 import type { CapturedLog, DispatchFailure, SandboxLimits } from './messages.ts';
 import * as primitives from '../bridge/primitives.ts';
 import { validateSandboxResponse } from './validate-response.ts';
+import { sanitizeLogText } from '../common/log-text.ts';
 
 export class DispatchError extends Error {
   readonly failure: DispatchFailure;
@@ -32,6 +33,8 @@ interface InFlight {
   eventId: string;
   installationId: string;
   logs: CapturedLog[];
+  /** Characters of `logs` so far (sanitized text), against maxLogBytesPerDispatch. */
+  logBytes: number;
   droppedLogs: number;
   failure?: DispatchError;
 }
@@ -76,6 +79,7 @@ export class IntegrationIsolate {
   private readonly warned = new Set<'fetch' | 'timers'>();
   /** Lines logged while only waitUntil work runs, and those dropped past the per-event cap. */
   private lateLines = 0;
+  private lateBytes = 0;
   private lateDropped = 0;
   readonly name: string;
   private readonly bundleCode: string;
@@ -106,7 +110,7 @@ export class IntegrationIsolate {
   /** Runs one envelope; resolves with a validated response or rejects with a DispatchError. */
   async dispatch(envelope: Envelope): Promise<{ response: SandboxResponse; logs: CapturedLog[] }> {
     this.lastUsedAt = performance.now();
-    const entry: InFlight = { eventId: envelope.event.eventId, installationId: String(envelope.event.installationId ?? ''), logs: [], droppedLogs: 0 };
+    const entry: InFlight = { eventId: envelope.event.eventId, installationId: String(envelope.event.installationId ?? ''), logs: [], logBytes: 0, droppedLogs: 0 };
     this.inFlight.add(entry);
     const deadline = setTimeout(() => {
       entry.failure = new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
@@ -179,30 +183,40 @@ export class IntegrationIsolate {
   }
 
   private closeLogs(entry: InFlight): CapturedLog[] {
-    if (entry.droppedLogs > 0) entry.logs.push({ level: 'warn', text: `… ${entry.droppedLogs} more log lines dropped (limit ${this.limits.maxLogLinesPerDispatch} per event)` });
+    if (entry.droppedLogs > 0) entry.logs.push({ level: 'warn', text: `… ${entry.droppedLogs} more log lines dropped (limits: ${this.limits.maxLogLinesPerDispatch} lines, ${this.limits.maxLogBytesPerDispatch} bytes per event)` });
     entry.droppedLogs = 0;
     return entry.logs;
   }
 
+  /** Whether one more line fits the per-event budget of lines and bytes. */
+  private fits(lines: number, bytes: number, line: string): boolean {
+    return lines < this.limits.maxLogLinesPerDispatch && bytes + line.length <= this.limits.maxLogBytesPerDispatch;
+  }
+
   private recordLog(level: string, text: string): void {
-    const line = text.length > this.limits.maxLogLineBytes ? `${text.slice(0, this.limits.maxLogLineBytes)}… [truncated]` : text;
+    // Escaped before anything else: control characters must not reach a terminal or a stored log.
+    const safe = sanitizeLogText(text);
+    const line = safe.length > this.limits.maxLogLineBytes ? `${safe.slice(0, this.limits.maxLogLineBytes)}… [truncated]` : safe;
     if (this.inFlight.size === 0 || !this.inFlightOfOneInstallation()) {
       // No dispatch in flight (waitUntil work), or several at once of different installations,
       // which the isolate cannot tell apart: the line goes to the host log only, never into one
       // installation's event-log entry, where it could show another's data. (Concurrent
       // dispatches of one installation share their lines.) Capped here like an event's output.
-      if (this.lateLines >= this.limits.maxLogLinesPerDispatch) {
+      if (!this.fits(this.lateLines, this.lateBytes, line)) {
         this.lateDropped++;
         return;
       }
       this.lateLines++;
+      this.lateBytes += line.length;
       const ids = this.inFlight.size === 0 ? [...this.draining] : [...this.inFlight].map((entry) => entry.eventId);
       this.hooks.lateLog(ids, level, line);
       return;
     }
     for (const entry of this.inFlight) {
-      if (entry.logs.length < this.limits.maxLogLinesPerDispatch) entry.logs.push({ level, text: line });
-      else entry.droppedLogs++;
+      if (this.fits(entry.logs.length, entry.logBytes, line)) {
+        entry.logs.push({ level, text: line });
+        entry.logBytes += line.length;
+      } else entry.droppedLogs++;
     }
   }
 
@@ -220,9 +234,10 @@ export class IntegrationIsolate {
     this.fetchesInWindow = 0;
     this.warned.clear();
     if (this.lateDropped > 0) {
-      this.hooks.lateLog([], 'warn', `… ${this.lateDropped} more log lines dropped after the response (limit ${this.limits.maxLogLinesPerDispatch} per event)`);
+      this.hooks.lateLog([], 'warn', `… ${this.lateDropped} more log lines dropped after the response (limits: ${this.limits.maxLogLinesPerDispatch} lines, ${this.limits.maxLogBytesPerDispatch} bytes per event)`);
     }
     this.lateLines = 0;
+    this.lateBytes = 0;
     this.lateDropped = 0;
     this.dropIdleTimers();
   }

@@ -13,6 +13,8 @@ export interface SandboxLimits {
   maxResponseBytes: number;
   maxLogLineBytes: number;
   maxLogLinesPerDispatch: number;
+  /** Characters of log text kept per event (and per window of work after the response). */
+  maxLogBytesPerDispatch: number;
   /** Isolates kept alive per worker; past it the least recently used idle one is disposed. */
   maxLiveIsolatesPerWorker: number;
 }

@@ -11,6 +11,7 @@ import type { BridgePrimitives, RuntimeApi } from './contract.ts';
 import { CryptoKey, createCrypto } from './crypto.ts';
 import { createRuntimeApi } from './dispatch.ts';
 import { DOMException } from './dom-exception.ts';
+import { FinalizationRegistry } from './finalization-registry.ts';
 import { createFetch } from './fetch.ts';
 import { hardenRealm } from './harden.ts';
 import { Headers } from './headers.ts';
@@ -74,6 +75,8 @@ export function install(
   defineGlobal('atob', atob);
   defineGlobal('btoa', btoa);
   defineGlobal('DOMException', DOMException);
+  // Replaces V8's: its cleanup callbacks would run guest code while the integration is idle.
+  defineGlobal('FinalizationRegistry', FinalizationRegistry);
   defineGlobal('crypto', crypto);
   defineGlobal('CryptoKey', CryptoKey);
   defineGlobal('setTimeout', timers.setTimeout);

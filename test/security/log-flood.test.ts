@@ -36,7 +36,7 @@ describe('enormous log output', () => {
   it('keeps at most the line cap per event, plus one notice of how many were dropped', async () => {
     const event = await floodAndGetEvent('lines=5000');
     expect(event.logs).toHaveLength(MAX_LINES + 1);
-    expect(event.logs.at(-1)).toEqual({ level: 'warn', text: `… 4900 more log lines dropped (limit ${MAX_LINES} per event)` });
+    expect(event.logs.at(-1)).toEqual({ level: 'warn', text: `… 4900 more log lines dropped (limits: ${MAX_LINES} lines, 65536 bytes per event)` });
     expect(hostLines('during line').length).toBe(MAX_LINES);
   });
 
@@ -53,7 +53,24 @@ describe('enormous log output', () => {
     await waitFor(() => hostLines('more log lines dropped after the response').length === 1);
     expect(hostLines('late line').length).toBeLessThanOrEqual(MAX_LINES);
     expect(hostLines('late huge')).toEqual([]);
-    expect(hostLines('more log lines dropped after the response')[0]).toMatch(/… 4901 more log lines dropped after the response \(limit 100 per event\)/);
+    expect(hostLines('more log lines dropped after the response')[0]).toMatch(/… 4901 more log lines dropped after the response \(limits: 100 lines, 65536 bytes per event\)/);
+  });
+
+  it('keeps at most 64 KiB of log text per event however the lines are made, escaping control characters', async () => {
+    // 1,000 lines of control characters: stored JSON-escaped, each once cost six bytes per character.
+    const event = await floodAndGetEvent('control=1000&width=1000');
+    const stored = event.logs.filter((line: { text: string }) => line.text.startsWith('control'));
+    const text = stored.map((line: { text: string }) => line.text).join('');
+    expect(text.length).toBeLessThanOrEqual(64 * 1024);
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(text).toContain('\\x1b\\x00');
+    expect(event.logs.at(-1).text).toMatch(/more log lines dropped \(limits: 100 lines, 65536 bytes per event\)/);
+    // A page of the event log stays small: entries of at most 64 KiB of text (the escapes' own
+    // backslashes cost at most a quarter more in JSON).
+    for (let round = 0; round < 9; round++) await floodAndGetEvent('control=1000&width=1000');
+    const page = await host.admin('/v1/integrations/log-flood/events?limit=10');
+    expect(page.status).toBe(200);
+    expect((await page.text()).length).toBeLessThan(10 * 96 * 1024);
   });
 
   it('leaves the host and its neighbour answering', async () => {
