@@ -50,7 +50,8 @@ export const EVENT_SCOPES: Record<PublishableEventType, Scope[]> = {
 };
 
 const ajv = new Ajv({ allErrors: true, strict: false });
-const validators = Object.fromEntries(Object.entries(PUBLISHABLE_EVENTS).map(([type, schema]) => [type, ajv.compile(schema)]));
+// A Map: `type` comes from the request, and a plain object would answer "constructor" or "__proto__".
+const validators = new Map(Object.entries(PUBLISHABLE_EVENTS).map(([type, schema]) => [type, ajv.compile(schema)]));
 
 /** Validates a published event; throws ERR_VALIDATION naming the type or each bad field. */
 export function validatePublishedEvent(body: unknown): { type: PublishableEventType } & Record<string, unknown> {
@@ -58,7 +59,7 @@ export function validatePublishedEvent(body: unknown): { type: PublishableEventT
   const { type } = body as { type?: unknown };
   if (typeof type !== 'string') throw new HostError('ERR_VALIDATION', '/type: required, one of ' + Object.keys(PUBLISHABLE_EVENTS).join(', '), [{ pointer: '/type', message: 'required' }]);
   if ('eventId' in body) throw new HostError('ERR_VALIDATION', '/eventId: assigned by the host, must not be sent', [{ pointer: '/eventId', message: 'must not be sent' }]);
-  const validate = validators[type];
+  const validate = validators.get(type);
   if (!validate) throw new HostError('ERR_VALIDATION', `/type: unknown event type "${type}" (expected one of ${Object.keys(PUBLISHABLE_EVENTS).join(', ')})`, [{ pointer: '/type', message: 'unknown event type' }]);
   if (!validate(body)) {
     const details = (validate.errors ?? []).map((e) => {

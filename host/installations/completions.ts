@@ -4,6 +4,7 @@
 
 import { Ajv } from 'ajv';
 import { HostError } from '../common/errors.ts';
+import { jsonTextTooDeep, tooDeepMessage } from '../common/json-depth.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import type { Installation } from './model.ts';
 import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
@@ -41,8 +42,11 @@ export function readCompletionAnswer(response: SandboxResponse, path: string): C
   if (response.status !== 200) throw invalid(path, `it answered status ${response.status}`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(response.body));
-  } catch {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(response.body);
+    if (jsonTextTooDeep(text)) throw invalid(path, `the body ${tooDeepMessage()}`);
+    parsed = JSON.parse(text);
+  } catch (error) {
+    if (error instanceof HostError) throw error;
     // The parser's message would quote the body; the status of the problem is enough here.
     throw invalid(path, 'the body is not JSON');
   }

@@ -23,7 +23,8 @@ export function applyDefaults(schema: ConfigurationSchema | undefined, configura
 
 /** `active` once every required property has a value; `pending` before (docs/installations.md). */
 export function statusFor(schema: ConfigurationSchema | undefined, configuration: Record<string, unknown>): InstallationStatus {
-  const missing = (schema?.required ?? []).filter((name) => configuration[name] === undefined || configuration[name] === '');
+  // Own properties only: a required property named "constructor" is not set by Object.prototype.
+  const missing = (schema?.required ?? []).filter((name) => !Object.hasOwn(configuration, name) || configuration[name] === undefined || configuration[name] === '');
   return missing.length === 0 ? 'active' : 'pending';
 }
 

@@ -16,7 +16,7 @@ export function viewInstallation(baseUrl: string, integration: LoadedIntegration
   const buttons = integration ? buttonProperties(integration, installation.target) : [];
   const configuration = { ...installation.configuration };
   for (const [name] of buttons) {
-    if (configuration[name] !== undefined) configuration[name] = REDACTED;
+    if (Object.hasOwn(configuration, name) && configuration[name] !== undefined) configuration[name] = REDACTED;
   }
   return {
     ...record,

@@ -7,6 +7,7 @@ import type { LoadedIntegration } from '../manifest/types.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Installation } from '../installations/model.ts';
 import { authorize } from './authorize.ts';
+import { jsonTextTooDeep, tooDeepMessage } from '../common/json-depth.ts';
 import type { ApiCaller, ApiRequest, ApiResponse, ApiRoute } from './types.ts';
 import type { ResourceDirectory } from '../platform/records.ts';
 
@@ -67,8 +68,10 @@ function bearerToken(headers: [string, string][]): string | undefined {
 function parseBody(request: ApiRequest): unknown {
   if (request.body === null || request.body.length === 0) return undefined;
   if (request.body.length > MAX_API_BODY_BYTES) throw new HostError('ERR_PAYLOAD_TOO_LARGE', `request body exceeds ${MAX_API_BODY_BYTES} bytes`);
+  const text = new TextDecoder().decode(request.body);
+  if (jsonTextTooDeep(text)) throw new HostError('ERR_VALIDATION', `request body ${tooDeepMessage()}`, [{ pointer: '', message: tooDeepMessage() }]);
   try {
-    return JSON.parse(new TextDecoder().decode(request.body));
+    return JSON.parse(text);
   } catch (error) {
     throw new HostError('ERR_BAD_REQUEST', `request body is not valid JSON: ${(error as Error).message}`);
   }

@@ -4,6 +4,7 @@
 import type { Context } from 'koa';
 import { HostError } from '../common/errors.ts';
 import { readBody } from './read-body.ts';
+import { jsonTextTooDeep, tooDeepMessage } from '../common/json-depth.ts';
 
 const MAX_JSON_BODY_BYTES = 1_048_576;
 
@@ -24,6 +25,8 @@ export async function readJsonBody(ctx: Context, limitBytes = MAX_JSON_BODY_BYTE
   } catch {
     throw new HostError('ERR_BAD_REQUEST', 'request body is not valid JSON: it is not UTF-8');
   }
+  // Before parsing: every later step (validation, the isolate copy) would recurse once per level.
+  if (jsonTextTooDeep(text)) throw new HostError('ERR_VALIDATION', `request body ${tooDeepMessage()}`, [{ pointer: '', message: tooDeepMessage() }]);
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -6,6 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { Formidable, multipart } from 'formidable';
 import { HostError } from '../common/errors.ts';
 import { checkDeclaredLength, payloadTooLarge } from './read-body.ts';
+import { jsonTextTooDeep, tooDeepMessage } from '../common/json-depth.ts';
 
 const ENVELOPE_PARTS = ['event', 'environment', 'fetch-body'] as const;
 type PartName = (typeof ENVELOPE_PARTS)[number];
@@ -90,7 +91,9 @@ function collectParts(req: IncomingMessage, limitBytes: number): Promise<Map<Par
 function parseJsonPart(name: PartName, bytes: Buffer): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    if (jsonTextTooDeep(text)) throw new Error(tooDeepMessage());
+    value = JSON.parse(text);
   } catch (error) {
     throw envelopeInvalid(`part "${name}" is not valid JSON: ${(error as Error).message}`);
   }

@@ -7,6 +7,7 @@ import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import type { DispatchOutcome } from '../dispatch/dispatcher.ts';
 import { validateContentKit } from '../contentkit/validate.ts';
 import { isPlainObject } from './json-body.ts';
+import { jsonTextTooDeep, tooDeepMessage } from '../common/json-depth.ts';
 import { bodyBuffer } from './send-sandbox-response.ts';
 
 export interface RenderAnswer {
@@ -19,8 +20,16 @@ function badRender(what: string): HostError {
 }
 
 function parseJson(response: SandboxResponse): { ok: true; value: unknown } | { ok: false } {
+  let text: string;
   try {
-    return { ok: true, value: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bodyBuffer(response))) };
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bodyBuffer(response));
+  } catch {
+    return { ok: false };
+  }
+  // Whatever the integration answered is re-serialized and validated (recursively) below.
+  if (jsonTextTooDeep(text)) throw badRender(tooDeepMessage());
+  try {
+    return { ok: true, value: JSON.parse(text) };
   } catch {
     return { ok: false };
   }

@@ -4,6 +4,7 @@
 
 import { load, CORE_SCHEMA } from 'js-yaml';
 import { HostError } from '../../common/errors.ts';
+import { tooDeepMessage, valueTooDeep } from '../../common/json-depth.ts';
 import type { ApiRoute } from '../types.ts';
 import type { PlatformApiDeps } from '../deps.ts';
 import { compileBodyValidator } from '../../common/validate-body.ts';
@@ -32,11 +33,15 @@ function notASpec(reason: string): HostError {
 /** The document a spec stands for: the object itself, or its text parsed as YAML (JSON is YAML). */
 function parseSpec(spec: Record<string, unknown> | string): unknown {
   if (typeof spec !== 'string') return spec;
+  let document: unknown;
   try {
-    return load(spec, { schema: CORE_SCHEMA });
+    document = load(spec, { schema: CORE_SCHEMA });
   } catch (error) {
     throw notASpec(`is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
   }
+  // YAML nests without brackets; the parsed document is measured instead of the text.
+  if (valueTooDeep(document)) throw notASpec(tooDeepMessage());
+  return document;
 }
 
 function checkSpec(spec: Record<string, unknown> | string): void {
