@@ -98,12 +98,12 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     firstPartyOrganizations: platform.firstPartyOrganizations,
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
   });
-  const registry = registryOf(loaded, [createWebhookIntegration(stores.signingSecrets, { allow: options.allowEgress })]);
+  const registry = registryOf(loaded, [createWebhookIntegration(stores.signingSecrets, { allow: options.allowEgress, hostPort: http.port })]);
 
   const supervisor = new Supervisor({
     workers: options.workers,
     limits: options.limits,
-    egress: { allow: options.allowEgress, ...(options.egressResolve ? { resolve: options.egressResolve } : {}) },
+    egress: { allow: options.allowEgress, hostPort: http.port, ...(options.egressResolve ? { resolve: options.egressResolve } : {}) },
     runtimeScript: await buildRuntimeScript(),
     crashesBeforeQuarantine: options.limits.crashesBeforeQuarantine,
     crashWindowMs: options.limits.crashWindowMs,
@@ -149,7 +149,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
 
   const webhookDispatcher = createWebhookDispatcher({
     outbox: stores.outbox,
-    policyOptions: { allow: options.allowEgress },
+    policyOptions: { allow: options.allowEgress, hostPort: http.port },
     secretsFor: (installationId) => stores.signingSecrets.secretsFor(installationId, options.clock()),
     now: options.clock,
     log,

@@ -13,6 +13,11 @@ export interface EgressOptions {
    * the system resolver for those names, so tests can aim a name at any address without traffic.
    */
   resolve?: Record<string, string[]>;
+  /**
+   * The host's own HTTP port: on a non-public address it is never a destination, whatever
+   * `allow` says (see excludingHostPort). Guest fetch and webhook delivery both set it.
+   */
+  hostPort?: number;
 }
 
 type Range = [network: string, prefix: number, label: string];
@@ -133,6 +138,12 @@ export interface EgressPolicy {
 }
 
 export function createEgressPolicy(options: EgressOptions): EgressPolicy {
+  const policy = allowListPolicy(options);
+  const { hostPort } = options;
+  return hostPort === undefined ? policy : excludingHostPort(policy, () => hostPort);
+}
+
+function allowListPolicy(options: EgressOptions): EgressPolicy {
   const entries = entriesOf(options);
   const checkAddress = (hostname: string, address: string, port: number): string | null => {
     const ip = parseIp(address);
@@ -160,7 +171,7 @@ export function createEgressPolicy(options: EgressOptions): EgressPolicy {
  */
 export function excludingHostPort(policy: EgressPolicy, hostPort: () => number | null): EgressPolicy {
   const refuse = (address: string, port: number): string | null =>
-    port === hostPort() && classifyAddress(address) !== null ? `destination ${address}:${port} is the host itself; use environment.apiEndpoint for the platform API` : null;
+    port === hostPort() && classifyAddress(address) !== null ? `destination ${address}:${port} is this host itself (integrations reach the platform API through environment.apiEndpoint)` : null;
   return {
     checkUrl(url) {
       const reason = policy.checkUrl(url);

@@ -6,7 +6,7 @@ import type { DispatchResult, FromWorker, ToWorker, WorkerInit } from './message
 import type { BridgeRequest, BridgeResponse, BridgeResult, UrlRecord } from '../../sandbox-api/runtime/contract.ts';
 import { parseUrl } from '../bridge/primitives.ts';
 import { DispatchError, IntegrationIsolate, type RuntimeSource } from './isolate.ts';
-import { createEgressPolicy, excludingHostPort } from '../bridge/egress-policy.ts';
+import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import { performFetch } from '../bridge/fetch.ts';
 import { lookupWithOverrides } from '../bridge/egress-resolve.ts';
 
@@ -16,7 +16,6 @@ const FETCH_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 
 let init: WorkerInit | null = null;
 let apiOrigin: string | null = null;
-let apiPort: number | null = null;
 let nextApiCall = 1;
 const apiCalls = new Map<number, (result: BridgeResult<BridgeResponse>) => void>();
 let runtime: RuntimeSource | null = null;
@@ -28,11 +27,6 @@ function send(message: FromWorker): void {
   // During shutdown the channel can close under a late result; with a callback a failed send is
   // dropped instead of crashing this process with an unhandled EPIPE.
   if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
-}
-
-/** The host's own HTTP port, once configured: never a guest fetch destination (see excludingHostPort). */
-function hostPort(): number | null {
-  return apiPort;
 }
 
 /** Whether a guest URL targets the platform API (same origin as environment.apiEndpoint). */
@@ -56,7 +50,8 @@ function callPlatformApi(integration: string, request: BridgeRequest): Promise<B
 function register(integration: string, bundleCode: string): void {
   if (init === null || runtime === null) throw new Error('worker used before init');
   isolates.get(integration)?.dispose('re-registered');
-  const policy = excludingHostPort(createEgressPolicy(init.egress), hostPort);
+  // init.egress carries the host's own port: never a destination (see excludingHostPort).
+  const policy = createEgressPolicy(init.egress);
   const lookup = lookupWithOverrides(init.egress.resolve);
   isolates.set(
     integration,
@@ -146,12 +141,7 @@ process.on('message', (message: ToWorker) => {
       return;
     }
     case 'configure':
-      {
-        const url = new URL(message.apiEndpoint);
-        apiOrigin = url.origin;
-        // Parsed once here, not on every address check of every guest fetch.
-        apiPort = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-      }
+      apiOrigin = new URL(message.apiEndpoint).origin;
       return;
     case 'api-response':
       apiCalls.get(message.id)?.(message.result);

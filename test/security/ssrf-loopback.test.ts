@@ -95,7 +95,7 @@ describe('SSRF to the host itself with the whole loopback address allowed', () =
       const port = wide.host.port;
       const targets = [`http://localhost:${port}/health`, `http://[::ffff:127.0.0.1]:${port}/health`, `http://[::1]:${port}/health`];
       const outcomes = await attack(wide, targets);
-      for (const [target, outcome] of outcomes) expect(`${target} → ${outcome}`).toMatch(/ → TypeError: fetch failed: destination .* is the host itself/);
+      for (const [target, outcome] of outcomes) expect(`${target} → ${outcome}`).toMatch(/ → TypeError: fetch failed: destination .* is this host itself/);
       // The apiEndpoint's own origin (127.1 is 127.0.0.1) goes to the platform API over IPC, which has no /health.
       expect((await attack(wide, [`http://127.1:${port}/health`])).get(`http://127.1:${port}/health`)).toMatch(/^status 404/);
       expect(wide.connects.filter((entry) => entry.endsWith(`:${port}`))).toEqual([]);

@@ -6,9 +6,9 @@ describe('excludingHostPort', () => {
 
   it('refuses the host port on loopback addresses even when loopback is allowed', () => {
     const policy = excludingHostPort(open, () => 8787);
-    expect(policy.checkUrl(new URL('http://127.0.0.1:8787/'))).toMatch(/is the host itself/);
-    expect(policy.checkAddress('localhost', '127.0.0.1', 8787)).toMatch(/is the host itself/);
-    expect(policy.checkAddress('localhost', '::1', 8787)).toMatch(/is the host itself/);
+    expect(policy.checkUrl(new URL('http://127.0.0.1:8787/'))).toMatch(/is this host itself/);
+    expect(policy.checkAddress('localhost', '127.0.0.1', 8787)).toMatch(/is this host itself/);
+    expect(policy.checkAddress('localhost', '::1', 8787)).toMatch(/is this host itself/);
   });
 
   it('leaves other ports and public destinations to the underlying policy', () => {
