@@ -151,6 +151,10 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     outbox: stores.outbox,
     policyOptions: { allow: options.allowEgress, hostPort: http.port },
     secretsFor: (installationId) => stores.signingSecrets.secretsFor(installationId, options.clock()),
+    currentUrl: async (installationId) => {
+      const url = (await stores.installations.getInstallation(installationId))?.configuration.url;
+      return typeof url === 'string' ? url : undefined;
+    },
     now: options.clock,
     log,
   });

@@ -14,6 +14,8 @@ export interface WebhookDispatcherOptions {
   policyOptions: EgressOptions;
   /** Active signing secrets of an installation, current first; empty once it is gone (the delivery then fails). */
   secretsFor(installationId: string): Promise<string[]>;
+  /** The URL the installation is configured with now (each attempt goes there); undefined keeps the queued one. */
+  currentUrl?(installationId: string): Promise<string | undefined>;
   now?: () => number;
   random?: () => number;
   setTimer?: (callback: () => void, delayMs: number) => unknown;

@@ -133,10 +133,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   function launch(delivery: DeliveryRecord): void {
     const task = new Promise<void>((done) => {
       const startedAt = now();
-      options
-        .secretsFor(delivery.installationId)
-        .catch((): string[] => [])
-        .then((secrets) => deliver({ url: delivery.url, body: delivery.body, secrets }))
+      // Every attempt, retries included, goes to the URL configured now: a URL changed because
+      // the old receiver is wrong or compromised must not keep receiving signed events.
+      const currentUrl = (options.currentUrl?.(delivery.installationId) ?? Promise.resolve(undefined)).catch(() => undefined);
+      Promise.all([options.secretsFor(delivery.installationId).catch((): string[] => []), currentUrl])
+        .then(([secrets, url]) => deliver({ url: url ?? delivery.url, body: delivery.body, secrets }))
         .catch((error: unknown): AttemptResult => ({ error: 'network', message: (error as Error).message, durationMs: now() - startedAt }))
         .then((result) => {
           const { record, next } = settleAttempt(delivery.attempts + 1, startedAt, result, now(), random);
