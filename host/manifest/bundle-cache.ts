@@ -4,6 +4,7 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { MAX_SOURCE_FILE_BYTES, readRegularFile } from './read-file.ts';
 import path from 'node:path';
 import { version as ESBUILD_VERSION } from 'esbuild';
 
@@ -41,8 +42,9 @@ export async function readCachedBundle(cacheDir: string, entryReal: string): Pro
   if (!known || known.version !== BUNDLER_VERSION || known.entry !== entryReal) return null;
   const contents = new Map<string, Uint8Array>();
   for (const file of known.inputs) {
-    const bytes = await readFile(file).catch(() => null);
-    if (!bytes) return null; // an input was removed: resolution may differ now, rebuild
+    // Same rule as the build: an input that is no longer a regular file is never read.
+    const bytes = await readRegularFile(file, MAX_SOURCE_FILE_BYTES).catch(() => null);
+    if (!bytes) return null; // an input was removed or changed kind: resolution may differ now, rebuild
     contents.set(file, bytes);
   }
   if (hashInputs(entryReal, contents) !== known.hash) return null;

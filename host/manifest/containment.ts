@@ -3,19 +3,19 @@
 // on the first, and records the bytes it loads so the cache hash covers exactly what was built.
 
 import { realpathSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Loader, Plugin } from 'esbuild';
 import { isInside } from './paths.ts';
+import { MAX_SOURCE_FILE_BYTES, readRegularFile, UnreadableFileError } from './read-file.ts';
 
 const SANDBOX_API_DIR = fileURLToPath(new URL('../../sandbox-api', import.meta.url));
 /** Namespace of the empty stand-ins for rejected imports. */
 export const REJECTED = 'ih-rejected';
-const LOADERS: Record<string, Loader> = {
-  '.ts': 'ts', '.mts': 'ts', '.tsx': 'tsx', '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.jsx': 'jsx', '.json': 'json',
-};
+const LOADERS = new Map<string, Loader>([
+  ['.ts', 'ts'], ['.mts', 'ts'], ['.tsx', 'tsx'], ['.js', 'js'], ['.mjs', 'js'], ['.cjs', 'js'], ['.jsx', 'jsx'], ['.json', 'json'],
+]);
 
 export function containmentPlugin(dirReal: string, offenses: string[], contents: Map<string, Uint8Array>): Plugin {
   const sandboxReal = realpathOrSelf(SANDBOX_API_DIR);
@@ -62,10 +62,22 @@ export function containmentPlugin(dirReal: string, offenses: string[], contents:
       b.onLoad({ filter: /.*/, namespace: REJECTED }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
       // Reading here (not letting esbuild read) makes the cache hash cover exactly the bytes built.
       b.onLoad({ filter: /.*/, namespace: 'file' }, async (args) => {
-        const bytes = await readFile(args.path);
+        const shown = displayImporter(args.path, dirReal, sandboxReal);
+        const loader = LOADERS.get(path.extname(args.path).toLowerCase());
+        // Never left to esbuild: it would read any file it is handed, whatever its kind.
+        if (loader === undefined) {
+          offenses.push(`script imports ${shown}, which is not a source file (.ts, .tsx, .js, .mjs, .cjs, .jsx or .json)`);
+          return { contents: '', loader: 'js' };
+        }
+        let bytes: Buffer;
+        try {
+          bytes = await readRegularFile(args.path, MAX_SOURCE_FILE_BYTES);
+        } catch (error) {
+          offenses.push(`script imports ${shown}, which ${error instanceof UnreadableFileError ? error.message : 'cannot be read'}`);
+          return { contents: '', loader: 'js' };
+        }
         contents.set(args.path, bytes);
-        const loader = LOADERS[path.extname(args.path).toLowerCase()];
-        return loader ? { contents: bytes, loader } : undefined;
+        return { contents: bytes, loader };
       });
     },
   };

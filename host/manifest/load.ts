@@ -2,7 +2,8 @@
 // Never throws for a bad integration (it comes back 'invalid' with every problem found); never
 // puts a secret value into a problem, and never bundles an integration that has an error.
 
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { readRegularFile, UnreadableFileError } from './read-file.ts';
 import path from 'node:path';
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { HostError } from '../common/errors.ts';
@@ -99,10 +100,9 @@ async function readManifest(manifestPath: string): Promise<{ doc: Record<string,
   const fail = (message: string) => ({ problem: { pointer: '', message } });
   let text: string;
   try {
-    const info = await stat(manifestPath);
-    if (info.size > MAX_MANIFEST_BYTES) return fail(`manifest is larger than ${MAX_MANIFEST_BYTES} bytes`);
-    text = await readFile(manifestPath, 'utf8');
+    text = (await readRegularFile(manifestPath, MAX_MANIFEST_BYTES)).toString('utf8');
   } catch (error) {
+    if (error instanceof UnreadableFileError) return fail(`${MANIFEST_FILE} ${error.message}`);
     return fail(`cannot read ${MANIFEST_FILE} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   let doc: unknown;
