@@ -9,7 +9,8 @@ import path from 'node:path';
 import { version as ESBUILD_VERSION } from 'esbuild';
 
 /** Bump when the build options or the wrapper change, so old bundles are never served. */
-const BUNDLER_VERSION = 'ih-bundle/1';
+// Bumped whenever the bundle's shape changes, so bundles cached before are rebuilt.
+const BUNDLER_VERSION = 'ih-bundle/2';
 
 interface CacheEntry {
   version: string;

@@ -67,9 +67,27 @@ export function integrationBuildOptions(dirReal: string, offenses: string[], con
   };
 }
 
-/** A local `var __ih_entry` and the namespace as completion value: no global is created. */
+/**
+ * A local `var __ih_entry` and the namespace as completion value: no global is created. An arrow
+ * function, so the bundle's top level has no `arguments` (a sloppy `function` wrapper would hand
+ * its own source, the whole bundle, to `eval('arguments.callee')`).
+ */
 export function wrapBundle(text: string): string {
-  return `(function () {\n${text}\nreturn __ih_entry;\n})()`;
+  return `(() => {\n${text}\nreturn __ih_entry;\n})()`;
+}
+
+/**
+ * Blanks the `// <path>` line esbuild writes before each module: relative to the integration
+ * folder, they spell out where the host and its sandbox-api live. Lines are emptied, not removed,
+ * so line numbers (and source maps) stay true. Only those exact markers are touched.
+ */
+export function blankModuleMarkers(text: string, dirReal: string, files: Iterable<string>): string {
+  const markers = new Set(['// <stdin>']);
+  for (const file of files) markers.add(`// ${path.relative(dirReal, file).split(path.sep).join('/')}`);
+  return text
+    .split('\n')
+    .map((line) => (markers.has(line.trim()) ? '' : line))
+    .join('\n');
 }
 
 /** Turns esbuild's failure into the offenses it names (errors about rejected-import stubs only repeat one). */
@@ -92,7 +110,7 @@ async function runBuild(dirReal: string, entryReal: string, contents: Map<string
     const details = offenses.map((message) => ({ message }));
     throw new HostError('ERR_BUNDLE_FAILED', offenses.join('; '), details);
   }
-  return wrapBundle(text!);
+  return wrapBundle(blankModuleMarkers(text!, dirReal, contents.keys()));
 }
 
 function describeMessage(message: Message): string {
