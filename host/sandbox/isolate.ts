@@ -50,6 +50,8 @@ interface Live {
 
 const MEMORY_LIMIT_PATTERN = /memory limit/i;
 const STARTUP_DISCARDED = 'the integration was reset while it was starting';
+/** Fetches answered after their event ended, left pending in one isolate before it is reset. */
+const MAX_ABANDONED_CALLS = 1_000;
 /** Each pending timer is a host object: a guest must not be able to make millions of them. */
 const MAX_PENDING_TIMERS = 10_000;
 
@@ -81,6 +83,8 @@ export class IntegrationIsolate {
   private lateLines = 0;
   private lateBytes = 0;
   private lateDropped = 0;
+  /** Fetch answers dropped because they came back after the integration's work ended (see abandon). */
+  private abandonedCalls = 0;
   readonly name: string;
   private readonly bundleCode: string;
   private readonly runtime: RuntimeSource;
@@ -141,6 +145,7 @@ export class IntegrationIsolate {
   dispose(reason: string): void {
     const live = this.live;
     this.live = null;
+    this.abandonedCalls = 0;
     this.starting = null;
     this.generation++;
     if (live === null) return;
@@ -372,11 +377,17 @@ export class IntegrationIsolate {
         this.warnOnce('fetch', `fetch refused: the limit of ${this.limits.maxFetchesPerDispatch} fetches per event was reached`);
         return { ok: false, code: 'TypeError', message: `fetch limit reached (${this.limits.maxFetchesPerDispatch} per event)` };
       }
+      let result: BridgeResult<BridgeResponse>;
       try {
-        return await this.hooks.fetch(request);
+        result = await this.hooks.fetch(request);
       } catch {
-        return { ok: false, code: 'TypeError', message: 'network error' };
+        result = { ok: false, code: 'TypeError', message: 'network error' };
       }
+      // Settling it now would run the guest's continuation while nothing is in flight, outside any
+      // deadline: a fetch nobody awaited (nor handed to waitUntil) is abandoned, as on other
+      // isolate platforms once the response is sent.
+      if (this.inFlight.size === 0 && this.draining.size === 0) return this.abandon();
+      return result;
     };
     const setTimer = (id: number, delayMs: number) => {
       // Only a timer callback already on its way in can run while idle; it may not re-arm itself.
@@ -404,6 +415,21 @@ export class IntegrationIsolate {
       new ivm.Callback(safe(primitives.hmac)),
     ];
     return { fetch, callbacks };
+  }
+
+  /**
+   * A bridge call whose answer arrived after the integration finished its work: it never settles.
+   * Each leaves a small pending promise in the isolate, so past MAX_ABANDONED_CALLS the isolate is
+   * reset (with a log line) rather than left to accumulate them.
+   */
+  private abandon(): Promise<never> {
+    this.abandonedCalls++;
+    if (this.abandonedCalls === 1) this.hooks.lateLog([], 'warn', 'a fetch answered after the integration finished its work (neither awaited nor passed to waitUntil): its result was dropped');
+    if (this.abandonedCalls > MAX_ABANDONED_CALLS) {
+      this.hooks.lateLog([], 'warn', `more than ${MAX_ABANDONED_CALLS} fetches were abandoned after their events ended: the isolate was reset`);
+      this.dispose('too many abandoned fetches');
+    }
+    return new Promise<never>(() => undefined);
   }
 
   /** Fires a guest timer; one due while the integration is idle (a race with dropIdleTimers) is dropped. */
