@@ -57,6 +57,7 @@ const DEFAULT_LIMITS: HostLimits = {
   maxLogLineBytes: 8 * 1024,
   maxLogLinesPerDispatch: 1_000,
   maxLogBytesPerDispatch: 64 * 1024,
+  hogCpuMs: 1_000,
   maxLiveIsolatesPerWorker: 100,
   maxPublicBodyBytes: 1024 * 1024,
   maxEnvelopeBytes: 1024 * 1024,

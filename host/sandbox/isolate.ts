@@ -83,6 +83,9 @@ export class IntegrationIsolate {
   private lateLines = 0;
   private lateBytes = 0;
   private lateDropped = 0;
+  /** Where CPU counting of the current busy period started, and whether it was reported as a hog. */
+  private busySince: { isolate: ivm.Isolate; ns: bigint } | null = null;
+  private hogReported = false;
   /** Fetch answers dropped because they came back after the integration's work ended (see abandon). */
   private abandonedCalls = 0;
   readonly name: string;
@@ -106,6 +109,32 @@ export class IntegrationIsolate {
     return this.live !== null && !this.live.isolate.isDisposed;
   }
 
+  /**
+   * Milliseconds this integration's isolate has spent executing since it last became busy, if it
+   * passed `thresholdMs` and was not reported yet in this busy period; null otherwise. Read from
+   * the worker's thread while the isolate runs (isolated-vm's cpuTime: time spent executing in
+   * the isolate, not waiting on host calls).
+   */
+  takeHogReport(thresholdMs: number): number | null {
+    const live = this.live;
+    if (live === null || live.isolate.isDisposed || this.hogReported || (this.inFlight.size === 0 && this.draining.size === 0)) return null;
+    let executedNs: bigint;
+    try {
+      executedNs = live.isolate.cpuTime;
+    } catch {
+      return null;
+    }
+    // The first sample of a busy period whose isolate was still starting sets its baseline.
+    if (this.busySince === null || this.busySince.isolate !== live.isolate) {
+      this.busySince = { isolate: live.isolate, ns: executedNs };
+      return null;
+    }
+    const ms = Number(executedNs - this.busySince.ns) / 1e6;
+    if (ms < thresholdMs) return null;
+    this.hogReported = true;
+    return Math.round(ms);
+  }
+
   /** Live but with nothing in flight or draining: safe to dispose and recreate later. */
   get isIdle(): boolean {
     return this.isLive && this.inFlight.size === 0 && this.draining.size === 0;
@@ -115,6 +144,7 @@ export class IntegrationIsolate {
   async dispatch(envelope: Envelope): Promise<{ response: SandboxResponse; logs: CapturedLog[] }> {
     this.lastUsedAt = performance.now();
     const entry: InFlight = { eventId: envelope.event.eventId, installationId: String(envelope.event.installationId ?? ''), logs: [], logBytes: 0, droppedLogs: 0 };
+    if (this.inFlight.size === 0 && this.draining.size === 0) this.startBusyPeriod();
     this.inFlight.add(entry);
     const deadline = setTimeout(() => {
       entry.failure = new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
@@ -232,6 +262,17 @@ export class IntegrationIsolate {
       installation = entry.installationId;
     }
     return true;
+  }
+
+  /** A new busy period: CPU is counted from here for takeHogReport. */
+  private startBusyPeriod(): void {
+    this.hogReported = false;
+    const live = this.live;
+    try {
+      this.busySince = live !== null && !live.isolate.isDisposed ? { isolate: live.isolate, ns: live.isolate.cpuTime } : null;
+    } catch {
+      this.busySince = null;
+    }
   }
 
   private resetWindowIfIdle(): void {

@@ -15,6 +15,11 @@ export interface SandboxLimits {
   maxLogLinesPerDispatch: number;
   /** Characters of log text kept per event (and per window of work after the response). */
   maxLogBytesPerDispatch: number;
+  /**
+   * Milliseconds an integration may execute in one busy period (dispatches and waitUntil work that
+   * overlap) before it is moved to the low-priority worker, while the work still runs.
+   */
+  hogCpuMs: number;
   /** Isolates kept alive per worker; past it the least recently used idle one is disposed. */
   maxLiveIsolatesPerWorker: number;
 }
@@ -110,4 +115,11 @@ export interface EgressConnect {
   port: number;
 }
 
-export type FromWorker = DispatchResult | LateLog | WorkerReady | ApiCall | EgressConnect;
+/** An integration executed past limits.hogCpuMs in one busy period (reported once per period). */
+export interface HogReport {
+  type: 'hog';
+  integration: string;
+  cpuMs: number;
+}
+
+export type FromWorker = DispatchResult | LateLog | WorkerReady | ApiCall | EgressConnect | HogReport;

@@ -240,6 +240,7 @@ export class Supervisor {
       if (message.type === 'log') return this.options.onLog(message);
       if (message.type === 'api-request') return this.answerApi(slot, message.id, message.integration, message.request);
       if (message.type === 'egress-connect') return this.options.onEgressConnect?.({ integration: message.integration, address: message.address, port: message.port });
+      if (message.type === 'hog') return this.demote(message.integration, `executed ${message.cpuMs} ms in one busy period (limit ${this.options.limits.hogCpuMs} ms)`);
       this.settle(slot, message);
     });
     child.on('exit', (code, signal) => this.onExit(slot, code, signal));

@@ -111,6 +111,19 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   enforceIsolateCap();
 }
 
+/** How often busy isolates are sampled for hogs (their execution time in the busy period). */
+const HOG_SAMPLE_MS = 100;
+
+// Neighbours first: an integration that keeps executing is reported while its work still runs,
+// so the supervisor moves its next dispatches off this worker before any deadline passes.
+setInterval(() => {
+  if (init === null) return;
+  for (const [integration, isolate] of isolates) {
+    const cpuMs = isolate.takeHogReport(init.limits.hogCpuMs);
+    if (cpuMs !== null) send({ type: 'hog', integration, cpuMs });
+  }
+}, HOG_SAMPLE_MS).unref();
+
 process.on('message', (message: ToWorker) => {
   switch (message.type) {
     case 'init':
