@@ -19,6 +19,9 @@ export interface HostLimits extends SandboxLimits {
   timeoutsBeforeCooldown: number;
   timeoutWindowMs: number;
   timeoutCooldownMs: number;
+  /** Workers of their own for suspects of a crash no one can be blamed for, and how long they stay. */
+  maxSolitaryWorkers: number;
+  solitaryProbationMs: number;
 }
 
 export interface HostOptions {
@@ -66,6 +69,8 @@ const DEFAULT_LIMITS: HostLimits = {
   timeoutsBeforeCooldown: 5,
   timeoutWindowMs: 60_000,
   timeoutCooldownMs: 30_000,
+  maxSolitaryWorkers: 2,
+  solitaryProbationMs: 60_000,
 };
 
 const positive = { type: 'integer', minimum: 1 } as const;

@@ -21,6 +21,8 @@ export interface IsolateHooks {
   fetch(request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
   /** Console output while no dispatch of this integration is in flight (waitUntil work). */
   lateLog(eventIds: string[], level: string, text: string): void;
+  /** Its waitUntil work is over and nothing else is in flight: the integration is idle again. */
+  onDrained?(): void;
 }
 
 /** Compiled runtime script shared by every isolate of this worker (V8 code cache). */
@@ -133,6 +135,11 @@ export class IntegrationIsolate {
     if (ms < thresholdMs) return null;
     this.hogReported = true;
     return Math.round(ms);
+  }
+
+  /** Whether waitUntil work of this integration still runs after its responses. */
+  get isDraining(): boolean {
+    return this.draining.size > 0;
   }
 
   /** Live but with nothing in flight or draining: safe to dispose and recreate later. */
@@ -316,6 +323,7 @@ export class IntegrationIsolate {
         clearTimeout(timer);
         this.draining.delete(eventId);
         this.resetWindowIfIdle();
+        if (this.draining.size === 0 && this.inFlight.size === 0) this.hooks.onDrained?.();
       });
   }
 

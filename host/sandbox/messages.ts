@@ -82,9 +82,16 @@ export interface CapturedLog {
 /** Failures the worker reports; the supervisor maps them to HostError codes. */
 export type DispatchFailure = 'timeout' | 'memory' | 'bad-response' | 'not-registered' | 'isolate-reset';
 
+/** `draining`: the integration still has waitUntil work running after this answer (see Drained). */
 export type DispatchResult =
-  | { type: 'result'; id: number; ok: true; response: SandboxResponse; logs: CapturedLog[]; durationMs: number }
-  | { type: 'result'; id: number; ok: false; failure: DispatchFailure; message: string; logs: CapturedLog[]; durationMs: number };
+  | { type: 'result'; id: number; ok: true; response: SandboxResponse; logs: CapturedLog[]; durationMs: number; draining?: boolean }
+  | { type: 'result'; id: number; ok: false; failure: DispatchFailure; message: string; logs: CapturedLog[]; durationMs: number; draining?: boolean };
+
+/** The integration's work after its responses (waitUntil) is over: it is idle in this worker. */
+export interface Drained {
+  type: 'drained';
+  integration: string;
+}
 
 /** Console output produced outside any dispatch's response (waitUntil work, late timers). */
 export interface LateLog {
@@ -122,4 +129,4 @@ export interface HogReport {
   cpuMs: number;
 }
 
-export type FromWorker = DispatchResult | LateLog | WorkerReady | ApiCall | EgressConnect | HogReport;
+export type FromWorker = DispatchResult | Drained | LateLog | WorkerReady | ApiCall | EgressConnect | HogReport;

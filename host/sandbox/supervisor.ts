@@ -1,18 +1,16 @@
-// Parent side of the sandbox: forks N worker processes, pins each integration to one, routes
-// dispatches, restarts dead workers, fails their in-flight work with 502 and quarantines an
-// integration that keeps killing workers. It never loads isolated-vm itself.
+// Parent side of the sandbox: forks the worker processes, pins each integration to one, routes
+// dispatches, restarts dead workers, fails their in-flight work with 502, and strikes (then
+// quarantines) only an integration a crash can be pinned on. It never loads isolated-vm itself.
 
-import { fork, type ChildProcess } from 'node:child_process';
-import { setPriority } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressOptions } from '../bridge/egress-policy.ts';
 import { HostError } from '../common/errors.ts';
-import type { CapturedLog, DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWorker } from './messages.ts';
+import type { DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWorker } from './messages.ts';
 import { CrashLedger } from './crash-ledger.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
+import { post, spawnSlot, stopSlot, type Slot, type SupervisedOutcome } from './worker-slot.ts';
 
-const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
+export type { SupervisedOutcome } from './worker-slot.ts';
 
 export interface SupervisorOptions {
   workers: number;
@@ -25,10 +23,16 @@ export interface SupervisorOptions {
   timeoutBreaker: TimeoutBreakerOptions;
   /**
    * Runs one more worker at the lowest OS priority and moves an integration there the first time
-   * it times out, exceeds its memory or is in flight when a worker dies: an offender then competes
+   * it times out, exceeds its memory, hogs the CPU or crashes a worker: an offender then competes
    * for CPU only with other offenders, and the kernel favours everyone else's workers.
    */
   demoteOffenders: boolean;
+  /**
+   * When a worker dies with several integrations at work, none can be blamed: each moves to a
+   * worker of its own (at most this many at once; the rest go to the offenders' worker), where
+   * its next crash is its own. After `solitaryProbationMs` without one it returns to a regular worker.
+   */
+  solitary: { maxWorkers: number; probationMs: number };
   /** Console output of integrations and supervisor notices, one line each. */
   onLog(line: { integration: string; eventIds: string[]; level: string; text: string }): void;
   onNotice(level: 'info' | 'warn' | 'error', message: string): void;
@@ -39,31 +43,6 @@ export interface SupervisorOptions {
 /** Answers a guest's call to the platform API; `integration` is the one whose isolate made it. */
 export type ApiHandler = (integration: string, request: BridgeRequest) => Promise<BridgeResult<BridgeResponse>>;
 
-export interface SupervisedOutcome {
-  response: SandboxResponse;
-  logs: CapturedLog[];
-  durationMs: number;
-}
-
-interface Pending {
-  integration: string;
-  eventId: string;
-  resolve(outcome: SupervisedOutcome): void;
-  reject(error: HostError): void;
-}
-
-interface Slot {
-  index: number;
-  child: ChildProcess;
-  /** Environment objects this worker process already holds (a restarted worker starts empty). */
-  sentEnvironments: WeakSet<object>;
-  ready: Promise<void>;
-  /** Settles `ready`; also called when the process dies first, so waiters move to its replacement. */
-  markReady(): void;
-  pending: Map<number, Pending>;
-  stopping: boolean;
-}
-
 const FAILURE_ERRORS: Record<DispatchFailure, (message: string) => HostError> = {
   timeout: (message) => new HostError('ERR_SANDBOX_TIMEOUT', message),
   memory: (message) => new HostError('ERR_SANDBOX_CRASHED', message),
@@ -73,9 +52,13 @@ const FAILURE_ERRORS: Record<DispatchFailure, (message: string) => HostError> = 
 };
 
 export class Supervisor {
-  private readonly slots: Slot[] = [];
+  /** Regular workers 0..n-1, the offenders' worker n, then solitary workers (created on demand). */
+  private readonly slots = new Map<number, Slot>();
   private readonly pins = new Map<string, number>();
   private readonly bundles = new Map<string, { code: string; hash: string }>();
+  /** Integrations on a worker of their own, with the timer that ends their probation. */
+  private readonly solitary = new Map<string, { index: number; probation: NodeJS.Timeout }>();
+  private nextSolitaryIndex: number;
   private readonly ledger: CrashLedger;
   private readonly breaker: TimeoutBreaker;
   private nextId = 1;
@@ -88,62 +71,67 @@ export class Supervisor {
     this.options = options;
     this.ledger = new CrashLedger(options.crashesBeforeQuarantine, options.crashWindowMs);
     this.breaker = new TimeoutBreaker(options.timeoutBreaker);
+    this.nextSolitaryIndex = this.regularCount + (options.demoteOffenders ? 1 : 0);
+  }
+
+  private get regularCount(): number {
+    return Math.max(1, this.options.workers);
   }
 
   async start(): Promise<void> {
-    const count = Math.max(1, this.options.workers);
-    for (let index = 0; index < count; index++) this.slots.push(this.spawn(index));
-    if (this.options.demoteOffenders) this.slots.push(this.spawn(count));
-    await Promise.all(this.slots.map((slot) => slot.ready));
+    for (let index = 0; index < this.regularCount; index++) this.slots.set(index, this.spawn(index));
+    if (this.options.demoteOffenders) this.slots.set(this.regularCount, this.spawn(this.regularCount));
+    await Promise.all([...this.slots.values()].map((slot) => slot.ready));
   }
 
   /** The index of the low-priority worker for offenders, if there is one. */
   get offenderWorker(): number | undefined {
-    return this.options.demoteOffenders ? Math.max(1, this.options.workers) : undefined;
-  }
-
-  /** Moves an integration to the low-priority worker (once); its next dispatches run there. */
-  private demote(integration: string, why: string): void {
-    const target = this.offenderWorker;
-    const bundle = this.bundles.get(integration);
-    if (target === undefined || bundle === undefined || this.pins.get(integration) === target) return;
-    const from = this.pins.get(integration);
-    this.pins.set(integration, target);
-    if (from !== undefined) this.post(this.slots[from], { type: 'unregister', integration });
-    this.post(this.slots[target], { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash });
-    this.options.onNotice('warn', `integration "${integration}" ${why}: moved to the low-priority sandbox worker`);
+    return this.options.demoteOffenders ? this.regularCount : undefined;
   }
 
   get workerCount(): number {
-    return this.slots.length;
+    return this.slots.size;
   }
 
-  /** Worker process ids, for tests and diagnostics. */
+  /** Worker process ids in worker order (solitary workers last), for tests and diagnostics. */
   workerPids(): number[] {
-    return this.slots.map((slot) => slot.child.pid ?? -1);
+    return [...this.slots.entries()].sort(([a], [b]) => a - b).map(([, slot]) => slot.child.pid ?? -1);
+  }
+
+  /** The process id of worker `index` (-1 when there is none). */
+  workerPid(index: number): number {
+    return this.slots.get(index)?.child.pid ?? -1;
   }
 
   workerOf(integration: string): number | undefined {
     return this.pins.get(integration);
   }
 
+  /** Whether the integration runs on a worker of its own after an unattributable crash. */
+  isSolitary(integration: string): boolean {
+    return this.solitary.has(integration);
+  }
+
+  /** Dispatches in flight on every worker (setup events included), for tests and diagnostics. */
+  inFlightCount(): number {
+    let count = 0;
+    for (const slot of this.slots.values()) count += slot.pending.size;
+    return count;
+  }
+
   isQuarantined(integration: string): boolean {
     return this.ledger.isQuarantined(integration);
   }
 
-  /** Pins the integration to the least loaded worker and sends it the bundle. */
+  /** Pins the integration to the least loaded regular worker (once) and sends it the bundle. */
   register(integration: string, bundle: { code: string; hash: string }): void {
     this.bundles.set(integration, bundle);
     let index = this.pins.get(integration);
     if (index === undefined) {
-      // New integrations go to the least loaded regular worker, never to the offenders' one.
-      const regular = Math.max(1, this.options.workers);
-      const load = Array.from({ length: regular }, () => 0);
-      for (const pinned of this.pins.values()) if (pinned < regular) load[pinned]++;
-      index = load.indexOf(Math.min(...load));
+      index = this.leastLoadedRegular();
       this.pins.set(integration, index);
     }
-    this.post(this.slots[index], { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash });
+    this.send(index, { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash });
   }
 
   /**
@@ -157,7 +145,7 @@ export class Supervisor {
   /** Tells every worker (and every restarted one) where the platform API lives. */
   configure(apiEndpoint: string): void {
     this.apiEndpoint = apiEndpoint;
-    for (const slot of this.slots) this.post(slot, { type: 'configure', apiEndpoint });
+    for (const slot of this.slots.values()) post(slot, { type: 'configure', apiEndpoint });
   }
 
   async dispatch(integration: string, envelope: Envelope): Promise<SupervisedOutcome> {
@@ -168,90 +156,138 @@ export class Supervisor {
     if (pausedMs > 0) {
       throw new HostError('ERR_INTEGRATION_THROTTLED', `integration "${integration}" keeps running past its deadline and is paused; retry in ${Math.ceil(pausedMs / 1000)} s`);
     }
-    const index = this.pins.get(integration);
-    if (index === undefined || this.stopped) throw new HostError('ERR_SANDBOX_UNAVAILABLE', `integration "${integration}" is not loaded`);
-    // A worker being restarted is replaced in its slot; wait for whichever process holds it now.
-    let current = this.slots[index];
-    await current.ready;
-    while (this.slots[index] !== current) {
-      current = this.slots[index];
+    if (this.stopped || !this.pins.has(integration)) throw new HostError('ERR_SANDBOX_UNAVAILABLE', `integration "${integration}" is not loaded`);
+    // A worker being restarted is replaced in its slot, and the integration may move meanwhile:
+    // wait for whichever process holds its slot now.
+    let current = this.slotOf(integration);
+    while (current !== undefined) {
       await current.ready;
+      const now = this.slotOf(integration);
+      if (now === current) break;
+      current = now;
     }
-    if (this.stopped) throw new HostError('ERR_SANDBOX_UNAVAILABLE', 'the host is shutting down');
+    if (this.stopped || current === undefined) throw new HostError('ERR_SANDBOX_UNAVAILABLE', 'the host is shutting down');
+    const slot = current;
     const id = this.nextId++;
     return new Promise<SupervisedOutcome>((resolve, reject) => {
-      current.pending.set(id, { integration, eventId: envelope.event.eventId, resolve, reject });
+      slot.pending.set(id, { integration, eventId: envelope.event.eventId, resolve, reject });
       const { event, fetchBody, environment } = envelope;
       const environmentKey = String(event.installationId ?? '');
-      const known = current.sentEnvironments.has(environment);
-      this.post(current, { type: 'dispatch', id, integration, event, fetchBody, environmentKey, ...(known ? {} : { environment }) });
-      current.sentEnvironments.add(environment);
+      const known = slot.sentEnvironments.has(environment);
+      post(slot, { type: 'dispatch', id, integration, event, fetchBody, environmentKey, ...(known ? {} : { environment }) });
+      slot.sentEnvironments.add(environment);
     });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await Promise.all(
-      this.slots.map(
-        (slot) =>
-          new Promise<void>((resolve) => {
-            slot.stopping = true;
-            // Nothing will answer what is still in flight: settle it rather than leave callers hanging.
-            for (const pending of slot.pending.values()) pending.reject(new HostError('ERR_SANDBOX_UNAVAILABLE', 'the host is shutting down'));
-            slot.pending.clear();
-            slot.markReady();
-            if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
-            // Disconnecting lets the worker exit on its own (flushing profiles, closing isolates);
-            // one that does not within a second is killed.
-            const kill = setTimeout(() => slot.child.kill('SIGKILL'), 1_000);
-            slot.child.once('exit', () => {
-              clearTimeout(kill);
-              resolve();
-            });
-            if (slot.child.connected) slot.child.disconnect();
-            else slot.child.kill('SIGKILL');
-          }),
-      ),
-    );
+    for (const { probation } of this.solitary.values()) clearTimeout(probation);
+    await Promise.all([...this.slots.values()].map((slot) => stopSlot(slot, 'the host is shutting down')));
   }
 
-  private post(slot: Slot, message: ToWorker): void {
-    if (slot.child.connected) slot.child.send(message);
+  private slotOf(integration: string): Slot | undefined {
+    const index = this.pins.get(integration);
+    return index === undefined ? undefined : this.slots.get(index);
+  }
+
+  private send(index: number, message: ToWorker): void {
+    const slot = this.slots.get(index);
+    if (slot !== undefined) post(slot, message);
+  }
+
+  /** New and returning integrations go to the least loaded regular worker, never an offenders' one. */
+  private leastLoadedRegular(): number {
+    const load = Array.from({ length: this.regularCount }, () => 0);
+    for (const pinned of this.pins.values()) if (pinned < this.regularCount) load[pinned]++;
+    return load.indexOf(Math.min(...load));
+  }
+
+  /** Re-pins an integration: its next dispatches run on `target`; what is in flight finishes where it is. */
+  private move(integration: string, target: number): void {
+    const bundle = this.bundles.get(integration);
+    const from = this.pins.get(integration);
+    if (bundle === undefined || from === target) return;
+    this.pins.set(integration, target);
+    if (from !== undefined) this.send(from, { type: 'unregister', integration });
+    this.send(target, { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash });
+  }
+
+  /** Moves an integration to the offenders' worker (once), unless it already runs alone. */
+  private demote(integration: string, why: string): void {
+    const target = this.offenderWorker;
+    if (target === undefined || this.solitary.has(integration) || this.pins.get(integration) === target || !this.bundles.has(integration)) return;
+    this.move(integration, target);
+    this.options.onNotice('warn', `integration "${integration}" ${why}: moved to the low-priority sandbox worker`);
+  }
+
+  /** Gives a crash suspect a worker of its own, so that its next crash can be pinned on it. */
+  private isolateSuspect(integration: string): void {
+    if (this.solitary.has(integration) || !this.bundles.has(integration)) return;
+    if (this.solitary.size >= this.options.solitary.maxWorkers) {
+      this.demote(integration, 'was at work when its sandbox worker died (no worker of its own is free)');
+      return;
+    }
+    const index = this.nextSolitaryIndex++;
+    this.slots.set(index, this.spawn(index));
+    this.solitary.set(integration, { index, probation: this.probation(integration) });
+    this.move(integration, index);
+    this.options.onNotice('warn', `integration "${integration}" was at work when its sandbox worker died: moved to a worker of its own (${index}) until it runs ${this.options.solitary.probationMs / 1000} s without a crash`);
+  }
+
+  private probation(integration: string): NodeJS.Timeout {
+    return setTimeout(() => void this.endProbation(integration), this.options.solitary.probationMs).unref();
+  }
+
+  /** A suspect that ran its probation without crashing returns to a regular worker. */
+  private async endProbation(integration: string): Promise<void> {
+    const entry = this.solitary.get(integration);
+    if (entry === undefined || this.stopped) return;
+    this.solitary.delete(integration);
+    if (!this.ledger.isQuarantined(integration)) {
+      this.move(integration, this.leastLoadedRegular());
+      this.options.onNotice('info', `integration "${integration}" ran ${this.options.solitary.probationMs / 1000} s on its own without a crash: back on a regular worker`);
+    }
+    const slot = this.slots.get(entry.index);
+    this.slots.delete(entry.index);
+    // In-flight work on it finishes first (the integration no longer dispatches there).
+    if (slot !== undefined) {
+      while (slot.pending.size > 0 && !this.stopped) await new Promise((resolve) => setTimeout(resolve, 100));
+      await stopSlot(slot, 'the worker was retired');
+    }
   }
 
   private spawn(index: number): Slot {
-    const child = fork(WORKER_ENTRY, [], {
-      execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
-      serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    const lowPriority = index >= this.regularCount;
+    const slot = spawnSlot(index, lowPriority, {
+      onMessage: (from, message) => this.onMessage(from, message),
+      onExit: (from, code, signal) => this.onExit(from, code, signal),
+      onError: (_from, error) => this.options.onNotice('error', `sandbox worker ${index} error: ${error.message}`),
     });
-    let markReady: () => void = () => undefined;
-    const ready = new Promise<void>((resolve) => (markReady = resolve));
-    const slot: Slot = { index, child, ready, markReady, pending: new Map(), stopping: false, sentEnvironments: new WeakSet() };
-    if (index === this.offenderWorker && child.pid !== undefined) {
-      try {
-        setPriority(child.pid, 19);
-      } catch {
-        // Some sandboxes forbid renicing; the separation into its own process still holds.
-      }
-    }
-    child.on('message', (message: FromWorker) => {
-      if (message.type === 'ready') return markReady();
-      if (message.type === 'log') return this.options.onLog(message);
-      if (message.type === 'api-request') return this.answerApi(slot, message.id, message.integration, message.request);
-      if (message.type === 'egress-connect') return this.options.onEgressConnect?.({ integration: message.integration, address: message.address, port: message.port });
-      if (message.type === 'hog') return this.demote(message.integration, `executed ${message.cpuMs} ms in one busy period (limit ${this.options.limits.hogCpuMs} ms)`);
-      this.settle(slot, message);
-    });
-    child.on('exit', (code, signal) => this.onExit(slot, code, signal));
-    child.on('error', (error) => this.options.onNotice('error', `sandbox worker ${index} error: ${error.message}`));
-    child.send({ type: 'init', runtimeScript: this.options.runtimeScript, limits: this.options.limits, egress: this.options.egress } satisfies ToWorker);
-    if (this.apiEndpoint !== null) child.send({ type: 'configure', apiEndpoint: this.apiEndpoint } satisfies ToWorker);
+    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, limits: this.options.limits, egress: this.options.egress });
+    if (this.apiEndpoint !== null) post(slot, { type: 'configure', apiEndpoint: this.apiEndpoint });
     for (const [integration, pinned] of this.pins) {
       const bundle = this.bundles.get(integration);
-      if (pinned === index && bundle) child.send({ type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash } satisfies ToWorker);
+      if (pinned === index && bundle) post(slot, { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash });
     }
     return slot;
+  }
+
+  private onMessage(slot: Slot, message: Exclude<FromWorker, { type: 'ready' }>): void {
+    switch (message.type) {
+      case 'log':
+        return this.options.onLog(message);
+      case 'api-request':
+        return this.answerApi(slot, message.id, message.integration, message.request);
+      case 'egress-connect':
+        return this.options.onEgressConnect?.({ integration: message.integration, address: message.address, port: message.port });
+      case 'hog':
+        return this.demote(message.integration, `executed ${message.cpuMs} ms in one busy period (limit ${this.options.limits.hogCpuMs} ms)`);
+      case 'drained':
+        slot.draining.delete(message.integration);
+        return;
+      case 'result':
+        return this.settle(slot, message);
+    }
   }
 
   private answerApi(slot: Slot, id: number, integration: string, request: BridgeRequest): void {
@@ -261,13 +297,15 @@ export class Supervisor {
     const answer = handler
       ? handler(integration, request).catch((): BridgeResult<BridgeResponse> => ({ ok: false, code: 'TypeError', message: 'platform API unavailable' }))
       : Promise.resolve<BridgeResult<BridgeResponse>>({ ok: false, code: 'TypeError', message: 'platform API unavailable' });
-    void answer.then((result) => this.post(slot, { type: 'api-response', id, result }));
+    void answer.then((result) => post(slot, { type: 'api-response', id, result }));
   }
 
   private settle(slot: Slot, result: DispatchResult): void {
     const pending = slot.pending.get(result.id);
     if (pending === undefined) return;
     slot.pending.delete(result.id);
+    if (result.draining) slot.draining.add(pending.integration);
+    else slot.draining.delete(pending.integration);
     for (const line of result.logs) this.options.onLog({ integration: pending.integration, eventIds: [pending.eventId], ...line });
     if (result.ok) return pending.resolve({ response: result.response, logs: result.logs, durationMs: result.durationMs });
     if (result.failure === 'memory') this.strike(pending.integration, 'exceeded its memory limit');
@@ -280,18 +318,39 @@ export class Supervisor {
   }
 
   private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
-    if (slot.stopping || this.stopped) return;
+    if (slot.stopping || this.stopped || this.slots.get(slot.index) !== slot) return;
     slot.markReady();
     const how = signal ? `signal ${signal}` : `exit code ${code}`;
-    const suspects = new Set([...slot.pending.values()].map((pending) => pending.integration));
-    this.options.onNotice('error', `sandbox worker ${slot.index} died (${how}) with ${slot.pending.size} request(s) in flight${suspects.size ? ` from ${[...suspects].join(', ')}` : ''}; restarting it`);
+    // Everyone at work on it: dispatches in flight and waitUntil work after a response.
+    const suspects = new Set([...[...slot.pending.values()].map((pending) => pending.integration), ...slot.draining]);
+    this.options.onNotice('error', `sandbox worker ${slot.index} died (${how}) with ${slot.pending.size} request(s) in flight${suspects.size ? ` and ${[...suspects].join(', ')} at work` : ''}; restarting it`);
     for (const pending of slot.pending.values()) {
       pending.reject(new HostError('ERR_SANDBOX_CRASHED', 'the sandbox running this integration crashed while handling the request'));
     }
     slot.pending.clear();
-    for (const integration of suspects) this.strike(integration, 'crashed its sandbox worker');
-    for (const integration of suspects) this.demote(integration, 'was in flight when its sandbox worker died');
-    this.slots[slot.index] = this.spawn(slot.index);
+    slot.draining.clear();
+    const solitaryOwner = [...this.solitary.entries()].find(([, entry]) => entry.index === slot.index)?.[0];
+    if (solitaryOwner !== undefined) {
+      // Alone on its worker: the crash is its own. Probation starts over.
+      const entry = this.solitary.get(solitaryOwner)!;
+      clearTimeout(entry.probation);
+      this.strike(solitaryOwner, 'crashed its sandbox worker');
+      if (this.ledger.isQuarantined(solitaryOwner)) {
+        this.solitary.delete(solitaryOwner);
+        this.slots.delete(slot.index);
+        return;
+      }
+      entry.probation = this.probation(solitaryOwner);
+    } else if (suspects.size === 1) {
+      const [culprit] = suspects;
+      this.strike(culprit, 'crashed its sandbox worker');
+      this.demote(culprit, 'was alone at work when its sandbox worker died');
+    } else if (suspects.size > 1) {
+      // Any of them could have done it: none is struck, each is watched alone from now on.
+      this.options.onNotice('warn', `the crash of sandbox worker ${slot.index} cannot be pinned on one of ${[...suspects].join(', ')}: none is counted against, each runs alone for a while`);
+      for (const integration of suspects) this.isolateSuspect(integration);
+    }
+    this.slots.set(slot.index, this.spawn(slot.index));
   }
 
   private strike(integration: string, what: string): void {

@@ -71,6 +71,7 @@ function register(integration: string, bundleCode: string): void {
           onConnect: (address, port) => send({ type: 'egress-connect', integration, address, port }),
         }),
       lateLog: (eventIds, level, text) => send({ type: 'log', integration, eventIds, level, text }),
+      onDrained: () => send({ type: 'drained', integration }),
     }),
   );
 }
@@ -99,7 +100,7 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   } else {
     try {
       const { response, logs } = await isolate.dispatch(envelope);
-      result = { type: 'result', id, ok: true, response, logs, durationMs: performance.now() - started };
+      result = { type: 'result', id, ok: true, response, logs, durationMs: performance.now() - started, draining: isolate.isDraining };
     } catch (error) {
       const failure = error instanceof DispatchError ? error : new DispatchError('isolate-reset', 'the integration failed');
       const logs = (error as { logs?: DispatchResult['logs'] }).logs ?? [];

@@ -23,6 +23,9 @@ export async function startTestHost(options: HostOptionsInput = {}): Promise<Tes
     env: { ...process.env },
     ...options,
   });
+  // The dev installations' setup events run after createHost returns; a test that reasons about
+  // what is in flight (crash attribution, demotion) starts once they are done.
+  await waitFor(() => host.supervisor.inFlightCount() === 0, 30_000).catch(() => undefined);
   return Object.assign(host, {
     logs: logger.lines,
     admin(path: string, init: RequestInit = {}) {

@@ -33,10 +33,10 @@ describe('environment freshness', () => {
 
   it('gets the environment again from a restarted worker', async () => {
     const worker = host.supervisor.workerOf('env-echo')!;
-    const pid = host.supervisor.workerPids()[worker];
+    const pid = host.supervisor.workerPid(worker);
     process.kill(pid, 'SIGKILL');
     const deadline = Date.now() + 10_000;
-    while (host.supervisor.workerPids()[worker] === pid && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (host.supervisor.workerPid(worker) === pid && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect((await echo()).configuration).toEqual({ greeting: 'bye' });
   });
 });

@@ -22,7 +22,7 @@ describe('offender demotion', () => {
     const offender = host.supervisor.offenderWorker!;
     expect(offender).toBe(2);
     expect(host.supervisor.workerPids()).toHaveLength(3);
-    expect(niceOf(host.supervisor.workerPids()[offender])).toBe(19);
+    expect(niceOf(host.supervisor.workerPid(offender))).toBe(19);
     for (const name of ['hello', 'counter', 'infinite-loop', 'heap-growth']) expect(host.supervisor.workerOf(name)).not.toBe(offender);
   });
 

@@ -39,7 +39,7 @@ describe('timers that keep running after the response', () => {
   it('stop when the integration goes idle: the counter does not move and the worker burns no CPU', async () => {
     const baseline = await medianNeighbourMs();
     await ticks('start');
-    const pid = host.supervisor.workerPids()[host.supervisor.workerOf('runaway-timers')!];
+    const pid = host.supervisor.workerPid(host.supervisor.workerOf('runaway-timers')!);
     // A tick already handed to the isolate when the response left may still run once; then nothing.
     await new Promise((resolve) => setTimeout(resolve, 100));
     const cpuBefore = cpuSeconds(pid);

@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => host?.close());
 
 function workerPidOf(integration: string): number {
-  return host.supervisor.workerPids()[host.supervisor.workerOf(integration) ?? -1];
+  return host.supervisor.workerPid(host.supervisor.workerOf(integration) ?? -1);
 }
 
 describe('a sandbox worker that dies mid-request', () => {

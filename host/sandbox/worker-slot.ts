@@ -1,0 +1,94 @@
+// One sandbox worker process as the supervisor holds it: the forked child (--no-node-snapshot),
+// what is in flight on it, which integrations still work after their response, and how to stop
+// it. Owns process plumbing only; it never decides placement, strikes or quarantine.
+
+import { fork, type ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import { HostError } from '../common/errors.ts';
+import type { CapturedLog, FromWorker, ToWorker } from './messages.ts';
+
+const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
+
+export interface SupervisedOutcome {
+  response: SandboxResponse;
+  logs: CapturedLog[];
+  durationMs: number;
+}
+
+export interface Pending {
+  integration: string;
+  eventId: string;
+  resolve(outcome: SupervisedOutcome): void;
+  reject(error: HostError): void;
+}
+
+export interface Slot {
+  index: number;
+  child: ChildProcess;
+  /** Environment objects this worker process already holds (a restarted worker starts empty). */
+  sentEnvironments: WeakSet<object>;
+  ready: Promise<void>;
+  /** Settles `ready`; also called when the process dies first, so waiters move to its replacement. */
+  markReady(): void;
+  pending: Map<number, Pending>;
+  /** Integrations whose waitUntil work still runs here after their response (crash suspects too). */
+  draining: Set<string>;
+  stopping: boolean;
+}
+
+/** Forks a worker; `lowPriority` renices it (offenders and solitary suspects compete only with each other). */
+export function spawnSlot(
+  index: number,
+  lowPriority: boolean,
+  handlers: { onMessage(slot: Slot, message: Exclude<FromWorker, { type: 'ready' }>): void; onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void; onError(slot: Slot, error: Error): void },
+): Slot {
+  const child = fork(WORKER_ENTRY, [], {
+    execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, sentEnvironments: new WeakSet() };
+  if (lowPriority && child.pid !== undefined) {
+    try {
+      setPriority(child.pid, 19);
+    } catch {
+      // Some sandboxes forbid renicing; the separation into its own process still holds.
+    }
+  }
+  child.on('message', (message: FromWorker) => {
+    if (message.type === 'ready') return markReady();
+    handlers.onMessage(slot, message);
+  });
+  child.on('exit', (code, signal) => handlers.onExit(slot, code, signal));
+  child.on('error', (error) => handlers.onError(slot, error));
+  return slot;
+}
+
+export function post(slot: Slot, message: ToWorker): void {
+  if (slot.child.connected) slot.child.send(message);
+}
+
+/**
+ * Stops a worker: what is in flight is failed with `reason` (nothing would answer it), the
+ * process gets a second to exit on its own after the channel closes, then it is killed.
+ */
+export function stopSlot(slot: Slot, reason: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    slot.stopping = true;
+    for (const pending of slot.pending.values()) pending.reject(new HostError('ERR_SANDBOX_UNAVAILABLE', reason));
+    slot.pending.clear();
+    slot.markReady();
+    if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
+    const kill = setTimeout(() => slot.child.kill('SIGKILL'), 1_000);
+    slot.child.once('exit', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    if (slot.child.connected) slot.child.disconnect();
+    else slot.child.kill('SIGKILL');
+  });
+}
