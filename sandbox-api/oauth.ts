@@ -80,8 +80,10 @@ export function createOAuthHandler(source: OAuthConfigSource): FetchHandler {
 
     const code = url.searchParams.get('code');
     if (code === null) {
-      const answer = await api('POST', '/v1/installation/oauth/state');
-      if (!answer.ok) return page(502, 'Could not start the connection', await reasonOf(answer));
+      // The button URL an admin view handed out carries a ticket; the host issues a state only for it.
+      const answer = await api('POST', '/v1/installation/oauth/state', { ticket: url.searchParams.get('ticket') ?? '' });
+      // 403: the link carried no valid connect ticket (the host says why); anything else is the host's failure.
+      if (!answer.ok) return page(answer.status === 403 ? 403 : 502, 'Could not start the connection', await reasonOf(answer));
       const { state } = (await answer.json()) as { state: string };
       const target = new URL(config.authorizeURL);
       target.searchParams.set('client_id', config.clientId);

@@ -9,6 +9,7 @@ import { createDispatcher } from '../dispatch/dispatcher.ts';
 import { createEventPublisher } from '../events/publish.ts';
 import { createLifecycle } from '../installations/lifecycle.ts';
 import { createOAuthStates } from '../installations/oauth-state.ts';
+import { createConnectTickets } from '../installations/connect-ticket.ts';
 import { createInstallationService } from '../installations/service.ts';
 import { hashToken, newTokenSecret, TOKEN_SECRET_META_KEY } from '../installations/tokens.ts';
 import { createIntegrationRegistry, type IntegrationRegistry } from '../integrations/registry.ts';
@@ -124,13 +125,15 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog: stores.eventLog, tokenSecret, baseUrl, now: options.clock });
   const run = dispatcher.run;
   const lifecycle = createLifecycle({ store: stores.installations, registry, run, log });
-  const installations = createInstallationService({ registry, store: stores.installations, platform, lifecycle, run, tokenSecret, baseUrl, log });
+  const connectTickets = createConnectTickets({ secret: tokenSecret, now: options.clock });
+  const installations = createInstallationService({ registry, store: stores.installations, platform, lifecycle, run, tokenSecret, connectTickets, baseUrl, log });
 
   const platformApi = createPlatformApi({
     routes: platformRoutes,
     deps: {
       platform: stores.platform,
       directory,
+      connectTickets,
       oauthStates: createOAuthStates({ store: stores.oauthStates, secret: tokenSecret, now: options.clock, ttlMs: options.oauthStateTtlMs }),
       updateOwnConfiguration: async (installationId, patch) => installations.view(await lifecycle.editConfiguration(installationId, patch, 'integration')),
     },

@@ -7,6 +7,7 @@ import type { Logger } from '../common/logger.ts';
 import type { IntegrationRegistry } from '../integrations/registry.ts';
 import type { PlatformData } from '../platform/data.ts';
 import { completionUrlOf, readCompletionAnswer, type CompletionItem } from './completions.ts';
+import type { ConnectTickets } from './connect-ticket.ts';
 import type { InstallationLifecycle } from './lifecycle.ts';
 import type { CreateInstallationInput, Installation, InstallationStore, InstallationView, RunEvent } from './model.ts';
 import { planInstallation } from './plan.ts';
@@ -32,6 +33,8 @@ export interface InstallationServiceDeps {
   lifecycle: InstallationLifecycle;
   run: RunEvent;
   tokenSecret: string;
+  /** Button URLs carry a ticket minted here (connect-ticket.ts). */
+  connectTickets: ConnectTickets;
   baseUrl: string;
   log: Logger;
 }
@@ -42,7 +45,7 @@ export function createInstallationService(deps: InstallationServiceDeps): Instal
     if (installation === undefined) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);
     return installation;
   };
-  const view = (installation: Installation): InstallationView => viewInstallation(deps.baseUrl, deps.registry.get(installation.integration), installation);
+  const view = (installation: Installation): InstallationView => viewInstallation(deps.baseUrl, deps.registry.get(installation.integration), installation, deps.connectTickets.mint);
 
   return {
     require,

@@ -7,10 +7,21 @@ import type { Installation, InstallationView } from './model.ts';
 import { buttonProperties } from './configuration-schema.ts';
 import { publicEndpointOf } from './urls.ts';
 
+/** The callback URL with the connect ticket added to whatever query it already has. */
+function buttonUrl(callback: string, ticket: string): string {
+  const url = new URL(callback);
+  url.searchParams.set('ticket', ticket);
+  return url.toString();
+}
+
 /** Shown in place of a button property's stored value: the admin learns it is set, nothing more. */
 const REDACTED = '[redacted]';
 
-export function viewInstallation(baseUrl: string, integration: LoadedIntegration | undefined, installation: Installation): InstallationView {
+/**
+ * `connectTicket` mints what each button URL carries (connect-ticket.ts): the view is what admins
+ * see, so a button shown there can start its flow and a guessed URL cannot.
+ */
+export function viewInstallation(baseUrl: string, integration: LoadedIntegration | undefined, installation: Installation, connectTicket: (installationId: string) => string): InstallationView {
   const { spaceSelection, ...record } = installation;
   const publicEndpoint = publicEndpointOf(baseUrl, installation.integration, installation.id);
   const buttons = integration ? buttonProperties(integration, installation.target) : [];
@@ -22,6 +33,6 @@ export function viewInstallation(baseUrl: string, integration: LoadedIntegration
     ...record,
     configuration,
     ...(spaceSelection !== undefined ? { space_selection: spaceSelection } : {}),
-    urls: { publicEndpoint, buttons: Object.fromEntries(buttons.map(([name, callbackUrl]) => [name, `${publicEndpoint}${callbackUrl}`])) },
+    urls: { publicEndpoint, buttons: Object.fromEntries(buttons.map(([name, callbackUrl]) => [name, buttonUrl(`${publicEndpoint}${callbackUrl}`, connectTicket(installation.id))])) },
   };
 }

@@ -3,6 +3,7 @@
 
 import type { PlatformStore, ResourceDirectory } from '../platform/records.ts';
 import type { OAuthStates } from '../installations/oauth-state.ts';
+import type { ConnectTickets } from '../installations/connect-ticket.ts';
 import type { InstallationView } from '../installations/model.ts';
 
 export interface PlatformApiDeps {
@@ -12,6 +13,8 @@ export interface PlatformApiDeps {
   directory: ResourceDirectory;
   /** OAuth `state` values: issued to and consumed by the calling installation only (routes/installation-self.ts). */
   oauthStates: OAuthStates;
+  /** A state is issued only for a connect ticket an admin view minted for that installation. */
+  connectTickets: ConnectTickets;
   /** The installation's own configuration edit (what its OAuth flow obtained); validated like the admin PATCH. */
   updateOwnConfiguration(installationId: string, patch: Record<string, unknown>): Promise<InstallationView>;
 }

@@ -33,10 +33,15 @@ afterAll(async () => {
   await provider?.close();
 });
 
-async function installDemo(space = 'space_acme_docs'): Promise<{ id: string; button: string }> {
+/**
+ * `button` is the URL the admin view hands out (it carries the connect ticket); `callback` is the
+ * same path without it, where the provider sends the browser back (the state is what counts there).
+ */
+async function installDemo(space = 'space_acme_docs'): Promise<{ id: string; button: string; callback: string }> {
   const created = await install(host, 'oauth-demo', { organization: 'acme', target: 'space', space });
   expect(created.status).toBe(201);
-  return { id: created.json.id, button: created.json.urls.buttons.oauth_credentials };
+  const button: string = created.json.urls.buttons.oauth_credentials;
+  return { id: created.json.id, button, callback: button.split('?')[0] };
 }
 
 const get = (url: string) => fetch(url, { redirect: 'manual' });
@@ -57,12 +62,12 @@ async function approve(authorize: URL): Promise<URL> {
 
 describe('the button starts the flow', () => {
   it('redirects to authorizeURL with client_id, redirect_uri, response_type, scope and a host-signed state', async () => {
-    const { button } = await installDemo();
-    expect(button).toMatch(/\/v1\/integrations\/oauth-demo\/installations\/inst_\w+\/oauth$/);
+    const { button, callback } = await installDemo();
+    expect(button).toMatch(/\/v1\/integrations\/oauth-demo\/installations\/inst_\w+\/oauth\?ticket=[\w-]+\.[\w-]+$/);
     const authorize = await start(button);
     expect(`${authorize.origin}${authorize.pathname}`).toBe(provider.authorizeURL);
     expect(authorize.searchParams.get('client_id')).toBe(CLIENT_ID);
-    expect(authorize.searchParams.get('redirect_uri')).toBe(button);
+    expect(authorize.searchParams.get('redirect_uri')).toBe(callback);
     expect(authorize.searchParams.get('response_type')).toBe('code');
     expect(authorize.searchParams.get('scope')).toBe('channels:read chat:write');
     expect(authorize.searchParams.get('state')).toMatch(/^[\w-]+\.[\w-]+$/);
@@ -72,7 +77,7 @@ describe('the button starts the flow', () => {
 
 describe('a successful callback', () => {
   it('stores the credentials and, with the channel set, makes the installation active', async () => {
-    const { id, button } = await installDemo();
+    const { id, button, callback: redirectUri } = await installDemo();
     expect((await patchConfiguration(host, id, { channel: 'releases' })).json.status).toBe('pending');
 
     const callback = await approve(await start(button));
@@ -82,7 +87,7 @@ describe('a successful callback', () => {
     expect(await done.text()).toContain('Connected');
 
     const token = provider.issuedTokens.at(-1)!;
-    expect(provider.tokenRequests.at(-1)).toEqual({ grant_type: 'authorization_code', code: callback.searchParams.get('code'), redirect_uri: button, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+    expect(provider.tokenRequests.at(-1)).toEqual({ grant_type: 'authorization_code', code: callback.searchParams.get('code'), redirect_uri: redirectUri, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
     expect((await host.stores.installations.getInstallation(id))!.configuration).toEqual({ channel: 'releases', oauth_credentials: { access_token: token } });
 
     const view = await (await host.admin(`/v1/installations/${id}`)).json();
@@ -157,7 +162,7 @@ describe('callbacks that store nothing', () => {
     const first = await installDemo();
     const second = await installDemo('space_acme_internal');
     const callback = await approve(await start(first.button));
-    const foreign = new URL(`${second.button}${callback.search}`);
+    const foreign = new URL(`${second.callback}${callback.search}`);
     const response = await get(foreign.toString());
     expect(response.status).toBe(400);
     expect(await response.text()).toMatch(/another installation/);
@@ -167,9 +172,9 @@ describe('callbacks that store nothing', () => {
   });
 
   it('a callback without state, or a denial by the provider, is a 400 page', async () => {
-    const { button } = await installDemo();
-    expect((await get(`${button}?code=abc`)).status).toBe(400);
-    const denied = await get(`${button}?error=access_denied`);
+    const { callback } = await installDemo();
+    expect((await get(`${callback}?code=abc`)).status).toBe(400);
+    const denied = await get(`${callback}?error=access_denied`);
     expect(denied.status).toBe(400);
     expect(await denied.text()).toContain('access_denied');
   });

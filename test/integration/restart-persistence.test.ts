@@ -16,12 +16,19 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const asInstallation = (url: string, token: string, path: string) => fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+const asInstallation = (url: string, token: string, path: string, body: unknown) =>
+  fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+/** The connect ticket the admin view puts in the installation's button URL. */
+async function ticketOf(host: TestHost, id: string): Promise<string> {
+  const view = await (await host.admin(`/v1/installations/${id}`)).json();
+  return new URL(view.urls.buttons.connection).searchParams.get('ticket')!;
+}
 
 describe('restarting on the same data file', () => {
   let id: string;
   let token: string;
-  let before: { view: any; events: LoggedEvent[]; state: string };
+  let before: { view: any; events: LoggedEvent[]; state: string; ticket: string };
 
   beforeAll(async () => {
     const first = await startTestHost(options);
@@ -29,14 +36,14 @@ describe('restarting on the same data file', () => {
     id = (await install(first, 'settings-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).json.id;
     await patchConfiguration(first, id, { channel: 'general' });
     token = await tokenOf(first, id);
-    const stateAnswer = await asInstallation(first.url, token, '/v1/installation/oauth/state');
+    const stateAnswer = await asInstallation(first.url, token, '/v1/installation/oauth/state', { ticket: await ticketOf(first, id) });
     expect(stateAnswer.status).toBe(200);
     const events = await eventually(async () => {
       const found = await eventsOf(first, 'settings-demo');
       expect(found).toHaveLength(3);
       return found;
     });
-    before = { view: await (await first.admin(`/v1/installations/${id}`)).json(), events, state: (await stateAnswer.json()).state };
+    before = { view: await (await first.admin(`/v1/installations/${id}`)).json(), events, state: (await stateAnswer.json()).state, ticket: await ticketOf(first, id) };
     await first.close();
     host = await startTestHost(options);
   });
@@ -50,7 +57,8 @@ describe('restarting on the same data file', () => {
 
   it('keeps the installation token valid', async () => {
     expect(await tokenOf(host!, id)).toBe(token);
-    expect((await asInstallation(host!.url, token, '/v1/installation/oauth/state')).status).toBe(200);
+    // A ticket minted before the restart still starts a connection: both are signed with the kept secret.
+    expect((await asInstallation(host!.url, token, '/v1/installation/oauth/state', { ticket: before.ticket })).status).toBe(200);
   });
 
   it('keeps the event log', async () => {

@@ -9,15 +9,15 @@ import { install, tokenOf } from '../helpers/lifecycle.ts';
 import { withDevDefaults } from '../../host/config/dev-env.ts';
 
 let host: TestHost;
-let victim: { id: string; token: string; endpoint: string };
-let other: { id: string; token: string };
+let victim: { id: string; token: string; endpoint: string; ticket: string };
+let other: { id: string; token: string; ticket: string };
 
 beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'test/fixtures/oauth-hostile'], env: withDevDefaults(process.env).env });
   const a = (await install(host, 'oauth-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).json;
   const b = (await install(host, 'oauth-demo', { organization: 'acme', target: 'space', space: 'space_acme_internal' })).json;
-  victim = { id: a.id, token: await tokenOf(host, a.id), endpoint: a.urls.publicEndpoint };
-  other = { id: b.id, token: await tokenOf(host, b.id) };
+  victim = { id: a.id, token: await tokenOf(host, a.id), endpoint: a.urls.publicEndpoint, ticket: ticketIn(a) };
+  other = { id: b.id, token: await tokenOf(host, b.id), ticket: ticketIn(b) };
 });
 afterAll(() => host?.close());
 
@@ -29,8 +29,14 @@ function asInstallation(token: string, path: string, body?: unknown): Promise<Re
   });
 }
 
+/** The connect ticket an admin view put in an installation's button URL. */
+function ticketIn(view: { urls: { buttons: Record<string, string> } }): string {
+  return new URL(view.urls.buttons.oauth_credentials).searchParams.get('ticket')!;
+}
+
 async function issueState(token: string): Promise<string> {
-  const response = await asInstallation(token, '/v1/installation/oauth/state');
+  const ticket = token === victim.token ? victim.ticket : other.ticket;
+  const response = await asInstallation(token, '/v1/installation/oauth/state', { ticket });
   expect(response.status).toBe(200);
   return (await response.json()).state;
 }

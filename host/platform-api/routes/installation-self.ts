@@ -1,5 +1,6 @@
 // An installation's operations on itself (no scope: authenticated by its own token, so it can only
-// ever touch itself): OAuth state for createOAuthHandler, and storing what its OAuth flow obtained.
+// ever touch itself): OAuth state for createOAuthHandler (issued only for a connect ticket), and
+// storing what its OAuth flow obtained.
 // Never takes an installation id from the request: the caller's token names it.
 
 import { HostError } from '../../common/errors.ts';
@@ -20,7 +21,12 @@ export const installationSelfRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/installation/oauth/state',
     scope: null,
     resource: own,
-    handle: async ({ caller, deps }) => ({ status: 200, body: { state: await deps.oauthStates.issue(caller.installation.id) } }),
+    async handle(context) {
+      // Only for the ticket of a button an admin view showed: a guessed public URL starts nothing.
+      const { ticket } = objectBody(context);
+      context.deps.connectTickets.verify(context.caller.installation.id, ticket);
+      return { status: 200, body: { state: await context.deps.oauthStates.issue(context.caller.installation.id) } };
+    },
   },
   {
     method: 'POST',
