@@ -134,6 +134,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
       platform: stores.platform,
       directory,
       connectTickets,
+      quotas: { maxPagesPerSpace: options.limits.maxPagesPerSpace, maxSpaceContentBytes: options.limits.maxSpaceContentBytes, maxConversationBytesPerInstallation: options.limits.maxConversationBytesPerInstallation },
       oauthStates: createOAuthStates({ store: stores.oauthStates, secret: tokenSecret, now: options.clock, ttlMs: options.oauthStateTtlMs }),
       updateOwnConfiguration: async (installationId, patch) => installations.view(await lifecycle.editConfiguration(installationId, patch, 'integration')),
     },

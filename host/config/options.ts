@@ -19,6 +19,10 @@ export interface HostLimits extends SandboxLimits {
   timeoutsBeforeCooldown: number;
   timeoutWindowMs: number;
   timeoutCooldownMs: number;
+  /** What integrations may store through the platform API (see platform-api/deps.ts ApiQuotas). */
+  maxPagesPerSpace: number;
+  maxSpaceContentBytes: number;
+  maxConversationBytesPerInstallation: number;
   /** Workers of their own for suspects of a crash no one can be blamed for, and how long they stay. */
   maxSolitaryWorkers: number;
   solitaryProbationMs: number;
@@ -70,6 +74,9 @@ const DEFAULT_LIMITS: HostLimits = {
   timeoutWindowMs: 60_000,
   timeoutCooldownMs: 30_000,
   maxSolitaryWorkers: 2,
+  maxPagesPerSpace: 2_000,
+  maxSpaceContentBytes: 64 * 1024 * 1024,
+  maxConversationBytesPerInstallation: 64 * 1024 * 1024,
   solitaryProbationMs: 60_000,
 };
 

@@ -6,7 +6,17 @@ import type { OAuthStates } from '../installations/oauth-state.ts';
 import type { ConnectTickets } from '../installations/connect-ticket.ts';
 import type { InstallationView } from '../installations/model.ts';
 
+/** What integrations may store through the API; a write past one is 507 ERR_QUOTA_EXCEEDED. */
+export interface ApiQuotas {
+  maxPagesPerSpace: number;
+  /** Characters of Markdown across a space's pages. */
+  maxSpaceContentBytes: number;
+  /** Characters of messages across the conversations one installation ingested. */
+  maxConversationBytesPerInstallation: number;
+}
+
 export interface PlatformApiDeps {
+  quotas: ApiQuotas;
   /** Spaces, pages, sites, views, OpenAPI specs, adaptive claims, git syncs, conversations. */
   platform: PlatformStore;
   /** Which organization owns each space and site: for checks of resources named in a body. */

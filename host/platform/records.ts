@@ -127,6 +127,10 @@ export interface PlatformStore {
   getAdaptive(siteId: string): Promise<AdaptiveClaims>;
   putAdaptive(siteId: string, claims: Record<string, unknown>): Promise<AdaptiveClaims>;
   recordConversation(input: Omit<ConversationRecord, 'id' | 'createdAt'>): Promise<ConversationRecord>;
+  /** Pages of a space and the characters of their Markdown, for the storage quota. */
+  spaceContentUsage(spaceId: string): Promise<{ pages: number; markdownChars: number }>;
+  /** Conversations an installation ingested and the characters of their messages, for the storage quota. */
+  conversationUsage(installationId: string): Promise<{ conversations: number; chars: number }>;
 }
 
 /** A directory over fixed maps (what loadDirectory returns). */

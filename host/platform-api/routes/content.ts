@@ -6,6 +6,7 @@ import type { ApiRoute } from '../types.ts';
 import type { PlatformApiDeps } from '../deps.ts';
 import { compileBodyValidator } from '../../common/validate-body.ts';
 import { found, requireId } from './params.ts';
+import { HostError } from '../../common/errors.ts';
 
 const space = (params: Record<string, string>) => ({ kind: 'space', id: params.space }) as const;
 
@@ -18,6 +19,23 @@ const validatePageBody = compileBodyValidator<{ title?: string; markdown: string
     markdown: { type: 'string', maxLength: 512 * 1024 },
   },
 });
+
+/**
+ * A space holds at most `maxPagesPerSpace` pages and `maxSpaceContentBytes` characters of Markdown:
+ * what integrations write through the API is bounded, however many requests they make. Checked
+ * before the write (concurrent writes can pass it by at most their own size each).
+ */
+async function checkSpaceQuota(deps: PlatformApiDeps, spaceId: string, pageId: string, markdownChars: number): Promise<void> {
+  const { maxPagesPerSpace, maxSpaceContentBytes } = deps.quotas;
+  const [usage, existing] = await Promise.all([deps.platform.spaceContentUsage(spaceId), deps.platform.getPage(spaceId, pageId)]);
+  if (existing === undefined && usage.pages >= maxPagesPerSpace) {
+    throw new HostError('ERR_QUOTA_EXCEEDED', `space "${spaceId}" already holds ${maxPagesPerSpace} pages, the most it may`);
+  }
+  const after = usage.markdownChars - (existing?.markdown.length ?? 0) + markdownChars;
+  if (after > maxSpaceContentBytes) {
+    throw new HostError('ERR_QUOTA_EXCEEDED', `space "${spaceId}" would hold ${after} characters of Markdown, more than its ${maxSpaceContentBytes}`);
+  }
+}
 
 export const contentRoutes: ApiRoute<PlatformApiDeps>[] = [
   {
@@ -41,7 +59,9 @@ export const contentRoutes: ApiRoute<PlatformApiDeps>[] = [
     resource: space,
     async handle({ params, body, deps }) {
       const pageId = requireId('page', params.page);
-      const { page, created } = await deps.platform.putPage(params.space, pageId, validatePageBody(body));
+      const input = validatePageBody(body);
+      await checkSpaceQuota(deps, params.space, pageId, input.markdown.length);
+      const { page, created } = await deps.platform.putPage(params.space, pageId, input);
       return { status: created ? 201 : 200, body: page };
     },
   },

@@ -6,6 +6,7 @@ import type { ApiRoute } from '../types.ts';
 import type { PlatformApiDeps } from '../deps.ts';
 import { authorize } from '../authorize.ts';
 import { compileBodyValidator } from '../../common/validate-body.ts';
+import { HostError } from '../../common/errors.ts';
 
 interface ConversationBody {
   spaceId?: string;
@@ -47,6 +48,12 @@ export const conversationRoutes: ApiRoute<PlatformApiDeps>[] = [
       // Scope already granted by the route; only the named resource is left to check.
       if (input.spaceId !== undefined) authorize(caller, null, { kind: 'space', id: input.spaceId }, deps.directory);
       if (input.siteId !== undefined) authorize(caller, null, { kind: 'site', id: input.siteId }, deps.directory);
+      // Bounded per installation, however many conversations it sends (JSON of the messages, as stored).
+      const chars = JSON.stringify(input.messages).length;
+      const usage = await deps.platform.conversationUsage(caller.installation.id);
+      if (usage.chars + chars > deps.quotas.maxConversationBytesPerInstallation) {
+        throw new HostError('ERR_QUOTA_EXCEEDED', `this installation's conversations would hold ${usage.chars + chars} characters, more than its ${deps.quotas.maxConversationBytesPerInstallation}`);
+      }
       const record = await deps.platform.recordConversation({
         organization: caller.installation.organization,
         installationId: caller.installation.id,

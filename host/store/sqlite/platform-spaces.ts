@@ -38,7 +38,10 @@ function toPage(row: PageRow): PageRecord {
   return { id: row.id, spaceId: row.space, title: row.title, markdown: row.markdown, revision: row.revision, updatedAt: row.updated_at };
 }
 
-type SpaceRecords = Pick<PlatformStore, 'getSpace' | 'updateSpace' | 'listPages' | 'getPage' | 'putPage' | 'recordGitSync'>;
+type SpaceRecords = Pick<PlatformStore, 'getSpace' | 'updateSpace' | 'listPages' | 'getPage' | 'putPage' | 'recordGitSync' | 'spaceContentUsage'>;
+
+/** Git sync requests kept per space: a record of requests, so the oldest go first. */
+const MAX_GIT_SYNCS_PER_SPACE = 1_000;
 
 export function createSpaceRecords(db: DatabaseSync): SpaceRecords {
   const statements = {
@@ -47,6 +50,8 @@ export function createSpaceRecords(db: DatabaseSync): SpaceRecords {
       'UPDATE spaces SET title = COALESCE($title, title), description = COALESCE($description, description), visibility = COALESCE($visibility, visibility) WHERE id = $id RETURNING *',
     ),
     listPages: db.prepare('SELECT id, title, revision, updated_at FROM pages WHERE space = ? ORDER BY rowid'),
+    usage: db.prepare('SELECT COUNT(*) AS pages, COALESCE(SUM(LENGTH(markdown)), 0) AS chars FROM pages WHERE space = ?'),
+    pruneGitSyncs: db.prepare('DELETE FROM git_syncs WHERE space = $space AND rowid NOT IN (SELECT rowid FROM git_syncs WHERE space = $space ORDER BY rowid DESC LIMIT $keep)'),
     getPage: db.prepare('SELECT * FROM pages WHERE space = ? AND id = ?'),
     // One statement, so concurrent writers can never both create revision 1 of the same page.
     putPage: db.prepare(`
@@ -81,7 +86,12 @@ export function createSpaceRecords(db: DatabaseSync): SpaceRecords {
     async recordGitSync(spaceId, installationId) {
       const record: GitSyncRecord = { id: `sync_${randomUUID().replaceAll('-', '')}`, spaceId, installationId, status: 'queued', createdAt: new Date().toISOString() };
       statements.insertGitSync.run(record.id, record.spaceId, record.installationId, record.status, record.createdAt);
+      statements.pruneGitSyncs.run({ space: spaceId, keep: MAX_GIT_SYNCS_PER_SPACE });
       return record;
+    },
+    async spaceContentUsage(spaceId) {
+      const row = statements.usage.get(spaceId) as { pages: number; chars: number };
+      return { pages: Number(row.pages), markdownChars: Number(row.chars) };
     },
   };
 }

@@ -67,4 +67,21 @@ describe('platform store', () => {
     expect(await store.getOpenApi('site_acme')).toEqual({ siteId: 'site_acme', spec: null, updatedAt: null });
     expect(await store.getAdaptive('site_acme')).toEqual({ siteId: 'site_acme', claims: {}, updatedAt: null });
   });
+
+  it('keeps only the newest 1,000 git sync records of a space', async () => {
+    const first = await store.recordGitSync('space_acme_docs', 'inst_1');
+    for (let i = 0; i < 1_050; i++) await store.recordGitSync('space_acme_docs', 'inst_1');
+    const count = (db.prepare("SELECT COUNT(*) AS n FROM git_syncs WHERE space = 'space_acme_docs'").get() as { n: number }).n;
+    expect(count).toBe(1_000);
+    expect(db.prepare('SELECT id FROM git_syncs WHERE id = ?').get(first.id)).toBeUndefined();
+  });
+
+  it('reports what a space and an installation store, for the quotas', async () => {
+    const before = await store.spaceContentUsage('space_acme_docs');
+    await store.putPage('space_acme_docs', 'quota_page', { markdown: 'x'.repeat(1_000) });
+    expect(await store.spaceContentUsage('space_acme_docs')).toEqual({ pages: before.pages + 1, markdownChars: before.markdownChars + 1_000 });
+    expect(await store.conversationUsage('inst_1')).toEqual({ conversations: 0, chars: 0 });
+    await store.recordConversation({ organization: 'acme', installationId: 'inst_1', spaceId: null, siteId: null, messages: [{ role: 'user', content: 'hi' }] });
+    expect(await store.conversationUsage('inst_1')).toEqual({ conversations: 1, chars: JSON.stringify([{ role: 'user', content: 'hi' }]).length });
+  });
 });

@@ -1,0 +1,51 @@
+// An integration writing as much as it can through the platform API: pages of 500 KB, large
+// conversations, endless git syncs. What it may store is bounded per space (pages and characters
+// of Markdown) and per installation (conversations); past a bound the API answers 507
+// ERR_QUOTA_EXCEEDED. (Git sync records keep only the newest 1,000 per space: test/unit/store.)
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointOf, startTestHost, type TestHost } from '../helpers/host.ts';
+import { expectHostHealthy } from '../helpers/host-health.ts';
+
+let host: TestHost;
+
+beforeAll(async () => {
+  // Small quotas keep the test quick; the defaults are 2,000 pages and 64 MiB per space, 64 MiB per installation.
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    limits: { maxPagesPerSpace: 30, maxSpaceContentBytes: 4 * 1024 * 1024, maxConversationBytesPerInstallation: 2 * 1024 * 1024 },
+  });
+});
+afterAll(() => host?.close());
+
+const flood = async (query: string) => (await fetch(`${endpointOf(host, 'api-write-flood')}?${query}`)).json();
+
+describe('writing without bound through the platform API', () => {
+  it('stops pages at the space\'s character quota with 507', async () => {
+    const { statuses, lastError } = await flood('what=pages&count=12&kb=500');
+    // 4 MiB of Markdown holds eight pages of 500 KiB (the space's seeded pages take a little).
+    expect(statuses.filter((status) => status === 201).length).toBeLessThanOrEqual(8);
+    expect(statuses.at(-1)).toBe(507);
+    expect(lastError).toBe('ERR_QUOTA_EXCEEDED');
+    const usage = await host.stores.platform.spaceContentUsage('space_acme_docs');
+    expect(usage.markdownChars).toBeLessThanOrEqual(4 * 1024 * 1024);
+  });
+
+  it('stops pages at the space\'s page quota with 507, while rewriting an existing page still works', async () => {
+    const { statuses } = await flood('what=pages&count=40&kb=1&prefix=small');
+    expect(statuses.at(-1)).toBe(507);
+    expect((await host.stores.platform.spaceContentUsage('space_acme_docs')).pages).toBe(30);
+    // Replacing a page adds no page.
+    const again = await flood('what=pages&count=1&kb=1&prefix=small');
+    expect(again.statuses).toEqual([200]);
+  });
+
+  it('stops conversations at the installation\'s quota with 507', async () => {
+    const { statuses, lastError } = await flood('what=conversations&count=8&kb=400');
+    expect(statuses.at(-1)).toBe(507);
+    expect(lastError).toBe('ERR_QUOTA_EXCEEDED');
+  });
+
+  it('leaves the host and its neighbour answering', async () => {
+    await expectHostHealthy(host);
+  });
+});
