@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => host?.close());
 
-const flood = async (query: string) => (await fetch(`${endpointOf(host, 'api-write-flood')}?${query}`)).json();
+const flood = async (query: string): Promise<{ statuses: number[]; lastError: string }> => (await fetch(`${endpointOf(host, 'api-write-flood')}?${query}`)).json();
 
 describe('writing without bound through the platform API', () => {
   it('stops pages at the space\'s character quota with 507', async () => {
