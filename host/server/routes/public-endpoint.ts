@@ -1,6 +1,7 @@
 // The installations' public endpoints (`ANY /v1/integrations/:name/installations/:id[/...]`), open
-// to anyone: request → `fetch` event → the integration's Response, as is. Must never require or
-// strip the caller's credentials (they are the integration's business) nor alter the answer.
+// to anyone: request → `fetch` event → the integration's Response. Must never require the
+// caller's credentials (they are the integration's business); the only changes are those that
+// keep integrations apart in a browser (browser-isolation.ts: own cookies only, sandboxed answers).
 
 import type Router from '@koa/router';
 import { HostError } from '../../common/errors.ts';
@@ -9,6 +10,8 @@ import { buildFetchEvent } from '../fetch-event.ts';
 import { checkDeclaredLength, readBody } from '../read-body.ts';
 import { sendSandboxResponse } from '../send-sandbox-response.ts';
 import { requestTarget } from '../request-target.ts';
+import { cookiesForInstallation, isolateInBrowser } from '../browser-isolation.ts';
+import { publicEndpointOf } from '../../installations/urls.ts';
 
 // Methods a fetch Request cannot carry (the WHATWG forbidden methods): the runtime would throw
 // building the integration's Request, and the caller's request would come back as its 500.
@@ -33,9 +36,16 @@ export function registerPublicEndpointRoutes(router: Router, services: HostServi
 
     const body = await readBody(ctx.req, maxBodyBytes);
     const event = buildFetchEvent(installation.id, ctx.req, services.baseUrl(), requestTarget(ctx));
+    // Every endpoint shares the host's origin: an installation gets only the cookies it set.
+    event.request.headers = event.request.headers.flatMap(([header, value]): [string, string][] => {
+      if (header !== 'cookie') return [[header, value]];
+      const own = cookiesForInstallation(value, installation.id);
+      return own === null ? [] : [['cookie', own]];
+    });
     // A fresh copy: small Buffers can be slices of Node's shared pool, whose other bytes must
     // never travel with the body.
     const outcome = await services.dispatch(installation, event, body.length > 0 ? new Uint8Array(body) : null);
-    sendSandboxResponse(ctx, outcome.response);
+    const endpointPath = new URL(publicEndpointOf(services.baseUrl(), installation.integration, installation.id)).pathname;
+    sendSandboxResponse(ctx, isolateInBrowser(outcome.response, installation.id, endpointPath));
   });
 }

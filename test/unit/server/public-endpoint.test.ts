@@ -100,7 +100,9 @@ describe('public endpoint: the integration response is returned as is', () => {
     expect(res.statusMessage).toBe('Made It');
     expect(res.headers['content-type']).toBe('application/vnd.custom+json');
     expect(res.headers['x-custom']).toBe('kept');
-    expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+    // Cookies are renamed into the installation's namespace and scoped to its endpoint.
+    expect(res.headers['set-cookie']).toEqual([`ih-inst-1-a=1; Path=${PATH}`, `ih-inst-1-b=2; Path=${PATH}`]);
+    expect(res.headers['content-security-policy']).toMatch(/^sandbox allow-scripts/);
     expect(res.headers['content-length']).toBe('13');
     expect(res.headers.connection).not.toBe('close');
     expect(res.body.toString()).toBe('{"made":true}');
