@@ -4,6 +4,7 @@
 // It never leaves a bridge function reachable from globalThis or from any object guest code can
 // reach: they live only in closures.
 import { atob, btoa } from './base64.ts';
+import { Blob, File } from './blob.ts';
 import { wrapPrimitives } from './bridge.ts';
 import { createConsole } from './console.ts';
 import { formatError } from './console-format.ts';
@@ -12,6 +13,7 @@ import { CryptoKey, createCrypto } from './crypto.ts';
 import { createRuntimeApi } from './dispatch.ts';
 import { DOMException } from './dom-exception.ts';
 import { createFetch } from './fetch.ts';
+import { FormData } from './form-data.ts';
 import { hardenRealm } from './harden.ts';
 import { Headers } from './headers.ts';
 import { createRequestClass } from './request.ts';
@@ -69,6 +71,9 @@ export function install(
   defineGlobal('Headers', Headers);
   defineGlobal('URL', URL);
   defineGlobal('URLSearchParams', URLSearchParams);
+  defineGlobal('Blob', Blob);
+  defineGlobal('File', File);
+  defineGlobal('FormData', FormData);
   defineGlobal('TextEncoder', TextEncoder);
   defineGlobal('TextDecoder', TextDecoder);
   defineGlobal('atob', atob);
