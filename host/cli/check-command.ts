@@ -6,6 +6,7 @@ import { describeDefaulted, withDevDefaults } from '../config/dev-env.ts';
 import { formatProblem } from '../manifest/format.ts';
 import { loadIntegrations } from '../manifest/load.ts';
 import { loadPlatformData } from '../platform/data.ts';
+import { WEBHOOK_INTEGRATION_NAME } from '../webhooks/config.ts';
 import { fail } from './usage.ts';
 
 export async function runCheck(args: string[]): Promise<void> {
@@ -22,7 +23,7 @@ export async function runCheck(args: string[]): Promise<void> {
   }
   const { env, defaulted } = withDevDefaults(process.env);
   // `check` judges the folders: whether an unknown organization is first-party is the host's call.
-  const integrations = await loadIntegrations(dirs, { env, check: true, firstPartyOrganizations: firstParty, knownOrganizations: known });
+  const integrations = await loadIntegrations(dirs, { env, check: true, firstPartyOrganizations: firstParty, knownOrganizations: known, reservedNames: [WEBHOOK_INTEGRATION_NAME] });
   const note = describeDefaulted(defaulted);
   if (note !== undefined) process.stdout.write(`${note}\n`);
   let errors = 0;

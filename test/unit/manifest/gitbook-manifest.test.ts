@@ -131,6 +131,16 @@ describe('gitbook-manifest.yaml', () => {
   });
 });
 
+describe('names reserved by built-in integrations', () => {
+  it('refuses a built-in\'s name in any case, for check and host alike', async () => {
+    const root = temp.make();
+    temp.write(root, 'hook/gitbook-manifest.yaml', 'name: Webhook\ntitle: A\ndescription: a\norganization: acme\nvisibility: private\nscopes: []\n');
+    const [loaded] = await loadIntegrations([root], { env: {}, cacheDir, check: true, reservedNames: ['webhook'] });
+    expect(loaded.status).toBe('invalid');
+    expect(loaded.errors.map((e) => `${e.pointer}: ${e.message}`)).toEqual(['/name: "Webhook" is the name of a built-in integration of this host']);
+  });
+});
+
 describe('the schema of GitBook keys', () => {
   const base = { name: 'x', title: 'X', description: 'd', organization: 'o', visibility: 'public', scopes: [] };
 
