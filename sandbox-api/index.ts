@@ -23,11 +23,18 @@ export type * from './types.ts';
 
 export type {
   ContentKitAction,
+  ContentKitBlockControl,
   ContentKitChild,
+  ContentKitConfirm,
+  ContentKitDynamicBinding,
   ContentKitElement,
   ContentKitElementProps,
+  ContentKitIcon,
   ContentKitNode,
+  ContentKitSelectOption,
   ContentKitTag,
+  ContentKitURL,
+  PlainObject,
 } from './contentkit/elements.ts';
 
 const INTEGRATION_PROTOCOL = Symbol.for('sandbox-api.integration');

@@ -25,6 +25,7 @@ import type { HostServices } from '../server/services.ts';
 import { openSqliteStores } from '../store/sqlite/open.ts';
 import type { HostStores, MetaStore } from '../store/types.ts';
 import { createWebhookIntegration } from '../webhooks/builtin.ts';
+import { WEBHOOK_INTEGRATION_NAME } from '../webhooks/config.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { createWebhookService } from '../webhooks/service.ts';
 import { buildRuntimeScript } from '../../sandbox-api/runtime/build.ts';
@@ -56,14 +57,8 @@ async function loadTokenSecret(meta: MetaStore): Promise<string> {
   return (await meta.get(TOKEN_SECRET_META_KEY)) ?? (await meta.setIfAbsent(TOKEN_SECRET_META_KEY, newTokenSecret()));
 }
 
-/** The loaded integrations plus the built-in webhook; a fixture may not take a built-in's name. */
+/** The loaded integrations plus the built-ins (loading already refused a built-in's name). */
 function registryOf(loaded: LoadedIntegration[], builtins: LoadedIntegration[]): IntegrationRegistry {
-  for (const builtin of builtins) {
-    for (const clash of loaded.filter((integration) => integration.name === builtin.name)) {
-      clash.status = 'invalid';
-      clash.errors.push({ file: clash.manifestPath, pointer: '/name', message: `"${builtin.name}" is the name of a built-in integration` });
-    }
-  }
   return createIntegrationRegistry([...loaded, ...builtins]);
 }
 
@@ -97,6 +92,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const loaded = await loadIntegrations(options.dirs, {
     env: options.env,
     firstPartyOrganizations: platform.firstPartyOrganizations,
+    reservedNames: [WEBHOOK_INTEGRATION_NAME],
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
   });
   const registry = registryOf(loaded, [createWebhookIntegration(stores.signingSecrets, { allow: options.allowEgress, hostPort: http.port })]);

@@ -6,19 +6,24 @@ import { describeDefaulted, withDevDefaults } from '../config/dev-env.ts';
 import { formatProblem } from '../manifest/format.ts';
 import { loadIntegrations } from '../manifest/load.ts';
 import { loadPlatformData } from '../platform/data.ts';
+import { WEBHOOK_INTEGRATION_NAME } from '../webhooks/config.ts';
 import { fail } from './usage.ts';
 
 export async function runCheck(args: string[]): Promise<void> {
   const dirs = args.filter((arg) => !arg.startsWith('-'));
   if (dirs.length === 0) fail('check needs at least one fixtures folder, e.g. npm run check -- fixtures/integrations');
   let firstParty: string[] = [];
+  let known: string[] = [];
   try {
-    firstParty = loadPlatformData('fixtures/platform.yaml').firstPartyOrganizations;
+    const platform = loadPlatformData('fixtures/platform.yaml');
+    firstParty = platform.firstPartyOrganizations;
+    known = platform.organizations.flatMap((org) => [org.id, org.subdomain]);
   } catch {
-    // Without the default platform file, internal scopes are simply never granted.
+    // Without the default platform file, no organization is known: internal scopes are warnings.
   }
   const { env, defaulted } = withDevDefaults(process.env);
-  const integrations = await loadIntegrations(dirs, { env, firstPartyOrganizations: firstParty });
+  // `check` judges the folders: whether an unknown organization is first-party is the host's call.
+  const integrations = await loadIntegrations(dirs, { env, check: true, firstPartyOrganizations: firstParty, knownOrganizations: known, reservedNames: [WEBHOOK_INTEGRATION_NAME] });
   const note = describeDefaulted(defaulted);
   if (note !== undefined) process.stdout.write(`${note}\n`);
   let errors = 0;

@@ -1,85 +1,95 @@
-// Host-side ContentKit validation: the render route's last check before a component's output
-// reaches a client. Compiled once; must never throw on any input, only report.
+// Host-side ContentKit validation: what a component renders is checked against GitBook's own
+// ContentKit schemas (spec.ts) with ajv before it reaches a client, and ajv's errors become one
+// message per real problem at a JSON pointer. Compiled on first use; bounded in depth and size
+// before ajv runs; must never throw on any input, only report.
 
-import { Ajv, type ErrorObject } from 'ajv';
-import { CONTENTKIT_SCHEMA } from './schema.ts';
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { checkBounds } from './bounds.ts';
+import { describeErrors, type ContentKitError } from './describe-errors.ts';
+import { loadGitBookSpec } from './spec.ts';
 
-export interface ContentKitError {
-  pointer: string;
-  message: string;
-}
+export type { ContentKitError } from './describe-errors.ts';
+export { MAX_DEPTH, MAX_VALUES } from './bounds.ts';
 
 export type ContentKitResult = { valid: true } | { valid: false; errors: ContentKitError[] };
 
-// verbose: errors carry their parentSchema, which tells "not an element" apart from other type errors.
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
-const ELEMENT_SCHEMA = (CONTENTKIT_SCHEMA.definitions as Record<string, unknown>).element;
-const validateElement = ajv.compile(CONTENTKIT_SCHEMA);
+/** Problems reported for one output: the first ones in document order. */
+const MAX_ERRORS = 50;
 
-function escapeToken(token: string): string {
-  return token.replaceAll('~', '~0').replaceAll('/', '~1');
+const REF_PREFIX = 'openapi.json#/components/schemas/';
+
+interface Compiled {
+  rootElement: ValidateFunction;
+  outputElement: ValidateFunction;
+  outputComplete: ValidateFunction;
+  /** Element type tag (`button`) → its schema's validator, for re-checking one element alone. */
+  elements: Map<string, ValidateFunction>;
+  /** Element type tag → the ContentKit schema name (`ContentKitButton`). */
+  tags: Map<string, string>;
 }
 
-/** The `type` of the element at a JSON pointer, to name it in messages. */
-function valueAt(root: unknown, pointer: string): unknown {
-  let node = root;
-  for (const token of pointer.split('/').slice(1)) {
-    if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Record<string, unknown>)[token.replaceAll('~1', '/').replaceAll('~0', '~')];
+let compiled: Compiled | undefined;
+
+function compile(): Compiled {
+  const document = loadGitBookSpec();
+  // strict: false, as the document carries OpenAPI keywords (example, deprecated, x-*) ajv does not
+  // know; discriminator: true makes the three discriminated unions report one error, not one per member.
+  const ajv = new Ajv({ strict: false, allErrors: true, verbose: true, discriminator: true });
+  addFormats.default(ajv);
+  // Formats of the document that JSON Schema does not define: any string is accepted.
+  ajv.addFormat('emoji', true).addFormat('icon', true);
+  ajv.addSchema(document, 'openapi.json');
+  const tags = new Map<string, string>();
+  for (const [name, schema] of Object.entries(document.components.schemas)) {
+    const tag = (schema as { properties?: { type?: { enum?: unknown[] } } }).properties?.type?.enum;
+    if (name.startsWith('ContentKit') && Array.isArray(tag) && tag.length === 1 && typeof tag[0] === 'string' && !name.startsWith('ContentKitRenderOutput')) tags.set(tag[0], name);
   }
-  return node;
+  const get = (name: string): ValidateFunction => {
+    const validate = ajv.getSchema(`${REF_PREFIX}${name}`);
+    if (!validate) throw new Error(`the GitBook spec has no schema ${name}`);
+    return validate;
+  };
+  return {
+    rootElement: get('ContentKitRootElement'),
+    outputElement: get('ContentKitRenderOutputElement'),
+    outputComplete: get('ContentKitRenderOutputComplete'),
+    elements: new Map([...tags].map(([tag, name]) => [tag, get(name)])),
+    tags,
+  };
 }
 
-function typeAt(root: unknown, pointer: string): string | undefined {
-  const type = (valueAt(root, pointer) as { type?: unknown } | null)?.type;
-  return typeof type === 'string' ? type : undefined;
-}
-
-/** null: the error repeats another one and is left out. */
-function describe(error: ErrorObject, root: unknown): ContentKitError | null {
-  const params = error.params as Record<string, unknown>;
-  const at = error.instancePath;
-  const element = typeAt(root, at);
-  switch (error.keyword) {
-    case 'required':
-      return { pointer: `${at}/${escapeToken(String(params.missingProperty))}`, message: element ? `is required on <${element}>` : 'is required' };
-    case 'additionalProperties':
-      return { pointer: `${at}/${escapeToken(String(params.additionalProperty))}`, message: element ? `is not a prop of <${element}>` : 'is not allowed here' };
-    case 'enum': {
-      const value = valueAt(root, at);
-      if (error.schemaPath.endsWith('/properties/type/enum')) {
-        // A non-string type already has its "must be string"; only name unknown strings here.
-        return typeof value === 'string' ? { pointer: at, message: `unknown element type "${value}"` } : null;
-      }
-      return { pointer: at, message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}` };
-    }
-    case 'type':
-      if (error.parentSchema === ELEMENT_SCHEMA) return { pointer: at, message: 'must be an element (an object with a "type")' };
-      return { pointer: at, message: error.message ?? 'has the wrong type' };
-    default:
-      return { pointer: at, message: error.message ?? 'is invalid' };
-  }
-}
-
-export function validateContentKit(element: unknown): ContentKitResult {
+function result(validate: ValidateFunction, value: unknown, c: Compiled): ContentKitResult {
+  const bound = checkBounds(value);
+  if (bound !== null) return { valid: false, errors: [bound] };
   try {
-    if (validateElement(element)) return { valid: true };
+    if (validate(value)) return { valid: true };
   } catch {
-    // Only a tree deep enough to exhaust the stack gets here.
-    return { valid: false, errors: [{ pointer: '', message: 'the element tree is nested too deeply' }] };
+    // Only a value deep enough to exhaust the stack could get here, and checkBounds stops those.
+    return { valid: false, errors: [{ pointer: '', message: 'could not be validated' }] };
   }
   const seen = new Set<string>();
-  const errors: ContentKitError[] = [];
-  // if/then/else add a summary error ("must match then schema") beside the real one; drop it.
-  for (const error of validateElement.errors ?? []) {
-    if (error.keyword === 'if') continue;
-    const described = describe(error, element);
-    if (!described) continue;
-    const key = `${described.pointer}\n${described.message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      errors.push(described);
-    }
-  }
-  return { valid: false, errors };
+  const errors = describeErrors(validate.errors ?? [], value, c)
+    .sort((a, b) => (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0))
+    .filter((error) => {
+      const key = `${error.pointer}\n${error.message}`;
+      return seen.has(key) ? false : (seen.add(key), true);
+    });
+  return { valid: false, errors: errors.slice(0, MAX_ERRORS) };
+}
+
+/** A root element (`block`, `modal` or `configuration`); pointers are relative to it. */
+export function validateContentKit(element: unknown): ContentKitResult {
+  compiled ??= compile();
+  return result(compiled.rootElement, element, compiled);
+}
+
+/**
+ * A whole render answer (`ContentKitRenderOutput`): `{ type: 'element', element, state, props }` or
+ * `{ type: 'complete', returnValue? }`. Pointers are relative to the answer (`/element/children/0`).
+ */
+export function validateRenderOutput(output: unknown): ContentKitResult {
+  compiled ??= compile();
+  const complete = (output as { type?: unknown } | null)?.type === 'complete';
+  return result(complete ? compiled.outputComplete : compiled.outputElement, output, compiled);
 }

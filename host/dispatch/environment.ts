@@ -34,7 +34,9 @@ export function buildEnvironment({ baseUrl, integration, installation, installat
       name: integration.name,
       title: integration.manifest?.title ?? integration.name,
       scopes: integration.manifest?.scopes ?? [],
-      urls: { publicEndpoint },
+      // GitBook's spec: "equals publicEndpoint when no separate content origin is configured",
+      // which this host never has; webframe pages (mermaid, plantuml) are served from it.
+      urls: { publicEndpoint, publicContentEndpoint: publicEndpoint },
     },
     installation: installationView,
     // The platform's environment also carries these at its top level (docs/authoring.md).

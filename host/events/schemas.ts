@@ -38,7 +38,7 @@ export const PUBLISHABLE_EVENTS = {
 
 export type PublishableEventType = keyof typeof PUBLISHABLE_EVENTS;
 
-/** An integration receives space events with either read scope, site events with views (docs/platform-api.md). */
+/** An integration receives space events with either read scope, site events with views, page feedback also with GitBook's page:feedback:read (docs/platform-api.md). */
 export const EVENT_SCOPES: Record<PublishableEventType, Scope[]> = {
   space_content_updated: ['space:content:read', 'space:metadata:read'],
   space_view: ['space:content:read', 'space:metadata:read'],
@@ -46,7 +46,7 @@ export const EVENT_SCOPES: Record<PublishableEventType, Scope[]> = {
   space_gitsync_started: ['space:content:read', 'space:metadata:read'],
   space_gitsync_completed: ['space:content:read', 'space:metadata:read'],
   site_view: ['site:views:read'],
-  page_feedback: ['site:views:read'],
+  page_feedback: ['site:views:read', 'page:feedback:read'],
 };
 
 const ajv = new Ajv({ allErrors: true, strict: false });

@@ -10,7 +10,9 @@ import { findOrganization, type PlatformData } from '../platform/data.ts';
 
 export function configurationSchemaFor(integration: LoadedIntegration, target: Installation['target']): ConfigurationSchema | undefined {
   const configurations = integration.manifest?.configurations;
-  return target === 'organization' ? configurations?.account : configurations?.site;
+  const level = target === 'organization' ? configurations?.account : configurations?.site;
+  // A level configured by a component (`componentId`, GitBook's form) has no property schema here.
+  return level !== undefined && 'properties' in level ? level : undefined;
 }
 
 export function applyDefaults(schema: ConfigurationSchema | undefined, configuration: Record<string, unknown>): Record<string, unknown> {

@@ -1,20 +1,33 @@
 // Content-addressed cache of integration bundles: in memory and on disk (`<hash>.js` plus one small
-// entry file per script listing its inputs). A hit is only served after re-hashing every listed
-// input; never trust mtimes, and never let a cache failure fail a bundle (it only costs a rebuild).
+// entry file per script and build variant listing its inputs). A hit is only served after
+// re-hashing every listed input and the listings of the node_modules folders resolution may look
+// in (a package installed nearer can change what a bare import means without changing any built
+// file); never trust mtimes, and never let a cache failure fail a bundle (it only costs a rebuild).
 
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { MAX_SOURCE_FILE_BYTES, readRegularFile } from './read-file.ts';
 import path from 'node:path';
 import { version as ESBUILD_VERSION } from 'esbuild';
 
 /** Bump when the build options or the wrapper change, so old bundles are never served. */
-// Bumped whenever the bundle's shape changes, so bundles cached before are rebuilt.
-const BUNDLER_VERSION = 'ih-bundle/2';
+const BUNDLER_VERSION = 'ih-bundle/3';
+
+/** What identifies a build besides its input files. */
+export interface CacheKey {
+  /** Real path of the entry script. */
+  entry: string;
+  /** The build options that vary between builds of one entry (mode, JSX source), serialized. */
+  variant: string;
+  /** node_modules folders whose package names are part of the hash (missing ones count as empty). */
+  listings: string[];
+}
 
 interface CacheEntry {
   version: string;
   entry: string;
+  variant: string;
+  listings: string[];
   hash: string;
   /** Absolute paths of every file the build read, as recorded by the last build. */
   inputs: string[];
@@ -22,14 +35,30 @@ interface CacheEntry {
 
 const memory = new Map<string, CacheEntry & { code: string }>();
 
+const memoryKey = (key: CacheKey): string => `${key.entry}\0${key.variant}`;
+
 /** Drops the in-process cache (tests, hot reload); the disk cache stays. */
 export function clearBundleMemoryCache(): void {
   memory.clear();
 }
 
-/** sha256 over the bundler identity, the entry and each input's path and bytes, in path order. */
-export function hashInputs(entryReal: string, contents: Map<string, Uint8Array>): string {
-  const hash = createHash('sha256').update(`${BUNDLER_VERSION}\0${ESBUILD_VERSION}\0${entryReal}\0`);
+/** The package names in a node_modules folder (scoped ones as `@scope/name`), sorted; none if absent. */
+async function packageNames(folder: string): Promise<string[]> {
+  const names: string[] = [];
+  for (const name of await readdir(folder).catch(() => [] as string[])) {
+    if (name.startsWith('@')) for (const inner of await readdir(path.join(folder, name)).catch(() => [] as string[])) names.push(`${name}/${inner}`);
+    else names.push(name);
+  }
+  return names.sort();
+}
+
+/**
+ * sha256 over the bundler identity, the entry, the variant, the package names of each listed
+ * node_modules folder and each input's path and bytes, in path order.
+ */
+export async function hashInputs(key: CacheKey, contents: Map<string, Uint8Array>): Promise<string> {
+  const hash = createHash('sha256').update(`${BUNDLER_VERSION}\0${ESBUILD_VERSION}\0${key.entry}\0${key.variant}\0`);
+  for (const folder of key.listings) hash.update(`${folder}\0${(await packageNames(folder)).join('\n')}\0`);
   for (const file of [...contents.keys()].sort()) {
     const bytes = contents.get(file)!;
     hash.update(`${file}\0${bytes.length}\0`).update(bytes);
@@ -37,10 +66,11 @@ export function hashInputs(entryReal: string, contents: Map<string, Uint8Array>)
   return hash.digest('hex');
 }
 
-export async function readCachedBundle(cacheDir: string, entryReal: string): Promise<{ code: string; hash: string } | null> {
-  const inMemory = memory.get(entryReal);
-  const known = inMemory ?? (await readEntry(cacheDir, entryReal));
-  if (!known || known.version !== BUNDLER_VERSION || known.entry !== entryReal) return null;
+export async function readCachedBundle(cacheDir: string, key: CacheKey): Promise<{ code: string; hash: string } | null> {
+  const inMemory = memory.get(memoryKey(key));
+  const known = inMemory ?? (await readEntry(cacheDir, key));
+  if (!known || known.version !== BUNDLER_VERSION || known.entry !== key.entry || known.variant !== key.variant) return null;
+  if (known.listings.join('\0') !== key.listings.join('\0')) return null;
   const contents = new Map<string, Uint8Array>();
   for (const file of known.inputs) {
     // Same rule as the build: an input that is no longer a regular file is never read.
@@ -48,35 +78,29 @@ export async function readCachedBundle(cacheDir: string, entryReal: string): Pro
     if (!bytes) return null; // an input was removed or changed kind: resolution may differ now, rebuild
     contents.set(file, bytes);
   }
-  if (hashInputs(entryReal, contents) !== known.hash) return null;
+  if ((await hashInputs(key, contents)) !== known.hash) return null;
   const code = inMemory ? inMemory.code : await readFile(codePath(cacheDir, known.hash), 'utf8').catch(() => null);
   if (code === null) return null;
-  memory.set(entryReal, { ...known, code });
+  memory.set(memoryKey(key), { ...known, code });
   return { code, hash: known.hash };
 }
 
-export async function writeCachedBundle(
-  cacheDir: string,
-  entryReal: string,
-  hash: string,
-  inputs: string[],
-  code: string,
-): Promise<void> {
-  const entry: CacheEntry = { version: BUNDLER_VERSION, entry: entryReal, hash, inputs };
-  memory.set(entryReal, { ...entry, code });
+export async function writeCachedBundle(cacheDir: string, key: CacheKey, hash: string, inputs: string[], code: string): Promise<void> {
+  const entry: CacheEntry = { version: BUNDLER_VERSION, entry: key.entry, variant: key.variant, listings: key.listings, hash, inputs };
+  memory.set(memoryKey(key), { ...entry, code });
   try {
     await mkdir(path.join(cacheDir, 'entries'), { recursive: true });
     await writeAtomic(codePath(cacheDir, hash), code);
-    await writeAtomic(entryPath(cacheDir, entryReal), JSON.stringify(entry));
+    await writeAtomic(entryPath(cacheDir, key), JSON.stringify(entry));
   } catch {
     // Read-only or full disk: the in-memory entry still serves this process.
   }
 }
 
-async function readEntry(cacheDir: string, entryReal: string): Promise<CacheEntry | null> {
+async function readEntry(cacheDir: string, key: CacheKey): Promise<CacheEntry | null> {
   try {
-    const parsed = JSON.parse(await readFile(entryPath(cacheDir, entryReal), 'utf8')) as CacheEntry;
-    const valid = typeof parsed.hash === 'string' && /^[0-9a-f]{64}$/.test(parsed.hash) && Array.isArray(parsed.inputs);
+    const parsed = JSON.parse(await readFile(entryPath(cacheDir, key), 'utf8')) as CacheEntry;
+    const valid = typeof parsed.hash === 'string' && /^[0-9a-f]{64}$/.test(parsed.hash) && Array.isArray(parsed.inputs) && Array.isArray(parsed.listings);
     return valid ? parsed : null;
   } catch {
     return null;
@@ -99,6 +123,6 @@ function codePath(cacheDir: string, hash: string): string {
   return path.join(cacheDir, `${hash}.js`);
 }
 
-function entryPath(cacheDir: string, entryReal: string): string {
-  return path.join(cacheDir, 'entries', `${createHash('sha256').update(entryReal).digest('hex')}.json`);
+function entryPath(cacheDir: string, key: CacheKey): string {
+  return path.join(cacheDir, 'entries', `${createHash('sha256').update(memoryKey(key)).digest('hex')}.json`);
 }

@@ -1,6 +1,7 @@
 // Bundles an integration script with esbuild into one classic script whose completion value is
 // the entry's module namespace. Enforces what the sandbox cannot undo later: no Node built-ins and
-// no file outside the integration folder (sandbox-api excepted) ever enters a bundle.
+// no file outside the integration folder and its node_modules (sandbox-api excepted) ever enters a
+// bundle. `MODE` and `process.env.NODE_ENV` are compile-time constants; there is no `process`.
 
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,15 +12,30 @@ import type { IntegrationBundle } from './types.ts';
 import { isInside } from './paths.ts';
 import { hashInputs, readCachedBundle, writeCachedBundle } from './bundle-cache.ts';
 import { containmentPlugin, REJECTED } from './containment.ts';
+import { resolutionRoots, type ResolutionRoots } from './resolution-roots.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEFAULT_CACHE_DIR = path.join(REPO_ROOT, '.cache', 'bundles');
 
-export async function bundleScript(
-  integrationDir: string,
-  scriptRelPath: string,
-  options: { cacheDir?: string } = {},
-): Promise<IntegrationBundle> {
+export type BundleMode = 'production' | 'development';
+
+export interface BundleOptions {
+  cacheDir?: string;
+  /** Default production; `npm run dev` builds development. */
+  mode?: BundleMode;
+  /** Where `.tsx` JSX comes from; default `sandbox-api` (gitbook-manifest.yaml integrations: `@gitbook/runtime`). */
+  jsxImportSource?: string;
+  /** The folder given to --dir; default the integration folder itself (see resolution-roots.ts). */
+  root?: string;
+}
+
+/** What, besides the input files, decides the bytes of a bundle: part of the cache key. */
+interface BuildVariant {
+  mode: BundleMode;
+  jsxImportSource: string;
+}
+
+export async function bundleScript(integrationDir: string, scriptRelPath: string, options: BundleOptions = {}): Promise<IntegrationBundle> {
   const dirReal = await realpath(integrationDir).catch(() => null);
   if (!dirReal) throw new HostError('ERR_BUNDLE_FAILED', `integration folder "${integrationDir}" does not exist`);
   const entryReal = await realpath(path.resolve(dirReal, scriptRelPath)).catch(() => null);
@@ -27,24 +43,35 @@ export async function bundleScript(
   if (!isInside(dirReal, entryReal)) {
     throw new HostError('ERR_BUNDLE_FAILED', `script "${scriptRelPath}" resolves outside the integration folder`);
   }
+  const variant: BuildVariant = { mode: options.mode ?? 'production', jsxImportSource: options.jsxImportSource ?? 'sandbox-api' };
+  const roots = await resolutionRoots(dirReal, options.root ?? dirReal);
+  const key = { entry: entryReal, variant: JSON.stringify(variant), listings: roots.nodeModules };
   const cacheDir = path.resolve(options.cacheDir ?? DEFAULT_CACHE_DIR);
-  const hit = await readCachedBundle(cacheDir, entryReal);
+  const hit = await readCachedBundle(cacheDir, key);
   if (hit) return { ...hit, cached: true };
 
   const contents = new Map<string, Uint8Array>();
-  const code = await runBuild(dirReal, entryReal, contents);
-  const hash = hashInputs(entryReal, contents);
-  await writeCachedBundle(cacheDir, entryReal, hash, [...contents.keys()], code);
+  const code = await runBuild(roots, entryReal, contents, variant);
+  const hash = await hashInputs(key, contents);
+  await writeCachedBundle(cacheDir, key, hash, [...contents.keys()], code);
   return { code, hash, cached: false };
 }
 
 /**
  * The esbuild options of every integration bundle: a classic script for a web-like worker with
- * the containment plugin deciding what may enter. Tests that bundle a snippet use these too.
+ * the containment plugin deciding what may enter. Tests that bundle a snippet use these too (a
+ * string is an integration folder resolving through its own node_modules only).
  */
-export function integrationBuildOptions(dirReal: string, offenses: string[], contents: Map<string, Uint8Array>): BuildOptions {
+export function integrationBuildOptions(
+  where: ResolutionRoots | string,
+  offenses: string[],
+  contents: Map<string, Uint8Array>,
+  variant: Partial<BuildVariant> = {},
+): BuildOptions {
+  const roots = typeof where === 'string' ? { integrationDir: where, workspaceRoot: where, nodeModules: [path.join(where, 'node_modules')] } : where;
+  const mode = variant.mode ?? 'production';
   return {
-    absWorkingDir: dirReal,
+    absWorkingDir: roots.integrationDir,
     write: false,
     bundle: true,
     format: 'iife',
@@ -52,10 +79,14 @@ export function integrationBuildOptions(dirReal: string, offenses: string[], con
     platform: 'neutral',
     target: 'es2022',
     jsx: 'automatic',
-    jsxImportSource: 'sandbox-api',
-    mainFields: ['module', 'main'],
-    // The isolate is a web-like worker, not Node: prefer packages' worker/browser builds.
-    conditions: ['worker', 'browser', 'import', 'default'],
+    jsxImportSource: variant.jsxImportSource ?? 'sandbox-api',
+    // The isolate is a web-like worker, not Node: prefer packages' worker/browser builds (the
+    // `browser` field also swaps Node-only files for their browser versions).
+    mainFields: ['worker', 'browser', 'module', 'main'],
+    conditions: ['worker', 'browser', 'import', mode, 'default'],
+    // Compile-time constants, as GitBook's CLI defines them. No `process` object exists at run time
+    // (libraries probing `process.versions.node` must keep taking their web path).
+    define: { MODE: JSON.stringify(mode), 'process.env.NODE_ENV': JSON.stringify(mode) },
     // Hermetic: a tsconfig.json (the repo's or the integration's) must not change resolution,
     // and it is not part of the cache key.
     tsconfigRaw: {},
@@ -63,7 +94,7 @@ export function integrationBuildOptions(dirReal: string, offenses: string[], con
     charset: 'utf8',
     legalComments: 'none',
     sourcemap: false,
-    plugins: [containmentPlugin(dirReal, offenses, contents)],
+    plugins: [containmentPlugin(roots, offenses, contents)],
   };
 }
 
@@ -97,11 +128,11 @@ export function collectBuildErrors(error: unknown, offenses: string[]): void {
   offenses.push(...messages.filter((m) => !m.text.includes(`${REJECTED}:`)).map(describeMessage));
 }
 
-async function runBuild(dirReal: string, entryReal: string, contents: Map<string, Uint8Array>): Promise<string> {
+async function runBuild(roots: ResolutionRoots, entryReal: string, contents: Map<string, Uint8Array>, variant: BuildVariant): Promise<string> {
   const offenses: string[] = [];
   let text: string;
   try {
-    const result = await build({ ...integrationBuildOptions(dirReal, offenses, contents), entryPoints: [entryReal] });
+    const result = await build({ ...integrationBuildOptions(roots, offenses, contents, variant), entryPoints: [entryReal] });
     text = result.outputFiles![0].text;
   } catch (error) {
     collectBuildErrors(error, offenses);
@@ -110,7 +141,7 @@ async function runBuild(dirReal: string, entryReal: string, contents: Map<string
     const details = offenses.map((message) => ({ message }));
     throw new HostError('ERR_BUNDLE_FAILED', offenses.join('; '), details);
   }
-  return wrapBundle(blankModuleMarkers(text!, dirReal, contents.keys()));
+  return wrapBundle(blankModuleMarkers(text!, roots.integrationDir, contents.keys()));
 }
 
 function describeMessage(message: Message): string {

@@ -1,30 +1,40 @@
 // The esbuild plugin that decides what may enter an integration bundle: `sandbox-api` by name,
-// files inside the integration folder, nothing else. It records every offense instead of failing
-// on the first, and records the bytes it loads so the cache hash covers exactly what was built.
+// files inside the integration folder, and files inside the node_modules folders the integration
+// may resolve through (its own and its ancestors' up to the workspace root, see resolution-roots.ts),
+// nothing else, judged by real path so a symlink cannot smuggle a file in. It records every offense
+// instead of failing on the first, and records the bytes it loads (and the package.json files that
+// steered resolution) so the cache hash covers exactly what was built.
 
-import { realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Loader, Plugin } from 'esbuild';
 import { isInside } from './paths.ts';
 import { MAX_SOURCE_FILE_BYTES, readRegularFile, UnreadableFileError } from './read-file.ts';
+import type { ResolutionRoots } from './resolution-roots.ts';
 
 const SANDBOX_API_DIR = fileURLToPath(new URL('../../sandbox-api', import.meta.url));
 /** Namespace of the empty stand-ins for rejected imports. */
 export const REJECTED = 'ih-rejected';
 const LOADERS = new Map<string, Loader>([
-  ['.ts', 'ts'], ['.mts', 'ts'], ['.tsx', 'tsx'], ['.js', 'js'], ['.mjs', 'js'], ['.cjs', 'js'], ['.jsx', 'jsx'], ['.json', 'json'],
+  ['.ts', 'ts'], ['.mts', 'ts'], ['.cts', 'ts'], ['.tsx', 'tsx'], ['.js', 'js'], ['.mjs', 'js'], ['.cjs', 'js'], ['.jsx', 'jsx'], ['.json', 'json'],
 ]);
+/** Imported as a string (GitBook's CLI does the same): scripts and styles injected into pages. */
+const TEXT_SUFFIXES = ['.raw.js', '.raw.css'];
 
-export function containmentPlugin(dirReal: string, offenses: string[], contents: Map<string, Uint8Array>): Plugin {
+export function containmentPlugin(roots: ResolutionRoots, offenses: string[], contents: Map<string, Uint8Array>): Plugin {
   const sandboxReal = realpathOrSelf(SANDBOX_API_DIR);
+  const dirReal = roots.integrationDir;
+  const inNodeModules = (file: string) => roots.nodeModules.some((folder) => isInside(folder, file));
+  const allowedFile = (file: string) => isInside(dirReal, file) || inNodeModules(file);
   return {
     name: 'ih-containment',
     setup(b) {
       b.onResolve({ filter: /.*/ }, async (args) => {
         if (args.kind === 'entry-point' || args.pluginData?.ihResolving) return undefined;
-        const from = displayImporter(args.importer, dirReal, sandboxReal);
+        const from = displayImporter(args.importer, roots, sandboxReal);
         const reject = (why: string) => {
           offenses.push(`script imports "${args.path}" (from ${from})${why}`);
           return { path: args.path, namespace: REJECTED };
@@ -37,8 +47,10 @@ export function containmentPlugin(dirReal: string, offenses: string[], contents:
         const fromSandboxApi = isInside(sandboxReal, args.importer);
         // Judge relative and absolute paths before touching the disk: whether a file exists
         // outside the folder is none of the script's business.
-        const outside = ', which resolves outside the integration folder';
-        if (/^(\.\.?(\/|$)|\/)/.test(args.path) && !fromSandboxApi && !isInside(dirReal, path.resolve(args.resolveDir, args.path))) {
+        const outside = roots.nodeModules.length > 0
+          ? ', which resolves outside the integration folder and its node_modules'
+          : ', which resolves outside the integration folder';
+        if (/^(\.\.?(\/|$)|\/)/.test(args.path) && !fromSandboxApi && !allowedFile(path.resolve(args.resolveDir, args.path))) {
           return reject(outside);
         }
         const resolved = await b.resolve(args.path, {
@@ -55,18 +67,26 @@ export function containmentPlugin(dirReal: string, offenses: string[], contents:
         }
         const real = realpathOrSelf(resolved.path);
         // sandbox-api's own files may import each other; integration files reach it only by name.
-        const allowed = isInside(dirReal, real) || (fromSandboxApi && isInside(sandboxReal, real));
-        return allowed ? { path: real } : reject(outside);
+        if (fromSandboxApi && isInside(sandboxReal, real)) return { path: real };
+        if (!allowedFile(real)) {
+          // Name the symlink when a package folder in an allowed node_modules points elsewhere.
+          const link = symlinkedPackage(args.path, roots);
+          return reject(link ? `${outside} (${link} is a symlink to a folder outside)` : outside);
+        }
+        if (inNodeModules(real)) await recordPackageJsons(real, roots, contents);
+        return { path: real };
       });
       // A CommonJS stub: any import from it links, so the build goes on and finds every offense.
       b.onLoad({ filter: /.*/, namespace: REJECTED }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
       // Reading here (not letting esbuild read) makes the cache hash cover exactly the bytes built.
       b.onLoad({ filter: /.*/, namespace: 'file' }, async (args) => {
-        const shown = displayImporter(args.path, dirReal, sandboxReal);
-        const loader = LOADERS.get(path.extname(args.path).toLowerCase());
+        const shown = displayImporter(args.path, roots, sandboxReal);
+        const lower = args.path.toLowerCase();
+        const asText = args.with.type === 'text' || TEXT_SUFFIXES.some((suffix) => lower.endsWith(suffix));
+        const loader: Loader | undefined = asText ? 'text' : LOADERS.get(path.extname(lower));
         // Never left to esbuild: it would read any file it is handed, whatever its kind.
         if (loader === undefined) {
-          offenses.push(`script imports ${shown}, which is not a source file (.ts, .tsx, .js, .mjs, .cjs, .jsx or .json)`);
+          offenses.push(`script imports ${shown}, which is not a source file (.ts, .tsx, .js, .mjs, .cjs, .jsx or .json; .raw.js, .raw.css or \`with { type: 'text' }\` as text)`);
           return { contents: '', loader: 'js' };
         }
         let bytes: Buffer;
@@ -83,6 +103,35 @@ export function containmentPlugin(dirReal: string, offenses: string[], contents:
   };
 }
 
+/**
+ * The package.json files between a resolved node_modules file and its node_modules folder: they
+ * decided which file a bare import became (`exports`, `module`, `browser`), so a changed one must
+ * change the cache hash even when no built file changed.
+ */
+async function recordPackageJsons(file: string, roots: ResolutionRoots, contents: Map<string, Uint8Array>): Promise<void> {
+  const folder = roots.nodeModules.find((candidate) => isInside(candidate, file));
+  if (folder === undefined) return;
+  for (let dir = path.dirname(file); dir !== folder && isInside(folder, dir); dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (contents.has(manifest)) continue;
+    const bytes = await readFile(manifest).catch(() => null);
+    if (bytes !== null) contents.set(manifest, bytes);
+  }
+}
+
+/** `node_modules/<package>` of a bare specifier when, in one of the allowed folders, it is a symlink. */
+function symlinkedPackage(specifier: string, roots: ResolutionRoots): string | null {
+  if (/^(\.\.?(\/|$)|\/)/.test(specifier)) return null;
+  const segments = specifier.split('/');
+  const name = specifier.startsWith('@') ? segments.slice(0, 2).join('/') : segments[0];
+  for (const folder of roots.nodeModules) {
+    if (lstatSync(path.join(folder, name), { throwIfNoEntry: false })?.isSymbolicLink()) {
+      return path.relative(roots.integrationDir, path.join(folder, name)).split(path.sep).join('/');
+    }
+  }
+  return null;
+}
+
 function resolveSandboxApi(specifier: string, sandboxReal: string): string | null {
   const sub = specifier === 'sandbox-api' ? 'index' : specifier.slice('sandbox-api/'.length);
   const base = path.resolve(sandboxReal, sub);
@@ -97,9 +146,10 @@ function isNodeBuiltin(specifier: string): boolean {
   return specifier.startsWith('node:') || builtinModules.includes(specifier) || builtinModules.includes(specifier.split('/')[0]);
 }
 
-function displayImporter(importer: string, dirReal: string, sandboxReal: string): string {
+function displayImporter(importer: string, roots: ResolutionRoots, sandboxReal: string): string {
   if (isInside(sandboxReal, importer)) return `sandbox-api/${path.relative(sandboxReal, importer).split(path.sep).join('/')}`;
-  return path.relative(dirReal, importer).split(path.sep).join('/') || importer;
+  // Relative to the integration folder, so a hoisted package reads `../../node_modules/…`.
+  return path.relative(roots.integrationDir, importer).split(path.sep).join('/') || importer;
 }
 
 function realpathOrSelf(file: string): string {

@@ -1,4 +1,5 @@
 // Public entry of manifest loading: YAML → schema → semantic, path and secret checks → bundle.
+// A folder holds platform-manifest.yaml or gitbook-manifest.yaml (both is an error naming them).
 // Never throws for a bad integration (it comes back 'invalid' with every problem found); never
 // puts a secret value into a problem, and never bundles an integration that has an error.
 
@@ -7,17 +8,19 @@ import { readRegularFile, UnreadableFileError } from './read-file.ts';
 import path from 'node:path';
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { HostError } from '../common/errors.ts';
-import type { LoadedIntegration, Manifest, ManifestProblem } from './types.ts';
+import { MANIFEST_FILES, type LoadedIntegration, type Manifest, type ManifestKind, type ManifestProblem } from './types.ts';
 import { checkSchema, escapePointer, type Issue } from './validate.ts';
-import { checkSemantics, findUnknownKeys, isObject } from './semantic.ts';
+import { checkSemantics, findUnknownKeys, findUnusedKeys, isObject, semanticWarnings } from './semantic.ts';
 import { checkManifestPaths } from './paths.ts';
 import { resolveSecrets } from './secrets.ts';
 import { ownerOf } from './secret-namespace.ts';
-import { bundleScript } from './bundle.ts';
+import { bundleScript, type BundleMode } from './bundle.ts';
 import { displayPath } from './format.ts';
 import { MANIFEST_KEYS } from './schema.ts';
 
-const MANIFEST_FILE = 'platform-manifest.yaml';
+const KINDS = Object.keys(MANIFEST_FILES) as ManifestKind[];
+/** The JSX runtime a manifest kind's `.tsx` files compile against (a file's own @jsxImportSource pragma wins). */
+const JSX_IMPORT_SOURCE: Record<ManifestKind, string> = { platform: 'sandbox-api', gitbook: '@gitbook/runtime' };
 /** Manifests come from third parties: bound the work a single file can cause. */
 const MAX_MANIFEST_BYTES = 256 * 1024;
 const MAX_YAML_ALIASES = 32;
@@ -27,25 +30,40 @@ export interface LoadOptions {
   /** Bundle cache dir, default <repo>/.cache/bundles. */
   cacheDir?: string;
   firstPartyOrganizations?: string[];
+  /**
+   * Set by `npm run check` only, which judges folders rather than the shell and platform it runs
+   * in: unset secret variables are warnings, and see SemanticOptions.knownOrganizations.
+   */
+  check?: boolean;
+  knownOrganizations?: string[];
+  /** Names of the host's built-in integrations: a loaded integration may not take one (in any case). */
+  reservedNames?: string[];
+  /** `MODE` and `process.env.NODE_ENV` in bundles; default production (`npm run dev` passes development). */
+  mode?: BundleMode;
 }
 
 /** A checked integration before bundling; `declaredName` is the manifest's own name, if a string. */
 interface Inspected {
   loaded: LoadedIntegration;
+  /** The --dir folder the integration was found in (bare imports may resolve up to its workspace). */
+  root: string;
   declaredName?: string;
   secretVariables?: Record<string, string>;
 }
 
+/** One integration folder, as if it had been found in its parent folder by --dir. */
 export async function loadIntegration(dir: string, options: LoadOptions): Promise<LoadedIntegration> {
-  return finish(await inspectIntegration(path.resolve(dir), options), options);
+  const folder = path.resolve(dir);
+  return finish(await inspectIntegration(folder, path.dirname(folder), options), options);
 }
 
 /** Every subfolder (one level) of each dir holding a manifest; `name` must be unique across all. */
 export async function loadIntegrations(dirs: string[], options: LoadOptions): Promise<LoadedIntegration[]> {
   const roots = [...new Set(dirs.map((dir) => path.resolve(dir)))];
-  const folders = (await Promise.all(roots.map(listIntegrationFolders))).flat();
-  const inspected = await Promise.all(folders.map((folder) => inspectIntegration(folder, options)));
+  const folders = (await Promise.all(roots.map(async (root) => (await listIntegrationFolders(root)).map((folder) => ({ folder, root }))))).flat();
+  const inspected = await Promise.all(folders.map(({ folder, root }) => inspectIntegration(folder, root, options)));
   markDuplicateNames(inspected);
+  markReservedNames(inspected, options.reservedNames ?? []);
   markForeignSecretVariables(inspected);
   return Promise.all(inspected.map((item) => finish(item, options)));
 }
@@ -59,41 +77,58 @@ async function listIntegrationFolders(root: string): Promise<string[]> {
     const folder = path.join(root, name);
     // stat, not lstat: a symlinked integration folder is fine; its files are still contained.
     const isDir = (await stat(folder).catch(() => null))?.isDirectory();
-    if (isDir && (await stat(path.join(folder, MANIFEST_FILE)).catch(() => null))?.isFile()) folders.push(folder);
+    if (isDir && (await manifestKindsIn(folder)).length > 0) folders.push(folder);
   }
   return folders;
 }
 
-async function inspectIntegration(dir: string, options: LoadOptions): Promise<Inspected> {
-  const manifestPath = path.join(dir, MANIFEST_FILE);
+/** Which manifest files the folder holds (regular files, symlinks followed). */
+async function manifestKindsIn(dir: string): Promise<ManifestKind[]> {
+  const present = await Promise.all(KINDS.map(async (kind) => (await stat(path.join(dir, MANIFEST_FILES[kind])).catch(() => null))?.isFile() === true));
+  return KINDS.filter((_, index) => present[index]);
+}
+
+async function inspectIntegration(dir: string, root: string, options: LoadOptions): Promise<Inspected> {
+  const kinds = await manifestKindsIn(dir);
+  const kind: ManifestKind = kinds.length === 1 ? kinds[0] : 'platform';
+  const manifestPath = path.join(dir, MANIFEST_FILES[kind]);
   const file = displayPath(manifestPath);
   const loaded: LoadedIntegration = {
-    name: path.basename(dir), dir, manifestPath, status: 'invalid', secrets: {}, errors: [], warnings: [],
+    name: path.basename(dir), dir, manifestPath, manifestKind: kind, status: 'invalid', secrets: {}, errors: [], warnings: [],
   };
   const attach = (issues: Issue[]): ManifestProblem[] => issues.map((issue) => ({ file, ...issue }));
+  if (kinds.length > 1) {
+    // Which one is meant cannot be guessed; loading either would silently ignore the other.
+    loaded.errors.push({
+      file: displayPath(dir),
+      pointer: '',
+      message: `the folder has both ${MANIFEST_FILES.platform} and ${MANIFEST_FILES.gitbook}; keep one of them`,
+    });
+    return { loaded, root };
+  }
   const parsed = await readManifest(manifestPath);
   if ('problem' in parsed) {
     loaded.errors.push(...attach([parsed.problem]));
-    return { loaded };
+    return { loaded, root };
   }
   const doc = parsed.doc;
   const schemaIssues = checkSchema(doc);
   const owner = typeof doc.name === 'string' && doc.name !== '' ? doc.name : path.basename(dir);
-  const secrets = resolveSecrets(doc.secrets, options.env, owner);
+  const secrets = resolveSecrets(doc.secrets, options.env, owner, { unsetIsWarning: options.check === true });
   loaded.errors.push(...attach([
     ...schemaIssues,
     ...checkSemantics(doc, options),
     ...(await checkManifestPaths(await realpath(dir), doc)),
     ...secrets.errors,
   ]));
-  loaded.warnings.push(...attach([...findUnknownKeys(doc), ...secrets.warnings]));
+  loaded.warnings.push(...attach([...findUnknownKeys(doc), ...findUnusedKeys(doc), ...semanticWarnings(doc, options), ...secrets.warnings]));
   // The manifest is exposed once its shape is right, so listings can show its title even when a
   // semantic, path or secret check failed; `status` stays the only verdict.
   if (schemaIssues.length === 0) loaded.manifest = pickKnownKeys(doc);
   if (loaded.errors.length === 0) loaded.secrets = secrets.values;
   const declaredName = typeof doc.name === 'string' && doc.name !== '' ? doc.name : undefined;
   if (declaredName) loaded.name = declaredName;
-  return { loaded, declaredName, secretVariables: secrets.variables };
+  return { loaded, root, declaredName, secretVariables: secrets.variables };
 }
 
 async function readManifest(manifestPath: string): Promise<{ doc: Record<string, unknown> } | { problem: Issue }> {
@@ -102,8 +137,8 @@ async function readManifest(manifestPath: string): Promise<{ doc: Record<string,
   try {
     text = (await readRegularFile(manifestPath, MAX_MANIFEST_BYTES)).toString('utf8');
   } catch (error) {
-    if (error instanceof UnreadableFileError) return fail(`${MANIFEST_FILE} ${error.message}`);
-    return fail(`cannot read ${MANIFEST_FILE} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    if (error instanceof UnreadableFileError) return fail(`${path.basename(manifestPath)} ${error.message}`);
+    return fail(`cannot read ${path.basename(manifestPath)} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   let doc: unknown;
   try {
@@ -121,20 +156,35 @@ async function readManifest(manifestPath: string): Promise<{ doc: Record<string,
   return { doc };
 }
 
-/** Both (or all) holders of a shared name become invalid, each naming the other folders. */
+/**
+ * Both (or all) holders of a shared name become invalid, each naming the other folders. Names
+ * differing only in case (`VA-Okta`, `va-okta`) clash too: they share a secret namespace.
+ */
 function markDuplicateNames(inspected: Inspected[]): void {
   const byName = new Map<string, Inspected[]>();
   for (const item of inspected) {
-    if (item.declaredName) byName.set(item.declaredName, [...(byName.get(item.declaredName) ?? []), item]);
+    if (!item.declaredName) continue;
+    const key = item.declaredName.toLowerCase();
+    byName.set(key, [...(byName.get(key) ?? []), item]);
   }
-  for (const [name, holders] of byName) {
+  for (const holders of byName.values()) {
     if (holders.length < 2) continue;
     for (const item of holders) {
       const others = holders.filter((other) => other !== item).map((other) => displayPath(other.loaded.dir));
       const file = displayPath(item.loaded.manifestPath);
-      item.loaded.errors.push({ file, pointer: '/name', message: `name "${name}" is also used by the integration in ${others.join(', ')}` });
+      item.loaded.errors.push({ file, pointer: '/name', message: `name "${item.declaredName}" is also used by the integration in ${others.join(', ')}` });
       item.loaded.secrets = {};
     }
+  }
+}
+
+/** A built-in's name (compared without case: names share secret namespaces that way) is refused. */
+function markReservedNames(inspected: Inspected[], reserved: string[]): void {
+  const taken = new Set(reserved.map((name) => name.toLowerCase()));
+  for (const item of inspected) {
+    if (!item.declaredName || !taken.has(item.declaredName.toLowerCase())) continue;
+    item.loaded.errors.push({ file: displayPath(item.loaded.manifestPath), pointer: '/name', message: `"${item.declaredName}" is the name of a built-in integration of this host` });
+    item.loaded.secrets = {};
   }
 }
 
@@ -152,12 +202,17 @@ function markForeignSecretVariables(inspected: Inspected[]): void {
   }
 }
 
-async function finish({ loaded }: Inspected, options: LoadOptions): Promise<LoadedIntegration> {
+async function finish({ loaded, root }: Inspected, options: LoadOptions): Promise<LoadedIntegration> {
   const script = loaded.manifest?.script;
   if (loaded.errors.length > 0) return { ...loaded, status: 'invalid' };
   if (script) {
     try {
-      loaded.bundle = await bundleScript(loaded.dir, script, { cacheDir: options.cacheDir });
+      loaded.bundle = await bundleScript(loaded.dir, script, {
+        cacheDir: options.cacheDir,
+        root,
+        mode: options.mode,
+        jsxImportSource: JSX_IMPORT_SOURCE[loaded.manifestKind ?? 'platform'],
+      });
     } catch (error) {
       const file = displayPath(loaded.manifestPath);
       const details = error instanceof HostError && error.details ? error.details : [{ message: (error as Error).message }];

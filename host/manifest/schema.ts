@@ -1,10 +1,12 @@
-// The JSON Schema of platform-manifest.yaml (docs/manifest.md), as data for ajv. Shape only: checks
-// that need the file system, the environment or cross-field logic live in validate/paths/secrets.
-// Never loosen a nested `additionalProperties: false`: unknown nested keys must stay errors.
+// The JSON Schema of platform-manifest.yaml and gitbook-manifest.yaml (docs/manifest.md,
+// docs/gitbook.md), as data for ajv. Shape only: checks that need the file system, the environment
+// or cross-field logic live in validate/paths/secrets/semantic. Never loosen a nested
+// `additionalProperties: false`: unknown nested keys must stay errors.
 
-import { CATEGORIES, SCOPES, VISIBILITIES } from './types.ts';
+import { CATEGORIES, SCOPES, TARGETS, VISIBILITIES } from './types.ts';
 
-const NAME_PATTERN = '^[a-z0-9]+(-[a-z0-9]+)*$';
+/** Letters (either case, as GitBook's `VA-Okta`), digits and single dashes. */
+const NAME_PATTERN = '^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$';
 const SECRET_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$';
 /** A path on the integration's own endpoint; `//host` is refused because it reads as another origin. */
 const ENDPOINT_PATH_PATTERN = '^/(?!/)\\S*$';
@@ -66,7 +68,7 @@ const property = {
   allOf: typeRules,
 } as const;
 
-const configuration = {
+const propertiesForm = {
   type: 'object',
   required: ['properties'],
   properties: {
@@ -74,6 +76,36 @@ const configuration = {
     required: { type: 'array', uniqueItems: true, items: { type: 'string' } },
   },
   additionalProperties: false,
+} as const;
+
+/** GitBook's other form: the level is configured by one of the integration's components. */
+const componentForm = {
+  type: 'object',
+  required: ['componentId'],
+  properties: { componentId: nonEmptyString },
+  additionalProperties: false,
+} as const;
+
+// if/then rather than oneOf: a level with `componentId` is judged as the component form only,
+// so a mistake in either form gets its own message instead of both forms' errors.
+const configuration = {
+  if: { type: 'object', properties: { componentId: true }, required: ['componentId'] },
+  then: componentForm,
+  else: propertiesForm,
+} as const;
+
+/** `{ directive: sources }` (GitBook's manifests all use this form) or one policy string. */
+const contentSecurityPolicy = {
+  if: { type: 'string' },
+  else: { type: 'object', additionalProperties: { type: 'string' } },
+} as const;
+
+const stringList = { type: 'array', items: nonEmptyString } as const;
+
+const secrets = {
+  type: 'object',
+  propertyNames: { pattern: SECRET_NAME_PATTERN },
+  additionalProperties: { type: 'string' },
 } as const;
 
 export const manifestSchema = {
@@ -90,18 +122,46 @@ export const manifestSchema = {
     visibility: { type: 'string', enum: [...VISIBILITIES] },
     scopes: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...SCOPES] } },
     script: nonEmptyString,
+    target: { type: 'string', enum: [...TARGETS] },
     blocks: {
       type: 'array',
       items: {
         type: 'object',
-        required: ['id', 'title', 'description'],
-        properties: { id: nonEmptyString, title: { type: 'string' }, description: { type: 'string' } },
+        required: ['id', 'title'],
+        properties: {
+          id: nonEmptyString,
+          title: { type: 'string' },
+          description: { type: 'string' },
+          icon: nonEmptyString,
+          urlUnfurl: stringList,
+          markdown: {
+            type: 'object',
+            required: ['codeblock', 'body'],
+            properties: { codeblock: nonEmptyString, body: nonEmptyString },
+            additionalProperties: false,
+          },
+        },
+        additionalProperties: false,
+      },
+    },
+    contentSources: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'title', 'configuration'],
+        properties: {
+          id: nonEmptyString,
+          title: { type: 'string' },
+          description: { type: 'string' },
+          icon: nonEmptyString,
+          configuration: componentForm,
+        },
         additionalProperties: false,
       },
     },
     categories: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...CATEGORIES] } },
     icon: nonEmptyString,
-    previewImages: { type: 'array', items: nonEmptyString },
+    previewImages: { type: 'array', maxItems: 3, items: nonEmptyString },
     externalLinks: {
       type: 'array',
       items: {
@@ -116,13 +176,18 @@ export const manifestSchema = {
     },
     configurations: {
       type: 'object',
-      properties: { account: configuration, site: configuration },
+      properties: { account: configuration, space: configuration, site: configuration },
       additionalProperties: false,
     },
-    secrets: {
+    contentSecurityPolicy,
+    secrets,
+    envs: {
       type: 'object',
-      propertyNames: { pattern: SECRET_NAME_PATTERN },
-      additionalProperties: { type: 'string' },
+      additionalProperties: {
+        type: 'object',
+        properties: { organization: nonEmptyString, visibility: { type: 'string', enum: [...VISIBILITIES] }, secrets },
+        additionalProperties: false,
+      },
     },
   },
   $defs: { property },

@@ -8,6 +8,8 @@ import { isObject } from './semantic.ts';
 import { namespaceProblem } from './secret-namespace.ts';
 
 const TEMPLATE = /^\$\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
+/** A 1Password reference as GitBook's CLI reads it: `${{ op://vault/item/field }}`, optionally quoted. */
+const ONE_PASSWORD = /^\$\{\{\s*(?:"op:\/\/[^"]+"|op:\/\/\S+)\s*\}\}$/;
 
 export interface ResolvedSecrets {
   values: Record<string, string>;
@@ -17,8 +19,17 @@ export interface ResolvedSecrets {
   warnings: Issue[];
 }
 
-/** `owner` is the integration's name: it decides which variables the templates may name. */
-export function resolveSecrets(secrets: unknown, env: Record<string, string | undefined>, owner: string): ResolvedSecrets {
+/**
+ * `owner` is the integration's name: it decides which variables the templates may name. With
+ * `unsetIsWarning` (`npm run check`, which judges the folder, not the shell it runs in) an unset or
+ * empty variable is a warning; where the host loads integrations it is an error.
+ */
+export function resolveSecrets(
+  secrets: unknown,
+  env: Record<string, string | undefined>,
+  owner: string,
+  options: { unsetIsWarning?: boolean } = {},
+): ResolvedSecrets {
   const result: ResolvedSecrets = { values: {}, variables: {}, errors: [], warnings: [] };
   if (!isObject(secrets)) return result; // absent, or a shape problem the schema reports
   for (const [key, raw] of Object.entries(secrets)) {
@@ -35,14 +46,25 @@ export function resolveSecrets(secrets: unknown, env: Record<string, string | un
       }
       result.variables[key] = variable;
       const value = Object.hasOwn(env, variable) ? env[variable] : undefined;
+      const unset = (why: string) =>
+        options.unsetIsWarning
+          ? result.warnings.push({ pointer, message: `secret "${key}" needs environment variable ${variable}, which ${why}: the host will refuse to load the integration until it is set` })
+          : result.errors.push({ pointer, message: `secret "${key}" needs environment variable ${variable}, which ${why}` });
       if (value === undefined) {
-        result.errors.push({ pointer, message: `secret "${key}" needs environment variable ${variable}, which is not set` });
+        unset('is not set');
       } else if (value === '') {
         // An empty client secret is always a misconfiguration; failing here beats a 401 at runtime.
-        result.errors.push({ pointer, message: `secret "${key}" needs environment variable ${variable}, which is empty` });
+        unset('is empty');
       } else {
         result.values[key] = value;
       }
+    } else if (ONE_PASSWORD.test(raw.trim())) {
+      // The host has no 1Password client: the secret is left out (never passed on as the literal
+      // reference, which the integration would take for a credential). Not fatal: the folder is fine.
+      result.warnings.push({
+        pointer,
+        message: `secret "${key}" is a 1Password reference (op://…), which this host does not resolve: it is left unset; export the value and write \${{ env.NAME }} to provide it`,
+      });
     } else if (raw.includes('${{')) {
       // A half-written template must not be shipped to the integration as if it were the secret.
       result.errors.push({ pointer, message: `secret "${key}" has a malformed template; write it as \${{ env.NAME }}` });

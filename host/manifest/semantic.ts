@@ -1,6 +1,7 @@
 // Cross-field manifest rules JSON Schema cannot express: unique block ids, `default` inside `enum`,
-// `required` naming real properties, internal scopes, unknown top-level keys (warnings). Pure and
-// defensive: runs even when the schema failed, so it must never assume a field has its right type.
+// `required` naming real properties, internal scopes, unknown top-level keys and accepted keys the
+// host does not act on (warnings). Pure and defensive: runs even when the schema failed, so it
+// must never assume a field has its right type.
 
 import { INTERNAL_SCOPES } from './types.ts';
 import { MANIFEST_KEYS } from './schema.ts';
@@ -8,14 +9,59 @@ import { escapePointer, type Issue } from './validate.ts';
 
 export interface SemanticOptions {
   firstPartyOrganizations?: string[];
+  /**
+   * The organizations the platform data knows (ids and subdomains). Given only by `npm run check`,
+   * which judges the folder, not the platform: an internal scope asked for by an organization the
+   * data does not know is then a warning (whether it is first-party is decided where the host runs).
+   */
+  knownOrganizations?: string[];
 }
 
 export function checkSemantics(doc: Record<string, unknown>, options: SemanticOptions = {}): Issue[] {
-  return [
-    ...checkBlockIds(doc.blocks),
-    ...checkConfigurations(doc.configurations),
-    ...checkInternalScopes(doc, options.firstPartyOrganizations ?? []),
-  ];
+  return [...checkBlockIds(doc.blocks), ...checkConfigurations(doc.configurations), ...checkInternalScopes(doc, options).errors];
+}
+
+/** Warnings of the semantic checks (internal scopes of an organization the platform data does not know). */
+export function semanticWarnings(doc: Record<string, unknown>, options: SemanticOptions = {}): Issue[] {
+  return checkInternalScopes(doc, options).warnings;
+}
+
+const NOT_ACTED_ON = {
+  target: 'accepted but not acted on: this host does not restrict install targets yet (installations may target an organization, a space or a site)',
+  space: 'accepted but not acted on: this host configures space installations with configurations.site for now',
+  componentId: 'accepted but not acted on: this host does not render configuration components, so installations at this level have no configuration properties',
+  urlUnfurl: 'accepted but not acted on: link unfurling is done by the documentation editor, not by this host',
+  markdown: 'accepted but not acted on: markdown code block conversion is done by the documentation editor, not by this host',
+  blockIcon: 'accepted but not acted on: this host does not show block icons',
+  contentSecurityPolicy: 'accepted but not acted on: this host does not serve site scripts yet, so the policy is not applied',
+  envs: 'ignored: this host has no per-environment manifests; the top-level values apply',
+  contentSources: 'accepted but not acted on: this host does not run content sources',
+} as const;
+
+/** Keys the schema accepts (GitBook's manifests use them) but the host does nothing with: one warning each. */
+export function findUnusedKeys(doc: Record<string, unknown>): Issue[] {
+  const issues: Issue[] = [];
+  const note = (pointer: string, message: string) => issues.push({ pointer, message });
+  if (doc.target !== undefined) note('/target', NOT_ACTED_ON.target);
+  if (Array.isArray(doc.blocks)) {
+    doc.blocks.forEach((block, index) => {
+      if (!isObject(block)) return;
+      if (block.urlUnfurl !== undefined) note(`/blocks/${index}/urlUnfurl`, NOT_ACTED_ON.urlUnfurl);
+      if (block.markdown !== undefined) note(`/blocks/${index}/markdown`, NOT_ACTED_ON.markdown);
+      if (block.icon !== undefined) note(`/blocks/${index}/icon`, NOT_ACTED_ON.blockIcon);
+    });
+  }
+  if (isObject(doc.configurations)) {
+    if (doc.configurations.space !== undefined) note('/configurations/space', NOT_ACTED_ON.space);
+    for (const level of ['account', 'space', 'site'] as const) {
+      const config = doc.configurations[level];
+      if (isObject(config) && config.componentId !== undefined) note(`/configurations/${level}/componentId`, NOT_ACTED_ON.componentId);
+    }
+  }
+  if (doc.contentSecurityPolicy !== undefined) note('/contentSecurityPolicy', NOT_ACTED_ON.contentSecurityPolicy);
+  if (doc.contentSources !== undefined) note('/contentSources', NOT_ACTED_ON.contentSources);
+  if (doc.envs !== undefined) note('/envs', NOT_ACTED_ON.envs);
+  return issues;
 }
 
 /** Unknown top-level keys: reported, never silently dropped, never fatal (newer manifests may add keys). */
@@ -42,7 +88,7 @@ function checkBlockIds(blocks: unknown): Issue[] {
 function checkConfigurations(configurations: unknown): Issue[] {
   if (!isObject(configurations)) return [];
   const issues: Issue[] = [];
-  for (const section of ['account', 'site'] as const) {
+  for (const section of ['account', 'space', 'site'] as const) {
     const config = configurations[section];
     if (!isObject(config) || !isObject(config.properties)) continue;
     const base = `/configurations/${section}`;
@@ -70,20 +116,26 @@ function checkConfigurations(configurations: unknown): Issue[] {
   return issues;
 }
 
-function checkInternalScopes(doc: Record<string, unknown>, firstParty: string[]): Issue[] {
-  if (!Array.isArray(doc.scopes)) return [];
+function checkInternalScopes(doc: Record<string, unknown>, options: SemanticOptions): { errors: Issue[]; warnings: Issue[] } {
+  const result: { errors: Issue[]; warnings: Issue[] } = { errors: [], warnings: [] };
+  if (!Array.isArray(doc.scopes)) return result;
+  const organization = typeof doc.organization === 'string' ? doc.organization : undefined;
   // A manifest with no readable organization gets no internal scope either.
-  if (typeof doc.organization === 'string' && firstParty.includes(doc.organization)) return [];
-  const issues: Issue[] = [];
+  if (organization !== undefined && (options.firstPartyOrganizations ?? []).includes(organization)) return result;
+  const unknownToCheck = organization !== undefined && options.knownOrganizations !== undefined && !options.knownOrganizations.includes(organization);
   doc.scopes.forEach((scope, index) => {
-    if ((INTERNAL_SCOPES as readonly unknown[]).includes(scope)) {
-      issues.push({
-        pointer: `/scopes/${index}`,
-        message: `scope "${String(scope)}" is internal and only granted to first-party organizations`,
+    if (!(INTERNAL_SCOPES as readonly unknown[]).includes(scope)) return;
+    const pointer = `/scopes/${index}`;
+    if (unknownToCheck) {
+      result.warnings.push({
+        pointer,
+        message: `scope "${String(scope)}" is internal: granted only if organization "${organization}" is first-party in the platform data where the host runs (the platform data checked here does not know it)`,
       });
+    } else {
+      result.errors.push({ pointer, message: `scope "${String(scope)}" is internal and only granted to first-party organizations` });
     }
   });
-  return issues;
+  return result;
 }
 
 export function isObject(value: unknown): value is Record<string, unknown> {

@@ -3,7 +3,7 @@
 
 export const SCOPES = [
   'space:content:read', 'space:content:write', 'space:metadata:read', 'space:metadata:write',
-  'space:git:sync', 'site:metadata:read', 'site:views:read', 'site:script:inject',
+  'space:git:sync', 'page:feedback:read', 'site:metadata:read', 'site:views:read', 'site:script:inject',
   'site:script:cookies', 'site:visitor:auth', 'site:visitor:claims', 'site:adaptive:read',
   'site:adaptive:write', 'openapi:read', 'openapi:write', 'conversations:ingest',
 ] as const;
@@ -12,8 +12,14 @@ export type Scope = (typeof SCOPES)[number];
 /** Internal scopes: only for organizations listed as first-party in the platform data (issue 3). */
 export const INTERNAL_SCOPES: readonly Scope[] = ['site:script:inject', 'site:script:cookies'];
 
-export const CATEGORIES = ['analytics', 'collaboration', 'content', 'marketing', 'authenticated-access', 'other'] as const;
+/** `visitor-auth` is GitBook's name for what this platform calls `authenticated-access`; both are accepted. */
+export const CATEGORIES = ['analytics', 'collaboration', 'content', 'marketing', 'authenticated-access', 'visitor-auth', 'other'] as const;
 export const VISIBILITIES = ['private', 'unlisted', 'public'] as const;
+export const TARGETS = ['all', 'organization', 'space', 'site'] as const;
+
+/** The two manifest file names a folder may hold (one of them, never both). */
+export const MANIFEST_FILES = { platform: 'platform-manifest.yaml', gitbook: 'gitbook-manifest.yaml' } as const;
+export type ManifestKind = keyof typeof MANIFEST_FILES;
 
 export type ConfigProperty =
   | { type: 'string'; title: string; description: string; default?: string; enum?: string[]; completion_url?: string }
@@ -26,6 +32,22 @@ export interface ConfigurationSchema {
   required?: string[];
 }
 
+/** A configuration level rendered by one of the integration's components (GitBook's form; not acted on here). */
+export interface ConfigurationComponent {
+  componentId: string;
+}
+
+export interface ManifestBlock {
+  id: string;
+  title: string;
+  description?: string;
+  icon?: string;
+  /** URL patterns the block unfurls (a platform editor feature; accepted, not acted on). */
+  urlUnfurl?: string[];
+  /** Markdown code block conversion (a platform editor feature; accepted, not acted on). */
+  markdown?: { codeblock: string; body: string };
+}
+
 export interface Manifest {
   name: string;
   title: string;
@@ -35,12 +57,18 @@ export interface Manifest {
   visibility: (typeof VISIBILITIES)[number];
   scopes: Scope[];
   script?: string;
-  blocks?: { id: string; title: string; description: string }[];
+  target?: (typeof TARGETS)[number];
+  blocks?: ManifestBlock[];
   categories?: (typeof CATEGORIES)[number][];
   icon?: string;
   previewImages?: string[];
   externalLinks?: { label: string; url: string }[];
-  configurations?: { account?: ConfigurationSchema; site?: ConfigurationSchema };
+  configurations?: {
+    account?: ConfigurationSchema | ConfigurationComponent;
+    space?: ConfigurationSchema | ConfigurationComponent;
+    site?: ConfigurationSchema | ConfigurationComponent;
+  };
+  contentSecurityPolicy?: string | Record<string, string>;
   /** As written in the file (`${{ env.NAME }}` templates); resolved values live in LoadedIntegration.secrets. */
   secrets?: Record<string, string>;
 }
@@ -81,6 +109,8 @@ export interface LoadedIntegration {
   name: string;
   dir: string;
   manifestPath: string;
+  /** Which file the manifest came from; a `gitbook` manifest's JSX compiles with `@gitbook/runtime`. */
+  manifestKind?: ManifestKind;
   status: 'ready' | 'invalid';
   manifest?: Manifest;
   /** Secret values filled from the environment at load; never logged, never listed. */

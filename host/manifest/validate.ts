@@ -73,6 +73,8 @@ function describeError(e: ErrorObject): Issue | null {
     case 'minLength':
     case 'minItems':
       return { pointer: at, message: 'must not be empty' };
+    case 'maxItems':
+      return { pointer: at, message: `must have at most ${params.limit} items (got ${(e.data as unknown[]).length})` };
     case 'maxLength':
       return { pointer: at, message: `must be at most ${params.limit} characters (got ${String(e.data).length})` };
     case 'uniqueItems': {
@@ -97,7 +99,7 @@ function describeError(e: ErrorObject): Issue | null {
 }
 
 function describeFormat(key: string, got: string): string | undefined {
-  if (key === 'name') return `must be lower-kebab-case: a-z, 0-9 and single dashes, e.g. "my-integration"${got}`;
+  if (key === 'name') return `must be kebab-case: letters, digits and single dashes, e.g. "my-integration"${got}`;
   if (key === 'url') return `must be an absolute http(s) URL${got}`;
   if (key === 'completion_url' || key === 'callback_url') {
     return `must be a path on the integration's endpoint starting with "/", e.g. "/oauth"${got}`;

@@ -5,7 +5,7 @@
 import { HostError } from '../common/errors.ts';
 import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import type { DispatchOutcome } from '../dispatch/dispatcher.ts';
-import { validateContentKit } from '../contentkit/validate.ts';
+import { validateRenderOutput } from '../contentkit/validate.ts';
 import { isPlainObject } from './json-body.ts';
 import { jsonTextTooDeep, tooDeepMessage } from '../common/json-depth.ts';
 import { bodyBuffer } from './send-sandbox-response.ts';
@@ -39,7 +39,12 @@ function checkElementAnswer(answer: Record<string, unknown>): void {
   if (!('element' in answer)) throw badRender('has type "element" but no "element"');
   if (!isPlainObject(answer.props)) throw badRender('has no "props" object');
   if (!isPlainObject(answer.state)) throw badRender('has no "state" object');
-  const result = validateContentKit(answer.element);
+  checkContentKit(answer);
+}
+
+/** The whole answer against GitBook's ContentKitRenderOutput; pointers are into the answer (`/element/…`). */
+function checkContentKit(answer: Record<string, unknown>): void {
+  const result = validateRenderOutput(answer);
   if (!result.valid) {
     const first = result.errors[0];
     throw new HostError(
@@ -67,6 +72,7 @@ export function judgeRenderResponse({ response, verdict }: Pick<DispatchOutcome,
   const answer = parsed.value;
   if (!isPlainObject(answer)) throw badRender('is not a JSON object');
   if (answer.type === 'element') checkElementAnswer(answer);
-  else if (answer.type !== 'complete') throw badRender('has a "type" other than "element" or "complete"');
+  else if (answer.type === 'complete') checkContentKit(answer);
+  else throw badRender('has a "type" other than "element" or "complete"');
   return { status: 200, body: answer };
 }

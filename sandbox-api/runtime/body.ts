@@ -1,7 +1,12 @@
 // The Fetch "Body" mixin shared by Request and Response: bodies are whole byte arrays (there are
 // no real ReadableStreams in the isolate: `body` is a minimal one-chunk reader), read at most once.
 // Pure: no bridge.
-import { URLSearchParams } from './url-search-params.ts';
+import { Blob, blobBytes } from './blob.ts';
+import { copyBufferSource } from './buffer-source.ts';
+import { FormData, formDataEntries, formDataFrom } from './form-data.ts';
+import type { Headers } from './headers.ts';
+import { encodeMultipart, multipartBoundary, parseMultipart } from './multipart.ts';
+import { parseUrlencoded, URLSearchParams } from './url-search-params.ts';
 import { utf8Decode, utf8Encode } from './utf8.ts';
 
 export interface BodyState {
@@ -14,12 +19,6 @@ export interface ExtractedBody {
   contentType: string | null;
 }
 
-/** Bytes of a view or buffer, copied so later writes by the caller do not change the body. */
-export function copyBufferSource(value: unknown): Uint8Array | null {
-  if (value instanceof ArrayBuffer) return new Uint8Array(value.slice(0));
-  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength).slice();
-  return null;
-}
 
 let streamState: (value: unknown) => BodyState | null;
 const INTERNAL = Symbol('internal');
@@ -80,29 +79,41 @@ export function extractBody(body: unknown): ExtractedBody {
   if (body instanceof URLSearchParams) {
     return { bytes: utf8Encode(body.toString()), contentType: 'application/x-www-form-urlencoded;charset=UTF-8' };
   }
+  if (body instanceof Blob) return { bytes: blobBytes(body).slice(), contentType: body.type === '' ? null : body.type };
+  if (body instanceof FormData) return encodeMultipart(formDataEntries(body));
   const state = streamState(body);
   if (state !== null) {
     if (state.used) throw new TypeError('Body stream is locked or has already been read');
     state.used = true;
     return { bytes: state.bytes, contentType: null };
   }
-  // WebIDL: anything else converts to USVString (Blob, FormData and streams do not exist here).
+  // WebIDL: anything else converts to USVString (there are no ReadableStream objects here).
   return { bytes: utf8Encode(String(body)), contentType: 'text/plain;charset=UTF-8' };
 }
 
 let stateOf: (carrier: BodyCarrier) => BodyState;
+let headersSetter: (carrier: BodyCarrier, headers: Headers) => void;
 
 /** Internal read access for serialization and cloning. */
 export function bodyStateOf(carrier: BodyCarrier): BodyState {
   return stateOf(carrier);
 }
 
+/** Request and Response hand over their header list, which blob() and formData() read the type from. */
+export function bindBodyHeaders(carrier: BodyCarrier, headers: Headers): void {
+  headersSetter(carrier, headers);
+}
+
 export class BodyCarrier {
   #state: BodyState;
   #stream: BodyStream | null = null;
+  #headers: Headers | null = null;
 
   static {
     stateOf = (carrier) => carrier.#state;
+    headersSetter = (carrier, headers) => {
+      carrier.#headers = headers;
+    };
   }
 
   constructor(bytes: Uint8Array | null) {
@@ -143,11 +154,26 @@ export class BodyCarrier {
     return JSON.parse(utf8Decode(this.#consume()));
   }
 
-  async blob(): Promise<never> {
-    throw new TypeError('Blob is not supported in this runtime: use arrayBuffer() or bytes()');
+  #contentType(): string {
+    return this.#headers?.get('content-type') ?? '';
   }
 
-  async formData(): Promise<never> {
-    throw new TypeError('FormData is not supported in this runtime: use text() with URLSearchParams');
+  async blob(): Promise<Blob> {
+    const type = this.#contentType();
+    const bytes = this.#consume();
+    return new Blob([bytes], { type });
+  }
+
+  /** multipart/form-data (strings and Files) or application/x-www-form-urlencoded; else a TypeError. */
+  async formData(): Promise<FormData> {
+    const type = this.#contentType();
+    const boundary = multipartBoundary(type);
+    const essence = type.split(';')[0].trim().toLowerCase();
+    if (boundary === null && essence !== 'application/x-www-form-urlencoded') {
+      const why = essence === 'multipart/form-data' ? 'its multipart/form-data type has no valid boundary' : `its Content-Type is "${type}", not multipart/form-data or application/x-www-form-urlencoded`;
+      throw new TypeError(`Failed to parse body as FormData: ${why}`);
+    }
+    const bytes = this.#consume();
+    return formDataFrom(boundary !== null ? parseMultipart(bytes, boundary) : parseUrlencoded(utf8Decode(bytes)));
   }
 }

@@ -1,7 +1,7 @@
 // Web Crypto subset for the isolate: getRandomValues, randomUUID, and SubtleCrypto digest plus
 // HMAC (import/export raw, generate, sign, verify). Raw key bytes live only in a WeakMap closed
 // over by createCrypto, never on the CryptoKey; HMAC verification compares in constant time here.
-import { copyBufferSource } from './body.ts';
+import { copyBufferSource } from './buffer-source.ts';
 import type { DigestAlgorithm } from './contract.ts';
 import { DOMException } from './dom-exception.ts';
 

@@ -1,6 +1,8 @@
-// The RuntimeApi the worker drives: holds the guest's entry, runs one envelope through the
-// createIntegration() protocol, serializes the Response, tracks waitUntil work per event.
-// dispatch never rejects: every failure is a 5xx SandboxResponse with a verdict header.
+// The RuntimeApi the worker drives: holds the guest's entry, runs one envelope through either
+// authoring path (sandbox-api's createIntegration() protocol, or a module worker's
+// fetch(request, env, ctx) with the envelope as `POST /v1` multipart), serializes the Response,
+// tracks waitUntil work per event. dispatch never rejects: every failure is a 5xx SandboxResponse
+// with a verdict. The host never learns which path an integration took.
 import { capLine, formatError, inspect } from './console-format.ts';
 import {
   RUNTIME_VERDICT_HEADER,
@@ -11,6 +13,7 @@ import {
   type SandboxResponse,
   type DispatchAnswer,
 } from './contract.ts';
+import { isModuleWorker, moduleWorkerRequest } from './module-worker.ts';
 import { utf8Encode } from './utf8.ts';
 
 /** The key under which createIntegration()'s value carries its `(envelope, host) => Promise<Response>`. */
@@ -18,7 +21,11 @@ export const INTEGRATION_PROTOCOL = Symbol.for('sandbox-api.integration');
 
 const BAD_ENTRY_HELP =
   "The integration script's default export must be the value returned by createIntegration() " +
-  "(import { createIntegration } from 'sandbox-api'; export default createIntegration({ ... }))";
+  "(import { createIntegration } from 'sandbox-api'; export default createIntegration({ ... })), " +
+  'or a module worker: an object with a fetch(request, env, ctx) method (such as what @gitbook/runtime\'s createIntegration() returns)';
+
+/** A module worker answering 406 to an event other than `fetch` has no handler for it (@gitbook/runtime's convention). */
+const MODULE_WORKER_NO_HANDLER_STATUS = 406;
 
 // Captured before any guest code runs, so a guest replacing Reflect.apply changes nothing here.
 const apply = Reflect.apply;
@@ -78,6 +85,36 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     });
   }
 
+  /** The integration's answer as a SandboxResponse, or a logged 500 when it is not a sendable Response. */
+  function answer(result: unknown, what: string): SandboxResponse {
+    const serialized = deps.serializeResponse(result);
+    if (serialized !== null) return liftVerdict(serialized);
+    log(
+      'error',
+      deps.isResponse(result)
+        ? 'The integration returned a Response that cannot be sent (Response.error(), or its body was already read)'
+        : `${what} must return a Response (the global Response class); it returned ${describe(result)}`,
+    );
+    return verdictResponse(500, 'guest-error', 'Internal server error');
+  }
+
+  async function runModuleWorker(worker: { fetch: (...args: unknown[]) => unknown }, envelope: Envelope, eventId: string): Promise<SandboxResponse> {
+    const RequestClass = deps.classes.Request as new (url: string, init: unknown) => unknown;
+    const { url, init } = moduleWorkerRequest(envelope);
+    const ctx = Object.freeze({
+      waitUntil: (work: unknown) => waitUntil(eventId, work),
+      // Cloudflare's "fail open to the origin": there is no origin behind an integration.
+      passThroughOnException: () => undefined,
+    });
+    const result: unknown = await apply(worker.fetch, worker, [new RequestClass(url, init), Object.freeze({}), ctx]);
+    const response = answer(result, "The integration's default export fetch(request, env, ctx)");
+    // The runtime cannot see inside a module worker: only this status says "no handler".
+    if (response.verdict === undefined && response.status === MODULE_WORKER_NO_HANDLER_STATUS && envelope.event.type !== 'fetch') {
+      return { ...response, verdict: 'no-handler' };
+    }
+    return response;
+  }
+
   async function run(envelope: Envelope): Promise<SandboxResponse> {
     const integration = entry;
     let handler: unknown;
@@ -86,23 +123,17 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     } catch {
       handler = undefined;
     }
-    if (typeof handler !== 'function') {
+    const moduleWorker = typeof handler !== 'function' && isModuleWorker(integration);
+    if (typeof handler !== 'function' && !moduleWorker) {
       log('error', `${BAD_ENTRY_HELP}; the default export is ${describe(integration)}`);
       return verdictResponse(500, 'bad-entry', 'Internal server error');
     }
     deps.seedUrls?.((envelope as { parsedUrls?: unknown }).parsedUrls);
     const eventId = String(envelope.event.eventId);
+    if (moduleWorker) return runModuleWorker(integration as { fetch: (...args: unknown[]) => unknown }, envelope, eventId);
     const host = Object.freeze({ waitUntil: (work: unknown) => waitUntil(eventId, work), ...deps.classes });
-    const result: unknown = await apply(handler, integration, [envelope, host]);
-    const serialized = deps.serializeResponse(result);
-    if (serialized !== null) return liftVerdict(serialized);
-    log(
-      'error',
-      deps.isResponse(result)
-        ? 'The integration returned a Response that cannot be sent (Response.error(), or its body was already read)'
-        : `The integration's handler must return a Response (the global Response class); it returned ${describe(result)}`,
-    );
-    return verdictResponse(500, 'guest-error', 'Internal server error');
+    const result: unknown = await apply(handler as (...args: unknown[]) => unknown, integration, [envelope, host]);
+    return answer(result, "The integration's handler");
   }
 
   return Object.freeze({

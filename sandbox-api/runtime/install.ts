@@ -4,6 +4,7 @@
 // It never leaves a bridge function reachable from globalThis or from any object guest code can
 // reach: they live only in closures.
 import { atob, btoa } from './base64.ts';
+import { Blob, File } from './blob.ts';
 import { wrapPrimitives } from './bridge.ts';
 import { createConsole } from './console.ts';
 import { formatError } from './console-format.ts';
@@ -13,6 +14,7 @@ import { createRuntimeApi } from './dispatch.ts';
 import { DOMException } from './dom-exception.ts';
 import { FinalizationRegistry } from './finalization-registry.ts';
 import { createFetch } from './fetch.ts';
+import { FormData } from './form-data.ts';
 import { hardenRealm } from './harden.ts';
 import { Headers } from './headers.ts';
 import { createRequestClass } from './request.ts';
@@ -70,6 +72,9 @@ export function install(
   defineGlobal('Headers', Headers);
   defineGlobal('URL', URL);
   defineGlobal('URLSearchParams', URLSearchParams);
+  defineGlobal('Blob', Blob);
+  defineGlobal('File', File);
+  defineGlobal('FormData', FormData);
   defineGlobal('TextEncoder', TextEncoder);
   defineGlobal('TextDecoder', TextDecoder);
   defineGlobal('atob', atob);

@@ -1,6 +1,6 @@
 // The isolate's Request class (Fetch standard subset: no signal, cache, mode or credentials).
 // URLs are parsed by the host's parser passed in; relative URLs have no base here and throw.
-import { BodyCarrier, bodyStateOf, extractBody } from './body.ts';
+import { BodyCarrier, bindBodyHeaders, bodyStateOf, extractBody } from './body.ts';
 import { Headers, type HeadersInit } from './headers.ts';
 import type { ParseUrl } from './url.ts';
 
@@ -67,6 +67,7 @@ export function createRequestClass(parseUrl: ParseUrl) {
         }
       }
       super(bytes);
+      bindBodyHeaders(this, headers);
       this.#method = method;
       this.#url = url;
       this.#headers = headers;

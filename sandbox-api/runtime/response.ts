@@ -1,6 +1,6 @@
 // The isolate's Response class (Fetch standard subset) plus the runtime-only ways to make one:
 // fetched responses (immutable headers, url, redirected) and serialization to SandboxResponse.
-import { BodyCarrier, bodyStateOf, extractBody } from './body.ts';
+import { BodyCarrier, bindBodyHeaders, bodyStateOf, extractBody } from './body.ts';
 import type { BridgeResponse, SandboxResponse } from './contract.ts';
 import { Headers, crossingHeaderPairs, setHeadersGuard, type HeadersInit } from './headers.ts';
 import type { ParseUrl } from './url.ts';
@@ -65,6 +65,7 @@ export function createResponseClass(parseUrl: ParseUrl) {
       }
       if (extracted.contentType !== null && !headers.has('content-type')) headers.set('content-type', extracted.contentType);
       super(extracted.bytes);
+      bindBodyHeaders(this, headers);
       this.#fields = { status, statusText, type: 'default', url: '', redirected: false };
       this.#headers = headers;
     }

@@ -1,7 +1,7 @@
 // TextEncoder (UTF-8, written here) and TextDecoder (UTF-8 here; other encodings through the
 // host's decoder passed in). Streaming decode is not supported: `{ stream: true }` throws.
 import type { BridgeResult } from './contract.ts';
-import { copyBufferSource } from './body.ts';
+import { copyBufferSource } from './buffer-source.ts';
 import { encodeIntoBuffer, utf8Decode, utf8Encode } from './utf8.ts';
 
 export type DecodeText = (bytes: Uint8Array, label: string, fatal: boolean, ignoreBOM: boolean) => BridgeResult<string>;

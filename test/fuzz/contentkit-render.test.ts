@@ -39,7 +39,7 @@ describe('POST /v1/installations/:id/render with fuzzed component output', () =>
   it('returns a valid tree as rendered', async () => {
     await fuzz(
       fc.asyncProperty(validTree, async (tree) => {
-        const answer = await render({ componentId: 'echo', props: { tree } });
+        const answer = await render({ componentId: 'echo', state: { tree } });
         expect(answer.status, answer.text.slice(0, 300)).toBe(200);
         expect(answer.json.element).toEqual(tree);
       }),
@@ -50,7 +50,7 @@ describe('POST /v1/installations/:id/render with fuzzed component output', () =>
   it('judges invalid trees and random values: 422 ERR_CONTENTKIT_INVALID or 502, never 500', async () => {
     await fuzz(
       fc.asyncProperty(fc.oneof(invalidTree, jsonish(3)), async (tree) => {
-        expectJudged(await render({ componentId: 'echo', props: { tree } }));
+        expectJudged(await render({ componentId: 'echo', state: { tree } }));
       }),
       { numRuns: 200 },
     );

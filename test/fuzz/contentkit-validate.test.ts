@@ -32,7 +32,7 @@ function expectPointersInside(tree: unknown, errors: { pointer: string; message:
 }
 
 describe('validateContentKit under fuzzing', () => {
-  it('accepts every tree built from the element table', async () => {
+  it('accepts every tree built from GitBook\'s ContentKit schemas', async () => {
     await fuzz(
       fc.property(validTree, (tree) => {
         expect(validateContentKit(tree)).toEqual({ valid: true });

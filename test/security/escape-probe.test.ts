@@ -14,6 +14,7 @@ let report: Record<string, any>;
 const WEB_GLOBALS = [
   'fetch', 'Request', 'Response', 'Headers', 'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'crypto', 'atob', 'btoa',
   'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'queueMicrotask', 'console', 'DOMException', 'CryptoKey',
+  'Blob', 'File', 'FormData',
 ];
 const HOST_DETAIL = /\/work\/|\/home\/|node_modules|node:internal|host\/bridge|isolated-vm|\.ts:\d+/;
 
@@ -59,6 +60,21 @@ describe('escape probe', () => {
     expect(error.message).toMatch(message);
     expect(error.ownKeys.filter((k: string) => k !== 'stack' && k !== 'message' && k !== 'name' && k !== 'code')).toEqual([]);
     expect(`${error.message}\n${error.stack}`).not.toMatch(HOST_DETAIL);
+  });
+
+  it('finds nothing of the host in Blob, File, FormData or a parsed multipart body', () => {
+    const probe = report.formData;
+    expect(probe.ownKeys).toEqual([0, 0, 0, 0, 0]);
+    expect(probe.realm).toEqual([true, true, true, true]);
+    expect(probe.constructorChains).toEqual([true, true, true, true, true]);
+    expect(probe.frozen).toEqual([true, true, true, true, true, true]);
+    for (const [key, message] of [['multipartParse', /^Failed to parse body as FormData/], ['formDataFromForm', /HTML form elements do not exist/], ['blobParts', /cannot be converted to a sequence/]] as const) {
+      const error = probe.errors[key];
+      expect(error, key).toMatchObject({ name: 'TypeError', isIsolateError: true });
+      expect(error.message, key).toMatch(message);
+      expect(error.ownKeys.filter((k: string) => k !== 'stack' && k !== 'message'), key).toEqual([]);
+      expect(`${error.message}\n${error.stack}`, key).not.toMatch(HOST_DETAIL);
+    }
   });
 
   it('sees only its own and the runtime\'s frames in its stacks', () => {

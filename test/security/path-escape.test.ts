@@ -38,7 +38,7 @@ describe('paths that escape the integration folder', () => {
 
   it('through an import', async () => {
     expect(await errorsOf('path-escape-import')).toEqual([
-      'fixtures/hostile/path-escape-import/platform-manifest.yaml: /script: script imports "../../integrations/hello/src/index.ts" (from index.ts), which resolves outside the integration folder',
+      'fixtures/hostile/path-escape-import/platform-manifest.yaml: /script: script imports "../../integrations/hello/src/index.ts" (from index.ts), which resolves outside the integration folder and its node_modules',
     ]);
   });
 

@@ -1,69 +1,109 @@
-// ContentKit element trees generated from the element table of host/contentkit/schema.ts, so
-// every element and prop is reachable; `invalidTree` mutates them (mutate.ts) or is random JSON.
+// ContentKit trees generated from GitBook's own ContentKit schemas (the patched spec the host
+// validates against), so every element, prop and alternative is reachable; `invalidTree` mutates
+// them (mutate.ts) or is random JSON. Covers the JSON Schema subset the ContentKit schemas use.
 
 import fc from 'fast-check';
-import type { SchemaObject } from 'ajv';
-import { ELEMENTS, ELEMENT_TYPES } from '../../../host/contentkit/schema.ts';
+import { loadGitBookSpec } from '../../../host/contentkit/spec.ts';
 import { jsonish } from './json.ts';
 import { mutate, mutation } from './mutate.ts';
 
-const DEPTH = { maxDepth: 4, depthSize: 'medium' as const, depthIdentifier: fc.createDepthIdentifier() };
+type Schema = Record<string, any>;
+const SCHEMAS = loadGitBookSpec().components.schemas as Record<string, Schema>;
+const depthIdentifier = fc.createDepthIdentifier();
+const DEPTH = { maxDepth: 4, depthSize: 'small' as const, depthIdentifier };
 const text = fc.string({ maxLength: 12 });
-const nonEmpty = fc.string({ minLength: 1, maxLength: 12 });
-const action = fc.record({ action: nonEmpty, id: fc.option(fc.integer(), { nil: undefined }) }, { requiredKeys: ['action'] });
-const url = fc.record({ url: nonEmpty });
 
-type Tie = (key: string) => fc.Arbitrary<unknown>;
+const refName = (schema: Schema): string | undefined => (typeof schema.$ref === 'string' ? schema.$ref.split('/').pop() : undefined);
 
-function fromSchema(schema: SchemaObject, tie: Tie): fc.Arbitrary<unknown> {
-  if (schema.$ref) {
-    const name = String(schema.$ref).split('/').pop()!;
-    if (name === 'children') return fc.oneof(DEPTH, fc.constant([]), text, fc.array(tie('node'), { maxLength: 3, depthIdentifier: DEPTH.depthIdentifier }));
-    if (name === 'element') return fc.oneof(DEPTH, fc.constant({ type: 'divider' }), tie('element'));
-    if (name === 'el_button') return elementOf('button', tie);
-    if (name === 'action') return action;
-    if (name === 'url') return url;
-    if (name === 'selectOptions') return fc.oneof(fc.array(fc.record({ id: text, label: text }), { maxLength: 3 }), url);
-    throw new Error(`no generator for ${name}`);
+/** 0 for alternatives that cannot recurse (chosen first once the depth budget is spent), 1 otherwise. */
+function recursion(schema: Schema, seen = new Set<string>()): number {
+  const name = refName(schema);
+  if (name !== undefined) {
+    if (seen.has(name)) return 1;
+    return recursion(SCHEMAS[name], new Set([...seen, name]));
   }
-  if (schema.anyOf) return fc.oneof(...(schema.anyOf as SchemaObject[]).map((branch) => fromSchema(branch, tie)));
-  if (schema.enum) return fc.constantFrom(...(schema.enum as string[]));
-  if (Array.isArray(schema.type)) return fc.oneof(text, fc.integer(), fc.boolean());
-  if (schema.type === 'array') return fc.array(fromSchema(schema.items as SchemaObject, tie), { maxLength: 2 });
-  if (schema.type === 'string') return text;
-  if (schema.type === 'boolean') return fc.boolean();
-  if (schema.type === 'number') {
-    const min = schema.exclusiveMinimum === 0 ? Number.MIN_VALUE : -1e9;
-    return fc.double({ min, max: 1e9, noNaN: true });
-  }
-  throw new Error(`no generator for ${JSON.stringify(schema)}`);
+  const parts = [...(schema.oneOf ?? []), ...(schema.anyOf ?? []), ...Object.values(schema.properties ?? {}), schema.items, schema.additionalProperties]
+    .filter((part): part is Schema => typeof part === 'object' && part !== null);
+  return parts.some((part) => recursion(part, seen) > 0 || (refName(part) !== undefined && refName(part)!.startsWith('ContentKit') && SCHEMAS[refName(part)!].properties?.children)) ? 1 : 0;
 }
 
-function elementOf(type: string, tie: Tie): fc.Arbitrary<unknown> {
-  const spec = ELEMENTS[type];
-  const props: Record<string, fc.Arbitrary<unknown>> = { type: fc.constant(type) };
-  for (const [name, schema] of Object.entries(spec.props)) props[name] = fromSchema(schema, tie);
-  return fc.record(props, { requiredKeys: ['type', ...(spec.required ?? [])] });
+type Tie = (name: string) => fc.Arbitrary<unknown>;
+
+function fromSchema(schema: Schema, tie: Tie): fc.Arbitrary<unknown> {
+  const name = refName(schema);
+  if (name !== undefined) return tie(name);
+  const alternatives = schema.oneOf ?? schema.anyOf;
+  if (alternatives) {
+    const ordered = [...(alternatives as Schema[])].sort((a, b) => recursion(a) - recursion(b));
+    return fc.oneof(DEPTH, ...ordered.map((branch) => fromSchema(branch, tie)));
+  }
+  if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]));
+  switch (schema.type) {
+    case 'string':
+      return schema.format === 'uri' ? fc.webUrl() : fc.string({ maxLength: Math.min(schema.maxLength ?? 12, 12) });
+    case 'number':
+      return fc.double({ min: -1e6, max: 1e6, noNaN: true });
+    case 'integer':
+      return fc.integer();
+    case 'boolean':
+      return fc.boolean();
+    case 'array':
+      return fc.array(fromSchema(schema.items as Schema, tie), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3)),
+        depthIdentifier,
+      });
+    case 'object':
+    case undefined: {
+      const properties = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
+      const extra = schema.additionalProperties;
+      if (properties.length === 0) {
+        if (typeof extra === 'object' && extra !== null) return fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), fromSchema(extra, tie), { maxKeys: 2, depthIdentifier });
+        return fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }), text, { maxKeys: 2 });
+      }
+      const record: Record<string, fc.Arbitrary<unknown>> = {};
+      for (const [key, part] of properties) record[key] = fromSchema(part, tie);
+      return fc.record(record, { requiredKeys: (schema.required ?? []) as string[] });
+    }
+    default:
+      throw new Error(`no generator for ${JSON.stringify(schema).slice(0, 200)}`);
+  }
 }
 
-/** Trees the validator must accept (JSON round-tripped, as they arrive from the sandbox). */
-export const validTree: fc.Arbitrary<unknown> = fc
-  .letrec((tie) => ({
-    element: fc.oneof(...ELEMENT_TYPES.map((type) => elementOf(type, tie))),
-    node: fc.oneof(DEPTH, text, tie('element')),
-  }))
-  .element.map((tree) => JSON.parse(JSON.stringify(tree)));
+/** Every schema name reachable from the roots, for fc.letrec. */
+function reachable(roots: string[]): string[] {
+  const found = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (typeof value !== 'object' || value === null) return;
+    const name = refName(value as Schema);
+    if (name !== undefined && !found.has(name)) {
+      found.add(name);
+      visit(SCHEMAS[name]);
+    }
+    Object.values(value).forEach(visit);
+  };
+  roots.forEach((root) => visit({ $ref: `#/components/schemas/${root}` }));
+  return [...found];
+}
+
+const arbitraries = fc.letrec((tie) => Object.fromEntries(reachable(['ContentKitRootElement']).map((name) => [name, fromSchema(SCHEMAS[name], tie)])));
+
+/** Root elements (`block`, `modal`, `configuration`) the validator must accept, JSON round-tripped as they arrive from the sandbox. */
+export const validTree: fc.Arbitrary<unknown> = arbitraries.ContentKitRootElement.map((tree) => JSON.parse(JSON.stringify(tree)));
+
+const ELEMENT_TYPES = Object.values(SCHEMAS).flatMap((schema) => (schema.properties?.type?.enum?.length === 1 ? [String(schema.properties.type.enum[0])] : []));
 
 /** Mutated valid trees, unknown types and props, and plain random JSON. */
 export const invalidTree: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.tuple(validTree, fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([tree, ms]) => mutate(tree, ms)) },
-  { weight: 1, arbitrary: fc.record({ type: fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...ELEMENT_TYPES)) }, { requiredKeys: [] }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom(...ELEMENT_TYPES)), children: fc.constant([]) }, { requiredKeys: [] }) },
   { weight: 1, arbitrary: jsonish(4) },
 ).map((tree) => (tree === undefined ? null : JSON.parse(JSON.stringify(tree))));
 
-/** A tree of `depth` nested blocks (or lone-child boxes), for the stack-exhaustion path. */
-export function deepTree(depth: number, lone: boolean): unknown {
+/** A tree of `depth` nested boxes in a block (or stacks), for the depth bound. */
+export function deepTree(depth: number, stacks: boolean): unknown {
   let tree: unknown = { type: 'divider' };
-  for (let i = 0; i < depth; i++) tree = lone ? { type: 'box', children: tree } : { type: 'block', children: [tree] };
-  return tree;
+  for (let i = 0; i < depth; i++) tree = { type: stacks ? 'vstack' : 'box', children: [tree] };
+  return { type: 'block', children: [tree] };
 }

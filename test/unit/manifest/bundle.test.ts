@@ -36,7 +36,7 @@ describe('bundleScript', () => {
 
   it('rejects an import that resolves outside the integration folder', async () => {
     const error = await bundleError(path.join(REPO, 'fixtures/integrations-bad/imports-outside'), 'index.ts');
-    expect(error.message).toBe('script imports "../../outside-the-folder.ts" (from index.ts), which resolves outside the integration folder');
+    expect(error.message).toBe('script imports "../../outside-the-folder.ts" (from index.ts), which resolves outside the integration folder and its node_modules');
   });
 
   it('collects every offending import, across files, in one error', async () => {
@@ -47,7 +47,7 @@ describe('bundleScript', () => {
     const error = await bundleError(dir, 'index.js');
     expect(error.details?.map((d) => d.message)).toEqual([
       'script imports "path" (from index.js): Node built-ins are not available in the sandbox',
-      'script imports "../../elsewhere.js" (from inner/a.js), which resolves outside the integration folder',
+      'script imports "../../elsewhere.js" (from inner/a.js), which resolves outside the integration folder and its node_modules',
       'script imports "fs/promises" (from inner/a.js): Node built-ins are not available in the sandbox',
       'script imports "sandbox-api/../host/errors" (from inner/a.js): no such sandbox-api module',
     ]);
@@ -60,7 +60,7 @@ describe('bundleScript', () => {
     temp.write(dir, 'node_modules/inner-pkg/package.json', '{ "name": "inner-pkg", "module": "esm.js", "main": "cjs.js" }');
     temp.write(dir, 'node_modules/inner-pkg/esm.js', 'export const y = "esm";\n');
     const error = await bundleError(dir, 'index.js');
-    expect(error.details?.map((d) => d.message)).toEqual(['script imports "outer-pkg" (from index.js), which resolves outside the integration folder']);
+    expect(error.details?.map((d) => d.message)).toEqual(['script imports "outer-pkg" (from index.js), which resolves outside the integration folder and its node_modules']);
     temp.write(dir, 'index.js', 'import { y } from "inner-pkg";\nexport default { y };\n');
     const { code } = await bundleScript(dir, 'index.js', { cacheDir: temp.make() });
     expect((vm.runInNewContext(code) as { default: { y: string } }).default.y).toBe('esm');

@@ -15,7 +15,7 @@ const BAD_FIXTURES: [string, string, string][] = [
   ['yaml-syntax', '', 'invalid YAML: deficient indentation at line 7, column 1'],
   ['not-a-mapping', '', 'must be a YAML mapping of keys to values (got a list)'],
   ['missing-required', '/title', 'required key "title" is missing'],
-  ['bad-name', '/name', 'must be lower-kebab-case'],
+  ['bad-name', '/name', 'must be kebab-case: letters, digits and single dashes'],
   ['summary-too-long', '/summary', 'must be at most 2048 characters (got 2100)'],
   ['bad-visibility', '/visibility', 'must be one of private, unlisted, public (got "secret")'],
   ['unknown-scope', '/scopes/1', '(got "space:everything:write")'],
@@ -42,7 +42,7 @@ const BAD_FIXTURES: [string, string, string][] = [
   ['secret-env-missing', '/secrets/CLIENT_ID', 'secret "CLIENT_ID" needs environment variable SECRET_ENV_MISSING_CLIENT_ID, which is not set'],
   ['internal-scope', '/scopes/1', 'scope "site:script:inject" is internal and only granted to first-party organizations'],
   ['imports-node-fs', '/script', 'script imports "node:fs" (from index.js): Node built-ins are not available in the sandbox'],
-  ['imports-outside', '/script', 'script imports "../../outside-the-folder.ts" (from index.ts), which resolves outside the integration folder'],
+  ['imports-outside', '/script', 'script imports "../../outside-the-folder.ts" (from index.ts), which resolves outside the integration folder and its node_modules'],
 ];
 
 describe('loadIntegration with one defect per fixture', () => {

@@ -75,9 +75,9 @@ describe('checkSchema', () => {
   });
 
   it('refuses unknown keys inside nested objects, with the key in the pointer', () => {
-    const doc = { ...valid, blocks: [{ id: 'a', title: 't', description: 'd', icon: 'x' }], configurations: { account: { properties: {}, extra: 1 }, global: {} } };
+    const doc = { ...valid, blocks: [{ id: 'a', title: 't', description: 'd', iconn: 'x' }], configurations: { account: { properties: {}, extra: 1 }, global: {} } };
     expect(checkSchema(doc).map((p) => `${p.pointer} ${p.message}`)).toEqual([
-      '/blocks/0/icon unknown key "icon"',
+      '/blocks/0/iconn unknown key "iconn"',
       '/configurations/global unknown key "global"',
       '/configurations/account/extra unknown key "extra"',
     ]);

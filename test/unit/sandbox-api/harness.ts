@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import ivm from 'isolated-vm';
 import { buildRuntimeScript } from '../../../sandbox-api/runtime/build.ts';
-import { collectBuildErrors, integrationBuildOptions, wrapBundle } from '../../../host/manifest/bundle.ts';
+import { collectBuildErrors, integrationBuildOptions, wrapBundle, type BundleMode } from '../../../host/manifest/bundle.ts';
+import { resolutionRoots } from '../../../host/manifest/resolution-roots.ts';
 import type {
   BridgeRequest,
   BridgeResponse,
@@ -21,13 +22,21 @@ import type {
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 
-/** Bundles integration source exactly as the host does (its esbuild options and containment); the script's value is its module namespace. */
-export async function bundleIntegration(source: string, loader: 'ts' | 'tsx' = 'ts'): Promise<string> {
+/**
+ * Bundles integration source exactly as the host does (its esbuild options and containment); the
+ * script's value is its module namespace. Bare imports resolve up to the repository's node_modules
+ * (its package.json makes it the workspace root), so tests can import @gitbook/runtime.
+ */
+export async function bundleIntegration(
+  source: string,
+  loader: 'ts' | 'tsx' = 'ts',
+  variant: { jsxImportSource?: string; mode?: BundleMode } = {},
+): Promise<string> {
   const offenses: string[] = [];
   let text = '';
   try {
     const result = await build({
-      ...integrationBuildOptions(HERE, offenses, new Map()),
+      ...integrationBuildOptions(await resolutionRoots(HERE, HERE), offenses, new Map(), variant),
       stdin: { contents: source, loader, resolveDir: HERE, sourcefile: `integration.${loader}` },
     });
     text = result.outputFiles![0].text;
@@ -180,8 +189,8 @@ export class Harness {
     await setEntry.apply(undefined, [namespace.derefInto()]);
   }
 
-  async loadSource(source: string, loader: 'ts' | 'tsx' = 'ts'): Promise<void> {
-    await this.load(await bundleIntegration(source, loader));
+  async loadSource(source: string, loader: 'ts' | 'tsx' = 'ts', variant: { jsxImportSource?: string; mode?: BundleMode } = {}): Promise<void> {
+    await this.load(await bundleIntegration(source, loader, variant));
   }
 
   async dispatch(value: Envelope): Promise<SandboxResponse> {

@@ -138,8 +138,8 @@ describe('errors', () => {
     expect(harness.logs.at(-1)?.text).toMatch(/must return a Response.*status: 200/);
   });
 
-  it('answers 500 bad-entry and explains the default export when it is not createIntegration()', async () => {
-    await harness.loadSource(`export default { fetch() { return new Response('x'); } };`);
+  it('answers 500 bad-entry and explains the default export when it is neither createIntegration() nor a module worker', async () => {
+    await harness.loadSource(`export default { handle() { return new Response('x'); } };`);
     const response = await harness.dispatch(fetchEvent('GET', 'https://h.example/'));
     expect(response.status).toBe(500);
     expect(response.verdict).toBe('bad-entry');

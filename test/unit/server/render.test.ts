@@ -47,11 +47,12 @@ describe('POST /v1/installations/:id/render', () => {
   });
 
   it('answers 422 ERR_CONTENTKIT_INVALID with pointers for invalid output', async () => {
-    const element = { type: 'block', children: [{ type: 'button', onPress: { action: 'x' } }] };
+    const element = { type: 'block', children: [{ type: 'button', label: 'x' }] };
     t.services.respond = () => jsonResponse(200, { type: 'element', element, state: {}, props: {} });
     const error = await errorOf(await render({ componentId: 'counter' }), 422);
     expect(error.code).toBe('ERR_CONTENTKIT_INVALID');
-    expect(error.details).toEqual([{ pointer: '/children/0/label', message: 'is required on <button>' }]);
+    expect(error.message).toBe("the component's output is not valid ContentKit: /element/children/0/onPress: is required on <button>");
+    expect(error.details).toEqual([{ pointer: '/element/children/0/onPress', message: 'is required on <button>' }]);
   });
 
   it('passes an ExposableError status and JSON body through', async () => {
