@@ -12,6 +12,7 @@ import type { IntegrationBundle } from './types.ts';
 import { isInside } from './paths.ts';
 import { hashInputs, readCachedBundle, writeCachedBundle } from './bundle-cache.ts';
 import { containmentPlugin, REJECTED } from './containment.ts';
+import { findSpecialFiles } from './special-files.ts';
 import { resolutionRoots, type ResolutionRoots } from './resolution-roots.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -45,6 +46,8 @@ export async function bundleScript(integrationDir: string, scriptRelPath: string
   }
   const variant: BuildVariant = { mode: options.mode ?? 'production', jsxImportSource: options.jsxImportSource ?? 'sandbox-api' };
   const roots = await resolutionRoots(dirReal, options.root ?? dirReal);
+  const special = await findSpecialFiles(roots);
+  if (special.length > 0) throw new HostError('ERR_BUNDLE_FAILED', special.join('; '), special.map((message) => ({ message })));
   const key = { entry: entryReal, variant: JSON.stringify(variant), listings: roots.nodeModules };
   const cacheDir = path.resolve(options.cacheDir ?? DEFAULT_CACHE_DIR);
   const hit = await readCachedBundle(cacheDir, key);

@@ -6,7 +6,6 @@
 // steered resolution) so the cache hash covers exactly what was built.
 
 import { lstatSync, realpathSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,7 +113,7 @@ async function recordPackageJsons(file: string, roots: ResolutionRoots, contents
   for (let dir = path.dirname(file); dir !== folder && isInside(folder, dir); dir = path.dirname(dir)) {
     const manifest = path.join(dir, 'package.json');
     if (contents.has(manifest)) continue;
-    const bytes = await readFile(manifest).catch(() => null);
+    const bytes = await readRegularFile(manifest, MAX_SOURCE_FILE_BYTES).catch(() => null);
     if (bytes !== null) contents.set(manifest, bytes);
   }
 }

@@ -1,7 +1,8 @@
-// Files an integration imports that are not plain source files: a FIFO (reading it waits for a
-// writer forever), a character device like /dev/zero (reading it never ends), a file past the
-// size cap, a file of an unknown kind. Each makes the integration invalid with a problem naming
-// the file; `npm run check` finishes and `npm run host` starts listening with the others served.
+// Files an integration's build would read that are not plain source files: a FIFO (reading it
+// waits for a writer forever), a character device like /dev/zero (reading it never ends), a
+// package.json esbuild reads itself, a file past the size cap, a file of an unknown kind. Each
+// makes the integration invalid with a problem naming the file; `npm run check` finishes and
+// `npm run host` starts listening with the others served.
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,12 +51,12 @@ function canMknod(): boolean {
 describe('hostile files imported by an integration', () => {
   it('refuses a FIFO without waiting for a writer', async () => {
     const root = hostileRoot((file) => execFileSync('mkfifo', [file]));
-    expect(await problemsOf(root)).toEqual([expect.stringMatching(/special\.js, which is a FIFO, not a regular file/)]);
+    expect(await problemsOf(root)).toEqual([expect.stringMatching(/^special\.js is a FIFO, socket or device, which the build could wait on forever/)]);
   });
 
   it.skipIf(!canMknod())('refuses a character device (like /dev/zero) without reading it', async () => {
     const root = hostileRoot((file) => execFileSync('mknod', [file, 'c', '1', '5']));
-    expect(await problemsOf(root)).toEqual([expect.stringMatching(/special\.js, which is a character device, not a regular file/)]);
+    expect(await problemsOf(root)).toEqual([expect.stringMatching(/^special\.js is a FIFO, socket or device/)]);
   });
 
   it('refuses a source file past the 16 MiB cap without reading it', async () => {
@@ -71,13 +72,36 @@ describe('hostile files imported by an integration', () => {
     expect(await problemsOf(root)).toEqual([expect.stringMatching(/special\.css, which is not a source file/)]);
   });
 
+  it('refuses a FIFO package.json that esbuild itself would read, in the folder or a package it can resolve', async () => {
+    const root = hostileRoot((file) => writeFileSync(file, 'export default 1;'));
+    execFileSync('mkfifo', [join(root, 'special-import', 'package.json')]);
+    expect(await problemsOf(root)).toEqual([expect.stringMatching(/^package\.json is a FIFO, socket or device/)]);
+    // A package in node_modules the integration resolves through (hoisted to the workspace root).
+    const workspace = hostileRoot((file) => writeFileSync(file, 'export default 1;'));
+    writeFileSync(join(workspace, 'package.json'), '{"private":true}');
+    const pkg = join(workspace, 'node_modules', 'left-pad');
+    execFileSync('mkdir', ['-p', pkg]);
+    execFileSync('mkfifo', [join(pkg, 'package.json')]);
+    expect(await problemsOf(workspace)).toEqual([expect.stringMatching(/node_modules\/left-pad\/package\.json is a FIFO, socket or device/)]);
+  });
+
+  it('refuses a FIFO that an imported package in node_modules points the build at', async () => {
+    const workspace = hostileRoot((file) => writeFileSync(file, "export { default } from 'trap';"));
+    writeFileSync(join(workspace, 'package.json'), '{"private":true}');
+    const pkg = join(workspace, 'node_modules', 'trap');
+    execFileSync('mkdir', ['-p', pkg]);
+    writeFileSync(join(pkg, 'package.json'), '{"name":"trap","main":"index.js"}');
+    execFileSync('mkfifo', [join(pkg, 'index.js')]);
+    expect(await problemsOf(workspace)).toEqual([expect.stringMatching(/node_modules\/trap\/index\.js, which is a FIFO, not a regular file/)]);
+  });
+
   it('lets `npm run check` finish on a FIFO import, naming it, with exit code 1', async () => {
     const root = hostileRoot((file) => execFileSync('mkfifo', [file]));
     const child = spawn(process.execPath, ['--no-node-snapshot', 'host/cli.ts', 'check', root], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(output).toMatch(/special\.js, which is a FIFO, not a regular file/);
+    expect(output).toMatch(/special\.js is a FIFO, socket or device/);
     expect(output).toMatch(/1 invalid/);
     expect(code).toBe(1);
   });
