@@ -3,9 +3,13 @@
 
 import type { ContentKitError } from './describe-errors.ts';
 import { escapeToken } from './describe-errors.ts';
+import { MAX_JSON_DEPTH } from '../common/json-depth.ts';
 
-/** JSON nesting the validator accepts (an element level is two: the element and its `children`). */
-export const MAX_DEPTH = 100;
+/**
+ * JSON nesting the validator accepts (an element level is two: the element and its `children`):
+ * the host's one limit for JSON from outside, so whatever the HTTP layer accepted validates.
+ */
+export const MAX_DEPTH = MAX_JSON_DEPTH;
 /** Values (objects, arrays and leaves) the validator accepts in one output. */
 export const MAX_VALUES = 50_000;
 

@@ -36,7 +36,8 @@ describe('installing into a space', () => {
   it('starts pending with the defaults applied and the button URL exposed', () => {
     expect(installedView.status).toBe('pending');
     expect(installedView.configuration).toEqual({ limit: 10 });
-    expect(installedView.urls.buttons).toEqual({ connection: `${installedView.urls.publicEndpoint}/connect` });
+    // The callback URL with the connect ticket that lets an admin's click start the flow.
+    expect(installedView.urls.buttons).toEqual({ connection: expect.stringMatching(new RegExp(`^${installedView.urls.publicEndpoint}/connect\\?ticket=[\\w-]+\\.[\\w-]+$`)) });
   });
 
   it('emits installation_setup then space_installation_setup, both in the event log', async () => {
@@ -176,7 +177,9 @@ describe('DELETE /v1/installations/:id', () => {
   it('uninstalls and revokes the token: later API calls with it get 401', async () => {
     const created = await install(host, 'settings-demo', { organization: 'acme', target: 'space', space: 'space_acme_internal' });
     const token = await tokenOf(host, created.json.id);
-    const callAsInstallation = () => fetch(`${host.url}/v1/installation/oauth/state`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const ticket = new URL(created.json.urls.buttons.connection).searchParams.get('ticket');
+    const callAsInstallation = () =>
+      fetch(`${host.url}/v1/installation/oauth/state`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ ticket }) });
     expect((await callAsInstallation()).status).toBe(200);
 
     const deleted = await host.admin(`/v1/installations/${created.json.id}`, { method: 'DELETE' });
