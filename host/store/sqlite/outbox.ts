@@ -4,7 +4,7 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import { HostError } from '../../common/errors.ts';
-import { OUTBOX_SCHEMA, toAttempt, toDelivery, type AttemptRow, type DeliveryRow } from './outbox-rows.ts';
+import { toAttempt, toDelivery, type AttemptRow, type DeliveryRow } from './outbox-rows.ts';
 import { inTransaction } from './transaction.ts';
 import {
   DEFAULT_PAGE_LIMIT,
@@ -28,7 +28,6 @@ function decodeCursor(cursor: string): number {
 
 export function createOutbox(db: DatabaseSync, options: { newId?: () => string } = {}): Outbox {
   const newId = options.newId ?? newDeliveryId;
-  db.exec(OUTBOX_SCHEMA);
   const sql = {
     insert: db.prepare(`INSERT INTO webhook_deliveries (id, installation_id, event_id, event_type, url, endpoint, body, status, attempts, next_attempt_at, created_at, redelivery_of)
       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) RETURNING *`),

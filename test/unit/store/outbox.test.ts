@@ -1,6 +1,7 @@
 // The durable outbox: enqueue, atomic claims within the dispatcher's room, attempt records, crash
 // recovery, the paginated log and redelivery, on a real node:sqlite database.
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
+import { openDatabase } from '../../../host/store/sqlite/database.ts';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
 import { type ClaimRequest, type NewDelivery, type Outbox } from '../../../host/webhooks/outbox.ts';
@@ -9,7 +10,7 @@ let db: DatabaseSync;
 let outbox: Outbox;
 let n: number;
 beforeEach(() => {
-  db = new DatabaseSync(':memory:');
+  db = openDatabase(':memory:');
   n = 0;
   outbox = createOutbox(db, { newId: () => `dlv_${++n}` });
 });
