@@ -22,7 +22,7 @@ import { platformRoutes } from '../platform-api/routes/index.ts';
 import { Supervisor } from '../sandbox/supervisor.ts';
 import { createApp } from '../server/app.ts';
 import type { HostServices } from '../server/services.ts';
-import { openSqliteStores } from '../store/sqlite/open.ts';
+import { openStores } from '../store/open.ts';
 import type { HostStores, MetaStore } from '../store/types.ts';
 import { createWebhookIntegration } from '../webhooks/builtin.ts';
 import { WEBHOOK_INTEGRATION_NAME } from '../webhooks/config.ts';
@@ -79,7 +79,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   onFailure(() => http.close());
   const baseUrl = http.baseUrl;
 
-  const stores = openSqliteStores(options.dataPath);
+  const stores = await openStores({ ...(options.storeUrl !== undefined ? { storeUrl: options.storeUrl } : {}), dataPath: options.dataPath, log });
   onFailure(() => stores.close());
   // Seeding adds only missing rows, so API writes survive restarts.
   await stores.platform.seed(platform);
@@ -158,6 +158,8 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     },
     now: options.clock,
     log,
+    // Other hosts queue (or abandon) deliveries in a shared outbox: look for them every second.
+    ...(stores.shared ? { pollIntervalMs: 1_000 } : {}),
   });
   onFailure(() => webhookDispatcher.stop());
   const webhooks = createWebhookService({ installations: stores.installations, outbox: stores.outbox, dispatcher: webhookDispatcher, secrets: stores.signingSecrets, now: options.clock });

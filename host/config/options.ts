@@ -33,6 +33,8 @@ export interface HostOptions {
   host: string;
   port: number;
   dataPath: string;
+  /** A postgres:// URL: run on PostgreSQL (shared by several hosts) instead of the SQLite file at dataPath. */
+  storeUrl?: string;
   platformPath: string;
   adminToken?: string;
   allowEgress: string[];
@@ -89,6 +91,7 @@ const OPTIONS_SCHEMA = {
     host: { type: 'string', minLength: 1 },
     port: { type: 'integer', minimum: 0, maximum: 65535 },
     dataPath: { type: 'string', minLength: 1 },
+    storeUrl: { type: 'string', minLength: 1 },
     platformPath: { type: 'string', minLength: 1 },
     adminToken: { type: 'string', minLength: 16 },
     allowEgress: { type: 'array', items: { type: 'string', minLength: 1 } },
@@ -129,6 +132,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     host: input.host ?? '127.0.0.1',
     port: input.port ?? 8787,
     dataPath: input.dataPath ?? '.data/host.db',
+    ...(input.storeUrl ? { storeUrl: input.storeUrl } : {}),
     platformPath: input.platformPath ?? 'fixtures/platform.yaml',
     ...(input.adminToken ? { adminToken: input.adminToken } : {}),
     allowEgress: input.allowEgress ?? [],

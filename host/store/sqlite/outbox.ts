@@ -4,7 +4,7 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import { HostError } from '../../common/errors.ts';
-import { toAttempt, toDelivery, type AttemptRow, type DeliveryRow } from './outbox-rows.ts';
+import { toAttempt, toDelivery, type AttemptRow, type DeliveryRow } from '../outbox-rows.ts';
 import { inTransaction } from './transaction.ts';
 import {
   DEFAULT_PAGE_LIMIT,

@@ -116,7 +116,7 @@ describe('createWebhookDispatcher scheduling', () => {
 
   it('resumes deliveries a previous process left in flight', async () => {
     await outbox.enqueue([to('https://a.example/')], Date.now());
-    expect(await outbox.claimDue(Date.now(), { limit: 1, perEndpoint: 1, room: new Map() })).toHaveLength(1);
+    expect(await outbox.claimDue(Date.now(), { limit: 1, perEndpoint: 1, room: new Map(), leaseMs: 30_000 })).toHaveLength(1);
     await makeDispatcher().start();
     await vi.advanceTimersByTimeAsync(10);
     expect(sent).toHaveLength(1);

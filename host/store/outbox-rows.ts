@@ -1,7 +1,7 @@
 // The webhook outbox's rows and the mapping from rows to records (shared by both stores).
-// Pure data and conversion; outbox.ts is the only user. Never exposes `seq` or `endpoint`.
+// Pure data and conversion; the two outbox stores are its only users. Never exposes `seq` or `endpoint`.
 
-import type { AttemptRecord, DeliveryRecord, DeliveryStatus } from '../../webhooks/outbox.ts';
+import type { AttemptRecord, DeliveryRecord, DeliveryStatus } from '../webhooks/outbox.ts';
 
 export interface DeliveryRow {
   seq: number;
