@@ -51,6 +51,17 @@ export interface HostOptions {
   cacheDir?: string;
   env: Record<string, string | undefined>;
   logger?: Logger;
+  /** `text` (default): human-readable lines; `json`: one JSON object per line. Ignored when `logger` is given. */
+  logFormat: 'text' | 'json';
+  /** HOST:PORT of a second listener serving only GET /metrics, without the admin token. */
+  metricsListen?: string;
+  /** On shutdown, how long requests in progress may take before their connections are closed (default 10 s). */
+  shutdownGraceMs: number;
+  /**
+   * Shared store: how long a host keeps a claimed webhook delivery before another host may take it
+   * over (its claimant presumed dead). Default: the attempt timeout (10 s) + 20 s.
+   */
+  webhookLeaseMs?: number;
   /** Milliseconds since the epoch; injectable so tests can age OAuth states. Default Date.now. */
   clock: () => number;
   /** How long an OAuth `state` stays acceptable (docs/installations.md); default 10 minutes. */
@@ -107,6 +118,10 @@ const OPTIONS_SCHEMA = {
     cacheDir: { type: 'string' },
     env: { type: 'object' },
     logger: { type: 'object' },
+    logFormat: { enum: ['text', 'json'] },
+    metricsListen: { type: 'string', minLength: 1 },
+    shutdownGraceMs: { type: 'integer', minimum: 0 },
+    webhookLeaseMs: { type: 'integer', minimum: 1_000 },
     clock: {},
     oauthStateTtlMs: positive,
   },
@@ -144,6 +159,10 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
     env: input.env ?? process.env,
     ...(input.logger ? { logger: input.logger } : {}),
+    logFormat: input.logFormat ?? 'text',
+    ...(input.metricsListen ? { metricsListen: input.metricsListen } : {}),
+    shutdownGraceMs: input.shutdownGraceMs ?? 10_000,
+    ...(input.webhookLeaseMs ? { webhookLeaseMs: input.webhookLeaseMs } : {}),
     clock: input.clock ?? Date.now,
     oauthStateTtlMs: input.oauthStateTtlMs ?? OAUTH_STATE_TTL_MS,
   };

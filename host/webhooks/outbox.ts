@@ -99,6 +99,8 @@ export interface Outbox {
   listForInstallation(installationId: string, page?: { limit?: number; cursor?: string | null }): Promise<{ items: DeliveryWithAttempts[]; nextCursor: string | null }>;
   /** Queues a new delivery of the same event (same eventId and body, new id), optionally to a new URL. */
   redeliver(deliveryId: string, nowMs: number, options?: { url?: string }): Promise<DeliveryRecord | undefined>;
+  /** How many deliveries wait (pending) and are being attempted (in flight): the metrics' outbox depth. */
+  depth(): Promise<{ pending: number; inFlight: number }>;
 }
 
 /**

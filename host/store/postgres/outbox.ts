@@ -117,6 +117,11 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
       const items = await withAttempts(rows.slice(0, limit));
       return { items, nextCursor: rows.length > limit ? encodeCursor(rows[limit - 1].seq) : null };
     },
+    async depth() {
+      const { rows } = await db.query<{ status: string; count: number }>(`SELECT status, COUNT(*)::int AS count FROM webhook_deliveries WHERE status IN ('pending', 'in_flight') GROUP BY status`);
+      const counts = new Map(rows.map((row) => [row.status, row.count]));
+      return { pending: counts.get('pending') ?? 0, inFlight: counts.get('in_flight') ?? 0 };
+    },
     async redeliver(deliveryId, nowMs, redeliverOptions = {}) {
       const { rows } = await db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = $1', [deliveryId]);
       if (rows[0] === undefined) return undefined;
