@@ -152,6 +152,36 @@ describe.skipIf(postgresUnavailable !== undefined)('several hosts on one Postgre
     expect(hook.received).toEqual([published.body.eventId, published.body.eventId]);
   });
 
+  it('rides out lost database connections without losing an accepted event or a cached change', { timeout: 120_000 }, async () => {
+    const hook = await receiver();
+    const { url, a, b } = await twoHosts();
+    const id = await installWebhook(a, hook.url);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    closers.push(() => admin.end());
+    // Every connection of both hosts (pool and change listener) is cut, three times, under load.
+    const cut = () => admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    const accepted: string[] = [];
+    const load = (async () => {
+      for (let i = 0; i < 300; i++) {
+        const answer = await publish(i % 2 === 0 ? a : b!, `r${i}`);
+        expect(answer.status).toBe(202);
+        accepted.push(answer.body.eventId);
+      }
+    })();
+    for (let round = 0; round < 3; round++) {
+      await until(() => accepted.length >= 50 * (round + 1), 60_000, `${50 * (round + 1)} accepted events`);
+      await cut();
+    }
+    await load;
+    await until(() => accepted.every((eventId) => hook.received.includes(eventId)), 60_000, 'every accepted event at the receiver');
+    // The change listeners reconnected: a change on A still reaches B's cache.
+    await cut();
+    expect((await json(b!.admin(`/v1/installations/${id}`))).body.configuration.events).toEqual(['space_content_updated']);
+    await json(a.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: JSON.stringify({ events: [] }) }));
+    await until(async () => (await json(b!.admin(`/v1/installations/${id}`))).body.status === 'pending', 5_000, 'the change on B after reconnecting');
+  });
+
   it('delivers 5,000 events published through both hosts exactly once each', { timeout: 300_000 }, async () => {
     const hook = await receiver();
     const { a, b } = await twoHosts();
