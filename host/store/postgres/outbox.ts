@@ -24,7 +24,8 @@ const toClaimed = (row: ClaimedRow): DeliveryRecord => ({ ...toDelivery(row), ..
 const INSERT = `INSERT INTO webhook_deliveries (id, installation_id, event_id, event_type, url, endpoint, body, status, attempts, next_attempt_at, created_at, redelivery_of)
   SELECT id, installation_id, event_id, event_type, url, endpoint, body, 'pending', 0, $8, $8, redelivery_of
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $9::text[])
-    AS d(id, installation_id, event_id, event_type, url, endpoint, body, redelivery_of)`;
+    AS d(id, installation_id, event_id, event_type, url, endpoint, body, redelivery_of)
+  RETURNING *`;
 
 // One statement: the oldest due rows of endpoints with room (pending, or in flight under a lease
 // that ended), locked and skipped by any other host's claim running at the same time; ranked per
@@ -44,12 +45,20 @@ const CLAIM = `WITH candidates AS (
   WHERE d.seq = ranked.seq AND ranked.rank <= COALESCE(room.free, $8)
   RETURNING d.*`;
 
-const SETTLE = `WITH settled AS (
-    UPDATE webhook_deliveries SET status = $2, attempts = GREATEST(attempts, $3), next_attempt_at = $4, lease_until = NULL, claim_token = NULL
-    WHERE id = $1 AND ($5::text IS NULL OR (status = 'in_flight' AND claim_token = $5)) RETURNING id
+// One statement for a batch of results (atomic by itself): each delivery is settled only under the
+// claim its attempt was made with (or unconditionally when no claim is given), and its attempt is
+// logged only when it was settled, so a host whose lease lapsed writes nothing over the new owner.
+const SETTLE = `WITH results AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::bigint[], $7::int[], $8::int[], $9::text[], $10::text[], $11::bigint[])
+      AS r(id, status, attempt, next_at, claim, started_at, duration_ms, status_code, error_kind, error_message, attempt_next_at)
+  ), settled AS (
+    UPDATE webhook_deliveries d SET status = r.status, attempts = GREATEST(d.attempts, r.attempt), next_attempt_at = r.next_at, lease_until = NULL, claim_token = NULL
+    FROM results r
+    WHERE d.id = r.id AND (r.claim IS NULL OR (d.status = 'in_flight' AND d.claim_token = r.claim))
+    RETURNING d.id
   )
   INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error_kind, error_message, next_attempt_at)
-  SELECT id, $3, $6, $7, $8, $9, $10, $11 FROM settled
+  SELECT r.id, r.attempt, r.started_at, r.duration_ms, r.status_code, r.error_kind, r.error_message, r.attempt_next_at FROM results r JOIN settled USING (id)
   ON CONFLICT (delivery_id, attempt) DO NOTHING`;
 
 export function createPostgresOutbox(db: Db, options: { newId?: () => string } = {}): Outbox {
@@ -68,16 +77,16 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
   const insert = async (deliveries: { installationId: string; eventId: string; eventType: string; url: string; body: string; redeliveryOf: string | null }[], nowMs: number): Promise<DeliveryRecord[]> => {
     const ids = deliveries.map(() => newId());
     const column = <K extends keyof (typeof deliveries)[number]>(key: K) => deliveries.map((delivery) => delivery[key]);
+    let rows: DeliveryRow[];
     try {
-      await db.query(INSERT, [ids, column('installationId'), column('eventId'), column('eventType'), column('url'), deliveries.map((delivery) => endpointOf(delivery.url)), column('body'), nowMs, column('redeliveryOf')]);
+      rows = (await db.query<DeliveryRow>(INSERT, [ids, column('installationId'), column('eventId'), column('eventType'), column('url'), deliveries.map((delivery) => endpointOf(delivery.url)), column('body'), nowMs, column('redeliveryOf')])).rows;
     } catch (error) {
       // Ids are chosen before the statement: when the connection died after a commit and the retry
       // met our own rows, every id is there already and nothing was inserted twice.
       if ((error as { code?: string }).code !== '23505') throw error;
-      const present = await db.query('SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) AND event_id = ANY($2::text[])', [ids, column('eventId')]);
-      if (present.rowCount !== new Set(ids).size || new Set(ids).size !== ids.length) throw error;
+      rows = (await db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ANY($1::text[]) AND event_id = ANY($2::text[])', [ids, column('eventId')])).rows;
+      if (rows.length !== new Set(ids).size || new Set(ids).size !== ids.length) throw error;
     }
-    const { rows } = await db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ANY($1::text[])', [ids]);
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => toDelivery(byId.get(id) as DeliveryRow));
   };
@@ -97,14 +106,13 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
       (await db.query<{ due: number | null }>(`SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND NOT (endpoint = ANY($1::text[]))`, [busyEndpoints])).rows[0].due,
     async recordAttempts(entries) {
       if (entries.length === 0) return;
-      await db.transaction(async (client) => {
-        for (const { deliveryId, attempt, next, claim } of entries) {
-          await client.query(SETTLE, [
-            deliveryId, next.status, attempt.attempt, next.status === 'pending' ? next.nextAttemptAt : null, claim ?? null,
-            attempt.startedAt, attempt.durationMs, attempt.statusCode, attempt.errorKind, attempt.errorMessage, attempt.nextAttemptAt,
-          ]);
-        }
-      });
+      const column = <T>(pick: (entry: (typeof entries)[number]) => T) => entries.map(pick);
+      await db.query(SETTLE, [
+        column((e) => e.deliveryId), column((e) => e.next.status), column((e) => e.attempt.attempt),
+        column((e) => (e.next.status === 'pending' ? e.next.nextAttemptAt : null)), column((e) => e.claim ?? null),
+        column((e) => e.attempt.startedAt), column((e) => e.attempt.durationMs), column((e) => e.attempt.statusCode),
+        column((e) => e.attempt.errorKind), column((e) => e.attempt.errorMessage), column((e) => e.attempt.nextAttemptAt),
+      ]);
     },
     async get(deliveryId) {
       const { rows } = await db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = $1', [deliveryId]);

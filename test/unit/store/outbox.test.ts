@@ -118,6 +118,20 @@ describe.each(useBackends())('outbox on $name', (backend) => {
     expect(await (await database.outbox()).get('dlv_1')).toMatchObject({ status: 'pending' });
   });
 
+  it.runIf(backend.name === 'postgres')('lets another host take over a claim whose lease ended, and ignores the late result of the first', async () => {
+    const other = await database.outbox();
+    await outbox.enqueue([delivery()], 1_000);
+    const [first] = await outbox.claimDue(1_000, { ...room(1), leaseMs: 5_000 });
+    expect(await other.claimDue(5_999, room(1))).toEqual([]);
+    const [second] = await other.claimDue(6_000, room(1));
+    expect(second).toMatchObject({ id: first.id, status: 'in_flight' });
+    expect(second.claim).not.toBe(first.claim);
+    await outbox.recordAttempts([{ deliveryId: first.id, attempt: attempt(1), next: { status: 'pending', nextAttemptAt: 9_000 }, claim: first.claim! }]);
+    expect(await outbox.get(first.id)).toMatchObject({ status: 'in_flight', attempts: 0, attemptLog: [] });
+    await other.recordAttempts([{ deliveryId: second.id, attempt: attempt(1, { statusCode: 200, nextAttemptAt: null }), next: { status: 'succeeded' }, claim: second.claim! }]);
+    expect(await outbox.get(first.id)).toMatchObject({ status: 'succeeded', attempts: 1, attemptLog: [{ statusCode: 200 }] });
+  });
+
   it('never hands the same delivery to two claims running at once', async () => {
     const other = await database.outbox();
     await outbox.enqueue(Array.from({ length: 60 }, (_, i) => delivery({ eventId: `evt_${i}`, url: `https://r${i % 6}.example/` })), 1_000);
