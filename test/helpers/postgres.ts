@@ -78,6 +78,16 @@ export async function startPostgres(): Promise<TestPostgres> {
   const pid = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let stopped = false;
+  // pg_ctl detaches the server: should this process end without stop() (a crashed test file),
+  // the server must not outlive it.
+  const orphanGuard = () => {
+    try {
+      process.kill(pid, 'SIGQUIT');
+    } catch {
+      // Already stopped.
+    }
+  };
+  process.once('exit', orphanGuard);
   return {
     url,
     port,
@@ -94,6 +104,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     async stop() {
       if (stopped) return;
       stopped = true;
+      process.off('exit', orphanGuard);
       try {
         // SIGQUIT: immediate shutdown; nothing in a test database is worth a checkpoint.
         process.kill(pid, 'SIGQUIT');
