@@ -57,8 +57,9 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   CREATE TABLE openapi_specs (site TEXT PRIMARY KEY REFERENCES sites (id), spec TEXT NOT NULL, format TEXT NOT NULL, updated_at TEXT NOT NULL);
   CREATE TABLE adaptive_claims (site TEXT PRIMARY KEY REFERENCES sites (id), claims TEXT NOT NULL, updated_at TEXT NOT NULL);
   CREATE TABLE git_syncs (
-    id TEXT PRIMARY KEY, space TEXT NOT NULL REFERENCES spaces (id), installation_id TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL
+    seq BIGSERIAL NOT NULL, id TEXT PRIMARY KEY, space TEXT NOT NULL REFERENCES spaces (id), installation_id TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL
   );
+  CREATE INDEX git_syncs_by_space ON git_syncs (space, seq);
   CREATE TABLE conversations (
     id TEXT PRIMARY KEY, organization TEXT NOT NULL, installation_id TEXT NOT NULL, space TEXT, site TEXT,
     messages TEXT NOT NULL, created_at TEXT NOT NULL

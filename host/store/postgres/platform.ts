@@ -9,6 +9,8 @@ import { createResourceDirectory, type ConversationRecord, type GitSyncRecord, t
 import type { Db, Queryable } from './connection.ts';
 import { LOCK_NAMESPACE, LOCK_SEED } from './migrations.ts';
 
+const MAX_GIT_SYNCS_PER_SPACE = 1_000;
+
 interface SpaceRow {
   id: string;
   organization: string;
@@ -116,7 +118,17 @@ export function createPostgresPlatformStore(db: Db): PlatformStore {
     async recordGitSync(spaceId, installationId) {
       const record: GitSyncRecord = { id: `sync_${randomUUID().replaceAll('-', '')}`, spaceId, installationId, status: 'queued', createdAt: new Date().toISOString() };
       await db.query('INSERT INTO git_syncs (id, space, installation_id, status, created_at) VALUES ($1, $2, $3, $4, $5)', [record.id, record.spaceId, record.installationId, record.status, record.createdAt]);
+      // Bounded like SQLite's: the newest records of the space stay, the oldest go.
+      await db.query('DELETE FROM git_syncs WHERE space = $1 AND seq <= (SELECT seq FROM git_syncs WHERE space = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2)', [spaceId, MAX_GIT_SYNCS_PER_SPACE]);
       return record;
+    },
+    async spaceContentUsage(spaceId) {
+      const row = (await db.query<{ pages: number; chars: number }>('SELECT COUNT(*)::int AS pages, COALESCE(SUM(LENGTH(markdown)), 0)::bigint AS chars FROM pages WHERE space = $1', [spaceId])).rows[0];
+      return { pages: Number(row.pages), markdownChars: Number(row.chars) };
+    },
+    async conversationUsage(installationId) {
+      const row = (await db.query<{ count: number; chars: number }>('SELECT COUNT(*)::int AS count, COALESCE(SUM(LENGTH(messages)), 0)::bigint AS chars FROM conversations WHERE installation_id = $1', [installationId])).rows[0];
+      return { conversations: Number(row.count), chars: Number(row.chars) };
     },
     async getSite(id) {
       const row = (await db.query<{ id: string; organization: string; title: string }>('SELECT id, organization, title FROM sites WHERE id = $1', [id])).rows[0];

@@ -21,6 +21,8 @@ import { postgresUnavailable, startPostgres, type TestPostgres } from '../../hel
 export interface Database {
   /** The stores of one host on this database (closed by close()). */
   open(): Promise<HostStores>;
+  /** Rows of a plain SQL query without parameters, for checks no store method answers. */
+  rows(sql: string): Promise<Record<string, unknown>[]>;
   /** An outbox alone, with deterministic ids. */
   outbox(newId?: () => string): Promise<Outbox>;
   close(): Promise<void>;
@@ -48,6 +50,14 @@ const sqlite: Backend = {
         closers.push(() => stores.close());
         return stores;
       },
+      async rows(sql) {
+        const db = openDatabase(file);
+        try {
+          return db.prepare(sql).all() as Record<string, unknown>[];
+        } finally {
+          db.close();
+        }
+      },
       async outbox(newId) {
         const db = openDatabase(file);
         closers.push(() => db.close());
@@ -73,6 +83,14 @@ const postgres: Backend = {
         const stores = await openPostgresStores(url, { log: createMemoryLogger(), retryForMs: 2_000 });
         closers.push(() => stores.close());
         return stores;
+      },
+      async rows(sql) {
+        const db = await openDb(url);
+        try {
+          return (await db.query(sql)).rows;
+        } finally {
+          await db.close();
+        }
       },
       async outbox(newId) {
         const db = await openDb(url);

@@ -88,9 +88,9 @@ describe.each(useBackends())('platform store on $name', (backend) => {
   it('keeps only the newest 1,000 git sync records of a space', async () => {
     const first = await store.recordGitSync('space_acme_docs', 'inst_1');
     for (let i = 0; i < 1_050; i++) await store.recordGitSync('space_acme_docs', 'inst_1');
-    const count = (db.prepare("SELECT COUNT(*) AS n FROM git_syncs WHERE space = 'space_acme_docs'").get() as { n: number }).n;
-    expect(count).toBe(1_000);
-    expect(db.prepare('SELECT id FROM git_syncs WHERE id = ?').get(first.id)).toBeUndefined();
+    const [{ n }] = await database.rows("SELECT COUNT(*) AS n FROM git_syncs WHERE space = 'space_acme_docs'");
+    expect(Number(n)).toBe(1_000);
+    expect(await database.rows(`SELECT id FROM git_syncs WHERE id = '${first.id}'`)).toEqual([]);
   });
 
   it('reports what a space and an installation store, for the quotas', async () => {
