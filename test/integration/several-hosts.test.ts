@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createConnectTickets } from '../../host/installations/connect-ticket.ts';
 import { deriveInstallationToken, TOKEN_SECRET_META_KEY } from '../../host/installations/tokens.ts';
 import { startHostProcess, type HostProcess } from '../helpers/host-process.ts';
 import { postgresUnavailable, startPostgres, type TestPostgres } from '../helpers/postgres.ts';
@@ -37,12 +38,14 @@ async function twoHosts(options: Record<string, unknown> = {}, startSecond = tru
   return { url, a, b };
 }
 
-async function tokenOf(url: string, installationId: string): Promise<string> {
+/** The installation's API token and a connect ticket, derived from the host secret every host shares, as the hosts derive them. */
+async function credentialsOf(url: string, installationId: string): Promise<{ token: string; ticket: string }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const { rows } = await client.query('SELECT value FROM meta WHERE key = $1', [TOKEN_SECRET_META_KEY]);
-    return deriveInstallationToken(rows[0].value, installationId);
+    const secret = rows[0].value as string;
+    return { token: deriveInstallationToken(secret, installationId), ticket: createConnectTickets({ secret, now: Date.now }).mint(installationId) };
   } finally {
     await client.end();
   }
@@ -97,9 +100,9 @@ describe.skipIf(postgresUnavailable !== undefined)('several hosts on one Postgre
     const { url, a, b } = await twoHosts();
     const created = await json(a.admin('/v1/integrations/env-echo/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'organization' }) }));
     expect(created.status).toBe(201);
-    const token = await tokenOf(url, created.body.id);
+    const { token, ticket } = await credentialsOf(url, created.body.id);
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const issued = await json(fetch(`${a.url}/v1/installation/oauth/state`, { method: 'POST', headers: auth, body: '{}' }));
+    const issued = await json(fetch(`${a.url}/v1/installation/oauth/state`, { method: 'POST', headers: auth, body: JSON.stringify({ ticket }) }));
     expect(issued.status).toBe(200);
     const consume = (host: HostProcess) => json(fetch(`${host.url}/v1/installation/oauth/state/consume`, { method: 'POST', headers: auth, body: JSON.stringify({ state: issued.body.state }) }));
     expect((await consume(a)).status).toBe(204);
@@ -111,10 +114,10 @@ describe.skipIf(postgresUnavailable !== undefined)('several hosts on one Postgre
   it('shows a configuration change and an uninstall made on A on B within a second', { timeout: 120_000 }, async () => {
     const { url, a, b } = await twoHosts();
     const id = await installWebhook(a, 'http://127.0.0.1:9/first');
-    const token = await tokenOf(url, id);
+    const { token, ticket } = await credentialsOf(url, id);
     // B reads (and caches) the installation and resolves (and caches) its token first.
     expect((await json(b!.admin(`/v1/installations/${id}`))).body.configuration.url).toBe('http://127.0.0.1:9/first');
-    const self = () => json(fetch(`${b!.url}/v1/installation/oauth/state`, { method: 'POST', headers: { authorization: `Bearer ${token}` } }));
+    const self = () => json(fetch(`${b!.url}/v1/installation/oauth/state`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ ticket }) }));
     expect((await self()).status).toBe(200);
 
     expect((await json(a.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: JSON.stringify({ url: 'http://127.0.0.1:9/second' }) }))).status).toBe(200);
