@@ -3,7 +3,8 @@
 // order and what closes what; it never runs guest code in this process.
 
 import { randomBytes } from 'node:crypto';
-import { createConsoleLogger } from '../common/logger.ts';
+import { createConsoleLogger, createJsonLogger } from '../common/logger.ts';
+import { createHostMetrics, type HostMetrics } from '../metrics/metrics.ts';
 import { resolveOptions, type HostOptions, type HostOptionsInput } from '../config/options.ts';
 import { createDispatcher } from '../dispatch/dispatcher.ts';
 import { createEventPublisher } from '../events/publish.ts';
@@ -22,7 +23,7 @@ import { platformRoutes } from '../platform-api/routes/index.ts';
 import { Supervisor } from '../sandbox/supervisor.ts';
 import { createApp } from '../server/app.ts';
 import type { HostServices } from '../server/services.ts';
-import { openSqliteStores } from '../store/sqlite/open.ts';
+import { openStores } from '../store/open.ts';
 import type { HostStores, MetaStore } from '../store/types.ts';
 import { createWebhookIntegration } from '../webhooks/builtin.ts';
 import { WEBHOOK_INTEGRATION_NAME } from '../webhooks/config.ts';
@@ -32,6 +33,8 @@ import { buildRuntimeScript } from '../../sandbox-api/runtime/build.ts';
 import { installForDevelopment, type DevInstallation } from './dev-installations.ts';
 import { createHostServices } from './host-services.ts';
 import { openHttpListener } from './http-listener.ts';
+import { openMetricsListener } from './metrics-listener.ts';
+import { createReadiness } from './readiness.ts';
 
 export interface Host {
   url: string;
@@ -46,6 +49,17 @@ export interface Host {
   webhooks: WebhookDispatcher;
   stores: HostStores;
   platform: PlatformData;
+  metrics: HostMetrics;
+  /** The URL of the --metrics-listen listener, when there is one. */
+  metricsUrl?: string;
+  /**
+   * Graceful stop (SIGTERM): /ready turns 503, no new connections, requests in progress finish
+   * within options.shutdownGraceMs, webhook attempts in flight are recorded (the outbox stays
+   * consistent: what was not attempted stays pending for the next host), workers stop, the store
+   * flushes and closes.
+   */
+  shutdown(): Promise<void>;
+  /** Immediate stop: open connections are cut, then the same order as shutdown(). */
   close(): Promise<void>;
 }
 
@@ -72,15 +86,18 @@ function logIntegrationLine(log: HostServices['log']) {
 
 export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure): Promise<Host> {
   const options = resolveOptions(input);
-  const log = options.logger ?? createConsoleLogger();
+  const log = options.logger ?? (options.logFormat === 'json' ? createJsonLogger() : createConsoleLogger());
+  const metrics = createHostMetrics();
+  let shuttingDown = false;
   const platform = loadPlatformData(options.platformPath);
 
   const http = await openHttpListener(options.host, options.port);
   onFailure(() => http.close());
   const baseUrl = http.baseUrl;
 
-  const stores = openSqliteStores(options.dataPath);
+  const stores = await openStores({ ...(options.storeUrl !== undefined ? { storeUrl: options.storeUrl } : {}), dataPath: options.dataPath, log });
   onFailure(() => stores.close());
+  metrics.outboxDepthFrom(() => stores.outbox.depth());
   // Seeding adds only missing rows, so API writes survive restarts.
   await stores.platform.seed(platform);
   const directory = await stores.platform.loadDirectory();
@@ -109,6 +126,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     solitary: { maxWorkers: options.limits.maxSolitaryWorkers, probationMs: options.limits.solitaryProbationMs },
     onLog: logIntegrationLine(log),
     onNotice: (level, message) => log[level](message),
+    onCount: (name, integration) => metrics.counted(name, integration),
     ...(options.onEgressConnect ? { onEgressConnect: options.onEgressConnect } : {}),
   });
   onFailure(() => supervisor.stop());
@@ -118,7 +136,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   }
   supervisor.configure(baseUrl);
 
-  const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog: stores.eventLog, tokenSecret, baseUrl, now: options.clock });
+  const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog: stores.eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event) });
   const run = dispatcher.run;
   const lifecycle = createLifecycle({ store: stores.installations, registry, run, log });
   const connectTickets = createConnectTickets({ secret: tokenSecret, now: options.clock });
@@ -158,6 +176,10 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     },
     now: options.clock,
     log,
+    onAttempt: ({ status }) => metrics.attempted(status === 'pending' ? 'retry' : status),
+    // Other hosts queue (or abandon) deliveries in a shared outbox: look for them every second.
+    ...(stores.shared ? { pollIntervalMs: 1_000 } : {}),
+    ...(options.webhookLeaseMs !== undefined ? { leaseMs: options.webhookLeaseMs } : {}),
   });
   onFailure(() => webhookDispatcher.stop());
   const webhooks = createWebhookService({ installations: stores.installations, outbox: stores.outbox, dispatcher: webhookDispatcher, secrets: stores.signingSecrets, now: options.clock });
@@ -175,11 +197,26 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     platformApi,
     publish,
     webhooks,
+    readiness: createReadiness({ ping: () => stores.ping(), workersUp: () => supervisor.workersUp(), shuttingDown: () => shuttingDown }),
+    metrics: async () => ({ contentType: metrics.contentType, body: await metrics.render() }),
   });
   http.serve(createApp(services, { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes }).callback());
   // Resumes what a previous run left in the outbox (in flight when it died, or waiting to retry).
   await webhookDispatcher.start();
+  const metricsListener = options.metricsListen ? await openMetricsListener(options.metricsListen, metrics) : undefined;
+  if (metricsListener) onFailure(() => metricsListener.close());
   const devInstallations = options.autoInstall ? await installForDevelopment(registry, installations, stores.installations, platform) : [];
+
+  let stopping: Promise<void> | null = null;
+  function stopTheRest(): Promise<void> {
+    stopping ??= (async () => {
+      await webhookDispatcher.stop();
+      await supervisor.stop();
+      await metricsListener?.close();
+      await stores.close();
+    })();
+    return stopping;
+  }
 
   return {
     url: baseUrl,
@@ -194,11 +231,18 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     webhooks: webhookDispatcher,
     stores,
     platform,
+    metrics,
+    ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
+    async shutdown() {
+      shuttingDown = true;
+      await http.drain(options.shutdownGraceMs);
+      await stopTheRest();
+    },
     async close() {
+      shuttingDown = true;
       await http.close();
-      await webhookDispatcher.stop();
-      await supervisor.stop();
-      await stores.close();
+      await stopTheRest();
     },
   };
+
 }

@@ -25,6 +25,8 @@ export interface HostServicesParts {
   platformApi: PlatformApi;
   publish(body: unknown): Promise<PublishResult>;
   webhooks: WebhookService;
+  readiness: HostServices['readiness'];
+  metrics: HostServices['metrics'];
 }
 
 export function createHostServices(parts: HostServicesParts): HostServices {
@@ -64,5 +66,8 @@ export function createHostServices(parts: HostServicesParts): HostServices {
     listDeliveries: (id, page) => webhooks.listDeliveries(id, page),
     redeliver: (id) => webhooks.redeliver(id),
     rotateSigningSecret: (id) => webhooks.rotateSigningSecret(id),
+
+    readiness: () => parts.readiness(),
+    metrics: () => parts.metrics(),
   };
 }

@@ -1,6 +1,6 @@
 // The host's HTTP listener, opened before anything else is built so that the port, and every URL
 // the host hands out, is known up front. Until the app is attached every request gets a 503;
-// it owns Node-level concerns only (parser errors, Expect), never routing.
+// it owns Node-level concerns only (parser errors, Expect, draining at shutdown), never routing.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +15,13 @@ export interface HttpListener {
   readonly port: number;
   /** Hands every request from now on to `listener` (the Koa app's callback). */
   serve(listener: RequestListener): void;
+  /**
+   * Stops accepting connections, lets requests in progress finish (answering them with
+   * `connection: close`) for at most `graceMs`, then closes what is left.
+   */
+  drain(graceMs: number): Promise<void>;
+  /** Requests being answered now. */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -26,7 +33,18 @@ function notReady(_req: IncomingMessage, res: ServerResponse): void {
 
 export async function openHttpListener(host: string, port: number): Promise<HttpListener> {
   let current: RequestListener = notReady;
-  const server: Server = createServer((req, res) => current(req, res));
+  let active = 0;
+  let draining = false;
+  let idle: (() => void) | null = null;
+  const server: Server = createServer((req, res) => {
+    active++;
+    res.once('close', () => {
+      active--;
+      if (active === 0) idle?.();
+    });
+    if (draining) res.setHeader('connection', 'close');
+    current(req, res);
+  });
   // Requests Node itself would refuse with a bare status line get the host's JSON errors, and an
   // Expect other than 100-continue is ignored (RFC 9110 allows it) instead of Node's empty 417.
   server.on('clientError', answerClientError);
@@ -40,16 +58,31 @@ export async function openHttpListener(host: string, port: number): Promise<Http
   });
   const bound = (server.address() as AddressInfo).port;
   const hostPart = host.includes(':') ? `[${host}]` : host;
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> =>
+    (closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }));
   return {
     baseUrl: `http://${hostPart}:${bound}`,
     port: bound,
     serve(listener) {
       current = listener;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    inFlight: () => active,
+    async drain(graceMs) {
+      draining = true;
+      // No new connections from here on; keep-alive connections with nothing in flight close now.
+      server.close();
+      server.closeIdleConnections();
+      if (active > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+        clearTimeout(timer);
+      }
+      await close();
+    },
+    close,
   };
 }

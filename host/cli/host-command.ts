@@ -33,21 +33,39 @@ function startupRows(host: Host): string[][] {
 export async function runHost(args: string[]): Promise<void> {
   let flags: ReturnType<typeof parseHostFlags>;
   try {
-    flags = parseHostFlags(args);
+    flags = parseHostFlags(args, process.env);
   } catch (error) {
     fail((error as Error).message);
   }
   const { env, defaulted } = withDevDefaults(process.env);
   const host = await createHost({ ...flags, env });
-  printTable(startupRows(host));
   const note = describeDefaulted(defaulted);
-  if (note !== undefined) process.stdout.write(`\n${note}\n`);
-  process.stdout.write(`\nadmin token: ${host.adminToken}${host.adminTokenGenerated ? '  (generated for this run; set HOST_ADMIN_TOKEN or --admin-token to keep one)' : ''}\n`);
-  process.stdout.write(`listening on ${host.url}\n`);
+  const tokenNote = host.adminTokenGenerated ? '  (generated for this run; set HOST_ADMIN_TOKEN or --admin-token to keep one)' : '';
+  const log = host.services.log;
+  if (host.options.logFormat === 'json') {
+    // A log pipeline gets every startup line as a record of its own.
+    for (const row of startupRows(host).slice(1)) log.info(`integration ${row.filter(Boolean).join(' ')}`);
+    if (note !== undefined) log.info(note.replaceAll('\n', ' '));
+    log.info(`store: ${host.stores.description}`);
+    log.info(`admin token: ${host.adminToken}${tokenNote}`);
+    if (host.metricsUrl) log.info(`metrics on ${host.metricsUrl}`);
+    log.info(`listening on ${host.url}`);
+  } else {
+    printTable(startupRows(host));
+    if (note !== undefined) process.stdout.write(`\n${note}\n`);
+    process.stdout.write(`\nstore: ${host.stores.description}\n`);
+    process.stdout.write(`admin token: ${host.adminToken}${tokenNote}\n`);
+    if (host.metricsUrl) process.stdout.write(`metrics on ${host.metricsUrl}\n`);
+    process.stdout.write(`listening on ${host.url}\n`);
+  }
+  let stopping = false;
   const shutdown = (signal: string) => {
-    process.stdout.write(`${signal}: shutting down\n`);
-    host.close().then(() => process.exit(0), () => process.exit(1));
+    // A second signal means "now": the first one's graceful stop is abandoned.
+    if (stopping) process.exit(1);
+    stopping = true;
+    log.info(`${signal}: shutting down (finishing requests in progress for up to ${host.options.shutdownGraceMs / 1000} s)`);
+    host.shutdown().then(() => process.exit(0), () => process.exit(1));
   };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }

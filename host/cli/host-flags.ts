@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import type { HostOptionsInput } from '../config/options.ts';
 import { USAGE, fail } from './usage.ts';
 
-export function parseHostFlags(args: string[]): HostOptionsInput {
+/** `env` supplies DATABASE_URL when --store is absent. */
+export function parseHostFlags(args: string[], env: Record<string, string | undefined> = {}): HostOptionsInput {
   const { values, positionals } = parseArgs({
     args,
     allowNegative: true,
@@ -14,6 +15,9 @@ export function parseHostFlags(args: string[]): HostOptionsInput {
       dir: { type: 'string', multiple: true },
       port: { type: 'string' },
       data: { type: 'string' },
+      store: { type: 'string' },
+      'log-format': { type: 'string' },
+      'metrics-listen': { type: 'string' },
       platform: { type: 'string' },
       'admin-token': { type: 'string' },
       'allow-egress': { type: 'string', multiple: true },
@@ -33,8 +37,16 @@ export function parseHostFlags(args: string[]): HostOptionsInput {
     if (!Number.isInteger(value) || value < min || value > max) fail(`--${flag} expects an integer from ${min} to ${max}, got "${text}"`);
     return value;
   };
+  const logFormat = values['log-format'];
+  if (logFormat !== undefined && logFormat !== 'text' && logFormat !== 'json') fail(`--log-format expects "text" or "json", got "${logFormat}"`);
+  if (values.store !== undefined && values.data !== undefined) fail('--store and --data name two different stores: give one (--data FILE for SQLite, --store postgres://… for PostgreSQL)');
+  // An empty DATABASE_URL counts as unset, like an empty HOST_ADMIN_TOKEN.
+  const storeUrl = values.store ?? (values.data === undefined ? env.DATABASE_URL || undefined : undefined);
   return {
     ...(values.dir ? { dirs: values.dir } : {}),
+    ...(storeUrl !== undefined ? { storeUrl } : {}),
+    ...(logFormat !== undefined ? { logFormat } : {}),
+    ...(values['metrics-listen'] !== undefined ? { metricsListen: values['metrics-listen'] } : {}),
     ...(values.port !== undefined ? { port: integer('port', values.port, 0, 65535) } : {}),
     ...(values.data ? { dataPath: values.data } : {}),
     ...(values.platform ? { platformPath: values.platform } : {}),

@@ -2,8 +2,9 @@
 // usage, exit code 2. Owns wording only; it never parses.
 
 export const USAGE = `usage:
-  npm run host -- [--dir D]... [--port P] [--data FILE] [--platform FILE] [--admin-token T]
-                  [--allow-egress HOST[:PORT]|CIDR]... [--workers N] [--no-auto-install]
+  npm run host -- [--dir D]... [--port P] [--data FILE | --store postgres://…] [--platform FILE]
+                  [--admin-token T] [--allow-egress HOST[:PORT]|CIDR]... [--workers N] [--no-auto-install]
+                  [--log-format text|json] [--metrics-listen HOST:PORT]
   npm run check -- DIR [DIR...]`;
 
 export function fail(message: string, code = 2): never {

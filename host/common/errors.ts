@@ -33,6 +33,7 @@ const ERROR_STATUS = {
   ERR_INTEGRATION_QUARANTINED: 503,
   ERR_INTEGRATION_THROTTLED: 503,
   ERR_SANDBOX_UNAVAILABLE: 503,
+  ERR_STORE_UNAVAILABLE: 503,
   ERR_NOT_READY: 503,
   ERR_SANDBOX_TIMEOUT: 504,
   // Not HTTP-facing: reported by `npm run check` and startup, listed for completeness.

@@ -33,6 +33,8 @@ export interface HostOptions {
   host: string;
   port: number;
   dataPath: string;
+  /** A postgres:// URL: run on PostgreSQL (shared by several hosts) instead of the SQLite file at dataPath. */
+  storeUrl?: string;
   platformPath: string;
   adminToken?: string;
   allowEgress: string[];
@@ -49,6 +51,17 @@ export interface HostOptions {
   cacheDir?: string;
   env: Record<string, string | undefined>;
   logger?: Logger;
+  /** `text` (default): human-readable lines; `json`: one JSON object per line. Ignored when `logger` is given. */
+  logFormat: 'text' | 'json';
+  /** HOST:PORT of a second listener serving only GET /metrics, without the admin token. */
+  metricsListen?: string;
+  /** On shutdown, how long requests in progress may take before their connections are closed (default 10 s). */
+  shutdownGraceMs: number;
+  /**
+   * Shared store: how long a host keeps a claimed webhook delivery before another host may take it
+   * over (its claimant presumed dead). Default: the attempt timeout (10 s) + 20 s.
+   */
+  webhookLeaseMs?: number;
   /** Milliseconds since the epoch; injectable so tests can age OAuth states. Default Date.now. */
   clock: () => number;
   /** How long an OAuth `state` stays acceptable (docs/installations.md); default 10 minutes. */
@@ -89,6 +102,7 @@ const OPTIONS_SCHEMA = {
     host: { type: 'string', minLength: 1 },
     port: { type: 'integer', minimum: 0, maximum: 65535 },
     dataPath: { type: 'string', minLength: 1 },
+    storeUrl: { type: 'string', minLength: 1 },
     platformPath: { type: 'string', minLength: 1 },
     adminToken: { type: 'string', minLength: 16 },
     allowEgress: { type: 'array', items: { type: 'string', minLength: 1 } },
@@ -104,6 +118,10 @@ const OPTIONS_SCHEMA = {
     cacheDir: { type: 'string' },
     env: { type: 'object' },
     logger: { type: 'object' },
+    logFormat: { enum: ['text', 'json'] },
+    metricsListen: { type: 'string', minLength: 1 },
+    shutdownGraceMs: { type: 'integer', minimum: 0 },
+    webhookLeaseMs: { type: 'integer', minimum: 1_000 },
     clock: {},
     oauthStateTtlMs: positive,
   },
@@ -129,6 +147,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     host: input.host ?? '127.0.0.1',
     port: input.port ?? 8787,
     dataPath: input.dataPath ?? '.data/host.db',
+    ...(input.storeUrl ? { storeUrl: input.storeUrl } : {}),
     platformPath: input.platformPath ?? 'fixtures/platform.yaml',
     ...(input.adminToken ? { adminToken: input.adminToken } : {}),
     allowEgress: input.allowEgress ?? [],
@@ -140,6 +159,10 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
     env: input.env ?? process.env,
     ...(input.logger ? { logger: input.logger } : {}),
+    logFormat: input.logFormat ?? 'text',
+    ...(input.metricsListen ? { metricsListen: input.metricsListen } : {}),
+    shutdownGraceMs: input.shutdownGraceMs ?? 10_000,
+    ...(input.webhookLeaseMs ? { webhookLeaseMs: input.webhookLeaseMs } : {}),
     clock: input.clock ?? Date.now,
     oauthStateTtlMs: input.oauthStateTtlMs ?? OAUTH_STATE_TTL_MS,
   };

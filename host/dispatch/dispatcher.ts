@@ -11,7 +11,7 @@ import type { LoadedIntegration } from '../manifest/types.ts';
 import type { Envelope, RuntimeVerdict, SandboxEvent, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import { buildEnvironment } from './environment.ts';
 import type { EventLog } from './event-log.ts';
-import { recordDispatch } from './record.ts';
+import { recordDispatch, type DispatchObserver } from './record.ts';
 
 /** An event as a caller builds it: the dispatcher adds `installationId`, and `eventId` when missing. */
 export type DispatchEvent = Omit<SandboxEvent, 'eventId'> & { eventId?: string };
@@ -41,6 +41,8 @@ export interface DispatcherDeps {
   tokenSecret: string;
   baseUrl: string;
   now(): number;
+  /** Told about every settled dispatch (metrics). */
+  onDispatched?: DispatchObserver;
 }
 
 export function newEventId(): string {
@@ -76,7 +78,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       const fullEvent = { ...event, eventId: event.eventId ?? newEventId(), installationId: installation.id } as SandboxEvent;
       const environment = environmentOf(integration, installation);
       const meta = { eventId: fullEvent.eventId, integration: integration.name, installationId: installation.id, type: fullEvent.type };
-      const outcome = await recordDispatch(deps.eventLog, deps.now, meta, () => deps.sandbox.dispatch(integration.name, { event: fullEvent, environment, fetchBody }));
+      const outcome = await recordDispatch(deps.eventLog, deps.now, meta, () => deps.sandbox.dispatch(integration.name, { event: fullEvent, environment, fetchBody }), deps.onDispatched);
       const { verdict, ...response } = outcome.response;
       return { response, ...(verdict !== undefined ? { verdict } : {}), durationMs: outcome.durationMs, logs: outcome.logs };
     },

@@ -18,7 +18,10 @@ interface Outcome {
   logs: { level: string; text: string }[];
 }
 
-export async function recordDispatch<T extends Outcome>(eventLog: EventLog, now: () => number, meta: DispatchRecordMeta, run: () => Promise<T>): Promise<T> {
+/** Told about every dispatch once it settled: its status and wall-clock duration (the metrics). */
+export type DispatchObserver = (event: { integration: string; type: string; status: number; durationMs: number }) => void;
+
+export async function recordDispatch<T extends Outcome>(eventLog: EventLog, now: () => number, meta: DispatchRecordMeta, run: () => Promise<T>, observe?: DispatchObserver): Promise<T> {
   const started = performance.now();
   const write = (entry: { status: number; errorCode?: string; durationMs: number; logs: Outcome['logs'] }) => {
     try {
@@ -26,6 +29,7 @@ export async function recordDispatch<T extends Outcome>(eventLog: EventLog, now:
     } catch {
       // The log is a diagnostic: a full disk must not turn a good answer into a failure.
     }
+    observe?.({ integration: meta.integration, type: meta.type, status: entry.status, durationMs: performance.now() - started });
   };
   try {
     const outcome = await run();

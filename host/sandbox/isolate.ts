@@ -23,6 +23,8 @@ export interface IsolateHooks {
   lateLog(eventIds: string[], level: string, text: string): void;
   /** Its waitUntil work is over and nothing else is in flight: the integration is idle again. */
   onDrained?(): void;
+  /** A new isolate of this integration is up (first dispatch, or after a reset or eviction). */
+  onIsolateStart?(): void;
 }
 
 /** Compiled runtime script shared by every isolate of this worker (V8 code cache). */
@@ -357,6 +359,7 @@ export class IntegrationIsolate {
           throw new DispatchError('isolate-reset', STARTUP_DISCARDED);
         }
         this.live = live;
+        this.hooks.onIsolateStart?.();
         return live;
       },
       (error) => {

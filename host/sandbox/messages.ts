@@ -129,4 +129,11 @@ export interface HogReport {
   cpuMs: number;
 }
 
-export type FromWorker = DispatchResult | Drained | LateLog | WorkerReady | ApiCall | EgressConnect | HogReport;
+/** Something the metrics count happened in a worker (host-side bookkeeping; nothing of the guest's). */
+export interface WorkerCount {
+  type: 'count';
+  integration: string;
+  name: 'isolate_start' | 'isolate_eviction' | 'egress_refusal';
+}
+
+export type FromWorker = DispatchResult | Drained | LateLog | WorkerReady | ApiCall | EgressConnect | HogReport | WorkerCount;

@@ -5,7 +5,7 @@
 import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressOptions } from '../bridge/egress-policy.ts';
 import { HostError } from '../common/errors.ts';
-import type { DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWorker } from './messages.ts';
+import type { DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWorker, WorkerCount } from './messages.ts';
 import { CrashLedger } from './crash-ledger.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
 import { post, spawnSlot, stopSlot, type Slot, type SupervisedOutcome } from './worker-slot.ts';
@@ -38,7 +38,11 @@ export interface SupervisorOptions {
   onNotice(level: 'info' | 'warn' | 'error', message: string): void;
   /** The connect audit: every destination a guest fetch pointed a socket at. */
   onEgressConnect?(event: { integration: string; address: string; port: number }): void;
+  /** Counted events for the metrics: isolate starts and evictions, egress refusals, worker restarts, quarantines, throttles. */
+  onCount?(name: SandboxCountName, integration?: string): void;
 }
+
+export type SandboxCountName = WorkerCount['name'] | 'worker_restart' | 'quarantine' | 'throttle';
 
 /** Answers a guest's call to the platform API; `integration` is the one whose isolate made it. */
 export type ApiHandler = (integration: string, request: BridgeRequest) => Promise<BridgeResult<BridgeResponse>>;
@@ -82,6 +86,12 @@ export class Supervisor {
     for (let index = 0; index < this.regularCount; index++) this.slots.set(index, this.spawn(index));
     if (this.options.demoteOffenders) this.slots.set(this.regularCount, this.spawn(this.regularCount));
     await Promise.all([...this.slots.values()].map((slot) => slot.ready));
+  }
+
+  /** How many sandbox workers are running and ready, of how many (the readiness route). */
+  workersUp(): { up: number; total: number } {
+    const slots = [...this.slots.values()];
+    return { up: this.stopped ? 0 : slots.filter((slot) => slot.up).length, total: slots.length };
   }
 
   /** The index of the low-priority worker for offenders, if there is one. */
@@ -282,6 +292,8 @@ export class Supervisor {
         return this.options.onEgressConnect?.({ integration: message.integration, address: message.address, port: message.port });
       case 'hog':
         return this.demote(message.integration, `executed ${message.cpuMs} ms in one busy period (limit ${this.options.limits.hogCpuMs} ms)`);
+      case 'count':
+        return this.options.onCount?.(message.name, message.integration);
       case 'drained':
         slot.draining.delete(message.integration);
         return;
@@ -313,6 +325,7 @@ export class Supervisor {
     if (result.failure === 'timeout' && this.breaker.record(pending.integration)) {
       const { limit, windowMs, cooldownMs } = this.options.timeoutBreaker;
       this.options.onNotice('warn', `integration "${pending.integration}" ran past its deadline ${limit} times within ${windowMs / 1000} s: paused for ${cooldownMs / 1000} s`);
+      this.options.onCount?.('throttle', pending.integration);
     }
     pending.reject(Object.assign(FAILURE_ERRORS[result.failure](result.message), { logs: result.logs }));
   }
@@ -320,6 +333,7 @@ export class Supervisor {
   private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
     if (slot.stopping || this.stopped || this.slots.get(slot.index) !== slot) return;
     slot.markReady();
+    this.options.onCount?.('worker_restart');
     const how = signal ? `signal ${signal}` : `exit code ${code}`;
     // Everyone at work on it: dispatches in flight and waitUntil work after a response.
     const suspects = new Set([...[...slot.pending.values()].map((pending) => pending.integration), ...slot.draining]);
@@ -355,6 +369,7 @@ export class Supervisor {
 
   private strike(integration: string, what: string): void {
     if (this.ledger.record(integration)) {
+      this.options.onCount?.('quarantine', integration);
       this.options.onNotice('error', `integration "${integration}" ${what} ${this.options.crashesBeforeQuarantine} times within ${this.options.crashWindowMs / 1000} s: quarantined until the host restarts`);
     }
   }

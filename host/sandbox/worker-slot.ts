@@ -36,6 +36,8 @@ export interface Slot {
   /** Integrations whose waitUntil work still runs here after their response (crash suspects too). */
   draining: Set<string>;
   stopping: boolean;
+  /** The worker said it is ready and has not exited since (the readiness route counts these). */
+  up: boolean;
 }
 
 /** Forks a worker; `lowPriority` renices it (offenders and solitary suspects compete only with each other). */
@@ -51,7 +53,7 @@ export function spawnSlot(
   });
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, sentEnvironments: new WeakSet() };
+  const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, sentEnvironments: new WeakSet(), up: false };
   if (lowPriority && child.pid !== undefined) {
     try {
       setPriority(child.pid, 19);
@@ -60,10 +62,16 @@ export function spawnSlot(
     }
   }
   child.on('message', (message: FromWorker) => {
-    if (message.type === 'ready') return markReady();
+    if (message.type === 'ready') {
+      slot.up = true;
+      return markReady();
+    }
     handlers.onMessage(slot, message);
   });
-  child.on('exit', (code, signal) => handlers.onExit(slot, code, signal));
+  child.on('exit', (code, signal) => {
+    slot.up = false;
+    handlers.onExit(slot, code, signal);
+  });
   child.on('error', (error) => handlers.onError(slot, error));
   return slot;
 }

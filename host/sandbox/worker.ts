@@ -65,13 +65,16 @@ function register(integration: string, bundleCode: string): void {
           maxResponseBytes: FETCH_MAX_RESPONSE_BYTES,
           maxRedirects: MAX_REDIRECTS,
           lookup,
-          onRefusal: (url, reason) =>
-            send({ type: 'log', integration, eventIds: [], level: 'warn', text: `egress refused for ${url}: ${reason}` }),
+          onRefusal: (url, reason) => {
+            send({ type: 'count', integration, name: 'egress_refusal' });
+            send({ type: 'log', integration, eventIds: [], level: 'warn', text: `egress refused for ${url}: ${reason}` });
+          },
           // The connect audit: every destination a socket is pointed at, reported to the host.
           onConnect: (address, port) => send({ type: 'egress-connect', integration, address, port }),
         }),
       lateLog: (eventIds, level, text) => send({ type: 'log', integration, eventIds, level, text }),
       onDrained: () => send({ type: 'drained', integration }),
+      onIsolateStart: () => send({ type: 'count', integration, name: 'isolate_start' }),
     }),
   );
 }
@@ -86,7 +89,9 @@ function enforceIsolateCap(newcomer?: IntegrationIsolate): void {
   const live = [...isolates.values()].filter((candidate) => candidate.isLive || candidate === newcomer);
   const idle = live.filter((candidate) => candidate.isIdle && candidate !== newcomer).sort((a, b) => a.lastUsedAt - b.lastUsedAt);
   for (let excess = live.length - init.limits.maxLiveIsolatesPerWorker; excess > 0 && idle.length > 0; excess--) {
-    idle.shift()!.dispose('evicted (least recently used)');
+    const evicted = idle.shift()!;
+    evicted.dispose('evicted (least recently used)');
+    send({ type: 'count', integration: evicted.name, name: 'isolate_eviction' });
   }
 }
 

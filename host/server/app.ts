@@ -14,6 +14,7 @@ import { registerEnvelopeRoutes } from './routes/envelope.ts';
 import { registerEventRoutes } from './routes/events.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { registerHealthRoutes } from './routes/health.ts';
+import { registerOperationsRoutes } from './routes/operations.ts';
 import { registerInstallationRoutes } from './routes/installations.ts';
 import { registerIntegrationRoutes } from './routes/integrations.ts';
 import { registerIntegrationEventRoutes } from './routes/integration-events.ts';
@@ -45,6 +46,7 @@ export function createApp(services: HostServices, limits: AppLimits = DEFAULT_AP
   const adminAuth = createAdminAuth(services.adminToken);
   const router = new Router();
   registerHealthRoutes(router);
+  registerOperationsRoutes(router, services, adminAuth);
   registerIntegrationRoutes(router, services, adminAuth);
   registerInstallationRoutes(router, services, adminAuth);
   registerConfigurationRoutes(router, services, adminAuth);

@@ -67,4 +67,9 @@ export interface HostServices {
   redeliver(deliveryId: string): Promise<DeliveryView>;
   /** A new signing secret for a webhook installation; the previous one keeps signing during the rotation window. */
   rotateSigningSecret(installationId: string): Promise<{ signingSecret: string }>;
+
+  /** Whether this host can serve now: store reachable, sandbox workers up, not shutting down; each check says why not. */
+  readiness(): Promise<{ ready: boolean; checks: { store: string; workers: string; host: string } }>;
+  /** The Prometheus text exposition of the host's metrics. */
+  metrics(): Promise<{ contentType: string; body: string }>;
 }

@@ -1,6 +1,6 @@
 // An in-memory cache in front of any InstallationStore: installation records (deep-frozen, replaced
-// on write) and token owners, because the public endpoint, dispatch and the platform API read them
-// on every request. Invalidated by this store's own writes, and by invalidate() for writes another
+// on write), token owners and installation lists, because the public endpoint, dispatch and the
+// platform API read records on every request and publishing an event lists installations. Invalidated by this store's own writes, and by invalidate() for writes another
 // host made (the PostgreSQL store calls it on a notification). It never caches a miss, so a token
 // or id that does not exist yet is never remembered as absent.
 
@@ -26,6 +26,9 @@ function deepFreeze<T>(value: T): T {
 export function withInstallationCache(inner: InstallationStore): CachedInstallationStore {
   const records = new Map<string, Installation>();
   const owners = new Map<string, string>();
+  // Keyed by the filter (one integration, or all); any write may change any list, so any
+  // invalidation drops them all.
+  const lists = new Map<string, Installation[]>();
   // A read that started before a write must not put the old record back: every invalidation bumps
   // the generation, and a read only fills the cache if the generation did not move meanwhile.
   let generation = 0;
@@ -34,12 +37,14 @@ export function withInstallationCache(inner: InstallationStore): CachedInstallat
   const invalidate = (id: string): void => {
     generation++;
     records.delete(id);
+    lists.clear();
     for (const [hash, owner] of owners) if (owner === id) owners.delete(hash);
   };
   const clear = (): void => {
     generation++;
     records.clear();
     owners.clear();
+    lists.clear();
   };
 
   return {
@@ -68,7 +73,13 @@ export function withInstallationCache(inner: InstallationStore): CachedInstallat
       return frozen;
     },
     async listInstallations(filter) {
-      return (await inner.listInstallations(filter)).map(deepFreeze);
+      const key = filter?.integration === undefined ? '' : `integration:${filter.integration}`;
+      const cached = enabled ? lists.get(key) : undefined;
+      if (cached !== undefined) return [...cached];
+      const started = generation;
+      const list = (await inner.listInstallations(filter)).map(deepFreeze);
+      if (enabled && generation === started) lists.set(key, list);
+      return [...list];
     },
     async editInstallation(id, plan) {
       invalidate(id);

@@ -16,8 +16,15 @@ export interface MetaStore {
 }
 
 export interface HostStores {
-  /** What the store is, for the startup line (`sqlite .data/host.db`). */
+  /** What the store is, for the startup line (`sqlite .data/host.db`, `postgres postgres://…`; never a password). */
   readonly description: string;
+  /**
+   * Whether other hosts may write the same database at once (PostgreSQL). A shared store's outbox
+   * is claimed under leases and polled for work other hosts queued or abandoned.
+   */
+  readonly shared: boolean;
+  /** Resolves when the database answers now; rejects otherwise (the readiness route). */
+  ping(): Promise<void>;
   meta: MetaStore;
   installations: InstallationStore;
   platform: PlatformStore;

@@ -27,6 +27,13 @@ export interface WebhookDispatcherOptions {
   /** Per-attempt timeout (default 10 s) and how long stop() waits for in-flight attempts (default timeout + 1 s). */
   timeoutMs?: number;
   stopTimeoutMs?: number;
+  /** How long a claim holds on a shared store before another host may take the delivery over (default timeout + 20 s). */
+  leaseMs?: number;
+  /**
+   * Shared stores: how often to look for work other hosts queued or abandoned (default: never,
+   * for a store only this process writes).
+   */
+  pollIntervalMs?: number;
   /** One attempt; defaults to deliverAttempt through the egress policy with keep-alive agents. Tests inject fakes. */
   deliver?: DeliverFn;
   lookup?: LookupFunction;

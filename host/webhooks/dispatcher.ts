@@ -33,6 +33,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const clearTimer = options.clearTimer ?? ((handle) => clearTimeout(handle as ReturnType<typeof setTimeout>));
   const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   const stopTimeoutMs = options.stopTimeoutMs ?? timeoutMs + 1_000;
+  // An attempt, the wait for its batch to be written, and a margin for a slow database.
+  const leaseMs = options.leaseMs ?? timeoutMs + 20_000;
   const slots = createSlots(options.concurrency ?? 32, options.perEndpointConcurrency ?? 8);
   const policy = createEgressPolicy(options.policyOptions);
   const agents = options.deliver ? undefined : createDeliveryAgents(options.perEndpointConcurrency ?? 8);
@@ -50,6 +52,17 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   let pumpAgain = false;
   // Only the newest arm() may set the timer (an older one read an older due time).
   let armSequence = 0;
+  let pollHandle: unknown = null;
+
+  /** Shared outbox: what other hosts queued or abandoned is invisible to this host's cache and timer. */
+  function poll(): void {
+    if (!running || options.pollIntervalMs === undefined) return;
+    pollHandle = setTimer(() => {
+      dueCache.clear();
+      pump();
+      poll();
+    }, options.pollIntervalMs);
+  }
 
   /** Skipping busy endpoints makes this a scan of their backlog, hence the cache. */
   async function nextDueAt(busy: string[]): Promise<number | null> {
@@ -99,7 +112,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         const dueAt = await nextDueAt(busy);
         if (dueAt === null || dueAt > now()) break;
       }
-      const claimed = await outbox.claimDue(now(), { limit: slots.free(), perEndpoint: slots.perEndpoint, room: slots.room() });
+      const claimed = await outbox.claimDue(now(), { limit: slots.free(), perEndpoint: slots.perEndpoint, room: slots.room(), leaseMs });
       // Claimed rows are attempted even if stop() came meanwhile: stop() waits for them.
       for (const delivery of claimed) {
         slots.take(endpointOf(delivery.url));
@@ -153,7 +166,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const batch = finished;
     finished = [];
     try {
-      await outbox.recordAttempts(batch.map(({ delivery, record, next }) => ({ deliveryId: delivery.id, attempt: record, next })));
+      await outbox.recordAttempts(batch.map(({ delivery, record, next }) => ({ deliveryId: delivery.id, attempt: record, next, ...(delivery.claim !== undefined ? { claim: delivery.claim } : {}) })));
     } catch (error) {
       // The rows stay in flight and are resent after a restart: at least once, never lost.
       options.log?.error(`webhook outbox: could not record ${batch.length} attempt(s): ${(error as Error).message}`);
@@ -192,10 +205,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const resumed = await outbox.resetInFlight();
       if (resumed > 0) options.log?.warn(`webhook outbox: resuming ${resumed} delivery(ies) left in flight by a previous run`);
       armSoon();
+      poll();
     },
     async stop() {
       running = false;
       disarm();
+      if (pollHandle !== null) clearTimer(pollHandle);
+      pollHandle = null;
       if (pumping !== null) await pumping;
       if (active.size > 0) {
         let handle: unknown;

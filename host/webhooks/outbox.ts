@@ -25,6 +25,8 @@ export interface DeliveryRecord extends NewDelivery {
   createdAt: number;
   /** The delivery this one re-sends, for manual redeliveries. */
   redeliveryOf: string | null;
+  /** Set on a record a claim returned, on stores shared by several hosts: proves the claim when its attempt is recorded. */
+  claim?: string;
 }
 
 export interface AttemptRecord {
@@ -54,6 +56,11 @@ export interface ClaimRequest {
   perEndpoint: number;
   /** Free slots of each endpoint that has some in use (0: none of its deliveries may be claimed). */
   room: ReadonlyMap<string, number>;
+  /**
+   * How long the claim holds on a store shared by several hosts: past it, another host may take
+   * the delivery over (its claimant is presumed dead). Longer than an attempt can take.
+   */
+  leaseMs: number;
 }
 
 /** One attempt's record and the delivery's state after it. */
@@ -61,6 +68,8 @@ export interface AttemptEntry {
   deliveryId: string;
   attempt: AttemptRecord;
   next: NextState;
+  /** The claim the attempt was made under (DeliveryRecord.claim); a lapsed claim records nothing over its new owner. */
+  claim?: string;
 }
 
 /**
@@ -70,7 +79,10 @@ export interface AttemptEntry {
 export interface Outbox {
   /** Writes new pending deliveries (due at `nowMs`) in one transaction; returns them. */
   enqueue(deliveries: readonly NewDelivery[], nowMs: number): Promise<DeliveryRecord[]>;
-  /** Makes every `in_flight` row pending again (a previous process died mid-attempt); returns how many. */
+  /**
+   * Makes abandoned `in_flight` rows pending again (their claimant died mid-attempt); returns how
+   * many. A single-process store resets them all at start; a shared store only those whose lease ended.
+   */
   resetInFlight(): Promise<number>;
   /**
    * Atomically marks due pending deliveries in flight, oldest first, within `request`'s room, and
@@ -87,6 +99,8 @@ export interface Outbox {
   listForInstallation(installationId: string, page?: { limit?: number; cursor?: string | null }): Promise<{ items: DeliveryWithAttempts[]; nextCursor: string | null }>;
   /** Queues a new delivery of the same event (same eventId and body, new id), optionally to a new URL. */
   redeliver(deliveryId: string, nowMs: number, options?: { url?: string }): Promise<DeliveryRecord | undefined>;
+  /** How many deliveries wait (pending) and are being attempted (in flight): the metrics' outbox depth. */
+  depth(): Promise<{ pending: number; inFlight: number }>;
 }
 
 /**

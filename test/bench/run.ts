@@ -148,6 +148,16 @@ async function measureWebhooks(): Promise<number> {
 
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
 const started = Date.now();
+
+// Webhook deliveries/s through real hosts on SQLite and on PostgreSQL with one and two hosts (store-throughput.ts).
+async function measureStores() {
+  const { measureStoreThroughput } = await import('./store-throughput.ts');
+  return measureStoreThroughput();
+}
+if (only === 'stores') {
+  process.stdout.write(`${JSON.stringify({ stores: await measureStores() })}\n`);
+  process.exit(0);
+}
 process.stderr.write('dispatch (sandboxed vs native Koa)…\n');
 const dispatch = await measureDispatch();
 if (only === 'dispatch') {
@@ -183,6 +193,10 @@ process.stderr.write('webhook deliveries…\n');
 const deliveriesPerSec = await measureWebhooks();
 note('webhook.deliveriesPerSec', String(deliveriesPerSec), '≥ 500');
 
+process.stderr.write('webhook deliveries through hosts: SQLite, PostgreSQL with one and two hosts…\n');
+const stores = await measureStores();
+note('stores: sqlite 1 host / postgres 1 host / 2 hosts (deliveries/s)', `${stores.sqliteOneHost} / ${stores.postgresOneHost ?? '-'} / ${stores.postgresTwoHosts ?? '-'}`);
+
 const width = Math.max(...figures.map((row) => row[0].length));
 process.stdout.write(`\n${'figure'.padEnd(width)}  value            target\n`);
 for (const [name, value, target] of figures) process.stdout.write(`${name.padEnd(width)}  ${value.padEnd(15)}  ${target}\n`);
@@ -196,6 +210,7 @@ process.stdout.write(
     timeoutOverrunMs,
     neighbourP99Ms,
     webhook: { deliveriesPerSec },
+    stores,
     scale: scaleFigures,
   })}\n`,
 );

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DatabaseSync } from 'node:sqlite';
+import { openDatabase } from '../../host/store/sqlite/database.ts';
 import { createOutbox } from '../../host/store/sqlite/outbox.ts';
 import { createSigningSecretStore } from '../../host/store/sqlite/signing-secrets.ts';
 import { createWebhookDispatcher } from '../../host/webhooks/dispatcher.ts';
@@ -16,7 +16,7 @@ import { startReceiver } from '../../fixtures/receivers/receiver.ts';
 export async function measureWebhookDeliveriesPerSec({ count }: { count: number }): Promise<number> {
   const dir = mkdtempSync(path.join(tmpdir(), 'webhook-bench-'));
   // The same pragmas as the host store (host/platform/store.ts): WAL, default synchronous.
-  const db = new DatabaseSync(path.join(dir, 'host.db'));
+  const db = openDatabase(path.join(dir, 'host.db'));
   db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
   const secrets = createSigningSecretStore(db);
   const secret = await secrets.create('inst_bench');

@@ -7,7 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
+import { openDatabase } from '../../host/store/sqlite/database.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOutbox } from '../../host/store/sqlite/outbox.ts';
 import { type DeliveryRecord, type Outbox } from '../../host/webhooks/outbox.ts';
@@ -28,7 +29,7 @@ const closers: (() => Promise<void>)[] = [];
 
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'webhook-delivery-'));
-  db = new DatabaseSync(path.join(dir, 'host.db'));
+  db = openDatabase(path.join(dir, 'host.db'));
   db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
   outbox = createOutbox(db);
   secrets = createSigningSecretStore(db);

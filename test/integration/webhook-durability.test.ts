@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DatabaseSync } from 'node:sqlite';
+import { openDatabase } from '../../host/store/sqlite/database.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOutbox } from '../../host/store/sqlite/outbox.ts';
 import { createWebhookDispatcher } from '../../host/webhooks/dispatcher.ts';
@@ -63,7 +63,7 @@ describe('webhook outbox durability', () => {
     expect(await exited).toBe('SIGKILL');
 
     revived = true;
-    const db = new DatabaseSync(dbPath);
+    const db = openDatabase(dbPath);
     db.exec('PRAGMA busy_timeout = 5000;');
     const outbox = createOutbox(db);
     const [hung, flaky] = (await outbox.listForInstallation('inst_1')).items.reverse();

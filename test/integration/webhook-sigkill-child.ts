@@ -2,12 +2,12 @@
 // enqueues the deliveries it is given and sends them until the parent kills it with SIGKILL.
 // Usage: node webhook-sigkill-child.ts <db path> <secret> <url>...
 
-import { DatabaseSync } from 'node:sqlite';
+import { openDatabase } from '../../host/store/sqlite/database.ts';
 import { createOutbox } from '../../host/store/sqlite/outbox.ts';
 import { createWebhookDispatcher } from '../../host/webhooks/dispatcher.ts';
 
 const [dbPath, secret, ...urls] = process.argv.slice(2);
-const db = new DatabaseSync(dbPath);
+const db = openDatabase(dbPath);
 db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
 const outbox = createOutbox(db);
 const dispatcher = createWebhookDispatcher({

@@ -10,16 +10,6 @@ const MAX_ENTRIES_PER_INTEGRATION = 5_000;
 const PRUNE_EVERY = 100;
 const MAX_BATCH = 500;
 
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS event_log (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL, integration TEXT NOT NULL,
-    installation_id TEXT NOT NULL, type TEXT NOT NULL, status INTEGER NOT NULL, error_code TEXT,
-    duration_ms INTEGER NOT NULL, logs TEXT NOT NULL, created_at TEXT NOT NULL
-  );
-  CREATE INDEX IF NOT EXISTS event_log_by_integration ON event_log (integration, seq);
-  CREATE INDEX IF NOT EXISTS event_log_by_event ON event_log (integration, event_id, seq);
-`;
-
 interface EventLogRow {
   seq: number;
   event_id: string;
@@ -58,7 +48,6 @@ function decodeCursor(cursor: string): number {
 }
 
 export function createSqliteEventLog(db: DatabaseSync): EventLog {
-  db.exec(SCHEMA);
   const statements = {
     insert: db.prepare('INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, duration_ms, logs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     prune: db.prepare('DELETE FROM event_log WHERE integration = ? AND seq <= (SELECT seq FROM event_log WHERE integration = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)'),

@@ -19,17 +19,6 @@ interface InstallationRow {
   created_at: string;
 }
 
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS installations (
-    id TEXT PRIMARY KEY, integration TEXT NOT NULL, organization TEXT NOT NULL, target TEXT NOT NULL,
-    space TEXT, site TEXT, status TEXT NOT NULL, configuration TEXT NOT NULL, space_selection TEXT, created_at TEXT NOT NULL
-  );
-  CREATE INDEX IF NOT EXISTS installations_by_integration ON installations (integration);
-  CREATE TABLE IF NOT EXISTS tokens (
-    token_hash TEXT PRIMARY KEY, installation_id TEXT NOT NULL REFERENCES installations (id) ON DELETE CASCADE
-  );
-`;
-
 function toInstallation(row: InstallationRow): Installation {
   return {
     id: row.id,
@@ -46,7 +35,6 @@ function toInstallation(row: InstallationRow): Installation {
 }
 
 export function createSqliteInstallationStore(db: DatabaseSync): InstallationStore {
-  db.exec(SCHEMA);
   const statements = {
     insert: db.prepare('INSERT INTO installations (id, integration, organization, target, space, site, status, configuration, space_selection, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     insertToken: db.prepare('INSERT INTO tokens (token_hash, installation_id) VALUES (?, ?)'),

@@ -5,7 +5,6 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { MetaStore } from '../types.ts';
 
 export function createSqliteMetaStore(db: DatabaseSync): MetaStore {
-  db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);');
   const get = db.prepare('SELECT value FROM meta WHERE key = ?');
   const insert = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING');
   const read = (key: string): string | undefined => (get.get(key) as { value: string } | undefined)?.value;

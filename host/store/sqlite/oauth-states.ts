@@ -5,15 +5,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { OAuthStateStore } from '../../installations/oauth-state.ts';
 
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS oauth_states (
-    nonce TEXT PRIMARY KEY, installation_id TEXT NOT NULL, expires_at INTEGER NOT NULL, used_at INTEGER
-  );
-  CREATE INDEX IF NOT EXISTS oauth_states_by_expiry ON oauth_states (expires_at);
-`;
-
 export function createSqliteOAuthStateStore(db: DatabaseSync): OAuthStateStore {
-  db.exec(SCHEMA);
   const statements = {
     insert: db.prepare('INSERT INTO oauth_states (nonce, installation_id, expires_at) VALUES (?, ?, ?)'),
     markUsed: db.prepare('UPDATE oauth_states SET used_at = ? WHERE nonce = ? AND installation_id = ? AND used_at IS NULL'),

@@ -19,6 +19,8 @@ export function openSqliteStores(path: string): HostStores {
     const eventLog = createSqliteEventLog(db);
     return {
       description: `sqlite ${path}`,
+      shared: false,
+      ping: async () => void db.prepare('SELECT 1').get(),
       meta: createSqliteMetaStore(db),
       // One process owns the file, so this store's own writes are every write there is.
       installations: withInstallationCache(createSqliteInstallationStore(db)),

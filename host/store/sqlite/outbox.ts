@@ -4,7 +4,7 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import { HostError } from '../../common/errors.ts';
-import { OUTBOX_SCHEMA, toAttempt, toDelivery, type AttemptRow, type DeliveryRow } from './outbox-rows.ts';
+import { toAttempt, toDelivery, type AttemptRow, type DeliveryRow } from '../outbox-rows.ts';
 import { inTransaction } from './transaction.ts';
 import {
   DEFAULT_PAGE_LIMIT,
@@ -28,7 +28,6 @@ function decodeCursor(cursor: string): number {
 
 export function createOutbox(db: DatabaseSync, options: { newId?: () => string } = {}): Outbox {
   const newId = options.newId ?? newDeliveryId;
-  db.exec(OUTBOX_SCHEMA);
   const sql = {
     insert: db.prepare(`INSERT INTO webhook_deliveries (id, installation_id, event_id, event_type, url, endpoint, body, status, attempts, next_attempt_at, created_at, redelivery_of)
       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) RETURNING *`),
@@ -44,6 +43,7 @@ export function createOutbox(db: DatabaseSync, options: { newId?: () => string }
     get: db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?'),
     page: db.prepare('SELECT * FROM webhook_deliveries WHERE installation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
     attempts: db.prepare('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt'),
+    depth: db.prepare(`SELECT status, COUNT(*) AS count FROM webhook_deliveries WHERE status IN ('pending', 'in_flight') GROUP BY status`),
   };
   const withAttempts = (row: DeliveryRow): DeliveryWithAttempts => ({
     ...toDelivery(row),
@@ -88,6 +88,10 @@ export function createOutbox(db: DatabaseSync, options: { newId?: () => string }
       const rows = sql.page.all(installationId, before, limit + 1) as unknown as DeliveryRow[];
       const items = rows.slice(0, limit).map(withAttempts);
       return { items, nextCursor: rows.length > limit ? encodeCursor(rows[limit - 1].seq) : null };
+    },
+    async depth() {
+      const counts = new Map((sql.depth.all() as unknown as { status: string; count: number }[]).map((row) => [row.status, Number(row.count)]));
+      return { pending: counts.get('pending') ?? 0, inFlight: counts.get('in_flight') ?? 0 };
     },
     async redeliver(deliveryId, nowMs, options = {}) {
       const row = sql.get.get(deliveryId) as DeliveryRow | undefined;

@@ -1,9 +1,8 @@
-// The platform store on node:sqlite: the tables of platform-tables.ts, seeded from the platform
+// The platform store on node:sqlite: the platform tables (migrations.ts), seeded from the platform
 // data, with one module per resource family. Storage only; authorization is platform-api's.
 
 import type { DatabaseSync } from 'node:sqlite';
 import { createResourceDirectory, type PlatformStore } from '../../platform/records.ts';
-import { PLATFORM_TABLES } from './platform-tables.ts';
 import { seedPlatformTables } from './platform-seed.ts';
 import { createSpaceRecords } from './platform-spaces.ts';
 import { createSiteRecords } from './platform-sites.ts';
@@ -11,7 +10,6 @@ import { createConversationRecords } from './platform-conversations.ts';
 
 /** The platform store over a database opened by openDatabase; the caller closes it. */
 export function createSqlitePlatformStore(db: DatabaseSync): PlatformStore {
-  db.exec(PLATFORM_TABLES);
   const statements = {
     spaces: db.prepare('SELECT id, organization FROM spaces'),
     sites: db.prepare('SELECT id, organization FROM sites'),

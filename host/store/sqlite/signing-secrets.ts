@@ -5,12 +5,6 @@ import type { DatabaseSync } from 'node:sqlite';
 import { inTransaction } from './transaction.ts';
 import { activeSigningSecrets, createSigningSecrets, DEFAULT_ROTATION_WINDOW_MS, generateSigningSecret, rotateSigningSecrets, type SigningSecrets, type SigningSecretStore } from '../../webhooks/secrets.ts';
 
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS webhook_secrets (
-    installation_id TEXT PRIMARY KEY, current TEXT NOT NULL, previous TEXT, previous_expires_at TEXT
-  );
-`;
-
 interface SecretRow {
   current: string;
   previous: string | null;
@@ -18,7 +12,6 @@ interface SecretRow {
 }
 
 export function createSigningSecretStore(db: DatabaseSync, generate: () => string = generateSigningSecret): SigningSecretStore {
-  db.exec(SCHEMA);
   const statements = {
     get: db.prepare('SELECT current, previous, previous_expires_at FROM webhook_secrets WHERE installation_id = ?'),
     put: db.prepare(`INSERT INTO webhook_secrets (installation_id, current, previous, previous_expires_at) VALUES (?, ?, ?, ?)

@@ -1,11 +1,11 @@
 import { describe, it, expect } from 'vitest';
-import { DatabaseSync } from 'node:sqlite';
+import { openDatabase } from '../../../host/store/sqlite/database.ts';
 import { createOAuthStates, OAUTH_STATE_TTL_MS } from '../../../host/installations/oauth-state.ts';
 import { createSqliteOAuthStateStore } from '../../../host/store/sqlite/oauth-states.ts';
 
 function setup() {
   let now = 1_700_000_000_000;
-  const states = createOAuthStates({ store: createSqliteOAuthStateStore(new DatabaseSync(':memory:')), secret: 'host-secret', now: () => now });
+  const states = createOAuthStates({ store: createSqliteOAuthStateStore(openDatabase(':memory:')), secret: 'host-secret', now: () => now });
   return { states, advance: (ms: number) => (now += ms) };
 }
 
@@ -48,7 +48,7 @@ describe('OAuth states', () => {
   });
 
   it('signed by another host secret are refused', async () => {
-    const other = createOAuthStates({ store: createSqliteOAuthStateStore(new DatabaseSync(':memory:')), secret: 'other-secret', now: () => 0 });
+    const other = createOAuthStates({ store: createSqliteOAuthStateStore(openDatabase(':memory:')), secret: 'other-secret', now: () => 0 });
     const { states } = setup();
     const foreign = await other.issue('inst_a');
     expect(await reason(() => states.consume('inst_a', foreign))).toMatch(/signature/);

@@ -161,6 +161,8 @@ export function createFakeServices(): FakeServices {
     redeliver: async (id) => {
       throw new HostError('ERR_NOT_FOUND', `delivery "${id}" not found`);
     },
+    readiness: async () => ({ ready: true, checks: { store: 'ok', workers: 'ok', host: 'serving' } }),
+    metrics: async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', body: '# fake\n' }),
     rotateSigningSecret: async (id) => {
       throw new HostError('ERR_NOT_FOUND', `installation "${id}" is not a webhook installation`);
     },

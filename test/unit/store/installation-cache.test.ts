@@ -98,6 +98,19 @@ describe('installation cache', () => {
     expect(await cached.getInstallation('inst_1')).toBeUndefined();
   });
 
+  it('serves installation lists from memory until any installation is written', async () => {
+    const { store, rows } = fakeStore();
+    const cached = withInstallationCache(store);
+    await cached.insertInstallation(record('inst_1'), 'hash_1');
+    expect((await cached.listInstallations({ integration: 'hello' })).map((row) => row.id)).toEqual(['inst_1']);
+    rows.set('inst_elsewhere', record('inst_elsewhere'));
+    expect((await cached.listInstallations({ integration: 'hello' })).map((row) => row.id)).toEqual(['inst_1']);
+    cached.invalidate('inst_elsewhere');
+    expect((await cached.listInstallations({ integration: 'hello' })).map((row) => row.id)).toEqual(['inst_1', 'inst_elsewhere']);
+    await cached.deleteInstallation('inst_1');
+    expect((await cached.listInstallations()).map((row) => row.id)).toEqual(['inst_elsewhere']);
+  });
+
   it('never remembers a miss', async () => {
     const { store, reads } = fakeStore();
     const cached = withInstallationCache(store);

@@ -1,18 +1,13 @@
-// The durable outbox: enqueue, atomic claims within the dispatcher's room, attempt records, crash
-// recovery, the paginated log and redelivery, on a real node:sqlite database.
-import { DatabaseSync } from 'node:sqlite';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
+// The durable outbox contract, on SQLite and PostgreSQL alike: enqueue, atomic claims within the
+// dispatcher's room, attempt records, crash recovery, the paginated log and redelivery; on the
+// shared store, concurrent claims by two hosts never hand out the same delivery.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ClaimRequest, type NewDelivery, type Outbox } from '../../../host/webhooks/outbox.ts';
+import { useBackends, type Database } from './backends.ts';
 
-let db: DatabaseSync;
+let database: Database;
 let outbox: Outbox;
 let n: number;
-beforeEach(() => {
-  db = new DatabaseSync(':memory:');
-  n = 0;
-  outbox = createOutbox(db, { newId: () => `dlv_${++n}` });
-});
 
 const delivery = (overrides: Partial<NewDelivery> = {}): NewDelivery => ({
   installationId: 'inst_1', eventId: 'evt_1', eventType: 'space_content_updated', url: 'https://a.example/hook', body: '{"eventId":"evt_1"}', ...overrides,
@@ -20,10 +15,20 @@ const delivery = (overrides: Partial<NewDelivery> = {}): NewDelivery => ({
 const attempt = (number: number, extra: object = {}) => ({
   attempt: number, startedAt: 1_000, durationMs: 12, statusCode: 503, errorKind: null, errorMessage: null, nextAttemptAt: 5_000, ...extra,
 });
-const room = (limit: number, busy: Record<string, number> = {}, perEndpoint = 8): ClaimRequest => ({ limit, perEndpoint, room: new Map(Object.entries(busy)) });
+const room = (limit: number, busy: Record<string, number> = {}, perEndpoint = 8): ClaimRequest => ({ limit, perEndpoint, room: new Map(Object.entries(busy)), leaseMs: 30_000 });
 const claimOne = async (nowMs: number, busy: Record<string, number> = {}) => (await outbox.claimDue(nowMs, room(1, busy)))[0];
 
-describe('createOutbox', () => {
+describe.each(useBackends())('outbox on $name', (backend) => {
+  beforeEach(async (context) => {
+    if (backend.skip !== undefined) return context.skip(backend.skip);
+    database = await backend.fresh();
+    n = 0;
+    outbox = await database.outbox(() => `dlv_${++n}`);
+  });
+  afterEach(async () => {
+    await database?.close();
+  });
+
   it('enqueues pending deliveries due now', async () => {
     const [record] = await outbox.enqueue([delivery()], 1_000);
     expect(record).toMatchObject({ id: 'dlv_1', status: 'pending', attempts: 0, nextAttemptAt: 1_000, createdAt: 1_000, redeliveryOf: null });
@@ -32,7 +37,7 @@ describe('createOutbox', () => {
 
   it('writes a batch in one transaction: a failing row leaves nothing behind', async () => {
     const ids = ['dlv_a', 'dlv_a'];
-    const failing = createOutbox(db, { newId: () => ids.shift() as string });
+    const failing = await database.outbox(() => ids.shift() as string);
     await expect(failing.enqueue([delivery(), delivery()], 1_000)).rejects.toThrow();
     expect((await outbox.listForInstallation('inst_1')).items).toEqual([]);
   });
@@ -110,6 +115,30 @@ describe('createOutbox', () => {
 
   it('reuses existing tables when opened again on the same database', async () => {
     await outbox.enqueue([delivery()], 1_000);
-    expect(await createOutbox(db).get('dlv_1')).toMatchObject({ status: 'pending' });
+    expect(await (await database.outbox()).get('dlv_1')).toMatchObject({ status: 'pending' });
+  });
+
+  it.runIf(backend.name === 'postgres')('lets another host take over a claim whose lease ended, and ignores the late result of the first', async () => {
+    const other = await database.outbox();
+    await outbox.enqueue([delivery()], 1_000);
+    const [first] = await outbox.claimDue(1_000, { ...room(1), leaseMs: 5_000 });
+    expect(await other.claimDue(5_999, room(1))).toEqual([]);
+    const [second] = await other.claimDue(6_000, room(1));
+    expect(second).toMatchObject({ id: first.id, status: 'in_flight' });
+    expect(second.claim).not.toBe(first.claim);
+    await outbox.recordAttempts([{ deliveryId: first.id, attempt: attempt(1), next: { status: 'pending', nextAttemptAt: 9_000 }, claim: first.claim! }]);
+    expect(await outbox.get(first.id)).toMatchObject({ status: 'in_flight', attempts: 0, attemptLog: [] });
+    await other.recordAttempts([{ deliveryId: second.id, attempt: attempt(1, { statusCode: 200, nextAttemptAt: null }), next: { status: 'succeeded' }, claim: second.claim! }]);
+    expect(await outbox.get(first.id)).toMatchObject({ status: 'succeeded', attempts: 1, attemptLog: [{ statusCode: 200 }] });
+  });
+
+  it('never hands the same delivery to two claims running at once', async () => {
+    const other = await database.outbox();
+    await outbox.enqueue(Array.from({ length: 60 }, (_, i) => delivery({ eventId: `evt_${i}`, url: `https://r${i % 6}.example/` })), 1_000);
+    const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? outbox : other).claimDue(1_000, room(10))));
+    const ids = claims.flat().map((record) => record.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const rest = await outbox.claimDue(1_000, room(100, {}, 100));
+    expect(ids.length + rest.length).toBe(60);
   });
 });

@@ -1,27 +1,38 @@
-import { describe, it, expect, beforeEach } from 'vitest';
-import type { DatabaseSync } from 'node:sqlite';
-import { openDatabase } from '../../../host/store/sqlite/database.ts';
-import { createSqlitePlatformStore } from '../../../host/store/sqlite/platform.ts';
+// The platform store contract, on SQLite and PostgreSQL alike: seeding adds only what is missing,
+// the resource directory, page revisions, keyset pagination of views, per-site records.
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import type { PlatformStore } from '../../../host/platform/records.ts';
 import { loadPlatformData } from '../../../host/platform/data.ts';
+import { useBackends, type Database } from './backends.ts';
 
 const data = loadPlatformData('fixtures/platform.yaml');
-let db: DatabaseSync;
+let database: Database;
 let store: PlatformStore;
 
-beforeEach(async () => {
-  db = openDatabase(':memory:');
-  store = createSqlitePlatformStore(db);
-  await store.seed(data);
-});
+describe.each(useBackends())('platform store on $name', (backend) => {
+  beforeEach(async (context) => {
+    if (backend.skip !== undefined) return context.skip(backend.skip);
+    database = await backend.fresh();
+    store = (await database.open()).platform;
+    await store.seed(data);
+  });
+  afterEach(async () => {
+    await database?.close();
+  });
 
-describe('platform store', () => {
   it('answers the resource directory from its tables', async () => {
     const directory = await store.loadDirectory();
     expect(directory.spaceOrganization('space_globex_docs')).toBe('globex');
     expect(directory.spaceOrganization('nope')).toBeUndefined();
     expect(directory.siteInfo('site_acme')).toEqual({ organization: 'acme', spaces: ['space_acme_docs'] });
     expect(directory.siteInfo('nope')).toBeUndefined();
+  });
+
+  it('seeds once when two hosts seed at the same time', async () => {
+    const other = (await database.open()).platform;
+    await Promise.all([store.seed(data), other.seed(data), store.seed(data)]);
+    expect(await store.listPages('space_acme_docs')).toHaveLength(2);
+    expect((await other.listSiteViews('site_acme', { limit: 10 })).items).toHaveLength(3);
   });
 
   it('seeding again changes nothing that was written since', async () => {
@@ -63,17 +74,23 @@ describe('platform store', () => {
   });
 
   it('answers an empty spec and no claims for a site that has none', async () => {
-    db.exec("DELETE FROM openapi_specs; DELETE FROM adaptive_claims;");
-    expect(await store.getOpenApi('site_acme')).toEqual({ siteId: 'site_acme', spec: null, updatedAt: null });
-    expect(await store.getAdaptive('site_acme')).toEqual({ siteId: 'site_acme', claims: {}, updatedAt: null });
+    const bare = await backend.fresh();
+    try {
+      const empty = (await bare.open()).platform;
+      await empty.seed({ ...data, sites: data.sites.map(({ openapi: _openapi, adaptive: _adaptive, ...site }) => site) });
+      expect(await empty.getOpenApi('site_acme')).toEqual({ siteId: 'site_acme', spec: null, updatedAt: null });
+      expect(await empty.getAdaptive('site_acme')).toEqual({ siteId: 'site_acme', claims: {}, updatedAt: null });
+    } finally {
+      await bare.close();
+    }
   });
 
   it('keeps only the newest 1,000 git sync records of a space', async () => {
     const first = await store.recordGitSync('space_acme_docs', 'inst_1');
     for (let i = 0; i < 1_050; i++) await store.recordGitSync('space_acme_docs', 'inst_1');
-    const count = (db.prepare("SELECT COUNT(*) AS n FROM git_syncs WHERE space = 'space_acme_docs'").get() as { n: number }).n;
-    expect(count).toBe(1_000);
-    expect(db.prepare('SELECT id FROM git_syncs WHERE id = ?').get(first.id)).toBeUndefined();
+    const [{ n }] = await database.rows("SELECT COUNT(*) AS n FROM git_syncs WHERE space = 'space_acme_docs'");
+    expect(Number(n)).toBe(1_000);
+    expect(await database.rows(`SELECT id FROM git_syncs WHERE id = '${first.id}'`)).toEqual([]);
   });
 
   it('reports what a space and an installation store, for the quotas', async () => {

@@ -1,6 +1,6 @@
 // The dispatcher's retry table with fake timers and a fake one-attempt `deliver`: exact attempt
 // counts per status class, exact delays for a fixed random source, bounds for a real one.
-import { DatabaseSync } from 'node:sqlite';
+import { openDatabase } from '../../../host/store/sqlite/database.ts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
 import { type Outbox } from '../../../host/webhooks/outbox.ts';
@@ -37,7 +37,7 @@ const enqueueOne = async () =>
 
 beforeEach(() => {
   vi.useFakeTimers({ now: START });
-  outbox = createOutbox(new DatabaseSync(':memory:'));
+  outbox = createOutbox(openDatabase(':memory:'));
   calls = [];
 });
 afterEach(async () => {

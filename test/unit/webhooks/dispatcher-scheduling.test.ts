@@ -1,6 +1,6 @@
 // The dispatcher's scheduling: enqueue is durable when it resolves, sending is concurrent but
 // bounded per endpoint and overall, a slow receiver never holds up others, stop() is bounded.
-import { DatabaseSync } from 'node:sqlite';
+import { openDatabase } from '../../../host/store/sqlite/database.ts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
 import { type NewDelivery, type Outbox } from '../../../host/webhooks/outbox.ts';
@@ -24,7 +24,7 @@ function makeDispatcher(overrides: Partial<WebhookDispatcherOptions> = {}): Webh
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });
-  outbox = createOutbox(new DatabaseSync(':memory:'));
+  outbox = createOutbox(openDatabase(':memory:'));
   sent = [];
 });
 afterEach(async () => {
@@ -116,7 +116,7 @@ describe('createWebhookDispatcher scheduling', () => {
 
   it('resumes deliveries a previous process left in flight', async () => {
     await outbox.enqueue([to('https://a.example/')], Date.now());
-    expect(await outbox.claimDue(Date.now(), { limit: 1, perEndpoint: 1, room: new Map() })).toHaveLength(1);
+    expect(await outbox.claimDue(Date.now(), { limit: 1, perEndpoint: 1, room: new Map(), leaseMs: 30_000 })).toHaveLength(1);
     await makeDispatcher().start();
     await vi.advanceTimersByTimeAsync(10);
     expect(sent).toHaveLength(1);

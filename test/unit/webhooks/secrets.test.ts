@@ -1,5 +1,5 @@
 // Signing secrets: generation, rotation window, and their durable store.
-import { DatabaseSync } from 'node:sqlite';
+import { openDatabase } from '../../../host/store/sqlite/database.ts';
 import { describe, expect, it } from 'vitest';
 import { activeSigningSecrets, generateSigningSecret, rotateSigningSecrets } from '../../../host/webhooks/secrets.ts';
 import { createSigningSecretStore } from '../../../host/store/sqlite/signing-secrets.ts';
@@ -30,7 +30,7 @@ describe('rotateSigningSecrets', () => {
 
 describe('createSigningSecretStore', () => {
   it('creates, rotates, lists active secrets and removes', async () => {
-    const db = new DatabaseSync(':memory:');
+    const db = openDatabase(':memory:');
     let n = 0;
     const store = createSigningSecretStore(db, () => `secret-${++n}`);
     expect(await store.secretsFor('inst_1', NOW)).toEqual([]);

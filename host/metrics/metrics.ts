@@ -1,0 +1,77 @@
+// The host's Prometheus metrics (prom-client): dispatches by integration, type and status with a
+// latency histogram, sandbox events (isolate starts and evictions, worker restarts, quarantines,
+// throttles, egress refusals), webhook attempts by result and the outbox depth, plus Node's
+// process metrics. Counts only what the host did; labels are bounded (integration names, event
+// types, status codes), never ids, URLs or anything a guest chose.
+
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export type SandboxCount = 'isolate_start' | 'isolate_eviction' | 'egress_refusal' | 'worker_restart' | 'quarantine' | 'throttle';
+export type AttemptResultLabel = 'succeeded' | 'retry' | 'failed';
+
+export interface HostMetrics {
+  readonly contentType: string;
+  dispatched(event: { integration: string; type: string; status: number; durationMs: number }): void;
+  counted(name: SandboxCount, integration?: string): void;
+  attempted(result: AttemptResultLabel): void;
+  /** Read at every scrape: deliveries waiting and in flight in the outbox. */
+  outboxDepthFrom(read: () => Promise<{ pending: number; inFlight: number }>): void;
+  render(): Promise<string>;
+}
+
+const PREFIX = 'integration_host_';
+
+export function createHostMetrics(): HostMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  const dispatches = new Counter({ name: `${PREFIX}dispatches_total`, help: 'Events dispatched into integrations, by integration, event type and answer status.', labelNames: ['integration', 'type', 'status'], registers: [registry] });
+  const latency = new Histogram({
+    name: `${PREFIX}dispatch_duration_seconds`,
+    help: 'Wall-clock time of a dispatch into an integration, isolate start-up included.',
+    labelNames: ['integration', 'type'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const perIntegration = (name: string, help: string) => new Counter({ name: `${PREFIX}${name}`, help, labelNames: ['integration'], registers: [registry] });
+  const counters: Record<SandboxCount, Counter<string>> = {
+    isolate_start: perIntegration('isolate_starts_total', 'V8 isolates started (first dispatch, after a reset or an eviction).'),
+    isolate_eviction: perIntegration('isolate_evictions_total', 'Idle isolates disposed to stay under the per-worker cap.'),
+    egress_refusal: perIntegration('egress_refusals_total', 'Guest fetches refused by the egress policy.'),
+    quarantine: perIntegration('quarantines_total', 'Integrations quarantined after crashing their sandbox repeatedly.'),
+    throttle: perIntegration('throttles_total', 'Integrations paused after running past their deadline repeatedly.'),
+    worker_restart: new Counter({ name: `${PREFIX}worker_restarts_total`, help: 'Sandbox worker processes that died and were restarted.', registers: [registry] }),
+  };
+  const attempts = new Counter({ name: `${PREFIX}webhook_attempts_total`, help: 'Webhook delivery attempts, by result: succeeded, retry (failed, will be retried), failed (given up).', labelNames: ['result'], registers: [registry] });
+  for (const result of ['succeeded', 'retry', 'failed']) attempts.inc({ result }, 0);
+  counters.worker_restart.inc(0);
+  let readDepth: (() => Promise<{ pending: number; inFlight: number }>) | undefined;
+  new Gauge({
+    name: `${PREFIX}outbox_depth`,
+    help: 'Webhook deliveries in the outbox (shared by every host on the database), by status.',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      if (readDepth === undefined) return;
+      const depth = await readDepth();
+      this.set({ status: 'pending' }, depth.pending);
+      this.set({ status: 'in_flight' }, depth.inFlight);
+    },
+  });
+  return {
+    contentType: registry.contentType,
+    dispatched({ integration, type, status, durationMs }) {
+      dispatches.inc({ integration, type, status: String(status) });
+      latency.observe({ integration, type }, durationMs / 1000);
+    },
+    counted(name, integration) {
+      const counter = counters[name];
+      if (name === 'worker_restart') counter.inc();
+      else counter.inc({ integration: integration ?? '' });
+    },
+    attempted: (result) => attempts.inc({ result }),
+    outboxDepthFrom(read) {
+      readDepth = read;
+    },
+    render: () => registry.metrics(),
+  };
+}

@@ -1,0 +1,71 @@
+// Opens every store of the host on one PostgreSQL database (`--store postgres://…` or
+// DATABASE_URL): checks the connection (one clear line when it fails), applies migrations under
+// an advisory lock, and starts the change listener that keeps installation caches true across
+// hosts. Never seeds or decides anything (assembly/ does).
+
+import type { Logger } from '../../common/logger.ts';
+import { withInstallationCache } from '../installation-cache.ts';
+import type { HostStores } from '../types.ts';
+import { openDb } from './connection.ts';
+import { createPostgresEventLog } from './event-log.ts';
+import { createPostgresInstallationStore } from './installations.ts';
+import { createPostgresMetaStore } from './meta.ts';
+import { migratePostgres } from './migrations.ts';
+import { listenForChanges } from './notifications.ts';
+import { createPostgresOAuthStateStore } from './oauth-states.ts';
+import { createPostgresOutbox } from './outbox.ts';
+import { createPostgresPlatformStore } from './platform.ts';
+import { createPostgresSigningSecretStore } from './signing-secrets.ts';
+
+export interface PostgresStoreOptions {
+  log: Logger;
+  /** How long an operation waits for an unreachable database before it fails (default 15 s). */
+  retryForMs?: number;
+  maxConnections?: number;
+}
+
+export async function openPostgresStores(url: string, options: PostgresStoreOptions): Promise<HostStores> {
+  const { log } = options;
+  let lastRetryLog = 0;
+  const db = await openDb(url, {
+    ...(options.retryForMs !== undefined ? { retryForMs: options.retryForMs } : {}),
+    ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
+    onRetry(message) {
+      // One line a second at most while the database is away.
+      if (Date.now() - lastRetryLog < 1_000) return;
+      lastRetryLog = Date.now();
+      log.warn(`store: ${message}`);
+    },
+  });
+  try {
+    const applied = await migratePostgres(db);
+    if (applied.length > 0) log.info(`store: applied migration(s) ${applied.join(', ')}`);
+    const installations = withInstallationCache(createPostgresInstallationStore(db));
+    const listener = listenForChanges(db.connectionString, installations, log);
+    await listener.ready;
+    const eventLog = createPostgresEventLog(db, log);
+    return {
+      description: `postgres ${db.safeUrl}`,
+      shared: true,
+      ping: async () => void (await db.pool.query('SELECT 1')),
+      meta: createPostgresMetaStore(db),
+      installations,
+      platform: createPostgresPlatformStore(db),
+      eventLog,
+      oauthStates: createPostgresOAuthStateStore(db),
+      outbox: createPostgresOutbox(db),
+      signingSecrets: createPostgresSigningSecretStore(db),
+      async close() {
+        try {
+          await eventLog.flush();
+        } finally {
+          await listener.close();
+          await db.close();
+        }
+      },
+    };
+  } catch (error) {
+    await db.close().catch(() => {});
+    throw error;
+  }
+}

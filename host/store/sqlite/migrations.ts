@@ -1,0 +1,128 @@
+// The versioned schema of the SQLite store and its runner: `schema_migrations` records which
+// versions a database has. Version 1 is the schema every earlier release created (IF NOT EXISTS),
+// so an existing .data/host.db adopts it as is. Append new versions; never edit an applied one.
+
+import type { DatabaseSync } from 'node:sqlite';
+import { inTransaction } from './transaction.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS installations (
+    id TEXT PRIMARY KEY, integration TEXT NOT NULL, organization TEXT NOT NULL, target TEXT NOT NULL,
+    space TEXT, site TEXT, status TEXT NOT NULL, configuration TEXT NOT NULL, space_selection TEXT, created_at TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS installations_by_integration ON installations (integration);
+  CREATE TABLE IF NOT EXISTS tokens (
+    token_hash TEXT PRIMARY KEY, installation_id TEXT NOT NULL REFERENCES installations (id) ON DELETE CASCADE
+  );
+  CREATE TABLE IF NOT EXISTS organizations (id TEXT PRIMARY KEY, subdomain TEXT NOT NULL UNIQUE, title TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS members (
+    organization TEXT NOT NULL REFERENCES organizations (id), id TEXT NOT NULL, email TEXT NOT NULL, role TEXT NOT NULL,
+    PRIMARY KEY (organization, id)
+  );
+  CREATE TABLE IF NOT EXISTS spaces (
+    id TEXT PRIMARY KEY, organization TEXT NOT NULL REFERENCES organizations (id), title TEXT NOT NULL,
+    visibility TEXT NOT NULL, description TEXT NOT NULL, metadata TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS pages (
+    space TEXT NOT NULL REFERENCES spaces (id), id TEXT NOT NULL, title TEXT NOT NULL, markdown TEXT NOT NULL,
+    revision INTEGER NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (space, id)
+  );
+  CREATE TABLE IF NOT EXISTS sites (id TEXT PRIMARY KEY, organization TEXT NOT NULL REFERENCES organizations (id), title TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS site_spaces (
+    site TEXT NOT NULL REFERENCES sites (id), space TEXT NOT NULL REFERENCES spaces (id), position INTEGER NOT NULL,
+    PRIMARY KEY (site, space)
+  );
+  CREATE TABLE IF NOT EXISTS site_views (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, site TEXT NOT NULL REFERENCES sites (id),
+    space TEXT, page TEXT, url TEXT NOT NULL, visitor_id TEXT NOT NULL, viewed_at TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS site_views_by_site ON site_views (site, seq);
+  CREATE TABLE IF NOT EXISTS page_feedback (
+    id TEXT PRIMARY KEY, site TEXT NOT NULL REFERENCES sites (id), space TEXT NOT NULL, page TEXT NOT NULL,
+    rating TEXT NOT NULL, comment TEXT NOT NULL, created_at TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS openapi_specs (
+    site TEXT PRIMARY KEY REFERENCES sites (id), spec TEXT NOT NULL, format TEXT NOT NULL, updated_at TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS adaptive_claims (site TEXT PRIMARY KEY REFERENCES sites (id), claims TEXT NOT NULL, updated_at TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS git_syncs (
+    id TEXT PRIMARY KEY, space TEXT NOT NULL REFERENCES spaces (id), installation_id TEXT NOT NULL,
+    status TEXT NOT NULL, created_at TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS conversations (
+    id TEXT PRIMARY KEY, organization TEXT NOT NULL, installation_id TEXT NOT NULL, space TEXT, site TEXT,
+    messages TEXT NOT NULL, created_at TEXT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS event_log (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id TEXT NOT NULL, integration TEXT NOT NULL,
+    installation_id TEXT NOT NULL, type TEXT NOT NULL, status INTEGER NOT NULL, error_code TEXT,
+    duration_ms INTEGER NOT NULL, logs TEXT NOT NULL, created_at TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS event_log_by_integration ON event_log (integration, seq);
+  CREATE INDEX IF NOT EXISTS event_log_by_event ON event_log (integration, event_id, seq);
+  CREATE TABLE IF NOT EXISTS oauth_states (
+    nonce TEXT PRIMARY KEY, installation_id TEXT NOT NULL, expires_at INTEGER NOT NULL, used_at INTEGER
+  );
+  CREATE INDEX IF NOT EXISTS oauth_states_by_expiry ON oauth_states (expires_at);
+  CREATE TABLE IF NOT EXISTS webhook_deliveries (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    installation_id TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    event_type TEXT NOT NULL,
+    url TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'in_flight', 'succeeded', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER,
+    created_at INTEGER NOT NULL,
+    redelivery_of TEXT
+  );
+  CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at, seq);
+  CREATE INDEX IF NOT EXISTS webhook_deliveries_by_installation ON webhook_deliveries (installation_id, seq);
+  CREATE TABLE IF NOT EXISTS webhook_attempts (
+    delivery_id TEXT NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,
+    attempt INTEGER NOT NULL,
+    started_at INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    status_code INTEGER,
+    error_kind TEXT,
+    error_message TEXT,
+    next_attempt_at INTEGER,
+    PRIMARY KEY (delivery_id, attempt)
+  );
+  CREATE TABLE IF NOT EXISTS webhook_secrets (
+    installation_id TEXT PRIMARY KEY, current TEXT NOT NULL, previous TEXT, previous_expires_at TEXT
+  );
+`,
+  },
+];
+
+/** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */
+export function migrateSqlite(db: DatabaseSync, migrations: readonly Migration[] = SQLITE_MIGRATIONS): number[] {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as unknown as { version: number }[]).map((row) => row.version));
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  const done: number[] = [];
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    inTransaction(db, () => {
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, new Date().toISOString());
+    });
+    done.push(migration.version);
+  }
+  return done;
+}
