@@ -22,6 +22,9 @@ import { createPlatformApi } from '../platform-api/router.ts';
 import { platformRoutes } from '../platform-api/routes/index.ts';
 import { Supervisor } from '../sandbox/supervisor.ts';
 import { createApp } from '../server/app.ts';
+import { createConsoleApp } from '../server/console/app.ts';
+import { loadConsoleAssets } from '../server/console/assets.ts';
+import { createConsoleSessions } from '../server/console/sessions.ts';
 import type { HostServices } from '../server/services.ts';
 import { openStores } from '../store/open.ts';
 import type { HostStores, MetaStore } from '../store/types.ts';
@@ -39,6 +42,8 @@ import { createReadiness } from './readiness.ts';
 export interface Host {
   url: string;
   port: number;
+  /** `http://<host>:<port>` of the console's listener (the page is `<consoleUrl>/console`); absent without `consolePort`. */
+  consoleUrl?: string;
   adminToken: string;
   adminTokenGenerated: boolean;
   options: HostOptions;
@@ -94,6 +99,12 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const http = await openHttpListener(options.host, options.port);
   onFailure(() => http.close());
   const baseUrl = http.baseUrl;
+  // The console gets its own listener, so its origin never serves an integration's pages.
+  const consoleHttp = options.consolePort === undefined ? undefined : await openHttpListener(options.host, options.consolePort);
+  if (consoleHttp) onFailure(() => consoleHttp.close());
+  // Built while the integrations load; awaited when the console is attached.
+  const consoleAssets = consoleHttp ? loadConsoleAssets() : undefined;
+  consoleAssets?.catch(() => undefined);
 
   const stores = await openStores({ ...(options.storeUrl !== undefined ? { storeUrl: options.storeUrl } : {}), dataPath: options.dataPath, log });
   onFailure(() => stores.close());
@@ -200,7 +211,12 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     readiness: createReadiness({ ping: () => stores.ping(), workersUp: () => supervisor.workersUp(), shuttingDown: () => shuttingDown }),
     metrics: async () => ({ contentType: metrics.contentType, body: await metrics.render() }),
   });
-  http.serve(createApp(services, { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes }).callback());
+  const appLimits = { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes };
+  if (consoleHttp && consoleAssets) {
+    const sessions = createConsoleSessions({ now: options.clock, ttlMs: options.consoleSessionTtlMs });
+    consoleHttp.serve(createConsoleApp(services, { sessions, assets: await consoleAssets, port: consoleHttp.port, limits: appLimits }).callback());
+  }
+  http.serve(createApp(services, appLimits, consoleHttp ? { consoleUrl: consoleHttp.baseUrl } : {}).callback());
   // Resumes what a previous run left in the outbox (in flight when it died, or waiting to retry).
   await webhookDispatcher.start();
   const metricsListener = options.metricsListen ? await openMetricsListener(options.metricsListen, metrics) : undefined;
@@ -221,6 +237,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   return {
     url: baseUrl,
     port: http.port,
+    ...(consoleHttp ? { consoleUrl: consoleHttp.baseUrl } : {}),
     adminToken,
     adminTokenGenerated: configuredToken === undefined,
     options,
@@ -235,11 +252,14 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     async shutdown() {
       shuttingDown = true;
+      // The console holds no work that must finish: its sessions end with the process.
+      await consoleHttp?.close();
       await http.drain(options.shutdownGraceMs);
       await stopTheRest();
     },
     async close() {
       shuttingDown = true;
+      await consoleHttp?.close();
       await http.close();
       await stopTheRest();
     },

@@ -50,6 +50,7 @@ export async function runHost(args: string[]): Promise<void> {
     log.info(`admin token: ${host.adminToken}${tokenNote}`);
     if (host.metricsUrl) log.info(`metrics on ${host.metricsUrl}`);
     log.info(`listening on ${host.url}`);
+    if (host.consoleUrl !== undefined) log.info(`console on ${host.consoleUrl}/console (sign in with the admin token)`);
   } else {
     printTable(startupRows(host));
     if (note !== undefined) process.stdout.write(`\n${note}\n`);
@@ -57,6 +58,7 @@ export async function runHost(args: string[]): Promise<void> {
     process.stdout.write(`admin token: ${host.adminToken}${tokenNote}\n`);
     if (host.metricsUrl) process.stdout.write(`metrics on ${host.metricsUrl}\n`);
     process.stdout.write(`listening on ${host.url}\n`);
+    if (host.consoleUrl !== undefined) process.stdout.write(`console on ${host.consoleUrl}/console (sign in with the admin token)\n`);
   }
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -2,8 +2,24 @@
 // bad input (fail()): the message names the flag and what it expects.
 
 import { parseArgs } from 'node:util';
-import type { HostOptionsInput } from '../config/options.ts';
+import { DEFAULT_HOST_PORT, type HostOptionsInput } from '../config/options.ts';
 import { USAGE, fail } from './usage.ts';
+
+/**
+ * The console's port: `--console-port`, else the API port + 2 (8789 beside the default 8787; 8788
+ * is the dev OAuth provider's), and any free port when the API port is 0; none with `--no-console`.
+ */
+function consolePort(enabled: boolean, port: number | undefined, apiPort: number | undefined): { consolePort?: number } {
+  if (!enabled) {
+    if (port !== undefined) fail('--console-port and --no-console cannot be used together');
+    return {};
+  }
+  if (port !== undefined) return { consolePort: port };
+  const api = apiPort ?? DEFAULT_HOST_PORT;
+  if (api === 0) return { consolePort: 0 };
+  if (api + 2 > 65535) fail(`--port ${api} leaves no room for the console at port + 2; give --console-port or --no-console`);
+  return { consolePort: api + 2 };
+}
 
 /** `env` supplies DATABASE_URL when --store is absent. */
 export function parseHostFlags(args: string[], env: Record<string, string | undefined> = {}): HostOptionsInput {
@@ -23,6 +39,8 @@ export function parseHostFlags(args: string[], env: Record<string, string | unde
       'allow-egress': { type: 'string', multiple: true },
       workers: { type: 'string' },
       'auto-install': { type: 'boolean', default: true },
+      'console-port': { type: 'string' },
+      console: { type: 'boolean', default: true },
       help: { type: 'boolean' },
     },
   });
@@ -42,17 +60,19 @@ export function parseHostFlags(args: string[], env: Record<string, string | unde
   if (values.store !== undefined && values.data !== undefined) fail('--store and --data name two different stores: give one (--data FILE for SQLite, --store postgres://… for PostgreSQL)');
   // An empty DATABASE_URL counts as unset, like an empty HOST_ADMIN_TOKEN.
   const storeUrl = values.store ?? (values.data === undefined ? env.DATABASE_URL || undefined : undefined);
+  const port = integer('port', values.port, 0, 65535);
   return {
     ...(values.dir ? { dirs: values.dir } : {}),
     ...(storeUrl !== undefined ? { storeUrl } : {}),
     ...(logFormat !== undefined ? { logFormat } : {}),
     ...(values['metrics-listen'] !== undefined ? { metricsListen: values['metrics-listen'] } : {}),
-    ...(values.port !== undefined ? { port: integer('port', values.port, 0, 65535) } : {}),
+    ...(port !== undefined ? { port } : {}),
     ...(values.data ? { dataPath: values.data } : {}),
     ...(values.platform ? { platformPath: values.platform } : {}),
     ...(values['admin-token'] ? { adminToken: values['admin-token'] } : {}),
     ...(values['allow-egress'] ? { allowEgress: values['allow-egress'] } : {}),
     ...(values.workers !== undefined ? { workers: integer('workers', values.workers, 1, 64) } : {}),
     autoInstall: values['auto-install'] !== false,
+    ...consolePort(values.console !== false, integer('console-port', values['console-port'], 0, 65535), port),
   };
 }

@@ -7,6 +7,11 @@ import { HostError } from '../common/errors.ts';
 import type { SandboxLimits } from '../sandbox/messages.ts';
 import type { Logger } from '../common/logger.ts';
 import { OAUTH_STATE_TTL_MS } from '../installations/oauth-state.ts';
+
+export const DEFAULT_HOST_PORT = 8787;
+
+/** Eight hours: a working day, after which the console asks for the admin token again. */
+export const CONSOLE_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 import { parseAllowList } from '../bridge/egress-allow.ts';
 import { checkResolveOverrides } from '../bridge/egress-resolve.ts';
 
@@ -66,6 +71,10 @@ export interface HostOptions {
   clock: () => number;
   /** How long an OAuth `state` stays acceptable (docs/installations.md); default 10 minutes. */
   oauthStateTtlMs: number;
+  /** The console's own listener (docs/console.md): absent = no console; 0 = any free port. */
+  consolePort?: number;
+  /** How long a console sign-in lasts; default 8 hours. */
+  consoleSessionTtlMs: number;
 }
 
 const DEFAULT_LIMITS: HostLimits = {
@@ -124,6 +133,8 @@ const OPTIONS_SCHEMA = {
     webhookLeaseMs: { type: 'integer', minimum: 1_000 },
     clock: {},
     oauthStateTtlMs: positive,
+    consolePort: { type: 'integer', minimum: 0, maximum: 65535 },
+    consoleSessionTtlMs: positive,
   },
 } as const;
 
@@ -145,7 +156,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
   return {
     dirs: input.dirs ?? ['fixtures/integrations'],
     host: input.host ?? '127.0.0.1',
-    port: input.port ?? 8787,
+    port: input.port ?? DEFAULT_HOST_PORT,
     dataPath: input.dataPath ?? '.data/host.db',
     ...(input.storeUrl ? { storeUrl: input.storeUrl } : {}),
     platformPath: input.platformPath ?? 'fixtures/platform.yaml',
@@ -165,5 +176,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     ...(input.webhookLeaseMs ? { webhookLeaseMs: input.webhookLeaseMs } : {}),
     clock: input.clock ?? Date.now,
     oauthStateTtlMs: input.oauthStateTtlMs ?? OAUTH_STATE_TTL_MS,
+    ...(input.consolePort !== undefined ? { consolePort: input.consolePort } : {}),
+    consoleSessionTtlMs: input.consoleSessionTtlMs ?? CONSOLE_SESSION_TTL_MS,
   };
 }

@@ -3,7 +3,7 @@
 // through HostServices.
 
 import Router from '@koa/router';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import type { HostServices } from './services.ts';
 import { createAdminAuth } from './admin-auth.ts';
 import { createErrorMiddleware } from './errors-middleware.ts';
@@ -21,15 +21,32 @@ import { registerIntegrationEventRoutes } from './routes/integration-events.ts';
 import { registerPlatformApiRoutes } from './routes/platform-api.ts';
 import { registerPublicEndpointRoutes } from './routes/public-endpoint.ts';
 import { registerRenderRoutes } from './routes/render.ts';
+import { registerConsoleRedirect } from './console/redirect.ts';
 
 export interface AppLimits {
   maxPublicBodyBytes: number;
   maxEnvelopeBytes: number;
 }
 
-const DEFAULT_APP_LIMITS: AppLimits = { maxPublicBodyBytes: 1_048_576, maxEnvelopeBytes: 1_048_576 };
+export const DEFAULT_APP_LIMITS: AppLimits = { maxPublicBodyBytes: 1_048_576, maxEnvelopeBytes: 1_048_576 };
 
-export function createApp(services: HostServices, limits: AppLimits = DEFAULT_APP_LIMITS): Koa {
+/**
+ * The admin routes (bearer token, and a console session on the console's listener). Both
+ * listeners register exactly these, so the console uses the documented API and nothing else.
+ */
+export function registerAdminRoutes(router: Router, services: HostServices, adminAuth: Middleware, limits: AppLimits): void {
+  registerIntegrationRoutes(router, services, adminAuth);
+  registerInstallationRoutes(router, services, adminAuth);
+  registerConfigurationRoutes(router, services, adminAuth);
+  registerIntegrationEventRoutes(router, services, adminAuth);
+  registerRenderRoutes(router, services, adminAuth);
+  registerEventRoutes(router, services, adminAuth);
+  registerWebhookRoutes(router, services, adminAuth);
+  registerEnvelopeRoutes(router, services, adminAuth, limits.maxEnvelopeBytes);
+}
+
+/** The Koa application without routes: quiet, not behind a proxy, errors to the host's logger. */
+export function createBaseApp(services: HostServices): Koa {
   const app = new Koa();
   // The host is reached directly; X-Forwarded-* from a client must not change ctx.ip/host/protocol.
   app.proxy = false;
@@ -42,21 +59,24 @@ export function createApp(services: HostServices, limits: AppLimits = DEFAULT_AP
     if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') return;
     services.log.error(`request ${id}: response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   });
+  return app;
+}
 
+export interface AppOptions {
+  /** Where the console listens, when it runs: `GET /console` here redirects there. */
+  consoleUrl?: string;
+}
+
+export function createApp(services: HostServices, limits: AppLimits = DEFAULT_APP_LIMITS, options: AppOptions = {}): Koa {
+  const app = createBaseApp(services);
   const adminAuth = createAdminAuth(services.adminToken);
   const router = new Router();
   registerHealthRoutes(router);
   registerOperationsRoutes(router, services, adminAuth);
-  registerIntegrationRoutes(router, services, adminAuth);
-  registerInstallationRoutes(router, services, adminAuth);
-  registerConfigurationRoutes(router, services, adminAuth);
-  registerIntegrationEventRoutes(router, services, adminAuth);
-  registerRenderRoutes(router, services, adminAuth);
-  registerEventRoutes(router, services, adminAuth);
-  registerWebhookRoutes(router, services, adminAuth);
-  registerEnvelopeRoutes(router, services, adminAuth, limits.maxEnvelopeBytes);
+  registerAdminRoutes(router, services, adminAuth, limits);
   registerPublicEndpointRoutes(router, services, limits.maxPublicBodyBytes);
   registerPlatformApiRoutes(router, services);
+  if (options.consoleUrl !== undefined) registerConsoleRedirect(router, options.consoleUrl);
 
   app.use(createRequestLog(services.log));
   app.use(createErrorMiddleware(services.log));

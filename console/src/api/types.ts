@@ -1,0 +1,120 @@
+// The JSON the console reads from the host's documented HTTP API (README, "HTTP surface"). Written
+// from the documentation, not imported from host/: the console is a client like curl, and every
+// value in these shapes is untrusted text until a view puts it on screen as text.
+
+export interface ErrorDetail {
+  pointer?: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: ErrorDetail[] };
+}
+
+export interface Block {
+  id: string;
+  title: string;
+  description: string;
+}
+
+export type ConfigProperty =
+  | { type: 'string'; title: string; description: string; default?: string; enum?: string[]; completion_url?: string }
+  | { type: 'number'; title: string; description: string; default?: number }
+  | { type: 'boolean'; title: string; description: string; default?: boolean }
+  | { type: 'button'; title: string; description: string; button_text: string; callback_url: string };
+
+export interface ConfigurationSchema {
+  properties: Record<string, ConfigProperty>;
+  required?: string[];
+}
+
+export interface IntegrationSummary {
+  name: string;
+  title?: string;
+  description?: string;
+  visibility?: 'private' | 'unlisted' | 'public';
+  scopes?: string[];
+  blocks?: Block[];
+  categories?: string[];
+  status: 'ready' | 'invalid';
+  /** `file: /json/pointer: message` each. */
+  errors?: string[];
+  warnings?: string[];
+}
+
+export interface IntegrationDetail extends IntegrationSummary {
+  installLink?: string;
+  organization?: string;
+  summary?: string;
+  externalLinks?: { label: string; url: string }[];
+  configurations?: { account?: ConfigurationSchema; site?: ConfigurationSchema };
+}
+
+export type Target = 'organization' | 'space' | 'site';
+
+export interface Installation {
+  id: string;
+  integration: string;
+  organization: string;
+  target: Target;
+  space?: string;
+  site?: string;
+  space_selection?: 'all' | string[];
+  status: 'pending' | 'active' | 'paused' | string;
+  configuration: Record<string, unknown>;
+  createdAt: string;
+  urls: { publicEndpoint: string; buttons: Record<string, string> };
+  /** Only in the answer that created a webhook installation. */
+  signingSecret?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface EventEntry {
+  eventId: string;
+  integration: string;
+  installationId: string;
+  type: string;
+  status: number;
+  errorCode?: string;
+  durationMs: number;
+  logs: { level: string; text: string }[];
+  createdAt: string;
+  requestId?: string;
+}
+
+export interface Attempt {
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: { kind: string; message: string } | null;
+  nextAttemptAt: string | null;
+}
+
+export interface Delivery {
+  id: string;
+  installationId: string;
+  eventId: string;
+  eventType: string;
+  url: string;
+  status: string;
+  attemptCount: number;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  redeliveryOf: string | null;
+  payload: unknown;
+  attempts: Attempt[];
+}
+
+export type RenderAnswer =
+  | { type: 'element'; element: unknown; state: Record<string, unknown>; props: Record<string, unknown> }
+  | { type: 'complete'; returnValue?: unknown };
+
+export interface SessionInfo {
+  csrfToken: string;
+  expiresAt: string;
+}
