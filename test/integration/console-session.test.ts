@@ -44,7 +44,7 @@ describe('the console listener', () => {
     }
   });
 
-  it('serves the two bundles and nothing else under /console/assets', async () => {
+  it('serves the two bundles and the icon, and nothing else, under /console/assets', async () => {
     const js = await fetch(`${base}/console/assets/console.js`);
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);

@@ -1,4 +1,4 @@
-// The console's own listener: the front end (one HTML page and its two bundles, under a strict
+// The console's own listener: the front end (one HTML page, its two bundles and an icon, under a strict
 // Content-Security-Policy), sign-in and sign-out, and the same admin routes as the API listener,
 // which here also accept a console session. Never serves public endpoints or the platform API,
 // so no integration's content ever shares the console's origin.

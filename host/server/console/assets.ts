@@ -18,7 +18,7 @@ export interface ConsoleAsset {
 export interface ConsoleAssets {
   /** The one HTML page; every console path answers it, the router in the page does the rest. */
   page: ConsoleAsset;
-  /** `console.js` and `console.css`, by file name. */
+  /** `console.js`, `console.css` and `favicon.svg`, by file name. */
   files: Map<string, ConsoleAsset>;
 }
 
@@ -55,6 +55,7 @@ async function buildAssets(): Promise<ConsoleAssets> {
   for (const name of ['console.js', 'console.css']) {
     if (!files.has(name)) throw new Error(`the console build produced no ${name}`);
   }
+  files.set('favicon.svg', asset(await readFile(`${CONSOLE_DIR}favicon.svg`), 'image/svg+xml'));
   const page = asset(await readFile(`${CONSOLE_DIR}index.html`), 'text/html; charset=utf-8');
   return { page, files };
 }
