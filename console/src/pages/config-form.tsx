@@ -80,7 +80,11 @@ export function ConfigForm(props: { installation: Installation; schema: Configur
       {entries.map(([name, property]) => {
         const id = `${formId}-${name.replace(/[^A-Za-z0-9_-]/g, '_')}`;
         if (property.type === 'button') {
-          return <ButtonProperty key={name} id={id} name={name} property={property} installation={installation} required={required.has(name)} errors={errors} onConnected={props.onSaved} />;
+          const connected = (next: Installation) => {
+            setSaved(null);
+            props.onSaved(next);
+          };
+          return <ButtonProperty key={name} id={id} name={name} property={property} installation={installation} required={required.has(name)} errors={errors} onConnected={connected} />;
         }
         return (
           <Field

@@ -45,7 +45,7 @@ export function DeliveriesPage(props: { id: string }) {
   const follow = async () => {
     if (timer.current !== undefined) clearTimeout(timer.current);
     const items = await load();
-    if (items.some((item) => item.status !== 'delivered' && item.status !== 'failed')) timer.current = window.setTimeout(follow, REFRESH_MS);
+    if (items.some((item) => item.status !== 'succeeded' && item.status !== 'failed')) timer.current = window.setTimeout(follow, REFRESH_MS);
   };
 
   useEffect(() => {

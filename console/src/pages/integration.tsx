@@ -117,6 +117,9 @@ export function IntegrationPage(props: { name: string }) {
                     <li key={name}>
                       <span class="mono">{name}</span> ({property.type}
                       {schema.required?.includes(name) ? ', required' : ''}) — {property.title}
+                      {property.type === 'string' && property.enum ? <span class="sub">{` one of: ${property.enum.join(', ')}`}</span> : null}
+                      {property.type === 'string' && property.completion_url ? <span class="sub">{` options from ${property.completion_url}`}</span> : null}
+                      {property.type === 'button' ? <span class="sub">{` a “${property.button_text}” flow at ${property.callback_url}`}</span> : null}
                     </li>
                   ))}
                 </ul>

@@ -3,7 +3,7 @@ import type { ConfigurationSchema, Installation } from '../api/types.ts';
 import { parseProblem } from '../ui/format.ts';
 
 export function StatusBadge(props: { status: string }) {
-  const tone = props.status === 'ready' || props.status === 'active' || props.status === 'delivered' ? 'good' : props.status === 'invalid' || props.status === 'failed' ? 'bad' : 'wait';
+  const tone = props.status === 'ready' || props.status === 'active' || props.status === 'succeeded' ? 'good' : props.status === 'invalid' || props.status === 'failed' ? 'bad' : 'wait';
   return <span class={`badge badge-${tone}`}>{props.status}</span>;
 }
 
