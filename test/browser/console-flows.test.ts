@@ -128,7 +128,7 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
 
     await waitForText(page, '.connection', 'Connected');
     await waitForText(page, '.status-panel .badge', 'active');
-    const stored = host.stores.installations.getInstallation(id)!;
+    const stored = (await host.stores.installations.getInstallation(id))!;
     expect(stored.configuration).toEqual({ channel: 'releases', oauth_credentials: { access_token: provider.issuedTokens.at(-1) } });
   });
 
