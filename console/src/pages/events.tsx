@@ -263,7 +263,7 @@ function EventRow(props: { entry: EventEntry; fresh: boolean }) {
           <dt>Error code</dt>
           <dd class="mono">{entry.errorCode ?? 'none'}</dd>
           <dt>Request id</dt>
-          <dd class="mono">{entry.requestId ?? 'none (not started by an HTTP request)'}</dd>
+          <dd class="mono">{entry.requestId ?? '—'}</dd>
           <dt>Recorded</dt>
           <dd>{formatTime(entry.createdAt)}</dd>
         </dl>
