@@ -1,5 +1,5 @@
-// Console session records: random ids and CSRF tokens, expiry at the TTL, deletion, the oldest
-// ended beyond 1,000 live sessions, and ids never kept in clear.
+// Console session records: random ids and CSRF tokens, expiry at the TTL, deletion, and the oldest
+// ended beyond 1,000 live sessions.
 import { describe, it, expect } from 'vitest';
 import { createConsoleSessions } from '../../../host/server/console/sessions.ts';
 
