@@ -225,6 +225,38 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
     expect((await host.admin(`/v1/installations/${id}`)).status).toBe(404);
   });
 
+  it('labels every control and shows where the keyboard focus is, on every main page', async () => {
+    const installation = await (await host.admin('/v1/integrations/oauth-demo/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) })).json();
+    const pages = ['/console/integrations', '/console/integrations/oauth-demo', `/console/installations/${installation.id}`, `/console/installations/${installation.id}/preview`, '/console/events?integration=counter', '/console/installations'];
+    for (const path of pages) {
+      await page.goto(`${consoleUrl}${path}`);
+      await page.locator('main h1').waitFor();
+      await page.waitForFunction(() => ![...document.querySelectorAll('[role="status"]')].some((node) => /Loading/.test(node.textContent ?? '')));
+      const unlabeled = await page.evaluate(() =>
+        [...document.querySelectorAll('input, select, textarea, button')]
+          .filter((element) => {
+            const control = element as HTMLInputElement;
+            if (control.type === 'hidden') return false;
+            const named = (control.labels?.length ?? 0) > 0 || control.getAttribute('aria-label') || control.getAttribute('aria-labelledby');
+            return !named && (element.tagName !== 'BUTTON' || (element.textContent ?? '').trim() === '');
+          })
+          .map((element) => element.outerHTML.slice(0, 120)),
+      );
+      expect(unlabeled, path).toEqual([]);
+      // Tab to the first control after the skip link: it has a visible focus indicator.
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      const focus = await page.evaluate(() => {
+        const active = document.activeElement as HTMLElement | null;
+        const style = active ? getComputedStyle(active) : null;
+        return { tag: active?.tagName ?? '', outline: style?.outlineStyle ?? 'none', width: style?.outlineWidth ?? '0px' };
+      });
+      expect(focus.tag, path).not.toBe('BODY');
+      expect(focus.outline, path).not.toBe('none');
+      expect(focus.width, path).not.toBe('0px');
+    }
+  });
+
   it('shows the host’s error when a page asks for something that does not exist', async () => {
     await page.goto(`${consoleUrl}/console/installations/inst_does_not_exist`);
     const alert = page.getByRole('alert');
