@@ -1,8 +1,8 @@
-// Renders a component's ContentKit output (README, "HTTP surface": the render route) as DOM nodes.
-// The output is guest data: every string reaches the page through textContent, a text node, or
-// an attribute set with the DOM API from a fixed list (never innerHTML, never a guest-chosen
-// attribute name, class or style string); URLs pass safeHttpUrl or become inert text; webframes
-// go into <iframe sandbox="allow-scripts"> (an opaque origin: no access to the console).
+// Renders a component's ContentKit output (GitBook's ContentKit, as the host validates it; see
+// docs/console.md) as DOM nodes. The output is guest data: every string reaches the page through
+// textContent, a text node, or an attribute from a fixed list set with the DOM API (never
+// innerHTML, never a guest-chosen attribute name, class or style string); URLs pass safeHttpUrl or
+// become inert text; webframes go into <iframe sandbox="allow-scripts"> (an opaque origin).
 
 import { renderMarkdown } from './markdown.ts';
 import { urlOf } from './urls.ts';
@@ -10,7 +10,7 @@ import { urlOf } from './urls.ts';
 export interface RenderHandlers {
   /** The component state inputs read their current value from. */
   state: Record<string, unknown>;
-  /** A button (or card) was pressed: its `onPress` action, copied. */
+  /** A control's action (`onPress`, `onValueChange`, a webframe message…), copied. */
   onAction(action: Record<string, unknown>): void;
   /** An input bound to `state` changed. */
   onStateChange(key: string, value: unknown): void;
@@ -30,15 +30,44 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function isElement(value: unknown): value is Props {
+function isObject(value: unknown): value is Props {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
 }
 
 /** Guest enums become classes only through these tables: an unknown value gets no class at all. */
 const BUTTON_STYLE = new Map([['primary', 'ck-button-primary'], ['secondary', 'ck-button-secondary'], ['danger', 'ck-button-danger']]);
 const ALIGN = new Map([['start', 'ck-align-start'], ['center', 'ck-align-center'], ['end', 'ck-align-end']]);
 const DIVIDER = new Map([['small', 'ck-divider-small'], ['medium', 'ck-divider-medium'], ['large', 'ck-divider-large']]);
-const TEXT_TAG = new Map([['bold', 'strong'], ['italic', 'em'], ['strikethrough', 's'], ['code', 'code']]);
+const MODAL_SIZE = new Map([['medium', 'ck-modal-medium'], ['xlarge', 'ck-modal-xlarge'], ['fullscreen', 'ck-modal-fullscreen']]);
+const TEXT_TAG = new Map<string, 'strong' | 'em' | 's' | 'code'>([['bold', 'strong'], ['italic', 'em'], ['strikethrough', 's'], ['code', 'code']]);
+const INPUT_TYPE = new Map([['text', 'text'], ['password', 'password'], ['email', 'email']]);
+/** ContentKit's icon names as glyphs (decoration: the label or tooltip carries the meaning). */
+const ICONS = new Map([
+  ['close', '✕'], ['edit', '✎'], ['github', '⌥'], ['gitlab', '⌥'], ['maximize', '⤢'], ['email', '✉'], ['settings', '⚙'], ['search', '⌕'],
+  ['delete', '🗑'], ['star', '★'], ['warning', '⚠'], ['link', '🔗'], ['link-external', '↗'], ['eye', '👁'], ['eye-off', '⊘'], ['lock', '🔒'],
+  ['check', '✓'], ['check-circle', '✔'],
+]);
+
+/**
+ * Webframes currently shown, and what their messages may do: one `message` listener for all of
+ * them; a message counts only when its source is the window of a frame still in the document.
+ */
+const frameActions = new Map<HTMLIFrameElement, (action: Record<string, unknown>) => void>();
+addEventListener('message', (event: MessageEvent) => {
+  for (const [frame, act] of frameActions) {
+    if (!frame.isConnected) {
+      frameActions.delete(frame);
+      continue;
+    }
+    if (event.source === null || event.source !== frame.contentWindow || !isObject(event.data)) continue;
+    const action = copyAction(prop(event.data, 'action'));
+    if (action) act(action);
+  }
+});
 
 let ids = 0;
 const nextId = () => `ck-${++ids}`;
@@ -51,7 +80,7 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string): 
 
 /** Copies an action through JSON: a plain object of the console's realm, nothing else attached. */
 function copyAction(value: unknown): Props | null {
-  if (!isElement(value) || typeof prop(value, 'action') !== 'string') return null;
+  if (!isObject(value) || typeof prop(value, 'action') !== 'string') return null;
   try {
     return JSON.parse(JSON.stringify(value)) as Props;
   } catch {
@@ -69,17 +98,54 @@ function positiveNumber(value: unknown, max: number): number | null {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.min(value, max) : null;
 }
 
+function icon(name: unknown): HTMLElement | null {
+  const glyph = ICONS.get(String(name));
+  if (glyph === undefined) return null;
+  const span = el('span', 'ck-icon');
+  span.setAttribute('aria-hidden', 'true');
+  span.textContent = glyph;
+  return span;
+}
+
+/** A ContentKit URL: a string, or `{ host, pathname, query }` (always https, query values as text). */
+function contentKitUrl(value: unknown, state: Record<string, unknown>): unknown {
+  if (!isObject(value)) return value;
+  const host = text(prop(value, 'host'));
+  const pathname = text(prop(value, 'pathname'));
+  if (host === undefined || pathname === undefined) return '';
+  const query = new URLSearchParams();
+  const entries = prop(value, 'query');
+  if (isObject(entries)) for (const [key, entry] of Object.entries(entries)) query.set(key, bound(entry, state));
+  const search = query.toString();
+  return `https://${host}${pathname.startsWith('/') ? '' : '/'}${pathname}${search ? `?${search}` : ''}`;
+}
+
+/** A string, or a `{ "$state": key }` binding read from the component state. */
+function bound(value: unknown, state: Record<string, unknown>): string {
+  if (typeof value === 'string') return value;
+  if (isObject(value) && typeof prop(value, '$state') === 'string') {
+    const key = prop(value, '$state') as string;
+    const current = Object.hasOwn(state, key) ? state[key] : undefined;
+    return current === undefined || current === null ? '' : typeof current === 'string' ? current : JSON.stringify(current);
+  }
+  return '';
+}
+
 class Renderer {
   readonly handlers: RenderHandlers;
   constructor(handlers: RenderHandlers) {
     this.handlers = handlers;
   }
 
+  get state(): Record<string, unknown> {
+    return this.handlers.state;
+  }
+
+  /** Elements and strings of `children` (strings become text nodes). */
   children(parent: HTMLElement, value: unknown, depth: number): void {
-    const list = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
-    for (const child of list) {
+    for (const child of list(value)) {
       if (typeof child === 'string' || typeof child === 'number') parent.append(document.createTextNode(String(child)));
-      else if (isElement(child)) parent.append(this.node(child, depth + 1));
+      else if (isObject(child)) parent.append(this.node(child, depth + 1));
     }
   }
 
@@ -88,14 +154,17 @@ class Renderer {
     const type = text(prop(element, 'type'));
     switch (type) {
       case 'block':
+        return this.block(element, depth);
       case 'configuration': {
-        const div = el('div', `ck-${type}`);
+        const div = el('div', 'ck-configuration');
         this.children(div, prop(element, 'children'), depth);
         return div;
       }
+      case 'modal':
+        return this.modal(element, depth);
       case 'vstack':
       case 'hstack': {
-        const div = el('div', `ck-${type}`);
+        const div = el('div', type === 'vstack' ? 'ck-vstack' : 'ck-hstack');
         const align = ALIGN.get(String(prop(element, 'align')));
         if (align) div.classList.add(align);
         this.children(div, prop(element, 'children'), depth);
@@ -123,19 +192,11 @@ class Renderer {
       }
       case 'markdown': {
         const div = el('div', 'ck-markdown');
-        div.append(renderMarkdown(text(prop(element, 'content')) ?? '', { headingLevelOffset: 3 }));
+        div.append(renderMarkdown(bound(prop(element, 'content'), this.state), { headingLevelOffset: 3 }));
         return div;
       }
-      case 'codeblock': {
-        const pre = el('pre', 'ck-codeblock');
-        const code = el('code');
-        code.textContent = text(prop(element, 'content')) ?? '';
-        // The syntax name is shown as text, never used as a class or attribute.
-        const syntax = text(prop(element, 'syntax'));
-        if (syntax) pre.setAttribute('aria-label', `code (${syntax})`);
-        pre.append(code);
-        return pre;
-      }
+      case 'codeblock':
+        return this.codeblock(element, depth, labelledId);
       case 'divider': {
         const hr = el('hr', 'ck-divider');
         const size = DIVIDER.get(String(prop(element, 'size')));
@@ -143,51 +204,15 @@ class Renderer {
         return hr;
       }
       case 'button':
-        return this.button(element);
+        return this.button(element, labelledId);
       case 'card':
         return this.card(element, depth);
-      case 'link': {
-        const { url, raw } = urlOf(prop(element, 'target'));
-        if (url === null) {
-          const span = el('span', 'ck-link-inert');
-          this.children(span, prop(element, 'children'), depth);
-          span.append(' ', blocked('link', raw));
-          return span;
-        }
-        const anchor = el('a', 'ck-link');
-        anchor.href = url;
-        anchor.target = '_blank';
-        anchor.rel = 'noopener noreferrer nofollow';
-        this.children(anchor, prop(element, 'children'), depth);
-        if (anchor.childNodes.length === 0) anchor.textContent = url;
-        return anchor;
-      }
-      case 'image': {
-        const { url, raw } = urlOf(prop(element, 'source'));
-        if (url === null) return blocked('image', raw);
-        const img = el('img', 'ck-image');
-        img.src = url;
-        img.alt = '';
-        img.referrerPolicy = 'no-referrer';
-        img.loading = 'lazy';
-        const ratio = positiveNumber(prop(element, 'aspectRatio'), 100);
-        if (ratio !== null) img.style.aspectRatio = String(ratio);
-        return img;
-      }
-      case 'webframe': {
-        const { url, raw } = urlOf(prop(element, 'source'));
-        if (url === null) return blocked('webframe', raw);
-        const frame = el('iframe', 'ck-webframe');
-        // Scripts may run, but in an opaque origin: no same-origin, no top navigation, no
-        // popups, no forms, no modals. The CSP's frame-src allows only http(s) as well.
-        frame.setAttribute('sandbox', 'allow-scripts');
-        frame.referrerPolicy = 'no-referrer';
-        frame.title = 'Webframe of the component';
-        frame.src = url;
-        const ratio = positiveNumber(prop(element, 'aspectRatio'), 100);
-        if (ratio !== null) frame.style.aspectRatio = String(ratio);
-        return frame;
-      }
+      case 'link':
+        return this.link(element, depth);
+      case 'image':
+        return this.image(element);
+      case 'webframe':
+        return this.webframe(element);
       case 'input':
         return this.input(element, depth);
       case 'textinput':
@@ -196,18 +221,12 @@ class Renderer {
         return this.select(element, labelledId);
       case 'switch':
       case 'checkbox':
+      case 'radio':
         return this.toggle(element, type, labelledId);
-      case 'modal': {
-        const section = el('section', 'ck-modal');
-        const title = text(prop(element, 'title'));
-        if (title) {
-          const h = el('h4');
-          h.textContent = title;
-          section.append(h);
-        }
-        this.children(section, prop(element, 'children'), depth);
-        return section;
-      }
+      case 'stepper':
+        return this.stepper(element, depth);
+      case 'step':
+        return this.step(element, depth);
       default: {
         const span = el('span', 'ck-unknown');
         span.textContent = `[unsupported element${type ? ` "${type}"` : ''}]`;
@@ -216,22 +235,123 @@ class Renderer {
     }
   }
 
-  button(element: Props): HTMLButtonElement {
+  /**
+   * Runs `apply` now, or after an inline confirmation when the element asks for one (ContentKit's
+   * `confirm`: title, text, confirm label, style). `cancel` restores a control that already moved.
+   */
+  confirmThen(anchor: HTMLElement, confirm: unknown, apply: () => void, cancel: () => void = () => undefined): void {
+    if (!isObject(confirm)) {
+      apply();
+      return;
+    }
+    anchor.parentElement?.querySelector(':scope > .ck-confirm')?.remove();
+    const panel = el('div', 'ck-confirm');
+    panel.setAttribute('role', 'alertdialog');
+    const titleId = nextId();
+    const title = el('p', 'ck-confirm-title');
+    title.id = titleId;
+    title.textContent = text(prop(confirm, 'title')) ?? 'Confirm';
+    panel.setAttribute('aria-labelledby', titleId);
+    const body = el('p');
+    body.textContent = text(prop(confirm, 'text')) ?? '';
+    const yes = el('button', prop(confirm, 'style') === 'danger' ? 'ck-button-danger' : 'ck-button-primary');
+    yes.type = 'button';
+    yes.textContent = text(prop(confirm, 'confirm')) ?? 'Confirm';
+    const no = el('button');
+    no.type = 'button';
+    no.textContent = 'Cancel';
+    yes.addEventListener('click', () => {
+      panel.remove();
+      apply();
+    });
+    no.addEventListener('click', () => {
+      panel.remove();
+      cancel();
+      anchor.focus();
+    });
+    panel.append(title, body, yes, ' ', no);
+    anchor.insertAdjacentElement('afterend', panel);
+    yes.focus();
+  }
+
+  button(element: Props, labelledId?: string): HTMLButtonElement {
     const button = el('button', 'ck-button');
     button.type = 'button';
+    if (labelledId) button.id = labelledId;
     const style = BUTTON_STYLE.get(String(prop(element, 'style')));
     if (style) button.classList.add(style);
-    button.textContent = text(prop(element, 'label')) ?? '';
+    const leading = icon(prop(element, 'icon'));
+    const trailing = icon(prop(element, 'trailingIcon'));
+    const label = text(prop(element, 'label'));
+    const tooltip = text(prop(element, 'tooltip'));
+    if (leading) button.append(leading);
+    if (label) button.append(document.createTextNode(label));
+    if (trailing) button.append(trailing);
+    if (tooltip) button.title = tooltip;
+    if (!label) button.setAttribute('aria-label', tooltip ?? String(prop(element, 'icon') ?? 'button'));
     const action = copyAction(prop(element, 'onPress'));
     button.disabled = this.handlers.busy || prop(element, 'disabled') === true || action === null;
-    if (action) button.addEventListener('click', () => this.handlers.onAction(action));
+    if (action) button.addEventListener('click', () => this.confirmThen(button, prop(element, 'confirm'), () => this.handlers.onAction(action)));
     return button;
+  }
+
+  buttons(value: unknown): HTMLElement | null {
+    const items = list(value).filter(isObject);
+    if (items.length === 0) return null;
+    const row = el('div', 'ck-buttons');
+    for (const item of items) row.append(this.button(item));
+    return row;
+  }
+
+  block(element: Props, depth: number): HTMLElement {
+    const div = el('div', 'ck-block');
+    // Controls: the block's menu (a flat list, or groups of items).
+    const controls = list(prop(element, 'controls')).flatMap((entry) => (Array.isArray(entry) ? entry : [entry])).filter(isObject);
+    if (controls.length > 0) {
+      const menu = el('div', 'ck-controls');
+      menu.setAttribute('role', 'group');
+      menu.setAttribute('aria-label', 'Block controls');
+      for (const control of controls) menu.append(this.button({ type: 'button', label: prop(control, 'label'), icon: prop(control, 'icon'), onPress: prop(control, 'onPress'), confirm: prop(control, 'confirm') }));
+      div.append(menu);
+    }
+    this.children(div, prop(element, 'children'), depth);
+    return div;
+  }
+
+  modal(element: Props, depth: number): HTMLElement {
+    const section = el('section', 'ck-modal');
+    const size = MODAL_SIZE.get(String(prop(element, 'size')));
+    if (size) section.classList.add(size);
+    const title = text(prop(element, 'title'));
+    if (title) {
+      const h = el('h4', 'ck-modal-title');
+      h.textContent = title;
+      section.append(h);
+    }
+    const subtitle = prop(element, 'subtitle');
+    if (subtitle !== undefined) {
+      const p = el('p', 'ck-hint');
+      this.children(p, subtitle, depth);
+      section.append(p);
+    }
+    const body = el('div', 'ck-modal-body');
+    this.children(body, prop(element, 'children'), depth);
+    section.append(body);
+    const submit = prop(element, 'submit');
+    if (isObject(submit)) section.append(this.button(submit));
+    return section;
   }
 
   card(element: Props, depth: number): HTMLElement {
     const card = el('section', 'ck-card');
     const title = text(prop(element, 'title'));
     const action = copyAction(prop(element, 'onPress'));
+    const header = el('div', 'ck-card-header');
+    const cardIcon = prop(element, 'icon');
+    if (typeof cardIcon === 'string') {
+      const glyph = icon(cardIcon);
+      if (glyph) header.append(glyph);
+    } else if (isObject(cardIcon)) header.append(this.image(cardIcon, 'ck-card-icon'));
     if (title) {
       const heading = el('h4', 'ck-card-title');
       if (action) {
@@ -242,35 +362,114 @@ class Renderer {
         press.addEventListener('click', () => this.handlers.onAction(action));
         heading.append(press);
       } else heading.textContent = title;
-      card.append(heading);
+      header.append(heading);
     }
-    const icon = prop(element, 'icon');
-    if (typeof icon === 'string') {
-      const { url } = urlOf(icon);
-      if (url) {
-        const img = el('img', 'ck-card-icon');
-        img.src = url;
-        img.alt = '';
-        img.referrerPolicy = 'no-referrer';
-        card.append(img);
-      }
-    } else if (isElement(icon)) card.append(this.node(icon, depth + 1));
-    const hint = text(prop(element, 'hint'));
-    if (hint) {
+    const buttons = this.buttons(prop(element, 'buttons'));
+    if (buttons) header.append(buttons);
+    card.append(header);
+    const hint = prop(element, 'hint');
+    if (hint !== undefined) {
       const p = el('p', 'ck-hint');
-      p.textContent = hint;
+      this.children(p, hint, depth);
       card.append(p);
     }
     const body = el('div', 'ck-card-body');
     this.children(body, prop(element, 'children'), depth);
     card.append(body);
-    const buttons = prop(element, 'buttons');
-    if (Array.isArray(buttons) && buttons.length > 0) {
-      const row = el('div', 'ck-card-buttons');
-      for (const button of buttons) if (isElement(button)) row.append(this.button(button));
-      card.append(row);
-    }
     return card;
+  }
+
+  link(element: Props, depth: number): HTMLElement {
+    const target = prop(element, 'target');
+    const { url, raw } = urlOf(isObject(target) ? { url: contentKitUrl(prop(target, 'url'), this.state) } : target);
+    if (url === null) {
+      const span = el('span', 'ck-link-inert');
+      this.children(span, prop(element, 'children'), depth);
+      span.append(' ', blocked('link', raw));
+      return span;
+    }
+    const anchor = el('a', 'ck-link');
+    anchor.href = url;
+    anchor.target = '_blank';
+    anchor.rel = 'noopener noreferrer nofollow';
+    this.children(anchor, prop(element, 'children'), depth);
+    if (anchor.childNodes.length === 0) anchor.textContent = url;
+    return anchor;
+  }
+
+  image(element: Props, className = 'ck-image'): HTMLElement {
+    const { url, raw } = urlOf(prop(element, 'source'));
+    if (url === null) return blocked('image', raw);
+    const img = el('img', className);
+    img.src = url;
+    img.alt = '';
+    img.referrerPolicy = 'no-referrer';
+    img.loading = 'lazy';
+    const ratio = positiveNumber(prop(element, 'aspectRatio'), 100);
+    if (ratio !== null) img.style.aspectRatio = String(ratio);
+    return img;
+  }
+
+  webframe(element: Props): HTMLElement {
+    const { url, raw } = urlOf(prop(element, 'source'));
+    if (url === null) return blocked('webframe', raw);
+    const wrapper = el('div', 'ck-webframe-wrapper');
+    const frame = el('iframe', 'ck-webframe');
+    // Scripts may run, but in an opaque origin: no same-origin, no top navigation, no popups, no
+    // forms, no modals. The CSP's frame-src allows only http(s) as well.
+    frame.setAttribute('sandbox', 'allow-scripts');
+    frame.referrerPolicy = 'no-referrer';
+    frame.title = 'Webframe of the component';
+    frame.src = url;
+    const ratio = positiveNumber(prop(element, 'aspectRatio'), 100);
+    if (ratio !== null) frame.style.aspectRatio = String(ratio);
+    // `data` goes to the frame as a message after it loads (its state bindings resolved); the frame
+    // may answer `{ action: { action: "…" } }`, which is handled like a button's action.
+    const data = prop(element, 'data');
+    if (isObject(data)) {
+      const message: Record<string, string> = {};
+      for (const [key, value] of Object.entries(data)) Object.defineProperty(message, key, { value: bound(value, this.state), enumerable: true });
+      frame.addEventListener('load', () => frame.contentWindow?.postMessage({ data: message }, '*'));
+    }
+    frameActions.set(frame, (action) => {
+      if (!this.handlers.busy) this.handlers.onAction(action);
+    });
+    wrapper.append(frame);
+    const buttons = this.buttons(prop(element, 'buttons'));
+    if (buttons) wrapper.append(buttons);
+    return wrapper;
+  }
+
+  codeblock(element: Props, depth: number, labelledId?: string): HTMLElement {
+    const wrapper = el('div', 'ck-codeblock-wrapper');
+    for (const part of list(prop(element, 'header'))) if (isObject(part)) wrapper.append(this.node(part, depth + 1));
+    const key = this.stateKey(element);
+    const content = key !== null && Object.hasOwn(this.state, key) ? bound({ $state: key }, this.state) : bound(prop(element, 'content'), this.state);
+    // The syntax name is shown as text, never used as a class or attribute value that styles.
+    const syntax = text(prop(element, 'syntax'));
+    if (key !== null) {
+      // Editable when bound to state: a textarea; onContentChange fires when it loses the focus.
+      const area = el('textarea', 'ck-codeblock ck-codeblock-edit');
+      area.value = content;
+      area.spellcheck = false;
+      this.name(area, labelledId, syntax ? `code (${syntax})` : 'code');
+      area.disabled = this.handlers.busy;
+      area.addEventListener('input', () => this.handlers.onStateChange(key, area.value));
+      const action = copyAction(prop(element, 'onContentChange'));
+      if (action) area.addEventListener('change', () => this.handlers.onAction(action));
+      wrapper.append(area);
+    } else {
+      const pre = el('pre', 'ck-codeblock');
+      const code = el('code');
+      code.textContent = content;
+      if (syntax) pre.setAttribute('aria-label', `code (${syntax})`);
+      pre.append(code);
+      wrapper.append(pre);
+    }
+    const buttons = this.buttons(prop(element, 'buttons'));
+    if (buttons) wrapper.append(buttons);
+    for (const part of list(prop(element, 'footer'))) if (isObject(part)) wrapper.append(this.node(part, depth + 1));
+    return wrapper;
   }
 
   input(element: Props, depth: number): HTMLElement {
@@ -281,12 +480,12 @@ class Renderer {
     label.textContent = text(prop(element, 'label')) ?? '';
     wrapper.append(label);
     const inner = prop(element, 'element');
-    if (isElement(inner)) wrapper.append(this.node(inner, depth + 1, id));
-    const hint = text(prop(element, 'hint'));
-    if (hint) {
+    if (isObject(inner)) wrapper.append(this.node(inner, depth + 1, id));
+    const hint = prop(element, 'hint');
+    if (hint !== undefined) {
       const p = el('p', 'ck-hint');
       p.id = `${id}-hint`;
-      p.textContent = hint;
+      this.children(p, hint, depth);
       wrapper.append(p);
       wrapper.querySelector(`#${id}`)?.setAttribute('aria-describedby', p.id);
     }
@@ -299,7 +498,7 @@ class Renderer {
   }
 
   current(key: string | null, initial: unknown): unknown {
-    if (key !== null && Object.hasOwn(this.handlers.state, key)) return this.handlers.state[key];
+    if (key !== null && Object.hasOwn(this.state, key)) return this.state[key];
     return initial;
   }
 
@@ -309,17 +508,23 @@ class Renderer {
     else control.setAttribute('aria-label', fallback);
   }
 
+  /** Sends `onValueChange` (if any) after a bound input changed. */
+  valueChanged(element: Props): void {
+    const action = copyAction(prop(element, 'onValueChange'));
+    if (action) this.handlers.onAction(action);
+  }
+
   textInput(element: Props, labelledId: string | undefined): HTMLElement {
     const key = this.stateKey(element);
     const multiline = prop(element, 'multiline') === true;
     const control = multiline ? el('textarea', 'ck-textinput') : el('input', 'ck-textinput');
-    if (control instanceof HTMLInputElement) control.type = 'text';
+    if (control instanceof HTMLInputElement) control.type = INPUT_TYPE.get(String(prop(element, 'inputType'))) ?? 'text';
     const value = this.current(key, prop(element, 'initialValue'));
     control.value = typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
     const placeholder = text(prop(element, 'placeholder'));
     if (placeholder) control.placeholder = placeholder;
     this.name(control, labelledId, key ?? 'text input');
-    control.disabled = this.handlers.busy;
+    control.disabled = this.handlers.busy || prop(element, 'disabled') === true;
     if (key !== null) control.addEventListener('input', () => this.handlers.onStateChange(key, control.value));
     return control;
   }
@@ -334,9 +539,9 @@ class Renderer {
     const current = this.current(key, prop(element, 'initialValue'));
     const chosen = new Set((Array.isArray(current) ? current : [current]).filter((v): v is string => typeof v === 'string'));
     if (!Array.isArray(options)) {
-      // `{ url }`: options a real platform fetches from the integration; the preview does not.
+      // `{ url }` or `{ source: "openapi" }`: options a real platform fetches; the preview does not.
       const option = el('option');
-      option.textContent = 'Options loaded from a URL are not fetched in the preview';
+      option.textContent = 'Options loaded from a URL or a built-in source are not fetched in the preview';
       select.append(option);
       select.disabled = true;
       return select;
@@ -349,44 +554,96 @@ class Renderer {
       select.append(empty);
     }
     for (const entry of options) {
-      if (!isElement(entry)) continue;
+      if (!isObject(entry)) continue;
       const option = el('option');
       option.value = text(prop(entry, 'id')) ?? '';
       option.textContent = text(prop(entry, 'label')) ?? option.value;
       option.selected = chosen.has(option.value);
       select.append(option);
     }
-    select.disabled = this.handlers.busy;
+    select.disabled = this.handlers.busy || prop(element, 'disabled') === true;
     if (key !== null) {
       select.addEventListener('change', () => {
         this.handlers.onStateChange(key, multiple ? [...select.selectedOptions].map((option) => option.value) : select.value);
+        this.valueChanged(element);
       });
     }
     return select;
   }
 
-  toggle(element: Props, type: 'switch' | 'checkbox', labelledId: string | undefined): HTMLElement {
+  toggle(element: Props, type: 'switch' | 'checkbox' | 'radio', labelledId: string | undefined): HTMLElement {
     const key = this.stateKey(element);
     const input = el('input', `ck-${type}`);
-    input.type = 'checkbox';
+    input.type = type === 'radio' ? 'radio' : 'checkbox';
     if (type === 'switch') input.setAttribute('role', 'switch');
-    this.name(input, labelledId, key ?? type);
+    if (type === 'radio' && key !== null) input.name = `ck-radio-${key}`;
     const value = prop(element, 'value');
+    this.name(input, labelledId, type === 'switch' ? (key ?? type) : `${key ?? type}: ${String(value)}`);
     const current = this.current(key, prop(element, 'initialValue'));
-    input.checked = value !== undefined && value !== true ? current === value : current === true;
-    input.disabled = this.handlers.busy;
+    // A switch holds a boolean; a checkbox adds its value to an array; a radio holds its value.
+    if (type === 'switch') input.checked = current === true;
+    else if (type === 'checkbox') input.checked = Array.isArray(current) ? current.includes(value) : current === value;
+    else input.checked = current === value;
+    input.disabled = this.handlers.busy || prop(element, 'disabled') === true;
     if (key !== null) {
       input.addEventListener('change', () => {
-        // A checkbox with a `value` puts that value in state when checked; otherwise a boolean.
-        this.handlers.onStateChange(key, value !== undefined && value !== true ? (input.checked ? value : null) : input.checked);
+        const checked = input.checked;
+        const apply = () => {
+          input.checked = checked;
+          if (type === 'switch') this.handlers.onStateChange(key, checked);
+          else if (type === 'radio') this.handlers.onStateChange(key, value);
+          else {
+            const now = this.current(key, []);
+            const values = (Array.isArray(now) ? now : []).filter((entry) => entry !== value);
+            this.handlers.onStateChange(key, checked ? [...values, value] : values);
+          }
+          this.valueChanged(element);
+        };
+        // Held back until confirmed (ContentKit `confirm`); Cancel puts the control back.
+        if (isObject(prop(element, 'confirm'))) input.checked = !checked;
+        this.confirmThen(input, prop(element, 'confirm'), apply, () => undefined);
       });
     }
     return input;
   }
+
+  stepper(element: Props, depth: number): HTMLElement {
+    const section = el('section', 'ck-stepper');
+    const active = text(prop(element, 'activeStep'));
+    const steps = list(prop(element, 'children')).filter(isObject);
+    const nav = el('ol', 'ck-steps');
+    steps.forEach((step) => {
+      const li = el('li');
+      li.textContent = text(prop(step, 'title')) ?? text(prop(step, 'id')) ?? '';
+      if (prop(step, 'id') === active) li.setAttribute('aria-current', 'step');
+      nav.append(li);
+    });
+    section.append(nav);
+    const index = Math.max(0, steps.findIndex((step) => prop(step, 'id') === active));
+    const step = steps[index];
+    if (step) {
+      section.append(this.step(step, depth));
+      const last = index === steps.length - 1;
+      const action = copyAction(prop(element, last ? 'onComplete' : 'onStepChange'));
+      const next = el('button', 'ck-button ck-button-primary');
+      next.type = 'button';
+      next.textContent = last ? 'Complete' : 'Next step';
+      next.disabled = this.handlers.busy || action === null || (!last && prop(step, 'next') === false);
+      if (action) next.addEventListener('click', () => this.handlers.onAction(action));
+      section.append(next);
+    }
+    return section;
+  }
+
+  step(element: Props, depth: number): HTMLElement {
+    const div = el('div', 'ck-step');
+    this.children(div, prop(element, 'children'), depth);
+    return div;
+  }
 }
 
 export function renderContentKit(element: unknown, handlers: RenderHandlers): Node {
-  if (!isElement(element)) {
+  if (!isObject(element)) {
     const span = el('span', 'ck-unknown');
     span.textContent = '[the component rendered nothing the console can show]';
     return span;

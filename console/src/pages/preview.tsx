@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, segment } from '../api/client.ts';
 import type { RenderAnswer } from '../api/types.ts';
 import { renderContentKit } from '../contentkit/render.ts';
+import { safeHttpUrl } from '../contentkit/urls.ts';
 import { ErrorAlert } from '../ui/alert.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { InstallationHeader, loadInstallation } from './installation.tsx';
@@ -35,6 +36,39 @@ function ContentKitView(props: { element: unknown; busy: boolean; stateRef: { cu
   return <div class="ck-root" ref={box} aria-busy={props.busy ? 'true' : 'false'} />;
 }
 
+/** What the platform would do for one of ContentKit's default actions. */
+function PlatformAction(props: { action: Record<string, unknown>; onOpenModal(componentId: string, props: Record<string, unknown>): void }) {
+  const { action } = props;
+  const name = String(action.action);
+  const url = typeof action.url === 'string' ? safeHttpUrl(action.url) : null;
+  const modalProps = typeof action.props === 'object' && action.props !== null && !Array.isArray(action.props) ? (action.props as Record<string, unknown>) : {};
+  return (
+    <div class="alert alert-info" role="status">
+      <p class="alert-title">{`The component asked the platform for “${name}”`}</p>
+      {name === '@ui.url.open' || name === '@link.unfurl' ? (
+        url ? (
+          <p>
+            {name === '@ui.url.open' ? 'Open ' : 'Unfurl '}
+            <a href={url} target="_blank" rel="noopener noreferrer nofollow">
+              {url}
+            </a>
+          </p>
+        ) : (
+          <p>{`Not an http(s) URL, so the console does not offer it: ${String(action.url ?? '')}`}</p>
+        )
+      ) : null}
+      {name === '@ui.modal.open' && typeof action.componentId === 'string' ? (
+        <p>
+          <button type="button" onClick={() => props.onOpenModal(action.componentId as string, modalProps)}>
+            {`Preview the modal’s component “${action.componentId}”`}
+          </button>
+        </p>
+      ) : null}
+      {name === '@ui.modal.close' ? <pre>{JSON.stringify(action.returnValue ?? null, null, 2)}</pre> : null}
+    </div>
+  );
+}
+
 export function PreviewPage(props: { id: string }) {
   const loaded = useLoad(() => loadInstallation(props.id), [props.id]);
   const blocks = loaded.data?.integration.blocks ?? [];
@@ -48,6 +82,7 @@ export function PreviewPage(props: { id: string }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [lastRender, setLastRender] = useState<string | null>(null);
+  const [platformAction, setPlatformAction] = useState<Record<string, unknown> | null>(null);
   const stateRef = useRef<Record<string, unknown>>({});
   const componentIdRef = useRef('');
 
@@ -101,9 +136,36 @@ export function PreviewPage(props: { id: string }) {
     await send({ componentId, props: parsed });
   };
 
+  /**
+   * A control's action. ContentKit's default actions (`@ui.…`, `@editor.…`, `@link.…`) belong to the
+   * platform, not to the integration: the preview shows what the platform would do. Every other
+   * action goes to the integration with the current state.
+   */
   const act = (action: Record<string, unknown>) => {
     if (!rendered) return;
+    const name = String(action.action);
+    setPlatformAction(null);
+    if (name === '@editor.node.updateProps' && typeof action.props === 'object' && action.props !== null && !Array.isArray(action.props)) {
+      // The platform stores the new props on the node and renders again with them.
+      void send({ componentId: componentIdRef.current, props: action.props as Record<string, unknown>, state: stateRef.current });
+      return;
+    }
+    if (name.startsWith('@')) {
+      setPlatformAction(action);
+      return;
+    }
     void send({ componentId: componentIdRef.current, props: rendered.props, state: stateRef.current, action });
+  };
+
+  /** `@ui.modal.open`: preview the modal's component with its props. */
+  const openModal = async (componentId: string, props: Record<string, unknown>) => {
+    setChoice(blocks.some((block) => block.id === componentId) ? componentId : OTHER);
+    setOtherId(componentId);
+    setPropsText(JSON.stringify(props));
+    setPlatformAction(null);
+    componentIdRef.current = componentId;
+    stateRef.current = {};
+    await send({ componentId, props });
   };
 
   if (loaded.error) return <ErrorAlert error={loaded.error} context="Could not load this installation" />;
@@ -169,6 +231,7 @@ export function PreviewPage(props: { id: string }) {
           </details>
         </section>
       ) : null}
+      {platformAction ? <PlatformAction action={platformAction} onOpenModal={openModal} /> : null}
       {completed ? (
         <section class="panel">
           <h2>Completed</h2>
