@@ -104,12 +104,32 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     await output.getByRole('button', { name: /Press$/ }).click();
     await output.getByText('Presses: 1', { exact: false }).waitFor();
     const state = JSON.parse((await page.getByLabel('Component state').textContent()) ?? '{}');
-    expect(state).toMatchObject({ presses: 1, html: `<script>window.__xss='action';fetch('${beacon.url}/action')</script>` });
+    expect(state).toMatchObject({
+      presses: 1,
+      html: `<script>window.__xss='action';fetch('${beacon.url}/action')</script>`,
+      comment: '<b>typed</b>',
+      pick: `"><script>window.__xss='option-id'</script>`,
+      flag: [`"><img src="${beacon.url}/checkbox" onerror="window.__xss='checkbox'">`],
+    });
+
+    // A confirmation with hostile title and text: shown as text; Cancel sends nothing, confirming sends the action.
+    await output.getByRole('button', { name: 'Confirmed press' }).click();
+    const confirmation = output.getByRole('alertdialog');
+    await confirmation.getByText(`<img src="${beacon.url}/confirm-title" onerror="window.__xss='confirm-title'">`).waitFor();
+    await confirmation.getByRole('button', { name: 'Cancel' }).click();
+    await confirmation.waitFor({ state: 'detached' });
+    await output.getByRole('button', { name: 'Confirmed press' }).click();
+    await output.getByRole('alertdialog').getByRole('button', { name: '</button>ok' }).click();
+    await output.getByText('Presses: 2', { exact: false }).waitFor();
+    // The radio's hostile value goes into state only after its confirmation.
+    await output.getByRole('radio').click();
+    await output.getByRole('alertdialog').getByRole('button', { name: '</button>ok' }).click();
+    await page.waitForFunction(() => (document.querySelector('[aria-label="Component state"]')?.textContent ?? '').includes('"choice"'));
 
     // URLs that are not http(s) never become links, images or frames.
     const hrefs = await output.locator('a').evaluateAll((anchors) => anchors.map((a) => a.getAttribute('href')));
     expect(hrefs).toEqual([]);
-    expect(await output.locator('.ck-blocked').count()).toBeGreaterThanOrEqual(10);
+    expect(await output.locator('.ck-blocked').count()).toBeGreaterThanOrEqual(12);
     expect(await output.locator('img').count()).toBe(0);
 
     // The one http(s) webframe: sandboxed (scripts, no same-origin), pointed at the integration's page.
@@ -117,7 +137,7 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     expect(await frames.count()).toBe(1);
     expect(await frames.getAttribute('sandbox')).toBe('allow-scripts');
     expect(await frames.getAttribute('src')).toBe(`${publicEndpoint}/frame`);
-    const frame = page.frames().find((candidate) => candidate.url() === `${publicEndpoint}/frame`);
+    const frame = page.frames().find((candidate) => candidate.url() === `${publicEndpoint}/frame` && !candidate.isDetached());
     expect(frame).toBeDefined();
     await frame!.waitForFunction(() => document.getElementById('result')?.textContent !== 'running');
     const escape = JSON.parse((await frame!.locator('#result').textContent()) ?? '{}');
@@ -127,6 +147,14 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     expect(escape.cookie).toMatch(/^blocked: /);
     expect(escape.origin).toBe('null');
     expect(escape.open).toBe('null');
+    // Its `data` arrived as a message, the state binding resolved; and it may send an action back.
+    await frame!.waitForFunction(() => document.getElementById('messages')?.textContent !== 'none');
+    const received = JSON.parse((await frame!.locator('#messages').textContent()) ?? '{}');
+    expect(received.data.html).toBe(`<script>window.__xss='frame-data';fetch('${beacon.url}/frame-data')</script>`);
+    const latest = JSON.parse((await page.getByLabel('Component state').textContent()) ?? '{}');
+    expect(received.data.bound).toBe(latest.html);
+    await frame!.evaluate(() => parent.postMessage({ action: { action: 'press', note: 'from the frame' } }, '*'));
+    await output.getByText('Presses: 3', { exact: false }).waitFor();
   });
 
   it('shows hostile console lines in the event log as text', async () => {
