@@ -25,7 +25,7 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
     provider = await startOAuthProvider({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
     receiver = await startReceiver('{"received":true}');
     host = await startTestHost({
-      dirs: ['fixtures/integrations', 'test/fixtures/lifecycle'],
+      dirs: ['fixtures/integrations', 'test/fixtures/lifecycle', 'fixtures/gitbook'],
       autoInstall: false,
       allowEgress: ['127.0.0.1'],
       consolePort: 0,
@@ -148,6 +148,32 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
     expect(JSON.parse((await page.getByLabel('Component state').textContent()) ?? '')).toEqual({ count: 2 });
     const renders = (await host.admin('/v1/integrations/counter/events?limit=10').then((r) => r.json())).items.filter((entry: { type: string; installationId: string }) => entry.type === 'ui_render' && entry.installationId === id);
     expect(renders).toHaveLength(3);
+  });
+
+  it('previews a GitBook-format block: an editable code block bound to state feeds its webframe live', async () => {
+    await installThroughForm('snippet-preview', 'space');
+    await page.getByRole('link', { name: 'Component preview' }).click();
+    await page.getByLabel('Component').selectOption('snippet');
+    await page.getByRole('button', { name: 'Render' }).click();
+    const output = page.locator('.ck-root');
+    await output.getByText('0 edit(s) saved').waitFor();
+    const code = output.getByRole('textbox', { name: 'code (html)' });
+    expect(await code.inputValue()).toBe('<p>Hello <b>world</b></p>');
+    expect(await output.locator('iframe').getAttribute('sandbox')).toBe('allow-scripts');
+    // Typing changes the state; the webframe is told at once and shows the snippet in its own sandboxed frame.
+    await code.fill('<p>Hi <i>console</i></p>');
+    const frame = await (await output.locator('iframe').elementHandle())!.contentFrame();
+    expect(frame).not.toBeNull();
+    await frame!.waitForURL(/\/frame$/);
+    await frame!.waitForFunction(() => document.getElementById('preview')?.getAttribute('srcdoc') === '<p>Hi <i>console</i></p>');
+    // Leaving the code block fires onContentChange: the integration stores the text in the block's props.
+    await code.blur();
+    await output.getByText('1 edit(s) saved').waitFor();
+    expect(JSON.parse((await page.getByLabel('Component state').textContent()) ?? '{}')).toEqual({ content: '<p>Hi <i>console</i></p>', edits: 1 });
+    // The block's control (Reset) sends its action.
+    await output.getByRole('button', { name: 'Reset' }).click();
+    await output.getByText('0 edit(s) saved').waitFor();
+    expect(await output.getByRole('textbox', { name: 'code (html)' }).inputValue()).toBe('<p>Hello <b>world</b></p>');
   });
 
   it('shows a new dispatch in the live event log as it happens', async (context) => {

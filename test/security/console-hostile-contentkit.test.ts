@@ -147,12 +147,12 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     expect(escape.cookie).toMatch(/^blocked: /);
     expect(escape.origin).toBe('null');
     expect(escape.open).toBe('null');
-    // Its `data` arrived as a message, the state binding resolved; and it may send an action back.
+    // Its `data` arrived as `{ state }` (GitBook's webframe protocol), the binding resolved; and it may send an action back.
     await frame!.waitForFunction(() => document.getElementById('messages')?.textContent !== 'none');
     const received = JSON.parse((await frame!.locator('#messages').textContent()) ?? '{}');
-    expect(received.data.html).toBe(`<script>window.__xss='frame-data';fetch('${beacon.url}/frame-data')</script>`);
+    expect(received.state.html).toBe(`<script>window.__xss='frame-data';fetch('${beacon.url}/frame-data')</script>`);
     const latest = JSON.parse((await page.getByLabel('Component state').textContent()) ?? '{}');
-    expect(received.data.bound).toBe(latest.html);
+    expect(received.state.bound).toBe(latest.html);
     await frame!.evaluate(() => parent.postMessage({ action: { action: 'press', note: 'from the frame' } }, '*'));
     await output.getByText('Presses: 3', { exact: false }).waitFor();
   });

@@ -8,8 +8,8 @@ import { renderMarkdown } from './markdown.ts';
 import { urlOf } from './urls.ts';
 
 export interface RenderHandlers {
-  /** The component state inputs read their current value from. */
-  state: Record<string, unknown>;
+  /** The component state as it is now (inputs change it between renders). */
+  getState(): Record<string, unknown>;
   /** A control's action (`onPress`, `onValueChange`, a webframe message…), copied. */
   onAction(action: Record<string, unknown>): void;
   /** An input bound to `state` changed. */
@@ -137,8 +137,24 @@ class Renderer {
     this.handlers = handlers;
   }
 
+  /** Webframes of this render with their `data`, told the state whenever it changes. */
+  readonly frames: { frame: HTMLIFrameElement; data: Props }[] = [];
+
   get state(): Record<string, unknown> {
-    return this.handlers.state;
+    return this.handlers.getState();
+  }
+
+  /** An input changed a state key: record it, then tell every webframe the new state. */
+  changeState(key: string, value: unknown): void {
+    this.handlers.onStateChange(key, value);
+    for (const { frame, data } of this.frames) this.postState(frame, data);
+  }
+
+  /** GitBook's webframe protocol: the frame gets `{ state }`, its `data` with bindings resolved. */
+  postState(frame: HTMLIFrameElement, data: Props): void {
+    const state: Record<string, string> = {};
+    for (const [key, value] of Object.entries(data)) Object.defineProperty(state, key, { value: bound(value, this.state), enumerable: true });
+    frame.contentWindow?.postMessage({ state }, '*');
   }
 
   /** Elements and strings of `children` (strings become text nodes). */
@@ -423,21 +439,34 @@ class Renderer {
     frame.src = url;
     const ratio = positiveNumber(prop(element, 'aspectRatio'), 100);
     if (ratio !== null) frame.style.aspectRatio = String(ratio);
-    // `data` goes to the frame as a message after it loads (its state bindings resolved); the frame
-    // may answer `{ action: { action: "…" } }`, which is handled like a button's action.
-    const data = prop(element, 'data');
-    if (isObject(data)) {
-      const message: Record<string, string> = {};
-      for (const [key, value] of Object.entries(data)) Object.defineProperty(message, key, { value: bound(value, this.state), enumerable: true });
-      frame.addEventListener('load', () => frame.contentWindow?.postMessage({ data: message }, '*'));
-    }
+    // `data` goes to the frame as `{ state }` when it loads, when it says `@webframe.ready`, and
+    // after every state change; any other `{ action }` it posts is handled like a button's.
+    const data = isObject(prop(element, 'data')) ? (prop(element, 'data') as Props) : {};
+    this.frames.push({ frame, data });
+    frame.addEventListener('load', () => this.postState(frame, data));
     frameActions.set(frame, (action) => {
-      if (!this.handlers.busy) this.handlers.onAction(action);
+      const name = String(action.action);
+      if (name === '@webframe.ready') this.postState(frame, data);
+      else if (name === '@webframe.resize') this.resize(frame, action);
+      else if (!name.startsWith('@webframe.') && !this.handlers.busy) this.handlers.onAction(action);
     });
     wrapper.append(frame);
     const buttons = this.buttons(prop(element, 'buttons'));
     if (buttons) wrapper.append(buttons);
     return wrapper;
+  }
+
+  /** `@webframe.resize` `{ size: { aspectRatio? , height? } }`: numbers only, bounded. */
+  resize(frame: HTMLIFrameElement, action: Props): void {
+    const size = prop(action, 'size');
+    if (!isObject(size)) return;
+    const ratio = positiveNumber(prop(size, 'aspectRatio'), 100);
+    const height = positiveNumber(prop(size, 'height'), 4000);
+    if (ratio !== null) frame.style.aspectRatio = String(ratio);
+    if (height !== null) {
+      frame.style.aspectRatio = '';
+      frame.style.height = `${Math.round(height)}px`;
+    }
   }
 
   codeblock(element: Props, depth: number, labelledId?: string): HTMLElement {
@@ -454,7 +483,7 @@ class Renderer {
       area.spellcheck = false;
       this.name(area, labelledId, syntax ? `code (${syntax})` : 'code');
       area.disabled = this.handlers.busy;
-      area.addEventListener('input', () => this.handlers.onStateChange(key, area.value));
+      area.addEventListener('input', () => this.changeState(key, area.value));
       const action = copyAction(prop(element, 'onContentChange'));
       if (action) area.addEventListener('change', () => this.handlers.onAction(action));
       wrapper.append(area);
@@ -525,7 +554,7 @@ class Renderer {
     if (placeholder) control.placeholder = placeholder;
     this.name(control, labelledId, key ?? 'text input');
     control.disabled = this.handlers.busy || prop(element, 'disabled') === true;
-    if (key !== null) control.addEventListener('input', () => this.handlers.onStateChange(key, control.value));
+    if (key !== null) control.addEventListener('input', () => this.changeState(key, control.value));
     return control;
   }
 
@@ -564,7 +593,7 @@ class Renderer {
     select.disabled = this.handlers.busy || prop(element, 'disabled') === true;
     if (key !== null) {
       select.addEventListener('change', () => {
-        this.handlers.onStateChange(key, multiple ? [...select.selectedOptions].map((option) => option.value) : select.value);
+        this.changeState(key, multiple ? [...select.selectedOptions].map((option) => option.value) : select.value);
         this.valueChanged(element);
       });
     }
@@ -590,12 +619,12 @@ class Renderer {
         const checked = input.checked;
         const apply = () => {
           input.checked = checked;
-          if (type === 'switch') this.handlers.onStateChange(key, checked);
-          else if (type === 'radio') this.handlers.onStateChange(key, value);
+          if (type === 'switch') this.changeState(key, checked);
+          else if (type === 'radio') this.changeState(key, value);
           else {
             const now = this.current(key, []);
             const values = (Array.isArray(now) ? now : []).filter((entry) => entry !== value);
-            this.handlers.onStateChange(key, checked ? [...values, value] : values);
+            this.changeState(key, checked ? [...values, value] : values);
           }
           this.valueChanged(element);
         };

@@ -23,7 +23,7 @@ function ContentKitView(props: { element: unknown; busy: boolean; stateRef: { cu
     if (!box.current) return;
     box.current.replaceChildren(
       renderContentKit(props.element, {
-        state: props.stateRef.current,
+        getState: () => props.stateRef.current,
         busy: props.busy,
         onAction: props.onAction,
         onStateChange: (key, value) => {
