@@ -1,4 +1,4 @@
-// The command line: `npm run host` and `npm run check`. Picks the command (cli/) and reports a
+// The command line: `npm run host`, `dev`, `check`, `new` and `logs`. Picks the command (cli/) and reports a
 // failure as one line. The only entry that reads argv or calls process.exit.
 
 import { HostError } from './common/errors.ts';
@@ -15,7 +15,11 @@ const [command, ...rest] = process.argv.slice(2);
 const run = COMMANDS.get(command ?? '');
 if (run === undefined) fail(`unknown command "${command ?? ''}"`);
 run(rest).catch((error: unknown) => {
-  const message = error instanceof HostError ? `${error.code}: ${error.message}` : (error as Error).stack ?? String(error);
+  // An operator's mistake (port in use, unreadable folder, bad option) is one line with its fix;
+  // only an error the host did not foresee, which is a host bug, gets its stack trace.
+  const message = error instanceof HostError
+    ? `error: ${error.message}`
+    : `unexpected error (a host bug; please report it with this trace):\n${(error as Error).stack ?? String(error)}`;
   process.stderr.write(`${message}\n`);
   process.exit(1);
 });

@@ -24,7 +24,7 @@ export async function runCheck(args: string[]): Promise<void> {
   const { env, defaulted } = withDevDefaults(process.env);
   // `check` judges the folders: whether an unknown organization is first-party is the host's call.
   const integrations = await loadIntegrations(dirs, { env, check: true, firstPartyOrganizations: firstParty, knownOrganizations: known, reservedNames: [WEBHOOK_INTEGRATION_NAME] });
-  const note = describeDefaulted(defaulted);
+  const note = describeDefaulted(defaulted, integrations.flatMap((integration) => Object.values(integration.manifest?.secrets ?? {})));
   if (note !== undefined) process.stdout.write(`${note}\n`);
   let errors = 0;
   for (const integration of integrations) {

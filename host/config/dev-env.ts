@@ -15,7 +15,13 @@ export function withDevDefaults(env: Record<string, string | undefined>): { env:
   return { env: { ...env, ...Object.fromEntries(defaulted.map((name) => [name, DEV_ENV_DEFAULTS[name]])) }, defaulted };
 }
 
-export function describeDefaulted(defaulted: string[]): string | undefined {
-  if (defaulted.length === 0) return undefined;
-  return `dev defaults for unset ${defaulted.join(', ')} (oauth-demo talks to the loopback provider: node_modules/.bin/node fixtures/oauth-provider/provider.ts; export them to use another)`;
+/**
+ * The line saying which defaults are in use, or nothing when no loaded integration reads any of
+ * them: `secretTemplates` are the loaded manifests' `secrets` values (`${{ env.NAME }}`).
+ */
+export function describeDefaulted(defaulted: string[], secretTemplates: string[]): string | undefined {
+  const named = new Set(secretTemplates.flatMap((template) => [...template.matchAll(/env\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1])));
+  const used = defaulted.filter((name) => named.has(name));
+  if (used.length === 0) return undefined;
+  return `dev defaults for unset ${used.join(', ')} (oauth-demo talks to the loopback provider: npm run provider; export them to use another)`;
 }

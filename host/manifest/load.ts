@@ -70,7 +70,7 @@ export async function loadIntegrations(dirs: string[], options: LoadOptions): Pr
 
 async function listIntegrationFolders(root: string): Promise<string[]> {
   const entries = await readdir(root).catch((error: NodeJS.ErrnoException) => {
-    throw new HostError('ERR_OPTIONS_INVALID', `integrations directory "${root}" cannot be read (${error.code})`);
+    throw new HostError('ERR_OPTIONS_INVALID', `integrations folder "${root}" cannot be read (${error.code}): pass --dir with a folder that holds integrations`);
   });
   const folders: string[] = [];
   for (const name of entries.sort()) {

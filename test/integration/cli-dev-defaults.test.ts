@@ -20,6 +20,12 @@ describe('dev defaults of the CLI', () => {
     expect(run.stdout).not.toContain(DEV_ENV_DEFAULTS.OAUTH_DEMO_CLIENT_SECRET);
   });
 
+  it('says nothing about them when no loaded integration reads them', () => {
+    const run = spawnSync(process.execPath, [...CLI, 'check', 'test/fixtures/lifecycle'], { encoding: 'utf8', env: { ...cleanEnv(), SETTINGS_DEMO_API_KEY: 'x' } });
+    expect(run.stdout).toMatch(/integration\(s\) checked/);
+    expect(run.stdout).not.toMatch(/dev defaults/);
+  });
+
   it('does not mention variables the user exported', () => {
     const env = { ...process.env, ...DEV_ENV_DEFAULTS, OAUTH_DEMO_CLIENT_ID: 'mine' };
     const run = spawnSync(process.execPath, [...CLI, 'check', 'fixtures/integrations'], { encoding: 'utf8', env });
@@ -37,7 +43,7 @@ describe('dev defaults of the CLI', () => {
         child.stdout.on('data', () => out.includes('listening on') && (clearTimeout(timer), resolve()));
         child.on('exit', (code) => reject(new Error(`host exited ${code}:\n${out}`)));
       });
-      expect(out).toMatch(/^oauth-demo\s+ready\s+http:\/\/127\.0\.0\.1:\d+\/v1\/integrations\/oauth-demo\/installations\/inst_\w+$/m);
+      expect(out).toMatch(/^oauth-demo\s+ready\s+http:\/\/127\.0\.0\.1:\d+\/v1\/integrations\/oauth-demo\/installations\/inst_\w+  \(organization acme, pending\)$/m);
       expect(out).toMatch(/dev defaults for unset OAUTH_DEMO_CLIENT_ID/);
     } finally {
       child.kill('SIGTERM');

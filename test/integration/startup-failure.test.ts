@@ -17,7 +17,7 @@ describe('startup failure', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as AddressInfo).port;
     try {
-      await expect(startTestHost({ port })).rejects.toThrow(/EADDRINUSE/);
+      await expect(startTestHost({ port })).rejects.toThrow(/port \d+ is in use: pass --port 0 or stop the other host/);
       const deadline = Date.now() + 5_000;
       while (workerProcessCount() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(workerProcessCount()).toBe(0);
