@@ -26,7 +26,6 @@ import { createConsoleApp } from '../server/console/app.ts';
 import { loadConsoleAssets } from '../server/console/assets.ts';
 import { createConsoleSessions } from '../server/console/sessions.ts';
 import type { HostServices } from '../server/services.ts';
-import { openStores } from '../store/open.ts';
 import type { HostStores, MetaStore } from '../store/types.ts';
 import { createWebhookIntegration } from '../webhooks/builtin.ts';
 import { WEBHOOK_INTEGRATION_NAME } from '../webhooks/config.ts';
@@ -37,6 +36,7 @@ import { installForDevelopment, type DevInstallation } from './dev-installations
 import { createHostServices } from './host-services.ts';
 import { openHttpListener } from './http-listener.ts';
 import { openMetricsListener } from './metrics-listener.ts';
+import { openStoresExplained } from './open-stores.ts';
 import { createReadiness } from './readiness.ts';
 
 export interface Host {
@@ -106,7 +106,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const consoleAssets = consoleHttp ? loadConsoleAssets() : undefined;
   consoleAssets?.catch(() => undefined);
 
-  const stores = await openStores({ ...(options.storeUrl !== undefined ? { storeUrl: options.storeUrl } : {}), dataPath: options.dataPath, log });
+  const stores = await openStoresExplained({ ...(options.storeUrl !== undefined ? { storeUrl: options.storeUrl } : {}), dataPath: options.dataPath, log });
   onFailure(() => stores.close());
   metrics.outboxDepthFrom(() => stores.outbox.depth());
   // Seeding adds only missing rows, so API writes survive restarts.

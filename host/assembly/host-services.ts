@@ -43,6 +43,7 @@ export function createHostServices(parts: HostServicesParts): HostServices {
     createInstallation: (name, input) => installations.create(name, input),
     requireInstallation: (id) => installations.require(id),
     findInstallation: (id) => parts.installationStore.getInstallation(id),
+    listInstallations: (query) => installations.list(query),
     getInstallation: async (id) => installations.view(await installations.require(id)),
     deleteInstallation: (id) => installations.delete(id),
     updateConfiguration: (id, patch) => installations.updateConfiguration(id, patch),

@@ -41,7 +41,6 @@ const ERROR_STATUS = {
   ERR_BUNDLE_FAILED: 400,
   ERR_OPTIONS_INVALID: 400,
   ERR_LISTEN_FAILED: 500,
-  ERR_STORE_UNAVAILABLE: 500,
 } as const satisfies Record<`ERR_${string}`, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -51,13 +51,26 @@ export interface InstallationEdit {
 }
 
 /**
+ * Which installations to list: each given field must match; `after` continues a listing in
+ * (createdAt, id) order after that record, and `limit` caps how many come back.
+ */
+export interface InstallationFilter {
+  integration?: string;
+  organization?: string;
+  target?: InstallationTarget;
+  after?: { createdAt: string; id: string };
+  limit?: number;
+}
+
+/**
  * Durable installations and their token hashes. Every method may cross a network (PostgreSQL), so
  * each is atomic by itself. Records it returns are frozen: replace, never mutate.
  */
 export interface InstallationStore {
   insertInstallation(installation: Installation, tokenHash: string): Promise<void>;
   getInstallation(id: string): Promise<Installation | undefined>;
-  listInstallations(filter?: { integration?: string }): Promise<Installation[]>;
+  /** In (createdAt, id) order. */
+  listInstallations(filter?: InstallationFilter): Promise<Installation[]>;
   /**
    * Reads the installation, runs `plan` on it and writes what it returns, in one transaction, so
    * two edits of one installation never interleave (on one host or several). `plan` must be pure

@@ -9,6 +9,7 @@ import type { PlatformData } from '../platform/data.ts';
 import { completionUrlOf, readCompletionAnswer, type CompletionItem } from './completions.ts';
 import type { ConnectTickets } from './connect-ticket.ts';
 import type { InstallationLifecycle } from './lifecycle.ts';
+import { listInstallationPage, type InstallationPage, type InstallationQuery } from './listing.ts';
 import type { CreateInstallationInput, Installation, InstallationStore, InstallationView, RunEvent } from './model.ts';
 import { planInstallation } from './plan.ts';
 import { deriveInstallationToken, deriveInstallLink, hashToken } from './tokens.ts';
@@ -20,6 +21,8 @@ export interface InstallationService {
   /** Rejects with ERR_INSTALLATION_NOT_FOUND. */
   require(id: string): Promise<Installation>;
   view(installation: Installation): InstallationView;
+  /** One page of installations in creation order. Rejects with ERR_VALIDATION (cursor). */
+  list(query: InstallationQuery): Promise<InstallationPage>;
   delete(id: string): Promise<void>;
   updateConfiguration(id: string, patch: Record<string, unknown>): Promise<InstallationView>;
   completeProperty(id: string, property: string): Promise<{ items: CompletionItem[] }>;
@@ -50,6 +53,7 @@ export function createInstallationService(deps: InstallationServiceDeps): Instal
   return {
     require,
     view,
+    list: (query) => listInstallationPage(deps.store, deps.platform, view, query),
 
     async create(name, input) {
       const integration = deps.registry.require(name);

@@ -118,6 +118,11 @@ export interface LoadedIntegration {
   bundle?: IntegrationBundle;
   errors: ManifestProblem[];
   warnings: ManifestProblem[];
+  /**
+   * Set by the dev loop (`npm run dev`) when the newest files of a ready integration failed to
+   * load: these are their problems, and the integration keeps serving its last good build.
+   */
+  reloadErrors?: ManifestProblem[];
   /** Set for built-in integrations (trusted host code, no bundle). */
   builtin?: BuiltinBehaviour;
 }

@@ -7,6 +7,7 @@ import type { DispatchEvent, DispatchOutcome } from '../dispatch/dispatcher.ts';
 import type { EventLogEntry, EventLogPage } from '../dispatch/event-log.ts';
 import type { PublishResult } from '../events/publish.ts';
 import type { CreateInstallationInput, Installation, InstallationView } from '../installations/model.ts';
+import type { InstallationPage, InstallationQuery } from '../installations/listing.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import type { PlatformApi } from '../platform-api/router.ts';
 import type { DeliveryView } from '../webhooks/delivery-view.ts';
@@ -29,6 +30,8 @@ export interface HostServices {
   requireInstallation(id: string): Promise<Installation>;
   /** The same, or undefined (a route that answers the same for "missing" and "someone else's"). Served from memory when cached. */
   findInstallation(id: string): Promise<Installation | undefined>;
+  /** Installations in creation order, filtered, one page at a time. Rejects with ERR_VALIDATION (cursor). */
+  listInstallations(query: InstallationQuery): Promise<InstallationPage>;
   /** The installation's public JSON. Rejects with ERR_INSTALLATION_NOT_FOUND. */
   getInstallation(id: string): Promise<InstallationView>;
   /** Uninstall: removes it and revokes its token. Rejects with ERR_INSTALLATION_NOT_FOUND. */

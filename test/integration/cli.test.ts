@@ -45,7 +45,7 @@ describe('npm run host', () => {
         child.on('exit', (code) => reject(new Error(`host exited ${code}:\n${out}`)));
       });
       expect(out).toMatch(/^integration\s+status\s+public endpoint \/ problems$/m);
-      expect(out).toMatch(/^hello\s+ready\s+http:\/\/127\.0\.0\.1:\d+\/v1\/integrations\/hello\/installations\/inst_\w+$/m);
+      expect(out).toMatch(/^hello\s+ready\s+http:\/\/127\.0\.0\.1:\d+\/v1\/integrations\/hello\/installations\/inst_\w+  \(organization acme, active\)$/m);
       expect(out).toMatch(/^admin token: \S{16,}\s+\(generated for this run/m);
       const endpoint = out.match(/http:\/\/127\.0\.0\.1:\d+\/v1\/integrations\/hello\/installations\/inst_\w+/)![0];
       expect(await (await fetch(endpoint, { method: 'POST' })).json()).toEqual({ received: true });

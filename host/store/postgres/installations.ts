@@ -3,6 +3,7 @@
 // tokens; edits lock the row (SELECT … FOR UPDATE) so two hosts' edits never interleave.
 
 import type { Installation, InstallationStore } from '../../installations/model.ts';
+import { installationListQuery } from '../installation-filter.ts';
 import type { Db, Queryable } from './connection.ts';
 import { CHANNEL, installationMessage } from './notifications.ts';
 
@@ -54,10 +55,9 @@ export function createPostgresInstallationStore(db: Db): InstallationStore {
       const { rows } = await db.query<InstallationRow>('SELECT * FROM installations WHERE id = $1', [id]);
       return rows[0] === undefined ? undefined : toInstallation(rows[0]);
     },
-    async listInstallations(filter) {
-      const { rows } = filter?.integration
-        ? await db.query<InstallationRow>('SELECT * FROM installations WHERE integration = $1 ORDER BY created_at, id', [filter.integration])
-        : await db.query<InstallationRow>('SELECT * FROM installations ORDER BY created_at, id');
+    async listInstallations(filter = {}) {
+      const { sql, values } = installationListQuery(filter, (index) => `$${index}`);
+      const { rows } = await db.query<InstallationRow>(sql, values);
       return rows.map(toInstallation);
     },
     editInstallation: (id, plan) =>

@@ -91,6 +91,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   CREATE TABLE webhook_secrets (installation_id TEXT PRIMARY KEY, current TEXT NOT NULL, previous TEXT, previous_expires_at TEXT);
 `,
   },
+  {
+    version: 2,
+    name: 'installations listed by creation',
+    sql: 'CREATE INDEX IF NOT EXISTS installations_by_creation ON installations (created_at, id);',
+  },
 ];
 
 /** Applies every migration the database lacks, in one transaction under an advisory lock; returns the versions applied. */

@@ -3,7 +3,8 @@
 // (store/installation-cache.ts does, for every store).
 
 import type { DatabaseSync } from 'node:sqlite';
-import type { Installation, InstallationStore } from '../../installations/model.ts';
+import type { Installation, InstallationFilter, InstallationStore } from '../../installations/model.ts';
+import { installationListQuery } from '../installation-filter.ts';
 import { inTransaction } from './transaction.ts';
 
 interface InstallationRow {
@@ -39,8 +40,6 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
     insert: db.prepare('INSERT INTO installations (id, integration, organization, target, space, site, status, configuration, space_selection, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     insertToken: db.prepare('INSERT INTO tokens (token_hash, installation_id) VALUES (?, ?)'),
     get: db.prepare('SELECT * FROM installations WHERE id = ?'),
-    listAll: db.prepare('SELECT * FROM installations ORDER BY created_at, id'),
-    listFor: db.prepare('SELECT * FROM installations WHERE integration = ? ORDER BY created_at, id'),
     update: db.prepare('UPDATE installations SET status = ?, configuration = ? WHERE id = ?'),
     tokenOwner: db.prepare('SELECT installation_id FROM tokens WHERE token_hash = ?'),
     deleteTokens: db.prepare('DELETE FROM tokens WHERE installation_id = ?'),
@@ -49,6 +48,14 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
   const read = (id: string): Installation | undefined => {
     const row = statements.get.get(id) as InstallationRow | undefined;
     return row === undefined ? undefined : toInstallation(row);
+  };
+  // One prepared statement per combination of filter fields used (a handful), built on first use.
+  const listStatements = new Map<string, ReturnType<DatabaseSync['prepare']>>();
+  const list = (filter: InstallationFilter): Installation[] => {
+    const { sql, values } = installationListQuery(filter, () => '?');
+    let statement = listStatements.get(sql);
+    if (statement === undefined) listStatements.set(sql, (statement = db.prepare(sql)));
+    return (statement.all(...values) as unknown as InstallationRow[]).map(toInstallation);
   };
   return {
     async insertInstallation(installation, tokenHash) {
@@ -60,10 +67,7 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
       });
     },
     getInstallation: async (id) => read(id),
-    async listInstallations(filter) {
-      const rows = (filter?.integration ? statements.listFor.all(filter.integration) : statements.listAll.all()) as unknown as InstallationRow[];
-      return rows.map(toInstallation);
-    },
+    listInstallations: async (filter = {}) => list(filter),
     async editInstallation(id, plan) {
       // Synchronous from read to write, inside BEGIN IMMEDIATE: nothing can interleave.
       return inTransaction(db, () => {

@@ -108,6 +108,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   );
 `,
   },
+  {
+    version: 2,
+    name: 'installations listed by creation',
+    sql: 'CREATE INDEX IF NOT EXISTS installations_by_creation ON installations (created_at, id);',
+  },
 ];
 
 /** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */

@@ -136,6 +136,7 @@ export function createFakeServices(): FakeServices {
       return found;
     },
     findInstallation: async (id) => recordOf(installations.get(id)),
+    listInstallations: async (query) => ({ items: [...installations.values()].filter((view) => query.integration === undefined || view.integration === query.integration).slice(0, query.limit), nextCursor: null }),
     requireInstallation: async (id) => recordOf(await fake.getInstallation(id))!,
     async dispatch(installation, event, fetchBody): Promise<DispatchOutcome> {
       const call = { installationId: installation.id, event: { ...(event as Record<string, unknown>), installationId: installation.id }, fetchBody };
