@@ -7,6 +7,7 @@ import { createConsoleLogger, createJsonLogger } from '../common/logger.ts';
 import { createHostMetrics, type HostMetrics } from '../metrics/metrics.ts';
 import { resolveOptions, type HostOptions, type HostOptionsInput } from '../config/options.ts';
 import { createDispatcher } from '../dispatch/dispatcher.ts';
+import { createEventFeed, publishingEventLog, type EventFeed } from '../dispatch/event-feed.ts';
 import { createEventPublisher } from '../events/publish.ts';
 import { createLifecycle } from '../installations/lifecycle.ts';
 import { createOAuthStates } from '../installations/oauth-state.ts';
@@ -57,14 +58,16 @@ export interface Host {
   metrics: HostMetrics;
   /** The URL of the --metrics-listen listener, when there is one. */
   metricsUrl?: string;
+  /** The live event-log feed (followers of GET /v1/integrations/:name/events/stream). */
+  feed: EventFeed;
   /**
-   * Graceful stop (SIGTERM): /ready turns 503, no new connections, requests in progress finish
-   * within options.shutdownGraceMs, webhook attempts in flight are recorded (the outbox stays
-   * consistent: what was not attempted stays pending for the next host), workers stop, the store
-   * flushes and closes.
+   * Graceful stop (SIGTERM): /ready turns 503, event streams end cleanly, no new connections,
+   * requests in progress finish within options.shutdownGraceMs, webhook attempts in flight are
+   * recorded (the outbox stays consistent: what was not attempted stays pending for the next
+   * host), workers stop, the store flushes and closes.
    */
   shutdown(): Promise<void>;
-  /** Immediate stop: open connections are cut, then the same order as shutdown(). */
+  /** Immediate stop: event streams end, open connections are cut, then the same order as shutdown(). */
   close(): Promise<void>;
 }
 
@@ -147,7 +150,10 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   }
   supervisor.configure(baseUrl);
 
-  const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog: stores.eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event) });
+  // Every recorded entry also goes to the live followers (GET …/events/stream, npm run logs).
+  const feed = createEventFeed();
+  const eventLog = publishingEventLog(stores.eventLog, feed);
+  const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event) });
   const run = dispatcher.run;
   const lifecycle = createLifecycle({ store: stores.installations, registry, run, log });
   const connectTickets = createConnectTickets({ secret: tokenSecret, now: options.clock });
@@ -204,7 +210,8 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     installationStore: stores.installations,
     installations,
     dispatcher,
-    eventLog: stores.eventLog,
+    eventLog,
+    feed,
     platformApi,
     publish,
     webhooks,
@@ -250,8 +257,11 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     platform,
     metrics,
     ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
+    feed,
     async shutdown() {
       shuttingDown = true;
+      // A stream never finishes by itself: followers end first, so the drain does not wait for them.
+      await feed.close();
       // The console holds no work that must finish: its sessions end with the process.
       await consoleHttp?.close();
       await http.drain(options.shutdownGraceMs);
@@ -259,6 +269,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     },
     async close() {
       shuttingDown = true;
+      await feed.close();
       await consoleHttp?.close();
       await http.close();
       await stopTheRest();

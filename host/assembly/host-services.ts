@@ -5,6 +5,7 @@ import { HostError } from '../common/errors.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Dispatcher } from '../dispatch/dispatcher.ts';
 import type { EventLog } from '../dispatch/event-log.ts';
+import type { EventFeed } from '../dispatch/event-feed.ts';
 import type { PublishResult } from '../events/publish.ts';
 import type { InstallationStore } from '../installations/model.ts';
 import type { InstallationService } from '../installations/service.ts';
@@ -22,6 +23,7 @@ export interface HostServicesParts {
   installations: InstallationService;
   dispatcher: Dispatcher;
   eventLog: EventLog;
+  feed: EventFeed;
   platformApi: PlatformApi;
   publish(body: unknown): Promise<PublishResult>;
   webhooks: WebhookService;
@@ -59,6 +61,22 @@ export function createHostServices(parts: HostServicesParts): HostServices {
       const entry = await parts.eventLog.get(name, eventId);
       if (entry === undefined) throw new HostError('ERR_NOT_FOUND', `integration "${name}" has no event "${eventId}" in its log`);
       return entry;
+    },
+
+    async followEvents(name, filter, follower) {
+      registry.require(name);
+      const wanted = filter.installationId;
+      if (wanted === undefined) return parts.feed.follow(name, follower);
+      const installation = await parts.installationStore.getInstallation(wanted);
+      if (installation === undefined || installation.integration !== name) {
+        throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${wanted}" of integration "${name}" not found`);
+      }
+      return parts.feed.follow(name, {
+        entry: (entry) => {
+          if (entry.installationId === wanted) follower.entry(entry);
+        },
+        end: () => follower.end(),
+      });
     },
 
     dispatch: (installation, event, fetchBody) => parts.dispatcher.run(installation, event, fetchBody),

@@ -14,6 +14,8 @@ export interface EventLogEntry {
   durationMs: number;
   logs: { level: string; text: string }[];
   createdAt: string;
+  /** The `x-request-id` of the HTTP request that caused this dispatch, when there was one. */
+  requestId?: string;
 }
 
 export interface EventLogPage {

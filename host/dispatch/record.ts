@@ -3,6 +3,7 @@
 // never changes the outcome: the result or the error is passed on as is.
 
 import { isHostError } from '../common/errors.ts';
+import { currentRequestId } from '../common/request-context.ts';
 import type { EventLog } from './event-log.ts';
 
 export interface DispatchRecordMeta {
@@ -23,9 +24,21 @@ export type DispatchObserver = (event: { integration: string; type: string; stat
 
 export async function recordDispatch<T extends Outcome>(eventLog: EventLog, now: () => number, meta: DispatchRecordMeta, run: () => Promise<T>, observe?: DispatchObserver): Promise<T> {
   const started = performance.now();
+  // Read when the dispatch starts: the request that caused it (setup events run after its answer).
+  const requestId = currentRequestId();
   const write = (entry: { status: number; errorCode?: string; durationMs: number; logs: Outcome['logs'] }) => {
     try {
-      eventLog.record({ ...meta, ...entry, createdAt: new Date(now()).toISOString() });
+      // Shaped as the store returns it (whole milliseconds, absent fields absent), so a live
+      // follower of the log sees exactly what GET …/events/:eventId answers later.
+      eventLog.record({
+        ...meta,
+        status: entry.status,
+        ...(entry.errorCode !== undefined ? { errorCode: entry.errorCode } : {}),
+        durationMs: Math.round(entry.durationMs),
+        logs: entry.logs,
+        createdAt: new Date(now()).toISOString(),
+        ...(requestId !== undefined ? { requestId } : {}),
+      });
     } catch {
       // The log is a diagnostic: a full disk must not turn a good answer into a failure.
     }

@@ -12,6 +12,7 @@ import { createRequestLog, requestIdOf } from './request-log.ts';
 import { registerConfigurationRoutes } from './routes/configuration.ts';
 import { registerEnvelopeRoutes } from './routes/envelope.ts';
 import { registerEventRoutes } from './routes/events.ts';
+import { DEFAULT_EVENT_STREAM_LIMITS, registerEventStreamRoutes, type EventStreamLimits } from './routes/event-stream.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerOperationsRoutes } from './routes/operations.ts';
@@ -26,6 +27,8 @@ import { registerConsoleRedirect } from './console/redirect.ts';
 export interface AppLimits {
   maxPublicBodyBytes: number;
   maxEnvelopeBytes: number;
+  /** Keep-alive interval and slow-client bound of the event stream (defaults: 15 s, 1 MiB). */
+  eventStream?: EventStreamLimits;
 }
 
 export const DEFAULT_APP_LIMITS: AppLimits = { maxPublicBodyBytes: 1_048_576, maxEnvelopeBytes: 1_048_576 };
@@ -38,6 +41,8 @@ export function registerAdminRoutes(router: Router, services: HostServices, admi
   registerIntegrationRoutes(router, services, adminAuth);
   registerInstallationRoutes(router, services, adminAuth);
   registerConfigurationRoutes(router, services, adminAuth);
+  // Before the event routes, so `stream` is never taken for an event id.
+  registerEventStreamRoutes(router, services, adminAuth, limits.eventStream ?? DEFAULT_EVENT_STREAM_LIMITS);
   registerIntegrationEventRoutes(router, services, adminAuth);
   registerRenderRoutes(router, services, adminAuth);
   registerEventRoutes(router, services, adminAuth);

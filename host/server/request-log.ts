@@ -1,9 +1,11 @@
-// Gives each request a short id (`x-request-id`) and writes its one access-log line. Must never
-// log query strings or bodies: they can carry tokens and personal data.
+// Gives each request a short id (`x-request-id`, also the context of the work it causes) and
+// writes its one access-log line, which carries that id. Must never log query strings or bodies:
+// they can carry tokens and personal data.
 
 import { randomBytes } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../common/logger.ts';
+import { withRequestId } from '../common/request-context.ts';
 
 const REQUEST_ID = Symbol('requestId');
 
@@ -18,10 +20,10 @@ export function createRequestLog(log: Logger): Middleware {
     (ctx.state as Record<symbol, string>)[REQUEST_ID] = id;
     ctx.set('x-request-id', id);
     try {
-      await next();
+      await withRequestId(id, next);
     } finally {
       const ms = Math.round(performance.now() - startedAt);
-      log.info(`${ctx.method} ${ctx.path} ${ctx.status} ${ms}ms`);
+      log.info(`${ctx.method} ${ctx.path} ${ctx.status} ${ms}ms req=${id}`);
     }
   };
 }

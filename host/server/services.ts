@@ -5,6 +5,7 @@
 import type { Logger } from '../common/logger.ts';
 import type { DispatchEvent, DispatchOutcome } from '../dispatch/dispatcher.ts';
 import type { EventLogEntry, EventLogPage } from '../dispatch/event-log.ts';
+import type { EventFollower } from '../dispatch/event-feed.ts';
 import type { PublishResult } from '../events/publish.ts';
 import type { CreateInstallationInput, Installation, InstallationView } from '../installations/model.ts';
 import type { InstallationPage, InstallationQuery } from '../installations/listing.ts';
@@ -49,6 +50,12 @@ export interface HostServices {
   listEvents(integration: string, page: { limit: number; cursor?: string }): Promise<EventLogPage>;
   /** Rejects with ERR_NOT_FOUND when the integration has no such event. */
   getEvent(integration: string, eventId: string): Promise<EventLogEntry>;
+  /**
+   * Hands `follower` each new event-log entry of the integration (of one installation when
+   * `installationId` is set) until the returned function is called or the host shuts down
+   * (follower.end). Rejects with ERR_INTEGRATION_NOT_FOUND / ERR_INSTALLATION_NOT_FOUND before following.
+   */
+  followEvents(integration: string, filter: { installationId?: string }, follower: EventFollower): Promise<() => void>;
 
   /**
    * Runs one event for one installation (the record the route looked up): builds the environment

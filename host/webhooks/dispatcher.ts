@@ -8,7 +8,7 @@ import { createDeliveryAgents, deliverAttempt, DEFAULT_ATTEMPT_TIMEOUT_MS, type 
 import { createDueCache } from './due-cache.ts';
 import { endpointOf } from './outbox.ts';
 import type { AttemptRecord, DeliveryRecord, NextState } from './outbox.ts';
-import { describeResult, settleAttempt } from './settle-attempt.ts';
+import { describeAttempt, settleAttempt } from './settle-attempt.ts';
 import { createSlots } from './slots.ts';
 import type { WebhookDispatcher, WebhookDispatcherOptions } from './dispatcher-options.ts';
 
@@ -176,8 +176,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       slots.release(endpoint);
       active.delete(delivery.id);
       if (next.status === 'pending') dueCache.invalidate([endpoint]);
-      if (next.status === 'pending') options.log?.info(`webhook ${delivery.id} attempt ${record.attempt}: ${describeResult(result)}; retry at ${new Date(next.nextAttemptAt).toISOString()}`);
-      if (next.status === 'failed') options.log?.warn(`webhook ${delivery.id} failed after attempt ${record.attempt}: ${describeResult(result)}`);
+      // One line per attempt, delivered ones included, so every delivery is visible in the host log.
+      if (next.status === 'failed') options.log?.warn(describeAttempt(delivery, record, next, result));
+      else options.log?.info(describeAttempt(delivery, record, next, result));
       options.onAttempt?.({ delivery, attempt: record, status: next.status });
       done();
     }

@@ -3,7 +3,7 @@
 
 import type { AttemptResult } from './deliver.ts';
 import { nextStep } from './schedule.ts';
-import type { AttemptRecord, NextState } from './outbox.ts';
+import { endpointOf, type AttemptRecord, type DeliveryRecord, type NextState } from './outbox.ts';
 
 export function settleAttempt(attempt: number, startedAt: number, result: AttemptResult, finishedAt: number, random: () => number): { record: AttemptRecord; next: NextState } {
   const step = nextStep(attempt, result, random);
@@ -25,4 +25,18 @@ export function settleAttempt(attempt: number, startedAt: number, result: Attemp
 
 export function describeResult(result: AttemptResult): string {
   return 'status' in result ? `HTTP ${result.status}` : `${result.error} (${result.message})`;
+}
+
+/**
+ * The host-log line of one attempt: delivery, attempt number, receiver origin (never the path or
+ * query, which may carry credentials), the outcome and what happens next, with the installation
+ * and event it belongs to, so a delivery can be followed from POST /v1/events to the receiver.
+ */
+export function describeAttempt(delivery: DeliveryRecord, record: AttemptRecord, next: NextState, result: AttemptResult): string {
+  const outcome = next.status === 'succeeded'
+    ? 'delivered'
+    : next.status === 'pending'
+      ? `retry at ${new Date(next.nextAttemptAt).toISOString()}`
+      : `failed after ${record.attempt} attempt${record.attempt === 1 ? '' : 's'}`;
+  return `webhook ${delivery.id} attempt ${record.attempt} to ${endpointOf(delivery.url)}: ${describeResult(result)} in ${record.durationMs} ms; ${outcome} (installation ${delivery.installationId}, ${delivery.eventType} ${delivery.eventId})`;
 }

@@ -24,6 +24,7 @@ interface EventLogRow {
   duration_ms: number;
   logs: string;
   created_at: string;
+  request_id: string | null;
 }
 
 function toEntry(row: EventLogRow): EventLogEntry {
@@ -37,6 +38,7 @@ function toEntry(row: EventLogRow): EventLogEntry {
     durationMs: row.duration_ms,
     logs: JSON.parse(row.logs) as EventLogEntry['logs'],
     createdAt: row.created_at,
+    ...(row.request_id ? { requestId: row.request_id } : {}),
   };
 }
 
@@ -47,8 +49,8 @@ function decodeCursor(cursor: string): number {
   return Number(match[1]);
 }
 
-const INSERT = `INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, duration_ms, logs, created_at)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::int[], $8::text[], $9::text[])`;
+const INSERT = `INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, duration_ms, logs, created_at, request_id)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[])`;
 
 export function createPostgresEventLog(db: Db, log?: { warn(message: string): void }): EventLog {
   let pending: EventLogEntry[] = [];
@@ -59,9 +61,9 @@ export function createPostgresEventLog(db: Db, log?: { warn(message: string): vo
   async function writeOnce(): Promise<void> {
     while (pending.length > 0) {
       const batch = pending.splice(0, MAX_BATCH);
-      const columns: unknown[][] = Array.from({ length: 9 }, () => []);
+      const columns: unknown[][] = Array.from({ length: 10 }, () => []);
       for (const entry of batch) {
-        const values = [entry.eventId, entry.integration, entry.installationId, entry.type, entry.status, entry.errorCode ?? null, Math.round(entry.durationMs), JSON.stringify(entry.logs), entry.createdAt];
+        const values = [entry.eventId, entry.integration, entry.installationId, entry.type, entry.status, entry.errorCode ?? null, Math.round(entry.durationMs), JSON.stringify(entry.logs), entry.createdAt, entry.requestId ?? null];
         values.forEach((value, index) => columns[index].push(value));
       }
       try {

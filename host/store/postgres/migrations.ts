@@ -96,6 +96,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     name: 'installations listed by creation',
     sql: 'CREATE INDEX IF NOT EXISTS installations_by_creation ON installations (created_at, id);',
   },
+  {
+    version: 3,
+    name: 'event log request ids',
+    sql: 'ALTER TABLE event_log ADD COLUMN IF NOT EXISTS request_id TEXT;',
+  },
 ];
 
 /** Applies every migration the database lacks, in one transaction under an advisory lock; returns the versions applied. */

@@ -21,6 +21,7 @@ interface EventLogRow {
   duration_ms: number;
   logs: string;
   created_at: string;
+  request_id: string | null;
 }
 
 function toEntry(row: EventLogRow): EventLogEntry {
@@ -34,6 +35,7 @@ function toEntry(row: EventLogRow): EventLogEntry {
     durationMs: row.duration_ms,
     logs: JSON.parse(row.logs) as EventLogEntry['logs'],
     createdAt: row.created_at,
+    ...(row.request_id ? { requestId: row.request_id } : {}),
   };
 }
 
@@ -49,7 +51,7 @@ function decodeCursor(cursor: string): number {
 
 export function createSqliteEventLog(db: DatabaseSync): EventLog {
   const statements = {
-    insert: db.prepare('INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, duration_ms, logs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    insert: db.prepare('INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, duration_ms, logs, created_at, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     prune: db.prepare('DELETE FROM event_log WHERE integration = ? AND seq <= (SELECT seq FROM event_log WHERE integration = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)'),
     page: db.prepare('SELECT * FROM event_log WHERE integration = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
     get: db.prepare('SELECT * FROM event_log WHERE integration = ? AND event_id = ? ORDER BY seq LIMIT 1'),
@@ -66,8 +68,8 @@ export function createSqliteEventLog(db: DatabaseSync): EventLog {
     pending = [];
     db.exec('BEGIN');
     try {
-      for (const { eventId, integration, installationId, type, status, errorCode, durationMs, logs, createdAt } of batch) {
-        statements.insert.run(eventId, integration, installationId, type, status, errorCode ?? null, Math.round(durationMs), JSON.stringify(logs), createdAt);
+      for (const { eventId, integration, installationId, type, status, errorCode, durationMs, logs, createdAt, requestId } of batch) {
+        statements.insert.run(eventId, integration, installationId, type, status, errorCode ?? null, Math.round(durationMs), JSON.stringify(logs), createdAt, requestId ?? null);
         insertsSincePrune.set(integration, (insertsSincePrune.get(integration) ?? 0) + 1);
       }
       // Pruning scans an integration's rows; doing it every PRUNE_EVERY inserts keeps it cheap

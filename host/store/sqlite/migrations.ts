@@ -113,6 +113,11 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     name: 'installations listed by creation',
     sql: 'CREATE INDEX IF NOT EXISTS installations_by_creation ON installations (created_at, id);',
   },
+  {
+    version: 3,
+    name: 'event log request ids',
+    sql: 'ALTER TABLE event_log ADD COLUMN request_id TEXT;',
+  },
 ];
 
 /** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */

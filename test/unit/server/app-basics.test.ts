@@ -16,7 +16,9 @@ describe('health', () => {
     expect(res.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9_-]{6,16}$/);
     const lines = t.services.logs.filter((l) => l.level === 'info').map((l) => l.message);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^GET \/health 200 \d+ms$/);
+    const id = res.headers.get('x-request-id')!;
+    expect(lines[0]).toMatch(/^GET \/health 200 \d+ms req=\S+$/);
+    expect(lines[0].endsWith(` req=${id}`)).toBe(true);
   });
 });
 

@@ -12,6 +12,7 @@ import type { HostServices } from '../../../host/server/services.ts';
 import type { CreateInstallationInput, Installation, InstallationView } from '../../../host/installations/model.ts';
 import type { SandboxResponse } from '../../../sandbox-api/runtime/contract.ts';
 import { createApp, type AppLimits } from '../../../host/server/app.ts';
+import { createEventFeed, type EventFeed } from '../../../host/dispatch/event-feed.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -32,6 +33,8 @@ export interface FakeServices extends HostServices {
   respond: (call: DispatchCall) => SandboxResponse | Promise<SandboxResponse>;
   /** The runtime verdict the next dispatches carry (e.g. 'component-not-found'). */
   verdict?: DispatchOutcome['verdict'];
+  /** The live feed behind followEvents; tests publish entries into it. */
+  feed: EventFeed;
   publishImpl: (event: Record<string, unknown>) => Promise<{ eventId: string; dispatched: { installationId: string; integration: string; status: number }[] }>;
 }
 
@@ -121,6 +124,7 @@ export function createFakeServices(): FakeServices {
       handle: async () => ({ status: 404, headers: [['content-type', 'application/json']], body: new TextEncoder().encode('{"error":{"code":"ERR_NOT_FOUND","message":"fake"}}') }),
     },
     respond: () => jsonResponse(200, { ok: true }),
+    feed: createEventFeed(),
     publishImpl: async () => ({ eventId: 'evt-1', dispatched: [{ installationId: 'inst-1', integration: 'hello', status: 200 }] }),
     baseUrl: () => fake.baseUrlValue,
     listIntegrations: () => INTEGRATIONS,
@@ -156,6 +160,14 @@ export function createFakeServices(): FakeServices {
     listEvents: async () => ({ items: [], nextCursor: null }),
     getEvent: async (integration, eventId) => {
       throw new HostError('ERR_NOT_FOUND', `integration "${integration}" has no event "${eventId}" in its log`);
+    },
+    async followEvents(integration, filter, follower) {
+      if (!INTEGRATIONS.some((i) => i.name === integration)) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
+      if (filter.installationId !== undefined && installations.get(filter.installationId)?.integration !== integration) {
+        throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${filter.installationId}" of integration "${integration}" not found`);
+      }
+      const wanted = filter.installationId;
+      return fake.feed.follow(integration, wanted === undefined ? follower : { entry: (entry) => entry.installationId === wanted && follower.entry(entry), end: follower.end });
     },
     // The webhook routes are tested against the real host (test/integration/webhook-host.test.ts).
     listDeliveries: async () => ({ items: [], nextCursor: null }),
