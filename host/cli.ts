@@ -4,11 +4,13 @@
 import { HostError } from './common/errors.ts';
 import { runCheck } from './cli/check-command.ts';
 import { runHost } from './cli/host-command.ts';
+import { runLogs } from './cli/logs-command.ts';
 import { fail } from './cli/usage.ts';
 
 const COMMANDS = new Map<string, (args: string[]) => Promise<void>>([
   ['host', runHost],
   ['check', runCheck],
+  ['logs', runLogs],
 ]);
 
 const [command, ...rest] = process.argv.slice(2);

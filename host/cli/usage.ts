@@ -6,7 +6,8 @@ export const USAGE = `usage:
                   [--admin-token T] [--allow-egress HOST[:PORT]|CIDR]... [--workers N] [--no-auto-install]
                   [--log-format text|json] [--metrics-listen HOST:PORT]
                   [--console-port P | --no-console]
-  npm run check -- DIR [DIR...]`;
+  npm run check -- DIR [DIR...]
+  npm run logs -- INTEGRATION [--installation ID] [--url URL] [--admin-token T]`;
 
 export function fail(message: string, code = 2): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
