@@ -1,5 +1,5 @@
-// Content-addressed cache of integration bundles: in memory and on disk (`<hash>.js` plus one small
-// entry file per script and build variant listing its inputs). A hit is only served after
+// Content-addressed cache of integration bundles: in memory and on disk (`<hash>.js`, its source
+// map `<hash>.js.map`, and one small entry file per script and build variant listing its inputs). A hit is only served after
 // re-hashing every listed input and the listings of the node_modules folders resolution may look
 // in (a package installed nearer can change what a bare import means without changing any built
 // file); never trust mtimes, and never let a cache failure fail a bundle (it only costs a rebuild).
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { version as ESBUILD_VERSION } from 'esbuild';
 
 /** Bump when the build options or the wrapper change, so old bundles are never served. */
-const BUNDLER_VERSION = 'ih-bundle/3';
+const BUNDLER_VERSION = 'ih-bundle/4';
 
 /** What identifies a build besides its input files. */
 export interface CacheKey {
@@ -33,7 +33,7 @@ interface CacheEntry {
   inputs: string[];
 }
 
-const memory = new Map<string, CacheEntry & { code: string }>();
+const memory = new Map<string, CacheEntry & { code: string; map: string }>();
 
 const memoryKey = (key: CacheKey): string => `${key.entry}\0${key.variant}`;
 
@@ -66,7 +66,7 @@ export async function hashInputs(key: CacheKey, contents: Map<string, Uint8Array
   return hash.digest('hex');
 }
 
-export async function readCachedBundle(cacheDir: string, key: CacheKey): Promise<{ code: string; hash: string } | null> {
+export async function readCachedBundle(cacheDir: string, key: CacheKey): Promise<{ code: string; hash: string; map: string; inputs: string[] } | null> {
   const inMemory = memory.get(memoryKey(key));
   const known = inMemory ?? (await readEntry(cacheDir, key));
   if (!known || known.version !== BUNDLER_VERSION || known.entry !== key.entry || known.variant !== key.variant) return null;
@@ -80,17 +80,19 @@ export async function readCachedBundle(cacheDir: string, key: CacheKey): Promise
   }
   if ((await hashInputs(key, contents)) !== known.hash) return null;
   const code = inMemory ? inMemory.code : await readFile(codePath(cacheDir, known.hash), 'utf8').catch(() => null);
-  if (code === null) return null;
-  memory.set(memoryKey(key), { ...known, code });
-  return { code, hash: known.hash };
+  const map = inMemory ? inMemory.map : await readFile(`${codePath(cacheDir, known.hash)}.map`, 'utf8').catch(() => null);
+  if (code === null || map === null) return null;
+  memory.set(memoryKey(key), { ...known, code, map });
+  return { code, hash: known.hash, map, inputs: known.inputs };
 }
 
-export async function writeCachedBundle(cacheDir: string, key: CacheKey, hash: string, inputs: string[], code: string): Promise<void> {
+export async function writeCachedBundle(cacheDir: string, key: CacheKey, hash: string, inputs: string[], code: string, map: string): Promise<void> {
   const entry: CacheEntry = { version: BUNDLER_VERSION, entry: key.entry, variant: key.variant, listings: key.listings, hash, inputs };
-  memory.set(memoryKey(key), { ...entry, code });
+  memory.set(memoryKey(key), { ...entry, code, map });
   try {
     await mkdir(path.join(cacheDir, 'entries'), { recursive: true });
     await writeAtomic(codePath(cacheDir, hash), code);
+    await writeAtomic(`${codePath(cacheDir, hash)}.map`, map);
     await writeAtomic(entryPath(cacheDir, key), JSON.stringify(entry));
   } catch {
     // Read-only or full disk: the in-memory entry still serves this process.

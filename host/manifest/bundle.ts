@@ -14,6 +14,7 @@ import { hashInputs, readCachedBundle, writeCachedBundle } from './bundle-cache.
 import { containmentPlugin, REJECTED } from './containment.ts';
 import { findSpecialFiles } from './special-files.ts';
 import { resolutionRoots, type ResolutionRoots } from './resolution-roots.ts';
+import { prepareSourceMap } from './source-map.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEFAULT_CACHE_DIR = path.join(REPO_ROOT, '.cache', 'bundles');
@@ -54,10 +55,11 @@ export async function bundleScript(integrationDir: string, scriptRelPath: string
   if (hit) return { ...hit, cached: true };
 
   const contents = new Map<string, Uint8Array>();
-  const code = await runBuild(roots, entryReal, contents, variant);
+  const { code, map } = await runBuild(roots, entryReal, contents, variant);
   const hash = await hashInputs(key, contents);
-  await writeCachedBundle(cacheDir, key, hash, [...contents.keys()], code);
-  return { code, hash, cached: false };
+  const inputs = [...contents.keys()];
+  await writeCachedBundle(cacheDir, key, hash, inputs, code, map);
+  return { code, hash, map, inputs, cached: false };
 }
 
 /**
@@ -110,6 +112,9 @@ export function wrapBundle(text: string): string {
   return `(() => {\n${text}\nreturn __ih_entry;\n})()`;
 }
 
+/** Lines wrapBundle() puts before the bundle (the source map is shifted by as many). */
+const WRAPPER_LEADING_LINES = 1;
+
 /**
  * Blanks the `// <path>` line esbuild writes before each module: relative to the integration
  * folder, they spell out where the host and its sandbox-api live. Lines are emptied, not removed,
@@ -131,12 +136,17 @@ export function collectBuildErrors(error: unknown, offenses: string[]): void {
   offenses.push(...messages.filter((m) => !m.text.includes(`${REJECTED}:`)).map(describeMessage));
 }
 
-async function runBuild(roots: ResolutionRoots, entryReal: string, contents: Map<string, Uint8Array>, variant: BuildVariant): Promise<string> {
+async function runBuild(roots: ResolutionRoots, entryReal: string, contents: Map<string, Uint8Array>, variant: BuildVariant): Promise<{ code: string; map: string }> {
   const offenses: string[] = [];
   let text: string;
+  let mapText: string;
+  // Only named for the source map's relative paths; nothing is written (write: false).
+  const outfile = path.join(roots.integrationDir, 'bundle.js');
   try {
-    const result = await build({ ...integrationBuildOptions(roots, offenses, contents, variant), entryPoints: [entryReal] });
-    text = result.outputFiles![0].text;
+    // A source map lets the worker show guest stack traces as src/index.ts:6:11 (sandbox/stack-map.ts).
+    const result = await build({ ...integrationBuildOptions(roots, offenses, contents, variant), entryPoints: [entryReal], outfile, sourcemap: 'external', sourcesContent: false });
+    text = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.text;
+    mapText = result.outputFiles!.find((file) => file.path.endsWith('.map'))!.text;
   } catch (error) {
     collectBuildErrors(error, offenses);
   }
@@ -144,7 +154,10 @@ async function runBuild(roots: ResolutionRoots, entryReal: string, contents: Map
     const details = offenses.map((message) => ({ message }));
     throw new HostError('ERR_BUNDLE_FAILED', offenses.join('; '), details);
   }
-  return wrapBundle(blankModuleMarkers(text!, roots.integrationDir, contents.keys()));
+  return {
+    code: wrapBundle(blankModuleMarkers(text!, roots.integrationDir, contents.keys())),
+    map: prepareSourceMap(mapText!, path.dirname(outfile), roots.integrationDir, WRAPPER_LEADING_LINES),
+  };
 }
 
 function describeMessage(message: Message): string {

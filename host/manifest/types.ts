@@ -87,6 +87,13 @@ export interface IntegrationBundle {
   hash: string;
   /** True when served from the bundle cache without running esbuild. */
   cached?: boolean;
+  /**
+   * Source map of `code` (JSON), sources named relative to the integration folder: the worker maps
+   * guest stack traces with it. Absent for bundles made without one (tests).
+   */
+  map?: string;
+  /** Absolute paths of every file the build read (what `npm run dev` watches); never shown. */
+  inputs?: string[];
 }
 
 /**

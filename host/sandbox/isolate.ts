@@ -8,6 +8,7 @@ import type { CapturedLog, DispatchFailure, SandboxLimits } from './messages.ts'
 import * as primitives from '../bridge/primitives.ts';
 import { validateSandboxResponse } from './validate-response.ts';
 import { sanitizeLogText } from '../common/log-text.ts';
+import { guestStack, scriptFilename } from './stack-map.ts';
 
 export class DispatchError extends Error {
   readonly failure: DispatchFailure;
@@ -25,6 +26,8 @@ export interface IsolateHooks {
   onDrained?(): void;
   /** A new isolate of this integration is up (first dispatch, or after a reset or eviction). */
   onIsolateStart?(): void;
+  /** Rewrites bundle positions in a guest's log text into source positions (stack-map.ts). */
+  mapText?(text: string): string;
 }
 
 /** Compiled runtime script shared by every isolate of this worker (V8 code cache). */
@@ -214,8 +217,10 @@ export class IntegrationIsolate {
       this.dispose('synchronous timeout');
       return new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
     }
-    // Failing to start (a throwing top level) is the integration's error, reported in its log.
-    this.recordLog('error', `integration failed: ${message.split('\n')[0]}`);
+    // Failing to start (a throwing top level) is the integration's error, reported in its log
+    // with the guest's frames (mapped to its sources), never the worker's.
+    const stack = error instanceof Error && typeof error.stack === 'string' ? guestStack(error.stack) : message.split('\n')[0];
+    this.recordLog('error', `integration failed to start: ${stack}`);
     this.dispose('start failure');
     return new DispatchError('isolate-reset', 'the integration failed to start');
   }
@@ -237,9 +242,10 @@ export class IntegrationIsolate {
     return lines < this.limits.maxLogLinesPerDispatch && bytes + line.length <= this.limits.maxLogBytesPerDispatch;
   }
 
-  private recordLog(level: string, text: string): void {
-    // Escaped before anything else: control characters must not reach a terminal or a stored log.
-    const safe = sanitizeLogText(text);
+  private recordLog(level: string, raw: string): void {
+    // Mapped first (so a stack trace is cut in the author's terms), then escaped before anything
+    // else: control characters must not reach a terminal or a stored log.
+    const safe = sanitizeLogText(this.hooks.mapText ? this.hooks.mapText(raw) : raw);
     const line = safe.length > this.limits.maxLogLineBytes ? `${safe.slice(0, this.limits.maxLogLineBytes)}… [truncated]` : safe;
     if (this.inFlight.size === 0 || !this.inFlightOfOneInstallation()) {
       // No dispatch in flight (waitUntil work), or several at once of different installations,
@@ -399,7 +405,7 @@ export class IntegrationIsolate {
         fireTimer: await api.get('fireTimer', { reference: true }),
       };
       const setEntry = await api.get('setEntry', { reference: true });
-      const bundle = await isolate.compileScript(this.bundleCode, { filename: `integration:${this.name}` });
+      const bundle = await isolate.compileScript(this.bundleCode, { filename: scriptFilename(this.name) });
       const namespace = (await bundle.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
       await setEntry.apply(undefined, [namespace.derefInto()], { timeout: this.limits.dispatchTimeoutMs });
       install.release();

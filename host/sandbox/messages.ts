@@ -36,6 +36,8 @@ export interface RegisterIntegration {
   integration: string;
   bundleCode: string;
   bundleHash: string;
+  /** The bundle's source map (JSON, sources relative to the integration folder), for stack traces. */
+  bundleMap?: string;
 }
 
 /**

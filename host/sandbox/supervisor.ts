@@ -43,6 +43,12 @@ export interface SupervisorOptions {
 }
 
 export type SandboxCountName = WorkerCount['name'] | 'worker_restart' | 'quarantine' | 'throttle';
+/** What a worker needs of an integration's bundle: the code, its hash and its source map. */
+export interface SandboxBundle {
+  code: string;
+  hash: string;
+  map?: string;
+}
 
 /** Answers a guest's call to the platform API; `integration` is the one whose isolate made it. */
 export type ApiHandler = (integration: string, request: BridgeRequest) => Promise<BridgeResult<BridgeResponse>>;
@@ -55,11 +61,15 @@ const FAILURE_ERRORS: Record<DispatchFailure, (message: string) => HostError> = 
   'isolate-reset': (message) => new HostError('ERR_SANDBOX_CRASHED', message),
 };
 
+function registerMessage(integration: string, bundle: SandboxBundle): ToWorker {
+  return { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash, ...(bundle.map !== undefined ? { bundleMap: bundle.map } : {}) };
+}
+
 export class Supervisor {
   /** Regular workers 0..n-1, the offenders' worker n, then solitary workers (created on demand). */
   private readonly slots = new Map<number, Slot>();
   private readonly pins = new Map<string, number>();
-  private readonly bundles = new Map<string, { code: string; hash: string }>();
+  private readonly bundles = new Map<string, SandboxBundle>();
   /** Integrations on a worker of their own, with the timer that ends their probation. */
   private readonly solitary = new Map<string, { index: number; probation: NodeJS.Timeout }>();
   private nextSolitaryIndex: number;
@@ -134,14 +144,14 @@ export class Supervisor {
   }
 
   /** Pins the integration to the least loaded regular worker (once) and sends it the bundle. */
-  register(integration: string, bundle: { code: string; hash: string }): void {
-    this.bundles.set(integration, bundle);
+  register(integration: string, bundle: SandboxBundle): void {
+    this.bundles.set(integration, { code: bundle.code, hash: bundle.hash, ...(bundle.map !== undefined ? { map: bundle.map } : {}) });
     let index = this.pins.get(integration);
     if (index === undefined) {
       index = this.leastLoadedRegular();
       this.pins.set(integration, index);
     }
-    this.send(index, { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash });
+    this.send(index, registerMessage(integration, bundle));
   }
 
   /**
@@ -219,7 +229,7 @@ export class Supervisor {
     if (bundle === undefined || from === target) return;
     this.pins.set(integration, target);
     if (from !== undefined) this.send(from, { type: 'unregister', integration });
-    this.send(target, { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash });
+    this.send(target, registerMessage(integration, bundle));
   }
 
   /** Moves an integration to the offenders' worker (once), unless it already runs alone. */
@@ -277,7 +287,7 @@ export class Supervisor {
     if (this.apiEndpoint !== null) post(slot, { type: 'configure', apiEndpoint: this.apiEndpoint });
     for (const [integration, pinned] of this.pins) {
       const bundle = this.bundles.get(integration);
-      if (pinned === index && bundle) post(slot, { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash });
+      if (pinned === index && bundle) post(slot, registerMessage(integration, bundle));
     }
     return slot;
   }

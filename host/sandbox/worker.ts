@@ -6,6 +6,7 @@ import type { DispatchResult, FromWorker, ToWorker, WorkerInit } from './message
 import type { BridgeRequest, BridgeResponse, BridgeResult, UrlRecord } from '../../sandbox-api/runtime/contract.ts';
 import { parseUrl } from '../bridge/primitives.ts';
 import { DispatchError, IntegrationIsolate, type RuntimeSource } from './isolate.ts';
+import { createStackMapper } from './stack-map.ts';
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import { performFetch } from '../bridge/fetch.ts';
 import { lookupWithOverrides } from '../bridge/egress-resolve.ts';
@@ -47,7 +48,7 @@ function callPlatformApi(integration: string, request: BridgeRequest): Promise<B
   });
 }
 
-function register(integration: string, bundleCode: string): void {
+function register(integration: string, bundleCode: string, bundleMap: string | undefined): void {
   if (init === null || runtime === null) throw new Error('worker used before init');
   isolates.get(integration)?.dispose('re-registered');
   // init.egress carries the host's own port: never a destination (see excludingHostPort).
@@ -75,6 +76,7 @@ function register(integration: string, bundleCode: string): void {
       lateLog: (eventIds, level, text) => send({ type: 'log', integration, eventIds, level, text }),
       onDrained: () => send({ type: 'drained', integration }),
       onIsolateStart: () => send({ type: 'count', integration, name: 'isolate_start' }),
+      mapText: createStackMapper(integration, bundleMap),
     }),
   );
 }
@@ -138,7 +140,7 @@ process.on('message', (message: ToWorker) => {
       send({ type: 'ready' });
       return;
     case 'register':
-      register(message.integration, message.bundleCode);
+      register(message.integration, message.bundleCode, message.bundleMap);
       return;
     case 'unregister': {
       // Moved to another worker: no new dispatch arrives here; let what is in flight finish.

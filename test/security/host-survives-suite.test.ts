@@ -27,6 +27,7 @@ function attacks(withHugeAllocation: boolean): [string, string][] {
     ['constructor-chain-escape', ''],
     ['node-module-access', ''],
     ['escape-probe', ''],
+    ['stack-trace-paths', ''],
     ['prototype-pollution', 'step=pollute'],
     ['installation-snooping', ''],
     ['api-token-forgery', ''],
