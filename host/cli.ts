@@ -3,12 +3,14 @@
 
 import { HostError } from './common/errors.ts';
 import { runCheck } from './cli/check-command.ts';
+import { runDev } from './cli/dev-command.ts';
 import { runHost } from './cli/host-command.ts';
 import { runLogs } from './cli/logs-command.ts';
 import { fail } from './cli/usage.ts';
 
 const COMMANDS = new Map<string, (args: string[]) => Promise<void>>([
   ['host', runHost],
+  ['dev', runDev],
   ['check', runCheck],
   ['logs', runLogs],
 ]);

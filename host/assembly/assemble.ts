@@ -1,8 +1,9 @@
 // Builds a host in dependency order: listener (so every URL is known), stores, integrations,
-// sandbox, dispatch, installations, platform API, webhooks, events, then HTTP routes. Owns the
-// order and what closes what; it never runs guest code in this process.
+// sandbox, dispatch, installations, platform API, webhooks, events, then HTTP routes, and the dev
+// loop's reload. Owns the order and what closes what; it never runs guest code in this process.
 
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { createConsoleLogger, createJsonLogger } from '../common/logger.ts';
 import { createHostMetrics, type HostMetrics } from '../metrics/metrics.ts';
 import { resolveOptions, type HostOptions, type HostOptionsInput } from '../config/options.ts';
@@ -16,6 +17,8 @@ import { createInstallationService } from '../installations/service.ts';
 import { hashToken, newTokenSecret, TOKEN_SECRET_META_KEY } from '../installations/tokens.ts';
 import { createIntegrationRegistry, type IntegrationRegistry } from '../integrations/registry.ts';
 import { loadIntegrations } from '../manifest/load.ts';
+import { isInside } from '../manifest/paths.ts';
+import type { WatchTargets } from '../dev/watcher.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import { loadPlatformData, type PlatformData } from '../platform/data.ts';
 import { apiToBridgeResponse, bridgeToApiRequest } from '../platform-api/bridge-adapter.ts';
@@ -34,6 +37,7 @@ import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/dis
 import { createWebhookService } from '../webhooks/service.ts';
 import { buildRuntimeScript } from '../../sandbox-api/runtime/build.ts';
 import { installForDevelopment, type DevInstallation } from './dev-installations.ts';
+import { createReloader, type ReloadChange } from './reload.ts';
 import { createHostServices } from './host-services.ts';
 import { openHttpListener } from './http-listener.ts';
 import { openMetricsListener } from './metrics-listener.ts';
@@ -48,7 +52,8 @@ export interface Host {
   adminToken: string;
   adminTokenGenerated: boolean;
   options: HostOptions;
-  integrations: LoadedIntegration[];
+  /** The integrations served right now (a reload replaces entries). */
+  readonly integrations: LoadedIntegration[];
   devInstallations: DevInstallation[];
   services: HostServices;
   supervisor: Supervisor;
@@ -67,6 +72,13 @@ export interface Host {
    * host), workers stop, the store flushes and closes.
    */
   shutdown(): Promise<void>;
+  /**
+   * Loads every --dir again and swaps in what changed (the dev loop): new code serves the next
+   * dispatch, in-flight ones finish on the old; a failing change keeps the last good build serving.
+   */
+  reload(): Promise<ReloadChange[]>;
+  /** What the dev loop watches: the --dir roots, the integration folders, bundle inputs outside them. */
+  watchTargets(): WatchTargets;
   /** Immediate stop: event streams end, open connections are cut, then the same order as shutdown(). */
   close(): Promise<void>;
 }
@@ -120,13 +132,15 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const configuredToken = options.adminToken || options.env.HOST_ADMIN_TOKEN || undefined;
   const adminToken = configuredToken ?? randomBytes(24).toString('base64url');
 
-  const loaded = await loadIntegrations(options.dirs, {
+  const loadOptions = {
     env: options.env,
     firstPartyOrganizations: platform.firstPartyOrganizations,
     reservedNames: [WEBHOOK_INTEGRATION_NAME],
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
-  });
-  const registry = registryOf(loaded, [createWebhookIntegration(stores.signingSecrets, { allow: options.allowEgress, hostPort: http.port })]);
+  };
+  const loaded = await loadIntegrations(options.dirs, loadOptions);
+  const builtins = [createWebhookIntegration(stores.signingSecrets, { allow: options.allowEgress, hostPort: http.port })];
+  const registry = registryOf(loaded, builtins);
 
   const supervisor = new Supervisor({
     workers: options.workers,
@@ -229,6 +243,18 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const metricsListener = options.metricsListen ? await openMetricsListener(options.metricsListen, metrics) : undefined;
   if (metricsListener) onFailure(() => metricsListener.close());
   const devInstallations = options.autoInstall ? await installForDevelopment(registry, installations, stores.installations, platform) : [];
+  const reloader = createReloader({
+    dirs: options.dirs,
+    loadOptions,
+    registry,
+    sandbox: supervisor,
+    reservedNames: builtins.map((builtin) => builtin.name),
+    autoInstall: options.autoInstall,
+    installations,
+    store: stores.installations,
+    platform,
+    devInstallations,
+  });
 
   let stopping: Promise<void> | null = null;
   function stopTheRest(): Promise<void> {
@@ -248,7 +274,9 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     adminToken,
     adminTokenGenerated: configuredToken === undefined,
     options,
-    integrations: registry.list(),
+    get integrations() {
+      return registry.list();
+    },
     devInstallations,
     services,
     supervisor,
@@ -266,6 +294,16 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
       await consoleHttp?.close();
       await http.drain(options.shutdownGraceMs);
       await stopTheRest();
+    },
+    reload: () => reloader.reload(),
+    watchTargets() {
+      const folders = registry.list().filter((integration) => integration.builtin === undefined).map((integration) => integration.dir);
+      const inputs = registry.list().flatMap((integration) => integration.bundle?.inputs ?? []);
+      return {
+        roots: options.dirs.map((dir) => path.resolve(dir)),
+        folders,
+        files: inputs.filter((file) => !folders.some((folder) => isInside(folder, file))),
+      };
     },
     async close() {
       shuttingDown = true;

@@ -59,15 +59,18 @@ function runnable(registry: IntegrationRegistry, installation: Installation): Lo
 }
 
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
-  // An installation record is replaced (never mutated) when it changes, so its environment is built
-  // once per record; the supervisor then sends it to a worker only when it is new there.
-  const environments = new WeakMap<Installation, Record<string, unknown>>();
+  // An installation record is replaced (never mutated) when it changes, and so is an integration
+  // when the dev loop reloads it: the environment is built once per (integration, record) pair;
+  // the supervisor then sends it to a worker only when it is new there.
+  const environments = new WeakMap<LoadedIntegration, WeakMap<Installation, Record<string, unknown>>>();
   const environmentOf = (integration: LoadedIntegration, installation: Installation): Record<string, unknown> => {
-    let environment = environments.get(installation);
+    let perInstallation = environments.get(integration);
+    if (perInstallation === undefined) environments.set(integration, (perInstallation = new WeakMap()));
+    let environment = perInstallation.get(installation);
     if (environment === undefined) {
       const installationToken = deriveInstallationToken(deps.tokenSecret, installation.id);
       environment = buildEnvironment({ baseUrl: deps.baseUrl, integration, installation, installationToken });
-      environments.set(installation, environment);
+      perInstallation.set(installation, environment);
     }
     return environment;
   };

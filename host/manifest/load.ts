@@ -57,7 +57,10 @@ export async function loadIntegration(dir: string, options: LoadOptions): Promis
   return finish(await inspectIntegration(folder, path.dirname(folder), options), options);
 }
 
-/** Every subfolder (one level) of each dir holding a manifest; `name` must be unique across all. */
+/**
+ * Every subfolder (one level) of each dir holding a manifest, or the dir itself when it holds one;
+ * `name` must be unique across all.
+ */
 export async function loadIntegrations(dirs: string[], options: LoadOptions): Promise<LoadedIntegration[]> {
   const roots = [...new Set(dirs.map((dir) => path.resolve(dir)))];
   const folders = (await Promise.all(roots.map(async (root) => (await listIntegrationFolders(root)).map((folder) => ({ folder, root }))))).flat();
@@ -72,6 +75,8 @@ async function listIntegrationFolders(root: string): Promise<string[]> {
   const entries = await readdir(root).catch((error: NodeJS.ErrnoException) => {
     throw new HostError('ERR_OPTIONS_INVALID', `integrations folder "${root}" cannot be read (${error.code}): pass --dir with a folder that holds integrations`);
   });
+  // A --dir that is itself an integration folder (`--dir integrations/greeter`) serves just that one.
+  if ((await manifestKindsIn(root)).length > 0) return [root];
   const folders: string[] = [];
   for (const name of entries.sort()) {
     const folder = path.join(root, name);

@@ -1,5 +1,6 @@
 // Counts sandbox crashes per integration in a sliding window and decides quarantine. Pure apart
-// from the injectable clock; quarantine lasts until the host process restarts (by design).
+// from the injectable clock; quarantine lasts until the host process restarts (by design), or
+// until the dev loop replaces the integration's code.
 
 export class CrashLedger {
   private readonly crashes = new Map<string, number[]>();
@@ -24,6 +25,12 @@ export class CrashLedger {
     if (recent.length < this.limit) return false;
     this.quarantined.add(integration);
     return true;
+  }
+
+  /** Forgets the integration's crashes and lifts its quarantine (its code was replaced). */
+  forget(integration: string): void {
+    this.crashes.delete(integration);
+    this.quarantined.delete(integration);
   }
 
   isQuarantined(integration: string): boolean {

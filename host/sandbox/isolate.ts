@@ -95,6 +95,8 @@ export class IntegrationIsolate {
   private hogReported = false;
   /** Fetch answers dropped because they came back after the integration's work ended (see abandon). */
   private abandonedCalls = 0;
+  /** Set by retire(): dispose once the work in flight is done. */
+  private retiredBecause: string | null = null;
   readonly name: string;
   private readonly bundleCode: string;
   private readonly runtime: RuntimeSource;
@@ -182,6 +184,16 @@ export class IntegrationIsolate {
       this.inFlight.delete(entry);
       this.resetWindowIfIdle();
     }
+  }
+
+  /**
+   * Retires this isolate (its integration got a new build, or moved to another worker): disposed
+   * at once when idle, else as soon as its in-flight dispatches and waitUntil work are done, which
+   * their own deadlines bound. Nothing new is sent to a retired isolate.
+   */
+  retire(reason: string): void {
+    this.retiredBecause = reason;
+    if (this.inFlight.size === 0 && this.draining.size === 0) this.dispose(reason);
   }
 
   dispose(reason: string): void {
@@ -301,6 +313,7 @@ export class IntegrationIsolate {
     this.lateBytes = 0;
     this.lateDropped = 0;
     this.dropIdleTimers();
+    if (this.retiredBecause !== null) this.dispose(this.retiredBecause);
   }
 
   /**

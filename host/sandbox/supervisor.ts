@@ -143,8 +143,19 @@ export class Supervisor {
     return this.ledger.isQuarantined(integration);
   }
 
-  /** Pins the integration to the least loaded regular worker (once) and sends it the bundle. */
+  /**
+   * Pins the integration to the least loaded regular worker (once) and sends it the bundle.
+   * Registering it again (the dev loop's reload) swaps the code: dispatches sent from now on run
+   * the new bundle in a fresh isolate, those in flight finish on the old one, which is then
+   * disposed (worker.ts). New code also starts with a clean record: its quarantine and timeout
+   * pause are lifted.
+   */
   register(integration: string, bundle: SandboxBundle): void {
+    const previous = this.bundles.get(integration);
+    if (previous !== undefined && previous.hash !== bundle.hash) {
+      this.ledger.forget(integration);
+      this.breaker.forget(integration);
+    }
     this.bundles.set(integration, { code: bundle.code, hash: bundle.hash, ...(bundle.map !== undefined ? { map: bundle.map } : {}) });
     let index = this.pins.get(integration);
     if (index === undefined) {

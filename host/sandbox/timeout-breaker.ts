@@ -37,6 +37,12 @@ export class TimeoutBreaker {
     return true;
   }
 
+  /** Forgets the integration's timeouts and closes its breaker (its code was replaced). */
+  forget(integration: string): void {
+    this.timeouts.delete(integration);
+    this.openUntil.delete(integration);
+  }
+
   /** Milliseconds left in the cool-down, or 0 when dispatches may go through. */
   retryAfterMs(integration: string): number {
     const until = this.openUntil.get(integration);

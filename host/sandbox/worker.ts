@@ -50,7 +50,9 @@ function callPlatformApi(integration: string, request: BridgeRequest): Promise<B
 
 function register(integration: string, bundleCode: string, bundleMap: string | undefined): void {
   if (init === null || runtime === null) throw new Error('worker used before init');
-  isolates.get(integration)?.dispose('re-registered');
+  // A new build (the dev loop's reload): dispatches from now on start the new isolate; the old
+  // one finishes what it has in flight and is then disposed. The two share nothing.
+  const previous = isolates.get(integration);
   // init.egress carries the host's own port: never a destination (see excludingHostPort).
   const policy = createEgressPolicy(init.egress);
   const lookup = lookupWithOverrides(init.egress.resolve);
@@ -79,6 +81,7 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
       mapText: createStackMapper(integration, bundleMap),
     }),
   );
+  previous?.retire('replaced by a new build');
 }
 
 /**
@@ -146,9 +149,7 @@ process.on('message', (message: ToWorker) => {
       // Moved to another worker: no new dispatch arrives here; let what is in flight finish.
       const moved = isolates.get(message.integration);
       isolates.delete(message.integration);
-      if (moved === undefined || init === null) return;
-      if (moved.isIdle || !moved.isLive) moved.dispose('moved to another worker');
-      else setTimeout(() => moved.dispose('moved to another worker'), init.limits.dispatchTimeoutMs + init.limits.waitUntilTimeoutMs).unref();
+      moved?.retire('moved to another worker');
       return;
     }
     case 'dispatch': {

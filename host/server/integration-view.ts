@@ -25,6 +25,8 @@ export function summarizeIntegration(integration: LoadedIntegration): Record<str
     status: integration.status,
     errors: integration.errors.length > 0 ? integration.errors.map(formatProblem) : undefined,
     warnings: integration.warnings.length > 0 ? integration.warnings.map(formatProblem) : undefined,
+    // Under `npm run dev`: the newest files failed to load; `status` is that of the build still serving.
+    reloadErrors: integration.reloadErrors && integration.reloadErrors.length > 0 ? integration.reloadErrors.map(formatProblem) : undefined,
   });
 }
 

@@ -1,8 +1,10 @@
 // Runs the command line (host/cli.ts) as a child process the way npm scripts do, collects its
 // output, waits on conditions (never sleeps), and stops it by pid.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
-export const CLI = ['--no-node-snapshot', 'host/cli.ts'];
+/** Absolute, so a test may run the command line from another working directory. */
+export const CLI = ['--no-node-snapshot', fileURLToPath(new URL('../../host/cli.ts', import.meta.url))];
 
 export interface CliProcess {
   child: ChildProcessWithoutNullStreams;

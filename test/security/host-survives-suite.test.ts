@@ -28,6 +28,7 @@ function attacks(withHugeAllocation: boolean): [string, string][] {
     ['node-module-access', ''],
     ['escape-probe', ''],
     ['stack-trace-paths', ''],
+    ['reload-carry', 'stash=suite'],
     ['prototype-pollution', 'step=pollute'],
     ['installation-snooping', ''],
     ['api-token-forgery', ''],
