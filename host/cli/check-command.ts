@@ -1,17 +1,45 @@
-// `npm run check -- DIR...`: validates every manifest and bundles every script without serving,
-// prints `path: /json/pointer: message` per problem and a summary, exits 1 on any error.
+// `npm run check -- [DIR...] [--no-types]`: validates every manifest, bundles every script and
+// type-checks TypeScript integrations without serving; prints `path: /json/pointer: message` per
+// manifest problem, `file:line:col: error TSnnnn: message` per type error, a summary, and exits 1 on any error.
 
-import { relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import path, { relative } from 'node:path';
+import { parseArgs } from 'node:util';
 import { describeDefaulted, withDevDefaults } from '../config/dev-env.ts';
 import { formatProblem } from '../manifest/format.ts';
 import { loadIntegrations } from '../manifest/load.ts';
+import type { LoadedIntegration } from '../manifest/types.ts';
 import { loadPlatformData } from '../platform/data.ts';
 import { WEBHOOK_INTEGRATION_NAME } from '../webhooks/config.ts';
+import { formatTypeProblem, typecheckIntegration } from '../typecheck/run-tsc.ts';
+import { DEFAULT_INTEGRATIONS_DIR } from './defaults.ts';
 import { fail } from './usage.ts';
 
+const TYPED_SCRIPT = /\.(ts|tsx|mts)$/i;
+
+/** Type errors of every ready TypeScript integration, printed as they come; how many. */
+async function typecheck(integrations: LoadedIntegration[]): Promise<number> {
+  let count = 0;
+  for (const integration of integrations) {
+    const script = integration.manifest?.script;
+    if (integration.status !== 'ready' || script === undefined || !TYPED_SCRIPT.test(script)) continue;
+    const problems = await typecheckIntegration(integration.dir, path.resolve(integration.dir, script));
+    for (const problem of problems) process.stdout.write(`${formatTypeProblem(problem)}\n`);
+    count += problems.length;
+  }
+  return count;
+}
+
 export async function runCheck(args: string[]): Promise<void> {
-  const dirs = args.filter((arg) => !arg.startsWith('-'));
-  if (dirs.length === 0) fail('check needs at least one fixtures folder, e.g. npm run check -- fixtures/integrations');
+  const { values, positionals } = (() => {
+    try {
+      return parseArgs({ args, allowPositionals: true, allowNegative: true, options: { types: { type: 'boolean', default: true } } });
+    } catch (error) {
+      fail((error as Error).message);
+    }
+  })();
+  const dirs = positionals.length > 0 ? positionals : existsSync(DEFAULT_INTEGRATIONS_DIR) ? [DEFAULT_INTEGRATIONS_DIR] : [];
+  if (dirs.length === 0) fail(`check needs at least one folder of integrations (./${DEFAULT_INTEGRATIONS_DIR} does not exist), e.g. npm run check -- fixtures/integrations`);
   let firstParty: string[] = [];
   let known: string[] = [];
   try {
@@ -32,8 +60,10 @@ export async function runCheck(args: string[]): Promise<void> {
     for (const warning of integration.warnings) process.stdout.write(`${formatProblem(warning)} (warning)\n`);
     errors += integration.errors.length;
   }
+  const typeErrors = values.types ? await typecheck(integrations) : 0;
   const invalid = integrations.filter((integration) => integration.status === 'invalid').length;
   const where = dirs.map((dir) => relative(process.cwd(), dir) || '.').join(', ');
-  process.stdout.write(`${integrations.length} integration(s) checked in ${where}: ${integrations.length - invalid} ready, ${invalid} invalid, ${errors} error(s)\n`);
-  process.exit(errors > 0 ? 1 : 0);
+  const types = values.types ? `, ${typeErrors} type error(s)` : ' (types not checked: --no-types)';
+  process.stdout.write(`${integrations.length} integration(s) checked in ${where}: ${integrations.length - invalid} ready, ${invalid} invalid, ${errors} error(s)${types}\n`);
+  process.exit(errors + typeErrors > 0 ? 1 : 0);
 }

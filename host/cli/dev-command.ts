@@ -7,11 +7,10 @@ import type { ReloadChange } from '../assembly/reload.ts';
 import type { Logger } from '../common/logger.ts';
 import { watchForChanges } from '../dev/watcher.ts';
 import { formatProblem } from '../manifest/format.ts';
+import { DEFAULT_INTEGRATIONS_DIR } from './defaults.ts';
 import { removeDevSession, writeDevSession } from './dev-session.ts';
 import { closeOnSignals, printStartup, startFromFlags } from './host-command.ts';
 
-/** Where `npm run new` puts integrations and `npm run dev` looks without --dir. */
-export const DEFAULT_INTEGRATIONS_DIR = 'integrations';
 
 export function describeChange(change: ReloadChange): { level: 'info' | 'warn'; lines: string[] } {
   switch (change.kind) {

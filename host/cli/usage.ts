@@ -10,7 +10,7 @@ export const USAGE = `usage:
                   [--log-format text|json] [--metrics-listen HOST:PORT]
                   [--console-port P | --no-console]
   npm run dev -- [the flags of host]            (default --dir integrations; reloads on change)
-  npm run check -- DIR [DIR...]
+  npm run check -- [DIR...] [--no-types]       (default DIR integrations)
   npm run logs -- INTEGRATION [--installation ID] [--url URL] [--admin-token T]`;
 
 export function fail(message: string, code = 2): never {

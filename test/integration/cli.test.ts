@@ -2,6 +2,8 @@
 // `npm run host` (startup table, admin token, listening line, a working public endpoint).
 import { describe, it, expect } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 
 const CLI = ['--no-node-snapshot', 'host/cli.ts'];
 
@@ -20,10 +22,10 @@ describe('npm run check', () => {
     expect(run.stdout).toMatch(/fixtures\/integrations-bad\/imports-node-fs\/platform-manifest\.yaml: \/script: .*node:fs/);
   });
 
-  it('explains a missing folder argument', () => {
-    const run = spawnSync(process.execPath, [...CLI, 'check'], { encoding: 'utf8' });
+  it('explains a missing folder argument (where ./integrations does not exist)', () => {
+    const run = spawnSync(process.execPath, [...CLI.slice(0, 1), fileURLToPath(new URL('../../host/cli.ts', import.meta.url)), 'check'], { encoding: 'utf8', cwd: tmpdir() });
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/check needs at least one fixtures folder/);
+    expect(run.stderr).toMatch(/check needs at least one folder of integrations/);
   });
 });
 
