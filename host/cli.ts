@@ -6,6 +6,7 @@ import { runCheck } from './cli/check-command.ts';
 import { runDev } from './cli/dev-command.ts';
 import { runHost } from './cli/host-command.ts';
 import { runLogs } from './cli/logs-command.ts';
+import { runNew } from './cli/new-command.ts';
 import { fail } from './cli/usage.ts';
 
 const COMMANDS = new Map<string, (args: string[]) => Promise<void>>([
@@ -13,6 +14,7 @@ const COMMANDS = new Map<string, (args: string[]) => Promise<void>>([
   ['dev', runDev],
   ['check', runCheck],
   ['logs', runLogs],
+  ['new', runNew],
 ]);
 
 const [command, ...rest] = process.argv.slice(2);

@@ -137,6 +137,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     firstPartyOrganizations: platform.firstPartyOrganizations,
     reservedNames: [WEBHOOK_INTEGRATION_NAME],
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+    devVars: options.devVars,
   };
   const loaded = await loadIntegrations(options.dirs, loadOptions);
   const builtins = [createWebhookIntegration(stores.signingSecrets, { allow: options.allowEgress, hostPort: http.port })];

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import path, { relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { describeDefaulted, withDevDefaults } from '../config/dev-env.ts';
+import { describeDefaulted, describeDevVars, withDevDefaults } from '../config/dev-env.ts';
 import { formatProblem } from '../manifest/format.ts';
 import { loadIntegrations } from '../manifest/load.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
@@ -51,9 +51,10 @@ export async function runCheck(args: string[]): Promise<void> {
   }
   const { env, defaulted } = withDevDefaults(process.env);
   // `check` judges the folders: whether an unknown organization is first-party is the host's call.
-  const integrations = await loadIntegrations(dirs, { env, check: true, firstPartyOrganizations: firstParty, knownOrganizations: known, reservedNames: [WEBHOOK_INTEGRATION_NAME] });
+  const integrations = await loadIntegrations(dirs, { env, check: true, firstPartyOrganizations: firstParty, knownOrganizations: known, reservedNames: [WEBHOOK_INTEGRATION_NAME], devVars: true });
   const note = describeDefaulted(defaulted, integrations.flatMap((integration) => Object.values(integration.manifest?.secrets ?? {})));
   if (note !== undefined) process.stdout.write(`${note}\n`);
+  for (const line of describeDevVars(integrations)) process.stdout.write(`${line}\n`);
   let errors = 0;
   for (const integration of integrations) {
     for (const problem of integration.errors) process.stdout.write(`${formatProblem(problem)}\n`);

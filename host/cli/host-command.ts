@@ -3,7 +3,7 @@
 // the address, and shuts down on SIGINT/SIGTERM. Never decides anything the host itself decides.
 
 import { createHost, type Host } from '../index.ts';
-import { describeDefaulted, withDevDefaults } from '../config/dev-env.ts';
+import { describeDefaulted, describeDevVars, withDevDefaults } from '../config/dev-env.ts';
 import type { HostOptionsInput } from '../config/options.ts';
 import { parseHostFlags } from './host-flags.ts';
 import { formatTable, startupRows } from './startup-table.ts';
@@ -23,7 +23,7 @@ export async function startFromFlags(args: string[], defaults: HostOptionsInput 
     fail((error as Error).message);
   }
   const { env, defaulted } = withDevDefaults(process.env);
-  const host = await createHost({ ...flags, env });
+  const host = await createHost({ ...flags, env, devVars: true });
   return { host, flags, defaulted };
 }
 
@@ -40,6 +40,7 @@ export async function printStartup(host: Host, defaulted: string[]): Promise<voi
     // A log pipeline gets every startup line as a record of its own.
     for (const row of rows.slice(1)) log.info(`integration ${row.filter(Boolean).join(' ')}`);
     if (note !== undefined) log.info(note.replaceAll('\n', ' '));
+    for (const line of describeDevVars(host.integrations)) log.info(line);
     log.info(`store: ${host.stores.description}`);
     log.info(`admin token: ${host.adminToken}${tokenNote}`);
     if (host.metricsUrl) log.info(`metrics on ${host.metricsUrl}`);
@@ -49,6 +50,7 @@ export async function printStartup(host: Host, defaulted: string[]): Promise<voi
   }
   process.stdout.write(formatTable(rows));
   if (note !== undefined) process.stdout.write(`\n${note}\n`);
+  for (const line of describeDevVars(host.integrations)) process.stdout.write(`${line}\n`);
   process.stdout.write(`\nstore: ${host.stores.description}\n`);
   process.stdout.write(`admin token: ${host.adminToken}${tokenNote}\n`);
   if (host.metricsUrl) process.stdout.write(`metrics on ${host.metricsUrl}\n`);

@@ -11,6 +11,7 @@ export const USAGE = `usage:
                   [--console-port P | --no-console]
   npm run dev -- [the flags of host]            (default --dir integrations; reloads on change)
   npm run check -- [DIR...] [--no-types]       (default DIR integrations)
+  npm run new -- NAME [--template blank|block|oauth|webhook-consumer] [--dir D] [--organization O]
   npm run logs -- INTEGRATION [--installation ID] [--url URL] [--admin-token T]`;
 
 export function fail(message: string, code = 2): never {

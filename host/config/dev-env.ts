@@ -25,3 +25,10 @@ export function describeDefaulted(defaulted: string[], secretTemplates: string[]
   if (used.length === 0) return undefined;
   return `dev defaults for unset ${used.join(', ')} (oauth-demo talks to the loopback provider: npm run provider; export them to use another)`;
 }
+
+/** One line per integration whose secrets were filled in from its `.dev.vars` (names only, never values). */
+export function describeDevVars(integrations: { name: string; devVars?: { file: string; variables: string[] } }[]): string[] {
+  return integrations.flatMap((integration) =>
+    integration.devVars ? [`dev values for ${integration.name}'s ${integration.devVars.variables.join(', ')} from ${integration.devVars.file} (exported variables win)`] : [],
+  );
+}

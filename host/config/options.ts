@@ -54,6 +54,8 @@ export interface HostOptions {
   workers: number;
   limits: HostLimits;
   cacheDir?: string;
+  /** Fill unset secret variables from each integration folder's `.dev.vars` (the CLI and the test harness do). */
+  devVars: boolean;
   env: Record<string, string | undefined>;
   logger?: Logger;
   /** `text` (default): human-readable lines; `json`: one JSON object per line. Ignored when `logger` is given. */
@@ -125,6 +127,7 @@ const OPTIONS_SCHEMA = {
       properties: Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, positive])),
     },
     cacheDir: { type: 'string' },
+    devVars: { type: 'boolean' },
     env: { type: 'object' },
     logger: { type: 'object' },
     logFormat: { enum: ['text', 'json'] },
@@ -168,6 +171,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     workers: input.workers ?? Math.max(2, availableParallelism()),
     limits: { ...DEFAULT_LIMITS, ...input.limits },
     ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
+    devVars: input.devVars ?? false,
     env: input.env ?? process.env,
     ...(input.logger ? { logger: input.logger } : {}),
     logFormat: input.logFormat ?? 'text',

@@ -13,6 +13,7 @@ import { checkSchema, escapePointer, type Issue } from './validate.ts';
 import { checkSemantics, findUnknownKeys, findUnusedKeys, isObject, semanticWarnings } from './semantic.ts';
 import { checkManifestPaths } from './paths.ts';
 import { resolveSecrets } from './secrets.ts';
+import { DEV_VARS_FILE, readDevVars, withDevVars } from './dev-vars.ts';
 import { ownerOf } from './secret-namespace.ts';
 import { bundleScript, type BundleMode } from './bundle.ts';
 import { displayPath } from './format.ts';
@@ -40,6 +41,11 @@ export interface LoadOptions {
   reservedNames?: string[];
   /** `MODE` and `process.env.NODE_ENV` in bundles; default production (`npm run dev` passes development). */
   mode?: BundleMode;
+  /**
+   * Fill unset secret variables from each folder's `.dev.vars` (dev-vars.ts). The command line and
+   * the test harness turn it on; createHost() from code leaves it off unless asked.
+   */
+  devVars?: boolean;
 }
 
 /** A checked integration before bundling; `declaredName` is the manifest's own name, if a string. */
@@ -119,7 +125,9 @@ async function inspectIntegration(dir: string, root: string, options: LoadOption
   const doc = parsed.doc;
   const schemaIssues = checkSchema(doc);
   const owner = typeof doc.name === 'string' && doc.name !== '' ? doc.name : path.basename(dir);
-  const secrets = resolveSecrets(doc.secrets, options.env, owner, { unsetIsWarning: options.check === true });
+  const devVars = options.devVars ? await readDevVars(dir, owner) : undefined;
+  const { env, filled } = devVars ? withDevVars(options.env, devVars) : { env: options.env, filled: [] };
+  const secrets = resolveSecrets(doc.secrets, env, owner, { unsetIsWarning: options.check === true });
   loaded.errors.push(...attach([
     ...schemaIssues,
     ...checkSemantics(doc, options),
@@ -127,6 +135,11 @@ async function inspectIntegration(dir: string, root: string, options: LoadOption
     ...secrets.errors,
   ]));
   loaded.warnings.push(...attach([...findUnknownKeys(doc), ...findUnusedKeys(doc), ...semanticWarnings(doc, options), ...secrets.warnings]));
+  const devVarsFile = displayPath(path.join(dir, DEV_VARS_FILE));
+  loaded.warnings.push(...(devVars?.warnings ?? []).map((issue) => ({ file: devVarsFile, ...issue })));
+  // Only the filled-in variables a secret actually reads are worth saying.
+  const used = filled.filter((name) => Object.values(secrets.variables).includes(name));
+  if (used.length > 0) loaded.devVars = { file: devVarsFile, variables: used };
   // The manifest is exposed once its shape is right, so listings can show its title even when a
   // semantic, path or secret check failed; `status` stays the only verdict.
   if (schemaIssues.length === 0) loaded.manifest = pickKnownKeys(doc);

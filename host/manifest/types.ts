@@ -125,6 +125,8 @@ export interface LoadedIntegration {
   bundle?: IntegrationBundle;
   errors: ManifestProblem[];
   warnings: ManifestProblem[];
+  /** Variables filled in from the folder's `.dev.vars` for its secrets (names only). */
+  devVars?: { file: string; variables: string[] };
   /**
    * Set by the dev loop (`npm run dev`) when the newest files of a ready integration failed to
    * load: these are their problems, and the integration keeps serving its last good build.
