@@ -138,6 +138,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     reservedNames: [WEBHOOK_INTEGRATION_NAME],
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
     devVars: options.devVars,
+    mode: options.bundleMode,
   };
   const loaded = await loadIntegrations(options.dirs, loadOptions);
   const builtins = [createWebhookIntegration(stores.signingSecrets, { allow: options.allowEgress, hostPort: http.port })];

@@ -38,7 +38,8 @@ export async function runDev(args: string[]): Promise<void> {
   const givesDir = args.some((arg) => arg === '--dir' || arg.startsWith('--dir='));
   // A fresh clone has no integrations/ yet: create it, so `npm run new` output appears live.
   if (!givesDir) await mkdir(DEFAULT_INTEGRATIONS_DIR, { recursive: true });
-  const { host, defaulted } = await startFromFlags(args, givesDir ? {} : { dirs: [DEFAULT_INTEGRATIONS_DIR] });
+  // Development builds: `MODE` and `process.env.NODE_ENV` are "development" (bundle.ts).
+  const { host, defaulted } = await startFromFlags(args, { bundleMode: 'development', ...(givesDir ? {} : { dirs: [DEFAULT_INTEGRATIONS_DIR] }) });
   await printStartup(host, defaulted);
   if (!host.integrations.some((integration) => integration.builtin === undefined)) {
     process.stdout.write(`no integrations in ${host.options.dirs.join(', ')} yet: npm run new -- <name> makes one, and it is served as soon as it is written\n`);

@@ -56,6 +56,8 @@ export interface HostOptions {
   cacheDir?: string;
   /** Fill unset secret variables from each integration folder's `.dev.vars` (the CLI and the test harness do). */
   devVars: boolean;
+  /** `MODE` and `process.env.NODE_ENV` in bundles: `npm run dev` and the test harness build development. */
+  bundleMode: 'production' | 'development';
   env: Record<string, string | undefined>;
   logger?: Logger;
   /** `text` (default): human-readable lines; `json`: one JSON object per line. Ignored when `logger` is given. */
@@ -128,6 +130,7 @@ const OPTIONS_SCHEMA = {
     },
     cacheDir: { type: 'string' },
     devVars: { type: 'boolean' },
+    bundleMode: { enum: ['production', 'development'] },
     env: { type: 'object' },
     logger: { type: 'object' },
     logFormat: { enum: ['text', 'json'] },
@@ -172,6 +175,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     limits: { ...DEFAULT_LIMITS, ...input.limits },
     ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
     devVars: input.devVars ?? false,
+    bundleMode: input.bundleMode ?? 'production',
     env: input.env ?? process.env,
     ...(input.logger ? { logger: input.logger } : {}),
     logFormat: input.logFormat ?? 'text',

@@ -52,6 +52,7 @@ export async function startIntegration(folder: string, options: HarnessOptions =
     logger,
     env,
     devVars: true,
+    bundleMode: 'development',
     ...(options.allowEgress ? { allowEgress: options.allowEgress } : {}),
   });
   const integration = host.integrations.find((candidate) => candidate.builtin === undefined);

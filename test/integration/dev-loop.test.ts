@@ -14,7 +14,7 @@ const cwd = mkdtempSync(path.join(tmpdir(), 'ih-dev-'));
 const folder = path.join(cwd, 'integrations', 'greeter');
 
 const manifest = (name: string, extra = '') => `name: ${name}\ntitle: Greeter\ndescription: Greets.\norganization: acme\nvisibility: public\nscopes: []\nscript: src/index.ts\n${extra}`;
-const script = (greeting: string) => `import { createIntegration } from 'sandbox-api';\nimport { greet } from './greet.ts';\nexport default createIntegration({\n  async fetch() {\n    console.log('greeting with', ${JSON.stringify(greeting)});\n    return Response.json({ message: greet(${JSON.stringify(greeting)}) });\n  },\n});\n`;
+const script = (greeting: string) => `import { createIntegration } from 'sandbox-api';\nimport { greet } from './greet.ts';\ndeclare const MODE: string;\nexport default createIntegration({\n  async fetch(request) {\n    console.log('greeting with', ${JSON.stringify(greeting)});\n    if (new URL(request.url).searchParams.has('mode')) return Response.json({ mode: MODE });\n    return Response.json({ message: greet(${JSON.stringify(greeting)}) });\n  },\n});\n`;
 
 function write(rel: string, text: string): void {
   const file = path.join(cwd, rel);
@@ -63,8 +63,9 @@ afterAll(async () => {
 });
 
 describe('npm run dev', () => {
-  it('serves ./integrations by default', async () => {
+  it('serves ./integrations by default, built in development mode', async () => {
     expect(await answer()).toEqual({ status: 200, body: { message: 'Hello, world' } });
+    expect(await answer(`${endpoint}?mode`)).toEqual({ status: 200, body: { mode: 'development' } });
   });
 
   it('serves an edit of the script on the next request, without a restart, and says so in one line', async () => {
