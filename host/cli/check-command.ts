@@ -7,7 +7,7 @@ import path, { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeDefaulted, describeDevVars, withDevDefaults } from '../config/dev-env.ts';
 import { formatProblem } from '../manifest/format.ts';
-import { loadIntegrations } from '../manifest/load.ts';
+import { JSX_IMPORT_SOURCE, loadIntegrations } from '../manifest/load.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import { loadPlatformData } from '../platform/data.ts';
 import { WEBHOOK_INTEGRATION_NAME } from '../webhooks/config.ts';
@@ -23,7 +23,11 @@ async function typecheck(integrations: LoadedIntegration[]): Promise<number> {
   for (const integration of integrations) {
     const script = integration.manifest?.script;
     if (integration.status !== 'ready' || script === undefined || !TYPED_SCRIPT.test(script)) continue;
-    const problems = await typecheckIntegration(integration.dir, path.resolve(integration.dir, script));
+    const problems = await typecheckIntegration({
+      dir: integration.dir,
+      entry: path.resolve(integration.dir, script),
+      jsxImportSource: JSX_IMPORT_SOURCE[integration.manifestKind ?? 'platform'],
+    });
     for (const problem of problems) process.stdout.write(`${formatTypeProblem(problem)}\n`);
     count += problems.length;
   }

@@ -21,7 +21,7 @@ import { MANIFEST_KEYS } from './schema.ts';
 
 const KINDS = Object.keys(MANIFEST_FILES) as ManifestKind[];
 /** The JSX runtime a manifest kind's `.tsx` files compile against (a file's own @jsxImportSource pragma wins). */
-const JSX_IMPORT_SOURCE: Record<ManifestKind, string> = { platform: 'sandbox-api', gitbook: '@gitbook/runtime' };
+export const JSX_IMPORT_SOURCE: Record<ManifestKind, string> = { platform: 'sandbox-api', gitbook: '@gitbook/runtime' };
 /** Manifests come from third parties: bound the work a single file can cause. */
 const MAX_MANIFEST_BYTES = 256 * 1024;
 const MAX_YAML_ALIASES = 32;

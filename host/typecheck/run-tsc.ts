@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { HostError } from '../common/errors.ts';
 import { displayPath } from '../manifest/format.ts';
-import { typecheckConfig } from './tsconfig.ts';
+import { typecheckConfig, type TypecheckTarget } from './tsconfig.ts';
 
 export interface TypeProblem {
   /** As shown: relative to the working directory when below it, like other problems. */
@@ -55,8 +55,9 @@ export function parseTscOutput(output: string, cwd: string): TypeProblem[] {
   return problems;
 }
 
-/** Type-checks the integration whose script is `entry` (absolute), from its folder `dir`. */
-export async function typecheckIntegration(dir: string, entry: string): Promise<TypeProblem[]> {
+/** Type-checks one integration (its script and what it imports), from its folder. */
+export async function typecheckIntegration(target: TypecheckTarget): Promise<TypeProblem[]> {
+  const { dir } = target;
   const tsc = findTsc();
   if (tsc === undefined) {
     throw new HostError('ERR_OPTIONS_INVALID', 'type-checking needs the TypeScript compiler (the typescript devDependency): run npm install, or pass --no-types to skip it');
@@ -64,7 +65,7 @@ export async function typecheckIntegration(dir: string, entry: string): Promise<
   const configDir = await mkdtemp(path.join(os.tmpdir(), 'ih-typecheck-'));
   try {
     const config = path.join(configDir, 'tsconfig.json');
-    await writeFile(config, JSON.stringify(typecheckConfig(entry)));
+    await writeFile(config, JSON.stringify(typecheckConfig(target)));
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [tsc, '-p', config, '--pretty', 'false'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';

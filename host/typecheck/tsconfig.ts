@@ -16,8 +16,23 @@ export const TYPE_PATHS: Readonly<Record<string, string[]>> = {
   'sandbox-api/*': [path.join(REPO_ROOT, 'sandbox-api/*.ts'), path.join(REPO_ROOT, 'sandbox-api/*')],
 };
 
-/** The tsconfig (as JSON) that checks `entry` and everything it imports, and nothing else. */
-export function typecheckConfig(entry: string): Record<string, unknown> {
+/** Declarations every check gets: the bundler's text imports. */
+const TEXT_IMPORTS = path.join(REPO_ROOT, 'host/typecheck/text-imports.d.ts');
+
+export interface TypecheckTarget {
+  /** The integration folder: its own `*.d.ts` files are part of its types (node_modules aside). */
+  dir: string;
+  /** The script, absolute. */
+  entry: string;
+  /** Where JSX comes from: `sandbox-api`, or `@gitbook/runtime` for gitbook-manifest.yaml folders. */
+  jsxImportSource: string;
+}
+
+/**
+ * The tsconfig (as JSON) that checks the entry and everything it imports, with the folder's own
+ * declaration files, and nothing else.
+ */
+export function typecheckConfig({ dir, entry, jsxImportSource }: TypecheckTarget): Record<string, unknown> {
   return {
     compilerOptions: {
       target: 'es2022',
@@ -33,9 +48,11 @@ export function typecheckConfig(entry: string): Record<string, unknown> {
       isolatedModules: true,
       resolveJsonModule: true,
       jsx: 'react-jsx',
-      jsxImportSource: 'sandbox-api',
+      jsxImportSource,
       paths: TYPE_PATHS,
     },
-    files: [entry],
+    files: [entry, TEXT_IMPORTS],
+    include: [path.join(dir, '**/*.d.ts')],
+    exclude: [path.join(dir, '**/node_modules')],
   };
 }

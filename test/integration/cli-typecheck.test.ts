@@ -78,6 +78,32 @@ describe('npm run check: types', () => {
     expect(run.status).toBe(0);
   }, 60_000);
 
+  it('types the bundler’s text imports as strings and reads the folder’s own declaration files', async () => {
+    const root = temp.make({
+      'pages/platform-manifest.yaml': MANIFEST('pages'),
+      'pages/src/index.ts': [
+        "import { createIntegration } from 'sandbox-api';",
+        "import script from './tracker.raw.js';",
+        "import page from './page.html' with { type: 'text' };",
+        'const both: string = script + page;',
+        'export default createIntegration({ fetch: () => new Response(both) });',
+        '',
+      ].join('\n'),
+      'pages/src/tracker.raw.js': 'console.log("never run, only sent");\n',
+      'pages/src/page.html': '<p>hi</p>\n',
+      'pages/src/html.d.ts': "declare module '*.html' {\n  const text: string;\n  export default text;\n}\n",
+    });
+    const run = await check([root], root);
+    expect(run.stdout).toMatch(/1 ready, 0 invalid, 0 error\(s\), 0 type error\(s\)\n$/);
+    expect(run.status).toBe(0);
+  }, 60_000);
+
+  it('checks GitBook-format integrations against @gitbook/runtime', async () => {
+    const run = await check([path.resolve(import.meta.dirname, '../../fixtures/gitbook')], process.cwd());
+    expect(run.stdout).toMatch(/2 integration\(s\) checked in fixtures\/gitbook: 2 ready, 0 invalid, 0 error\(s\), 0 type error\(s\)\n$/);
+    expect(run.status).toBe(0);
+  }, 60_000);
+
   it('skips types with --no-types', async () => {
     const root = temp.make({ 'greeter/platform-manifest.yaml': MANIFEST('greeter'), 'greeter/src/index.ts': BROKEN, 'greeter/src/lib/math.ts': 'export const double = (n: number) => n * 2;\n' });
     const run = await check([root, '--no-types'], root);
