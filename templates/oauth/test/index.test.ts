@@ -1,6 +1,6 @@
 // Starts {{name}} with the development values of .dev.vars and checks the first half of the OAuth
-// flow: the Connect button redirects to the provider with this installation's client id and a
-// signed state, and the installation stays pending until connected. (The whole flow, provider
+// flow: the Connect button (its URL from the admin view, with the host's connect ticket) redirects
+// to the provider with this installation's client id and a signed state, and the installation stays pending until connected. (The whole flow, provider
 // included: `npm run provider`, then `npm run dev -- --allow-egress 127.0.0.1:8788`.)
 // Run it with `npm run test:integrations` (node's test runner).
 import assert from 'node:assert/strict';
@@ -20,7 +20,11 @@ test('the installation waits to be connected', async () => {
 });
 
 test('the Connect button redirects to the provider with the client id and a state', async () => {
-  const response = await integration.fetch('/oauth', { redirect: 'manual' });
+  // The button's URL, as an admin view shows it: it carries the connect ticket the host checks.
+  const view = await (await integration.admin(`/v1/installations/${integration.installationId}`)).json();
+  const button: string = view.urls.buttons.oauth_credentials;
+  assert.ok(button.startsWith(`${integration.endpoint}/oauth?ticket=`), button);
+  const response = await fetch(button, { redirect: 'manual' });
   assert.equal(response.status, 302);
   const location = new URL(response.headers.get('location') ?? '');
   assert.equal(`${location.origin}${location.pathname}`, 'http://127.0.0.1:8788/authorize');
