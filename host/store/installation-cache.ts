@@ -73,6 +73,10 @@ export function withInstallationCache(inner: InstallationStore): CachedInstallat
       return frozen;
     },
     async listInstallations(filter) {
+      // Only whole lists (all, or one integration's: what event fan-out reads) are cached; a page
+      // or another filter (GET /v1/installations) goes to the store, never to a cached whole list.
+      const cacheable = filter === undefined || Object.entries(filter).every(([field, value]) => field === 'integration' || value === undefined);
+      if (!cacheable) return (await inner.listInstallations(filter)).map(deepFreeze);
       const key = filter?.integration === undefined ? '' : `integration:${filter.integration}`;
       const cached = enabled ? lists.get(key) : undefined;
       if (cached !== undefined) return [...cached];

@@ -201,13 +201,13 @@ describe('store errors at startup', () => {
     const port = await freePort();
     const result = host('--store', `postgres://postgres@127.0.0.1:${port}/host`);
     expect(result.status).toBe(1);
-    expect(result.stderr.trim().split('\n')).toEqual([`ERR_STORE_UNAVAILABLE: cannot reach PostgreSQL at 127.0.0.1:${port} (connection refused): is the server running and listening there? Check --store / DATABASE_URL`]);
+    expect(result.stderr.trim().split('\n')).toEqual([`error: cannot reach PostgreSQL at 127.0.0.1:${port} (connection refused): is the server running and listening there? Check --store / DATABASE_URL`]);
   });
 
   it('names the fix in one line when --store is not a postgres URL', () => {
     const result = host('--store', 'mysql://root:secret@127.0.0.1/host');
     expect(result.status).toBe(1);
-    expect(result.stderr.trim().split('\n')).toEqual(['ERR_OPTIONS_INVALID: --store: unsupported scheme "mysql:"; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (omit --store for the SQLite default, or use --data FILE)']);
+    expect(result.stderr.trim().split('\n')).toEqual(['error: --store: unsupported scheme "mysql:"; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (omit --store for the SQLite default, or use --data FILE)']);
     expect(result.stderr).not.toContain('secret');
   });
 });

@@ -40,6 +40,23 @@ describe.each(useBackends())('stores on $name', (backend) => {
     expect(await stores.installations.getInstallation('inst_missing')).toBeUndefined();
   });
 
+  it('lists installations filtered by integration, organization and target, in (createdAt, id) order, after a position, up to a limit', async () => {
+    const at = (second: number) => `2026-01-01T00:00:0${second}Z`;
+    await stores.installations.insertInstallation({ ...installation('inst_c'), createdAt: at(1) }, 'hash_c');
+    await stores.installations.insertInstallation({ ...installation('inst_b'), createdAt: at(1), target: 'space', space: 'space_1', spaceSelection: undefined }, 'hash_b');
+    await stores.installations.insertInstallation({ ...installation('inst_a'), createdAt: at(2), organization: 'globex' }, 'hash_a');
+    await stores.installations.insertInstallation({ ...installation('inst_d'), createdAt: at(0), integration: 'other' }, 'hash_d');
+    const ids = async (filter?: Parameters<HostStores['installations']['listInstallations']>[0]) => (await stores.installations.listInstallations(filter)).map((row) => row.id);
+    expect(await ids()).toEqual(['inst_d', 'inst_b', 'inst_c', 'inst_a']);
+    expect(await ids({ integration: 'hello' })).toEqual(['inst_b', 'inst_c', 'inst_a']);
+    expect(await ids({ organization: 'globex' })).toEqual(['inst_a']);
+    expect(await ids({ target: 'space' })).toEqual(['inst_b']);
+    expect(await ids({ integration: 'hello', organization: 'acme', target: 'organization' })).toEqual(['inst_c']);
+    expect(await ids({ limit: 2 })).toEqual(['inst_d', 'inst_b']);
+    expect(await ids({ after: { createdAt: at(1), id: 'inst_b' }, limit: 2 })).toEqual(['inst_c', 'inst_a']);
+    expect(await ids({ integration: 'hello', after: { createdAt: at(1), id: 'inst_c' } })).toEqual(['inst_a']);
+  });
+
   it('edits an installation atomically: concurrent edits never lose one, a refused plan stores nothing', async () => {
     await stores.installations.insertInstallation(installation('inst_a', { count: 0 }), 'hash_a');
     const other = await database.open();
@@ -101,6 +118,13 @@ describe.each(useBackends())('stores on $name', (backend) => {
     expect(await stores.eventLog.get('other', 'evt_other')).toMatchObject({ eventId: 'evt_other' });
     expect(await stores.eventLog.get('hello', 'evt_other')).toBeUndefined();
     await expect(stores.eventLog.list('hello', { limit: 2, cursor: 'bogus' })).rejects.toMatchObject({ code: 'ERR_VALIDATION' });
+  });
+
+  it('keeps an event-log entry’s request id, and no request id for an entry without one', async () => {
+    stores.eventLog.record({ ...entry('evt_with'), requestId: 'req_1234' });
+    stores.eventLog.record(entry('evt_without'));
+    expect(await stores.eventLog.get('hello', 'evt_with')).toEqual({ ...entry('evt_with'), durationMs: 3, requestId: 'req_1234' });
+    expect(await stores.eventLog.get('hello', 'evt_without')).toEqual({ ...entry('evt_without'), durationMs: 3 });
   });
 
   it('answers ping while the database is up', async () => {
