@@ -115,7 +115,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   onFailure(() => http.close());
   const baseUrl = http.baseUrl;
   // The console gets its own listener, so its origin never serves an integration's pages.
-  const consoleHttp = options.consolePort === undefined ? undefined : await openHttpListener(options.host, options.consolePort);
+  const consoleHttp = options.consolePort === undefined ? undefined : await openHttpListener(options.host, options.consolePort, '--console-port');
   if (consoleHttp) onFailure(() => consoleHttp.close());
   // Built while the integrations load; awaited when the console is attached.
   const consoleAssets = consoleHttp ? loadConsoleAssets() : undefined;

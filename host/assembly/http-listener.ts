@@ -35,13 +35,13 @@ function notReady(_req: IncomingMessage, res: ServerResponse): void {
  * The operator's view of a failed listen: one line naming the port or address and the fix. An
  * unknown failure keeps Node's error (it would be a host bug worth a stack trace).
  */
-export function listenError(error: NodeJS.ErrnoException, host: string, port: number): Error {
+export function listenError(error: NodeJS.ErrnoException, host: string, port: number, flag = '--port'): Error {
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   switch (error.code) {
     case 'EADDRINUSE':
-      return new HostError('ERR_LISTEN_FAILED', `port ${port} is in use: pass --port 0 or stop the other host`);
+      return new HostError('ERR_LISTEN_FAILED', `port ${port} is in use: pass ${flag} 0 or stop the other host`);
     case 'EACCES':
-      return new HostError('ERR_LISTEN_FAILED', `port ${port} needs privileges this process does not have: pass a port above 1023 (--port 8787) or --port 0`);
+      return new HostError('ERR_LISTEN_FAILED', `port ${port} needs privileges this process does not have: pass a port above 1023 or ${flag} 0`);
     case 'EADDRNOTAVAIL':
       return new HostError('ERR_LISTEN_FAILED', `cannot listen on ${where}: the address is not one of this machine's; use 127.0.0.1`);
     default:
@@ -49,7 +49,8 @@ export function listenError(error: NodeJS.ErrnoException, host: string, port: nu
   }
 }
 
-export async function openHttpListener(host: string, port: number): Promise<HttpListener> {
+/** `flag` names the option that chose the port, for the error a taken port gives. */
+export async function openHttpListener(host: string, port: number, flag = '--port'): Promise<HttpListener> {
   let current: RequestListener = notReady;
   let active = 0;
   let draining = false;
@@ -68,7 +69,7 @@ export async function openHttpListener(host: string, port: number): Promise<Http
   server.on('clientError', answerClientError);
   server.on('checkExpectation', (req, res) => current(req, res));
   await new Promise<void>((resolve, reject) => {
-    const fail = (error: NodeJS.ErrnoException) => reject(listenError(error, host, port));
+    const fail = (error: NodeJS.ErrnoException) => reject(listenError(error, host, port, flag));
     server.once('error', fail);
     server.listen(port, host, () => {
       server.off('error', fail);
