@@ -5,7 +5,7 @@
 // Every wait is on a condition in the page, never a sleep.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import type { Page } from 'playwright-core';
-import { ADMIN_TOKEN, startTestHost, type TestHost } from '../helpers/host.ts';
+import { ADMIN_TOKEN, startTestHost, waitFor, type TestHost } from '../helpers/host.ts';
 import { chromiumMissing, launchBrowser, signIn, waitForText, type TestBrowser } from '../helpers/browser.ts';
 import { startOAuthProvider, type OAuthProvider } from '../../fixtures/oauth-provider/provider.ts';
 import { startReceiver, type Receiver } from '../helpers/receivers.ts';
@@ -211,8 +211,8 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/integration=counter/);
     const rows = page.locator('table.list tbody tr');
-    await rows.filter({ hasText: counter[0].id }).waitFor();
-    expect(await rows.count()).toBe(counter.length);
+    // The unfiltered list stays on screen until the filtered page arrives: wait for the new one.
+    await waitFor(async () => (await rows.count()) === counter.length && (await rows.filter({ hasText: counter[0].id }).count()) === 1, 15_000);
     expect(await rows.locator('td:nth-child(2)').allTextContents()).toEqual(counter.map(() => 'counter'));
     await page.getByRole('link', { name: counter[0].id }).click();
     await page.getByRole('heading', { level: 1, name: new RegExp(counter[0].id) }).waitFor();
