@@ -14,6 +14,7 @@ import { createLifecycle } from '../installations/lifecycle.ts';
 import { createOAuthStates } from '../installations/oauth-state.ts';
 import { createConnectTickets } from '../installations/connect-ticket.ts';
 import { createInstallationService } from '../installations/service.ts';
+import { adoptOrphanInstallations } from '../installations/hierarchy.ts';
 import { hashToken, newTokenSecret, TOKEN_SECRET_META_KEY } from '../installations/tokens.ts';
 import { createIntegrationRegistry, type IntegrationRegistry } from '../integrations/registry.ts';
 import { loadIntegrations } from '../manifest/load.ts';
@@ -174,6 +175,8 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const lifecycle = createLifecycle({ store: stores.installations, registry, run, log });
   const connectTickets = createConnectTickets({ secret: tokenSecret, now: options.clock });
   const installations = createInstallationService({ registry, store: stores.installations, platform, lifecycle, run, tokenSecret, connectTickets, baseUrl, log });
+  // Space and site installations stored before the hierarchy get their organization installation.
+  await adoptOrphanInstallations({ store: stores.installations, registry, tokenSecret, log });
 
   const platformApi = createPlatformApi({
     routes: platformRoutes,

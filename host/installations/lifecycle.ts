@@ -16,12 +16,20 @@ export interface LifecycleDeps {
 }
 
 export interface InstallationLifecycle {
-  /** installation_setup for a new installation, and space_installation_setup when it is a space's. */
+  /** installation_setup for a new installation, and space_installation_setup / site_installation_setup when it is a space's or a site's. */
   announceInstall(installation: Installation): void;
   /** Merges, validates (422 ERR_CONFIGURATION_INVALID, nothing stored), stores, then emits installation_setup. */
   editConfiguration(installationId: string, patch: Record<string, unknown>, source: EditSource): Promise<Installation>;
   /** Removes the installation and its token (a later API call with it gets 401). */
   uninstall(installationId: string): Promise<void>;
+}
+
+/** space_installation_setup or site_installation_setup for a space or site installation (GitBook's events for them). */
+function contentSetupEvent(installation: Installation, previous?: { status: string; configuration: Record<string, unknown> }): (Record<string, unknown> & { type: string }) | undefined {
+  const tail = previous === undefined ? {} : { previous };
+  if (installation.target === 'space' && installation.space !== undefined) return { type: 'space_installation_setup', status: installation.status, spaceId: installation.space, ...tail };
+  if (installation.target === 'site' && installation.site !== undefined) return { type: 'site_installation_setup', status: installation.status, siteId: installation.site, ...tail };
+  return undefined;
 }
 
 export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
@@ -51,9 +59,8 @@ export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
   return {
     announceInstall(installation) {
       emit(installation, { type: 'installation_setup', status: installation.status });
-      if (installation.target === 'space' && installation.space !== undefined) {
-        emit(installation, { type: 'space_installation_setup', status: installation.status, spaceId: installation.space });
-      }
+      const content = contentSetupEvent(installation);
+      if (content !== undefined) emit(installation, content);
     },
 
     async editConfiguration(installationId, patch, source) {
@@ -69,7 +76,11 @@ export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
       if (edit === undefined) throw notFound(installationId);
       const { before, after } = edit;
       deps.log.info(`configured ${before.id} (${source}): ${before.status} → ${after.status}`);
-      emit(after, { type: 'installation_setup', status: after.status, previous: { status: before.status, configuration: before.configuration } });
+      const previous = { status: before.status, configuration: before.configuration };
+      emit(after, { type: 'installation_setup', status: after.status, previous });
+      // GitBook announces a space or site installation's new configuration with its own event too.
+      const content = contentSetupEvent(after, previous);
+      if (content !== undefined) emit(after, content);
       return after;
     },
 

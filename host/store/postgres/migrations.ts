@@ -14,6 +14,8 @@ export interface Migration {
 export const LOCK_NAMESPACE = 0x1e57;
 export const LOCK_MIGRATIONS = 1;
 export const LOCK_SEED = 2;
+/** Key 1 of the lock taken while choosing (or creating) the organization installation of an integration in an organization. */
+export const LOCK_INSTALLATION_TREE = 0x1e58;
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
@@ -100,6 +102,19 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 3,
     name: 'event log request ids',
     sql: 'ALTER TABLE event_log ADD COLUMN IF NOT EXISTS request_id TEXT;',
+  },
+  {
+    version: 4,
+    name: 'installation hierarchy',
+    // Space and site installations under an organization installation, and GitBook's externalIds
+    // and updatedAt. Existing rows keep their data; the host gives parentless space and site
+    // installations their organization installation at startup (installations/hierarchy.ts).
+    sql: `
+  ALTER TABLE installations ADD COLUMN parent TEXT REFERENCES installations (id) ON DELETE CASCADE;
+  ALTER TABLE installations ADD COLUMN external_ids TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE installations ADD COLUMN updated_at TEXT;
+  CREATE INDEX installations_by_parent ON installations (parent);
+`,
   },
 ];
 

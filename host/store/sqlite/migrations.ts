@@ -118,6 +118,19 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     name: 'event log request ids',
     sql: 'ALTER TABLE event_log ADD COLUMN request_id TEXT;',
   },
+  {
+    version: 4,
+    name: 'installation hierarchy',
+    // Space and site installations under an organization installation, and GitBook's externalIds
+    // and updatedAt. Existing rows keep their data; the host gives parentless space and site
+    // installations their organization installation at startup (installations/hierarchy.ts).
+    sql: `
+  ALTER TABLE installations ADD COLUMN parent TEXT REFERENCES installations (id) ON DELETE CASCADE;
+  ALTER TABLE installations ADD COLUMN external_ids TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE installations ADD COLUMN updated_at TEXT;
+  CREATE INDEX IF NOT EXISTS installations_by_parent ON installations (parent);
+`,
+  },
 ];
 
 /** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */
