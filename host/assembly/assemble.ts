@@ -136,6 +136,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const loadOptions = {
     env: options.env,
     firstPartyOrganizations: platform.firstPartyOrganizations,
+    firstPartyIntegrations: [...platform.firstPartyIntegrations, ...options.firstPartyIntegrations],
     reservedNames: [WEBHOOK_INTEGRATION_NAME],
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
     devVars: options.devVars,

@@ -44,6 +44,12 @@ export interface HostOptions {
   adminToken?: string;
   allowEgress: string[];
   /**
+   * Integrations the operator names the platform's own (`--first-party`): with those of the platform
+   * data's `firstPartyIntegrations` and of its `firstPartyOrganizations`, the only ones that may
+   * load with internal scopes (docs/manifest.md#scopes).
+   */
+  firstPartyIntegrations: string[];
+  /**
    * Testing and development aid, never for production: fixed DNS answers for guest fetch
    * (`{ 'metadata.test': ['169.254.169.254'] }`), still judged by the egress policy.
    */
@@ -119,6 +125,7 @@ const OPTIONS_SCHEMA = {
     platformPath: { type: 'string', minLength: 1 },
     adminToken: { type: 'string', minLength: 16 },
     allowEgress: { type: 'array', items: { type: 'string', minLength: 1 } },
+    firstPartyIntegrations: { type: 'array', items: { type: 'string', minLength: 1 } },
     egressResolve: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 } },
     onEgressConnect: {},
     autoInstall: { type: 'boolean' },
@@ -168,6 +175,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     platformPath: input.platformPath ?? 'fixtures/platform.yaml',
     ...(input.adminToken ? { adminToken: input.adminToken } : {}),
     allowEgress: input.allowEgress ?? [],
+    firstPartyIntegrations: input.firstPartyIntegrations ?? [],
     ...(input.egressResolve ? { egressResolve: input.egressResolve } : {}),
     ...(input.onEgressConnect ? { onEgressConnect: input.onEgressConnect } : {}),
     autoInstall: input.autoInstall ?? true,

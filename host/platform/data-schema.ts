@@ -22,6 +22,7 @@ export const PLATFORM_SCHEMA = {
   additionalProperties: true,
   properties: {
     firstPartyOrganizations: { type: 'array', items: id },
+    firstPartyIntegrations: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 } },
     organizations: {
       type: 'array',
       items: {

@@ -28,7 +28,10 @@ export interface SeedPageFeedback {
 }
 
 export interface PlatformData {
+  /** Organizations whose integrations are the platform's own (internal scopes). */
   firstPartyOrganizations: string[];
+  /** Integrations (by name) that are the platform's own, whoever publishes them (internal scopes). */
+  firstPartyIntegrations: string[];
   organizations: { id: string; subdomain: string; title: string; members: { id: string; email: string; role: string }[] }[];
   spaces: {
     id: string;
@@ -80,6 +83,7 @@ export function parsePlatformData(text: string, file: string): PlatformData {
   if (problems.length > 0) throw new HostError('ERR_OPTIONS_INVALID', `${file}: invalid platform data:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   return {
     firstPartyOrganizations: data.firstPartyOrganizations ?? [],
+    firstPartyIntegrations: data.firstPartyIntegrations ?? [],
     organizations: data.organizations.map((org) => ({ ...org, members: org.members ?? [] })),
     spaces: data.spaces.map((space) => ({
       ...space,
