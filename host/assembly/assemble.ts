@@ -171,7 +171,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   // Every recorded entry also goes to the live followers (GET …/events/stream, npm run logs).
   const feed = createEventFeed();
   const eventLog = publishingEventLog(stores.eventLog, feed);
-  const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event) });
+  const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event), platform, getInstallation: (id) => stores.installations.getInstallation(id) });
   const run = dispatcher.run;
   const lifecycle = createLifecycle({ store: stores.installations, registry, run, log });
   const connectTickets = createConnectTickets({ secret: tokenSecret, now: options.clock });

@@ -13,6 +13,7 @@ import type { IntegrationRegistry } from '../integrations/registry.ts';
 import type { PlatformApi } from '../platform-api/router.ts';
 import type { HostServices } from '../server/services.ts';
 import type { WebhookService } from '../webhooks/service.ts';
+import { readIntegrationAsset } from '../integrations/assets.ts';
 
 export interface HostServicesParts {
   adminToken: string;
@@ -80,6 +81,17 @@ export function createHostServices(parts: HostServicesParts): HostServices {
     },
 
     dispatch: (installation, event, fetchBody) => parts.dispatcher.run(installation, event, fetchBody),
+    dispatchToIntegration(name, event, fetchBody) {
+      // Built-ins are host code with no endpoint of their own.
+      const integration = registry.get(name);
+      if (integration === undefined || integration.builtin !== undefined) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${name}" not found`);
+      return parts.dispatcher.runForIntegration(name, event, fetchBody);
+    },
+    async readIntegrationAsset(name, path) {
+      const integration = registry.get(name);
+      if (integration === undefined || integration.builtin !== undefined) throw new HostError('ERR_NOT_FOUND', `integration "${name}" not found`);
+      return readIntegrationAsset(integration, path);
+    },
     publishEvent: (event) => parts.publish(event),
 
     listDeliveries: (id, page) => webhooks.listDeliveries(id, page),

@@ -27,12 +27,24 @@ export interface SeedPageFeedback {
   createdAt: string;
 }
 
+export interface PlatformOrganization {
+  id: string;
+  subdomain: string;
+  title: string;
+  members: { id: string; email: string; role: string }[];
+  /** What GitBook's Organization object reports; the file may give them, else the defaults of docs/operations.md. */
+  createdAt?: string;
+  plan?: string;
+  type?: string;
+  emailDomains?: string[];
+}
+
 export interface PlatformData {
   /** Organizations whose integrations are the platform's own (internal scopes). */
   firstPartyOrganizations: string[];
   /** Integrations (by name) that are the platform's own, whoever publishes them (internal scopes). */
   firstPartyIntegrations: string[];
-  organizations: { id: string; subdomain: string; title: string; members: { id: string; email: string; role: string }[] }[];
+  organizations: PlatformOrganization[];
   spaces: {
     id: string;
     organization: string;
@@ -107,6 +119,6 @@ export function loadPlatformData(file: string): PlatformData {
 }
 
 /** Finds an organization by id or subdomain (a manifest's `organization` may be either). */
-export function findOrganization(data: PlatformData, idOrSubdomain: string): PlatformData['organizations'][number] | undefined {
+export function findOrganization(data: PlatformData, idOrSubdomain: string): PlatformOrganization | undefined {
   return data.organizations.find((org) => org.id === idOrSubdomain || org.subdomain === idOrSubdomain);
 }

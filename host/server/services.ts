@@ -66,6 +66,16 @@ export interface HostServices {
   dispatch(installation: Installation, event: DispatchEvent, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
 
   /**
+   * Runs one event for an integration itself (its integration-level public endpoint), with no
+   * installation. Rejects with ERR_INTEGRATION_NOT_FOUND for an unknown or built-in integration,
+   * ERR_INTEGRATION_INVALID for one that cannot run, and the sandbox errors of dispatch().
+   */
+  dispatchToIntegration(integration: string, event: DispatchEvent, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
+
+  /** A file of the integration's `assets/` folder. Rejects with ERR_NOT_FOUND (no such file, or outside it). */
+  readIntegrationAsset(integration: string, path: string): Promise<{ bytes: Uint8Array; contentType: string }>;
+
+  /**
    * A platform event from `POST /v1/events`: validated (ERR_VALIDATION naming the field), given an
    * eventId, dispatched to every ready installation whose integration can receive it.
    */

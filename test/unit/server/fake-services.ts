@@ -148,6 +148,17 @@ export function createFakeServices(): FakeServices {
       const response = await fake.respond(call);
       return { response, ...(fake.verdict ? { verdict: fake.verdict } : {}), durationMs: 1, logs: [] };
     },
+    async dispatchToIntegration(integration, event, fetchBody): Promise<DispatchOutcome> {
+      if (!INTEGRATIONS.some((i) => i.name === integration)) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
+      const call = { installationId: '', event: { ...(event as Record<string, unknown>), integration }, fetchBody };
+      fake.dispatchCalls.push(call);
+      const response = await fake.respond(call);
+      return { response, durationMs: 1, logs: [] };
+    },
+    // Assets are read from real folders (test/integration/gitbook-environment.test.ts).
+    readIntegrationAsset: async (integration, path) => {
+      throw new HostError('ERR_NOT_FOUND', `integration "${integration}" has no asset "${path}"`);
+    },
     async publishEvent(event) {
       fake.publishCalls.push(event);
       return fake.publishImpl(event);
