@@ -15,13 +15,13 @@ import { createOAuthStates } from '../installations/oauth-state.ts';
 import { createConnectTickets } from '../installations/connect-ticket.ts';
 import { createInstallationService } from '../installations/service.ts';
 import { adoptOrphanInstallations } from '../installations/hierarchy.ts';
-import { hashToken, newTokenSecret, TOKEN_SECRET_META_KEY } from '../installations/tokens.ts';
+import { deriveInstallationToken, hashToken, newTokenSecret, TOKEN_SECRET_META_KEY, verifyIntegrationToken } from '../installations/tokens.ts';
 import { createIntegrationRegistry, type IntegrationRegistry } from '../integrations/registry.ts';
 import { loadIntegrations } from '../manifest/load.ts';
 import { isInside } from '../manifest/paths.ts';
 import type { WatchTargets } from '../dev/watcher.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
-import { loadPlatformData, type PlatformData } from '../platform/data.ts';
+import { findOrganization, loadPlatformData, type PlatformData } from '../platform/data.ts';
 import { apiToBridgeResponse, bridgeToApiRequest } from '../platform-api/bridge-adapter.ts';
 import { createPlatformApi } from '../platform-api/router.ts';
 import { platformRoutes } from '../platform-api/routes/index.ts';
@@ -173,26 +173,43 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const eventLog = publishingEventLog(stores.eventLog, feed);
   const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event), platform, getInstallation: (id) => stores.installations.getInstallation(id) });
   const run = dispatcher.run;
-  const lifecycle = createLifecycle({ store: stores.installations, registry, run, log });
+  const lifecycle = createLifecycle({ store: stores.installations, registry, run, log, now: options.clock });
   const connectTickets = createConnectTickets({ secret: tokenSecret, now: options.clock });
   const installations = createInstallationService({ registry, store: stores.installations, platform, lifecycle, run, tokenSecret, connectTickets, baseUrl, log });
   // Space and site installations stored before the hierarchy get their organization installation.
   await adoptOrphanInstallations({ store: stores.installations, registry, tokenSecret, log });
 
+  const installationLookup = {
+    get: (id: string) => stores.installations.getInstallation(id),
+    children: (parentId: string) => stores.installations.listInstallations({ parent: parentId }),
+  };
   const platformApi = createPlatformApi({
     routes: platformRoutes,
     deps: {
       platform: stores.platform,
       directory,
+      installations: installationLookup,
+      gitbook: {
+        baseUrl,
+        shapes: { baseUrl, organizationSpaceCount: (organization) => platform.spaces.filter((space) => space.organization === organization).length },
+        organization: (id) => (findOrganization(platform, id)?.id === id ? findOrganization(platform, id) : undefined),
+        installationToken: (id) => deriveInstallationToken(tokenSecret, id),
+        listInstallations: (integration) => stores.installations.listInstallations({ integration }),
+        editInstallation: (id, edit) => lifecycle.editFromIntegration(id, edit),
+      },
       connectTickets,
       quotas: { maxPagesPerSpace: options.limits.maxPagesPerSpace, maxSpaceContentBytes: options.limits.maxSpaceContentBytes, maxConversationBytesPerInstallation: options.limits.maxConversationBytesPerInstallation },
       oauthStates: createOAuthStates({ store: stores.oauthStates, secret: tokenSecret, now: options.clock, ttlMs: options.oauthStateTtlMs }),
       updateOwnConfiguration: async (installationId, patch) => installations.view(await lifecycle.editConfiguration(installationId, patch, 'integration')),
     },
     directory,
+    installations: installationLookup,
     resolveToken: async (token) => {
+      const integration = verifyIntegrationToken(tokenSecret, token);
+      if (integration !== undefined) return { integration };
       const owner = await stores.installations.findTokenOwner(hashToken(token));
-      return owner === undefined ? undefined : stores.installations.getInstallation(owner);
+      const installation = owner === undefined ? undefined : await stores.installations.getInstallation(owner);
+      return installation === undefined ? undefined : { installation };
     },
     getIntegration: (name) => registry.get(name),
     log,

@@ -20,6 +20,17 @@ export function configurationSchemaFor(integration: LoadedIntegration, target: I
   return level !== undefined && 'properties' in level ? level : undefined;
 }
 
+/**
+ * Whether a target's configuration is GitBook's component form (`{ componentId }`): the
+ * integration's own component decides its shape, so only the integration itself writes it, with
+ * any keys (docs/installations.md).
+ */
+export function isComponentLevel(integration: LoadedIntegration, target: Installation['target']): boolean {
+  const configurations = integration.manifest?.configurations;
+  const level = target === 'organization' ? configurations?.account : target === 'space' ? (configurations?.space ?? configurations?.site) : configurations?.site;
+  return level !== undefined && 'componentId' in level;
+}
+
 export function applyDefaults(schema: ConfigurationSchema | undefined, configuration: Record<string, unknown>): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const [name, property] of Object.entries(schema?.properties ?? {})) {

@@ -1,12 +1,16 @@
 // The platform API over HTTP (docs/http-api.md, docs/platform-api.md): `/v1/spaces/…`, `/v1/sites/…`,
-// `/v1/conversations` and `/v1/installation[/…]` pass through to services.platformApi, which
-// authenticates the installation token alone. This route never authorizes nor alters the answer.
+// `/v1/orgs/…`, `/v1/conversations`, `/v1/installation[/…]` and GitBook's `/v1/integrations/:name/{tasks,spaces,sites}`
+// pass through to services.platformApi, which authenticates the token alone. Under
+// `/v1/integrations/:name/installations…`, which public endpoints and admin routes share with
+// GitBook's API, a request carrying a host API token (`Bearer iht_…` / `Bearer ihi_…`) is an API
+// call and anything else goes on to those routes. Never authorizes nor alters the answer.
 
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { HostServices } from '../services.ts';
 import { readBody } from '../read-body.ts';
 import { requestTarget } from '../request-target.ts';
+import { looksLikeApiToken } from '../../installations/tokens.ts';
 
 const MAX_PLATFORM_API_BODY_BYTES = 1024 * 1024;
 
@@ -32,7 +36,16 @@ export function registerPlatformApiRoutes(router: Router, services: HostServices
     for (const [name, value] of response.headers) ctx.append(name, value);
     ctx.body = Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength);
   };
-  for (const path of ['/v1/spaces/*rest', '/v1/sites/*rest', '/v1/conversations', '/v1/installation', '/v1/installation/*rest']) {
+  for (const path of ['/v1/spaces/*rest', '/v1/sites/*rest', '/v1/orgs/*rest', '/v1/conversations', '/v1/installation', '/v1/installation/*rest']) {
     router.all(path, passThrough);
+  }
+  for (const path of ['/v1/integrations/:name/spaces', '/v1/integrations/:name/sites']) router.all(path, passThrough);
+  // Shared with public endpoints and admin routes: a host API token decides (registered before them).
+  for (const path of ['/v1/integrations/:name/installations{/*rest}', '/v1/integrations/:name/tasks']) {
+    router.all(path, async (ctx, next) => {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+      if (match !== null && looksLikeApiToken(match[1])) return passThrough(ctx);
+      return next();
+    });
   }
 }

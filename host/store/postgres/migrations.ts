@@ -116,6 +116,14 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX installations_by_parent ON installations (parent);
 `,
   },
+  {
+    version: 3,
+    name: 'adaptive schemas',
+    // GitBook's adaptive-content schema of a site (getSiteAdaptiveSchema / updateSiteAdaptiveSchema).
+    sql: `
+  CREATE TABLE adaptive_schemas (site TEXT PRIMARY KEY REFERENCES sites (id), json_schema TEXT NOT NULL, updated_at TEXT NOT NULL);
+`,
+  },
 ];
 
 /** Applies every migration the database lacks, in one transaction under an advisory lock; returns the versions applied. */

@@ -131,6 +131,14 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX IF NOT EXISTS installations_by_parent ON installations (parent);
 `,
   },
+  {
+    version: 3,
+    name: 'adaptive schemas',
+    // GitBook's adaptive-content schema of a site (getSiteAdaptiveSchema / updateSiteAdaptiveSchema).
+    sql: `
+  CREATE TABLE adaptive_schemas (site TEXT PRIMARY KEY REFERENCES sites (id), json_schema TEXT NOT NULL, updated_at TEXT NOT NULL);
+`,
+  },
 ];
 
 /** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */
