@@ -15,6 +15,8 @@ import { createOAuthStates } from '../installations/oauth-state.ts';
 import { createConnectTickets } from '../installations/connect-ticket.ts';
 import { createInstallationService } from '../installations/service.ts';
 import { adoptOrphanInstallations } from '../installations/hierarchy.ts';
+import { createTaskQueue } from '../tasks/queue.ts';
+import { createTaskRunner, type TaskRunner } from '../tasks/runner.ts';
 import { deriveInstallationToken, hashToken, newTokenSecret, TOKEN_SECRET_META_KEY, verifyIntegrationToken } from '../installations/tokens.ts';
 import { createIntegrationRegistry, type IntegrationRegistry } from '../integrations/registry.ts';
 import { loadIntegrations } from '../manifest/load.ts';
@@ -59,6 +61,7 @@ export interface Host {
   services: HostServices;
   supervisor: Supervisor;
   webhooks: WebhookDispatcher;
+  tasks: TaskRunner;
   stores: HostStores;
   platform: PlatformData;
   metrics: HostMetrics;
@@ -179,6 +182,18 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   // Space and site installations stored before the hierarchy get their organization installation.
   await adoptOrphanInstallations({ store: stores.installations, registry, tokenSecret, log });
 
+  // Tasks queued through GitBook's API run later as `task` events to the integration itself.
+  const tasks = createTaskRunner({
+    store: stores.tasks,
+    limits: options.limits,
+    dispatch: (integration, event) => dispatcher.runForIntegration(integration, event, null),
+    now: options.clock,
+    log,
+    // A dispatch's deadline plus its waitUntil work, with room: a task held longer had its host die.
+    leaseMs: options.limits.dispatchTimeoutMs + options.limits.waitUntilTimeoutMs + 30_000,
+  });
+  onFailure(() => tasks.stop());
+  const queueTask = createTaskQueue({ store: stores.tasks, limits: options.limits, now: options.clock, poke: () => tasks.poke() });
   const installationLookup = {
     get: (id: string) => stores.installations.getInstallation(id),
     children: (parentId: string) => stores.installations.listInstallations({ parent: parentId }),
@@ -196,6 +211,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
         installationToken: (id) => deriveInstallationToken(tokenSecret, id),
         listInstallations: (integration) => stores.installations.listInstallations({ integration }),
         editInstallation: (id, edit) => lifecycle.editFromIntegration(id, edit),
+        queueTask,
       },
       connectTickets,
       quotas: { maxPagesPerSpace: options.limits.maxPagesPerSpace, maxSpaceContentBytes: options.limits.maxSpaceContentBytes, maxConversationBytesPerInstallation: options.limits.maxConversationBytesPerInstallation },
@@ -254,6 +270,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     webhooks,
     readiness: createReadiness({ ping: () => stores.ping(), workersUp: () => supervisor.workersUp(), shuttingDown: () => shuttingDown }),
     metrics: async () => ({ contentType: metrics.contentType, body: await metrics.render() }),
+    tasks: stores.tasks,
   });
   const appLimits = { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes };
   if (consoleHttp && consoleAssets) {
@@ -265,6 +282,8 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   await webhookDispatcher.start();
   const metricsListener = options.metricsListen ? await openMetricsListener(options.metricsListen, metrics) : undefined;
   if (metricsListener) onFailure(() => metricsListener.close());
+  // Likewise the tasks left waiting or in flight.
+  tasks.start();
   const devInstallations = options.autoInstall ? await installForDevelopment(registry, installations, stores.installations, platform) : [];
   const reloader = createReloader({
     dirs: options.dirs,
@@ -282,6 +301,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   let stopping: Promise<void> | null = null;
   function stopTheRest(): Promise<void> {
     stopping ??= (async () => {
+      await tasks.stop();
       await webhookDispatcher.stop();
       await supervisor.stop();
       await metricsListener?.close();
@@ -304,6 +324,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     services,
     supervisor,
     webhooks: webhookDispatcher,
+    tasks,
     stores,
     platform,
     metrics,

@@ -14,6 +14,7 @@ import type { PlatformApi } from '../platform-api/router.ts';
 import type { HostServices } from '../server/services.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import { readIntegrationAsset } from '../integrations/assets.ts';
+import type { TaskStore } from '../tasks/model.ts';
 
 export interface HostServicesParts {
   adminToken: string;
@@ -30,6 +31,7 @@ export interface HostServicesParts {
   webhooks: WebhookService;
   readiness: HostServices['readiness'];
   metrics: HostServices['metrics'];
+  tasks: TaskStore;
 }
 
 export function createHostServices(parts: HostServicesParts): HostServices {
@@ -80,6 +82,26 @@ export function createHostServices(parts: HostServicesParts): HostServices {
       });
     },
 
+    async listTasks(name, page) {
+      registry.require(name);
+      if (page.cursor !== undefined && !/^[1-9]\d{0,15}$/.test(page.cursor)) throw new HostError('ERR_VALIDATION', 'cursor is not one this API handed out', [{ pointer: '/cursor', message: 'is invalid' }]);
+      const { items, nextCursor } = await parts.tasks.list(name, page);
+      const iso = (ms: number) => new Date(ms).toISOString();
+      return {
+        items: items.map((task) => ({
+          id: task.id,
+          eventId: task.eventId,
+          status: task.status,
+          attempts: task.attempts,
+          runAt: iso(task.runAt),
+          ...(task.lastStatus !== undefined ? { lastStatus: task.lastStatus } : {}),
+          ...(task.lastError !== undefined ? { lastError: task.lastError } : {}),
+          createdAt: iso(task.createdAt),
+          updatedAt: iso(task.updatedAt),
+        })),
+        nextCursor,
+      };
+    },
     dispatch: (installation, event, fetchBody) => parts.dispatcher.run(installation, event, fetchBody),
     dispatchToIntegration(name, event, fetchBody) {
       // Built-ins are host code with no endpoint of their own.

@@ -31,6 +31,10 @@ export interface HostLimits extends SandboxLimits {
   /** Workers of their own for suspects of a crash no one can be blamed for, and how long they stay. */
   maxSolitaryWorkers: number;
   solitaryProbationMs: number;
+  /** Integration tasks (docs/limits.md): waiting per integration, attempts per task, first retry delay. */
+  maxPendingTasksPerIntegration: number;
+  taskMaxAttempts: number;
+  taskRetryBaseMs: number;
 }
 
 export interface HostOptions {
@@ -110,6 +114,9 @@ const DEFAULT_LIMITS: HostLimits = {
   maxSpaceContentBytes: 64 * 1024 * 1024,
   maxConversationBytesPerInstallation: 64 * 1024 * 1024,
   solitaryProbationMs: 60_000,
+  maxPendingTasksPerIntegration: 1_000,
+  taskMaxAttempts: 5,
+  taskRetryBaseMs: 10_000,
 };
 
 const positive = { type: 'integer', minimum: 1 } as const;

@@ -45,6 +45,8 @@ export interface GitBookApiDeps {
   installationToken(installationId: string): string;
   /** Every installation of an integration, oldest first. */
   listInstallations(integration: string): Promise<Installation[]>;
+  /** Queues a task of the integration (`{ task, schedule? }`, validated there); 507 when its queue is full. */
+  queueTask(integration: string, installationId: string | undefined, body: unknown): Promise<void>;
   /** The integration's own edit: the whole configuration and/or external ids (lifecycle.editFromIntegration). */
   editInstallation(installationId: string, edit: { configuration?: Record<string, unknown>; externalIds?: string[] }): Promise<Installation>;
 }

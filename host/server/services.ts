@@ -13,6 +13,19 @@ import type { LoadedIntegration } from '../manifest/types.ts';
 import type { PlatformApi } from '../platform-api/router.ts';
 import type { DeliveryView } from '../webhooks/delivery-view.ts';
 
+/** A queued task as the admin sees it (docs/installations.md#tasks): its state, never its payload. */
+export interface TaskView {
+  id: string;
+  eventId: string;
+  status: 'pending' | 'running' | 'succeeded' | 'failed';
+  attempts: number;
+  runAt: string;
+  lastStatus?: number;
+  lastError?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface HostServices {
   readonly adminToken: string;
   readonly log: Logger;
@@ -56,6 +69,8 @@ export interface HostServices {
    * (follower.end). Rejects with ERR_INTEGRATION_NOT_FOUND / ERR_INSTALLATION_NOT_FOUND before following.
    */
   followEvents(integration: string, filter: { installationId?: string }, follower: EventFollower): Promise<() => void>;
+  /** The integration's queued tasks, newest first, without their payloads. Rejects with ERR_INTEGRATION_NOT_FOUND. */
+  listTasks(integration: string, page: { limit: number; cursor?: string }): Promise<{ items: TaskView[]; nextCursor: string | null }>;
 
   /**
    * Runs one event for one installation (the record the route looked up): builds the environment

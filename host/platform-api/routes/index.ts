@@ -13,6 +13,7 @@ import { conversationRoutes } from './conversations.ts';
 import { installationSelfRoutes } from './installation-self.ts';
 import { gitbookInstallationRoutes } from './gitbook-installations.ts';
 import { gitbookOrgRoutes } from './gitbook-orgs.ts';
+import { gitbookTaskRoutes } from './gitbook-tasks.ts';
 
 export const platformRoutes: ApiRoute<PlatformApiDeps>[] = [
   ...contentRoutes,
@@ -25,4 +26,5 @@ export const platformRoutes: ApiRoute<PlatformApiDeps>[] = [
   ...installationSelfRoutes,
   ...gitbookInstallationRoutes,
   ...gitbookOrgRoutes,
+  ...gitbookTaskRoutes,
 ];

@@ -169,6 +169,7 @@ export function createFakeServices(): FakeServices {
     completeProperty: async () => ({ items: [] }),
     installLinkOf: () => undefined,
     listEvents: async () => ({ items: [], nextCursor: null }),
+    listTasks: async () => ({ items: [], nextCursor: null }),
     getEvent: async (integration, eventId) => {
       throw new HostError('ERR_NOT_FOUND', `integration "${integration}" has no event "${eventId}" in its log`);
     },
