@@ -17,6 +17,7 @@ import { createInstallationService } from '../installations/service.ts';
 import { adoptOrphanInstallations } from '../installations/hierarchy.ts';
 import { createTaskQueue } from '../tasks/queue.ts';
 import { createTaskRunner, type TaskRunner } from '../tasks/runner.ts';
+import { createSiteScripts } from '../site-scripts/site-scripts.ts';
 import { deriveInstallationToken, hashToken, newTokenSecret, TOKEN_SECRET_META_KEY, verifyIntegrationToken } from '../installations/tokens.ts';
 import { createIntegrationRegistry, type IntegrationRegistry } from '../integrations/registry.ts';
 import { loadIntegrations } from '../manifest/load.ts';
@@ -271,6 +272,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     readiness: createReadiness({ ping: () => stores.ping(), workersUp: () => supervisor.workersUp(), shuttingDown: () => shuttingDown }),
     metrics: async () => ({ contentType: metrics.contentType, body: await metrics.render() }),
     tasks: stores.tasks,
+    siteScripts: createSiteScripts({ store: stores.installations, registry, dispatcher, baseUrl }),
   });
   const appLimits = { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes };
   if (consoleHttp && consoleAssets) {

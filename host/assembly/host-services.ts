@@ -15,6 +15,7 @@ import type { HostServices } from '../server/services.ts';
 import type { WebhookService } from '../webhooks/service.ts';
 import { readIntegrationAsset } from '../integrations/assets.ts';
 import type { TaskStore } from '../tasks/model.ts';
+import type { SiteScripts } from '../site-scripts/site-scripts.ts';
 
 export interface HostServicesParts {
   adminToken: string;
@@ -32,6 +33,7 @@ export interface HostServicesParts {
   readiness: HostServices['readiness'];
   metrics: HostServices['metrics'];
   tasks: TaskStore;
+  siteScripts: SiteScripts;
 }
 
 export function createHostServices(parts: HostServicesParts): HostServices {
@@ -41,6 +43,7 @@ export function createHostServices(parts: HostServicesParts): HostServices {
     log: parts.log,
     baseUrl: () => parts.baseUrl,
     platformApi: parts.platformApi,
+    siteScripts: parts.siteScripts,
 
     listIntegrations: () => registry.list(),
     getIntegration: (name) => registry.get(name),

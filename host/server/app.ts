@@ -23,6 +23,7 @@ import { registerPlatformApiRoutes } from './routes/platform-api.ts';
 import { registerPublicEndpointRoutes } from './routes/public-endpoint.ts';
 import { registerRenderRoutes } from './routes/render.ts';
 import { registerConsoleRedirect } from './console/redirect.ts';
+import { registerSiteScriptRoutes } from './routes/site-scripts.ts';
 
 export interface AppLimits {
   maxPublicBodyBytes: number;
@@ -82,6 +83,7 @@ export function createApp(services: HostServices, limits: AppLimits = DEFAULT_AP
   registerPublicEndpointRoutes(router, services, limits.maxPublicBodyBytes);
   registerPlatformApiRoutes(router, services);
   if (options.consoleUrl !== undefined) registerConsoleRedirect(router, options.consoleUrl);
+  registerSiteScriptRoutes(router, services);
 
   app.use(createRequestLog(services.log));
   app.use(createErrorMiddleware(services.log));

@@ -12,6 +12,7 @@ import type { InstallationPage, InstallationQuery } from '../installations/listi
 import type { LoadedIntegration } from '../manifest/types.ts';
 import type { PlatformApi } from '../platform-api/router.ts';
 import type { DeliveryView } from '../webhooks/delivery-view.ts';
+import type { SiteScripts } from '../site-scripts/site-scripts.ts';
 
 /** A queued task as the admin sees it (docs/installations.md#tasks): its state, never its payload. */
 export interface TaskView {
@@ -86,6 +87,9 @@ export interface HostServices {
    * ERR_INTEGRATION_INVALID for one that cannot run, and the sandbox errors of dispatch().
    */
   dispatchToIntegration(integration: string, event: DispatchEvent, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
+
+  /** A site's published scripts: the list, and each script (fetch_published_script). */
+  readonly siteScripts: SiteScripts;
 
   /** A file of the integration's `assets/` folder. Rejects with ERR_NOT_FOUND (no such file, or outside it). */
   readIntegrationAsset(integration: string, path: string): Promise<{ bytes: Uint8Array; contentType: string }>;

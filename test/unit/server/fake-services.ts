@@ -170,6 +170,13 @@ export function createFakeServices(): FakeServices {
     installLinkOf: () => undefined,
     listEvents: async () => ({ items: [], nextCursor: null }),
     listTasks: async () => ({ items: [], nextCursor: null }),
+    // Site scripts are tested against the real host (test/integration/site-scripts.test.ts).
+    siteScripts: {
+      list: async (siteId) => ({ siteId, items: [] }),
+      script: async (siteId, installationId) => {
+        throw new HostError('ERR_NOT_FOUND', `site "${siteId}" has no script from installation "${installationId}"`);
+      },
+    },
     getEvent: async (integration, eventId) => {
       throw new HostError('ERR_NOT_FOUND', `integration "${integration}" has no event "${eventId}" in its log`);
     },
