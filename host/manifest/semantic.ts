@@ -34,7 +34,6 @@ const NOT_ACTED_ON = {
   urlUnfurl: 'accepted but not acted on: link unfurling is done by the documentation editor, not by this host',
   markdown: 'accepted but not acted on: markdown code block conversion is done by the documentation editor, not by this host',
   blockIcon: 'accepted but not acted on: this host does not show block icons',
-  contentSecurityPolicy: 'accepted but not acted on: this host does not serve site scripts yet, so the policy is not applied',
   envs: 'ignored: this host has no per-environment manifests; the top-level values apply',
   contentSources: 'accepted but not acted on: this host does not run content sources',
 } as const;
@@ -58,7 +57,6 @@ export function findUnusedKeys(doc: Record<string, unknown>): Issue[] {
       if (isObject(config) && config.componentId !== undefined) note(`/configurations/${level}/componentId`, NOT_ACTED_ON.componentId);
     }
   }
-  if (doc.contentSecurityPolicy !== undefined) note('/contentSecurityPolicy', NOT_ACTED_ON.contentSecurityPolicy);
   if (doc.contentSources !== undefined) note('/contentSources', NOT_ACTED_ON.contentSources);
   if (doc.envs !== undefined) note('/envs', NOT_ACTED_ON.envs);
   return issues;
