@@ -67,7 +67,7 @@ async function insert(client: Queryable, installation: Installation, tokenHash: 
 
 /** The organization installation a child of (integration, organization) goes under, created from the candidate when there is none. */
 async function organizationFor(client: Queryable, integration: string, organization: string, candidate: Installation, candidateTokenHash: string): Promise<{ parent: Installation; parentCreated: boolean }> {
-  await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_INSTALLATION_TREE, `${integration}\u0000${organization}`]);
+  await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_INSTALLATION_TREE, `${integration} ${organization}`]);
   const { rows } = await client.query<InstallationRow>("SELECT * FROM installations WHERE integration = $1 AND organization = $2 AND target = 'organization' ORDER BY created_at, id LIMIT 1", [integration, organization]);
   if (rows[0] !== undefined) return { parent: toInstallation(rows[0]), parentCreated: false };
   await insert(client, candidate, candidateTokenHash);
