@@ -92,8 +92,8 @@ export function createPlatformApi<Deps>(options: PlatformApiOptions<Deps>): Plat
     const name = installation?.integration ?? (owner !== undefined && 'integration' in owner ? owner.integration : undefined);
     const integration = name === undefined ? undefined : options.getIntegration(name);
     const foreign = from?.integration !== undefined && name !== from.integration;
-    // A built-in's or an unloaded integration's token opens nothing.
-    if (integration === undefined || integration.status !== 'ready' || integration.builtin !== undefined || foreign) {
+    // An unloaded integration's token opens nothing.
+    if (integration === undefined || integration.status !== 'ready' || foreign) {
       throw new HostError('ERR_UNAUTHORIZED', 'invalid or revoked installation token');
     }
     return installation === undefined ? { integration } : { installation, integration };
