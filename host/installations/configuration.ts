@@ -17,6 +17,11 @@ export type EditSource = 'admin' | 'integration';
 export interface EditOptions {
   /** GitBook's PATCH: the patch is the whole new configuration (what it leaves out is unset). */
   replace?: boolean;
+  /**
+   * GitBook's PATCH also keeps keys the manifest does not declare (integrations store their own
+   * data beside their properties, e.g. Jira's sites); declared properties are still validated.
+   */
+  keepUndeclared?: boolean;
 }
 
 export interface PlannedConfiguration {
@@ -61,8 +66,13 @@ export function planConfigurationEdit(integration: LoadedIntegration, installati
   const refused: ErrorDetail[] = [];
   // Keys the manifest no longer declares are dropped rather than blocking every later edit.
   const next: Record<string, unknown> = options.replace ? {} : Object.fromEntries(Object.entries(installation.configuration).filter(([name]) => Object.hasOwn(properties, name)));
+  const undeclared: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(patch)) {
     const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
+    if (property === undefined && options.keepUndeclared) {
+      if (value !== null) Object.defineProperty(undeclared, name, { value, enumerable: true, writable: true, configurable: true });
+      continue;
+    }
     if (property === undefined) {
       refused.push({ pointer: `/${escapeToken(name)}`, message: 'is not a property of this configuration' });
       continue;
@@ -77,5 +87,5 @@ export function planConfigurationEdit(integration: LoadedIntegration, installati
   const configuration = applyDefaults(schema, next);
   const problems = [...refused, ...checkConfiguration(integration, installation.target, configuration)];
   if (problems.length > 0) throw invalidConfiguration(problems);
-  return { configuration, status: statusFor(schema, configuration) };
+  return { configuration: { ...undeclared, ...configuration }, status: statusFor(schema, configuration) };
 }

@@ -102,7 +102,7 @@ export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
     async editFromIntegration(installationId, change) {
       const { configuration, externalIds } = change;
       return edit(installationId, 'integration', (installation, integration) => ({
-        ...(configuration !== undefined ? planConfigurationEdit(integration, installation, configuration, 'integration', { replace: true }) : { status: installation.status, configuration: installation.configuration }),
+        ...(configuration !== undefined ? planConfigurationEdit(integration, installation, configuration, 'integration', { replace: true, keepUndeclared: true }) : { status: installation.status, configuration: installation.configuration }),
         ...(externalIds !== undefined ? { externalIds } : {}),
       }), configuration !== undefined);
     },

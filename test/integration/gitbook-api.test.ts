@@ -66,6 +66,16 @@ describe('GET and PATCH /v1/integrations/:name/installations/:id', () => {
     expect(await host.stores.installations.getInstallation(ids.parent)).toMatchObject({ configuration: { workspace: 'from-space' }, externalIds: ['ext-1'] });
   });
 
+  it('keeps keys the manifest does not declare beside validated properties, as GitBook does', async () => {
+    const { status, body } = await patch(tokens.parent, `${base}/${ids.parent}`, { configuration: { workspace: 'from-space', sites: [{ id: 'cloud-1' }] } });
+    expect(status).toBe(200);
+    expect(body.configuration).toEqual({ workspace: 'from-space', sites: [{ id: 'cloud-1' }] });
+    // The admin's PATCH still refuses them.
+    const admin = await host.admin(`/v1/installations/${ids.parent}/configuration`, { method: 'PATCH', body: JSON.stringify({ sites: [] }) });
+    expect(admin.status).toBe(422);
+    await patch(tokens.parent, `${base}/${ids.parent}`, { configuration: { workspace: 'from-space' } });
+  });
+
   it('refuses another tree\'s token, a selection change and an invalid configuration, storing nothing', async () => {
     expect((await patch(tokens.globex, `${base}/${ids.parent}`, { configuration: { workspace: 'stolen' } })).status).toBe(404);
     const selection = await patch(tokens.parent, `${base}/${ids.parent}`, { space_selection: 'all' });
