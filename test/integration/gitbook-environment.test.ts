@@ -85,6 +85,8 @@ describe('the environment of a dispatch', () => {
     expect(Object.keys(environment.signingSecrets).sort()).toEqual(['installation', 'integration', 'spaceInstallation']);
     expect(environment).toMatchObject({ id: space.id, target: 'space', space: 'space_acme_docs', parent, configuration: { channel: 'general' } });
     expect(event).toMatchObject({ type: 'fetch', installationId: space.id });
+    expectValidAgainstSpec('FetchEvent', event);
+    expectValidAgainstSpec('Event', event);
   });
 
   it('to a site installation: siteInstallation with its own configuration', async () => {
@@ -102,7 +104,8 @@ describe('the environment of a dispatch', () => {
     expect(environment.installation).toBeUndefined();
     expect(environment.apiTokens).toEqual({ integration: expect.stringMatching(/^ihi_/) });
     expect(environment.id).toBeUndefined();
-    expect(event).toMatchObject({ type: 'fetch', request: { method: 'GET', url: `${host.url}/v1/integrations/wire-echo/integration/oauth?code=c` } });
+    expect(event).toMatchObject({ type: 'fetch', request: { method: 'get', url: `${host.url}/v1/integrations/wire-echo/integration/oauth?code=c` } });
+    expectValidAgainstSpec('FetchEvent', event);
     expect(event.installationId).toBeUndefined();
   });
 
