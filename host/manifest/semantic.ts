@@ -30,7 +30,7 @@ export function semanticWarnings(doc: Record<string, unknown>, options: Semantic
 
 const NOT_ACTED_ON = {
   target: 'accepted but not acted on: this host does not restrict install targets yet (installations may target an organization, a space or a site)',
-  componentId: 'accepted but not acted on: this host does not render configuration components, so installations at this level have no configuration properties',
+  componentId: 'accepted: this host has no configuration screen of its own; the component renders through the render route with the props its caller passes and stores its configuration through GitBook\'s API, and the admin PATCH has no properties to set at this level',
   urlUnfurl: 'accepted but not acted on: link unfurling is done by the documentation editor, not by this host',
   markdown: 'accepted but not acted on: markdown code block conversion is done by the documentation editor, not by this host',
   blockIcon: 'accepted but not acted on: this host does not show block icons',

@@ -100,7 +100,7 @@ describe('gitbook-manifest.yaml', () => {
       expect.stringMatching(/^\/target: accepted but not acted on: this host does not restrict install targets/),
       expect.stringMatching(/^\/blocks\/0\/urlUnfurl: accepted but not acted on: link unfurling/),
       expect.stringMatching(/^\/blocks\/0\/markdown: accepted but not acted on: markdown code block conversion/),
-      expect.stringMatching(/^\/configurations\/account\/componentId: accepted but not acted on: this host does not render configuration components/),
+      expect.stringMatching(/^\/configurations\/account\/componentId: accepted: this host has no configuration screen of its own/),
       expect.stringMatching(/^\/envs: ignored: this host has no per-environment manifests/),
       expect.stringMatching(/^\/secrets\/CLIENT_SECRET: secret "CLIENT_SECRET" is a 1Password reference \(op:\/\/…\), which this host does not resolve: it is left unset/),
     ]);
