@@ -13,7 +13,7 @@ export interface OAuthConfig {
   clientSecret: string;
   authorizeURL: string;
   accessTokenURL: string;
-  /** Default: the installation's public endpoint + `/oauth`. */
+  /** Default: the public endpoint of the installation the button belongs to + `/oauth`. */
   redirectURL?: string;
   scopes?: string[];
   prompt?: string;
@@ -73,7 +73,8 @@ export function createOAuthHandler(source: OAuthConfigSource): FetchHandler {
     if (missing.length > 0) return page(500, 'OAuth is not configured', `Missing: ${missing.join(', ')}.`);
     const api = selfApi(context);
     const url = new URL(request.url);
-    const redirectUri = config.redirectURL ?? `${context.environment.integration?.urls?.publicEndpoint ?? ''}/oauth`;
+    // The dispatched installation's own endpoint (the top-level `urls`), where its state is consumed.
+    const redirectUri = config.redirectURL ?? `${context.environment.urls?.publicEndpoint ?? ''}/oauth`;
 
     const denied = url.searchParams.get('error');
     if (denied !== null) return page(400, 'Connection refused', `The provider answered: ${denied}`);

@@ -7,10 +7,20 @@ import type { ApiClient } from './api-client.ts';
 /** `context.environment` (docs/authoring.md); the host builds it from its own records. */
 export interface IntegrationEnvironment {
   apiEndpoint?: string;
-  apiTokens?: Record<string, string>;
-  integration?: { name?: string; urls?: { publicEndpoint?: string }; [field: string]: unknown };
+  apiTokens?: { installation?: string; integration?: string };
+  /** GitBook's Integration object; `urls.publicEndpoint` is the integration's own endpoint (no installation). */
+  integration?: { name?: string; urls?: { publicEndpoint?: string; publicContentEndpoint?: string }; [field: string]: unknown };
+  /** GitBook's organization installation (for a space or site installation: the one it belongs to). */
   installation?: { id?: string; status?: string; configuration?: Record<string, unknown>; [field: string]: unknown };
+  spaceInstallation?: { installation?: string; space?: string; status?: string; configuration?: Record<string, unknown>; [field: string]: unknown };
+  siteInstallation?: { installation?: string; site?: string; status?: string; configuration?: Record<string, unknown>; [field: string]: unknown };
   secrets?: Record<string, string>;
+  /** The dispatched installation itself (absent on the integration's own endpoint): its id, status, configuration, endpoint. */
+  id?: string;
+  target?: 'organization' | 'space' | 'site';
+  status?: string;
+  configuration?: Record<string, unknown>;
+  urls?: { publicEndpoint?: string };
   [field: string]: unknown;
 }
 

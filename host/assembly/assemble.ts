@@ -14,13 +14,17 @@ import { createLifecycle } from '../installations/lifecycle.ts';
 import { createOAuthStates } from '../installations/oauth-state.ts';
 import { createConnectTickets } from '../installations/connect-ticket.ts';
 import { createInstallationService } from '../installations/service.ts';
-import { hashToken, newTokenSecret, TOKEN_SECRET_META_KEY } from '../installations/tokens.ts';
+import { adoptOrphanInstallations } from '../installations/hierarchy.ts';
+import { createTaskQueue } from '../tasks/queue.ts';
+import { createTaskRunner, type TaskRunner } from '../tasks/runner.ts';
+import { createSiteScripts } from '../site-scripts/site-scripts.ts';
+import { deriveInstallationToken, hashToken, newTokenSecret, TOKEN_SECRET_META_KEY, verifyIntegrationToken } from '../installations/tokens.ts';
 import { createIntegrationRegistry, type IntegrationRegistry } from '../integrations/registry.ts';
 import { loadIntegrations } from '../manifest/load.ts';
 import { isInside } from '../manifest/paths.ts';
 import type { WatchTargets } from '../dev/watcher.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
-import { loadPlatformData, type PlatformData } from '../platform/data.ts';
+import { findOrganization, loadPlatformData, type PlatformData } from '../platform/data.ts';
 import { apiToBridgeResponse, bridgeToApiRequest } from '../platform-api/bridge-adapter.ts';
 import { createPlatformApi } from '../platform-api/router.ts';
 import { platformRoutes } from '../platform-api/routes/index.ts';
@@ -58,6 +62,7 @@ export interface Host {
   services: HostServices;
   supervisor: Supervisor;
   webhooks: WebhookDispatcher;
+  tasks: TaskRunner;
   stores: HostStores;
   platform: PlatformData;
   metrics: HostMetrics;
@@ -135,6 +140,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const loadOptions = {
     env: options.env,
     firstPartyOrganizations: platform.firstPartyOrganizations,
+    firstPartyIntegrations: [...platform.firstPartyIntegrations, ...options.firstPartyIntegrations],
     reservedNames: [WEBHOOK_INTEGRATION_NAME],
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
     devVars: options.devVars,
@@ -169,26 +175,58 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   // Every recorded entry also goes to the live followers (GET …/events/stream, npm run logs).
   const feed = createEventFeed();
   const eventLog = publishingEventLog(stores.eventLog, feed);
-  const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event) });
+  const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event), platform, getInstallation: (id) => stores.installations.getInstallation(id) });
   const run = dispatcher.run;
-  const lifecycle = createLifecycle({ store: stores.installations, registry, run, log });
+  const lifecycle = createLifecycle({ store: stores.installations, registry, run, log, now: options.clock });
   const connectTickets = createConnectTickets({ secret: tokenSecret, now: options.clock });
   const installations = createInstallationService({ registry, store: stores.installations, platform, lifecycle, run, tokenSecret, connectTickets, baseUrl, log });
+  // Space and site installations stored before the hierarchy get their organization installation.
+  await adoptOrphanInstallations({ store: stores.installations, registry, tokenSecret, log });
 
+  // Tasks queued through GitBook's API run later as `task` events to the integration itself.
+  const tasks = createTaskRunner({
+    store: stores.tasks,
+    limits: options.limits,
+    dispatch: (integration, event) => dispatcher.runForIntegration(integration, event, null),
+    now: options.clock,
+    log,
+    // A dispatch's deadline plus its waitUntil work, with room: a task held longer had its host die.
+    leaseMs: options.limits.dispatchTimeoutMs + options.limits.waitUntilTimeoutMs + 30_000,
+  });
+  onFailure(() => tasks.stop());
+  const queueTask = createTaskQueue({ store: stores.tasks, limits: options.limits, now: options.clock, poke: () => tasks.poke() });
+  const installationLookup = {
+    get: (id: string) => stores.installations.getInstallation(id),
+    children: (parentId: string) => stores.installations.listInstallations({ parent: parentId }),
+  };
   const platformApi = createPlatformApi({
     routes: platformRoutes,
     deps: {
       platform: stores.platform,
       directory,
+      installations: installationLookup,
+      gitbook: {
+        baseUrl,
+        shapes: { baseUrl, organizationSpaceCount: (organization) => platform.spaces.filter((space) => space.organization === organization).length },
+        organization: (id) => (findOrganization(platform, id)?.id === id ? findOrganization(platform, id) : undefined),
+        installationToken: (id) => deriveInstallationToken(tokenSecret, id),
+        listInstallations: (integration) => stores.installations.listInstallations({ integration }),
+        editInstallation: (id, edit) => lifecycle.editFromIntegration(id, edit),
+        queueTask,
+      },
       connectTickets,
       quotas: { maxPagesPerSpace: options.limits.maxPagesPerSpace, maxSpaceContentBytes: options.limits.maxSpaceContentBytes, maxConversationBytesPerInstallation: options.limits.maxConversationBytesPerInstallation },
       oauthStates: createOAuthStates({ store: stores.oauthStates, secret: tokenSecret, now: options.clock, ttlMs: options.oauthStateTtlMs }),
       updateOwnConfiguration: async (installationId, patch) => installations.view(await lifecycle.editConfiguration(installationId, patch, 'integration')),
     },
     directory,
+    installations: installationLookup,
     resolveToken: async (token) => {
+      const integration = verifyIntegrationToken(tokenSecret, token);
+      if (integration !== undefined) return { integration };
       const owner = await stores.installations.findTokenOwner(hashToken(token));
-      return owner === undefined ? undefined : stores.installations.getInstallation(owner);
+      const installation = owner === undefined ? undefined : await stores.installations.getInstallation(owner);
+      return installation === undefined ? undefined : { installation };
     },
     getIntegration: (name) => registry.get(name),
     log,
@@ -233,6 +271,8 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     webhooks,
     readiness: createReadiness({ ping: () => stores.ping(), workersUp: () => supervisor.workersUp(), shuttingDown: () => shuttingDown }),
     metrics: async () => ({ contentType: metrics.contentType, body: await metrics.render() }),
+    tasks: stores.tasks,
+    siteScripts: createSiteScripts({ store: stores.installations, registry, dispatcher, baseUrl }),
   });
   const appLimits = { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes };
   if (consoleHttp && consoleAssets) {
@@ -244,6 +284,8 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   await webhookDispatcher.start();
   const metricsListener = options.metricsListen ? await openMetricsListener(options.metricsListen, metrics) : undefined;
   if (metricsListener) onFailure(() => metricsListener.close());
+  // Likewise the tasks left waiting or in flight.
+  tasks.start();
   const devInstallations = options.autoInstall ? await installForDevelopment(registry, installations, stores.installations, platform) : [];
   const reloader = createReloader({
     dirs: options.dirs,
@@ -261,6 +303,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   let stopping: Promise<void> | null = null;
   function stopTheRest(): Promise<void> {
     stopping ??= (async () => {
+      await tasks.stop();
       await webhookDispatcher.stop();
       await supervisor.stop();
       await metricsListener?.close();
@@ -283,6 +326,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     services,
     supervisor,
     webhooks: webhookDispatcher,
+    tasks,
     stores,
     platform,
     metrics,

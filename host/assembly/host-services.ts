@@ -13,6 +13,9 @@ import type { IntegrationRegistry } from '../integrations/registry.ts';
 import type { PlatformApi } from '../platform-api/router.ts';
 import type { HostServices } from '../server/services.ts';
 import type { WebhookService } from '../webhooks/service.ts';
+import { readIntegrationAsset } from '../integrations/assets.ts';
+import type { TaskStore } from '../tasks/model.ts';
+import type { SiteScripts } from '../site-scripts/site-scripts.ts';
 
 export interface HostServicesParts {
   adminToken: string;
@@ -29,6 +32,8 @@ export interface HostServicesParts {
   webhooks: WebhookService;
   readiness: HostServices['readiness'];
   metrics: HostServices['metrics'];
+  tasks: TaskStore;
+  siteScripts: SiteScripts;
 }
 
 export function createHostServices(parts: HostServicesParts): HostServices {
@@ -38,6 +43,7 @@ export function createHostServices(parts: HostServicesParts): HostServices {
     log: parts.log,
     baseUrl: () => parts.baseUrl,
     platformApi: parts.platformApi,
+    siteScripts: parts.siteScripts,
 
     listIntegrations: () => registry.list(),
     getIntegration: (name) => registry.get(name),
@@ -79,7 +85,38 @@ export function createHostServices(parts: HostServicesParts): HostServices {
       });
     },
 
+    async listTasks(name, page) {
+      registry.require(name);
+      if (page.cursor !== undefined && !/^[1-9]\d{0,15}$/.test(page.cursor)) throw new HostError('ERR_VALIDATION', 'cursor is not one this API handed out', [{ pointer: '/cursor', message: 'is invalid' }]);
+      const { items, nextCursor } = await parts.tasks.list(name, page);
+      const iso = (ms: number) => new Date(ms).toISOString();
+      return {
+        items: items.map((task) => ({
+          id: task.id,
+          eventId: task.eventId,
+          status: task.status,
+          attempts: task.attempts,
+          runAt: iso(task.runAt),
+          ...(task.lastStatus !== undefined ? { lastStatus: task.lastStatus } : {}),
+          ...(task.lastError !== undefined ? { lastError: task.lastError } : {}),
+          createdAt: iso(task.createdAt),
+          updatedAt: iso(task.updatedAt),
+        })),
+        nextCursor,
+      };
+    },
     dispatch: (installation, event, fetchBody) => parts.dispatcher.run(installation, event, fetchBody),
+    dispatchToIntegration(name, event, fetchBody) {
+      // Built-ins are host code with no endpoint of their own.
+      const integration = registry.get(name);
+      if (integration === undefined || integration.builtin !== undefined) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${name}" not found`);
+      return parts.dispatcher.runForIntegration(name, event, fetchBody);
+    },
+    async readIntegrationAsset(name, path) {
+      const integration = registry.get(name);
+      if (integration === undefined || integration.builtin !== undefined) throw new HostError('ERR_NOT_FOUND', `integration "${name}" not found`);
+      return readIntegrationAsset(integration, path);
+    },
     publishEvent: (event) => parts.publish(event),
 
     listDeliveries: (id, page) => webhooks.listDeliveries(id, page),

@@ -45,17 +45,19 @@ export async function runCheck(args: string[]): Promise<void> {
   const dirs = positionals.length > 0 ? positionals : existsSync(DEFAULT_INTEGRATIONS_DIR) ? [DEFAULT_INTEGRATIONS_DIR] : [];
   if (dirs.length === 0) fail(`check needs at least one folder of integrations (./${DEFAULT_INTEGRATIONS_DIR} does not exist), e.g. npm run check -- fixtures/integrations`);
   let firstParty: string[] = [];
+  let firstPartyIntegrations: string[] = [];
   let known: string[] = [];
   try {
     const platform = loadPlatformData('fixtures/platform.yaml');
     firstParty = platform.firstPartyOrganizations;
+    firstPartyIntegrations = platform.firstPartyIntegrations;
     known = platform.organizations.flatMap((org) => [org.id, org.subdomain]);
   } catch {
     // Without the default platform file, no organization is known: internal scopes are warnings.
   }
   const { env, defaulted } = withDevDefaults(process.env);
   // `check` judges the folders: whether an unknown organization is first-party is the host's call.
-  const integrations = await loadIntegrations(dirs, { env, check: true, firstPartyOrganizations: firstParty, knownOrganizations: known, reservedNames: [WEBHOOK_INTEGRATION_NAME], devVars: true });
+  const integrations = await loadIntegrations(dirs, { env, check: true, firstPartyOrganizations: firstParty, firstPartyIntegrations, knownOrganizations: known, reservedNames: [WEBHOOK_INTEGRATION_NAME], devVars: true });
   const note = describeDefaulted(defaulted, integrations.flatMap((integration) => Object.values(integration.manifest?.secrets ?? {})));
   if (note !== undefined) process.stdout.write(`${note}\n`);
   for (const line of describeDevVars(integrations)) process.stdout.write(`${line}\n`);

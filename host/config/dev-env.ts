@@ -2,12 +2,19 @@
 // `npm run check` work from a clean shell. Applied by the CLI only, to unset (or empty) variables;
 // it never overrides what the user exported and never applies to createHost() called from code.
 
-/** oauth-demo's client and provider: the loopback test provider of fixtures/oauth-provider/provider.ts. */
+/**
+ * The clients and provider of oauth-demo and of the GitBook-format space-digest: the loopback test
+ * provider of fixtures/oauth-provider/provider.ts (one client, shared by both).
+ */
 export const DEV_ENV_DEFAULTS: Readonly<Record<string, string>> = {
   OAUTH_DEMO_CLIENT_ID: 'oauth-demo-dev-client',
   OAUTH_DEMO_CLIENT_SECRET: 'oauth-demo-dev-secret',
   OAUTH_DEMO_AUTHORIZE_URL: 'http://127.0.0.1:8788/authorize',
   OAUTH_DEMO_TOKEN_URL: 'http://127.0.0.1:8788/token',
+  SPACE_DIGEST_CLIENT_ID: 'oauth-demo-dev-client',
+  SPACE_DIGEST_CLIENT_SECRET: 'oauth-demo-dev-secret',
+  SPACE_DIGEST_AUTHORIZE_URL: 'http://127.0.0.1:8788/authorize',
+  SPACE_DIGEST_TOKEN_URL: 'http://127.0.0.1:8788/token',
 };
 
 export function withDevDefaults(env: Record<string, string | undefined>): { env: Record<string, string | undefined>; defaulted: string[] } {
@@ -23,7 +30,7 @@ export function describeDefaulted(defaulted: string[], secretTemplates: string[]
   const named = new Set(secretTemplates.flatMap((template) => [...template.matchAll(/env\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1])));
   const used = defaulted.filter((name) => named.has(name));
   if (used.length === 0) return undefined;
-  return `dev defaults for unset ${used.join(', ')} (oauth-demo talks to the loopback provider: npm run provider; export them to use another)`;
+  return `dev defaults for unset ${used.join(', ')} (oauth-demo and space-digest talk to the loopback provider: npm run provider; export them to use another)`;
 }
 
 /** One line per integration whose secrets were filled in from its `.dev.vars` (names only, never values). */

@@ -31,6 +31,10 @@ export interface HostLimits extends SandboxLimits {
   /** Workers of their own for suspects of a crash no one can be blamed for, and how long they stay. */
   maxSolitaryWorkers: number;
   solitaryProbationMs: number;
+  /** Integration tasks (docs/limits.md): waiting per integration, attempts per task, first retry delay. */
+  maxPendingTasksPerIntegration: number;
+  taskMaxAttempts: number;
+  taskRetryBaseMs: number;
 }
 
 export interface HostOptions {
@@ -43,6 +47,12 @@ export interface HostOptions {
   platformPath: string;
   adminToken?: string;
   allowEgress: string[];
+  /**
+   * Integrations the operator names the platform's own (`--first-party`): with those of the platform
+   * data's `firstPartyIntegrations` and of its `firstPartyOrganizations`, the only ones that may
+   * load with internal scopes (docs/manifest.md#scopes).
+   */
+  firstPartyIntegrations: string[];
   /**
    * Testing and development aid, never for production: fixed DNS answers for guest fetch
    * (`{ 'metadata.test': ['169.254.169.254'] }`), still judged by the egress policy.
@@ -104,6 +114,9 @@ const DEFAULT_LIMITS: HostLimits = {
   maxSpaceContentBytes: 64 * 1024 * 1024,
   maxConversationBytesPerInstallation: 64 * 1024 * 1024,
   solitaryProbationMs: 60_000,
+  maxPendingTasksPerIntegration: 1_000,
+  taskMaxAttempts: 5,
+  taskRetryBaseMs: 10_000,
 };
 
 const positive = { type: 'integer', minimum: 1 } as const;
@@ -119,6 +132,7 @@ const OPTIONS_SCHEMA = {
     platformPath: { type: 'string', minLength: 1 },
     adminToken: { type: 'string', minLength: 16 },
     allowEgress: { type: 'array', items: { type: 'string', minLength: 1 } },
+    firstPartyIntegrations: { type: 'array', items: { type: 'string', minLength: 1 } },
     egressResolve: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 } },
     onEgressConnect: {},
     autoInstall: { type: 'boolean' },
@@ -168,6 +182,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     platformPath: input.platformPath ?? 'fixtures/platform.yaml',
     ...(input.adminToken ? { adminToken: input.adminToken } : {}),
     allowEgress: input.allowEgress ?? [],
+    firstPartyIntegrations: input.firstPartyIntegrations ?? [],
     ...(input.egressResolve ? { egressResolve: input.egressResolve } : {}),
     ...(input.onEgressConnect ? { onEgressConnect: input.onEgressConnect } : {}),
     autoInstall: input.autoInstall ?? true,

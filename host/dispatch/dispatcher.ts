@@ -5,7 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { HostError } from '../common/errors.ts';
 import type { Installation } from '../installations/model.ts';
-import { deriveInstallationToken } from '../installations/tokens.ts';
+import { deriveInstallationToken, deriveIntegrationToken, deriveSigningSecret } from '../installations/tokens.ts';
+import { findOrganization, type PlatformData } from '../platform/data.ts';
+import { gitbookOrganization } from '../gitbook/organization.ts';
+import type { InstallationShapeContext } from '../gitbook/installation.ts';
 import type { IntegrationRegistry } from '../integrations/registry.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import type { Envelope, RuntimeVerdict, SandboxEvent, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
@@ -31,6 +34,11 @@ export interface SandboxRunner {
 
 export interface Dispatcher {
   run(installation: Installation, event: DispatchEvent, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
+  /**
+   * Runs one event for the integration itself, with no installation: its integration-level public
+   * endpoint and its tasks. The environment carries the integration token only.
+   */
+  runForIntegration(integration: string, event: DispatchEvent, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
 }
 
 export interface DispatcherDeps {
@@ -43,47 +51,104 @@ export interface DispatcherDeps {
   now(): number;
   /** Told about every settled dispatch (metrics). */
   onDispatched?: DispatchObserver;
+  /** Organizations (the owner in `environment.integration`) and space counts. */
+  platform: PlatformData;
+  /** The organization installation of a space or site installation (a cached store read). */
+  getInstallation(id: string): Promise<Installation | undefined>;
 }
 
 export function newEventId(): string {
   return `evt_${randomUUID().replaceAll('-', '')}`;
 }
 
-function runnable(registry: IntegrationRegistry, installation: Installation): LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> } {
-  const integration = registry.get(installation.integration);
+function runnable(registry: IntegrationRegistry, name: string): LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> } {
+  const integration = registry.get(name);
   if (integration === undefined || integration.status !== 'ready') {
-    throw new HostError('ERR_INTEGRATION_INVALID', `integration "${installation.integration}" is not loaded`);
+    throw new HostError('ERR_INTEGRATION_INVALID', `integration "${name}" is not loaded`);
   }
   if (integration.bundle === undefined) throw new HostError('ERR_INTEGRATION_INVALID', `integration "${integration.name}" has no script to run`);
   return integration as LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> };
 }
 
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
+  const shapes: InstallationShapeContext = {
+    baseUrl: deps.baseUrl,
+    organizationSpaceCount: (organization) => deps.platform.spaces.filter((space) => space.organization === organization).length,
+  };
+  const ownerOf = (integration: LoadedIntegration): Record<string, unknown> => {
+    const declared = integration.manifest?.organization ?? '';
+    // An owner the platform data does not know (a first-party integration published elsewhere) is shown by its id.
+    return gitbookOrganization(deps.baseUrl, findOrganization(deps.platform, declared) ?? { id: declared, subdomain: declared, title: declared, members: [] });
+  };
+  const signing = (kind: 'integration' | 'installation', id: string) => deriveSigningSecret(deps.tokenSecret, kind, id);
+  const integrationToken = (name: string) => deriveIntegrationToken(deps.tokenSecret, name);
+
   // An installation record is replaced (never mutated) when it changes, and so is an integration
-  // when the dev loop reloads it: the environment is built once per (integration, record) pair;
-  // the supervisor then sends it to a worker only when it is new there.
-  const environments = new WeakMap<LoadedIntegration, WeakMap<Installation, Record<string, unknown>>>();
-  const environmentOf = (integration: LoadedIntegration, installation: Installation): Record<string, unknown> => {
+  // when the dev loop reloads it: the environment is built once per (integration, record) pair (and,
+  // for a space or site installation, per record of its organization installation); the supervisor
+  // then sends it to a worker only when it is new there.
+  const environments = new WeakMap<LoadedIntegration, WeakMap<Installation, { parent: Installation | undefined; environment: Record<string, unknown> }>>();
+  const integrationEnvironments = new WeakMap<LoadedIntegration, Record<string, unknown>>();
+  const environmentOf = async (integration: LoadedIntegration, installation: Installation): Promise<Record<string, unknown>> => {
+    const parent = installation.parent === undefined ? undefined : await deps.getInstallation(installation.parent);
     let perInstallation = environments.get(integration);
     if (perInstallation === undefined) environments.set(integration, (perInstallation = new WeakMap()));
-    let environment = perInstallation.get(installation);
+    const cached = perInstallation.get(installation);
+    if (cached !== undefined && cached.parent === parent) return cached.environment;
+    const organizationInstallation = installation.target === 'organization' ? installation : parent;
+    const environment = buildEnvironment({
+      baseUrl: deps.baseUrl,
+      integration,
+      owner: ownerOf(integration),
+      shapes,
+      installation,
+      ...(parent !== undefined ? { parent } : {}),
+      tokens: { integration: integrationToken(integration.name), installation: deriveInstallationToken(deps.tokenSecret, installation.id) },
+      signingSecrets: {
+        integration: signing('integration', integration.name),
+        ...(organizationInstallation !== undefined ? { installation: signing('installation', organizationInstallation.id) } : {}),
+        ...(installation.target === 'space' ? { spaceInstallation: signing('installation', installation.id) } : {}),
+        ...(installation.target === 'site' ? { siteInstallation: signing('installation', installation.id) } : {}),
+      },
+    });
+    perInstallation.set(installation, { parent, environment });
+    return environment;
+  };
+  const integrationEnvironmentOf = (integration: LoadedIntegration): Record<string, unknown> => {
+    let environment = integrationEnvironments.get(integration);
     if (environment === undefined) {
-      const installationToken = deriveInstallationToken(deps.tokenSecret, installation.id);
-      environment = buildEnvironment({ baseUrl: deps.baseUrl, integration, installation, installationToken });
-      perInstallation.set(installation, environment);
+      environment = buildEnvironment({
+        baseUrl: deps.baseUrl,
+        integration,
+        owner: ownerOf(integration),
+        shapes,
+        tokens: { integration: integrationToken(integration.name) },
+        signingSecrets: { integration: signing('integration', integration.name) },
+      });
+      integrationEnvironments.set(integration, environment);
     }
     return environment;
   };
 
+  const dispatch = async (integration: LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> }, event: SandboxEvent, environment: Record<string, unknown>, fetchBody: Uint8Array | null): Promise<DispatchOutcome> => {
+    const meta = { eventId: event.eventId, integration: integration.name, installationId: event.installationId ?? '', type: event.type };
+    const outcome = await recordDispatch(deps.eventLog, deps.now, meta, () => deps.sandbox.dispatch(integration.name, { event, environment, fetchBody }), deps.onDispatched);
+    const { verdict, ...response } = outcome.response;
+    return { response, ...(verdict !== undefined ? { verdict } : {}), durationMs: outcome.durationMs, logs: outcome.logs };
+  };
+
   return {
     async run(installation, event, fetchBody) {
-      const integration = runnable(deps.registry, installation);
+      const integration = runnable(deps.registry, installation.integration);
       const fullEvent = { ...event, eventId: event.eventId ?? newEventId(), installationId: installation.id } as SandboxEvent;
-      const environment = environmentOf(integration, installation);
-      const meta = { eventId: fullEvent.eventId, integration: integration.name, installationId: installation.id, type: fullEvent.type };
-      const outcome = await recordDispatch(deps.eventLog, deps.now, meta, () => deps.sandbox.dispatch(integration.name, { event: fullEvent, environment, fetchBody }), deps.onDispatched);
-      const { verdict, ...response } = outcome.response;
-      return { response, ...(verdict !== undefined ? { verdict } : {}), durationMs: outcome.durationMs, logs: outcome.logs };
+      return dispatch(integration, fullEvent, await environmentOf(integration, installation), fetchBody);
+    },
+
+    async runForIntegration(name, event, fetchBody) {
+      const integration = runnable(deps.registry, name);
+      const { installationId: _ignored, ...rest } = event as DispatchEvent & { installationId?: unknown };
+      const fullEvent = { ...rest, eventId: event.eventId ?? newEventId() } as SandboxEvent;
+      return dispatch(integration, fullEvent, integrationEnvironmentOf(integration), fetchBody);
     },
   };
 }

@@ -1,46 +1,64 @@
-// Builds the `environment` of an envelope (docs/authoring.md) from the host's own records. Pure: the
-// caller supplies the token and secrets; nothing from an incoming request is ever copied in.
+// Builds the `environment` of an envelope (docs/authoring.md) from the host's own records, in
+// GitBook's shape (`IntegrationEnvironment` of its spec): the integration, the organization
+// installation, the space or site installation the dispatch concerns, tokens and signing secrets,
+// plus this host's own view of the dispatched installation at the top level. Pure: the caller
+// supplies tokens, secrets and records; nothing from an incoming request is ever copied in.
 
 import type { Installation } from '../installations/model.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import { publicEndpointOf } from '../installations/urls.ts';
+import { gitbookIntegration } from '../gitbook/integration.ts';
+import { gitbookContentInstallation, gitbookInstallation, type InstallationShapeContext } from '../gitbook/installation.ts';
 
 export interface EnvironmentInput {
   baseUrl: string;
   integration: LoadedIntegration;
-  installation: Installation;
-  installationToken: string;
+  /** GitBook's Organization object of the integration's owner. */
+  owner: Record<string, unknown>;
+  shapes: InstallationShapeContext;
+  tokens: { integration: string; installation?: string };
+  signingSecrets: { integration: string; installation?: string; spaceInstallation?: string; siteInstallation?: string };
+  /** The installation dispatched to; absent for dispatches to the integration itself (its endpoint, tasks). */
+  installation?: Installation;
+  /** The organization installation of a space or site installation. */
+  parent?: Installation;
 }
 
-export function buildEnvironment({ baseUrl, integration, installation, installationToken }: EnvironmentInput): Record<string, unknown> {
-  const publicEndpoint = publicEndpointOf(baseUrl, integration.name, installation.id);
-  const urls = { publicEndpoint };
-  const installationView = {
+/**
+ * This host's own view of the dispatched installation (the sandbox-api fields of
+ * docs/authoring.md), at the top level of the environment: id, target, status, configuration,
+ * its public endpoint, its space, site or space selection.
+ */
+function ownView(baseUrl: string, installation: Installation): Record<string, unknown> {
+  return {
     id: installation.id,
     target: installation.target,
     organization: installation.organization,
     status: installation.status,
     configuration: installation.configuration,
-    externalIds: [],
-    urls,
+    externalIds: installation.externalIds ?? [],
+    urls: { publicEndpoint: publicEndpointOf(baseUrl, installation.integration, installation.id) },
     ...(installation.space ? { space: installation.space } : {}),
     ...(installation.site ? { site: installation.site } : {}),
+    ...(installation.parent ? { parent: installation.parent } : {}),
     ...(installation.target === 'organization' ? { space_selection: installation.spaceSelection === undefined || installation.spaceSelection === 'all' ? { mode: 'all' } : { mode: 'selected', spaces: installation.spaceSelection } } : {}),
   };
+}
+
+export function buildEnvironment(input: EnvironmentInput): Record<string, unknown> {
+  const { baseUrl, integration, installation, parent, shapes } = input;
+  const organizationInstallation = installation?.target === 'organization' ? installation : parent;
+  const content = installation !== undefined && installation.target !== 'organization' ? installation : undefined;
   return {
     apiEndpoint: baseUrl,
-    apiTokens: { installation: installationToken },
-    integration: {
-      name: integration.name,
-      title: integration.manifest?.title ?? integration.name,
-      scopes: integration.manifest?.scopes ?? [],
-      // GitBook's spec: "equals publicEndpoint when no separate content origin is configured",
-      // which this host never has; webframe pages (mermaid, plantuml) are served from it.
-      urls: { publicEndpoint, publicContentEndpoint: publicEndpoint },
-    },
-    installation: installationView,
-    // The platform's environment also carries these at its top level (docs/authoring.md).
-    ...installationView,
+    apiTokens: { integration: input.tokens.integration, ...(input.tokens.installation !== undefined ? { installation: input.tokens.installation } : {}) },
+    integration: gitbookIntegration(baseUrl, integration, input.owner),
+    ...(organizationInstallation !== undefined ? { installation: gitbookInstallation(shapes, organizationInstallation) } : {}),
+    ...(content?.target === 'space' ? { spaceInstallation: gitbookContentInstallation(shapes, content) } : {}),
+    ...(content?.target === 'site' ? { siteInstallation: gitbookContentInstallation(shapes, content) } : {}),
+    signingSecrets: input.signingSecrets,
     secrets: { ...integration.secrets },
+    // The platform's environment also carries the dispatched installation at its top level.
+    ...(installation !== undefined ? ownView(baseUrl, installation) : {}),
   };
 }

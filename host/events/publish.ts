@@ -9,7 +9,8 @@ import { type ResourceDirectory } from '../platform/records.ts';
 import type { InstallationStore } from '../installations/model.ts';
 import type { IntegrationRegistry } from '../integrations/registry.ts';
 import type { QueuedDelivery } from '../webhooks/service.ts';
-import { EVENT_SCOPES, validatePublishedEvent } from './schemas.ts';
+import type { Installation } from '../installations/model.ts';
+import { EVENT_SCOPES, toIntegrationPayload, validatePublishedEvent } from './schemas.ts';
 
 /** One recipient of a published event: a sandboxed integration's answer status, or a queued webhook delivery. */
 export type PublishedDispatch = { installationId: string; integration: string; status: number } | QueuedDelivery;
@@ -29,6 +30,21 @@ export interface EventPublisherDeps {
   queueWebhooks(event: Record<string, unknown>, eventId: string): Promise<PublishedDispatch[]>;
 }
 
+/**
+ * Within one installation tree, an event goes to the space or site installation it concerns rather
+ * than to the organization installation above it (GitBook delivers it once, with spaceInstallation
+ * or siteInstallation in the environment); an organization installation receives it only when no
+ * installation under it does.
+ */
+function mostSpecific(targets: Installation[], event: { spaceId?: unknown; siteId?: unknown }): Installation[] {
+  const covered = new Set<string>();
+  for (const target of targets) {
+    const concerns = typeof event.siteId === 'string' ? target.site === event.siteId : target.space === event.spaceId;
+    if (target.parent !== undefined && concerns) covered.add(target.parent);
+  }
+  return targets.filter((target) => !covered.has(target.id));
+}
+
 export function createEventPublisher(deps: EventPublisherDeps): (body: unknown) => Promise<PublishResult> {
   return async (body) => {
     const event = validatePublishedEvent(body);
@@ -46,10 +62,11 @@ export function createEventPublisher(deps: EventPublisherDeps): (body: unknown) 
         installationCovers(deps.directory, installation, event as { spaceId?: unknown; siteId?: unknown })
       );
     });
+    const payload = toIntegrationPayload(event);
     const dispatched = await Promise.all(
-      targets.map(async (installation): Promise<PublishedDispatch | null> => {
+      mostSpecific(targets, event as { spaceId?: unknown; siteId?: unknown }).map(async (installation): Promise<PublishedDispatch | null> => {
         try {
-          const outcome = await deps.dispatcher.run(installation, { ...event, eventId }, null);
+          const outcome = await deps.dispatcher.run(installation, { ...payload, eventId }, null);
           // An integration without a handler for this type is not a recipient.
           if (outcome.verdict === 'no-handler') return null;
           return { installationId: installation.id, integration: installation.integration, status: outcome.response.status };

@@ -22,21 +22,39 @@ function shape(required: Record<string, object>, optional: Record<string, object
   };
 }
 
+/** GitBook's ContentVisibility and PageFeedbackRating: the values its integrations are written for. */
+const contentVisibility = { enum: ['public', 'unlisted', 'share-link', 'visitor-auth', 'in-collection', 'private'] } as const;
+const feedbackRating = { enum: ['bad', 'ok', 'good'] } as const;
+
 export const PUBLISHABLE_EVENTS = {
   space_content_updated: shape({ spaceId: str, revisionId: str }),
   space_view: shape({ spaceId: str, visitor, url: { type: 'string' }, referrer: { type: 'string' } }, { pageId: str }),
-  space_visibility_updated: shape({ spaceId: str, previousVisibility: str, visibility: str }),
+  space_visibility_updated: shape({ spaceId: str, previousVisibility: contentVisibility, visibility: contentVisibility }),
   space_gitsync_started: shape({ spaceId: str, revisionId: str, commitId: str }),
   space_gitsync_completed: shape({ spaceId: str, revisionId: str, commitId: str, state: { enum: ['success', 'failure'] } }),
   site_view: shape({ siteId: str, visitor, url: { type: 'string' }, referrer: { type: 'string' } }),
   page_feedback: shape({
     siteId: str, spaceId: str, pageId: str,
-    feedback: { type: 'object', required: ['rating', 'comment'], additionalProperties: false, properties: { rating: str, comment: { type: 'string' } } },
+    feedback: { type: 'object', required: ['rating', 'comment'], additionalProperties: false, properties: { rating: feedbackRating, comment: { type: 'string', maxLength: 512 } } },
     visitor, url: { type: 'string' }, referrer: { type: 'string' },
   }),
 } as const;
 
 export type PublishableEventType = keyof typeof PUBLISHABLE_EVENTS;
+
+/**
+ * The event as integrations receive it, in GitBook's shape (its `Event` schemas): a content update
+ * names who made it (`updatedBy`; this platform does not know, so none), and feedback without a
+ * comment carries none (GitBook's comments are never empty).
+ */
+export function toIntegrationPayload(event: { type: PublishableEventType } & Record<string, unknown>): Record<string, unknown> {
+  if (event.type === 'space_content_updated') return { ...event, updatedBy: [] };
+  if (event.type === 'page_feedback') {
+    const feedback = event.feedback as { rating: string; comment: string };
+    return { ...event, feedback: feedback.comment === '' ? { rating: feedback.rating } : feedback };
+  }
+  return event;
+}
 
 /** An integration receives space events with either read scope, site events with views, page feedback also with GitBook's page:feedback:read (docs/platform-api.md). */
 export const EVENT_SCOPES: Record<PublishableEventType, Scope[]> = {

@@ -6,13 +6,23 @@ import type { ErrorDetail } from '../common/errors.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import type { Installation, InstallationStatus } from './model.ts';
 import { checkConfiguration, invalidConfiguration } from './configuration-schema.ts';
-import { applyDefaults, configurationSchemaFor, statusFor } from './plan.ts';
+import { applyDefaults, configurationSchemaFor, isComponentLevel, statusFor } from './plan.ts';
 
 /**
  * Who edits. An admin sets ordinary properties only; button properties hold what the button's
  * flow (OAuth) stored, so only the installation itself may write them.
  */
 export type EditSource = 'admin' | 'integration';
+
+export interface EditOptions {
+  /** GitBook's PATCH: the patch is the whole new configuration (what it leaves out is unset). */
+  replace?: boolean;
+  /**
+   * GitBook's PATCH also keeps keys the manifest does not declare (integrations store their own
+   * data beside their properties, e.g. Jira's sites); declared properties are still validated.
+   */
+  keepUndeclared?: boolean;
+}
 
 export interface PlannedConfiguration {
   status: InstallationStatus;
@@ -38,15 +48,31 @@ function planBuiltinEdit(integration: LoadedIntegration, installation: Installat
   return { configuration, status: builtin.isComplete(configuration) ? 'active' : 'pending' };
 }
 
-export function planConfigurationEdit(integration: LoadedIntegration, installation: Installation, patch: Record<string, unknown>, source: EditSource): PlannedConfiguration {
+/** A component-configured level, written by the integration: any JSON object, as its component decides. */
+function planComponentEdit(installation: Installation, patch: Record<string, unknown>, replace: boolean): PlannedConfiguration {
+  const configuration: Record<string, unknown> = replace ? {} : { ...installation.configuration };
+  for (const [name, value] of Object.entries(patch)) {
+    if (value === null) delete configuration[name];
+    else Object.defineProperty(configuration, name, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return { configuration, status: 'active' };
+}
+
+export function planConfigurationEdit(integration: LoadedIntegration, installation: Installation, patch: Record<string, unknown>, source: EditSource, options: EditOptions = {}): PlannedConfiguration {
   if (integration.builtin !== undefined) return planBuiltinEdit(integration, installation, patch);
+  if (source === 'integration' && isComponentLevel(integration, installation.target)) return planComponentEdit(installation, patch, options.replace === true);
   const schema = configurationSchemaFor(integration, installation.target);
   const properties = schema?.properties ?? {};
   const refused: ErrorDetail[] = [];
   // Keys the manifest no longer declares are dropped rather than blocking every later edit.
-  const next: Record<string, unknown> = Object.fromEntries(Object.entries(installation.configuration).filter(([name]) => Object.hasOwn(properties, name)));
+  const next: Record<string, unknown> = options.replace ? {} : Object.fromEntries(Object.entries(installation.configuration).filter(([name]) => Object.hasOwn(properties, name)));
+  const undeclared: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(patch)) {
     const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
+    if (property === undefined && options.keepUndeclared) {
+      if (value !== null) Object.defineProperty(undeclared, name, { value, enumerable: true, writable: true, configurable: true });
+      continue;
+    }
     if (property === undefined) {
       refused.push({ pointer: `/${escapeToken(name)}`, message: 'is not a property of this configuration' });
       continue;
@@ -61,5 +87,5 @@ export function planConfigurationEdit(integration: LoadedIntegration, installati
   const configuration = applyDefaults(schema, next);
   const problems = [...refused, ...checkConfiguration(integration, installation.target, configuration)];
   if (problems.length > 0) throw invalidConfiguration(problems);
-  return { configuration, status: statusFor(schema, configuration) };
+  return { configuration: { ...undeclared, ...configuration }, status: statusFor(schema, configuration) };
 }

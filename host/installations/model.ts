@@ -14,11 +14,20 @@ export interface Installation {
   target: InstallationTarget;
   space?: string;
   site?: string;
+  /**
+   * Space and site installations: the organization installation they belong to (GitBook's
+   * hierarchy). Absent on organization installations and on the built-in webhook's installations.
+   */
+  parent?: string;
   status: InstallationStatus;
   configuration: Record<string, unknown>;
+  /** Ids of the installation in other systems, set by the integration through the API (at most 5); [] when absent. */
+  externalIds?: string[];
   /** Organization installations only: every space of the organization, or the listed ones. */
   spaceSelection?: 'all' | string[];
   createdAt: string;
+  /** When the record last changed; createdAt when absent. */
+  updatedAt?: string;
 }
 
 /**
@@ -41,8 +50,16 @@ export interface CreateInstallationInput {
   space_selection?: 'all' | string[];
 }
 
-/** What a configuration edit changes. */
-export type InstallationPatch = Pick<Installation, 'status' | 'configuration'>;
+/** What an edit changes: configuration and status, and optionally the external ids and the time of the change. */
+export type InstallationPatch = Pick<Installation, 'status' | 'configuration'> & Partial<Pick<Installation, 'externalIds' | 'updatedAt'>>;
+
+/** A space or site installation as placed under its organization installation. */
+export interface PlacedInstallation {
+  child: Installation;
+  parent: Installation;
+  /** Whether `parent` was created by this call (no organization installation existed). */
+  parentCreated: boolean;
+}
 
 /** The record before and after an edit. */
 export interface InstallationEdit {
@@ -58,6 +75,8 @@ export interface InstallationFilter {
   integration?: string;
   organization?: string;
   target?: InstallationTarget;
+  /** The space and site installations under one organization installation. */
+  parent?: string;
   after?: { createdAt: string; id: string };
   limit?: number;
 }
@@ -68,6 +87,19 @@ export interface InstallationFilter {
  */
 export interface InstallationStore {
   insertInstallation(installation: Installation, tokenHash: string): Promise<void>;
+  /**
+   * Inserts a space or site installation under the organization installation it belongs to, in
+   * one transaction: the earliest organization installation of its integration in its
+   * organization, or `candidateParent` (inserted first, with its token) when there is none. The
+   * stored child carries the parent's id.
+   */
+  insertChildInstallation(child: Installation, childTokenHash: string, candidateParent: Installation, parentTokenHash: string): Promise<PlacedInstallation>;
+  /**
+   * The same for a space or site installation stored before the hierarchy existed (no parent yet):
+   * links it to its organization installation, creating `candidateParent` when there is none.
+   * Undefined when the installation does not exist; its current placement when it has a parent already.
+   */
+  adoptChildInstallation(childId: string, candidateParent: Installation, parentTokenHash: string): Promise<PlacedInstallation | undefined>;
   getInstallation(id: string): Promise<Installation | undefined>;
   /** In (createdAt, id) order. */
   listInstallations(filter?: InstallationFilter): Promise<Installation[]>;
@@ -80,7 +112,10 @@ export interface InstallationStore {
   editInstallation(id: string, plan: (current: Installation) => InstallationPatch): Promise<InstallationEdit | undefined>;
   /** The installation id a token hash belongs to, if the token is still valid. */
   findTokenOwner(tokenHash: string): Promise<string | undefined>;
-  /** Removes an installation and revokes its tokens, in one transaction; the removed record, or undefined when there was none. */
+  /**
+   * Removes an installation and revokes its tokens, in one transaction, with the space and site
+   * installations under it (an organization installation); the removed record, or undefined when there was none.
+   */
   deleteInstallation(id: string): Promise<Installation | undefined>;
 }
 

@@ -8,11 +8,27 @@ import type { ConfigurationSchema, LoadedIntegration } from '../manifest/types.t
 import type { CreateInstallationInput, Installation, InstallationStatus } from './model.ts';
 import { findOrganization, type PlatformData } from '../platform/data.ts';
 
+/**
+ * The configuration schema of a target: `account` for organization installations, `space` for
+ * space installations (falling back to `site`, which configured space installations before GitBook's
+ * `space` level was used), `site` for site installations.
+ */
 export function configurationSchemaFor(integration: LoadedIntegration, target: Installation['target']): ConfigurationSchema | undefined {
   const configurations = integration.manifest?.configurations;
-  const level = target === 'organization' ? configurations?.account : configurations?.site;
+  const level = target === 'organization' ? configurations?.account : target === 'space' ? (configurations?.space ?? configurations?.site) : configurations?.site;
   // A level configured by a component (`componentId`, GitBook's form) has no property schema here.
   return level !== undefined && 'properties' in level ? level : undefined;
+}
+
+/**
+ * Whether a target's configuration is GitBook's component form (`{ componentId }`): the
+ * integration's own component decides its shape, so only the integration itself writes it, with
+ * any keys (docs/installations.md).
+ */
+export function isComponentLevel(integration: LoadedIntegration, target: Installation['target']): boolean {
+  const configurations = integration.manifest?.configurations;
+  const level = target === 'organization' ? configurations?.account : target === 'space' ? (configurations?.space ?? configurations?.site) : configurations?.site;
+  return level !== undefined && 'componentId' in level;
 }
 
 export function applyDefaults(schema: ConfigurationSchema | undefined, configuration: Record<string, unknown>): Record<string, unknown> {
@@ -36,7 +52,43 @@ function sameSecret(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-export function planInstallation(platform: PlatformData, integration: LoadedIntegration, input: CreateInstallationInput, installLink: string): Installation {
+function newInstallationId(): string {
+  return `inst_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
+}
+
+/**
+ * The organization installation a space or site installation goes under when its organization has
+ * none of this integration yet: configured by `configurations.account` (defaults applied), selecting
+ * the child's space (a site's parent selects no space: it covers its site installation only through
+ * that installation).
+ */
+export function planOrganizationParent(integration: LoadedIntegration, child: Installation): Installation {
+  const schema = configurationSchemaFor(integration, 'organization');
+  const configuration = applyDefaults(schema, {});
+  return {
+    id: newInstallationId(),
+    integration: child.integration,
+    organization: child.organization,
+    target: 'organization',
+    status: statusFor(schema, configuration),
+    configuration,
+    externalIds: [],
+    spaceSelection: child.target === 'space' && child.space !== undefined ? [child.space] : [],
+    createdAt: child.createdAt,
+    updatedAt: child.createdAt,
+  };
+}
+
+/**
+ * A new installation, and for a space or site installation of a non-built-in integration the
+ * organization installation to create if its organization has none yet (`parent`).
+ */
+export interface PlannedInstallation {
+  installation: Installation;
+  parent?: Installation;
+}
+
+export function planInstallation(platform: PlatformData, integration: LoadedIntegration, input: CreateInstallationInput, installLink: string): PlannedInstallation {
   const manifest = integration.manifest;
   if (integration.status !== 'ready' || manifest === undefined) {
     throw new HostError('ERR_INTEGRATION_INVALID', `integration "${integration.name}" is invalid and cannot be installed`);
@@ -76,8 +128,9 @@ export function planInstallation(platform: PlatformData, integration: LoadedInte
   }
   const schema = configurationSchemaFor(integration, input.target);
   const configuration = integration.builtin ? {} : applyDefaults(schema, {});
-  return {
-    id: `inst_${randomUUID().replaceAll('-', '').slice(0, 20)}`,
+  const createdAt = new Date().toISOString();
+  const installation: Installation = {
+    id: newInstallationId(),
     integration: integration.name,
     organization: organization.id,
     target: input.target,
@@ -85,7 +138,12 @@ export function planInstallation(platform: PlatformData, integration: LoadedInte
     ...(input.target === 'site' ? { site: input.site } : {}),
     status: integration.builtin ? (integration.builtin.isComplete(configuration) ? 'active' : 'pending') : statusFor(schema, configuration),
     configuration,
+    externalIds: [],
     ...(spaceSelection !== undefined ? { spaceSelection } : {}),
-    createdAt: new Date().toISOString(),
+    createdAt,
+    updatedAt: createdAt,
   };
+  // The built-in webhook is host code configured per space or site: it has no organization level.
+  if (input.target === 'organization' || integration.builtin !== undefined) return { installation };
+  return { installation, parent: planOrganizationParent(integration, installation) };
 }

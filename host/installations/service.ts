@@ -57,9 +57,21 @@ export function createInstallationService(deps: InstallationServiceDeps): Instal
 
     async create(name, input) {
       const integration = deps.registry.require(name);
-      const installation = planInstallation(deps.platform, integration, input, deriveInstallLink(deps.tokenSecret, name));
-      await deps.store.insertInstallation(installation, hashToken(deriveInstallationToken(deps.tokenSecret, installation.id)));
-      deps.log.info(`installed ${name} as ${installation.id} (${installation.target} in ${installation.organization}, ${installation.status})`);
+      const planned = planInstallation(deps.platform, integration, input, deriveInstallLink(deps.tokenSecret, name));
+      const tokenHashOf = (id: string) => hashToken(deriveInstallationToken(deps.tokenSecret, id));
+      let installation = planned.installation;
+      if (planned.parent === undefined) {
+        await deps.store.insertInstallation(installation, tokenHashOf(installation.id));
+      } else {
+        // A space or site installation lives under its organization's installation, made here if needed.
+        const placed = await deps.store.insertChildInstallation(installation, tokenHashOf(installation.id), planned.parent, tokenHashOf(planned.parent.id));
+        installation = placed.child;
+        if (placed.parentCreated) {
+          deps.log.info(`installed ${name} as ${placed.parent.id} (organization in ${placed.parent.organization}, ${placed.parent.status}) for its ${installation.target} installation`);
+          deps.lifecycle.announceInstall(placed.parent);
+        }
+      }
+      deps.log.info(`installed ${name} as ${installation.id} (${installation.target} in ${installation.organization}${installation.parent ? ` under ${installation.parent}` : ''}, ${installation.status})`);
       deps.lifecycle.announceInstall(installation);
       // Built-ins may hand out something exactly once (the webhook's signing secret).
       const once = (await integration.builtin?.onInstall?.(installation.id)) ?? {};

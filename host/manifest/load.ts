@@ -31,6 +31,8 @@ export interface LoadOptions {
   /** Bundle cache dir, default <repo>/.cache/bundles. */
   cacheDir?: string;
   firstPartyOrganizations?: string[];
+  /** Integrations the operator names the platform's own (platform data and --first-party). */
+  firstPartyIntegrations?: string[];
   /**
    * Set by `npm run check` only, which judges folders rather than the shell and platform it runs
    * in: unset secret variables are warnings, and see SemanticOptions.knownOrganizations.

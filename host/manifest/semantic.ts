@@ -9,6 +9,8 @@ import { escapePointer, type Issue } from './validate.ts';
 
 export interface SemanticOptions {
   firstPartyOrganizations?: string[];
+  /** Integrations named the platform's own, by manifest name: they get internal scopes whoever publishes them. */
+  firstPartyIntegrations?: string[];
   /**
    * The organizations the platform data knows (ids and subdomains). Given only by `npm run check`,
    * which judges the folder, not the platform: an internal scope asked for by an organization the
@@ -28,12 +30,10 @@ export function semanticWarnings(doc: Record<string, unknown>, options: Semantic
 
 const NOT_ACTED_ON = {
   target: 'accepted but not acted on: this host does not restrict install targets yet (installations may target an organization, a space or a site)',
-  space: 'accepted but not acted on: this host configures space installations with configurations.site for now',
-  componentId: 'accepted but not acted on: this host does not render configuration components, so installations at this level have no configuration properties',
+  componentId: 'accepted: this host has no configuration screen of its own; the component renders through the render route with the props its caller passes and stores its configuration through GitBook\'s API, and the admin PATCH has no properties to set at this level',
   urlUnfurl: 'accepted but not acted on: link unfurling is done by the documentation editor, not by this host',
   markdown: 'accepted but not acted on: markdown code block conversion is done by the documentation editor, not by this host',
   blockIcon: 'accepted but not acted on: this host does not show block icons',
-  contentSecurityPolicy: 'accepted but not acted on: this host does not serve site scripts yet, so the policy is not applied',
   envs: 'ignored: this host has no per-environment manifests; the top-level values apply',
   contentSources: 'accepted but not acted on: this host does not run content sources',
 } as const;
@@ -52,13 +52,11 @@ export function findUnusedKeys(doc: Record<string, unknown>): Issue[] {
     });
   }
   if (isObject(doc.configurations)) {
-    if (doc.configurations.space !== undefined) note('/configurations/space', NOT_ACTED_ON.space);
     for (const level of ['account', 'space', 'site'] as const) {
       const config = doc.configurations[level];
       if (isObject(config) && config.componentId !== undefined) note(`/configurations/${level}/componentId`, NOT_ACTED_ON.componentId);
     }
   }
-  if (doc.contentSecurityPolicy !== undefined) note('/contentSecurityPolicy', NOT_ACTED_ON.contentSecurityPolicy);
   if (doc.contentSources !== undefined) note('/contentSources', NOT_ACTED_ON.contentSources);
   if (doc.envs !== undefined) note('/envs', NOT_ACTED_ON.envs);
   return issues;
@@ -120,6 +118,8 @@ function checkInternalScopes(doc: Record<string, unknown>, options: SemanticOpti
   const result: { errors: Issue[]; warnings: Issue[] } = { errors: [], warnings: [] };
   if (!Array.isArray(doc.scopes)) return result;
   const organization = typeof doc.organization === 'string' ? doc.organization : undefined;
+  // The operator named it the platform's own, or it is published by a first-party organization.
+  if (typeof doc.name === 'string' && (options.firstPartyIntegrations ?? []).includes(doc.name)) return result;
   // A manifest with no readable organization gets no internal scope either.
   if (organization !== undefined && (options.firstPartyOrganizations ?? []).includes(organization)) return result;
   const unknownToCheck = organization !== undefined && options.knownOrganizations !== undefined && !options.knownOrganizations.includes(organization);
@@ -129,10 +129,10 @@ function checkInternalScopes(doc: Record<string, unknown>, options: SemanticOpti
     if (unknownToCheck) {
       result.warnings.push({
         pointer,
-        message: `scope "${String(scope)}" is internal: granted only if organization "${organization}" is first-party in the platform data where the host runs (the platform data checked here does not know it)`,
+        message: `scope "${String(scope)}" is internal: granted only if the host where it runs names it the platform's own (--first-party or firstPartyIntegrations) or organization "${organization}" is first-party there (the platform data checked here does not know it)`,
       });
     } else {
-      result.errors.push({ pointer, message: `scope "${String(scope)}" is internal and only granted to first-party organizations` });
+      result.errors.push({ pointer, message: `scope "${String(scope)}" is internal and only granted to the platform's own integrations (--first-party or firstPartyIntegrations) and first-party organizations` });
     }
   });
   return result;

@@ -6,7 +6,7 @@ import { HostError, isHostError } from '../common/errors.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import type { Logger } from '../common/logger.ts';
 import type { Installation } from '../installations/model.ts';
-import { authorize } from './authorize.ts';
+import { authorize, type InstallationLookup } from './authorize.ts';
 import { jsonTextTooDeep, tooDeepMessage } from '../common/json-depth.ts';
 import type { ApiCaller, ApiRequest, ApiResponse, ApiRoute } from './types.ts';
 import type { ResourceDirectory } from '../platform/records.ts';
@@ -17,8 +17,12 @@ export interface PlatformApiOptions<Deps> {
   routes: ApiRoute<Deps>[];
   deps: Deps;
   directory: ResourceDirectory;
-  /** The installation an installation token belongs to, if the token is valid and not revoked. */
-  resolveToken(token: string): Promise<Installation | undefined>;
+  installations: InstallationLookup;
+  /**
+   * Who a token is: the installation an installation token belongs to (valid and not revoked), or
+   * the integration an integration token names; undefined for anything else.
+   */
+  resolveToken(token: string): Promise<{ installation: Installation } | { integration: string } | undefined>;
   getIntegration(name: string): LoadedIntegration | undefined;
   log: Logger;
 }
@@ -83,13 +87,16 @@ export function createPlatformApi<Deps>(options: PlatformApiOptions<Deps>): Plat
   async function authenticate(request: ApiRequest, from?: { integration?: string }): Promise<ApiCaller> {
     const token = bearerToken(request.headers);
     if (token === undefined) throw new HostError('ERR_UNAUTHORIZED', 'an installation token is required (Authorization: Bearer <apiTokens.installation>)');
-    const installation = await options.resolveToken(token);
-    const integration = installation ? options.getIntegration(installation.integration) : undefined;
-    const foreign = from?.integration !== undefined && installation?.integration !== from.integration;
-    if (installation === undefined || integration === undefined || foreign) {
+    const owner = await options.resolveToken(token);
+    const installation = owner !== undefined && 'installation' in owner ? owner.installation : undefined;
+    const name = installation?.integration ?? (owner !== undefined && 'integration' in owner ? owner.integration : undefined);
+    const integration = name === undefined ? undefined : options.getIntegration(name);
+    const foreign = from?.integration !== undefined && name !== from.integration;
+    // An unloaded integration's token opens nothing.
+    if (integration === undefined || integration.status !== 'ready' || foreign) {
       throw new HostError('ERR_UNAUTHORIZED', 'invalid or revoked installation token');
     }
-    return { installation, integration };
+    return installation === undefined ? { integration } : { installation, integration };
   }
 
   async function run(request: ApiRequest, from?: { integration?: string }): Promise<ApiResponse> {
@@ -105,8 +112,11 @@ export function createPlatformApi<Deps>(options: PlatformApiOptions<Deps>): Plat
         continue;
       }
       const caller = await authenticate(request, from);
-      authorize(caller, route.scope, route.resource(params), options.directory);
-      const result = await route.handle({ params, query: url.searchParams, body: parseBody(request), caller, deps: options.deps });
+      if (route.caller === 'integration' && caller.installation !== undefined) {
+        throw new HostError('ERR_FORBIDDEN', 'only the integration token (apiTokens.integration) may call this route');
+      }
+      const target = await authorize(caller, route.scope, route.resource(params), { directory: options.directory, installations: options.installations });
+      const result = await route.handle({ params, query: url.searchParams, body: parseBody(request), caller, ...(target !== undefined ? { target } : {}), deps: options.deps });
       return json(result.status, result.body, result.headers);
     }
     allowed = [...new Set(allowed)];

@@ -22,6 +22,7 @@ export const PLATFORM_SCHEMA = {
   additionalProperties: true,
   properties: {
     firstPartyOrganizations: { type: 'array', items: id },
+    firstPartyIntegrations: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 } },
     organizations: {
       type: 'array',
       items: {
@@ -32,6 +33,11 @@ export const PLATFORM_SCHEMA = {
           id,
           subdomain: { type: 'string', pattern: '^[a-z0-9-]{1,63}$' },
           title: { type: 'string' },
+          // GitBook's Organization fields (its API and integration environments show them).
+          createdAt: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$' },
+          plan: { enum: ['free', 'plus', 'pro', 'enterprise', 'community', 'internal'] },
+          type: { enum: ['business', 'community'] },
+          emailDomains: { type: 'array', items: { type: 'string' } },
           members: { type: 'array', items: { type: 'object', required: ['id', 'email', 'role'], properties: { id, email: { type: 'string' }, role: { enum: ['admin', 'editor', 'member'] } } } },
         },
       },

@@ -27,9 +27,24 @@ export interface SeedPageFeedback {
   createdAt: string;
 }
 
+export interface PlatformOrganization {
+  id: string;
+  subdomain: string;
+  title: string;
+  members: { id: string; email: string; role: string }[];
+  /** What GitBook's Organization object reports; the file may give them, else the defaults of docs/operations.md. */
+  createdAt?: string;
+  plan?: string;
+  type?: string;
+  emailDomains?: string[];
+}
+
 export interface PlatformData {
+  /** Organizations whose integrations are the platform's own (internal scopes). */
   firstPartyOrganizations: string[];
-  organizations: { id: string; subdomain: string; title: string; members: { id: string; email: string; role: string }[] }[];
+  /** Integrations (by name) that are the platform's own, whoever publishes them (internal scopes). */
+  firstPartyIntegrations: string[];
+  organizations: PlatformOrganization[];
   spaces: {
     id: string;
     organization: string;
@@ -80,6 +95,7 @@ export function parsePlatformData(text: string, file: string): PlatformData {
   if (problems.length > 0) throw new HostError('ERR_OPTIONS_INVALID', `${file}: invalid platform data:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   return {
     firstPartyOrganizations: data.firstPartyOrganizations ?? [],
+    firstPartyIntegrations: data.firstPartyIntegrations ?? [],
     organizations: data.organizations.map((org) => ({ ...org, members: org.members ?? [] })),
     spaces: data.spaces.map((space) => ({
       ...space,
@@ -103,6 +119,6 @@ export function loadPlatformData(file: string): PlatformData {
 }
 
 /** Finds an organization by id or subdomain (a manifest's `organization` may be either). */
-export function findOrganization(data: PlatformData, idOrSubdomain: string): PlatformData['organizations'][number] | undefined {
+export function findOrganization(data: PlatformData, idOrSubdomain: string): PlatformOrganization | undefined {
   return data.organizations.find((org) => org.id === idOrSubdomain || org.subdomain === idOrSubdomain);
 }

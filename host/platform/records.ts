@@ -77,6 +77,13 @@ export interface AdaptiveClaims {
   updatedAt: string | null;
 }
 
+/** GitBook's adaptive-content schema of a site: a JSON Schema of the claims its visitors may carry. */
+export interface AdaptiveSchema {
+  siteId: string;
+  jsonSchema: Record<string, unknown>;
+  updatedAt: string;
+}
+
 export interface GitSyncRecord {
   id: string;
   spaceId: string;
@@ -126,6 +133,9 @@ export interface PlatformStore {
   putOpenApi(siteId: string, spec: Record<string, unknown> | string): Promise<OpenApiSpec>;
   getAdaptive(siteId: string): Promise<AdaptiveClaims>;
   putAdaptive(siteId: string, claims: Record<string, unknown>): Promise<AdaptiveClaims>;
+  /** The site's adaptive-content schema (GitBook's), or undefined while none was written. */
+  getAdaptiveSchema(siteId: string): Promise<AdaptiveSchema | undefined>;
+  putAdaptiveSchema(siteId: string, jsonSchema: Record<string, unknown>): Promise<AdaptiveSchema>;
   recordConversation(input: Omit<ConversationRecord, 'id' | 'createdAt'>): Promise<ConversationRecord>;
   /** Pages of a space and the characters of their Markdown, for the storage quota. */
   spaceContentUsage(spaceId: string): Promise<{ pages: number; markdownChars: number }>;

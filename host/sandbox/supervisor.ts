@@ -203,7 +203,9 @@ export class Supervisor {
     return new Promise<SupervisedOutcome>((resolve, reject) => {
       slot.pending.set(id, { integration, eventId: envelope.event.eventId, resolve, reject });
       const { event, fetchBody, environment } = envelope;
-      const environmentKey = String(event.installationId ?? '');
+      // Per integration and installation: a dispatch to the integration itself (no installation)
+      // must never be given another integration's environment cached on the same worker.
+      const environmentKey = `${integration}\u0000${String(event.installationId ?? '')}`;
       const known = slot.sentEnvironments.has(environment);
       post(slot, { type: 'dispatch', id, integration, event, fetchBody, environmentKey, ...(known ? {} : { environment }) });
       slot.sentEnvironments.add(environment);

@@ -19,10 +19,11 @@ import { registerOperationsRoutes } from './routes/operations.ts';
 import { registerInstallationRoutes } from './routes/installations.ts';
 import { registerIntegrationRoutes } from './routes/integrations.ts';
 import { registerIntegrationEventRoutes } from './routes/integration-events.ts';
-import { registerPlatformApiRoutes } from './routes/platform-api.ts';
+import { createApiTokenRouting, registerPlatformApiRoutes } from './routes/platform-api.ts';
 import { registerPublicEndpointRoutes } from './routes/public-endpoint.ts';
 import { registerRenderRoutes } from './routes/render.ts';
 import { registerConsoleRedirect } from './console/redirect.ts';
+import { registerSiteScriptRoutes } from './routes/site-scripts.ts';
 
 export interface AppLimits {
   maxPublicBodyBytes: number;
@@ -82,9 +83,13 @@ export function createApp(services: HostServices, limits: AppLimits = DEFAULT_AP
   registerPublicEndpointRoutes(router, services, limits.maxPublicBodyBytes);
   registerPlatformApiRoutes(router, services);
   if (options.consoleUrl !== undefined) registerConsoleRedirect(router, options.consoleUrl);
+  registerSiteScriptRoutes(router, services);
 
   app.use(createRequestLog(services.log));
   app.use(createErrorMiddleware(services.log));
+  // Ahead of the router: requests bearing a host API token on paths the API shares with public
+  // endpoints and admin routes are API calls.
+  app.use(createApiTokenRouting(services));
   app.use(createNotFound());
   app.use(router.routes());
   return app;

@@ -20,6 +20,14 @@ export function cookiePrefix(installationId: string): string {
 }
 
 /**
+ * The cookie namespace of an integration's own endpoint: `integration.<name>`, which no installation
+ * id can spell (ids are `inst_…`, letters, digits, `_` and `-`).
+ */
+export function integrationCookieKey(integration: string): string {
+  return `integration.${integration}`;
+}
+
+/**
  * The `Cookie` header an installation receives: only the cookies set through its own endpoint,
  * under the names it gave them. Null when none is left.
  */

@@ -12,6 +12,20 @@ import type { InstallationPage, InstallationQuery } from '../installations/listi
 import type { LoadedIntegration } from '../manifest/types.ts';
 import type { PlatformApi } from '../platform-api/router.ts';
 import type { DeliveryView } from '../webhooks/delivery-view.ts';
+import type { SiteScripts } from '../site-scripts/site-scripts.ts';
+
+/** A queued task as the admin sees it (docs/installations.md#tasks): its state, never its payload. */
+export interface TaskView {
+  id: string;
+  eventId: string;
+  status: 'pending' | 'running' | 'succeeded' | 'failed';
+  attempts: number;
+  runAt: string;
+  lastStatus?: number;
+  lastError?: string;
+  createdAt: string;
+  updatedAt: string;
+}
 
 export interface HostServices {
   readonly adminToken: string;
@@ -56,6 +70,8 @@ export interface HostServices {
    * (follower.end). Rejects with ERR_INTEGRATION_NOT_FOUND / ERR_INSTALLATION_NOT_FOUND before following.
    */
   followEvents(integration: string, filter: { installationId?: string }, follower: EventFollower): Promise<() => void>;
+  /** The integration's queued tasks, newest first, without their payloads. Rejects with ERR_INTEGRATION_NOT_FOUND. */
+  listTasks(integration: string, page: { limit: number; cursor?: string }): Promise<{ items: TaskView[]; nextCursor: string | null }>;
 
   /**
    * Runs one event for one installation (the record the route looked up): builds the environment
@@ -64,6 +80,19 @@ export interface HostServices {
    * ERR_SANDBOX_UNAVAILABLE.
    */
   dispatch(installation: Installation, event: DispatchEvent, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
+
+  /**
+   * Runs one event for an integration itself (its integration-level public endpoint), with no
+   * installation. Rejects with ERR_INTEGRATION_NOT_FOUND for an unknown or built-in integration,
+   * ERR_INTEGRATION_INVALID for one that cannot run, and the sandbox errors of dispatch().
+   */
+  dispatchToIntegration(integration: string, event: DispatchEvent, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
+
+  /** A site's published scripts: the list, and each script (fetch_published_script). */
+  readonly siteScripts: SiteScripts;
+
+  /** A file of the integration's `assets/` folder. Rejects with ERR_NOT_FOUND (no such file, or outside it). */
+  readIntegrationAsset(integration: string, path: string): Promise<{ bytes: Uint8Array; contentType: string }>;
 
   /**
    * A platform event from `POST /v1/events`: validated (ERR_VALIDATION naming the field), given an

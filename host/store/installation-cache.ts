@@ -40,6 +40,11 @@ export function withInstallationCache(inner: InstallationStore): CachedInstallat
     lists.clear();
     for (const [hash, owner] of owners) if (owner === id) owners.delete(hash);
   };
+  /** A removed organization installation took its space and site installations with it. */
+  const invalidateChildren = (parentId: string): void => {
+    generation++;
+    for (const [id, record] of records) if (record.parent === parentId) invalidate(id);
+  };
   const clear = (): void => {
     generation++;
     records.clear();
@@ -62,6 +67,28 @@ export function withInstallationCache(inner: InstallationStore): CachedInstallat
         invalidate(installation.id);
       }
     },
+    async insertChildInstallation(child, childTokenHash, candidateParent, parentTokenHash) {
+      invalidate(child.id);
+      invalidate(candidateParent.id);
+      try {
+        const placed = await inner.insertChildInstallation(child, childTokenHash, candidateParent, parentTokenHash);
+        return { child: deepFreeze(placed.child), parent: deepFreeze(placed.parent), parentCreated: placed.parentCreated };
+      } finally {
+        invalidate(child.id);
+        invalidate(candidateParent.id);
+      }
+    },
+    async adoptChildInstallation(childId, candidateParent, parentTokenHash) {
+      invalidate(childId);
+      invalidate(candidateParent.id);
+      try {
+        const placed = await inner.adoptChildInstallation(childId, candidateParent, parentTokenHash);
+        return placed === undefined ? undefined : { child: deepFreeze(placed.child), parent: deepFreeze(placed.parent), parentCreated: placed.parentCreated };
+      } finally {
+        invalidate(childId);
+        invalidate(candidateParent.id);
+      }
+    },
     async getInstallation(id) {
       const cached = enabled ? records.get(id) : undefined;
       if (cached !== undefined) return cached;
@@ -73,11 +100,12 @@ export function withInstallationCache(inner: InstallationStore): CachedInstallat
       return frozen;
     },
     async listInstallations(filter) {
-      // Only whole lists (all, or one integration's: what event fan-out reads) are cached; a page
-      // or another filter (GET /v1/installations) goes to the store, never to a cached whole list.
-      const cacheable = filter === undefined || Object.entries(filter).every(([field, value]) => field === 'integration' || value === undefined);
+      // Only whole lists (all, one integration's, the children of one organization installation:
+      // what event fan-out and authorization read) are cached; a page or another filter
+      // (GET /v1/installations) goes to the store, never to a cached whole list.
+      const cacheable = filter === undefined || Object.entries(filter).every(([field, value]) => field === 'integration' || field === 'parent' || value === undefined);
       if (!cacheable) return (await inner.listInstallations(filter)).map(deepFreeze);
-      const key = filter?.integration === undefined ? '' : `integration:${filter.integration}`;
+      const key = `integration:${filter?.integration ?? '*'} parent:${filter?.parent ?? '*'}`;
       const cached = enabled ? lists.get(key) : undefined;
       if (cached !== undefined) return [...cached];
       const started = generation;
@@ -104,11 +132,13 @@ export function withInstallationCache(inner: InstallationStore): CachedInstallat
     },
     async deleteInstallation(id) {
       invalidate(id);
+      invalidateChildren(id);
       try {
         const removed = await inner.deleteInstallation(id);
         return removed === undefined ? undefined : deepFreeze(removed);
       } finally {
         invalidate(id);
+        invalidateChildren(id);
       }
     },
   };

@@ -5,7 +5,7 @@
 import type { InstallationFilter } from '../installations/model.ts';
 
 /** Columns come from this fixed list, never from the filter: only values are parameters. */
-const COLUMNS = [['integration', 'integration'], ['organization', 'organization'], ['target', 'target']] as const;
+const COLUMNS = [['integration', 'integration'], ['organization', 'organization'], ['target', 'target'], ['parent', 'parent']] as const;
 
 export function installationListQuery(filter: InstallationFilter, placeholder: (index: number) => string): { sql: string; values: (string | number)[] } {
   const where: string[] = [];

@@ -27,13 +27,21 @@ function originOf(environment: Record<string, unknown>): string {
   return 'http://localhost';
 }
 
-/** The event as the seed's JSON has it: a fetch event's headers as one object (repeated names joined with ", "). */
+/** Methods GitBook's FetchRequest spells in lower case; `new Request()` upper-cases exactly these again. */
+const LOWER_CASE_METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE']);
+
+/**
+ * The event as GitBook's JSON has it: a fetch event's headers as one object (repeated names joined
+ * with ", ") and its method in lower case when GitBook's FetchRequest lists it (get, post, put,
+ * delete; others, such as PATCH, stay as they are, which `new Request()` keeps).
+ */
 export function wireEvent(event: SandboxEvent): Record<string, unknown> {
   const request = event.request;
   if (request === undefined || !Array.isArray(request.headers)) return event;
   const headers: Record<string, string> = {};
   for (const [name, value] of request.headers) headers[name] = Object.hasOwn(headers, name) ? `${headers[name]}, ${value}` : value;
-  return { ...event, request: { ...request, headers } };
+  const method = LOWER_CASE_METHODS.has(request.method.toUpperCase()) ? request.method.toLowerCase() : request.method;
+  return { ...event, request: { ...request, method, headers } };
 }
 
 /** A GET or HEAD fetch event carries no `fetch-body` part at all (even an empty one would make its Request invalid). */

@@ -2,7 +2,7 @@
 // it), HTTP calls with it, and admin installs. Reads only the host's token secret, nothing else.
 
 import type { Host } from '../../host/index.ts';
-import { deriveInstallationToken, TOKEN_SECRET_META_KEY } from '../../host/installations/tokens.ts';
+import { deriveInstallationToken, deriveIntegrationToken, TOKEN_SECRET_META_KEY } from '../../host/installations/tokens.ts';
 import type { CreateInstallationInput, InstallationView } from '../../host/installations/model.ts';
 import type { TestHost } from './host.ts';
 
@@ -16,6 +16,13 @@ export async function installationToken(host: Host, installationId: string): Pro
   const secret = await host.stores.meta.get(TOKEN_SECRET_META_KEY);
   if (secret === undefined) throw new Error('the host has no token secret yet');
   return deriveInstallationToken(secret, installationId);
+}
+
+/** The `apiTokens.integration` the host puts in this integration's envelopes. */
+export async function integrationToken(host: Host, integration: string): Promise<string> {
+  const secret = await host.stores.meta.get(TOKEN_SECRET_META_KEY);
+  if (secret === undefined) throw new Error('the host has no token secret yet');
+  return deriveIntegrationToken(secret, integration);
 }
 
 /** One platform API call over HTTP; `token` null sends no Authorization header. */

@@ -97,11 +97,14 @@ describe('PATCH /v1/installations/:id/configuration', () => {
     expect(accepted.json.configuration).toEqual({ limit: 10, channel: 'general', notify: true });
     const events = await eventually(async () => {
       const found = await setupEvents();
-      expect(found).toHaveLength(3);
+      expect(found).toHaveLength(4);
       return found;
     });
     expect(events[2].type).toBe('installation_setup');
     expect(events[2].logs[0].text).toBe('installation_setup {"status":"active","previous":{"status":"pending","configuration":{"limit":10}}}');
+    // A space installation's edit is also announced with GitBook's event for space installations.
+    expect(events[3].type).toBe('space_installation_setup');
+    expect(events[3].logs[0].text).toBe('space_installation_setup {"status":"active","spaceId":"space_acme_docs","previous":{"status":"pending","configuration":{"limit":10}}}');
   });
 
   it('unsets a property with null: its default comes back, and a missing required one makes it pending again', async () => {

@@ -46,7 +46,8 @@ describe('snippet-preview (a block with a codeblock and a webframe)', () => {
     expect(json.state).toEqual({ content: '<p>Hello <b>world</b></p>', edits: 0 });
     const [codeblock, webframe] = json.element.children;
     expect(codeblock).toMatchObject({ type: 'codeblock', content: { $state: 'content' }, state: 'content', syntax: 'html', onContentChange: { action: 'snippet.changed' } });
-    expect(webframe).toEqual({ type: 'webframe', source: { url: `${endpointOf(host, 'snippet-preview')}/frame` }, aspectRatio: 16 / 9, data: { content: { $state: 'content' } } });
+    // The frame is served from the integration's content endpoint (its own, not an installation's).
+    expect(webframe).toEqual({ type: 'webframe', source: { url: `${host.url}/v1/integrations/snippet-preview/integration/frame` }, aspectRatio: 16 / 9, data: { content: { $state: 'content' } } });
     expect(json.element.controls).toEqual([{ label: 'Reset', icon: 'close', onPress: { action: 'snippet.reset' } }]);
   });
 
@@ -73,11 +74,13 @@ describe('snippet-preview (a block with a codeblock and a webframe)', () => {
     expect([status, json]).toEqual([404, { error: 'Component ghost not found' }]);
   });
 
-  it('serves the webframe page (imported with { type: "text" }) from its fetch handler on the public endpoint', async () => {
-    const response = await fetch(`${endpointOf(host, 'snippet-preview')}/frame`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(await response.text()).toBe(readFileSync('fixtures/gitbook/snippet-preview/src/frame.html', 'utf8'));
+  it('serves the webframe page (imported with { type: "text" }) from its fetch handler on the integration\'s endpoint and an installation\'s', async () => {
+    for (const url of [`${host.url}/v1/integrations/snippet-preview/integration/frame`, `${endpointOf(host, 'snippet-preview')}/frame`]) {
+      const response = await fetch(url);
+      expect(response.status, url).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await response.text()).toBe(readFileSync('fixtures/gitbook/snippet-preview/src/frame.html', 'utf8'));
+    }
   });
 
   it('gets a request body byte for byte through the envelope, delimiter-like sequences included', async () => {

@@ -1,5 +1,6 @@
 // The platform API over HTTP with an installation token (docs/platform-api.md): every route's happy path
 // and body validation, pagination, and the 401 answers for missing, forged and revoked tokens.
+import { expectValidAgainstSpec } from '../helpers/gitbook-spec.ts';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, installationOf, type TestHost } from '../helpers/host.ts';
 import { callApi, install, installationToken, type ApiAnswer } from '../helpers/platform-api.ts';
@@ -71,10 +72,13 @@ describe('space metadata and Git sync', () => {
   it('reads the space metadata', async () => {
     const { status, body } = await api('GET', '/v1/spaces/space_acme_docs');
     expect(status).toBe(200);
-    expect(body).toEqual({
+    // The platform's fields, unchanged; GitBook's Space fields come beside them (the same path is its getSpaceById).
+    expect(body).toMatchObject({
       id: 'space_acme_docs', organization: 'acme', title: 'Acme Developer Docs', visibility: 'public',
       description: 'Public documentation of the Acme APIs.', metadata: { product: 'acme-api', locale: 'en' },
     });
+    expect(body).toMatchObject({ object: 'space', revision: expect.stringMatching(/^rev_/), urls: { location: `${host.url}/v1/spaces/space_acme_docs` } });
+    expectValidAgainstSpec('Space', body);
   });
 
   it('updates title, description and visibility, leaving the rest alone', async () => {

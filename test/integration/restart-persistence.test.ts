@@ -40,7 +40,9 @@ describe('restarting on the same data file', () => {
     expect(stateAnswer.status).toBe(200);
     const events = await eventually(async () => {
       const found = await eventsOf(first, 'settings-demo');
-      expect(found).toHaveLength(3);
+      // The organization installation made for it (installation_setup), the space installation's
+      // installation_setup and space_installation_setup, and both again after the edit.
+      expect(found).toHaveLength(5);
       return found;
     });
     before = { view: await (await first.admin(`/v1/installations/${id}`)).json(), events, state: (await stateAnswer.json()).state, ticket: await ticketOf(first, id) };

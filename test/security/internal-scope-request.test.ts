@@ -17,8 +17,8 @@ describe('a manifest asking for an internal scope', () => {
     const listed = await (await host.admin('/v1/integrations/internal-scope-request')).json();
     expect(listed.status).toBe('invalid');
     expect(listed.errors).toEqual([
-      'fixtures/hostile/internal-scope-request/platform-manifest.yaml: /scopes/1: scope "site:script:inject" is internal and only granted to first-party organizations',
-      'fixtures/hostile/internal-scope-request/platform-manifest.yaml: /scopes/2: scope "site:script:cookies" is internal and only granted to first-party organizations',
+      'fixtures/hostile/internal-scope-request/platform-manifest.yaml: /scopes/1: scope "site:script:inject" is internal and only granted to the platform\'s own integrations (--first-party or firstPartyIntegrations) and first-party organizations',
+      'fixtures/hostile/internal-scope-request/platform-manifest.yaml: /scopes/2: scope "site:script:cookies" is internal and only granted to the platform\'s own integrations (--first-party or firstPartyIntegrations) and first-party organizations',
     ]);
   });
 

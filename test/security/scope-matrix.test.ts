@@ -8,13 +8,14 @@ import { expectHostHealthy } from '../helpers/host-health.ts';
 import { callApi, callThroughBridge, install, installationToken, type ApiAnswer } from '../helpers/platform-api.ts';
 
 interface Resources {
+  org: string;
   space: string;
   page: string;
   site: string;
 }
 
-const OWN: Resources = { space: 'space_acme_docs', page: 'page_intro', site: 'site_acme' };
-const FOREIGN: Resources = { space: 'space_globex_docs', page: 'page_globex_home', site: 'site_globex' };
+const OWN: Resources = { org: 'acme', space: 'space_acme_docs', page: 'page_intro', site: 'site_acme' };
+const FOREIGN: Resources = { org: 'globex', space: 'space_globex_docs', page: 'page_globex_home', site: 'site_globex' };
 
 interface Operation {
   name: string;
@@ -38,6 +39,10 @@ const OPERATIONS: Operation[] = [
   { name: 'write adaptive claims', method: 'PUT', scope: 'site:adaptive:write', path: (r) => `/v1/sites/${r.site}/adaptive`, body: () => ({ claims: { matrix: true } }), okStatus: 200 },
   { name: 'read the OpenAPI spec', method: 'GET', scope: 'openapi:read', path: (r) => `/v1/sites/${r.site}/openapi`, okStatus: 200 },
   { name: 'write the OpenAPI spec', method: 'PUT', scope: 'openapi:write', path: (r) => `/v1/sites/${r.site}/openapi`, body: () => ({ spec: { openapi: '3.1.0', info: { title: 'matrix', version: '1' } } }), okStatus: 200 },
+  // GitBook's paths (docs/platform-api.md#gitbooks-api): a site under its organization, and its adaptive schema (written, then read).
+  { name: 'read a site (GitBook)', method: 'GET', scope: 'site:metadata:read', path: (r) => `/v1/orgs/${r.org}/sites/${r.site}`, okStatus: 200 },
+  { name: 'write the adaptive schema (GitBook)', method: 'PUT', scope: 'site:adaptive:write', path: (r) => `/v1/orgs/${r.org}/sites/${r.site}/adaptive-schema`, body: () => ({ jsonSchema: { type: 'object', properties: { matrix: { type: 'boolean' } }, additionalProperties: false } }), okStatus: 200 },
+  { name: 'read the adaptive schema (GitBook)', method: 'GET', scope: 'site:adaptive:read', path: (r) => `/v1/orgs/${r.org}/sites/${r.site}/adaptive-schema`, okStatus: 200 },
   // The organization is always the installation's own; "foreign" here is a foreign space named in the body.
   { name: 'ingest a conversation', method: 'POST', scope: 'conversations:ingest', path: () => '/v1/conversations', body: (r) => ({ spaceId: r.space, messages: [{ role: 'user', content: 'hi' }] }), okStatus: 201 },
 ];
@@ -94,6 +99,47 @@ describe('foreign resources after the matrix', () => {
     expect(page.body).toMatchObject({ markdown: '# Globex', revision: 1 });
     expect((await callApi(host, globexReader, 'GET', `/v1/sites/${FOREIGN.site}/adaptive`)).body.claims).toEqual({ plan: 'free' });
     expect((await callApi(host, globexReader, 'GET', `/v1/sites/${FOREIGN.site}/openapi`)).body.spec).toMatch(/^swagger: "2\.0"/);
+    expect((await callApi(host, globexReader, 'GET', `/v1/orgs/${FOREIGN.org}/sites/${FOREIGN.site}/adaptive-schema`)).status).toBe(404);
+  });
+
+  it('a foreign site under its own organization\'s path is 404 too', async () => {
+    for (const via of ['http', 'bridge'] as const) {
+      const op = OPERATIONS.find((candidate) => candidate.name === 'read a site (GitBook)')!;
+      expectAnswer(await call(via, 'api-probe-all', op, { ...OWN, site: FOREIGN.site }), 404, 'ERR_NOT_FOUND');
+    }
+  });
+});
+
+// GitBook's installation routes need no scope: the token decides what they reach (its own
+// installation tree, the integration token its integration's installations).
+describe.each<Path>(['http', 'bridge'])('GitBook installation routes over %s', (path) => {
+  const send = async (request: { method: string; path: string; body?: unknown }) =>
+    path === 'bridge'
+      ? callThroughBridge(endpointOf(host, 'api-probe-all'), request)
+      : callApi(host, await installationToken(host, installationOf(host, 'api-probe-all')), request.method, request.path, request.body);
+  const globexInstallation = async () => (await host.stores.installations.listInstallations({ integration: 'api-probe-all' })).find((one) => one.organization === 'globex')!.id;
+
+  it('reach the installation itself', async () => {
+    const answer = await send({ method: 'GET', path: `/v1/integrations/api-probe-all/installations/${installationOf(host, 'api-probe-all')}` });
+    expect(answer.status).toBe(200);
+    expect(answer.body.id).toBe(installationOf(host, 'api-probe-all'));
+  });
+
+  it('are 404 on another organization\'s installation of the same integration, reading or writing', async () => {
+    const foreign = await globexInstallation();
+    expectAnswer(await send({ method: 'GET', path: `/v1/integrations/api-probe-all/installations/${foreign}` }), 404, 'ERR_NOT_FOUND');
+    expectAnswer(await send({ method: 'PATCH', path: `/v1/integrations/api-probe-all/installations/${foreign}`, body: { externalIds: ['matrix'] } }), 404, 'ERR_NOT_FOUND');
+    expect((await host.stores.installations.getInstallation(foreign))?.externalIds).toEqual([]);
+  });
+
+  it('are 404 on another integration\'s installation, under either name', async () => {
+    const other = installationOf(host, 'api-probe-none');
+    expectAnswer(await send({ method: 'GET', path: `/v1/integrations/api-probe-none/installations/${other}` }), 404, 'ERR_NOT_FOUND');
+    expectAnswer(await send({ method: 'GET', path: `/v1/integrations/api-probe-all/installations/${other}` }), 404, 'ERR_NOT_FOUND');
+  });
+
+  it('refuse an installation token the integration-only token route', async () => {
+    expectAnswer(await send({ method: 'POST', path: `/v1/integrations/api-probe-all/installations/${installationOf(host, 'api-probe-all')}/tokens` }), 403, 'ERR_FORBIDDEN');
   });
 });
 

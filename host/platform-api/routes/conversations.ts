@@ -2,7 +2,7 @@
 // the installation's own organization. A space or site the body names goes through the same
 // authorize() as any route's resource, so a foreign one is 404 exactly like a foreign path.
 
-import type { ApiRoute } from '../types.ts';
+import { installationOf, type ApiRoute } from '../types.ts';
 import type { PlatformApiDeps } from '../deps.ts';
 import { authorize } from '../authorize.ts';
 import { compileBodyValidator } from '../../common/validate-body.ts';
@@ -46,17 +46,18 @@ export const conversationRoutes: ApiRoute<PlatformApiDeps>[] = [
     async handle({ body, caller, deps }) {
       const input = validateConversation(body);
       // Scope already granted by the route; only the named resource is left to check.
-      if (input.spaceId !== undefined) authorize(caller, null, { kind: 'space', id: input.spaceId }, deps.directory);
-      if (input.siteId !== undefined) authorize(caller, null, { kind: 'site', id: input.siteId }, deps.directory);
+      const checks = { directory: deps.directory, installations: deps.installations };
+      if (input.spaceId !== undefined) await authorize(caller, null, { kind: 'space', id: input.spaceId }, checks);
+      if (input.siteId !== undefined) await authorize(caller, null, { kind: 'site', id: input.siteId }, checks);
       // Bounded per installation, however many conversations it sends (JSON of the messages, as stored).
       const chars = JSON.stringify(input.messages).length;
-      const usage = await deps.platform.conversationUsage(caller.installation.id);
+      const usage = await deps.platform.conversationUsage(installationOf(caller).id);
       if (usage.chars + chars > deps.quotas.maxConversationBytesPerInstallation) {
         throw new HostError('ERR_QUOTA_EXCEEDED', `this installation's conversations would hold ${usage.chars + chars} characters, more than its ${deps.quotas.maxConversationBytesPerInstallation}`);
       }
       const record = await deps.platform.recordConversation({
-        organization: caller.installation.organization,
-        installationId: caller.installation.id,
+        organization: installationOf(caller).organization,
+        installationId: installationOf(caller).id,
         spaceId: input.spaceId ?? null,
         siteId: input.siteId ?? null,
         messages: input.messages,

@@ -1,7 +1,7 @@
 // Git Sync route (docs/platform-api.md): `POST /v1/spaces/:space/git/sync` (`space:git:sync`) records a
 // sync request and answers 202 with its id. It never runs Git: there is no repository here.
 
-import type { ApiRoute } from '../types.ts';
+import { installationOf, type ApiRoute } from '../types.ts';
 import type { PlatformApiDeps } from '../deps.ts';
 import { compileBodyValidator } from '../../common/validate-body.ts';
 
@@ -16,7 +16,7 @@ export const gitRoutes: ApiRoute<PlatformApiDeps>[] = [
     resource: (params) => ({ kind: 'space', id: params.space }),
     async handle({ params, body, caller, deps }) {
       if (body !== undefined) validateSyncBody(body);
-      return { status: 202, body: await deps.platform.recordGitSync(params.space, caller.installation.id) };
+      return { status: 202, body: await deps.platform.recordGitSync(params.space, installationOf(caller).id) };
     },
   },
 ];

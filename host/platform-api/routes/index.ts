@@ -11,6 +11,9 @@ import { adaptiveRoutes } from './adaptive.ts';
 import { openApiRoutes } from './openapi.ts';
 import { conversationRoutes } from './conversations.ts';
 import { installationSelfRoutes } from './installation-self.ts';
+import { gitbookInstallationRoutes } from './gitbook-installations.ts';
+import { gitbookOrgRoutes } from './gitbook-orgs.ts';
+import { gitbookTaskRoutes } from './gitbook-tasks.ts';
 
 export const platformRoutes: ApiRoute<PlatformApiDeps>[] = [
   ...contentRoutes,
@@ -21,4 +24,7 @@ export const platformRoutes: ApiRoute<PlatformApiDeps>[] = [
   ...openApiRoutes,
   ...conversationRoutes,
   ...installationSelfRoutes,
+  ...gitbookInstallationRoutes,
+  ...gitbookOrgRoutes,
+  ...gitbookTaskRoutes,
 ];

@@ -4,7 +4,7 @@
 // Never takes an installation id from the request: the caller's token names it.
 
 import { HostError } from '../../common/errors.ts';
-import type { ApiRoute, RouteContext } from '../types.ts';
+import { installationOf, type ApiRoute, type RouteContext } from '../types.ts';
 import type { PlatformApiDeps } from '../deps.ts';
 
 const own = () => ({ kind: 'own-installation' }) as const;
@@ -24,8 +24,8 @@ export const installationSelfRoutes: ApiRoute<PlatformApiDeps>[] = [
     async handle(context) {
       // Only for the ticket of a button an admin view showed: a guessed public URL starts nothing.
       const { ticket } = objectBody(context);
-      context.deps.connectTickets.verify(context.caller.installation.id, ticket);
-      return { status: 200, body: { state: await context.deps.oauthStates.issue(context.caller.installation.id) } };
+      context.deps.connectTickets.verify(installationOf(context.caller).id, ticket);
+      return { status: 200, body: { state: await context.deps.oauthStates.issue(installationOf(context.caller).id) } };
     },
   },
   {
@@ -38,7 +38,7 @@ export const installationSelfRoutes: ApiRoute<PlatformApiDeps>[] = [
       if (typeof state !== 'string' || state === '') {
         throw new HostError('ERR_VALIDATION', 'state is required', [{ pointer: '/state', message: 'must be a non-empty string' }]);
       }
-      await context.deps.oauthStates.consume(context.caller.installation.id, state);
+      await context.deps.oauthStates.consume(installationOf(context.caller).id, state);
       return { status: 204 };
     },
   },
@@ -47,6 +47,6 @@ export const installationSelfRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/installation/configuration',
     scope: null,
     resource: own,
-    handle: async (context) => ({ status: 200, body: await context.deps.updateOwnConfiguration(context.caller.installation.id, objectBody(context)) }),
+    handle: async (context) => ({ status: 200, body: await context.deps.updateOwnConfiguration(installationOf(context.caller).id, objectBody(context)) }),
   },
 ];

@@ -6,6 +6,8 @@ import type { PlatformApiDeps } from '../deps.ts';
 import type { SpacePatch } from '../../platform/records.ts';
 import { compileBodyValidator } from '../../common/validate-body.ts';
 import { found } from './params.ts';
+import { gitbookSpaceFields } from '../../gitbook/content.ts';
+import type { SpaceRecord } from '../../platform/records.ts';
 
 const space = (params: Record<string, string>) => ({ kind: 'space', id: params.space }) as const;
 
@@ -20,13 +22,21 @@ const validateSpacePatch = compileBodyValidator<SpacePatch>({
   },
 });
 
+/**
+ * This platform's space record with GitBook's Space fields added (GitBook's client calls the same
+ * path: `spaces.getSpaceById`); the platform's own fields keep their meaning.
+ */
+async function spaceAnswer(deps: PlatformApiDeps, space: SpaceRecord): Promise<Record<string, unknown>> {
+  return { ...gitbookSpaceFields(deps.gitbook.baseUrl, space, await deps.platform.listPages(space.id)), ...space };
+}
+
 export const spaceRoutes: ApiRoute<PlatformApiDeps>[] = [
   {
     method: 'GET',
     pattern: '/v1/spaces/:space',
     scope: 'space:metadata:read',
     resource: space,
-    handle: async ({ params, deps }) => ({ status: 200, body: found(await deps.platform.getSpace(params.space), `space "${params.space}"`) }),
+    handle: async ({ params, deps }) => ({ status: 200, body: await spaceAnswer(deps, found(await deps.platform.getSpace(params.space), `space "${params.space}"`)) }),
   },
   {
     method: 'PATCH',
@@ -35,7 +45,7 @@ export const spaceRoutes: ApiRoute<PlatformApiDeps>[] = [
     resource: space,
     async handle({ params, body, deps }) {
       const patch = validateSpacePatch(body);
-      return { status: 200, body: found(await deps.platform.updateSpace(params.space, patch), `space "${params.space}"`) };
+      return { status: 200, body: await spaceAnswer(deps, found(await deps.platform.updateSpace(params.space, patch), `space "${params.space}"`)) };
     },
   },
 ];

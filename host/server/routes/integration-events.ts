@@ -1,6 +1,7 @@
 // The event log of an integration: `GET /v1/integrations/:name/events` (newest first, `limit` and
-// an opaque `cursor`) and `GET /v1/integrations/:name/events/:eventId`. Reads only; the log is
-// written where dispatches happen (host-services.ts), never here.
+// an opaque `cursor`) and `GET /v1/integrations/:name/events/:eventId`, and its queued tasks:
+// `GET /v1/integrations/:name/tasks`. Reads only; the log is written where dispatches happen
+// (host-services.ts) and tasks by the task runner, never here.
 
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
@@ -33,5 +34,11 @@ export function registerIntegrationEventRoutes(router: Router, services: HostSer
 
   router.get('/v1/integrations/:name/events/:eventId', adminAuth, async (ctx) => {
     ctx.body = await services.getEvent(ctx.params.name, ctx.params.eventId);
+  });
+
+  // A request bearing a host API token never gets here: POST with one is GitBook's queueIntegrationTask.
+  router.get('/v1/integrations/:name/tasks', adminAuth, async (ctx) => {
+    const cursor = readCursor(ctx.query.cursor);
+    ctx.body = await services.listTasks(ctx.params.name, { limit: readLimit(ctx.query.limit), ...(cursor !== undefined ? { cursor } : {}) });
   });
 }

@@ -1,12 +1,16 @@
 // The platform API over HTTP (docs/http-api.md, docs/platform-api.md): `/v1/spaces/…`, `/v1/sites/…`,
-// `/v1/conversations` and `/v1/installation[/…]` pass through to services.platformApi, which
-// authenticates the installation token alone. This route never authorizes nor alters the answer.
+// `/v1/orgs/…`, `/v1/conversations`, `/v1/installation[/…]` and GitBook's `/v1/integrations/:name/{tasks,spaces,sites}`
+// pass through to services.platformApi, which authenticates the token alone. Under
+// `/v1/integrations/:name/installations…`, which public endpoints and admin routes share with
+// GitBook's API, a request carrying a host API token (`Bearer iht_…` / `Bearer ihi_…`) is an API
+// call and anything else goes on to those routes. Never authorizes nor alters the answer.
 
 import type Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { HostServices } from '../services.ts';
 import { readBody } from '../read-body.ts';
 import { requestTarget } from '../request-target.ts';
+import { looksLikeApiToken } from '../../installations/tokens.ts';
 
 const MAX_PLATFORM_API_BODY_BYTES = 1024 * 1024;
 
@@ -18,8 +22,8 @@ function headerPairs(ctx: Context): [string, string][] {
   return pairs;
 }
 
-export function registerPlatformApiRoutes(router: Router, services: HostServices): void {
-  const passThrough = async (ctx: Context): Promise<void> => {
+function passThroughTo(services: HostServices): (ctx: Context) => Promise<void> {
+  return async (ctx: Context): Promise<void> => {
     const body = await readBody(ctx.req, MAX_PLATFORM_API_BODY_BYTES);
     // No `from`: an HTTP caller is whoever its installation token says it is.
     const response = await services.platformApi.handle({
@@ -32,7 +36,30 @@ export function registerPlatformApiRoutes(router: Router, services: HostServices
     for (const [name, value] of response.headers) ctx.append(name, value);
     ctx.body = Buffer.from(response.body.buffer, response.body.byteOffset, response.body.byteLength);
   };
-  for (const path of ['/v1/spaces/*rest', '/v1/sites/*rest', '/v1/conversations', '/v1/installation', '/v1/installation/*rest']) {
+}
+
+export function registerPlatformApiRoutes(router: Router, services: HostServices): void {
+  const passThrough = passThroughTo(services);
+  for (const path of ['/v1/spaces/*rest', '/v1/sites/*rest', '/v1/orgs/*rest', '/v1/conversations', '/v1/installation', '/v1/installation/*rest']) {
     router.all(path, passThrough);
   }
+  for (const path of ['/v1/integrations/:name/spaces', '/v1/integrations/:name/sites']) router.all(path, passThrough);
+}
+
+/** Paths the API shares with public endpoints (`…/installations/:id[/…]`) and admin routes (`…/installations`, `…/tasks`). */
+const SHARED_PATHS = /^\/v1\/integrations\/[^/]+\/(installations(\/.*)?|tasks)$/;
+
+/**
+ * A middleware ahead of the router: on the shared paths, a request bearing a host API token is an
+ * API call; any other request goes on to the router (public endpoints, admin routes, 404/405) as if
+ * this did not exist.
+ */
+export function createApiTokenRouting(services: HostServices): Middleware {
+  const passThrough = passThroughTo(services);
+  return async (ctx, next) => {
+    if (!SHARED_PATHS.test(ctx.path)) return next();
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
+    if (match === null || !looksLikeApiToken(match[1])) return next();
+    return passThrough(ctx);
+  };
 }

@@ -14,6 +14,8 @@ export interface Migration {
 export const LOCK_NAMESPACE = 0x1e57;
 export const LOCK_MIGRATIONS = 1;
 export const LOCK_SEED = 2;
+/** Key 1 of the lock taken while choosing (or creating) the organization installation of an integration in an organization. */
+export const LOCK_INSTALLATION_TREE = 0x1e58;
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
@@ -100,6 +102,52 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     version: 3,
     name: 'event log request ids',
     sql: 'ALTER TABLE event_log ADD COLUMN IF NOT EXISTS request_id TEXT;',
+  },
+  {
+    version: 4,
+    name: 'installation hierarchy',
+    // Space and site installations under an organization installation, and GitBook's externalIds
+    // and updatedAt. Existing rows keep their data; the host gives parentless space and site
+    // installations their organization installation at startup (installations/hierarchy.ts).
+    sql: `
+  ALTER TABLE installations ADD COLUMN parent TEXT REFERENCES installations (id) ON DELETE CASCADE;
+  ALTER TABLE installations ADD COLUMN external_ids TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE installations ADD COLUMN updated_at TEXT;
+  CREATE INDEX installations_by_parent ON installations (parent);
+`,
+  },
+  {
+    version: 5,
+    name: 'adaptive schemas',
+    // GitBook's adaptive-content schema of a site (getSiteAdaptiveSchema / updateSiteAdaptiveSchema).
+    sql: `
+  CREATE TABLE adaptive_schemas (site TEXT PRIMARY KEY REFERENCES sites (id), json_schema TEXT NOT NULL, updated_at TEXT NOT NULL);
+`,
+  },
+  {
+    version: 6,
+    name: 'integration tasks',
+    // Tasks queued through GitBook's API (queueIntegrationTask), run later as `task` events.
+    sql: `
+  CREATE TABLE tasks (
+    seq BIGSERIAL PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    integration TEXT NOT NULL,
+    installation_id TEXT,
+    event_id TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'succeeded', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    run_at BIGINT NOT NULL,
+    lease_until BIGINT,
+    last_status INTEGER,
+    last_error TEXT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  CREATE INDEX tasks_due ON tasks (status, run_at);
+  CREATE INDEX tasks_by_integration ON tasks (integration, seq);
+`,
   },
 ];
 

@@ -16,6 +16,7 @@ import { createPostgresOAuthStateStore } from './oauth-states.ts';
 import { createPostgresOutbox } from './outbox.ts';
 import { createPostgresPlatformStore } from './platform.ts';
 import { createPostgresSigningSecretStore } from './signing-secrets.ts';
+import { createPostgresTaskStore } from './tasks.ts';
 
 export interface PostgresStoreOptions {
   log: Logger;
@@ -55,6 +56,7 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
       oauthStates: createPostgresOAuthStateStore(db),
       outbox: createPostgresOutbox(db),
       signingSecrets: createPostgresSigningSecretStore(db),
+      tasks: createPostgresTaskStore(db),
       async close() {
         try {
           await eventLog.flush();

@@ -175,6 +175,15 @@ export function createPostgresPlatformStore(db: Db): PlatformStore {
       await db.query('INSERT INTO adaptive_claims (site, claims, updated_at) VALUES ($1, $2, $3) ON CONFLICT (site) DO UPDATE SET claims = excluded.claims, updated_at = excluded.updated_at', [siteId, JSON.stringify(claims), updatedAt]);
       return { siteId, claims, updatedAt };
     },
+    async getAdaptiveSchema(siteId) {
+      const row = (await db.query<{ json_schema: string; updated_at: string }>('SELECT json_schema, updated_at FROM adaptive_schemas WHERE site = $1', [siteId])).rows[0];
+      return row === undefined ? undefined : { siteId, jsonSchema: JSON.parse(row.json_schema) as Record<string, unknown>, updatedAt: row.updated_at };
+    },
+    async putAdaptiveSchema(siteId, jsonSchema) {
+      const updatedAt = new Date().toISOString();
+      await db.query('INSERT INTO adaptive_schemas (site, json_schema, updated_at) VALUES ($1, $2, $3) ON CONFLICT (site) DO UPDATE SET json_schema = excluded.json_schema, updated_at = excluded.updated_at', [siteId, JSON.stringify(jsonSchema), updatedAt]);
+      return { siteId, jsonSchema, updatedAt };
+    },
     async recordConversation(input) {
       const record: ConversationRecord = { ...input, id: `conv_${randomUUID().replaceAll('-', '')}`, createdAt: new Date().toISOString() };
       await db.query('INSERT INTO conversations (id, organization, installation_id, space, site, messages, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [record.id, record.organization, record.installationId, record.spaceId, record.siteId, JSON.stringify(record.messages), record.createdAt]);

@@ -3,7 +3,7 @@
 // (store/installation-cache.ts does, for every store).
 
 import type { DatabaseSync } from 'node:sqlite';
-import type { Installation, InstallationFilter, InstallationStore } from '../../installations/model.ts';
+import type { Installation, InstallationFilter, InstallationStore, PlacedInstallation } from '../../installations/model.ts';
 import { installationListQuery } from '../installation-filter.ts';
 import { inTransaction } from './transaction.ts';
 
@@ -14,10 +14,13 @@ interface InstallationRow {
   target: string;
   space: string | null;
   site: string | null;
+  parent: string | null;
   status: string;
   configuration: string;
+  external_ids: string | null;
   space_selection: string | null;
   created_at: string;
+  updated_at: string | null;
 }
 
 function toInstallation(row: InstallationRow): Installation {
@@ -28,21 +31,29 @@ function toInstallation(row: InstallationRow): Installation {
     target: row.target as Installation['target'],
     ...(row.space ? { space: row.space } : {}),
     ...(row.site ? { site: row.site } : {}),
+    ...(row.parent ? { parent: row.parent } : {}),
     status: row.status as Installation['status'],
     configuration: JSON.parse(row.configuration) as Record<string, unknown>,
+    externalIds: row.external_ids ? (JSON.parse(row.external_ids) as string[]) : [],
     ...(row.space_selection ? { spaceSelection: JSON.parse(row.space_selection) as Installation['spaceSelection'] } : {}),
     createdAt: row.created_at,
+    updatedAt: row.updated_at ?? row.created_at,
   };
 }
 
 export function createSqliteInstallationStore(db: DatabaseSync): InstallationStore {
   const statements = {
-    insert: db.prepare('INSERT INTO installations (id, integration, organization, target, space, site, status, configuration, space_selection, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
+    insert: db.prepare(
+      'INSERT INTO installations (id, integration, organization, target, space, site, parent, status, configuration, external_ids, space_selection, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
     insertToken: db.prepare('INSERT INTO tokens (token_hash, installation_id) VALUES (?, ?)'),
     get: db.prepare('SELECT * FROM installations WHERE id = ?'),
-    update: db.prepare('UPDATE installations SET status = ?, configuration = ? WHERE id = ?'),
+    firstOrganization: db.prepare("SELECT * FROM installations WHERE integration = ? AND organization = ? AND target = 'organization' ORDER BY created_at, id LIMIT 1"),
+    setParent: db.prepare('UPDATE installations SET parent = ? WHERE id = ?'),
+    update: db.prepare('UPDATE installations SET status = ?, configuration = ?, external_ids = ?, updated_at = ? WHERE id = ?'),
     tokenOwner: db.prepare('SELECT installation_id FROM tokens WHERE token_hash = ?'),
-    deleteTokens: db.prepare('DELETE FROM tokens WHERE installation_id = ?'),
+    deleteTokens: db.prepare('DELETE FROM tokens WHERE installation_id = ? OR installation_id IN (SELECT id FROM installations WHERE parent = ?)'),
+    deleteChildren: db.prepare('DELETE FROM installations WHERE parent = ?'),
     delete: db.prepare('DELETE FROM installations WHERE id = ? RETURNING *'),
   };
   const read = (id: string): Installation | undefined => {
@@ -57,13 +68,41 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
     if (statement === undefined) listStatements.set(sql, (statement = db.prepare(sql)));
     return (statement.all(...values) as unknown as InstallationRow[]).map(toInstallation);
   };
+  const insert = (installation: Installation, tokenHash: string): void => {
+    const { id, integration, organization, target, space, site, parent, status, configuration, externalIds, spaceSelection, createdAt, updatedAt } = installation;
+    const selection = spaceSelection === undefined ? null : JSON.stringify(spaceSelection);
+    statements.insert.run(id, integration, organization, target, space ?? null, site ?? null, parent ?? null, status, JSON.stringify(configuration), JSON.stringify(externalIds ?? []), selection, createdAt, updatedAt ?? createdAt);
+    statements.insertToken.run(tokenHash, id);
+  };
+  /** The organization installation a child of (integration, organization) goes under, created from the candidate when there is none. */
+  const organizationFor = (integration: string, organization: string, candidate: Installation, candidateTokenHash: string): { parent: Installation; parentCreated: boolean } => {
+    const row = statements.firstOrganization.get(integration, organization) as InstallationRow | undefined;
+    if (row !== undefined) return { parent: toInstallation(row), parentCreated: false };
+    insert(candidate, candidateTokenHash);
+    return { parent: read(candidate.id)!, parentCreated: true };
+  };
   return {
     async insertInstallation(installation, tokenHash) {
-      inTransaction(db, () => {
-        const { id, integration, organization, target, space, site, status, configuration, spaceSelection, createdAt } = installation;
-        const selection = spaceSelection === undefined ? null : JSON.stringify(spaceSelection);
-        statements.insert.run(id, integration, organization, target, space ?? null, site ?? null, status, JSON.stringify(configuration), selection, createdAt);
-        statements.insertToken.run(tokenHash, id);
+      inTransaction(db, () => insert(installation, tokenHash));
+    },
+    async insertChildInstallation(child, childTokenHash, candidateParent, parentTokenHash) {
+      return inTransaction(db, (): PlacedInstallation => {
+        const { parent, parentCreated } = organizationFor(child.integration, child.organization, candidateParent, parentTokenHash);
+        insert({ ...child, parent: parent.id }, childTokenHash);
+        return { child: read(child.id)!, parent, parentCreated };
+      });
+    },
+    async adoptChildInstallation(childId, candidateParent, parentTokenHash) {
+      return inTransaction(db, (): PlacedInstallation | undefined => {
+        const child = read(childId);
+        if (child === undefined) return undefined;
+        if (child.parent !== undefined) {
+          const current = read(child.parent);
+          if (current !== undefined) return { child, parent: current, parentCreated: false };
+        }
+        const { parent, parentCreated } = organizationFor(child.integration, child.organization, candidateParent, parentTokenHash);
+        statements.setParent.run(parent.id, childId);
+        return { child: read(childId)!, parent, parentCreated };
       });
     },
     getInstallation: async (id) => read(id),
@@ -73,15 +112,20 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
       return inTransaction(db, () => {
         const before = read(id);
         if (before === undefined) return undefined;
-        const { status, configuration } = plan(before);
-        statements.update.run(status, JSON.stringify(configuration), id);
-        return { before, after: { ...before, status, configuration } };
+        const patch = plan(before);
+        const externalIds = patch.externalIds ?? before.externalIds ?? [];
+        const updatedAt = patch.updatedAt ?? before.updatedAt ?? before.createdAt;
+        statements.update.run(patch.status, JSON.stringify(patch.configuration), JSON.stringify(externalIds), updatedAt, id);
+        return { before, after: { ...before, status: patch.status, configuration: patch.configuration, externalIds, updatedAt } };
       });
     },
     findTokenOwner: async (tokenHash) => (statements.tokenOwner.get(tokenHash) as { installation_id: string } | undefined)?.installation_id,
     async deleteInstallation(id) {
       return inTransaction(db, () => {
-        statements.deleteTokens.run(id);
+        // The space and site installations under it go with it (explicitly: the cascade of a
+        // column added by ALTER TABLE is not relied on), tokens first.
+        statements.deleteTokens.run(id, id);
+        statements.deleteChildren.run(id);
         const row = statements.delete.get(id) as InstallationRow | undefined;
         return row === undefined ? undefined : toInstallation(row);
       });

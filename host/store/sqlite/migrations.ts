@@ -118,6 +118,52 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     name: 'event log request ids',
     sql: 'ALTER TABLE event_log ADD COLUMN request_id TEXT;',
   },
+  {
+    version: 4,
+    name: 'installation hierarchy',
+    // Space and site installations under an organization installation, and GitBook's externalIds
+    // and updatedAt. Existing rows keep their data; the host gives parentless space and site
+    // installations their organization installation at startup (installations/hierarchy.ts).
+    sql: `
+  ALTER TABLE installations ADD COLUMN parent TEXT REFERENCES installations (id) ON DELETE CASCADE;
+  ALTER TABLE installations ADD COLUMN external_ids TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE installations ADD COLUMN updated_at TEXT;
+  CREATE INDEX IF NOT EXISTS installations_by_parent ON installations (parent);
+`,
+  },
+  {
+    version: 5,
+    name: 'adaptive schemas',
+    // GitBook's adaptive-content schema of a site (getSiteAdaptiveSchema / updateSiteAdaptiveSchema).
+    sql: `
+  CREATE TABLE adaptive_schemas (site TEXT PRIMARY KEY REFERENCES sites (id), json_schema TEXT NOT NULL, updated_at TEXT NOT NULL);
+`,
+  },
+  {
+    version: 6,
+    name: 'integration tasks',
+    // Tasks queued through GitBook's API (queueIntegrationTask), run later as `task` events.
+    sql: `
+  CREATE TABLE tasks (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    integration TEXT NOT NULL,
+    installation_id TEXT,
+    event_id TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'succeeded', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    run_at INTEGER NOT NULL,
+    lease_until INTEGER,
+    last_status INTEGER,
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX tasks_due ON tasks (status, run_at);
+  CREATE INDEX tasks_by_integration ON tasks (integration, seq);
+`,
+  },
 ];
 
 /** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */

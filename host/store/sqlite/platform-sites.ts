@@ -3,7 +3,7 @@
 // checks who is asking nor validates a spec (the routes do).
 
 import type { DatabaseSync } from 'node:sqlite';
-import type { AdaptiveClaims, OpenApiSpec, PageFeedback, PlatformStore, SiteView } from '../../platform/records.ts';
+import type { AdaptiveClaims, AdaptiveSchema, OpenApiSpec, PageFeedback, PlatformStore, SiteView } from '../../platform/records.ts';
 
 interface ViewRow {
   seq: number;
@@ -34,7 +34,7 @@ function toFeedback(row: FeedbackRow): PageFeedback {
   return { id: row.id, siteId: row.site, spaceId: row.space, pageId: row.page, rating: row.rating, comment: row.comment, createdAt: row.created_at };
 }
 
-type SiteRecords = Pick<PlatformStore, 'getSite' | 'listSiteViews' | 'listPageFeedback' | 'getOpenApi' | 'putOpenApi' | 'getAdaptive' | 'putAdaptive'>;
+type SiteRecords = Pick<PlatformStore, 'getSite' | 'listSiteViews' | 'listPageFeedback' | 'getOpenApi' | 'putOpenApi' | 'getAdaptive' | 'putAdaptive' | 'getAdaptiveSchema' | 'putAdaptiveSchema'>;
 
 export function createSiteRecords(db: DatabaseSync): SiteRecords {
   const statements = {
@@ -47,6 +47,8 @@ export function createSiteRecords(db: DatabaseSync): SiteRecords {
     putOpenApi: db.prepare('INSERT INTO openapi_specs (site, spec, format, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (site) DO UPDATE SET spec = excluded.spec, format = excluded.format, updated_at = excluded.updated_at'),
     getAdaptive: db.prepare('SELECT claims, updated_at FROM adaptive_claims WHERE site = ?'),
     putAdaptive: db.prepare('INSERT INTO adaptive_claims (site, claims, updated_at) VALUES (?, ?, ?) ON CONFLICT (site) DO UPDATE SET claims = excluded.claims, updated_at = excluded.updated_at'),
+    getAdaptiveSchema: db.prepare('SELECT json_schema, updated_at FROM adaptive_schemas WHERE site = ?'),
+    putAdaptiveSchema: db.prepare('INSERT INTO adaptive_schemas (site, json_schema, updated_at) VALUES (?, ?, ?) ON CONFLICT (site) DO UPDATE SET json_schema = excluded.json_schema, updated_at = excluded.updated_at'),
   };
   return {
     async getSite(id) {
@@ -83,6 +85,15 @@ export function createSiteRecords(db: DatabaseSync): SiteRecords {
       const updatedAt = new Date().toISOString();
       statements.putAdaptive.run(siteId, JSON.stringify(claims), updatedAt);
       return { siteId, claims, updatedAt };
+    },
+    async getAdaptiveSchema(siteId): Promise<AdaptiveSchema | undefined> {
+      const row = statements.getAdaptiveSchema.get(siteId) as { json_schema: string; updated_at: string } | undefined;
+      return row === undefined ? undefined : { siteId, jsonSchema: JSON.parse(row.json_schema) as Record<string, unknown>, updatedAt: row.updated_at };
+    },
+    async putAdaptiveSchema(siteId, jsonSchema) {
+      const updatedAt = new Date().toISOString();
+      statements.putAdaptiveSchema.run(siteId, JSON.stringify(jsonSchema), updatedAt);
+      return { siteId, jsonSchema, updatedAt };
     },
   };
 }

@@ -19,12 +19,13 @@ const oauth = createOAuthHandler(({ environment }) => ({
 
 export default createIntegration({
   async fetch(request, context) {
-    const base = new URL(context.environment.integration?.urls?.publicEndpoint ?? request.url).pathname;
+    // The endpoint of the installation dispatched to (`integration.urls` is the integration's own).
+    const base = new URL(context.environment.urls?.publicEndpoint ?? request.url).pathname;
     const path = new URL(request.url).pathname.slice(base.length) || '/';
     if (path === '/oauth') return oauth(request, context);
     if (path === '/status') {
-      const installation = context.environment.installation;
-      return Response.json({ status: installation?.status, connected: installation?.configuration?.oauth_credentials !== undefined });
+      const { status, configuration } = context.environment;
+      return Response.json({ status, connected: configuration?.oauth_credentials !== undefined });
     }
     return new Response('Not found', { status: 404 });
   },

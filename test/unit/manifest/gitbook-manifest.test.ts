@@ -100,9 +100,7 @@ describe('gitbook-manifest.yaml', () => {
       expect.stringMatching(/^\/target: accepted but not acted on: this host does not restrict install targets/),
       expect.stringMatching(/^\/blocks\/0\/urlUnfurl: accepted but not acted on: link unfurling/),
       expect.stringMatching(/^\/blocks\/0\/markdown: accepted but not acted on: markdown code block conversion/),
-      expect.stringMatching(/^\/configurations\/space: accepted but not acted on: this host configures space installations with configurations\.site/),
-      expect.stringMatching(/^\/configurations\/account\/componentId: accepted but not acted on: this host does not render configuration components/),
-      expect.stringMatching(/^\/contentSecurityPolicy: accepted but not acted on: this host does not serve site scripts yet/),
+      expect.stringMatching(/^\/configurations\/account\/componentId: accepted: this host has no configuration screen of its own/),
       expect.stringMatching(/^\/envs: ignored: this host has no per-environment manifests/),
       expect.stringMatching(/^\/secrets\/CLIENT_SECRET: secret "CLIENT_SECRET" is a 1Password reference \(op:\/\/…\), which this host does not resolve: it is left unset/),
     ]);
@@ -181,7 +179,7 @@ secrets:
     const checked = await loadIntegration(dir, { env: {}, cacheDir, check: true, knownOrganizations: ['acme'], firstPartyOrganizations: [] });
     expect(checked.status).toBe('ready');
     expect(checked.warnings.map((w) => w.message)).toEqual([
-      'scope "site:script:inject" is internal: granted only if organization "gitbook" is first-party in the platform data where the host runs (the platform data checked here does not know it)',
+      'scope "site:script:inject" is internal: granted only if the host where it runs names it the platform\'s own (--first-party or firstPartyIntegrations) or organization "gitbook" is first-party there (the platform data checked here does not know it)',
       'secret "API_KEY" needs environment variable CHECK_ME_API_KEY, which is not set: the host will refuse to load the integration until it is set',
     ]);
     // Where the host loads it, both are errors.
@@ -194,6 +192,15 @@ secrets:
     const dir = temp.make({ 'platform-manifest.yaml': manifest('acme') });
     const checked = await loadIntegration(dir, { env: { CHECK_ME_API_KEY: 'k' }, cacheDir, check: true, knownOrganizations: ['acme'], firstPartyOrganizations: [] });
     expect(checked.status).toBe('invalid');
-    expect(checked.errors.map((e) => e.message)).toEqual(['scope "site:script:inject" is internal and only granted to first-party organizations']);
+    expect(checked.errors.map((e) => e.message)).toEqual(['scope "site:script:inject" is internal and only granted to the platform\'s own integrations (--first-party or firstPartyIntegrations) and first-party organizations']);
+  });
+
+  it('grants an internal scope to an integration the operator names the platform\'s own, whatever its organization', async () => {
+    const dir = temp.make({ 'platform-manifest.yaml': manifest('acme') });
+    const named = await loadIntegration(dir, { env: { CHECK_ME_API_KEY: 'k' }, cacheDir, firstPartyOrganizations: [], firstPartyIntegrations: ['check-me'] });
+    expect(named.errors).toEqual([]);
+    expect(named.status).toBe('ready');
+    const other = await loadIntegration(dir, { env: { CHECK_ME_API_KEY: 'k' }, cacheDir, firstPartyOrganizations: [], firstPartyIntegrations: ['someone-else'] });
+    expect(other.status).toBe('invalid');
   });
 });

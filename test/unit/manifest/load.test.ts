@@ -40,7 +40,7 @@ const BAD_FIXTURES: [string, string, string][] = [
   ['script-symlink-escape', '/script', '"index.ts" resolves outside the integration folder'],
   ['icon-missing', '/icon', '"assets/icon.png" does not exist'],
   ['secret-env-missing', '/secrets/CLIENT_ID', 'secret "CLIENT_ID" needs environment variable SECRET_ENV_MISSING_CLIENT_ID, which is not set'],
-  ['internal-scope', '/scopes/1', 'scope "site:script:inject" is internal and only granted to first-party organizations'],
+  ['internal-scope', '/scopes/1', 'scope "site:script:inject" is internal and only granted to the platform\'s own integrations (--first-party or firstPartyIntegrations) and first-party organizations'],
   ['imports-node-fs', '/script', 'script imports "node:fs" (from index.js): Node built-ins are not available in the sandbox'],
   ['imports-outside', '/script', 'script imports "../../outside-the-folder.ts" (from index.ts), which resolves outside the integration folder and its node_modules'],
 ];

@@ -109,6 +109,8 @@ describe('checkSemantics', () => {
     const doc = { ...valid, scopes: ['site:script:cookies', 'space:content:read', 'site:script:inject'] };
     expect(checkSemantics(doc).map((p) => p.pointer)).toEqual(['/scopes/0', '/scopes/2']);
     expect(checkSemantics(doc, { firstPartyOrganizations: ['acme'] })).toEqual([]);
+    expect(checkSemantics(doc, { firstPartyIntegrations: [String(doc.name)] })).toEqual([]);
+    expect(checkSemantics(doc, { firstPartyIntegrations: ['another'] }).map((p) => p.pointer)).toEqual(['/scopes/0', '/scopes/2']);
   });
 
   it('survives fields of the wrong type (the schema reports those)', () => {

@@ -52,7 +52,8 @@ describe('a module worker', () => {
     expect(seen.method).toBe('POST');
     expect(seen.contentType).toMatch(/^multipart\/form-data; boundary=/);
     expect(seen.keys).toEqual(['event', 'environment', 'fetch-body']);
-    expect(seen.event).toEqual({ eventId: expect.any(String), type: 'fetch', request: { method: 'POST', url: 'https://public.test/hook?x=1', headers: { 'content-type': 'application/octet-stream', 'x-multi': 'a, b' } } });
+    // GitBook's FetchRequest spells the method in lower case.
+    expect(seen.event).toEqual({ eventId: expect.any(String), type: 'fetch', request: { method: 'post', url: 'https://public.test/hook?x=1', headers: { 'content-type': 'application/octet-stream', 'x-multi': 'a, b' } } });
     expect(seen.environment).toEqual(ENVIRONMENT);
     expect(seen.body).toEqual({ isFile: true, name: 'fetch-body', type: '', bytes: [...bytes] });
     expect(seen.envArg).toEqual({});

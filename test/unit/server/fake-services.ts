@@ -148,6 +148,17 @@ export function createFakeServices(): FakeServices {
       const response = await fake.respond(call);
       return { response, ...(fake.verdict ? { verdict: fake.verdict } : {}), durationMs: 1, logs: [] };
     },
+    async dispatchToIntegration(integration, event, fetchBody): Promise<DispatchOutcome> {
+      if (!INTEGRATIONS.some((i) => i.name === integration)) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
+      const call = { installationId: '', event: { ...(event as Record<string, unknown>), integration }, fetchBody };
+      fake.dispatchCalls.push(call);
+      const response = await fake.respond(call);
+      return { response, durationMs: 1, logs: [] };
+    },
+    // Assets are read from real folders (test/integration/gitbook-environment.test.ts).
+    readIntegrationAsset: async (integration, path) => {
+      throw new HostError('ERR_NOT_FOUND', `integration "${integration}" has no asset "${path}"`);
+    },
     async publishEvent(event) {
       fake.publishCalls.push(event);
       return fake.publishImpl(event);
@@ -158,6 +169,14 @@ export function createFakeServices(): FakeServices {
     completeProperty: async () => ({ items: [] }),
     installLinkOf: () => undefined,
     listEvents: async () => ({ items: [], nextCursor: null }),
+    listTasks: async () => ({ items: [], nextCursor: null }),
+    // Site scripts are tested against the real host (test/integration/site-scripts.test.ts).
+    siteScripts: {
+      list: async (siteId) => ({ siteId, items: [] }),
+      script: async (siteId, installationId) => {
+        throw new HostError('ERR_NOT_FOUND', `site "${siteId}" has no script from installation "${installationId}"`);
+      },
+    },
     getEvent: async (integration, eventId) => {
       throw new HostError('ERR_NOT_FOUND', `integration "${integration}" has no event "${eventId}" in its log`);
     },

@@ -183,3 +183,23 @@ describe('public endpoint: body size limit', () => {
     expect(t.services.dispatchCalls[0].fetchBody?.length).toBe(64 * 1024);
   });
 });
+
+describe('paths the public endpoints share with GitBook\'s API', () => {
+  it('sends a request bearing a host API token to the API, never to the integration', async () => {
+    for (const token of ['iht_anything', 'ihi_anything']) {
+      const response = await fetch(`${t.app.url}${PATH}`, { method: 'PATCH', headers: { authorization: `Bearer ${token}` }, body: '{}' });
+      expect(response.status).toBe(404);
+      expect((await response.json()).error.message).toBe('fake');
+    }
+    expect(t.services.dispatchCalls).toHaveLength(0);
+  });
+
+  it('leaves every other request to the public endpoint, the admin routes and their 404/405', async () => {
+    expect((await fetch(`${t.app.url}${PATH}`, { headers: { authorization: 'Bearer a-provider-token' } })).status).toBe(200);
+    expect(t.services.dispatchCalls).toHaveLength(1);
+    const list = await fetch(`${t.app.url}/v1/integrations/hello/installations`);
+    expect([list.status, list.headers.get('allow')]).toEqual([405, 'POST']);
+    const tasks = await fetch(`${t.app.url}/v1/integrations/hello/tasks`, { method: 'POST' });
+    expect([tasks.status, tasks.headers.get('allow')]).toEqual([405, 'HEAD, GET']);
+  });
+});

@@ -27,6 +27,16 @@ function fakeStore() {
       if (hold) await hold;
       return copy;
     },
+    async insertChildInstallation(child, childTokenHash, parent, parentTokenHash) {
+      rows.set(parent.id, structuredClone(parent));
+      tokens.set(parentTokenHash, parent.id);
+      rows.set(child.id, { ...structuredClone(child), parent: parent.id });
+      tokens.set(childTokenHash, child.id);
+      return { child: structuredClone(rows.get(child.id)!), parent: structuredClone(parent), parentCreated: true };
+    },
+    async adoptChildInstallation() {
+      throw new Error('not used by these tests');
+    },
     listInstallations: async () => [...rows.values()].map((row) => structuredClone(row)),
     async editInstallation(id, plan) {
       const before = rows.get(id);
@@ -42,6 +52,7 @@ function fakeStore() {
     async deleteInstallation(id) {
       const before = rows.get(id);
       rows.delete(id);
+      for (const [childId, row] of rows) if (row.parent === id) rows.delete(childId);
       for (const [hash, owner] of tokens) if (owner === id) tokens.delete(hash);
       return before;
     },
@@ -109,6 +120,16 @@ describe('installation cache', () => {
     expect((await cached.listInstallations({ integration: 'hello' })).map((row) => row.id)).toEqual(['inst_1', 'inst_elsewhere']);
     await cached.deleteInstallation('inst_1');
     expect((await cached.listInstallations()).map((row) => row.id)).toEqual(['inst_elsewhere']);
+  });
+
+  it('forgets the cached space installations of a deleted organization installation', async () => {
+    const { store } = fakeStore();
+    const cached = withInstallationCache(store);
+    const child: Installation = { ...record('inst_child'), target: 'space', space: 'space_1' };
+    await cached.insertChildInstallation(child, 'hash_child', record('inst_parent'), 'hash_parent');
+    expect((await cached.getInstallation('inst_child'))?.parent).toBe('inst_parent');
+    await cached.deleteInstallation('inst_parent');
+    expect(await cached.getInstallation('inst_child')).toBeUndefined();
   });
 
   it('never remembers a miss', async () => {

@@ -12,7 +12,11 @@ let database: Database;
 let stores: HostStores;
 
 const installation = (id: string, configuration: Record<string, unknown> = {}): Installation => ({
-  id, integration: 'hello', organization: 'acme', target: 'organization', status: 'pending', configuration, spaceSelection: 'all', createdAt: `2026-01-01T00:00:0${id.length % 10}Z`,
+  id, integration: 'hello', organization: 'acme', target: 'organization', status: 'pending', configuration, externalIds: [], spaceSelection: 'all',
+  createdAt: `2026-01-01T00:00:0${id.length % 10}Z`, updatedAt: `2026-01-01T00:00:0${id.length % 10}Z`,
+});
+const spaceInstallation = (id: string, space: string): Installation => ({
+  id, integration: 'hello', organization: 'acme', target: 'space', space, status: 'active', configuration: {}, externalIds: [], createdAt: '2026-01-02T00:00:00Z', updatedAt: '2026-01-02T00:00:00Z',
 });
 const entry = (eventId: string, integration = 'hello'): EventLogEntry => ({
   eventId, integration, installationId: 'inst_1', type: 'fetch', status: 200, durationMs: 3.4, logs: [{ level: 'log', text: `line of ${eventId}` }], createdAt: '2026-01-01T00:00:00.000Z',
@@ -125,6 +129,69 @@ describe.each(useBackends())('stores on $name', (backend) => {
     stores.eventLog.record(entry('evt_without'));
     expect(await stores.eventLog.get('hello', 'evt_with')).toEqual({ ...entry('evt_with'), durationMs: 3, requestId: 'req_1234' });
     expect(await stores.eventLog.get('hello', 'evt_without')).toEqual({ ...entry('evt_without'), durationMs: 3 });
+  });
+
+  it('puts space installations under one organization installation, created once even when two hosts place children at once', async () => {
+    const other = await database.open();
+    const placed = await Promise.all(
+      ['space_1', 'space_2', 'space_3', 'space_4'].map((space, i) =>
+        (i % 2 === 0 ? stores : other).installations.insertChildInstallation(spaceInstallation(`inst_child_${i}`, space), `hash_child_${i}`, { ...installation(`inst_parent_${i}`), createdAt: '2026-01-01T00:00:00Z' }, `hash_parent_${i}`),
+      ),
+    );
+    const parents = new Set(placed.map((one) => one.parent.id));
+    expect(parents.size).toBe(1);
+    expect(placed.filter((one) => one.parentCreated)).toHaveLength(1);
+    const [parent] = parents;
+    expect((await stores.installations.listInstallations({ parent })).map((child) => child.space).sort()).toEqual(['space_1', 'space_2', 'space_3', 'space_4']);
+    // Removing the organization installation takes its children and all their tokens.
+    await stores.installations.deleteInstallation(parent);
+    for (let i = 0; i < 4; i++) {
+      expect(await stores.installations.getInstallation(`inst_child_${i}`)).toBeUndefined();
+      expect(await stores.installations.findTokenOwner(`hash_child_${i}`)).toBeUndefined();
+    }
+  });
+
+  it('adopts a space installation that has no organization installation yet, once', async () => {
+    await stores.installations.insertInstallation(spaceInstallation('inst_orphan', 'space_1'), 'hash_orphan');
+    const first = await stores.installations.adoptChildInstallation('inst_orphan', installation('inst_new_parent'), 'hash_new_parent');
+    expect(first).toMatchObject({ parentCreated: true, parent: { id: 'inst_new_parent' }, child: { parent: 'inst_new_parent' } });
+    const again = await stores.installations.adoptChildInstallation('inst_orphan', installation('inst_other_parent'), 'hash_other');
+    expect(again).toMatchObject({ parentCreated: false, parent: { id: 'inst_new_parent' } });
+    expect(await stores.installations.getInstallation('inst_other_parent')).toBeUndefined();
+    expect(await stores.installations.adoptChildInstallation('inst_missing', installation('inst_x'), 'hash_x')).toBeUndefined();
+  });
+
+  it('keeps external ids and the time of an edit', async () => {
+    await stores.installations.insertInstallation(installation('inst_a'), 'hash_a');
+    await stores.installations.editInstallation('inst_a', (current) => ({ status: current.status, configuration: {}, externalIds: ['ext-1'], updatedAt: '2026-02-02T00:00:00Z' }));
+    expect(await stores.installations.getInstallation('inst_a')).toMatchObject({ externalIds: ['ext-1'], updatedAt: '2026-02-02T00:00:00Z' });
+  });
+
+  it('queues tasks within their bound, hands each due task to one claim only, and settles only the claiming attempt', async () => {
+    const task = (id: string, runAt: number) => ({ id, integration: 'hello', eventId: `evt_${id}`, payload: { id }, runAt, createdAt: 0 });
+    expect(await stores.tasks.enqueue(task('task_1', 100), 2)).toBe(true);
+    expect(await stores.tasks.enqueue(task('task_2', 500_000), 2)).toBe(true);
+    expect(await stores.tasks.enqueue(task('task_3', 100), 2)).toBe(false);
+    expect(await stores.tasks.nextDueAt()).toBe(100);
+    const other = await database.open();
+    const claims = await Promise.all([stores.tasks.claimDue(1_000, 60_000, 10), other.tasks.claimDue(1_000, 60_000, 10)]);
+    expect(claims.flat().map((claimed) => claimed.id)).toEqual(['task_1']);
+    expect(claims.flat()[0]).toMatchObject({ status: 'running', attempts: 1, leaseUntil: 61_000, payload: { id: 'task_1' } });
+    // The lease lapses (its host died): another claim takes it as attempt 2, and attempt 1's late result is not written.
+    const [retaken] = await other.tasks.claimDue(61_000, 60_000, 10);
+    expect(retaken).toMatchObject({ id: 'task_1', attempts: 2 });
+    await stores.tasks.settle('task_1', { status: 'failed' }, { number: 1, lastStatus: 500, lastError: 'late', now: 61_500 });
+    await other.tasks.settle('task_1', { status: 'succeeded' }, { number: 2, lastStatus: 200, now: 62_000 });
+    const { items } = await stores.tasks.list('hello', { limit: 10 });
+    expect(items.map((one) => [one.id, one.status, one.lastStatus])).toEqual([['task_2', 'pending', undefined], ['task_1', 'succeeded', 200]]);
+  });
+
+  it('keeps a site\'s adaptive schema', async () => {
+    await stores.platform.seed({ firstPartyOrganizations: [], firstPartyIntegrations: [], organizations: [{ id: 'acme', subdomain: 'acme', title: 'Acme', members: [] }], spaces: [], sites: [{ id: 'site_1', organization: 'acme', title: 'Site', spaces: [], views: [], feedback: [] }] });
+    expect(await stores.platform.getAdaptiveSchema('site_1')).toBeUndefined();
+    const schema = { type: 'object', properties: { unsigned: { type: 'object' } }, additionalProperties: false };
+    await stores.platform.putAdaptiveSchema('site_1', schema);
+    expect(await stores.platform.getAdaptiveSchema('site_1')).toMatchObject({ siteId: 'site_1', jsonSchema: schema });
   });
 
   it('answers ping while the database is up', async () => {

@@ -1,0 +1,66 @@
+// GitBook's Space and Site objects (spec schemas `Space`, `Site`) for the platform's records, as
+// its API answers them to integrations. Pure. What this platform has no notion of (change
+// requests, comments, emoji, plans, site features) is reported as absent, empty or zero.
+
+import { createHash } from 'node:crypto';
+import type { PageSummary, SiteRecord, SpaceRecord } from '../platform/records.ts';
+import { UNKNOWN_CREATED_AT } from './organization.ts';
+
+/**
+ * A space's current revision id: derived from its pages' ids and revisions, so it changes exactly
+ * when a page does (this platform versions pages, not whole spaces).
+ */
+export function spaceRevisionOf(pages: readonly PageSummary[]): string {
+  const hash = createHash('sha256');
+  for (const page of [...pages].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) hash.update(`${page.id}:${page.revision}\n`);
+  return `rev_${hash.digest('hex').slice(0, 20)}`;
+}
+
+/** When the space last changed: its newest page's update, else unknown. */
+function lastUpdate(pages: readonly PageSummary[]): string {
+  return pages.reduce((latest, page) => (page.updatedAt > latest ? page.updatedAt : latest), UNKNOWN_CREATED_AT);
+}
+
+/** The fields GitBook's Space has beyond this platform's own space record (which keeps its own fields). */
+export function gitbookSpaceFields(baseUrl: string, space: SpaceRecord, pages: readonly PageSummary[]): Record<string, unknown> {
+  const location = `${baseUrl}/v1/spaces/${encodeURIComponent(space.id)}`;
+  return {
+    object: 'space',
+    emoji: '',
+    revision: spaceRevisionOf(pages),
+    createdAt: UNKNOWN_CREATED_AT,
+    updatedAt: lastUpdate(pages),
+    comments: 0,
+    changeRequests: 0,
+    changeRequestsOpen: 0,
+    changeRequestsDraft: 0,
+    mergeRules: { type: 'inherit' },
+    defaultLevel: 'inherit',
+    urls: { location, app: location },
+    // What the caller (an integration) may do with the space besides the API routes its scopes open.
+    permissions: { view: true, access: false, admin: false, viewInviteLinks: false, edit: false, triggerGitSync: false, comment: false, merge: false, review: false, installIntegration: false },
+  };
+}
+
+/** GitBook's Site for one of the platform's sites. `adaptive`: whether adaptive content is set up (claims or a schema). */
+export function gitbookSite(baseUrl: string, site: SiteRecord, adaptive: boolean): Record<string, unknown> {
+  const location = `${baseUrl}/v1/orgs/${encodeURIComponent(site.organization)}/sites/${encodeURIComponent(site.id)}`;
+  return {
+    object: 'site',
+    id: site.id,
+    organization: site.organization,
+    title: site.title,
+    type: 'basic',
+    appliedType: 'basic',
+    visibility: 'public',
+    defaultLevel: 'inherit',
+    published: true,
+    createdAt: UNKNOWN_CREATED_AT,
+    siteSpaces: site.spaces.length,
+    spaces: site.spaces,
+    features: [],
+    adaptiveContent: { enabled: adaptive },
+    urls: { location, app: location, preview: location },
+    permissions: { view: true, access: false, edit: false, create: false, admin: false, installIntegration: false, viewAdaptiveSchema: true, editAdaptiveSchema: true },
+  };
+}

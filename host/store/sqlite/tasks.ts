@@ -1,0 +1,97 @@
+// Integration tasks on node:sqlite (the TaskStore of tasks/): the queue with its due index, claims
+// under a lease (so a task whose host died is taken again), and the newest finished tasks per
+// integration (table: migrations.ts, version 4). Storage only: when to retry and what counts as
+// failure is the runner's.
+
+import type { DatabaseSync } from 'node:sqlite';
+import { FINISHED_TASKS_KEPT, type TaskRecord, type TaskStore } from '../../tasks/model.ts';
+import { inTransaction } from './transaction.ts';
+
+interface TaskRow {
+  seq: number;
+  id: string;
+  integration: string;
+  installation_id: string | null;
+  event_id: string;
+  payload: string;
+  status: TaskRecord['status'];
+  attempts: number;
+  run_at: number;
+  lease_until: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+function toTask(row: TaskRow): TaskRecord {
+  return {
+    id: row.id,
+    integration: row.integration,
+    ...(row.installation_id !== null ? { installationId: row.installation_id } : {}),
+    eventId: row.event_id,
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+    status: row.status,
+    attempts: row.attempts,
+    runAt: row.run_at,
+    ...(row.lease_until !== null ? { leaseUntil: row.lease_until } : {}),
+    ...(row.last_status !== null ? { lastStatus: row.last_status } : {}),
+    ...(row.last_error !== null ? { lastError: row.last_error } : {}),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function createSqliteTaskStore(db: DatabaseSync): TaskStore {
+  const statements = {
+    waiting: db.prepare("SELECT COUNT(*) AS n FROM tasks WHERE integration = ? AND status IN ('pending', 'running')"),
+    insert: db.prepare("INSERT INTO tasks (id, integration, installation_id, event_id, payload, status, run_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)"),
+    due: db.prepare("SELECT * FROM tasks WHERE (status = 'pending' AND run_at <= ?) OR (status = 'running' AND lease_until <= ?) ORDER BY run_at, seq LIMIT ?"),
+    claim: db.prepare("UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? WHERE id = ?"),
+    nextPending: db.prepare("SELECT MIN(run_at) AS at FROM tasks WHERE status = 'pending'"),
+    nextLease: db.prepare("SELECT MIN(lease_until) AS at FROM tasks WHERE status = 'running'"),
+    get: db.prepare('SELECT * FROM tasks WHERE id = ?'),
+    settle: db.prepare("UPDATE tasks SET status = ?, run_at = ?, lease_until = NULL, last_status = ?, last_error = ?, updated_at = ? WHERE id = ? AND status = 'running' AND attempts = ?"),
+    prune: db.prepare(
+      "DELETE FROM tasks WHERE integration = ? AND status IN ('succeeded', 'failed') AND seq < (SELECT seq FROM tasks WHERE integration = ? AND status IN ('succeeded', 'failed') ORDER BY seq DESC LIMIT 1 OFFSET ?)",
+    ),
+    page: db.prepare('SELECT * FROM tasks WHERE integration = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
+  };
+  return {
+    async enqueue(task, maxPending) {
+      return inTransaction(db, () => {
+        if (Number((statements.waiting.get(task.integration) as { n: number }).n) >= maxPending) return false;
+        statements.insert.run(task.id, task.integration, task.installationId ?? null, task.eventId, JSON.stringify(task.payload), task.runAt, task.createdAt, task.createdAt);
+        return true;
+      });
+    },
+    async claimDue(now, leaseMs, limit) {
+      return inTransaction(db, () => {
+        const rows = statements.due.all(now, now, limit) as unknown as TaskRow[];
+        for (const row of rows) statements.claim.run(now + leaseMs, now, row.id);
+        return rows.map((row) => toTask(statements.get.get(row.id) as unknown as TaskRow));
+      });
+    },
+    async nextDueAt() {
+      const pending = (statements.nextPending.get() as { at: number | null }).at;
+      const lease = (statements.nextLease.get() as { at: number | null }).at;
+      const times = [pending, lease].filter((at): at is number => at !== null);
+      return times.length === 0 ? undefined : Math.min(...times);
+    },
+    async settle(id, outcome, attempt) {
+      inTransaction(db, () => {
+        const row = statements.get.get(id) as TaskRow | undefined;
+        if (row === undefined) return;
+        const runAt = outcome.status === 'pending' ? outcome.runAt : row.run_at;
+        const settled = Number(statements.settle.run(outcome.status, runAt, attempt.lastStatus, attempt.lastError ?? null, attempt.now, id, attempt.number).changes) === 1;
+        if (settled && outcome.status !== 'pending') statements.prune.run(row.integration, row.integration, FINISHED_TASKS_KEPT - 1);
+      });
+    },
+    async list(integration, { limit, cursor }) {
+      const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : Number(cursor);
+      const rows = statements.page.all(integration, before, limit + 1) as unknown as TaskRow[];
+      const page = rows.slice(0, limit);
+      return { items: page.map(toTask), nextCursor: rows.length > limit ? String(page[page.length - 1].seq) : null };
+    },
+  };
+}

@@ -1,0 +1,110 @@
+// fixtures/gitbook/space-digest (written for this host against @gitbook/runtime and @gitbook/api)
+// through the real host: OAuth connect through the runtime's own handler against the loopback
+// provider (callback on the installation's endpoint, and on the integration's own one), a
+// space_content_updated handler that calls getSpaceById and updates its own space installation,
+// and the task it queues. Every event, environment-derived object and API answer the integration
+// saw is validated with the test's own ajv against GitBook's spec.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installationOf, startTestHost, waitFor, type TestHost } from '../helpers/host.ts';
+import { install } from '../helpers/platform-api.ts';
+import { expectValidAgainstSpec } from '../helpers/gitbook-spec.ts';
+import { startOAuthProvider, type OAuthProvider } from '../../fixtures/oauth-provider/provider.ts';
+
+const CLIENT = { clientId: 'digest-client', clientSecret: 'digest-secret-5c1f' };
+let provider: OAuthProvider;
+let host: TestHost;
+let parent: string;
+let space: { id: string; endpoint: string };
+
+beforeAll(async () => {
+  provider = await startOAuthProvider(CLIENT);
+  host = await startTestHost({
+    dirs: ['fixtures/gitbook'],
+    allowEgress: ['127.0.0.1'],
+    env: {
+      ...process.env,
+      SPACE_DIGEST_CLIENT_ID: CLIENT.clientId,
+      SPACE_DIGEST_CLIENT_SECRET: CLIENT.clientSecret,
+      SPACE_DIGEST_AUTHORIZE_URL: provider.authorizeURL,
+      SPACE_DIGEST_TOKEN_URL: provider.tokenURL,
+    },
+  });
+  parent = installationOf(host, 'space-digest');
+  const installed = await install(host, 'space-digest', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
+  space = { id: installed.id, endpoint: installed.urls.publicEndpoint };
+});
+afterAll(async () => {
+  await host?.close();
+  await provider?.close();
+});
+
+const get = (url: string) => fetch(url, { redirect: 'manual' });
+
+/** Follows the runtime's redirect to the provider and the provider's back: the callback URL. */
+async function authorize(start: string): Promise<URL> {
+  const started = await get(start);
+  expect(started.status).toBe(302);
+  const approved = await get(started.headers.get('location')!);
+  expect(approved.status).toBe(302);
+  return new URL(approved.headers.get('location')!);
+}
+
+/** The JSON logged by the integration after `prefix ` in its event-log entries, newest first. */
+async function logged(prefix: string): Promise<unknown[]> {
+  const response = await host.admin('/v1/integrations/space-digest/events?limit=200');
+  const entries: { logs: { text: string }[] }[] = (await response.json()).items;
+  return entries.flatMap((entry) => entry.logs).flatMap((line) => (line.text.startsWith(`[space-digest] ${prefix} `) ? [JSON.parse(line.text.slice(`[space-digest] ${prefix} `.length))] : []));
+}
+
+describe('OAuth through @gitbook/runtime\'s createOAuthHandler', () => {
+  it('connects an organization installation: its state names it, its own token stores the credentials', async () => {
+    const view = await host.admin(`/v1/installations/${parent}`).then((response) => response.json());
+    expect(view.status).toBe('pending');
+    const callback = await authorize(view.urls.buttons.oauth_credentials);
+    // GitBook's runtime: redirect_uri is the request URL without its query, state plain JSON naming the installation.
+    expect(`${callback.origin}${callback.pathname}`).toBe(`${view.urls.publicEndpoint}/oauth`);
+    expect(JSON.parse(callback.searchParams.get('state')!)).toEqual({ installationId: parent });
+    const done = await get(callback.toString());
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('You can close this window now.');
+    const stored = await host.stores.installations.getInstallation(parent);
+    expect(stored?.status).toBe('active');
+    expect(stored?.configuration.oauth_credentials).toMatchObject({ access_token: provider.issuedTokens.at(-1) });
+    // The admin still sees only that it is set.
+    expect((await host.admin(`/v1/installations/${parent}`).then((response) => response.json())).configuration.oauth_credentials).toBe('[redacted]');
+  });
+
+  it('connects through the integration\'s one redirect URI: the callback lands on its own endpoint', async () => {
+    const callback = await authorize(`${host.url}/v1/integrations/space-digest/installations/${parent}/oauth/shared`);
+    expect(`${callback.origin}${callback.pathname}`).toBe(`${host.url}/v1/integrations/space-digest/integration/oauth/shared`);
+    expect((await get(callback.toString())).status).toBe(200);
+    expect((await host.stores.installations.getInstallation(parent))?.configuration.oauth_credentials).toMatchObject({ access_token: provider.issuedTokens.at(-1) });
+  });
+});
+
+describe('an event handler using GitBook\'s API', () => {
+  it('reads the space with getSpaceById and updates its own space installation, then its queued task runs', async () => {
+    const published = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev-42' }) });
+    expect(published.status).toBe(202);
+    // The space installation receives it, not the organization installation above it.
+    expect((await published.json()).dispatched).toEqual([{ installationId: space.id, integration: 'space-digest', status: 200 }]);
+    const stored = await host.stores.installations.getInstallation(space.id);
+    expect(stored?.configuration).toEqual({ last_title: 'Acme Developer Docs', last_revision: 'rev-42' });
+
+    const [event] = await logged('event');
+    expectValidAgainstSpec('SpaceContentUpdatedEvent', event);
+    expectValidAgainstSpec('Event', event);
+    expect(event).toMatchObject({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev-42', installationId: space.id, updatedBy: [] });
+    const [answer] = await logged('space');
+    expectValidAgainstSpec('Space', answer);
+    expect(answer).toMatchObject({ id: 'space_acme_docs', title: 'Acme Developer Docs' });
+    const [updated] = await logged('updated');
+    expectValidAgainstSpec('IntegrationSpaceInstallation', updated);
+
+    // The task it queued runs later, through an installation client the integration token created.
+    await waitFor(async () => (await host.stores.installations.getInstallation(space.id))?.configuration.digests === 1, 10_000);
+    const [digested] = await logged('digested');
+    expectValidAgainstSpec('IntegrationSpaceInstallation', digested);
+    expect(digested).toMatchObject({ space: 'space_acme_docs', configuration: { last_title: 'Acme Developer Docs', last_revision: 'rev-42', digests: 1 } });
+  });
+});
