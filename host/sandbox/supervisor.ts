@@ -327,7 +327,8 @@ export class Supervisor {
       this.options.onNotice('warn', `integration "${pending.integration}" ran past its deadline ${limit} times within ${windowMs / 1000} s: paused for ${cooldownMs / 1000} s`);
       this.options.onCount?.('throttle', pending.integration);
     }
-    pending.reject(Object.assign(FAILURE_ERRORS[result.failure](result.message), { logs: result.logs }));
+    // The worker's own measure of the dispatch travels with the error, as with a success.
+    pending.reject(Object.assign(FAILURE_ERRORS[result.failure](result.message), { logs: result.logs, durationMs: result.durationMs }));
   }
 
   private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {

@@ -4,6 +4,7 @@
 import { createHost, type Host } from '../../host/index.ts';
 import { createMemoryLogger } from '../../host/common/logger.ts';
 import type { HostOptionsInput } from '../../host/config/options.ts';
+import type { EventLogEntry } from '../../host/dispatch/event-log.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -57,4 +58,25 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
     if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * The newest event-log entry of `integration`. Its durationMs is the sandbox worker's own measure
+ * of the dispatch (for failures too), so deadline tests read it instead of timing the HTTP round
+ * trip, which a busy machine stretches for reasons that have nothing to do with the deadline.
+ */
+export function newestEvent(host: Host, integration: string): EventLogEntry {
+  const [newest] = host.services.listEvents(integration, { limit: 1 }).items;
+  if (newest === undefined) throw new Error(`no event logged for ${integration}`);
+  return newest;
+}
+
+/**
+ * Runs a request that starts the integration's isolate and checks it answered `status`, so a
+ * following request with a deadline does not count isolate start-up (which a busy machine slows).
+ */
+export async function warmUp(url: string, init: RequestInit = {}, status = 200): Promise<void> {
+  const response = await fetch(url, init);
+  await response.arrayBuffer();
+  if (response.status !== status) throw new Error(`warm-up of ${url} answered ${response.status}, not ${status}`);
 }
