@@ -51,11 +51,14 @@ export function installationOf(host: Host, integration: string): string {
   return entry.installation.id;
 }
 
-/** Waits until `predicate` holds, polling; fails after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+/**
+ * Waits until `predicate` holds, polling; fails after `timeoutMs`. The bound only turns a condition
+ * that never comes into a failure instead of a hang: it is generous, since a busy machine is slow.
+ */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const started = Date.now();
   while (!(await predicate())) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
