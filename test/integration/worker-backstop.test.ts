@@ -47,7 +47,7 @@ describe('the backstop for a silent worker', () => {
   });
 
   it('leaves every worker process alive once thawed', async () => {
-    await waitFor(() => host.supervisor.workerPids().every((pid) => pid > 0), 10_000);
+    await waitFor(() => host.supervisor.workerPids().every((pid) => pid > 0));
     for (const pid of host.supervisor.workerPids()) expect(() => process.kill(pid, 0)).not.toThrow();
   });
 });
