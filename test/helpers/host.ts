@@ -68,8 +68,8 @@ export async function waitFor(predicate: () => boolean | Promise<boolean>, timeo
  * of the dispatch (for failures too), so deadline tests read it instead of timing the HTTP round
  * trip, which a busy machine stretches for reasons that have nothing to do with the deadline.
  */
-export function newestEvent(host: Host, integration: string): EventLogEntry {
-  const [newest] = host.services.listEvents(integration, { limit: 1 }).items;
+export async function newestEvent(host: Host, integration: string): Promise<EventLogEntry> {
+  const [newest] = (await host.services.listEvents(integration, { limit: 1 })).items;
   if (newest === undefined) throw new Error(`no event logged for ${integration}`);
   return newest;
 }

@@ -26,13 +26,17 @@ describe('deadline during isolate start-up', () => {
         const answeredAt = Date.now();
         expect(response.status).toBe(504);
         expect((await response.json()).error.code).toBe('ERR_SANDBOX_TIMEOUT');
-        const logged = newestEvent(host, `slow-start-${ms}`);
+        const logged = await newestEvent(host, `slow-start-${ms}`);
         expect(logged.errorCode).toBe('ERR_SANDBOX_TIMEOUT');
-        const started = Number(/^top level started at (\d+)$/.exec(logged.logs.map((line) => line.text).find((text) => text.startsWith('top level started at ')) ?? '')?.[1]);
-        expect(started, 'the top level logged its start').toBeGreaterThan(0);
-        // The deadline passed during or just after the top level: answered about a deadline after it began.
-        expect(answeredAt - started).toBeGreaterThanOrEqual(ms);
-        expect(answeredAt - started).toBeLessThan(DEADLINE_MS + 3_000);
+        const line = logged.logs.map((entry) => entry.text).find((text) => text.startsWith('top level started at '));
+        // On a busy machine the deadline can pass before the top level even began (compiling the
+        // bundle counts): the 504 is then all there is to check. Otherwise the deadline passed during
+        // or just after the top level: answered about a deadline after it began.
+        if (line !== undefined) {
+          const started = Number(/^top level started at (\d+)$/.exec(line)![1]);
+          expect(answeredAt - started).toBeGreaterThanOrEqual(ms);
+          expect(answeredAt - started).toBeLessThan(DEADLINE_MS + 3_000);
+        }
       }
     }, 90_000);
   }

@@ -13,8 +13,8 @@ beforeAll(async () => {
     limits: { dispatchTimeoutMs: 1_000, timeoutsBeforeCooldown: 2, timeoutWindowMs: 60_000, timeoutCooldownMs: COOLDOWN_MS },
   });
   // Its installation_setup must be over (answered, not timed out) so the spins below are the only strikes.
-  await waitFor(() => host.services.listEvents('infinite-loop', { limit: 10 }).items.length > 0);
-  expect(host.services.listEvents('infinite-loop', { limit: 10 }).items.map((entry) => entry.errorCode ?? 'answered')).toEqual(['answered']);
+  await waitFor(async () => (await host.services.listEvents('infinite-loop', { limit: 10 })).items.length > 0);
+  expect((await host.services.listEvents('infinite-loop', { limit: 10 })).items.map((entry) => entry.errorCode ?? 'answered')).toEqual(['answered']);
   await warmUp(`${endpointOf(host, 'infinite-loop')}?mode=ok`);
 });
 afterAll(() => host?.close());

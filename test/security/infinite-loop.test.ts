@@ -14,7 +14,7 @@ let host: TestHost;
 async function expectStoppedAtDeadline(response: Response): Promise<void> {
   expect(response.status).toBe(504);
   expect((await response.json()).error).toEqual({ code: 'ERR_SANDBOX_TIMEOUT', message: `the integration did not answer within ${DEADLINE_MS} ms` });
-  const logged = newestEvent(host, 'infinite-loop');
+  const logged = await newestEvent(host, 'infinite-loop');
   expect(logged).toMatchObject({ status: 504, errorCode: 'ERR_SANDBOX_TIMEOUT' });
   // The worker's measure, isolate start-up excluded by the warm-up: the deadline, not the 10 s default.
   expect(logged.durationMs).toBeGreaterThanOrEqual(DEADLINE_MS - 1);

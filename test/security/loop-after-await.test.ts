@@ -1,8 +1,10 @@
 // A guest that spins forever after awaiting a host promise escapes V8's synchronous timeout; the
 // worker's wall-clock deadline must still stop it (504) by disposing the isolate, and the
-// integration must recover. The first timeout moves it to the offenders' worker, so the test runs
-// a second runaway request there too: a deadline that answered 504 but left the isolate spinning
-// would leave the integration wedged, answering 504 forever, from the second timeout on.
+// integration must recover, twice in a row: a deadline that answered 504 but left the isolate
+// spinning would leave the integration wedged, answering 504 forever. (With offenders demoted, the
+// first timeout moves it to a fresh isolate on the offenders' worker, hiding that until the second;
+// here it stays on its worker, because the lowest-priority one is starved on a busy machine before
+// the guest even gets to its await. Demotion has its own test.)
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,7 +24,7 @@ async function runaway(): Promise<void> {
   expect((await response.json()).error).toEqual({ code: 'ERR_SANDBOX_TIMEOUT', message: `the integration did not answer within ${DEADLINE_MS} ms` });
   // It did await the fetch (so V8's synchronous timeout no longer applied) before spinning.
   expect(received).toBe(before + 1);
-  const logged = newestEvent(host, 'loop-after-await');
+  const logged = await newestEvent(host, 'loop-after-await');
   expect(logged).toMatchObject({ status: 504, errorCode: 'ERR_SANDBOX_TIMEOUT' });
   // The worker's own measure (start-up excluded by warming): the configured deadline, not the 10 s default.
   expect(logged.durationMs).toBeGreaterThanOrEqual(DEADLINE_MS - 1);
@@ -42,7 +44,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], allowEgress: [`127.0.0.1:${(receiver.address() as AddressInfo).port}`], limits: { dispatchTimeoutMs: DEADLINE_MS, memoryLimitMb: 64 } });
+  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], demoteOffenders: false, allowEgress: [`127.0.0.1:${(receiver.address() as AddressInfo).port}`], limits: { dispatchTimeoutMs: DEADLINE_MS, memoryLimitMb: 64 } });
   await warmUp(`${endpointOf(host, 'loop-after-await')}?mode=ok`);
 });
 afterAll(async () => {
@@ -59,8 +61,7 @@ describe('infinite loop after await fetch()', () => {
     await recovers();
   });
 
-  it('is stopped again on the offenders\' worker, and recovers again', async () => {
-    expect(host.supervisor.workerOf('loop-after-await')).toBe(host.supervisor.offenderWorker);
+  it('is stopped again by a second runaway request, and recovers again', async () => {
     await runaway();
     await recovers();
   });

@@ -12,7 +12,7 @@ let host: TestHost;
 async function expectStoppedAtDeadline(response: Response): Promise<void> {
   expect(response.status).toBe(504);
   expect((await response.json()).error).toEqual({ code: 'ERR_SANDBOX_TIMEOUT', message: `the integration did not answer within ${DEADLINE_MS} ms` });
-  const logged = newestEvent(host, 'never-settling-promise');
+  const logged = await newestEvent(host, 'never-settling-promise');
   expect(logged).toMatchObject({ status: 504, errorCode: 'ERR_SANDBOX_TIMEOUT' });
   // The worker's own measure (start-up excluded by warming): the configured deadline, not the 10 s default.
   expect(logged.durationMs).toBeGreaterThanOrEqual(DEADLINE_MS - 1);

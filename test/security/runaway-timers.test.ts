@@ -51,10 +51,7 @@ afterAll(() => host?.close());
 
 describe('timers that keep running after the response', () => {
   it('stop when the integration goes idle: the counter does not move and the worker burns no CPU', async () => {
-    const drops = droppedLines().length;
     await ticks('start');
-    // The interval was pending when the dispatch ended: dropped, one line.
-    expect(droppedLines().length).toBe(drops + 1);
     const pid = host.supervisor.workerPid(host.supervisor.workerOf('runaway-timers')!);
     const atStart = await settledTicks();
     const cpuBefore = cpuSeconds(pid);
@@ -75,9 +72,17 @@ describe('timers that keep running after the response', () => {
     const fired = (atIdle - atResponse) / 1_000_000;
     expect(Number.isInteger(fired) && fired >= 0).toBe(true);
     const lines = host.logs.slice(before).filter((line) => line.includes('[runaway-timers'));
-    expect(lines.some((line) => line.includes('setTimeout ignored: 10000 timers are already pending'))).toBe(true);
-    const dropped = lines.map((line) => Number(DROPPED.exec(line)?.[1] ?? 0)).reduce((sum, count) => sum + count, 0);
-    expect(dropped + fired).toBe(10_000);
+    // The cap is on pending timers: the 10,000th pending one made the rest be ignored (one line) ...
+    expect(lines.filter((line) => line.includes('setTimeout ignored: 10000 timers are already pending'))).toHaveLength(1);
+    // ... and what was pending when the integration went idle was dropped (one line), at most the cap.
+    const drops = lines.filter((line) => DROPPED.test(line));
+    expect(drops).toHaveLength(1);
+    const dropped = Number(DROPPED.exec(drops[0])![1]);
+    expect(dropped).toBeLessThanOrEqual(10_000);
+    // Every accepted timer either fired while the flood dispatch was in flight or was dropped: at
+    // least the cap was accepted, and at most all 20,000 (one that fired freed its place).
+    expect(dropped + fired).toBeGreaterThanOrEqual(10_000);
+    expect(dropped + fired).toBeLessThanOrEqual(20_000);
     // The first of them was due 1 s after it was set: had any survived the drop, it would be due by
     // now, and one firing while idle is logged and dropped; none may be.
     await new Promise((resolve) => setTimeout(resolve, 1_500));

@@ -165,8 +165,8 @@ describe('narrower installations', () => {
     const docsOnly = await install(host, 'api-probe-all', { organization: 'acme', target: 'organization', space_selection: ['space_acme_docs'] });
     const handbookOnly = await install(host, 'api-probe-all', { organization: 'acme', target: 'organization', space_selection: ['space_acme_internal'] });
     for (const via of ['http', 'bridge'] as const) {
-      const send = (installation: { id: string; urls: { publicEndpoint: string } }, request: { method: string; path: string }) =>
-        via === 'http' ? callApi(host, installationToken(host, installation.id), request.method, request.path) : callThroughBridge(installation.urls.publicEndpoint, request);
+      const send = async (installation: { id: string; urls: { publicEndpoint: string } }, request: { method: string; path: string }) =>
+        via === 'http' ? callApi(host, await installationToken(host, installation.id), request.method, request.path) : callThroughBridge(installation.urls.publicEndpoint, request);
       for (const request of [readSite('site_acme_handbook'), { method: 'GET', path: '/v1/sites/site_acme_handbook/views' }, { method: 'GET', path: '/v1/sites/site_acme_handbook/adaptive' }]) {
         expect((await send(everything, request)).status, `${via} ${request.path} with "all"`).toBe(200);
         expect((await send(handbookOnly, request)).status, `${via} ${request.path} with the handbook selected`).toBe(200);

@@ -23,7 +23,7 @@ async function runUntilReset(mode: string): Promise<void> {
   // The answer did not wait for the endless work: it came before the reset that ends it, and the
   // worker's own measure of the dispatch is within the waitUntil limit.
   expect(resets()).toBe(before);
-  const logged = newestEvent(host, 'unbounded-wait-until');
+  const logged = await newestEvent(host, 'unbounded-wait-until');
   expect(logged.status).toBe(200);
   expect(logged.durationMs).toBeLessThan(WAIT_UNTIL_MS);
   await waitFor(() => resets() > before);
