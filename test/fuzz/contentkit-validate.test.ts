@@ -77,17 +77,18 @@ describe('validateContentKit under fuzzing', () => {
     await fuzz(
       fc.property(fc.integer({ min: 1, max: 20_000 }), fc.boolean(), (depth, stacks) => {
         const result = validateContentKit(deepTree(depth, stacks));
-        // Every level is two of JSON (the element and its children): 40 levels fit in the bound.
-        if (depth <= 40) return void expect(result).toEqual({ valid: true });
+        // Every level is two of JSON (the element and its children), under a block: a little under
+        // MAX_DEPTH / 2 levels fit, a little over do not.
+        if (depth <= MAX_DEPTH / 2 - 3) return void expect(result).toEqual({ valid: true });
         // Valid at any depth otherwise: the only refusal possible is the bound, as its one error.
-        if (depth >= 60) expect(result.valid).toBe(false);
+        if (depth >= MAX_DEPTH / 2 + 1) expect(result.valid).toBe(false);
         if (!result.valid) {
           expect(result.errors).toHaveLength(1);
           expect(result.errors[0].message).toBe(`is nested deeper than ${MAX_DEPTH} levels`);
           expectPointersInside(deepTree(depth, stacks), result.errors);
         }
       }),
-      { numRuns: 40, examples: [[20_000, false], [20_000, true], [40, true], [60, false]] },
+      { numRuns: 40, examples: [[20_000, false], [20_000, true], [MAX_DEPTH / 2 - 3, true], [MAX_DEPTH / 2 + 1, false]] },
     );
   });
 });
