@@ -158,7 +158,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     crashesBeforeQuarantine: options.limits.crashesBeforeQuarantine,
     crashWindowMs: options.limits.crashWindowMs,
     timeoutBreaker: { limit: options.limits.timeoutsBeforeCooldown, windowMs: options.limits.timeoutWindowMs, cooldownMs: options.limits.timeoutCooldownMs },
-    demoteOffenders: true,
+    demoteOffenders: options.demoteOffenders,
     solitary: { maxWorkers: options.limits.maxSolitaryWorkers, probationMs: options.limits.solitaryProbationMs },
     onLog: logIntegrationLine(log),
     onNotice: (level, message) => log[level](message),

@@ -62,6 +62,12 @@ export interface HostOptions {
   onEgressConnect?: (event: { integration: string; address: string; port: number }) => void;
   autoInstall: boolean;
   workers: number;
+  /**
+   * Move an integration to the low-priority offenders' worker after its first timeout, memory kill
+   * or worker death (default true). Tests turn it off when an attack needs seconds of CPU after
+   * its first strike, which the lowest priority would starve on a busy machine.
+   */
+  demoteOffenders: boolean;
   limits: HostLimits;
   cacheDir?: string;
   /** Fill unset secret variables from each integration folder's `.dev.vars` (the CLI and the test harness do). */
@@ -137,6 +143,7 @@ const OPTIONS_SCHEMA = {
     onEgressConnect: {},
     autoInstall: { type: 'boolean' },
     workers: positive,
+    demoteOffenders: { type: 'boolean' },
     limits: {
       type: 'object',
       additionalProperties: false,
@@ -187,6 +194,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     ...(input.onEgressConnect ? { onEgressConnect: input.onEgressConnect } : {}),
     autoInstall: input.autoInstall ?? true,
     workers: input.workers ?? Math.max(2, availableParallelism()),
+    demoteOffenders: input.demoteOffenders ?? true,
     limits: { ...DEFAULT_LIMITS, ...input.limits },
     ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
     devVars: input.devVars ?? false,

@@ -49,12 +49,13 @@ export async function recordDispatch<T extends Outcome>(eventLog: EventLog, now:
     write({ status: outcome.response.status, durationMs: outcome.durationMs, logs: outcome.logs });
     return outcome;
   } catch (error) {
-    // The supervisor attaches the lines captured before the failure to its error.
-    const logs = (error as { logs?: Outcome['logs'] } | null)?.logs;
+    // The supervisor attaches the lines captured before the failure to its error, and the
+    // worker's own measure of the dispatch when the worker answered (a crash has none).
+    const { logs, durationMs } = (error ?? {}) as { logs?: Outcome['logs']; durationMs?: unknown };
     write({
       status: isHostError(error) ? error.status : 500,
       errorCode: isHostError(error) ? error.code : 'ERR_INTERNAL',
-      durationMs: performance.now() - started,
+      durationMs: typeof durationMs === 'number' && Number.isFinite(durationMs) ? durationMs : performance.now() - started,
       logs: Array.isArray(logs) ? logs : [],
     });
     throw error;

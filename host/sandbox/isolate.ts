@@ -59,6 +59,11 @@ const MEMORY_LIMIT_PATTERN = /memory limit/i;
 const STARTUP_DISCARDED = 'the integration was reset while it was starting';
 /** Fetches answered after their event ended, left pending in one isolate before it is reset. */
 const MAX_ABANDONED_CALLS = 1_000;
+/**
+ * A safety net for the runtime's own start (trusted code: install and hardening), which is not
+ * charged to the guest's deadline; it only stops a runtime bug from holding a dispatch forever.
+ */
+const RUNTIME_START_TIMEOUT_MS = 30_000;
 /** Each pending timer is a host object: a guest must not be able to make millions of them. */
 const MAX_PENDING_TIMERS = 10_000;
 
@@ -79,6 +84,8 @@ function bridgeError(message: string): Error {
 export class IntegrationIsolate {
   private live: Live | null = null;
   private starting: Promise<Live> | null = null;
+  /** Settles (never rejects) once the host's part of the start in progress is over (see realmReady). */
+  private realm: Promise<void> | null = null;
   /** Incremented by every dispose(); an isolate created across one is thrown away (see start()). */
   private generation = 0;
   private readonly inFlight = new Set<InFlight>();
@@ -160,11 +167,16 @@ export class IntegrationIsolate {
     const entry: InFlight = { eventId: envelope.event.eventId, installationId: String(envelope.event.installationId ?? ''), logs: [], logBytes: 0, droppedLogs: 0 };
     if (this.inFlight.size === 0 && this.draining.size === 0) this.startBusyPeriod();
     this.inFlight.add(entry);
-    const deadline = setTimeout(() => {
-      entry.failure = new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
-      this.dispose('dispatch deadline passed');
-    }, this.limits.dispatchTimeoutMs);
+    let deadline: NodeJS.Timeout | undefined;
     try {
+      // The deadline is the guest's time: it starts once the host has built the realm (isolate,
+      // runtime, frozen built-ins), which a busy machine slows for reasons that are not the
+      // guest's. The bundle's top level and the handler, awaits included, count.
+      await this.realmReady();
+      deadline = setTimeout(() => {
+        entry.failure = new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
+        this.dispose('dispatch deadline passed');
+      }, this.limits.dispatchTimeoutMs);
       const live = await this.startWithin(entry);
       const raw = await live.dispatch.apply(undefined, [envelope], {
         arguments: { copy: true },
@@ -201,6 +213,7 @@ export class IntegrationIsolate {
     this.live = null;
     this.abandonedCalls = 0;
     this.starting = null;
+    this.realm = null;
     this.generation++;
     if (live === null) return;
     for (const timer of live.timers.values()) clearTimeout(timer);
@@ -366,12 +379,26 @@ export class IntegrationIsolate {
     }
   }
 
+  /**
+   * Waits for the host's part of starting the isolate (creating it, the runtime, hardening), kicking
+   * off a start if none is under way; immediate when the isolate is live. Never rejects: a failed
+   * start is reported by start() itself.
+   */
+  private realmReady(): Promise<void> {
+    if (this.isLive) return Promise.resolve();
+    this.start().catch(() => undefined);
+    return this.realm ?? Promise.resolve();
+  }
+
   private start(): Promise<Live> {
     if (this.live !== null && !this.live.isolate.isDisposed) return Promise.resolve(this.live);
     // A dispose() while the isolate is being created (a deadline passing during a slow top level)
     // bumps the generation: the isolate that creation then produces is disposed, never installed.
     const generation = this.generation;
-    this.starting ??= this.create().then(
+    if (this.starting !== null) return this.starting;
+    let realmBuilt: () => void = () => undefined;
+    this.realm = new Promise<void>((resolve) => (realmBuilt = resolve));
+    this.starting = this.create(realmBuilt).then(
       (live) => {
         if (this.generation !== generation) {
           if (!live.isolate.isDisposed) live.isolate.dispose();
@@ -389,7 +416,8 @@ export class IntegrationIsolate {
     return this.starting;
   }
 
-  private async create(): Promise<Live> {
+  /** Builds the isolate: first the host's part (then `realmBuilt` is called), then the guest's bundle. */
+  private async create(realmBuilt: () => void): Promise<Live> {
     const isolate = new ivm.Isolate({ memoryLimit: this.limits.memoryLimitMb });
     try {
       const context = await isolate.createContext();
@@ -399,7 +427,7 @@ export class IntegrationIsolate {
       });
       const produced = (runtimeScript as ivm.Script & ivm.CachedDataResult).cachedData;
       if (!this.runtime.cache && produced) this.runtime.cache = produced;
-      const install = (await runtimeScript.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
+      const install = (await runtimeScript.run(context, { reference: true, timeout: RUNTIME_START_TIMEOUT_MS })) as ivm.Reference;
       const timers = new Map<number, NodeJS.Timeout>();
       const bridged = this.primitives(timers);
       // An async Callback cannot hand a host promise to the isolate (isolated-vm 7 "could not be
@@ -407,7 +435,10 @@ export class IntegrationIsolate {
       const adapterScript = await isolate.compileScript(FETCH_ADAPTER, { filename: 'sandbox-fetch-adapter.js' });
       const adapter = (await adapterScript.run(context, { reference: true })) as ivm.Reference;
       const guestFetch = (await adapter.apply(undefined, [new ivm.Reference(bridged.fetch)], { result: { reference: true } })) as ivm.Reference;
-      const api = (await install.apply(undefined, [bridged.callbacks[0], guestFetch.derefInto(), ...bridged.callbacks.slice(1)], { result: { reference: true } })) as ivm.Reference;
+      const api = (await install.apply(undefined, [bridged.callbacks[0], guestFetch.derefInto(), ...bridged.callbacks.slice(1)], {
+        result: { reference: true },
+        timeout: RUNTIME_START_TIMEOUT_MS,
+      })) as ivm.Reference;
       adapter.release();
       const live: Live = {
         isolate,
@@ -418,6 +449,8 @@ export class IntegrationIsolate {
         fireTimer: await api.get('fireTimer', { reference: true }),
       };
       const setEntry = await api.get('setEntry', { reference: true });
+      // From here on it is the integration's code (compiling and running its bundle): its deadline runs.
+      realmBuilt();
       const bundle = await isolate.compileScript(this.bundleCode, { filename: scriptFilename(this.name) });
       const namespace = (await bundle.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
       await setEntry.apply(undefined, [namespace.derefInto()], { timeout: this.limits.dispatchTimeoutMs });
@@ -428,6 +461,8 @@ export class IntegrationIsolate {
     } catch (error) {
       if (!isolate.isDisposed) isolate.dispose();
       throw error;
+    } finally {
+      realmBuilt();
     }
   }
 

@@ -74,7 +74,16 @@ export interface UnregisterIntegration {
   integration: string;
 }
 
-export type ToWorker = WorkerInit | RegisterIntegration | UnregisterIntegration | DispatchRequest | ConfigureWorker | ApiResult;
+/**
+ * The supervisor answered this dispatch itself (its backstop passed: the worker did not answer in
+ * time, e.g. starved of CPU): if it is still running, dispose its isolate.
+ */
+export interface AbandonDispatch {
+  type: 'abandon';
+  id: number;
+}
+
+export type ToWorker = WorkerInit | RegisterIntegration | UnregisterIntegration | DispatchRequest | ConfigureWorker | ApiResult | AbandonDispatch;
 
 export interface CapturedLog {
   level: string;

@@ -8,7 +8,10 @@ import { HostError } from '../common/errors.ts';
 import type { DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWorker, WorkerCount } from './messages.ts';
 import { CrashLedger } from './crash-ledger.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
-import { post, spawnSlot, stopSlot, type Slot, type SupervisedOutcome } from './worker-slot.ts';
+import { post, readyBy, spawnSlot, stopSlot, takePending, type Slot, type SupervisedOutcome } from './worker-slot.ts';
+
+/** At least this much on top of the dispatch deadline before the host answers for a silent worker. */
+const BACKSTOP_GRACE_MS = 5_000;
 
 export type { SupervisedOutcome } from './worker-slot.ts';
 
@@ -132,10 +135,12 @@ export class Supervisor {
     return this.solitary.has(integration);
   }
 
-  /** Dispatches in flight on every worker (setup events included), for tests and diagnostics. */
-  inFlightCount(): number {
+  /** Dispatches in flight on every worker (setup events included), or of one integration; for tests and diagnostics. */
+  inFlightCount(integration?: string): number {
     let count = 0;
-    for (const slot of this.slots.values()) count += slot.pending.size;
+    for (const slot of this.slots.values()) {
+      for (const pending of slot.pending.values()) if (integration === undefined || pending.integration === integration) count++;
+    }
     return count;
   }
 
@@ -188,11 +193,14 @@ export class Supervisor {
       throw new HostError('ERR_INTEGRATION_THROTTLED', `integration "${integration}" keeps running past its deadline and is paused; retry in ${Math.ceil(pausedMs / 1000)} s`);
     }
     if (this.stopped || !this.pins.has(integration)) throw new HostError('ERR_SANDBOX_UNAVAILABLE', `integration "${integration}" is not loaded`);
+    // The worker enforces the deadline, but it may be starved of CPU (offenders run at the lowest
+    // priority) or restarting: the host answers by the backstop whatever happens there.
+    const answerBy = performance.now() + this.backstopMs;
     // A worker being restarted is replaced in its slot, and the integration may move meanwhile:
     // wait for whichever process holds its slot now.
     let current = this.slotOf(integration);
     while (current !== undefined) {
-      await current.ready;
+      await readyBy(current, answerBy);
       const now = this.slotOf(integration);
       if (now === current) break;
       current = now;
@@ -201,7 +209,8 @@ export class Supervisor {
     const slot = current;
     const id = this.nextId++;
     return new Promise<SupervisedOutcome>((resolve, reject) => {
-      slot.pending.set(id, { integration, eventId: envelope.event.eventId, resolve, reject });
+      const backstop = setTimeout(() => this.abandon(slot, id), Math.max(0, answerBy - performance.now()));
+      slot.pending.set(id, { integration, eventId: envelope.event.eventId, resolve, reject, backstop });
       const { event, fetchBody, environment } = envelope;
       // Per integration and installation: a dispatch to the integration itself (no installation)
       // must never be given another integration's environment cached on the same worker.
@@ -210,6 +219,36 @@ export class Supervisor {
       post(slot, { type: 'dispatch', id, integration, event, fetchBody, environmentKey, ...(known ? {} : { environment }) });
       slot.sentEnvironments.add(environment);
     });
+  }
+
+  /**
+   * When the host stops waiting for a worker's answer: twice the deadline, and at least the
+   * deadline plus BACKSTOP_GRACE_MS (the worker's deadline starts only once the isolate's realm is
+   * built, so a cold start needs room). Normally the worker answers long before.
+   */
+  private get backstopMs(): number {
+    const deadline = this.options.limits.dispatchTimeoutMs;
+    return deadline + Math.max(deadline, BACKSTOP_GRACE_MS);
+  }
+
+  /** The backstop passed: answer 504 for the silent worker, count it as a timeout, tell the worker. */
+  private abandon(slot: Slot, id: number): void {
+    const pending = takePending(slot, id);
+    if (pending === undefined) return;
+    this.options.onNotice('warn', `sandbox worker ${slot.index} did not answer a dispatch of "${pending.integration}" within ${this.backstopMs} ms: answered 504 for it`);
+    post(slot, { type: 'abandon', id });
+    this.countTimeout(pending.integration);
+    pending.reject(Object.assign(new HostError('ERR_SANDBOX_TIMEOUT', `the integration did not answer within ${this.options.limits.dispatchTimeoutMs} ms`), { logs: [] }));
+  }
+
+  /** A dispatch ran past its deadline: demote the integration, and pause it if it keeps doing so. */
+  private countTimeout(integration: string): void {
+    this.demote(integration, 'ran past its deadline');
+    if (this.breaker.record(integration)) {
+      const { limit, windowMs, cooldownMs } = this.options.timeoutBreaker;
+      this.options.onNotice('warn', `integration "${integration}" ran past its deadline ${limit} times within ${windowMs / 1000} s: paused for ${cooldownMs / 1000} s`);
+      this.options.onCount?.('throttle', integration);
+    }
   }
 
   async stop(): Promise<void> {
@@ -336,21 +375,19 @@ export class Supervisor {
   }
 
   private settle(slot: Slot, result: DispatchResult): void {
-    const pending = slot.pending.get(result.id);
+    const pending = takePending(slot, result.id);
     if (pending === undefined) return;
-    slot.pending.delete(result.id);
     if (result.draining) slot.draining.add(pending.integration);
     else slot.draining.delete(pending.integration);
     for (const line of result.logs) this.options.onLog({ integration: pending.integration, eventIds: [pending.eventId], ...line });
     if (result.ok) return pending.resolve({ response: result.response, logs: result.logs, durationMs: result.durationMs });
-    if (result.failure === 'memory') this.strike(pending.integration, 'exceeded its memory limit');
-    if (result.failure === 'memory' || result.failure === 'timeout') this.demote(pending.integration, result.failure === 'memory' ? 'exceeded its memory limit' : 'ran past its deadline');
-    if (result.failure === 'timeout' && this.breaker.record(pending.integration)) {
-      const { limit, windowMs, cooldownMs } = this.options.timeoutBreaker;
-      this.options.onNotice('warn', `integration "${pending.integration}" ran past its deadline ${limit} times within ${windowMs / 1000} s: paused for ${cooldownMs / 1000} s`);
-      this.options.onCount?.('throttle', pending.integration);
+    if (result.failure === 'memory') {
+      this.strike(pending.integration, 'exceeded its memory limit');
+      this.demote(pending.integration, 'exceeded its memory limit');
     }
-    pending.reject(Object.assign(FAILURE_ERRORS[result.failure](result.message), { logs: result.logs }));
+    if (result.failure === 'timeout') this.countTimeout(pending.integration);
+    // The worker's own measure of the dispatch travels with the error, as with a success.
+    pending.reject(Object.assign(FAILURE_ERRORS[result.failure](result.message), { logs: result.logs, durationMs: result.durationMs }));
   }
 
   private onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void {
@@ -361,10 +398,9 @@ export class Supervisor {
     // Everyone at work on it: dispatches in flight and waitUntil work after a response.
     const suspects = new Set([...[...slot.pending.values()].map((pending) => pending.integration), ...slot.draining]);
     this.options.onNotice('error', `sandbox worker ${slot.index} died (${how}) with ${slot.pending.size} request(s) in flight${suspects.size ? ` and ${[...suspects].join(', ')} at work` : ''}; restarting it`);
-    for (const pending of slot.pending.values()) {
-      pending.reject(new HostError('ERR_SANDBOX_CRASHED', 'the sandbox running this integration crashed while handling the request'));
+    for (const id of [...slot.pending.keys()]) {
+      takePending(slot, id)?.reject(new HostError('ERR_SANDBOX_CRASHED', 'the sandbox running this integration crashed while handling the request'));
     }
-    slot.pending.clear();
     slot.draining.clear();
     const solitaryOwner = [...this.solitary.entries()].find(([, entry]) => entry.index === slot.index)?.[0];
     if (solitaryOwner !== undefined) {

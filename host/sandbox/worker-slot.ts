@@ -3,6 +3,7 @@
 // it. Owns process plumbing only; it never decides placement, strikes or quarantine.
 
 import { fork, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
@@ -22,6 +23,8 @@ export interface Pending {
   eventId: string;
   resolve(outcome: SupervisedOutcome): void;
   reject(error: HostError): void;
+  /** The supervisor's backstop: answers for the worker if it stays silent (see Supervisor.dispatch). */
+  backstop?: NodeJS.Timeout;
 }
 
 export interface Slot {
@@ -40,7 +43,12 @@ export interface Slot {
   up: boolean;
 }
 
-/** Forks a worker; `lowPriority` renices it (offenders and solitary suspects compete only with each other). */
+/**
+ * Forks a worker; `lowPriority` renices it (offenders and solitary suspects compete only with each
+ * other) once it has booted: starting Node and loading the sandbox is the host's own work, which a
+ * busy machine would otherwise starve. Linux sets priorities per thread, so every thread it has by
+ * then is lowered (its main thread, V8's and isolated-vm's); later ones inherit it from their creator.
+ */
 export function spawnSlot(
   index: number,
   lowPriority: boolean,
@@ -54,16 +62,20 @@ export function spawnSlot(
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, sentEnvironments: new WeakSet(), up: false };
-  if (lowPriority && child.pid !== undefined) {
-    try {
-      setPriority(child.pid, 19);
-    } catch {
-      // Some sandboxes forbid renicing; the separation into its own process still holds.
+  const lowerPriority = () => {
+    if (!lowPriority || child.pid === undefined) return;
+    for (const thread of threadsOf(child.pid)) {
+      try {
+        setPriority(thread, 19);
+      } catch {
+        // Some sandboxes forbid renicing; the separation into its own process still holds.
+      }
     }
-  }
+  };
   child.on('message', (message: FromWorker) => {
     if (message.type === 'ready') {
       slot.up = true;
+      lowerPriority();
       return markReady();
     }
     handlers.onMessage(slot, message);
@@ -87,8 +99,7 @@ export function post(slot: Slot, message: ToWorker): void {
 export function stopSlot(slot: Slot, reason: string): Promise<void> {
   return new Promise<void>((resolve) => {
     slot.stopping = true;
-    for (const pending of slot.pending.values()) pending.reject(new HostError('ERR_SANDBOX_UNAVAILABLE', reason));
-    slot.pending.clear();
+    for (const id of [...slot.pending.keys()]) takePending(slot, id)?.reject(new HostError('ERR_SANDBOX_UNAVAILABLE', reason));
     slot.markReady();
     if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
     const kill = setTimeout(() => slot.child.kill('SIGKILL'), 1_000);
@@ -99,4 +110,39 @@ export function stopSlot(slot: Slot, reason: string): Promise<void> {
     if (slot.child.connected) slot.child.disconnect();
     else slot.child.kill('SIGKILL');
   });
+}
+
+/** Removes a pending dispatch and its backstop; undefined when it was settled already. */
+export function takePending(slot: Slot, id: number): Pending | undefined {
+  const pending = slot.pending.get(id);
+  if (pending === undefined) return undefined;
+  slot.pending.delete(id);
+  clearTimeout(pending.backstop);
+  return pending;
+}
+
+/**
+ * Waits for a worker to be ready, or fails with 503 once the host has waited until `answerBy`
+ * (performance.now() time): a request never waits for a restarting worker without end.
+ */
+export function readyBy(slot: Slot, answerBy: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new HostError('ERR_SANDBOX_UNAVAILABLE', 'the sandbox worker running this integration did not become ready in time; try again')),
+      Math.max(0, answerBy - performance.now()),
+    );
+    void slot.ready.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** The thread ids of a process (Linux /proc); elsewhere just the process id. */
+function threadsOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).map(Number).filter((tid) => Number.isInteger(tid) && tid > 0);
+  } catch {
+    return [pid];
+  }
 }

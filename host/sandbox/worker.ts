@@ -21,6 +21,8 @@ let nextApiCall = 1;
 const apiCalls = new Map<number, (result: BridgeResult<BridgeResponse>) => void>();
 let runtime: RuntimeSource | null = null;
 const isolates = new Map<string, IntegrationIsolate>();
+/** Dispatches in flight in this worker: id → integration (for the supervisor's abandon). */
+const inFlight = new Map<number, string>();
 /** The latest environment the supervisor sent per installation (see DispatchRequest). */
 const environments = new Map<string, Record<string, unknown>>();
 
@@ -105,6 +107,7 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   const isolate = isolates.get(integration);
   if (isolate !== undefined && !isolate.isLive) enforceIsolateCap(isolate);
   let result: DispatchResult;
+  inFlight.set(id, integration);
   if (isolate === undefined) {
     result = { type: 'result', id, ok: false, failure: 'not-registered', message: 'integration not loaded in this worker', logs: [], durationMs: 0 };
   } else {
@@ -117,6 +120,7 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
       result = { type: 'result', id, ok: false, failure: failure.failure, message: failure.message, logs, durationMs: performance.now() - started };
     }
   }
+  inFlight.delete(id);
   send(result);
   // Isolates started while others were busy may have passed the cap; trim once they are idle.
   enforceIsolateCap();
@@ -165,6 +169,12 @@ process.on('message', (message: ToWorker) => {
     case 'configure':
       apiOrigin = new URL(message.apiEndpoint).origin;
       return;
+    case 'abandon': {
+      // The host has answered this dispatch already; whatever it still runs is a runaway.
+      const integration = inFlight.get(message.id);
+      if (integration !== undefined) isolates.get(integration)?.dispose('abandoned: the host answered for it');
+      return;
+    }
     case 'api-response':
       apiCalls.get(message.id)?.(message.result);
       apiCalls.delete(message.id);

@@ -62,9 +62,45 @@ function freezeErrorConstructor(): void {
   preventExtensions(Error);
 }
 
-/** Intrinsics no global names: iterator, generator and async function prototypes. */
+/**
+ * V8's call-site prototype: reachable only through Error.prepareStackTrace, which receives call
+ * sites, so it is fetched with a hook installed for a moment (before any guest code runs).
+ */
+function callSitePrototype(): unknown {
+  const previous = getOwnPropertyDescriptor(Error, 'prepareStackTrace');
+  let site: unknown;
+  const capture = (_error: unknown, sites: unknown[]) => {
+    site = sites[0];
+    return '';
+  };
+  defineProperty(Error, 'prepareStackTrace', { value: capture, writable: true, enumerable: false, configurable: true });
+  try {
+    void new Error('call site').stack;
+  } finally {
+    if (previous === undefined) Reflect.deleteProperty(Error, 'prepareStackTrace');
+    else defineProperty(Error, 'prepareStackTrace', previous);
+  }
+  return site === undefined ? undefined : getPrototypeOf(site);
+}
+
+/** The `stack` accessors V8 gives every error and every Error.captureStackTrace target: shared functions. */
+function stackAccessors(): unknown[] {
+  const target = {};
+  Error.captureStackTrace(target);
+  return [getOwnPropertyDescriptor(new Error('stack'), 'stack'), getOwnPropertyDescriptor(target, 'stack')].flatMap((descriptor) =>
+    descriptor === undefined ? [] : [descriptor.get, descriptor.set, descriptor.value],
+  );
+}
+
+/**
+ * Intrinsics no global names: iterator, generator and async function prototypes, iterator
+ * helpers, Intl segment iterators, V8's call sites and stack accessors. Everything reachable from
+ * these is frozen too. (%AsyncFromSyncIteratorPrototype% is never exposed to JavaScript by V8.)
+ */
 function hiddenIntrinsics(): unknown[] {
   const found: unknown[] = [
+    callSitePrototype(),
+    ...stackAccessors(),
     getPrototypeOf(Uint8Array),
     getPrototypeOf([][Symbol.iterator]()),
     getPrototypeOf(new Map()[Symbol.iterator]()),
@@ -115,8 +151,12 @@ function freezeGraph(roots: unknown[], skip: Set<unknown>): void {
   }
 }
 
-/** Hardens the isolate's realm (see the header). */
-export function hardenRealm(): void {
+/**
+ * Hardens the isolate's realm (see the header). `runtimeHidden` are the runtime's own objects that
+ * no global names but guest code receives instances of (the body stream behind `Response#body`):
+ * they are frozen like the built-ins, so one dispatch cannot change them for the next.
+ */
+export function hardenRealm(runtimeHidden: readonly unknown[] = []): void {
   for (const [target, names] of overridable()) {
     if (target === undefined) continue;
     // `constructor` and the iterator stay data properties: V8 fast paths (species, spread) rely on them.
@@ -129,7 +169,7 @@ export function hardenRealm(): void {
     const descriptor = getOwnPropertyDescriptor(globalThis, key);
     if (descriptor !== undefined && 'value' in descriptor) roots.push(descriptor.value);
   }
-  roots.push(...hiddenIntrinsics());
+  roots.push(...hiddenIntrinsics(), ...runtimeHidden);
   const g = globalThis as unknown as Record<string, unknown>;
   freezeGraph(roots, new Set([globalThis, g.console]));
 }

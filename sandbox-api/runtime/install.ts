@@ -5,6 +5,7 @@
 // reach: they live only in closures.
 import { atob, btoa } from './base64.ts';
 import { Blob, File } from './blob.ts';
+import { BodyStream } from './body.ts';
 import { wrapPrimitives } from './bridge.ts';
 import { createConsole } from './console.ts';
 import { formatError } from './console-format.ts';
@@ -111,7 +112,7 @@ export function install(
     seedUrls: urls.seed,
   });
   // Last, once every global is in place and before the worker runs any integration code.
-  hardenRealm();
+  hardenRealm([BodyStream]);
   return api;
 }
 

@@ -1,11 +1,14 @@
 // Fuzzes the render route end to end: the fuzz-echo fixture (test/fixtures/fuzz-render) renders
-// whatever tree it is sent, so the host must judge it: 200, 422 ERR_CONTENTKIT_INVALID or 502
-// ERR_SANDBOX_BAD_RESPONSE, never 500. Seed and replay: see fuzz-assert.ts.
+// whatever tree it is sent, so the host must judge it exactly as validateRenderOutput judges the
+// answer (the validator is itself fuzzed against targeted defects in contentkit-validate.test.ts):
+// a valid tree 200 as rendered, anything else 422 ERR_CONTENTKIT_INVALID with the validator's
+// errors; never 500, never an invalid tree passed on. Seed and replay: see fuzz-assert.ts.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ADMIN_TOKEN, installationOf, startTestHost, type TestHost } from '../helpers/host.ts';
-import { invalidTree, validTree } from './arbitraries/contentkit.ts';
+import { brokenTree, invalidTree, validTree } from './arbitraries/contentkit.ts';
+import { validateRenderOutput } from '../../host/contentkit/validate.ts';
 import { jsonish } from './arbitraries/json.ts';
 import { send, type Answer } from './assertions.ts';
 import { fuzz } from './fuzz-assert.ts';
@@ -27,12 +30,22 @@ function render(body: unknown): Promise<Answer> {
   });
 }
 
-function expectJudged(answer: Answer): void {
+/**
+ * The answer the render route owes when the echo renders `tree` from state `{ tree }` with no props:
+ * what validateRenderOutput says about the answer the echo gives (sandbox-api's own shape).
+ */
+function expectJudged(tree: unknown, answer: Answer): void {
   const where = `status ${answer.status}: ${answer.text.slice(0, 300)}`;
-  if (answer.status === 200) return void expect(answer.json.type, where).toBe('element');
-  const expected: Record<number, string> = { 422: 'ERR_CONTENTKIT_INVALID', 502: 'ERR_SANDBOX_BAD_RESPONSE' };
-  expect(expected[answer.status], where).toBeDefined();
-  expect(answer.json?.error?.code, where).toBe(expected[answer.status]);
+  const verdict = validateRenderOutput({ type: 'element', element: tree, state: { tree }, props: {} });
+  if (verdict.valid) {
+    expect(answer.status, where).toBe(200);
+    expect(answer.json.type, where).toBe('element');
+    expect(answer.json.element, where).toEqual(tree);
+    return;
+  }
+  expect(answer.status, where).toBe(422);
+  expect(answer.json?.error?.code, where).toBe('ERR_CONTENTKIT_INVALID');
+  expect(answer.json.error.details, where).toEqual(verdict.errors);
 }
 
 describe('POST /v1/installations/:id/render with fuzzed component output', () => {
@@ -47,10 +60,22 @@ describe('POST /v1/installations/:id/render with fuzzed component output', () =>
     );
   });
 
-  it('judges invalid trees and random values: 422 ERR_CONTENTKIT_INVALID or 502, never 500', async () => {
+  it('refuses every tree with a targeted defect: 422 ERR_CONTENTKIT_INVALID naming the defect', async () => {
+    await fuzz(
+      fc.asyncProperty(brokenTree, async ({ tree, defect, pointer }) => {
+        const answer = await render({ componentId: 'echo', state: { tree } });
+        expect(answer.status, `${defect}: ${answer.text.slice(0, 300)}`).toBe(422);
+        expect(answer.json.error.code).toBe('ERR_CONTENTKIT_INVALID');
+        expect(answer.json.error.details.map((detail: { pointer: string }) => detail.pointer), defect).toContain(`/element${pointer}`);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('judges mutated trees and random values as the validator does: 200 as rendered or 422, never 500', async () => {
     await fuzz(
       fc.asyncProperty(fc.oneof(invalidTree, jsonish(3)), async (tree) => {
-        expectJudged(await render({ componentId: 'echo', state: { tree } }));
+        expectJudged(tree, await render({ componentId: 'echo', state: { tree } }));
       }),
       { numRuns: 200 },
     );
@@ -67,8 +92,20 @@ describe('POST /v1/installations/:id/render with fuzzed component output', () =>
     await fuzz(
       fc.asyncProperty(body, async (value) => {
         const answer = await render(value);
-        if (answer.status === 422 || answer.status === 502) return expectJudged(answer);
-        expect(answer.status, answer.text.slice(0, 300)).toBeLessThan(500);
+        const where = `status ${answer.status}: ${answer.text.slice(0, 300)}`;
+        const request = value as { props?: unknown; state?: { tree?: unknown } } | null;
+        const tree = request?.state?.tree;
+        // The echo renders state.tree: an answer is judged like any tree (with no props sent, its
+        // answer is the one expectJudged rebuilds); no tree at all is an element answer without
+        // an element, a bad response.
+        if ((answer.status === 200 || answer.status === 422) && request?.props === undefined) return expectJudged(tree, answer);
+        if (answer.status === 422) expect(answer.json?.error?.code, where).toBe('ERR_CONTENTKIT_INVALID');
+        if (answer.status === 502) {
+          expect(answer.json?.error?.code, where).toBe('ERR_SANDBOX_BAD_RESPONSE');
+          expect(tree, where).toBeUndefined();
+          return;
+        }
+        expect(answer.status, where).toBeLessThan(500);
         if (answer.status >= 400) expect(answer.json?.error?.code).toMatch(/^ERR_/);
       }),
       { numRuns: 150 },

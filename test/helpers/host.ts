@@ -4,6 +4,7 @@
 import { createHost, type Host } from '../../host/index.ts';
 import { createMemoryLogger } from '../../host/common/logger.ts';
 import type { HostOptionsInput } from '../../host/config/options.ts';
+import type { EventLogEntry } from '../../host/dispatch/event-log.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -50,11 +51,35 @@ export function installationOf(host: Host, integration: string): string {
   return entry.installation.id;
 }
 
-/** Waits until `predicate` holds, polling; fails after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+/**
+ * Waits until `predicate` holds, polling; fails after `timeoutMs`. The bound only turns a condition
+ * that never comes into a failure instead of a hang: it is generous, since a busy machine is slow.
+ */
+export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   const started = Date.now();
   while (!(await predicate())) {
-    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    if (Date.now() - started > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * The newest event-log entry of `integration`. Its durationMs is the sandbox worker's own measure
+ * of the dispatch (for failures too), so deadline tests read it instead of timing the HTTP round
+ * trip, which a busy machine stretches for reasons that have nothing to do with the deadline.
+ */
+export async function newestEvent(host: Host, integration: string): Promise<EventLogEntry> {
+  const [newest] = (await host.services.listEvents(integration, { limit: 1 })).items;
+  if (newest === undefined) throw new Error(`no event logged for ${integration}`);
+  return newest;
+}
+
+/**
+ * Runs a request that starts the integration's isolate and checks it answered `status`, so a
+ * following request with a deadline does not count isolate start-up (which a busy machine slows).
+ */
+export async function warmUp(url: string, init: RequestInit = {}, status = 200): Promise<void> {
+  const response = await fetch(url, init);
+  await response.arrayBuffer();
+  if (response.status !== status) throw new Error(`warm-up of ${url} answered ${response.status}, not ${status}`);
 }

@@ -42,7 +42,7 @@ describe('npm run host', () => {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     try {
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no listening line:\n${out}`)), 20_000);
+        const timer = setTimeout(() => reject(new Error(`no listening line:\n${out}`)), 60_000);
         child.stdout.on('data', () => out.includes('listening on') && (clearTimeout(timer), resolve()));
         child.on('exit', (code) => reject(new Error(`host exited ${code}:\n${out}`)));
       });
@@ -56,5 +56,5 @@ describe('npm run host', () => {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
     }
-  }, 40_000);
+  }, 90_000);
 });

@@ -1,16 +1,19 @@
 // The wall-clock deadline holds even when it passes while the isolate is still starting (a slow
 // top level): the dispatch answers 504 and the isolate created late is thrown away, never used.
+// The time is measured from the guest's own start (its top level logs when it began), so the host
+// building the realm on a busy machine, which the deadline does not count, is not counted here.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestHost, endpointOf, waitFor, type TestHost } from '../helpers/host.ts';
+import { startTestHost, endpointOf, newestEvent, waitFor, type TestHost } from '../helpers/host.ts';
 
+const DEADLINE_MS = 1_000;
 let host: TestHost;
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['test/fixtures/slow-start'], limits: { dispatchTimeoutMs: 1_000, timeoutsBeforeCooldown: 100 } });
+  host = await startTestHost({ dirs: ['test/fixtures/slow-start'], limits: { dispatchTimeoutMs: DEADLINE_MS, timeoutsBeforeCooldown: 100 } });
   // The installation_setup dispatches (which never settle either) must be over first: while one
   // is in flight, its own deadline resets the isolate a request would share.
   const names = [900, 960, 990].map((ms) => `slow-start-${ms}`);
-  await waitFor(async () => (await Promise.all(names.map((name) => host.services.listEvents(name, { limit: 10 })))).every((page) => page.items.length > 0), 15_000);
+  await waitFor(async () => (await Promise.all(names.map((name) => host.services.listEvents(name, { limit: 10 })))).every((page) => page.items.length > 0));
 });
 afterAll(() => host?.close());
 
@@ -18,12 +21,23 @@ describe('deadline during isolate start-up', () => {
   for (const ms of [900, 960, 990]) {
     it(`answers 504 within the deadline when the top level takes ${ms} ms and the handler never settles`, async () => {
       for (let round = 0; round < 2; round++) {
-        const started = Date.now();
-        const response = await fetch(endpointOf(host, `slow-start-${ms}`), { signal: AbortSignal.timeout(8_000) });
+        // The abort only turns a hang (a deadline lost during start-up) into a failure.
+        const response = await fetch(endpointOf(host, `slow-start-${ms}`), { signal: AbortSignal.timeout(30_000) });
+        const answeredAt = Date.now();
         expect(response.status).toBe(504);
         expect((await response.json()).error.code).toBe('ERR_SANDBOX_TIMEOUT');
-        expect(Date.now() - started).toBeLessThan(4_000);
+        const logged = await newestEvent(host, `slow-start-${ms}`);
+        expect(logged.errorCode).toBe('ERR_SANDBOX_TIMEOUT');
+        const line = logged.logs.map((entry) => entry.text).find((text) => text.startsWith('top level started at '));
+        // On a busy machine the deadline can pass before the top level even began (compiling the
+        // bundle counts): the 504 is then all there is to check. Otherwise the deadline passed during
+        // or just after the top level: answered about a deadline after it began.
+        if (line !== undefined) {
+          const started = Number(/^top level started at (\d+)$/.exec(line)![1]);
+          expect(answeredAt - started).toBeGreaterThanOrEqual(ms);
+          expect(answeredAt - started).toBeLessThan(DEADLINE_MS + 3_000);
+        }
       }
-    }, 30_000);
+    }, 90_000);
   }
 });

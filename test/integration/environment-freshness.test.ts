@@ -35,7 +35,7 @@ describe('environment freshness', () => {
     const worker = host.supervisor.workerOf('env-echo')!;
     const pid = host.supervisor.workerPid(worker);
     process.kill(pid, 'SIGKILL');
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 30_000; // a bound, not an expectation: a busy machine is slow
     while (host.supervisor.workerPid(worker) === pid && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect((await echo()).configuration).toEqual({ greeting: 'bye' });
   });

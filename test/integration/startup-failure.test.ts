@@ -18,7 +18,7 @@ describe('startup failure', () => {
     const port = (blocker.address() as AddressInfo).port;
     try {
       await expect(startTestHost({ port })).rejects.toThrow(/port \d+ is in use: pass --port 0 or stop the other host/);
-      const deadline = Date.now() + 5_000;
+      const deadline = Date.now() + 30_000; // a bound, not an expectation: a busy machine is slow
       while (workerProcessCount() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(workerProcessCount()).toBe(0);
     } finally {

@@ -84,7 +84,7 @@ describe('webhook delivery over loopback', () => {
     const receiver = await rawReceiver();
     const secret = await secrets.create('inst_1');
     const [delivery] = await dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'rev_9' }, 'evt_42', [webhookOn('inst_1', receiver.url)]));
-    await waitFor(async () => (await outbox.get(delivery.id))?.status === 'succeeded', 5_000);
+    await waitFor(async () => (await outbox.get(delivery.id))?.status === 'succeeded', 30_000);
 
     const [request] = receiver.requests;
     expect(request.headers['content-type']).toBe('application/json');
@@ -101,7 +101,7 @@ describe('webhook delivery over loopback', () => {
     const old = await secrets.create('inst_1');
     const current = (await secrets.rotate('inst_1', Date.now())) as string;
     const [delivery] = await dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'r' }, 'evt_rot', [webhookOn('inst_1', receiver.url)]));
-    await waitFor(async () => (await outbox.get(delivery.id))?.status === 'succeeded', 5_000);
+    await waitFor(async () => (await outbox.get(delivery.id))?.status === 'succeeded', 30_000);
     const { body, headers } = receiver.requests[0];
     const header = String(headers['x-platform-signature']);
     expect(header.match(/v1=/g)).toHaveLength(2);
@@ -111,7 +111,7 @@ describe('webhook delivery over loopback', () => {
     }
   });
 
-  it('gets everything to a receiver that is down for 3 s and comes back', { timeout: 20_000 }, async () => {
+  it('gets everything to a receiver that is down for two attempts and comes back', { timeout: 90_000 }, async () => {
     // Reserve a port, then leave it closed: attempts are refused until the receiver starts.
     const probe = http.createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
@@ -126,15 +126,12 @@ describe('webhook delivery over loopback', () => {
     }
     const processed: string[] = [];
     let receiver: RunningReceiver | undefined;
-    const comesBack = new Promise<void>((resolve) =>
-      setTimeout(async () => {
-        receiver = await startReceiver({ secret, port, onEvent: (event) => void processed.push(String(event.eventId)) });
-        closers.push(() => receiver!.close());
-        resolve();
-      }, 3_000),
-    );
-    await comesBack;
-    await waitFor(async () => (await Promise.all(records.map((record) => outbox.get(record.id)))).every((record) => record?.status === 'succeeded'), 10_000);
+    // The receiver comes back once every delivery has been refused twice: the third attempt (2 s
+    // after the second) or, on a slow machine, the fourth (4 s later) finds it up.
+    await waitFor(async () => (await Promise.all(records.map((record) => outbox.get(record.id)))).every((record) => (record?.attemptLog.length ?? 0) >= 2), 30_000);
+    receiver = await startReceiver({ secret, port, onEvent: (event) => void processed.push(String(event.eventId)) });
+    closers.push(() => receiver!.close());
+    await waitFor(async () => (await Promise.all(records.map((record) => outbox.get(record.id)))).every((record) => record?.status === 'succeeded'), 30_000);
 
     expect(processed.sort()).toEqual(records.map((record) => record.eventId).sort());
     for (const record of records) {
@@ -146,12 +143,12 @@ describe('webhook delivery over loopback', () => {
     }
   });
 
-  it('fails a delivery to a receiver that keeps rejecting and keeps it in the log', async () => {
+  it('fails a delivery to a receiver that keeps rejecting and keeps it in the log', { timeout: 60_000 }, async () => {
     const receiver = await startReceiver({ secret: 'not-the-installation-secret' });
     closers.push(() => receiver.close());
     await secrets.create('inst_1');
     const [delivery] = await dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'r' }, 'evt_401', [webhookOn('inst_1', receiver.url)]));
-    await waitFor(async () => (await outbox.get(delivery.id))?.status === 'failed', 5_000);
+    await waitFor(async () => (await outbox.get(delivery.id))?.status === 'failed', 30_000);
     expect((await outbox.listForInstallation('inst_1')).items[0]).toMatchObject({ id: delivery.id, status: 'failed', attemptLog: [{ statusCode: 401 }] });
   });
 });

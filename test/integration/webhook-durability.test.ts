@@ -32,7 +32,7 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: numbe
 }
 
 describe('webhook outbox durability', () => {
-  it('delivers what was in flight or awaiting a retry when the host was killed with SIGKILL', { timeout: 30_000 }, async () => {
+  it('delivers what was in flight or awaiting a retry when the host was killed with SIGKILL', { timeout: 90_000 }, async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'webhook-kill-'));
     const dbPath = path.join(dir, 'host.db');
     // /hang swallows its first request (the attempt in flight at the kill); /flaky answers 503 once.
@@ -58,7 +58,7 @@ describe('webhook outbox durability', () => {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-    await waitFor(() => received.some((r) => r.path === '/hang') && /attempt evt_kill_1 1 503 pending/.test(out), 10_000);
+    await waitFor(() => received.some((r) => r.path === '/hang') && /attempt evt_kill_1 1 503 pending/.test(out), 30_000);
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
 
@@ -73,7 +73,7 @@ describe('webhook outbox durability', () => {
     const dispatcher = createWebhookDispatcher({ outbox, policyOptions: { allow: ['127.0.0.1'] }, secretsFor: async () => [SECRET] });
     await dispatcher.start();
     try {
-      await waitFor(async () => (await Promise.all([hung.id, flaky.id].map((id) => outbox.get(id)))).every((record) => record?.status === 'succeeded'), 10_000);
+      await waitFor(async () => (await Promise.all([hung.id, flaky.id].map((id) => outbox.get(id)))).every((record) => record?.status === 'succeeded'), 30_000);
     } finally {
       await dispatcher.stop();
     }

@@ -26,7 +26,7 @@ async function startHostProcess(): Promise<{ child: ChildProcess; url: string }>
   children.push(child);
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`host did not start:\n${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`host did not start:\n${out}`)), 60_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const match = out.match(/listening on (http:\/\/\S+)/);
@@ -75,7 +75,7 @@ describe('webhook delivery across a SIGKILL of the host', () => {
       hang = false;
 
       const second = await startHostProcess();
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 60_000;
       let items: { eventId: string; status: string }[] = [];
       while (Date.now() < deadline) {
         items = (await (await admin(second.url, `/v1/installations/${installation.id}/deliveries`)).json()).items;
@@ -90,5 +90,5 @@ describe('webhook delivery across a SIGKILL of the host', () => {
       receiver.closeAllConnections();
       await new Promise<void>((resolve) => receiver.close(() => resolve()));
     }
-  }, 60_000);
+  }, 200_000);
 });

@@ -14,7 +14,10 @@ let workers: number[];
 const attack = (query: string) => fetch(`${endpointOf(host, 'code-generation')}?${query}`);
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], limits: { memoryLimitMb: MEMORY_LIMIT_MB, dispatchTimeoutMs: 1_000 } });
+  // The deadline stops the endless compilation; the memory limit must stop the allocating code
+  // first, so the deadline leaves it room on a busy machine. The integration stays on its worker:
+  // on the lowest-priority one a busy machine would starve what follows (demotion has its own test).
+  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], demoteOffenders: false, limits: { memoryLimitMb: MEMORY_LIMIT_MB, dispatchTimeoutMs: 3_000 } });
   workers = host.supervisor.workerPids();
 });
 afterAll(() => host?.close());
@@ -32,16 +35,16 @@ describe('code generation from strings', () => {
     expect(await response.json()).toEqual({ eval: refused, functionCtor: refused });
   });
 
-  it('stops endless compilation at the deadline: 504 ERR_SANDBOX_TIMEOUT', async () => {
-    const response = await attack('mode=endless');
-    expect(response.status).toBe(504);
-    expect((await response.json()).error.code).toBe('ERR_SANDBOX_TIMEOUT');
-  });
-
   it('stops generated code that allocates without end at the memory limit: 502 ERR_SANDBOX_CRASHED', async () => {
     const response = await attack('mode=bloat');
     expect(response.status).toBe(502);
     expect((await response.json()).error).toEqual({ code: 'ERR_SANDBOX_CRASHED', message: `the integration exceeded its memory limit of ${MEMORY_LIMIT_MB} MB` });
+  });
+
+  it('stops endless compilation at the deadline: 504 ERR_SANDBOX_TIMEOUT', async () => {
+    const response = await attack('mode=endless');
+    expect(response.status).toBe(504);
+    expect((await response.json()).error.code).toBe('ERR_SANDBOX_TIMEOUT');
   });
 
   it('kept every worker process alive and the integration answering', async () => {

@@ -32,20 +32,20 @@ describe('a crash with several integrations at work', () => {
     const pid = pidOf(ATTACKER);
     const innocent = fetch(`${endpointOf(host, INNOCENT)}?ms=20000`);
     const attack = fetch(endpointOf(host, ATTACKER));
-    await waitFor(() => host.supervisor.inFlightCount() === 2, 10_000);
+    await waitFor(() => host.supervisor.inFlightCount() === 2);
     process.kill(pid, 'SIGKILL');
     expect((await attack).status).toBe(502);
     expect((await innocent).status).toBe(502);
     await waitFor(() => host.supervisor.isSolitary(ATTACKER) && host.supervisor.isSolitary(INNOCENT));
     expect(host.supervisor.workerOf(ATTACKER)).not.toBe(host.supervisor.workerOf(INNOCENT));
     expect(host.logs.some((line) => line.includes('cannot be pinned on one of'))).toBe(true);
-  });
+  }, 90_000);
 
   it('quarantines the killer after three crashes it alone was at work for', async () => {
     for (let crash = 1; crash <= 3; crash++) {
       const pid = pidOf(ATTACKER);
       const attack = fetch(endpointOf(host, ATTACKER));
-      await waitFor(() => host.supervisor.inFlightCount() >= 1, 10_000);
+      await waitFor(() => host.supervisor.inFlightCount(ATTACKER) >= 1);
       process.kill(pid, 'SIGKILL');
       expect((await attack).status).toBe(502);
       if (crash < 3) await waitFor(() => pidOf(ATTACKER) !== pid);
@@ -53,16 +53,17 @@ describe('a crash with several integrations at work', () => {
     const quarantined = await fetch(`${endpointOf(host, ATTACKER)}?mode=ok`);
     expect(quarantined.status).toBe(503);
     expect((await quarantined.json()).error.code).toBe('ERR_INTEGRATION_QUARANTINED');
-  });
+    // Three worker restarts: a bound for a busy machine, not an expectation.
+  }, 120_000);
 
   it('never quarantines the innocent neighbour, which answers and returns to a regular worker', async () => {
     expect(host.supervisor.isQuarantined(INNOCENT)).toBe(false);
     const answer = await fetch(endpointOf(host, INNOCENT));
     expect(answer.status).toBe(200);
     expect(await answer.text()).toBe('patient');
-    await waitFor(() => !host.supervisor.isSolitary(INNOCENT), 30_000);
+    await waitFor(() => !host.supervisor.isSolitary(INNOCENT));
     expect(host.supervisor.workerOf(INNOCENT)).toBe(0);
     expect((await fetch(endpointOf(host, INNOCENT))).status).toBe(200);
     await expectHostHealthy(host);
-  });
+  }, 90_000);
 });

@@ -91,6 +91,26 @@ describe.each<Path>(['http', 'bridge'])('scope matrix over %s', (path) => {
   });
 });
 
+// A manifest holding part of the scopes: a read scope must not grant the matching write (nor a
+// write the read, nor one scope its neighbour sharing a prefix), whatever the scope's spelling.
+const READ_SCOPES = new Set(['space:content:read', 'space:metadata:read', 'site:metadata:read', 'site:views:read', 'site:adaptive:read', 'openapi:read']);
+
+describe.each<Path>(['http', 'bridge'])('partial scope sets over %s', (path) => {
+  describe.each(OPERATIONS)('$name ($method, $scope)', (op) => {
+    const holder = READ_SCOPES.has(op.scope) ? 'api-probe-read' : 'api-probe-write';
+    const lacker = READ_SCOPES.has(op.scope) ? 'api-probe-write' : 'api-probe-read';
+
+    it(`succeeds for the probe that holds ${op.scope} among a partial set`, async () => {
+      const answer = await call(path, holder, op, OWN);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(op.okStatus);
+    });
+
+    it('is 403 ERR_SCOPE_DENIED for the probe holding only the other half of the scopes', async () => {
+      expectAnswer(await call(path, lacker, op, OWN), 403, 'ERR_SCOPE_DENIED');
+    });
+  });
+});
+
 describe('foreign resources after the matrix', () => {
   it('were not changed by any refused write', async () => {
     const space = await callApi(host, globexReader, 'GET', `/v1/spaces/${FOREIGN.space}`);
@@ -182,6 +202,24 @@ describe('narrower installations', () => {
       expect((await send(readSpace('space_acme_docs'))).status).toBe(200);
       expectAnswer(await send(readSpace('space_acme_internal')), 404, 'ERR_NOT_FOUND');
       expect((await send(readSite('site_acme'))).status).toBe(200);
+    }
+  });
+
+  it('an organization installation with space_selection does not reach a site showing only unselected spaces', async () => {
+    // The handbook site shows only space_acme_internal: readable with "all", not with a selection leaving it out.
+    const everything = await install(host, 'api-probe-all', { organization: 'acme', target: 'organization', space_selection: 'all' });
+    const docsOnly = await install(host, 'api-probe-all', { organization: 'acme', target: 'organization', space_selection: ['space_acme_docs'] });
+    const handbookOnly = await install(host, 'api-probe-all', { organization: 'acme', target: 'organization', space_selection: ['space_acme_internal'] });
+    for (const via of ['http', 'bridge'] as const) {
+      const send = async (installation: { id: string; urls: { publicEndpoint: string } }, request: { method: string; path: string }) =>
+        via === 'http' ? callApi(host, await installationToken(host, installation.id), request.method, request.path) : callThroughBridge(installation.urls.publicEndpoint, request);
+      for (const request of [readSite('site_acme_handbook'), { method: 'GET', path: '/v1/sites/site_acme_handbook/views' }, { method: 'GET', path: '/v1/sites/site_acme_handbook/adaptive' }]) {
+        expect((await send(everything, request)).status, `${via} ${request.path} with "all"`).toBe(200);
+        expect((await send(handbookOnly, request)).status, `${via} ${request.path} with the handbook selected`).toBe(200);
+        expectAnswer(await send(docsOnly, request), 404, 'ERR_NOT_FOUND');
+      }
+      expectAnswer(await send(handbookOnly, readSite('site_acme')), 404, 'ERR_NOT_FOUND');
+      expectAnswer(await send(handbookOnly, readSpace('space_acme_docs')), 404, 'ERR_NOT_FOUND');
     }
   });
 

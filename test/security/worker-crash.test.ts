@@ -28,7 +28,8 @@ describe('a sandbox worker that dies mid-request', () => {
     for (let death = 1; death <= 3; death++) {
       const pid = workerPidOf(attacker);
       const inFlight = fetch(endpointOf(host, attacker));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Killed once the dispatch is with the worker (not before it got there, whatever the load).
+      await waitFor(() => host.supervisor.inFlightCount(attacker) > 0);
       process.kill(pid, 'SIGKILL');
       const response = await inFlight;
       expect(response.status).toBe(502);

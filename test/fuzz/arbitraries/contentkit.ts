@@ -107,3 +107,75 @@ export function deepTree(depth: number, stacks: boolean): unknown {
   for (let i = 0; i < depth; i++) tree = { type: stacks ? 'vstack' : 'box', children: [tree] };
   return { type: 'block', children: [tree] };
 }
+
+/** A tree with one defect the validator must report, and the JSON pointer it must report it at. */
+export interface BrokenTree {
+  tree: unknown;
+  defect: string;
+  pointer: string;
+}
+
+type Path = (string | number)[];
+
+/** Element type tag (`button`) → its schema in GitBook's spec (`ContentKitButton`). */
+const ELEMENT_SCHEMAS = new Map(
+  Object.entries(SCHEMAS).flatMap(([name, schema]) =>
+    name.startsWith('ContentKit') && !name.startsWith('ContentKitRenderOutput') && schema.properties?.type?.enum?.length === 1 ? [[String(schema.properties.type.enum[0]), schema] as const] : [],
+  ),
+);
+
+/** Paths of every element (an object whose `type` names one) in a valid tree. */
+function elementPaths(value: unknown, prefix: Path = []): Path[] {
+  if (Array.isArray(value)) return value.flatMap((item, index) => elementPaths(item, [...prefix, index]));
+  if (value === null || typeof value !== 'object') return [];
+  const record = value as Record<string, unknown>;
+  const own = typeof record.type === 'string' && ELEMENT_SCHEMAS.has(record.type) ? [prefix] : [];
+  return [...own, ...Object.entries(record).flatMap(([key, item]) => elementPaths(item, [...prefix, key]))];
+}
+
+const pointerOf = (path: Path): string => path.map((token) => `/${String(token).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+
+/** Props whose schema is one plain JSON type (or an enum of strings): an object there is a type error at that prop. */
+function typedProps(schema: Schema): string[] {
+  return Object.entries((schema.properties ?? {}) as Record<string, Schema>)
+    .filter(([name, part]) => name !== 'type' && (['string', 'number', 'integer', 'boolean', 'array'].includes(part.type) || Array.isArray(part.enum)))
+    .map(([name]) => name);
+}
+
+const defect = fc.record({
+  element: fc.nat(),
+  kind: fc.constantFrom('unknown-type', 'missing-required', 'wrong-type'),
+  pick: fc.nat(),
+  name: fc.stringMatching(/^[a-zA-Z~/_-]{1,10}$/),
+  value: jsonish(2),
+});
+
+/**
+ * One targeted defect in one element of a valid tree, with the pointer of the error it must cause:
+ * an unknown `type` (at its `type`), a missing required prop (at that prop) or a prop of the wrong
+ * JSON type (at that prop). GitBook's schemas allow props they do not name, so an extra prop is no
+ * defect. Unlike `invalidTree`, every value here is invalid for certain.
+ */
+export const brokenTree: fc.Arbitrary<BrokenTree> = fc.tuple(validTree, defect).map(([valid, { element, kind, pick, name, value }]) => {
+  const tree = structuredClone(valid);
+  const paths = elementPaths(tree);
+  const path = paths[element % paths.length];
+  const target = path.reduce<any>((node, token) => node[token], tree) as Record<string, unknown>;
+  const type = String(target.type);
+  const schema = ELEMENT_SCHEMAS.get(type)!;
+  const required = ((schema.required ?? []) as string[]).filter((prop) => prop !== 'type');
+  const typed = typedProps(schema);
+  if (kind === 'missing-required' && required.length > 0) {
+    const prop = required[pick % required.length];
+    delete target[prop];
+    return { tree, defect: `missing ${prop} on <${type}>`, pointer: pointerOf([...path, prop]) };
+  }
+  if (kind === 'wrong-type' && typed.length > 0) {
+    const prop = typed[pick % typed.length];
+    target[prop] = { wrong: value ?? null };
+    return { tree, defect: `object as ${prop} of <${type}>`, pointer: pointerOf([...path, prop]) };
+  }
+  // unknown-type, and the fallback of the two kinds above for elements without such props.
+  target.type = `not-an-element-${name}`;
+  return { tree, defect: `unknown type at ${pointerOf(path)}`, pointer: pointerOf([...path, 'type']) };
+});

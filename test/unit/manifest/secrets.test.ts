@@ -56,6 +56,18 @@ describe('the secrets namespace', () => {
     expect(JSON.stringify(result)).not.toMatch(/admin|theirs|cloud|bare/);
   });
 
+  it.each([
+    ['host', 'HOST_ADMIN_TOKEN'],
+    ['host', 'HOST_ANYTHING'],
+    ['host-admin', 'HOST_ADMIN_TOKEN'],
+    ['host-admin', 'HOST_ADMIN_TOKEN_2'],
+    ['host-x', 'HOST_X_KEY'],
+  ])('refuses HOST_… to an integration named %s, whose own prefix collides with it (%s)', (name, variable) => {
+    const result = resolveSecrets({ STOLEN: `\${{ env.${variable} }}` }, { [variable]: 'host-value' }, name);
+    expect(result.values).toEqual({});
+    expect(result.errors).toEqual([{ pointer: '/secrets/STOLEN', message: `secret "STOLEN" cannot read ${variable}: ${variable} is one of the host's own variables` }]);
+  });
+
   it('derives the prefix from the name', () => {
     expect(envPrefixOf('oauth-demo')).toBe('OAUTH_DEMO_');
   });

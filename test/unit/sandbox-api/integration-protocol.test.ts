@@ -270,7 +270,8 @@ describe('waitUntil and drain', () => {
       import { createIntegration } from 'sandbox-api';
       export default createIntegration({
         async fetch(request, context) {
-          context.waitUntil(new Promise((resolve) => setTimeout(() => { console.log('late work done'); resolve(undefined); }, 30)));
+          // Finishes only when the test lets it (globalThis.release), however long the answer takes.
+          context.waitUntil(new Promise((resolve) => { globalThis.release = () => setTimeout(() => { console.log('late work done'); resolve(undefined); }, 1); }));
           context.waitUntil(Promise.reject(new Error('background failure')));
           return new Response('early');
         },
@@ -279,6 +280,7 @@ describe('waitUntil and drain', () => {
     const response = await harness.dispatch(event);
     expect(text(response)).toBe('early');
     expect(harness.logs.some((line) => line.text === 'late work done')).toBe(false);
+    await harness.evaluate('globalThis.release()');
     await harness.drain(event.event.eventId);
     expect(harness.logs).toContainEqual({ level: 'log', text: 'late work done' });
     expect(harness.logs.some((line) => line.level === 'error' && line.text.includes('background failure'))).toBe(true);

@@ -29,13 +29,17 @@ describe('stack introspection', () => {
         return 'stack';
       };
       const probe = () => { new Error('probe').stack; };
-      setTimeout(function timerCallback() { probe(); throw new Error('in timer'); }, 1);
+      setTimeout(function timerCallback() { probe(); globalThis.timerRan = true; throw new Error('in timer'); }, 1);
       queueMicrotask(() => probe());
       new Headers({ get a() { probe(); return '1'; } });
       new URLSearchParams([{ [Symbol.iterator]: function* () { probe(); yield 'a'; yield 'b'; } }]);
       console.log({ toString() { probe(); return 'x'; } }, '%s', { toString() { probe(); return 'y'; } });
       undefined`, );
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Until the timer callback has run (and been reported), however slow the machine.
+    for (const started = Date.now(); !(await harness.evaluate<boolean>('globalThis.timerRan === true')) || !harness.logs.some((line) => line.text.includes('in timer')); ) {
+      if (Date.now() - started > 30_000) throw new Error('the timer callback never ran');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     await harness.loadSource(`
       import { createIntegration } from 'sandbox-api';
       export default createIntegration({ async fetch() { new Error('in handler').stack; throw new Error('boom'); } });`);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,7 +37,24 @@ describe('POST /v1 with a valid envelope', () => {
     form.append('event', JSON.stringify(EVENT));
     form.append('environment', JSON.stringify({ secrets: { TOKEN: 'forged-secret' }, apiTokens: { installation: 'forged' } }));
     form.append('fetch-body', new Blob([fetchBody]), 'body.bin');
-    const res = await fetch(`${t.app.url}/v1`, { method: 'POST', headers: ADMIN, body: form });
+    // In memory only: the host (in this process) gets a temporary directory of its own for the
+    // request, and nothing may appear in it (formidable writes file parts to os.tmpdir()).
+    const ownTmp = mkdtempSync(join(tmpdir(), 'envelope-upload-'));
+    const previousTmp = process.env.TMPDIR;
+    process.env.TMPDIR = ownTmp;
+    let res: Response;
+    let written: string[];
+    try {
+      expect(tmpdir()).toBe(ownTmp);
+      res = await fetch(`${t.app.url}/v1`, { method: 'POST', headers: ADMIN, body: form });
+      await res.clone().arrayBuffer();
+      written = readdirSync(ownTmp, { recursive: true }).map(String);
+    } finally {
+      if (previousTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previousTmp;
+      rmSync(ownTmp, { recursive: true, force: true });
+    }
+    expect(written, 'temporary files written while parsing the envelope').toEqual([]);
 
     expect(res.status).toBe(200);
     expect(res.headers.get('x-from')).toBe('integration');
@@ -50,16 +67,6 @@ describe('POST /v1 with a valid envelope', () => {
     // The client's environment never travels: the host builds its own.
     expect(JSON.stringify(call)).not.toContain('forged');
 
-    // In memory only: no temporary file holds the upload.
-    for (const name of readdirSync(tmpdir())) {
-      const path = join(tmpdir(), name);
-      try {
-        const stat = statSync(path);
-        if (stat.isFile() && stat.size < 1_000_000 && Date.now() - stat.mtimeMs < 60_000) expect(readFileSync(path).includes(marker)).toBe(false);
-      } catch {
-        // vanished or unreadable: not ours
-      }
-    }
   });
 
   it('keeps fetch-body bytes exact when sent as a plain field', async () => {

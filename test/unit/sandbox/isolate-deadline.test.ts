@@ -1,0 +1,59 @@
+// The dispatch deadline is the guest's time: it starts once the host has built the isolate's realm
+// (the runtime, its frozen built-ins), so a host slowed by a busy machine does not turn a
+// well-behaved integration's first request into a 504; the integration's own top level and its
+// handler still count. The host's slowness is simulated by a runtime script that spins first.
+import { afterEach, describe, expect, it } from 'vitest';
+import { IntegrationIsolate } from '../../../host/sandbox/isolate.ts';
+import type { SandboxLimits } from '../../../host/sandbox/messages.ts';
+import { buildRuntimeScript } from '../../../sandbox-api/runtime/build.ts';
+import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
+
+const DEADLINE_MS = 1_000;
+const HOST_START_MS = 2_500;
+
+const LIMITS: SandboxLimits = {
+  memoryLimitMb: 64, dispatchTimeoutMs: DEADLINE_MS, waitUntilTimeoutMs: 1_000, maxFetchesPerDispatch: 5,
+  maxResponseBytes: 1024 * 1024, maxLogLineBytes: 1024, maxLogLinesPerDispatch: 10, maxLogBytesPerDispatch: 64 * 1024,
+  hogCpuMs: 60_000, maxLiveIsolatesPerWorker: 10,
+};
+
+/** The real runtime script, behind a host-side start that takes HOST_START_MS of wall-clock time. */
+async function slowRuntime(): Promise<{ code: string }> {
+  return { code: `(function () { const until = Date.now() + ${HOST_START_MS}; while (Date.now() < until) {} return ${await buildRuntimeScript()}; })()` };
+}
+
+const isolates: IntegrationIsolate[] = [];
+afterEach(() => {
+  for (const isolate of isolates.splice(0)) isolate.dispose('test over');
+});
+
+async function isolateOf(source: string): Promise<IntegrationIsolate> {
+  const hooks = { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined };
+  const isolate = new IntegrationIsolate('deadline-test', await bundleIntegration(source), await slowRuntime(), LIMITS, hooks);
+  isolates.push(isolate);
+  return isolate;
+}
+
+const request = () => envelope({ type: 'fetch', request: { method: 'GET', url: 'https://deadline.test/', headers: [] } });
+
+describe('the dispatch deadline', () => {
+  it('does not count the host building the realm: a cold request answers though the start took longer than the deadline', async () => {
+    const isolate = await isolateOf(`
+      import { createIntegration } from 'sandbox-api';
+      export default createIntegration({ fetch: () => new Response('answered') });`);
+    const started = performance.now();
+    const { response } = await isolate.dispatch(request());
+    expect(performance.now() - started).toBeGreaterThanOrEqual(HOST_START_MS);
+    expect(response.status).toBe(200);
+    expect(new TextDecoder().decode(response.body)).toBe('answered');
+  });
+
+  it('counts the integration\'s own top level and handler', async () => {
+    const isolate = await isolateOf(`
+      import { createIntegration } from 'sandbox-api';
+      const until = Date.now() + ${DEADLINE_MS / 2};
+      while (Date.now() < until) {}
+      export default createIntegration({ fetch: () => new Promise(() => undefined) });`);
+    await expect(isolate.dispatch(request())).rejects.toMatchObject({ failure: 'timeout', message: `the integration did not answer within ${DEADLINE_MS} ms` });
+  });
+});
