@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import { HostError } from '../common/errors.ts';
 import type { CapturedLog, FromWorker, ToWorker } from './messages.ts';
+import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
 
 const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
 
@@ -38,6 +39,8 @@ export interface Slot {
   stopping: boolean;
   /** The worker said it is ready and has not exited since (the readiness route counts these). */
   up: boolean;
+  /** Sends to this worker, coalescing what one turn of the event loop sends (ipc-batch.ts). */
+  send(message: ToWorker): void;
 }
 
 /** Forks a worker; `lowPriority` renices it (offenders and solitary suspects compete only with each other). */
@@ -53,7 +56,10 @@ export function spawnSlot(
   });
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, sentEnvironments: new WeakSet(), up: false };
+  const send = batchedSender<ToWorker>((message) => {
+    if (child.connected) child.send(message);
+  });
+  const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, sentEnvironments: new WeakSet(), up: false, send };
   if (lowPriority && child.pid !== undefined) {
     try {
       setPriority(child.pid, 19);
@@ -61,13 +67,14 @@ export function spawnSlot(
       // Some sandboxes forbid renicing; the separation into its own process still holds.
     }
   }
-  child.on('message', (message: FromWorker) => {
+  const receive = (message: FromWorker): void => {
     if (message.type === 'ready') {
       slot.up = true;
       return markReady();
     }
     handlers.onMessage(slot, message);
-  });
+  };
+  child.on('message', (message: FromWorker | MessageBatch<FromWorker>) => unbatch(message, receive));
   child.on('exit', (code, signal) => {
     slot.up = false;
     handlers.onExit(slot, code, signal);
@@ -77,7 +84,7 @@ export function spawnSlot(
 }
 
 export function post(slot: Slot, message: ToWorker): void {
-  if (slot.child.connected) slot.child.send(message);
+  slot.send(message);
 }
 
 /**

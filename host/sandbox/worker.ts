@@ -9,6 +9,7 @@ import { DispatchError, IntegrationIsolate, type RuntimeSource } from './isolate
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import { performFetch } from '../bridge/fetch.ts';
 import { lookupWithOverrides } from '../bridge/egress-resolve.ts';
+import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
 
 const MAX_REDIRECTS = 5;
 const FETCH_TIMEOUT_MS = 10_000;
@@ -23,11 +24,12 @@ const isolates = new Map<string, IntegrationIsolate>();
 /** The latest environment the supervisor sent per installation (see DispatchRequest). */
 const environments = new Map<string, Record<string, unknown>>();
 
-function send(message: FromWorker): void {
+/** Sends to the supervisor, coalescing what one turn of the event loop sends (ipc-batch.ts). */
+const send = batchedSender<FromWorker>((message) => {
   // During shutdown the channel can close under a late result; with a callback a failed send is
   // dropped instead of crashing this process with an unhandled EPIPE.
   if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
-}
+});
 
 /** Whether a guest URL targets the platform API (same origin as environment.apiEndpoint). */
 function isPlatformApi(url: string): boolean {
@@ -130,7 +132,7 @@ setInterval(() => {
   }
 }, HOG_SAMPLE_MS).unref();
 
-process.on('message', (message: ToWorker) => {
+function receive(message: ToWorker): void {
   switch (message.type) {
     case 'init':
       init = message;
@@ -167,7 +169,9 @@ process.on('message', (message: ToWorker) => {
       apiCalls.delete(message.id);
       return;
   }
-});
+}
+
+process.on('message', (message: ToWorker | MessageBatch<ToWorker>) => unbatch(message, receive));
 
 // The supervisor owns this process: when it goes away, so do we.
 process.on('disconnect', () => process.exit(0));
