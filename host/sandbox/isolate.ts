@@ -3,10 +3,10 @@
 // plain functions whose arguments and results are copies; no ivm object is placed in its reach.
 
 import ivm from 'isolated-vm';
-import type { BridgeRequest, BridgeResponse, BridgeResult, DispatchAnswer, Envelope, LogLevel, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { BridgeRequest, BridgeResponse, BridgeResult, LogLevel, SandboxResponse, UrlRecord, WireAnswer } from '../../sandbox-api/runtime/contract.ts';
 import type { CapturedLog, DispatchFailure, SandboxLimits } from './messages.ts';
 import * as primitives from '../bridge/primitives.ts';
-import { validateSandboxResponse } from './validate-response.ts';
+import { decodeWireAnswer, validateSandboxResponse } from './validate-response.ts';
 import { sanitizeLogText } from '../common/log-text.ts';
 
 export class DispatchError extends Error {
@@ -43,13 +43,31 @@ interface InFlight {
   failure?: DispatchError;
 }
 
+/**
+ * One dispatch as the worker holds it: the event and environment as the JSON text the supervisor
+ * sent (they cross into the isolate as flat strings), the body bytes, and the request URL to parse.
+ */
+export interface WireEnvelope {
+  eventId: string;
+  installationId: string;
+  eventJson: string;
+  environmentJson: string;
+  fetchBody: Uint8Array | null;
+  /** A fetch event's request URL: parsed here once per isolate, so the runtime needs no hop for it. */
+  requestUrl?: string;
+}
+
+/** Request URLs whose parsed record this isolate already holds (its URL cache keeps 512; a seed it lost costs only a hop). */
+const MAX_SEEDED_URLS = 256;
+
 interface Live {
   isolate: ivm.Isolate;
   context: ivm.Context;
-  dispatch: ivm.Reference<(envelope: Envelope) => Promise<DispatchAnswer>>;
+  dispatch: ivm.Reference<(eventJson: string, environmentJson: string, fetchBody: Uint8Array | null, parsedUrlsJson: string | null) => Promise<WireAnswer>>;
   drain: ivm.Reference<(eventId: string) => Promise<void>>;
   fireTimer: ivm.Reference<(id: number) => void>;
   timers: Map<number, NodeJS.Timeout>;
+  seededUrls: Set<string>;
 }
 
 const MEMORY_LIMIT_PATTERN = /memory limit/i;
@@ -150,9 +168,9 @@ export class IntegrationIsolate {
   }
 
   /** Runs one envelope; resolves with a validated response or rejects with a DispatchError. */
-  async dispatch(envelope: Envelope): Promise<{ response: SandboxResponse; logs: CapturedLog[] }> {
+  async dispatch(envelope: WireEnvelope): Promise<{ response: SandboxResponse; logs: CapturedLog[] }> {
     this.lastUsedAt = performance.now();
-    const entry: InFlight = { eventId: envelope.event.eventId, installationId: String(envelope.event.installationId ?? ''), logs: [], logBytes: 0, droppedLogs: 0 };
+    const entry: InFlight = { eventId: envelope.eventId, installationId: envelope.installationId, logs: [], logBytes: 0, droppedLogs: 0 };
     if (this.inFlight.size === 0 && this.draining.size === 0) this.startBusyPeriod();
     this.inFlight.add(entry);
     const deadline = setTimeout(() => {
@@ -161,11 +179,14 @@ export class IntegrationIsolate {
     }, this.limits.dispatchTimeoutMs);
     try {
       const live = await this.startWithin(entry);
-      const raw = await live.dispatch.apply(undefined, [envelope], {
-        arguments: { copy: true },
-        result: { promise: true, copy: true },
-        timeout: this.limits.dispatchTimeoutMs,
-      });
+      // No isolated-vm `timeout` here: the deadline above already disposes the isolate (which stops
+      // whatever it runs), and a per-call timeout costs a watchdog timer for every dispatch.
+      const raw = decodeWireAnswer(
+        await live.dispatch.apply(undefined, [envelope.eventJson, envelope.environmentJson, envelope.fetchBody, this.urlSeeds(live, envelope.requestUrl)], {
+          arguments: { copy: true },
+          result: { promise: true, copy: true },
+        }),
+      );
       if (entry.failure) throw entry.failure;
       const response = validateSandboxResponse(raw, this.limits.maxResponseBytes);
       if (typeof response === 'string') throw new DispatchError('bad-response', response);
@@ -179,6 +200,16 @@ export class IntegrationIsolate {
       this.inFlight.delete(entry);
       this.resetWindowIfIdle();
     }
+  }
+
+  /** Envelope.parsedUrls as JSON for a request URL this isolate has not been handed yet, else null. */
+  private urlSeeds(live: Live, url: string | undefined): string | null {
+    if (url === undefined || live.seededUrls.has(url)) return null;
+    const record: UrlRecord | null = primitives.parseUrl(url, undefined);
+    if (record === null) return null;
+    if (live.seededUrls.size >= MAX_SEEDED_URLS) live.seededUrls.clear();
+    live.seededUrls.add(url);
+    return JSON.stringify([[url, record]]);
   }
 
   dispose(reason: string): void {
@@ -394,7 +425,8 @@ export class IntegrationIsolate {
         isolate,
         context,
         timers,
-        dispatch: await api.get('dispatch', { reference: true }),
+        seededUrls: new Set(),
+        dispatch: await api.get('dispatchWire', { reference: true }),
         drain: await api.get('drain', { reference: true }),
         fireTimer: await api.get('fireTimer', { reference: true }),
       };

@@ -39,18 +39,23 @@ export interface RegisterIntegration {
 }
 
 /**
- * One dispatch. The environment rarely changes between dispatches of an installation, so it
- * travels only when the worker has not seen this version yet (`environment` set); otherwise the
- * worker reuses the one it stored under `environmentKey`.
+ * One dispatch. The event travels as JSON text (it enters the isolate as one flat string; the
+ * worker reads only the fields named here). The environment rarely changes between dispatches of
+ * an installation, so it travels only when the worker has not seen this version yet
+ * (`environmentJson` set); otherwise the worker reuses the text it stored under `environmentKey`.
  */
 export interface DispatchRequest {
   type: 'dispatch';
   id: number;
   integration: string;
-  event: Envelope['event'];
+  eventId: string;
+  installationId: string;
+  eventJson: string;
+  /** A fetch event's request URL, which the worker parses for the runtime (Envelope.parsedUrls). */
+  requestUrl?: string;
   fetchBody: Envelope['fetchBody'];
   environmentKey: string;
-  environment?: Envelope['environment'];
+  environmentJson?: string;
 }
 
 /** Sent once the host listens: guest fetches to this origin go to the platform API over IPC. */

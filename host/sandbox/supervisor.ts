@@ -60,6 +60,7 @@ export class Supervisor {
   private readonly slots = new Map<number, Slot>();
   private readonly pins = new Map<string, number>();
   private readonly bundles = new Map<string, { code: string; hash: string }>();
+  private readonly environmentTexts = new WeakMap<object, string>();
   /** Integrations on a worker of their own, with the timer that ends their probation. */
   private readonly solitary = new Map<string, { index: number; probation: NodeJS.Timeout }>();
   private nextSolitaryIndex: number;
@@ -182,9 +183,21 @@ export class Supervisor {
     return new Promise<SupervisedOutcome>((resolve, reject) => {
       slot.pending.set(id, { integration, eventId: envelope.event.eventId, resolve, reject });
       const { event, fetchBody, environment } = envelope;
-      const environmentKey = String(event.installationId ?? '');
+      const installationId = String(event.installationId ?? '');
+      const requestUrl = event.request?.url;
       const known = slot.sentEnvironments.has(environment);
-      post(slot, { type: 'dispatch', id, integration, event, fetchBody, environmentKey, ...(known ? {} : { environment }) });
+      post(slot, {
+        type: 'dispatch',
+        id,
+        integration,
+        eventId: event.eventId,
+        installationId,
+        eventJson: JSON.stringify(event),
+        ...(typeof requestUrl === 'string' ? { requestUrl } : {}),
+        fetchBody,
+        environmentKey: installationId,
+        ...(known ? {} : { environmentJson: this.environmentJson(environment) }),
+      });
       slot.sentEnvironments.add(environment);
     });
   }
@@ -193,6 +206,16 @@ export class Supervisor {
     this.stopped = true;
     for (const { probation } of this.solitary.values()) clearTimeout(probation);
     await Promise.all([...this.slots.values()].map((slot) => stopSlot(slot, 'the host is shutting down')));
+  }
+
+  /** An environment's JSON text, made once per environment object (the dispatcher reuses them). */
+  private environmentJson(environment: Envelope['environment']): string {
+    let json = this.environmentTexts.get(environment);
+    if (json === undefined) {
+      json = JSON.stringify(environment);
+      this.environmentTexts.set(environment, json);
+    }
+    return json;
   }
 
   private slotOf(integration: string): Slot | undefined {

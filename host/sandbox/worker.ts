@@ -3,8 +3,7 @@
 // sees another worker's integrations; if a guest crashes V8, only this process dies.
 
 import type { DispatchResult, FromWorker, ToWorker, WorkerInit } from './messages.ts';
-import type { BridgeRequest, BridgeResponse, BridgeResult, UrlRecord } from '../../sandbox-api/runtime/contract.ts';
-import { parseUrl } from '../bridge/primitives.ts';
+import type { BridgeRequest, BridgeResponse, BridgeResult } from '../../sandbox-api/runtime/contract.ts';
 import { DispatchError, IntegrationIsolate, type RuntimeSource } from './isolate.ts';
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import { performFetch } from '../bridge/fetch.ts';
@@ -21,8 +20,8 @@ let nextApiCall = 1;
 const apiCalls = new Map<number, (result: BridgeResult<BridgeResponse>) => void>();
 let runtime: RuntimeSource | null = null;
 const isolates = new Map<string, IntegrationIsolate>();
-/** The latest environment the supervisor sent per installation (see DispatchRequest). */
-const environments = new Map<string, Record<string, unknown>>();
+/** The latest environment (JSON text) the supervisor sent per installation (see DispatchRequest). */
+const environments = new Map<string, string>();
 
 /** Sends to the supervisor, coalescing what one turn of the event loop sends (ipc-batch.ts). */
 const send = batchedSender<FromWorker>((message) => {
@@ -152,13 +151,15 @@ function receive(message: ToWorker): void {
       return;
     }
     case 'dispatch': {
-      if (message.environment !== undefined) environments.set(message.environmentKey, message.environment);
-      const environment = environments.get(message.environmentKey) ?? {};
-      // Parsing here is cheap; inside the isolate each parse is a synchronous hop to this thread.
-      const requestUrl = message.event.request?.url;
-      const record = typeof requestUrl === 'string' ? parseUrl(requestUrl, undefined) : null;
-      const parsedUrls: [string, UrlRecord][] = record === null ? [] : [[requestUrl as string, record]];
-      void dispatch(message.id, message.integration, { event: message.event, environment, fetchBody: message.fetchBody, parsedUrls });
+      if (message.environmentJson !== undefined) environments.set(message.environmentKey, message.environmentJson);
+      void dispatch(message.id, message.integration, {
+        eventId: message.eventId,
+        installationId: message.installationId,
+        eventJson: message.eventJson,
+        environmentJson: environments.get(message.environmentKey) ?? '{}',
+        fetchBody: message.fetchBody,
+        ...(message.requestUrl !== undefined ? { requestUrl: message.requestUrl } : {}),
+      });
       return;
     }
     case 'configure':

@@ -198,6 +198,12 @@ export class Harness {
     return (await dispatch.apply(undefined, [value], { arguments: { copy: true }, result: { promise: true, copy: true } })) as SandboxResponse;
   }
 
+  /** The worker's path: RuntimeApi.dispatchWire with JSON text, answered as [meta JSON, body]. */
+  async dispatchWire(eventJson: string, environmentJson: string, fetchBody: Uint8Array | null = null, parsedUrlsJson: string | null = null): Promise<[string, Uint8Array]> {
+    const dispatch = (await this.#api.get('dispatchWire', { reference: true })) as ivm.Reference<(...args: unknown[]) => Promise<[string, Uint8Array]>>;
+    return (await dispatch.apply(undefined, [eventJson, environmentJson, fetchBody, parsedUrlsJson], { arguments: { copy: true }, result: { promise: true, copy: true } })) as [string, Uint8Array];
+  }
+
   async drain(eventId: string): Promise<void> {
     const drain = (await this.#api.get('drain', { reference: true })) as ivm.Reference<(id: string) => Promise<void>>;
     await drain.apply(undefined, [eventId], { result: { promise: true } });
