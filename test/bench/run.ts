@@ -58,7 +58,7 @@ async function measureDispatch(): Promise<{ at16: Record<string, ServerFigures>;
     const result: { at16: Record<string, ServerFigures>; at64: Record<string, ServerFigures> } = { at16: {}, at64: {} };
     for (const concurrency of [16, 64] as const) {
       process.stderr.write(`  ${concurrency} keep-alive connections, ${ROUNDS} interleaved rounds of ${ROUND_MS / 1000} s:\n`);
-      result[`at${concurrency}`] = await compareServers(servers, { concurrency, rounds: ROUNDS, durationMs: ROUND_MS, onRound: describeRound });
+      result[`at${concurrency}`] = await compareServers(servers, { concurrency, rounds: ROUNDS, durationMs: ROUND_MS, warmUpMs: concurrency === 16 ? 5_000 : 2_000, onRound: describeRound });
     }
     return { ...result, workerd: workerdInfo };
   } finally {
