@@ -128,6 +128,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const supervisor = new Supervisor({
     workers: options.workers,
     limits: options.limits,
+    isolateMemoryMb: options.limits.isolateMemoryMb,
     egress: { allow: options.allowEgress, hostPort: http.port, ...(options.egressResolve ? { resolve: options.egressResolve } : {}) },
     runtimeScript: await buildRuntimeScript(),
     crashesBeforeQuarantine: options.limits.crashesBeforeQuarantine,

@@ -4,7 +4,7 @@
 export const USAGE = `usage:
   npm run host -- [--dir D]... [--port P] [--data FILE | --store postgres://…] [--platform FILE]
                   [--admin-token T] [--allow-egress HOST[:PORT]|CIDR]... [--workers N] [--no-auto-install]
-                  [--log-format text|json] [--metrics-listen HOST:PORT]
+                  [--isolate-memory MB] [--log-format text|json] [--metrics-listen HOST:PORT]
                   [--console-port P | --no-console]
   npm run check -- DIR [DIR...]`;
 

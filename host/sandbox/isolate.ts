@@ -25,7 +25,14 @@ export interface IsolateHooks {
   onDrained?(): void;
   /** A new isolate of this integration is up (first dispatch, or after a reset or eviction). */
   onIsolateStart?(): void;
+  /** A live isolate was disposed (evicted, reset, moved); the worker tells the supervisor. */
+  disposed?(reason: string): void;
+  /** A new measurement of the isolate's memory (memoryBytes) landed. */
+  measured?(): void;
 }
+
+/** How often a busy isolate's memory is measured again (isolate-budget.ts uses the last measurement). */
+const MEMORY_SAMPLE_MS = 1_000;
 
 /** Compiled runtime script shared by every isolate of this worker (V8 code cache). */
 export interface RuntimeSource {
@@ -127,6 +134,13 @@ export class IntegrationIsolate {
   /** When this integration last started a dispatch (for least-recently-used eviction). */
   lastUsedAt = 0;
 
+  /**
+   * The isolate's memory as last measured (V8's physical heap plus external and malloced memory),
+   * kept across disposal as the estimate for its next start; 0 before the first measurement.
+   */
+  memoryBytes = 0;
+  private memorySampledAt = -Infinity;
+
   get isLive(): boolean {
     return this.live !== null && !this.live.isolate.isDisposed;
   }
@@ -162,6 +176,11 @@ export class IntegrationIsolate {
     return this.draining.size > 0;
   }
 
+  /** Being created (or live): it takes its memory already. */
+  get isStarting(): boolean {
+    return this.starting !== null && this.live === null;
+  }
+
   /** Live but with nothing in flight or draining: safe to dispose and recreate later. */
   get isIdle(): boolean {
     return this.isLive && this.inFlight.size === 0 && this.draining.size === 0;
@@ -190,6 +209,7 @@ export class IntegrationIsolate {
       if (entry.failure) throw entry.failure;
       const response = validateSandboxResponse(raw, this.limits.maxResponseBytes);
       if (typeof response === 'string') throw new DispatchError('bad-response', response);
+      this.sampleMemory(live);
       // Draining costs a round trip into the isolate; only pay it when waitUntil work exists.
       if ((raw as { waitUntilPending?: unknown }).waitUntilPending === true) this.drainAfterResponse(live, entry.eventId);
       return { response, logs: this.closeLogs(entry) };
@@ -212,13 +232,30 @@ export class IntegrationIsolate {
     return JSON.stringify([[url, record]]);
   }
 
+  /** Measures the isolate's memory now and then, in the background (an async call queued behind its work). */
+  private sampleMemory(live: Live): void {
+    const now = performance.now();
+    if (now - this.memorySampledAt < MEMORY_SAMPLE_MS) return;
+    this.memorySampledAt = now;
+    live.isolate.getHeapStatistics().then(
+      (stats) => {
+        if (this.live !== live) return;
+        this.memoryBytes = stats.total_physical_size + stats.externally_allocated_size + stats.malloced_memory;
+        this.hooks.measured?.();
+      },
+      () => undefined,
+    );
+  }
+
   dispose(reason: string): void {
     const live = this.live;
     this.live = null;
     this.abandonedCalls = 0;
     this.starting = null;
     this.generation++;
+    this.memorySampledAt = -Infinity;
     if (live === null) return;
+    this.hooks.disposed?.(reason);
     for (const timer of live.timers.values()) clearTimeout(timer);
     live.timers.clear();
     this.draining.clear();
@@ -391,6 +428,7 @@ export class IntegrationIsolate {
         }
         this.live = live;
         this.hooks.onIsolateStart?.();
+        this.sampleMemory(live);
         return live;
       },
       (error) => {

@@ -20,7 +20,7 @@ export interface SandboxLimits {
    * overlap) before it is moved to the low-priority worker, while the work still runs.
    */
   hogCpuMs: number;
-  /** Isolates kept alive per worker; past it the least recently used idle one is disposed. */
+  /** A hard count of live isolates per worker, on top of the memory budget; past it the least recently used idle one is disposed. */
   maxLiveIsolatesPerWorker: number;
 }
 
@@ -28,6 +28,8 @@ export interface WorkerInit {
   type: 'init';
   runtimeScript: string;
   limits: SandboxLimits;
+  /** This worker's share of the isolate memory budget: past it, least recently used idle isolates are disposed. */
+  isolateBudgetMb: number;
   egress: EgressOptions;
 }
 
@@ -141,4 +143,11 @@ export interface WorkerCount {
   name: 'isolate_start' | 'isolate_eviction' | 'egress_refusal';
 }
 
-export type FromWorker = DispatchResult | Drained | LateLog | WorkerReady | ApiCall | EgressConnect | HogReport | WorkerCount;
+/** A live isolate was disposed; `evicted` when it made room under the memory budget or count cap. */
+export interface IsolateDisposed {
+  type: 'isolate-disposed';
+  integration: string;
+  evicted: boolean;
+}
+
+export type FromWorker = DispatchResult | Drained | LateLog | WorkerReady | ApiCall | EgressConnect | HogReport | WorkerCount | IsolateDisposed;

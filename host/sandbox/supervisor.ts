@@ -9,12 +9,15 @@ import type { DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWork
 import { CrashLedger } from './crash-ledger.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
 import { post, spawnSlot, stopSlot, type Slot, type SupervisedOutcome } from './worker-slot.ts';
+import { Placement } from './placement.ts';
 
 export type { SupervisedOutcome } from './worker-slot.ts';
 
 export interface SupervisorOptions {
   workers: number;
   limits: SandboxLimits;
+  /** Memory for live isolates across the regular workers, split evenly (other workers get one share each). */
+  isolateMemoryMb: number;
   egress: EgressOptions;
   runtimeScript: string;
   crashesBeforeQuarantine: number;
@@ -72,8 +75,11 @@ export class Supervisor {
   private apiEndpoint: string | null = null;
   private apiHandler: ApiHandler | null = null;
 
+  private readonly placement: Placement;
+
   constructor(options: SupervisorOptions) {
     this.options = options;
+    this.placement = new Placement(Math.max(1, options.workers) + (options.demoteOffenders ? 1 : 0), Math.max(1, options.workers));
     this.ledger = new CrashLedger(options.crashesBeforeQuarantine, options.crashWindowMs);
     this.breaker = new TimeoutBreaker(options.timeoutBreaker);
     this.nextSolitaryIndex = this.regularCount + (options.demoteOffenders ? 1 : 0);
@@ -116,6 +122,11 @@ export class Supervisor {
 
   workerOf(integration: string): number | undefined {
     return this.pins.get(integration);
+  }
+
+  /** Live isolates per regular and offenders' worker as the supervisor knows them (diagnostics and tests). */
+  liveIsolateCounts(): number[] {
+    return this.placement.liveCounts();
   }
 
   /** Whether the integration runs on a worker of its own after an unattributable crash. */
@@ -168,6 +179,10 @@ export class Supervisor {
       throw new HostError('ERR_INTEGRATION_THROTTLED', `integration "${integration}" keeps running past its deadline and is paused; retry in ${Math.ceil(pausedMs / 1000)} s`);
     }
     if (this.stopped || !this.pins.has(integration)) throw new HostError('ERR_SANDBOX_UNAVAILABLE', `integration "${integration}" is not loaded`);
+    // A cold integration on a worker that is out of isolate memory starts where there is room.
+    const pinned = this.pins.get(integration)!;
+    const roomier = this.placement.target(pinned, integration);
+    if (roomier !== undefined && !this.inFlight(pinned, integration)) this.move(integration, roomier);
     // A worker being restarted is replaced in its slot, and the integration may move meanwhile:
     // wait for whichever process holds its slot now.
     let current = this.slotOf(integration);
@@ -216,6 +231,11 @@ export class Supervisor {
       this.environmentTexts.set(environment, json);
     }
     return json;
+  }
+
+  private inFlight(worker: number, integration: string): boolean {
+    for (const pending of this.slots.get(worker)?.pending.values() ?? []) if (pending.integration === integration) return true;
+    return false;
   }
 
   private slotOf(integration: string): Slot | undefined {
@@ -296,7 +316,8 @@ export class Supervisor {
       onExit: (from, code, signal) => this.onExit(from, code, signal),
       onError: (_from, error) => this.options.onNotice('error', `sandbox worker ${index} error: ${error.message}`),
     });
-    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, limits: this.options.limits, egress: this.options.egress });
+    const isolateBudgetMb = Math.max(1, Math.floor(this.options.isolateMemoryMb / this.regularCount));
+    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, limits: this.options.limits, isolateBudgetMb, egress: this.options.egress });
     if (this.apiEndpoint !== null) post(slot, { type: 'configure', apiEndpoint: this.apiEndpoint });
     for (const [integration, pinned] of this.pins) {
       const bundle = this.bundles.get(integration);
@@ -320,6 +341,8 @@ export class Supervisor {
       case 'drained':
         slot.draining.delete(message.integration);
         return;
+      case 'isolate-disposed':
+        return this.placement.disposed(slot.index, message.integration, message.evicted);
       case 'result':
         return this.settle(slot, message);
     }
@@ -342,7 +365,10 @@ export class Supervisor {
     if (result.draining) slot.draining.add(pending.integration);
     else slot.draining.delete(pending.integration);
     for (const line of result.logs) this.options.onLog({ integration: pending.integration, eventIds: [pending.eventId], ...line });
-    if (result.ok) return pending.resolve({ response: result.response, logs: result.logs, durationMs: result.durationMs });
+    if (result.ok) {
+      this.placement.started(slot.index, pending.integration);
+      return pending.resolve({ response: result.response, logs: result.logs, durationMs: result.durationMs });
+    }
     if (result.failure === 'memory') this.strike(pending.integration, 'exceeded its memory limit');
     if (result.failure === 'memory' || result.failure === 'timeout') this.demote(pending.integration, result.failure === 'memory' ? 'exceeded its memory limit' : 'ran past its deadline');
     if (result.failure === 'timeout' && this.breaker.record(pending.integration)) {
@@ -366,6 +392,7 @@ export class Supervisor {
     }
     slot.pending.clear();
     slot.draining.clear();
+    this.placement.restarted(slot.index);
     const solitaryOwner = [...this.solitary.entries()].find(([, entry]) => entry.index === slot.index)?.[0];
     if (solitaryOwner !== undefined) {
       // Alone on its worker: the crash is its own. Probation starts over.

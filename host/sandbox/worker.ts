@@ -9,8 +9,12 @@ import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import { performFetch } from '../bridge/fetch.ts';
 import { lookupWithOverrides } from '../bridge/egress-resolve.ts';
 import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
+import { isolatesToEvict } from './isolate-budget.ts';
 
 const MAX_REDIRECTS = 5;
+const EVICTED = 'evicted (least recently used)';
+/** What an isolate is assumed to take before any in this worker was measured (the runtime alone is ~2–4 MB). */
+const DEFAULT_ISOLATE_BYTES = 4 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 10_000;
 const FETCH_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 
@@ -76,30 +80,65 @@ function register(integration: string, bundleCode: string): void {
       lateLog: (eventIds, level, text) => send({ type: 'log', integration, eventIds, level, text }),
       onDrained: () => send({ type: 'drained', integration }),
       onIsolateStart: () => send({ type: 'count', integration, name: 'isolate_start' }),
+      disposed: (reason) => send({ type: 'isolate-disposed', integration, evicted: reason === EVICTED }),
+      measured: () => {
+        budgetChanged = true;
+        scheduleBudgetCheck();
+      },
     }),
   );
 }
 
 /**
  * Isolates are created lazily on first dispatch; to bound memory with many integrations, the
- * least recently used idle isolates are disposed whenever the live count would pass the cap.
- * `newcomer` is about to start an isolate and counts as live; it is never evicted itself.
+ * least recently used idle isolates are disposed whenever the live ones would pass this worker's
+ * share of the memory budget (or the count cap). Sizes are each isolate's last measurement; one
+ * never measured counts as the average of those that were. Isolates being created count as live
+ * (and busy); `newcomer` is about to start one and is never evicted itself.
  */
-function enforceIsolateCap(newcomer?: IntegrationIsolate): void {
+function enforceIsolateBudget(newcomer?: IntegrationIsolate): void {
   if (init === null) return;
-  const live = [...isolates.values()].filter((candidate) => candidate.isLive || candidate === newcomer);
-  const idle = live.filter((candidate) => candidate.isIdle && candidate !== newcomer).sort((a, b) => a.lastUsedAt - b.lastUsedAt);
-  for (let excess = live.length - init.limits.maxLiveIsolatesPerWorker; excess > 0 && idle.length > 0; excess--) {
-    const evicted = idle.shift()!;
-    evicted.dispose('evicted (least recently used)');
-    send({ type: 'count', integration: evicted.name, name: 'isolate_eviction' });
+  const live = [...isolates.values()].filter((candidate) => candidate.isLive || candidate.isStarting || candidate === newcomer);
+  const measured = live.filter((candidate) => candidate.memoryBytes > 0);
+  const typical = measured.length > 0 ? measured.reduce((sum, candidate) => sum + candidate.memoryBytes, 0) / measured.length : DEFAULT_ISOLATE_BYTES;
+  const candidates = live.map((isolate) => ({ isolate, idle: isolate.isIdle, lastUsedAt: isolate.lastUsedAt, bytes: isolate.memoryBytes || typical }));
+  const budgetBytes = init.isolateBudgetMb * 1024 * 1024;
+  const coming = candidates.find((candidate) => candidate.isolate === newcomer);
+  const evicted = isolatesToEvict(candidates, coming, budgetBytes, init.limits.maxLiveIsolatesPerWorker);
+  for (const candidate of evicted) {
+    candidate.isolate.dispose(EVICTED);
+    send({ type: 'count', integration: candidate.isolate.name, name: 'isolate_eviction' });
   }
+  let used = 0;
+  for (const candidate of candidates) if (!evicted.includes(candidate)) used += candidate.bytes;
+  overBudget = used > budgetBytes || candidates.length - evicted.length > init.limits.maxLiveIsolatesPerWorker;
+  budgetChanged = false;
+  checkedAt = performance.now();
+}
+
+/** Whether the last check left this worker over budget (busy isolates could not be disposed). */
+let overBudget = false;
+/** Whether an isolate was measured since the last check (isolates grow; starts overlap). */
+let budgetChanged = false;
+let checkedAt = 0;
+/** The check walks every isolate: after a measurement it waits at least this long for the next. */
+const RECHECK_MS = 100;
+let budgetCheck: NodeJS.Timeout | null = null;
+
+/** Checks the budget soon after a measurement landed, at most once per RECHECK_MS, even if no dispatch follows. */
+function scheduleBudgetCheck(): void {
+  if (budgetCheck !== null) return;
+  budgetCheck = setTimeout(() => {
+    budgetCheck = null;
+    if (budgetChanged) enforceIsolateBudget();
+  }, Math.max(0, checkedAt + RECHECK_MS - performance.now()));
+  budgetCheck.unref();
 }
 
 async function dispatch(id: number, integration: string, envelope: Parameters<IntegrationIsolate['dispatch']>[0]): Promise<void> {
   const started = performance.now();
   const isolate = isolates.get(integration);
-  if (isolate !== undefined && !isolate.isLive) enforceIsolateCap(isolate);
+  if (isolate !== undefined && !isolate.isLive) enforceIsolateBudget(isolate);
   let result: DispatchResult;
   if (isolate === undefined) {
     result = { type: 'result', id, ok: false, failure: 'not-registered', message: 'integration not loaded in this worker', logs: [], durationMs: 0 };
@@ -114,8 +153,10 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
     }
   }
   send(result);
-  // Isolates started while others were busy may have passed the cap; trim once they are idle.
-  enforceIsolateCap();
+  // Isolates started while others were busy, or grown, may have passed the budget; trim once they
+  // are idle. The check walks every isolate, so it runs only when it may find something.
+  if (overBudget) enforceIsolateBudget();
+  else if (budgetChanged) scheduleBudgetCheck();
 }
 
 /** How often busy isolates are sampled for hogs (their execution time in the busy period). */
