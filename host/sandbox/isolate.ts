@@ -7,6 +7,7 @@ import type { BridgeRequest, BridgeResponse, BridgeResult, LogLevel, SandboxResp
 import type { CapturedLog, DispatchFailure, SandboxLimits } from './messages.ts';
 import * as primitives from '../bridge/primitives.ts';
 import { decodeWireAnswer, validateSandboxResponse } from './validate-response.ts';
+import { bootstrapRuntime } from './runtime-snapshot.ts';
 import { sanitizeLogText } from '../common/log-text.ts';
 
 export class DispatchError extends Error {
@@ -34,10 +35,15 @@ export interface IsolateHooks {
 /** How often a busy isolate's memory is measured again (isolate-budget.ts uses the last measurement). */
 const MEMORY_SAMPLE_MS = 1_000;
 
-/** Compiled runtime script shared by every isolate of this worker (V8 code cache). */
+/**
+ * The runtime every isolate of this worker starts with: the startup snapshot (runtime-snapshot.ts)
+ * when the worker could build one, else the runtime script run in each new isolate (with its V8
+ * code cache).
+ */
 export interface RuntimeSource {
   code: string;
   cache?: ivm.ExternalCopy<ArrayBuffer>;
+  snapshot?: ivm.ExternalCopy<ArrayBuffer>;
 }
 
 interface InFlight {
@@ -440,25 +446,16 @@ export class IntegrationIsolate {
   }
 
   private async create(): Promise<Live> {
-    const isolate = new ivm.Isolate({ memoryLimit: this.limits.memoryLimitMb });
+    const snapshot = this.runtime.snapshot;
+    const isolate = new ivm.Isolate({ memoryLimit: this.limits.memoryLimitMb, ...(snapshot ? { snapshot } : {}) });
     try {
       const context = await isolate.createContext();
-      const runtimeScript = await isolate.compileScript(this.runtime.code, {
-        filename: 'sandbox-runtime.js',
-        ...(this.runtime.cache ? { cachedData: this.runtime.cache } : { produceCachedData: true }),
-      });
-      const produced = (runtimeScript as ivm.Script & ivm.CachedDataResult).cachedData;
-      if (!this.runtime.cache && produced) this.runtime.cache = produced;
-      const install = (await runtimeScript.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
       const timers = new Map<number, NodeJS.Timeout>();
       const bridged = this.primitives(timers);
-      // An async Callback cannot hand a host promise to the isolate (isolated-vm 7 "could not be
-      // cloned"), so fetch crosses through a tiny adapter that keeps the Reference in a closure.
-      const adapterScript = await isolate.compileScript(FETCH_ADAPTER, { filename: 'sandbox-fetch-adapter.js' });
-      const adapter = (await adapterScript.run(context, { reference: true })) as ivm.Reference;
-      const guestFetch = (await adapter.apply(undefined, [new ivm.Reference(bridged.fetch)], { result: { reference: true } })) as ivm.Reference;
-      const api = (await install.apply(undefined, [bridged.callbacks[0], guestFetch.derefInto(), ...bridged.callbacks.slice(1)], { result: { reference: true } })) as ivm.Reference;
-      adapter.release();
+      // From the snapshot the realm is built and hardened already: one call binds it.
+      const api = snapshot
+        ? await bootstrapRuntime(context, bridged.callbacks, new ivm.Reference(bridged.fetch))
+        : await this.installRuntime(isolate, context, bridged);
       const live: Live = {
         isolate,
         context,
@@ -472,7 +469,6 @@ export class IntegrationIsolate {
       const bundle = await isolate.compileScript(this.bundleCode, { filename: `integration:${this.name}` });
       const namespace = (await bundle.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
       await setEntry.apply(undefined, [namespace.derefInto()], { timeout: this.limits.dispatchTimeoutMs });
-      install.release();
       api.release();
       setEntry.release();
       return live;
@@ -480,6 +476,26 @@ export class IntegrationIsolate {
       if (!isolate.isDisposed) isolate.dispose();
       throw error;
     }
+  }
+
+  /** Without a snapshot: runs the runtime script in the new context and install()s it (which hardens the realm). */
+  private async installRuntime(isolate: ivm.Isolate, context: ivm.Context, bridged: ReturnType<IntegrationIsolate['primitives']>): Promise<ivm.Reference> {
+    const runtimeScript = await isolate.compileScript(this.runtime.code, {
+      filename: 'sandbox-runtime.js',
+      ...(this.runtime.cache ? { cachedData: this.runtime.cache } : { produceCachedData: true }),
+    });
+    const produced = (runtimeScript as ivm.Script & ivm.CachedDataResult).cachedData;
+    if (!this.runtime.cache && produced) this.runtime.cache = produced;
+    const install = (await runtimeScript.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
+    // An async Callback cannot hand a host promise to the isolate (isolated-vm 7 "could not be
+    // cloned"), so fetch crosses through a tiny adapter that keeps the Reference in a closure.
+    const adapterScript = await isolate.compileScript(FETCH_ADAPTER, { filename: 'sandbox-fetch-adapter.js' });
+    const adapter = (await adapterScript.run(context, { reference: true })) as ivm.Reference;
+    const guestFetch = (await adapter.apply(undefined, [new ivm.Reference(bridged.fetch)], { result: { reference: true } })) as ivm.Reference;
+    const api = (await install.apply(undefined, [bridged.callbacks[0], guestFetch.derefInto(), ...bridged.callbacks.slice(1)], { result: { reference: true } })) as ivm.Reference;
+    adapter.release();
+    install.release();
+    return api;
   }
 
   /** The BridgePrimitives of contract.ts as isolated-vm Callbacks (all but fetch, in order) and the host fetch. */

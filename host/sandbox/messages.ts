@@ -27,6 +27,8 @@ export interface SandboxLimits {
 export interface WorkerInit {
   type: 'init';
   runtimeScript: string;
+  /** The runtime's startup-snapshot script (sandbox-api/runtime/snapshot.ts): every isolate is made from its snapshot. */
+  snapshotScript: string;
   limits: SandboxLimits;
   /** This worker's share of the isolate memory budget: past it, least recently used idle isolates are disposed. */
   isolateBudgetMb: number;

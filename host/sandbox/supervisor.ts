@@ -20,6 +20,8 @@ export interface SupervisorOptions {
   isolateMemoryMb: number;
   egress: EgressOptions;
   runtimeScript: string;
+  /** The runtime's startup-snapshot script, from which each worker builds the snapshot its isolates start from. */
+  snapshotScript: string;
   crashesBeforeQuarantine: number;
   crashWindowMs: number;
   /** Repeated timeouts pause an integration for a while (timeout-breaker.ts). */
@@ -317,7 +319,7 @@ export class Supervisor {
       onError: (_from, error) => this.options.onNotice('error', `sandbox worker ${index} error: ${error.message}`),
     });
     const isolateBudgetMb = Math.max(1, Math.floor(this.options.isolateMemoryMb / this.regularCount));
-    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, limits: this.options.limits, isolateBudgetMb, egress: this.options.egress });
+    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, snapshotScript: this.options.snapshotScript, limits: this.options.limits, isolateBudgetMb, egress: this.options.egress });
     if (this.apiEndpoint !== null) post(slot, { type: 'configure', apiEndpoint: this.apiEndpoint });
     for (const [integration, pinned] of this.pins) {
       const bundle = this.bundles.get(integration);
