@@ -125,6 +125,7 @@ export class IntegrationIsolate {
   private abandonedCalls = 0;
   readonly name: string;
   private readonly bundleCode: string;
+  private bundleCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
   private readonly runtime: RuntimeSource;
   private readonly limits: SandboxLimits;
   private readonly hooks: IsolateHooks;
@@ -466,7 +467,15 @@ export class IntegrationIsolate {
         fireTimer: await api.get('fireTimer', { reference: true }),
       };
       const setEntry = await api.get('setEntry', { reference: true });
-      const bundle = await isolate.compileScript(this.bundleCode, { filename: `integration:${this.name}` });
+      // V8's code cache of this bundle, made by the first isolate that compiled it: later ones
+      // (after an eviction or a reset) skip parsing and compiling it again.
+      const bundle = await isolate.compileScript(this.bundleCode, {
+        filename: `integration:${this.name}`,
+        ...(this.bundleCache ? { cachedData: this.bundleCache } : { produceCachedData: true }),
+      });
+      const compiled = bundle as ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
+      if (compiled.cachedDataRejected === true) this.bundleCache = undefined;
+      else if (!this.bundleCache && compiled.cachedData) this.bundleCache = compiled.cachedData;
       const namespace = (await bundle.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
       await setEntry.apply(undefined, [namespace.derefInto()], { timeout: this.limits.dispatchTimeoutMs });
       api.release();
