@@ -39,6 +39,7 @@ export function parseHostFlags(args: string[], env: Record<string, string | unde
       'allow-egress': { type: 'string', multiple: true },
       'first-party': { type: 'string', multiple: true },
       workers: { type: 'string' },
+      'isolate-memory': { type: 'string' },
       'auto-install': { type: 'boolean', default: true },
       'console-port': { type: 'string' },
       console: { type: 'boolean', default: true },
@@ -74,6 +75,7 @@ export function parseHostFlags(args: string[], env: Record<string, string | unde
     ...(values['allow-egress'] ? { allowEgress: values['allow-egress'] } : {}),
     ...(values['first-party'] ? { firstPartyIntegrations: values['first-party'] } : {}),
     ...(values.workers !== undefined ? { workers: integer('workers', values.workers, 1, 64) } : {}),
+    ...(values['isolate-memory'] !== undefined ? { limits: { isolateMemoryMb: integer('isolate-memory', values['isolate-memory'], 16, 1_048_576) } } : {}),
     autoInstall: values['auto-install'] !== false,
     ...consolePort(values.console !== false, integer('console-port', values['console-port'], 0, 65535), port),
   };

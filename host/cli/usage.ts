@@ -4,8 +4,8 @@
 export const USAGE = `usage:
   npm run host -- [--dir D]... [--port P] [--data FILE | --store postgres://…] [--platform FILE]
                   [--admin-token T] [--allow-egress HOST[:PORT]|CIDR]... [--first-party NAME]...
-                  [--workers N] [--no-auto-install] [--log-format text|json] [--metrics-listen HOST:PORT]
-                  [--console-port P | --no-console]
+                  [--workers N] [--no-auto-install] [--isolate-memory MB] [--log-format text|json]
+                  [--metrics-listen HOST:PORT] [--console-port P | --no-console]
   npm run dev -- [the flags of host]            (default --dir integrations; reloads on change)
   npm run check -- [DIR...] [--no-types]       (default DIR integrations)
   npm run new -- NAME [--template blank|block|oauth|webhook-consumer] [--dir D] [--organization O]

@@ -21,11 +21,48 @@ export function formatLogMessage(message: string): string {
   return continuationLines(sanitizeLogText(message));
 }
 
+/**
+ * Info lines (one per HTTP request) are gathered per turn of the event loop: stdout is corked at
+ * the first line and uncorked once the turn is over, so a busy host writes its access log with one
+ * system call per turn instead of one per request. Anything else written to stdout meanwhile
+ * (the command line's own lines) joins the same buffer in order. A warning or an error first
+ * releases what is gathered, so lines keep their order; so does the process exiting.
+ */
+let corked = false;
+
+function release(): void {
+  if (!corked) return;
+  corked = false;
+  process.stdout.uncork();
+}
+
+function gather(): void {
+  if (corked) return;
+  corked = true;
+  process.stdout.cork();
+  setImmediate(release);
+}
+
+let exitHooked = false;
+
 export function createConsoleLogger(): Logger {
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on('exit', release);
+  }
   return {
-    info: (message) => process.stdout.write(`${stamp()} info  ${formatLogMessage(message)}\n`),
-    warn: (message) => process.stderr.write(`${stamp()} warn  ${formatLogMessage(message)}\n`),
-    error: (message) => process.stderr.write(`${stamp()} error ${formatLogMessage(message)}\n`),
+    info: (message) => {
+      gather();
+      process.stdout.write(`${stamp()} info  ${formatLogMessage(message)}\n`);
+    },
+    warn: (message) => {
+      release();
+      process.stderr.write(`${stamp()} warn  ${formatLogMessage(message)}\n`);
+    },
+    error: (message) => {
+      release();
+      process.stderr.write(`${stamp()} error ${formatLogMessage(message)}\n`);
+    },
   };
 }
 

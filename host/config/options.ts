@@ -1,7 +1,7 @@
 // Host options: the one schema (ajv-compiled) and the defaults of docs/limits.md. Anything that
 // builds a host (CLI, tests, benchmarks) goes through resolveOptions; it never reads argv.
 
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { Ajv } from 'ajv';
 import { HostError } from '../common/errors.ts';
 import type { SandboxLimits } from '../sandbox/messages.ts';
@@ -16,6 +16,8 @@ import { parseAllowList } from '../bridge/egress-allow.ts';
 import { checkResolveOverrides } from '../bridge/egress-resolve.ts';
 
 export interface HostLimits extends SandboxLimits {
+  /** Memory for live isolates across the sandbox workers, in MB (the cap on how many stay live). */
+  isolateMemoryMb: number;
   maxPublicBodyBytes: number;
   maxEnvelopeBytes: number;
   crashesBeforeQuarantine: number;
@@ -107,7 +109,9 @@ const DEFAULT_LIMITS: HostLimits = {
   maxLogLinesPerDispatch: 1_000,
   maxLogBytesPerDispatch: 64 * 1024,
   hogCpuMs: 1_000,
-  maxLiveIsolatesPerWorker: 100,
+  // A quarter of the machine's memory, at most 4 GB: the budget, not a count, bounds live isolates.
+  isolateMemoryMb: Math.max(64, Math.min(4_096, Math.floor(totalmem() / 1024 / 1024 / 4))),
+  maxLiveIsolatesPerWorker: 10_000,
   maxPublicBodyBytes: 1024 * 1024,
   maxEnvelopeBytes: 1024 * 1024,
   crashesBeforeQuarantine: 3,

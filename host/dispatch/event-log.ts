@@ -24,7 +24,7 @@ export interface EventLogPage {
 }
 
 export interface EventLog {
-  /** Queues the entry; it is written with others at the end of this turn of the event loop. */
+  /** Queues the entry; it is written with others in one batch shortly after (reads and close() flush first). */
   record(entry: EventLogEntry): void;
   /** Writes queued entries now (reads do this themselves; close() should too). */
   flush(): Promise<void>;

@@ -3,10 +3,11 @@
 // plain functions whose arguments and results are copies; no ivm object is placed in its reach.
 
 import ivm from 'isolated-vm';
-import type { BridgeRequest, BridgeResponse, BridgeResult, DispatchAnswer, Envelope, LogLevel, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { BridgeRequest, BridgeResponse, BridgeResult, LogLevel, SandboxResponse, UrlRecord, WireAnswer } from '../../sandbox-api/runtime/contract.ts';
 import type { CapturedLog, DispatchFailure, SandboxLimits } from './messages.ts';
 import * as primitives from '../bridge/primitives.ts';
-import { validateSandboxResponse } from './validate-response.ts';
+import { decodeWireAnswer, validateSandboxResponse } from './validate-response.ts';
+import { bootstrapRuntime } from './runtime-snapshot.ts';
 import { sanitizeLogText } from '../common/log-text.ts';
 import { guestStack, scriptFilename } from './stack-map.ts';
 
@@ -28,12 +29,24 @@ export interface IsolateHooks {
   onIsolateStart?(): void;
   /** Rewrites bundle positions in a guest's log text into source positions (stack-map.ts). */
   mapText?(text: string): string;
+  /** A live isolate was disposed (evicted, reset, moved); the worker tells the supervisor. */
+  disposed?(reason: string): void;
+  /** A new measurement of the isolate's memory (memoryBytes) landed. */
+  measured?(): void;
 }
 
-/** Compiled runtime script shared by every isolate of this worker (V8 code cache). */
+/** How often a busy isolate's memory is measured again (isolate-budget.ts uses the last measurement). */
+const MEMORY_SAMPLE_MS = 1_000;
+
+/**
+ * The runtime every isolate of this worker starts with: the startup snapshot (runtime-snapshot.ts)
+ * when the worker could build one, else the runtime script run in each new isolate (with its V8
+ * code cache).
+ */
 export interface RuntimeSource {
   code: string;
   cache?: ivm.ExternalCopy<ArrayBuffer>;
+  snapshot?: ivm.ExternalCopy<ArrayBuffer>;
 }
 
 interface InFlight {
@@ -46,13 +59,31 @@ interface InFlight {
   failure?: DispatchError;
 }
 
+/**
+ * One dispatch as the worker holds it: the event and environment as the JSON text the supervisor
+ * sent (they cross into the isolate as flat strings), the body bytes, and the request URL to parse.
+ */
+export interface WireEnvelope {
+  eventId: string;
+  installationId: string;
+  eventJson: string;
+  environmentJson: string;
+  fetchBody: Uint8Array | null;
+  /** A fetch event's request URL: parsed here once per isolate, so the runtime needs no hop for it. */
+  requestUrl?: string;
+}
+
+/** Request URLs whose parsed record this isolate already holds (its URL cache keeps 512; a seed it lost costs only a hop). */
+const MAX_SEEDED_URLS = 256;
+
 interface Live {
   isolate: ivm.Isolate;
   context: ivm.Context;
-  dispatch: ivm.Reference<(envelope: Envelope) => Promise<DispatchAnswer>>;
+  dispatch: ivm.Reference<(eventJson: string, environmentJson: string, fetchBody: Uint8Array | null, parsedUrlsJson: string | null) => Promise<WireAnswer>>;
   drain: ivm.Reference<(eventId: string) => Promise<void>>;
   fireTimer: ivm.Reference<(id: number) => void>;
   timers: Map<number, NodeJS.Timeout>;
+  seededUrls: Set<string>;
 }
 
 const MEMORY_LIMIT_PATTERN = /memory limit/i;
@@ -106,6 +137,7 @@ export class IntegrationIsolate {
   private retiredBecause: string | null = null;
   readonly name: string;
   private readonly bundleCode: string;
+  private bundleCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
   private readonly runtime: RuntimeSource;
   private readonly limits: SandboxLimits;
   private readonly hooks: IsolateHooks;
@@ -120,6 +152,13 @@ export class IntegrationIsolate {
 
   /** When this integration last started a dispatch (for least-recently-used eviction). */
   lastUsedAt = 0;
+
+  /**
+   * The isolate's memory as last measured (V8's physical heap plus external and malloced memory),
+   * kept across disposal as the estimate for its next start; 0 before the first measurement.
+   */
+  memoryBytes = 0;
+  private memorySampledAt = -Infinity;
 
   get isLive(): boolean {
     return this.live !== null && !this.live.isolate.isDisposed;
@@ -156,15 +195,20 @@ export class IntegrationIsolate {
     return this.draining.size > 0;
   }
 
+  /** Being created (or live): it takes its memory already. */
+  get isStarting(): boolean {
+    return this.starting !== null && this.live === null;
+  }
+
   /** Live but with nothing in flight or draining: safe to dispose and recreate later. */
   get isIdle(): boolean {
     return this.isLive && this.inFlight.size === 0 && this.draining.size === 0;
   }
 
   /** Runs one envelope; resolves with a validated response or rejects with a DispatchError. */
-  async dispatch(envelope: Envelope): Promise<{ response: SandboxResponse; logs: CapturedLog[] }> {
+  async dispatch(envelope: WireEnvelope): Promise<{ response: SandboxResponse; logs: CapturedLog[] }> {
     this.lastUsedAt = performance.now();
-    const entry: InFlight = { eventId: envelope.event.eventId, installationId: String(envelope.event.installationId ?? ''), logs: [], logBytes: 0, droppedLogs: 0 };
+    const entry: InFlight = { eventId: envelope.eventId, installationId: envelope.installationId, logs: [], logBytes: 0, droppedLogs: 0 };
     if (this.inFlight.size === 0 && this.draining.size === 0) this.startBusyPeriod();
     this.inFlight.add(entry);
     let deadline: NodeJS.Timeout | undefined;
@@ -178,14 +222,18 @@ export class IntegrationIsolate {
         this.dispose('dispatch deadline passed');
       }, this.limits.dispatchTimeoutMs);
       const live = await this.startWithin(entry);
-      const raw = await live.dispatch.apply(undefined, [envelope], {
-        arguments: { copy: true },
-        result: { promise: true, copy: true },
-        timeout: this.limits.dispatchTimeoutMs,
-      });
+      // No isolated-vm `timeout` here: the deadline above already disposes the isolate (which stops
+      // whatever it runs), and a per-call timeout costs a watchdog timer for every dispatch.
+      const raw = decodeWireAnswer(
+        await live.dispatch.apply(undefined, [envelope.eventJson, envelope.environmentJson, envelope.fetchBody, this.urlSeeds(live, envelope.requestUrl)], {
+          arguments: { copy: true },
+          result: { promise: true, copy: true },
+        }),
+      );
       if (entry.failure) throw entry.failure;
       const response = validateSandboxResponse(raw, this.limits.maxResponseBytes);
       if (typeof response === 'string') throw new DispatchError('bad-response', response);
+      this.sampleMemory(live);
       // Draining costs a round trip into the isolate; only pay it when waitUntil work exists.
       if ((raw as { waitUntilPending?: unknown }).waitUntilPending === true) this.drainAfterResponse(live, entry.eventId);
       return { response, logs: this.closeLogs(entry) };
@@ -208,6 +256,31 @@ export class IntegrationIsolate {
     if (this.inFlight.size === 0 && this.draining.size === 0) this.dispose(reason);
   }
 
+  /** Envelope.parsedUrls as JSON for a request URL this isolate has not been handed yet, else null. */
+  private urlSeeds(live: Live, url: string | undefined): string | null {
+    if (url === undefined || live.seededUrls.has(url)) return null;
+    const record: UrlRecord | null = primitives.parseUrl(url, undefined);
+    if (record === null) return null;
+    if (live.seededUrls.size >= MAX_SEEDED_URLS) live.seededUrls.clear();
+    live.seededUrls.add(url);
+    return JSON.stringify([[url, record]]);
+  }
+
+  /** Measures the isolate's memory now and then, in the background (an async call queued behind its work). */
+  private sampleMemory(live: Live): void {
+    const now = performance.now();
+    if (now - this.memorySampledAt < MEMORY_SAMPLE_MS) return;
+    this.memorySampledAt = now;
+    live.isolate.getHeapStatistics().then(
+      (stats) => {
+        if (this.live !== live) return;
+        this.memoryBytes = stats.total_physical_size + stats.externally_allocated_size + stats.malloced_memory;
+        this.hooks.measured?.();
+      },
+      () => undefined,
+    );
+  }
+
   dispose(reason: string): void {
     const live = this.live;
     this.live = null;
@@ -215,7 +288,9 @@ export class IntegrationIsolate {
     this.starting = null;
     this.realm = null;
     this.generation++;
+    this.memorySampledAt = -Infinity;
     if (live === null) return;
+    this.hooks.disposed?.(reason);
     for (const timer of live.timers.values()) clearTimeout(timer);
     live.timers.clear();
     this.draining.clear();
@@ -406,6 +481,7 @@ export class IntegrationIsolate {
         }
         this.live = live;
         this.hooks.onIsolateStart?.();
+        this.sampleMemory(live);
         return live;
       },
       (error) => {
@@ -418,43 +494,39 @@ export class IntegrationIsolate {
 
   /** Builds the isolate: first the host's part (then `realmBuilt` is called), then the guest's bundle. */
   private async create(realmBuilt: () => void): Promise<Live> {
-    const isolate = new ivm.Isolate({ memoryLimit: this.limits.memoryLimitMb });
+    const snapshot = this.runtime.snapshot;
+    const isolate = new ivm.Isolate({ memoryLimit: this.limits.memoryLimitMb, ...(snapshot ? { snapshot } : {}) });
     try {
       const context = await isolate.createContext();
-      const runtimeScript = await isolate.compileScript(this.runtime.code, {
-        filename: 'sandbox-runtime.js',
-        ...(this.runtime.cache ? { cachedData: this.runtime.cache } : { produceCachedData: true }),
-      });
-      const produced = (runtimeScript as ivm.Script & ivm.CachedDataResult).cachedData;
-      if (!this.runtime.cache && produced) this.runtime.cache = produced;
-      const install = (await runtimeScript.run(context, { reference: true, timeout: RUNTIME_START_TIMEOUT_MS })) as ivm.Reference;
       const timers = new Map<number, NodeJS.Timeout>();
       const bridged = this.primitives(timers);
-      // An async Callback cannot hand a host promise to the isolate (isolated-vm 7 "could not be
-      // cloned"), so fetch crosses through a tiny adapter that keeps the Reference in a closure.
-      const adapterScript = await isolate.compileScript(FETCH_ADAPTER, { filename: 'sandbox-fetch-adapter.js' });
-      const adapter = (await adapterScript.run(context, { reference: true })) as ivm.Reference;
-      const guestFetch = (await adapter.apply(undefined, [new ivm.Reference(bridged.fetch)], { result: { reference: true } })) as ivm.Reference;
-      const api = (await install.apply(undefined, [bridged.callbacks[0], guestFetch.derefInto(), ...bridged.callbacks.slice(1)], {
-        result: { reference: true },
-        timeout: RUNTIME_START_TIMEOUT_MS,
-      })) as ivm.Reference;
-      adapter.release();
+      // From the snapshot the realm is built and hardened already: one call binds it.
+      const api = snapshot
+        ? await bootstrapRuntime(context, bridged.callbacks, new ivm.Reference(bridged.fetch), RUNTIME_START_TIMEOUT_MS)
+        : await this.installRuntime(isolate, context, bridged);
       const live: Live = {
         isolate,
         context,
         timers,
-        dispatch: await api.get('dispatch', { reference: true }),
+        seededUrls: new Set(),
+        dispatch: await api.get('dispatchWire', { reference: true }),
         drain: await api.get('drain', { reference: true }),
         fireTimer: await api.get('fireTimer', { reference: true }),
       };
       const setEntry = await api.get('setEntry', { reference: true });
       // From here on it is the integration's code (compiling and running its bundle): its deadline runs.
       realmBuilt();
-      const bundle = await isolate.compileScript(this.bundleCode, { filename: scriptFilename(this.name) });
+      // V8's code cache of this bundle, made by the first isolate that compiled it: later ones
+      // (after an eviction or a reset) skip parsing and compiling it again.
+      const bundle = await isolate.compileScript(this.bundleCode, {
+        filename: scriptFilename(this.name),
+        ...(this.bundleCache ? { cachedData: this.bundleCache } : { produceCachedData: true }),
+      });
+      const compiled = bundle as ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
+      if (compiled.cachedDataRejected === true) this.bundleCache = undefined;
+      else if (!this.bundleCache && compiled.cachedData) this.bundleCache = compiled.cachedData;
       const namespace = (await bundle.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
       await setEntry.apply(undefined, [namespace.derefInto()], { timeout: this.limits.dispatchTimeoutMs });
-      install.release();
       api.release();
       setEntry.release();
       return live;
@@ -464,6 +536,29 @@ export class IntegrationIsolate {
     } finally {
       realmBuilt();
     }
+  }
+
+  /** Without a snapshot: runs the runtime script in the new context and install()s it (which hardens the realm). */
+  private async installRuntime(isolate: ivm.Isolate, context: ivm.Context, bridged: ReturnType<IntegrationIsolate['primitives']>): Promise<ivm.Reference> {
+    const runtimeScript = await isolate.compileScript(this.runtime.code, {
+      filename: 'sandbox-runtime.js',
+      ...(this.runtime.cache ? { cachedData: this.runtime.cache } : { produceCachedData: true }),
+    });
+    const produced = (runtimeScript as ivm.Script & ivm.CachedDataResult).cachedData;
+    if (!this.runtime.cache && produced) this.runtime.cache = produced;
+    const install = (await runtimeScript.run(context, { reference: true, timeout: RUNTIME_START_TIMEOUT_MS })) as ivm.Reference;
+    // An async Callback cannot hand a host promise to the isolate (isolated-vm 7 "could not be
+    // cloned"), so fetch crosses through a tiny adapter that keeps the Reference in a closure.
+    const adapterScript = await isolate.compileScript(FETCH_ADAPTER, { filename: 'sandbox-fetch-adapter.js' });
+    const adapter = (await adapterScript.run(context, { reference: true })) as ivm.Reference;
+    const guestFetch = (await adapter.apply(undefined, [new ivm.Reference(bridged.fetch)], { result: { reference: true } })) as ivm.Reference;
+    const api = (await install.apply(undefined, [bridged.callbacks[0], guestFetch.derefInto(), ...bridged.callbacks.slice(1)], {
+      result: { reference: true },
+      timeout: RUNTIME_START_TIMEOUT_MS,
+    })) as ivm.Reference;
+    adapter.release();
+    install.release();
+    return api;
   }
 
   /** The BridgePrimitives of contract.ts as isolated-vm Callbacks (all but fetch, in order) and the host fetch. */

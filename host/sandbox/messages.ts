@@ -20,14 +20,18 @@ export interface SandboxLimits {
    * overlap) before it is moved to the low-priority worker, while the work still runs.
    */
   hogCpuMs: number;
-  /** Isolates kept alive per worker; past it the least recently used idle one is disposed. */
+  /** A hard count of live isolates per worker, on top of the memory budget; past it the least recently used idle one is disposed. */
   maxLiveIsolatesPerWorker: number;
 }
 
 export interface WorkerInit {
   type: 'init';
   runtimeScript: string;
+  /** The runtime's startup-snapshot script (sandbox-api/runtime/snapshot.ts): every isolate is made from its snapshot. */
+  snapshotScript: string;
   limits: SandboxLimits;
+  /** This worker's share of the isolate memory budget: past it, least recently used idle isolates are disposed. */
+  isolateBudgetMb: number;
   egress: EgressOptions;
 }
 
@@ -41,18 +45,23 @@ export interface RegisterIntegration {
 }
 
 /**
- * One dispatch. The environment rarely changes between dispatches of an installation, so it
- * travels only when the worker has not seen this version yet (`environment` set); otherwise the
- * worker reuses the one it stored under `environmentKey`.
+ * One dispatch. The event travels as JSON text (it enters the isolate as one flat string; the
+ * worker reads only the fields named here). The environment rarely changes between dispatches of
+ * an installation, so it travels only when the worker has not seen this version yet
+ * (`environmentJson` set); otherwise the worker reuses the text it stored under `environmentKey`.
  */
 export interface DispatchRequest {
   type: 'dispatch';
   id: number;
   integration: string;
-  event: Envelope['event'];
+  eventId: string;
+  installationId: string;
+  eventJson: string;
+  /** A fetch event's request URL, which the worker parses for the runtime (Envelope.parsedUrls). */
+  requestUrl?: string;
   fetchBody: Envelope['fetchBody'];
   environmentKey: string;
-  environment?: Envelope['environment'];
+  environmentJson?: string;
 }
 
 /** Sent once the host listens: guest fetches to this origin go to the platform API over IPC. */
@@ -147,4 +156,11 @@ export interface WorkerCount {
   name: 'isolate_start' | 'isolate_eviction' | 'egress_refusal';
 }
 
-export type FromWorker = DispatchResult | Drained | LateLog | WorkerReady | ApiCall | EgressConnect | HogReport | WorkerCount;
+/** A live isolate was disposed; `evicted` when it made room under the memory budget or count cap. */
+export interface IsolateDisposed {
+  type: 'isolate-disposed';
+  integration: string;
+  evicted: boolean;
+}
+
+export type FromWorker = DispatchResult | Drained | LateLog | WorkerReady | ApiCall | EgressConnect | HogReport | WorkerCount | IsolateDisposed;

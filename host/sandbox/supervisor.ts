@@ -9,6 +9,7 @@ import type { DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWork
 import { CrashLedger } from './crash-ledger.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
 import { post, readyBy, spawnSlot, stopSlot, takePending, type Slot, type SupervisedOutcome } from './worker-slot.ts';
+import { Placement } from './placement.ts';
 
 /** At least this much on top of the dispatch deadline before the host answers for a silent worker. */
 const BACKSTOP_GRACE_MS = 5_000;
@@ -18,8 +19,12 @@ export type { SupervisedOutcome } from './worker-slot.ts';
 export interface SupervisorOptions {
   workers: number;
   limits: SandboxLimits;
+  /** Memory for live isolates across the regular workers, split evenly (other workers get one share each). */
+  isolateMemoryMb: number;
   egress: EgressOptions;
   runtimeScript: string;
+  /** The runtime's startup-snapshot script, from which each worker builds the snapshot its isolates start from. */
+  snapshotScript: string;
   crashesBeforeQuarantine: number;
   crashWindowMs: number;
   /** Repeated timeouts pause an integration for a while (timeout-breaker.ts). */
@@ -73,6 +78,7 @@ export class Supervisor {
   private readonly slots = new Map<number, Slot>();
   private readonly pins = new Map<string, number>();
   private readonly bundles = new Map<string, SandboxBundle>();
+  private readonly environmentTexts = new WeakMap<object, string>();
   /** Integrations on a worker of their own, with the timer that ends their probation. */
   private readonly solitary = new Map<string, { index: number; probation: NodeJS.Timeout }>();
   private nextSolitaryIndex: number;
@@ -84,8 +90,11 @@ export class Supervisor {
   private apiEndpoint: string | null = null;
   private apiHandler: ApiHandler | null = null;
 
+  private readonly placement: Placement;
+
   constructor(options: SupervisorOptions) {
     this.options = options;
+    this.placement = new Placement(Math.max(1, options.workers) + (options.demoteOffenders ? 1 : 0), Math.max(1, options.workers));
     this.ledger = new CrashLedger(options.crashesBeforeQuarantine, options.crashWindowMs);
     this.breaker = new TimeoutBreaker(options.timeoutBreaker);
     this.nextSolitaryIndex = this.regularCount + (options.demoteOffenders ? 1 : 0);
@@ -128,6 +137,11 @@ export class Supervisor {
 
   workerOf(integration: string): number | undefined {
     return this.pins.get(integration);
+  }
+
+  /** Live isolates per regular and offenders' worker as the supervisor knows them (diagnostics and tests). */
+  liveIsolateCounts(): number[] {
+    return this.placement.liveCounts();
   }
 
   /** Whether the integration runs on a worker of its own after an unattributable crash. */
@@ -193,6 +207,10 @@ export class Supervisor {
       throw new HostError('ERR_INTEGRATION_THROTTLED', `integration "${integration}" keeps running past its deadline and is paused; retry in ${Math.ceil(pausedMs / 1000)} s`);
     }
     if (this.stopped || !this.pins.has(integration)) throw new HostError('ERR_SANDBOX_UNAVAILABLE', `integration "${integration}" is not loaded`);
+    // A cold integration on a worker that is out of isolate memory starts where there is room.
+    const pinned = this.pins.get(integration)!;
+    const roomier = this.placement.target(pinned, integration);
+    if (roomier !== undefined && !this.inFlight(pinned, integration)) this.move(integration, roomier);
     // The worker enforces the deadline, but it may be starved of CPU (offenders run at the lowest
     // priority) or restarting: the host answers by the backstop whatever happens there.
     const answerBy = performance.now() + this.backstopMs;
@@ -212,11 +230,24 @@ export class Supervisor {
       const backstop = setTimeout(() => this.abandon(slot, id), Math.max(0, answerBy - performance.now()));
       slot.pending.set(id, { integration, eventId: envelope.event.eventId, resolve, reject, backstop });
       const { event, fetchBody, environment } = envelope;
+      const installationId = String(event.installationId ?? '');
+      const requestUrl = event.request?.url;
       // Per integration and installation: a dispatch to the integration itself (no installation)
       // must never be given another integration's environment cached on the same worker.
-      const environmentKey = `${integration}\u0000${String(event.installationId ?? '')}`;
+      const environmentKey = `${integration}\u0000${installationId}`;
       const known = slot.sentEnvironments.has(environment);
-      post(slot, { type: 'dispatch', id, integration, event, fetchBody, environmentKey, ...(known ? {} : { environment }) });
+      post(slot, {
+        type: 'dispatch',
+        id,
+        integration,
+        eventId: event.eventId,
+        installationId,
+        eventJson: JSON.stringify(event),
+        ...(typeof requestUrl === 'string' ? { requestUrl } : {}),
+        fetchBody,
+        environmentKey,
+        ...(known ? {} : { environmentJson: this.environmentJson(environment) }),
+      });
       slot.sentEnvironments.add(environment);
     });
   }
@@ -255,6 +286,21 @@ export class Supervisor {
     this.stopped = true;
     for (const { probation } of this.solitary.values()) clearTimeout(probation);
     await Promise.all([...this.slots.values()].map((slot) => stopSlot(slot, 'the host is shutting down')));
+  }
+
+  /** An environment's JSON text, made once per environment object (the dispatcher reuses them). */
+  private environmentJson(environment: Envelope['environment']): string {
+    let json = this.environmentTexts.get(environment);
+    if (json === undefined) {
+      json = JSON.stringify(environment);
+      this.environmentTexts.set(environment, json);
+    }
+    return json;
+  }
+
+  private inFlight(worker: number, integration: string): boolean {
+    for (const pending of this.slots.get(worker)?.pending.values() ?? []) if (pending.integration === integration) return true;
+    return false;
   }
 
   private slotOf(integration: string): Slot | undefined {
@@ -335,7 +381,8 @@ export class Supervisor {
       onExit: (from, code, signal) => this.onExit(from, code, signal),
       onError: (_from, error) => this.options.onNotice('error', `sandbox worker ${index} error: ${error.message}`),
     });
-    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, limits: this.options.limits, egress: this.options.egress });
+    const isolateBudgetMb = Math.max(1, Math.floor(this.options.isolateMemoryMb / this.regularCount));
+    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, snapshotScript: this.options.snapshotScript, limits: this.options.limits, isolateBudgetMb, egress: this.options.egress });
     if (this.apiEndpoint !== null) post(slot, { type: 'configure', apiEndpoint: this.apiEndpoint });
     for (const [integration, pinned] of this.pins) {
       const bundle = this.bundles.get(integration);
@@ -359,6 +406,8 @@ export class Supervisor {
       case 'drained':
         slot.draining.delete(message.integration);
         return;
+      case 'isolate-disposed':
+        return this.placement.disposed(slot.index, message.integration, message.evicted);
       case 'result':
         return this.settle(slot, message);
     }
@@ -380,7 +429,10 @@ export class Supervisor {
     if (result.draining) slot.draining.add(pending.integration);
     else slot.draining.delete(pending.integration);
     for (const line of result.logs) this.options.onLog({ integration: pending.integration, eventIds: [pending.eventId], ...line });
-    if (result.ok) return pending.resolve({ response: result.response, logs: result.logs, durationMs: result.durationMs });
+    if (result.ok) {
+      this.placement.started(slot.index, pending.integration);
+      return pending.resolve({ response: result.response, logs: result.logs, durationMs: result.durationMs });
+    }
     if (result.failure === 'memory') {
       this.strike(pending.integration, 'exceeded its memory limit');
       this.demote(pending.integration, 'exceeded its memory limit');
@@ -402,6 +454,7 @@ export class Supervisor {
       takePending(slot, id)?.reject(new HostError('ERR_SANDBOX_CRASHED', 'the sandbox running this integration crashed while handling the request'));
     }
     slot.draining.clear();
+    this.placement.restarted(slot.index);
     const solitaryOwner = [...this.solitary.entries()].find(([, entry]) => entry.index === slot.index)?.[0];
     if (solitaryOwner !== undefined) {
       // Alone on its worker: the crash is its own. Probation starts over.

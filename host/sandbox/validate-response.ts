@@ -1,5 +1,6 @@
 // Checks what the isolate returned before the host trusts it: a guest controls the runtime it
-// runs in, so the copied response may be anything. Pure; returns the response or a reason.
+// runs in, so the copied response may be anything. Pure; returns the response or a reason, and
+// decodes the runtime's compact answer (WireAnswer) without trusting its shape either.
 
 import type { RuntimeVerdict, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 
@@ -28,4 +29,20 @@ export function validateSandboxResponse(value: unknown, maxBodyBytes: number): S
   // Only the runtime's known verdicts mean something to the host; anything else is dropped.
   const known = VERDICTS.has(verdict) ? { verdict: verdict as RuntimeVerdict } : {};
   return { status: status as number, ...(text ? { statusText: text } : {}), headers: headers as [string, string][], body, ...known };
+}
+
+/**
+ * The object a WireAnswer stands for (`[JSON text of everything but the body, body bytes]`), still
+ * unchecked: anything malformed decodes to something validateSandboxResponse refuses.
+ */
+export function decodeWireAnswer(value: unknown): unknown {
+  if (!Array.isArray(value) || value.length !== 2 || typeof value[0] !== 'string') return null;
+  let meta: unknown;
+  try {
+    meta = JSON.parse(value[0]);
+  } catch {
+    return null;
+  }
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return null;
+  return { ...meta, body: value[1] };
 }

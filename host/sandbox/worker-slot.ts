@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import { HostError } from '../common/errors.ts';
 import type { CapturedLog, FromWorker, ToWorker } from './messages.ts';
+import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
 
 const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
 
@@ -41,6 +42,8 @@ export interface Slot {
   stopping: boolean;
   /** The worker said it is ready and has not exited since (the readiness route counts these). */
   up: boolean;
+  /** Sends to this worker, coalescing what one turn of the event loop sends (ipc-batch.ts). */
+  send(message: ToWorker): void;
 }
 
 /**
@@ -61,7 +64,10 @@ export function spawnSlot(
   });
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, sentEnvironments: new WeakSet(), up: false };
+  const send = batchedSender<ToWorker>((message) => {
+    if (child.connected) child.send(message);
+  });
+  const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, sentEnvironments: new WeakSet(), up: false, send };
   const lowerPriority = () => {
     if (!lowPriority || child.pid === undefined) return;
     for (const thread of threadsOf(child.pid)) {
@@ -72,14 +78,15 @@ export function spawnSlot(
       }
     }
   };
-  child.on('message', (message: FromWorker) => {
+  const receive = (message: FromWorker): void => {
     if (message.type === 'ready') {
       slot.up = true;
       lowerPriority();
       return markReady();
     }
     handlers.onMessage(slot, message);
-  });
+  };
+  child.on('message', (message: FromWorker | MessageBatch<FromWorker>) => unbatch(message, receive));
   child.on('exit', (code, signal) => {
     slot.up = false;
     handlers.onExit(slot, code, signal);
@@ -89,7 +96,7 @@ export function spawnSlot(
 }
 
 export function post(slot: Slot, message: ToWorker): void {
-  if (slot.child.connected) slot.child.send(message);
+  slot.send(message);
 }
 
 /**

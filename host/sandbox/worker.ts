@@ -3,15 +3,20 @@
 // sees another worker's integrations; if a guest crashes V8, only this process dies.
 
 import type { DispatchResult, FromWorker, ToWorker, WorkerInit } from './messages.ts';
-import type { BridgeRequest, BridgeResponse, BridgeResult, UrlRecord } from '../../sandbox-api/runtime/contract.ts';
-import { parseUrl } from '../bridge/primitives.ts';
+import type { BridgeRequest, BridgeResponse, BridgeResult } from '../../sandbox-api/runtime/contract.ts';
 import { DispatchError, IntegrationIsolate, type RuntimeSource } from './isolate.ts';
 import { createStackMapper } from './stack-map.ts';
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import { performFetch } from '../bridge/fetch.ts';
 import { lookupWithOverrides } from '../bridge/egress-resolve.ts';
+import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
+import { createRuntimeSnapshot } from './runtime-snapshot.ts';
+import { isolatesToEvict } from './isolate-budget.ts';
 
 const MAX_REDIRECTS = 5;
+const EVICTED = 'evicted (least recently used)';
+/** What an isolate is assumed to take before any in this worker was measured (the runtime alone is ~2–4 MB). */
+const DEFAULT_ISOLATE_BYTES = 4 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 10_000;
 const FETCH_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 
@@ -23,14 +28,15 @@ let runtime: RuntimeSource | null = null;
 const isolates = new Map<string, IntegrationIsolate>();
 /** Dispatches in flight in this worker: id → integration (for the supervisor's abandon). */
 const inFlight = new Map<number, string>();
-/** The latest environment the supervisor sent per installation (see DispatchRequest). */
-const environments = new Map<string, Record<string, unknown>>();
+/** The latest environment (JSON text) the supervisor sent per installation (see DispatchRequest). */
+const environments = new Map<string, string>();
 
-function send(message: FromWorker): void {
+/** Sends to the supervisor, coalescing what one turn of the event loop sends (ipc-batch.ts). */
+const send = batchedSender<FromWorker>((message) => {
   // During shutdown the channel can close under a late result; with a callback a failed send is
   // dropped instead of crashing this process with an unhandled EPIPE.
   if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
-}
+});
 
 /** Whether a guest URL targets the platform API (same origin as environment.apiEndpoint). */
 function isPlatformApi(url: string): boolean {
@@ -81,6 +87,11 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
       onDrained: () => send({ type: 'drained', integration }),
       onIsolateStart: () => send({ type: 'count', integration, name: 'isolate_start' }),
       mapText: createStackMapper(integration, bundleMap),
+      disposed: (reason) => send({ type: 'isolate-disposed', integration, evicted: reason === EVICTED }),
+      measured: () => {
+        budgetChanged = true;
+        scheduleBudgetCheck();
+      },
     }),
   );
   previous?.retire('replaced by a new build');
@@ -88,24 +99,54 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
 
 /**
  * Isolates are created lazily on first dispatch; to bound memory with many integrations, the
- * least recently used idle isolates are disposed whenever the live count would pass the cap.
- * `newcomer` is about to start an isolate and counts as live; it is never evicted itself.
+ * least recently used idle isolates are disposed whenever the live ones would pass this worker's
+ * share of the memory budget (or the count cap). Sizes are each isolate's last measurement; one
+ * never measured counts as the average of those that were. Isolates being created count as live
+ * (and busy); `newcomer` is about to start one and is never evicted itself.
  */
-function enforceIsolateCap(newcomer?: IntegrationIsolate): void {
+function enforceIsolateBudget(newcomer?: IntegrationIsolate): void {
   if (init === null) return;
-  const live = [...isolates.values()].filter((candidate) => candidate.isLive || candidate === newcomer);
-  const idle = live.filter((candidate) => candidate.isIdle && candidate !== newcomer).sort((a, b) => a.lastUsedAt - b.lastUsedAt);
-  for (let excess = live.length - init.limits.maxLiveIsolatesPerWorker; excess > 0 && idle.length > 0; excess--) {
-    const evicted = idle.shift()!;
-    evicted.dispose('evicted (least recently used)');
-    send({ type: 'count', integration: evicted.name, name: 'isolate_eviction' });
+  const live = [...isolates.values()].filter((candidate) => candidate.isLive || candidate.isStarting || candidate === newcomer);
+  const measured = live.filter((candidate) => candidate.memoryBytes > 0);
+  const typical = measured.length > 0 ? measured.reduce((sum, candidate) => sum + candidate.memoryBytes, 0) / measured.length : DEFAULT_ISOLATE_BYTES;
+  const candidates = live.map((isolate) => ({ isolate, idle: isolate.isIdle, lastUsedAt: isolate.lastUsedAt, bytes: isolate.memoryBytes || typical }));
+  const budgetBytes = init.isolateBudgetMb * 1024 * 1024;
+  const coming = candidates.find((candidate) => candidate.isolate === newcomer);
+  const evicted = isolatesToEvict(candidates, coming, budgetBytes, init.limits.maxLiveIsolatesPerWorker);
+  for (const candidate of evicted) {
+    candidate.isolate.dispose(EVICTED);
+    send({ type: 'count', integration: candidate.isolate.name, name: 'isolate_eviction' });
   }
+  let used = 0;
+  for (const candidate of candidates) if (!evicted.includes(candidate)) used += candidate.bytes;
+  overBudget = used > budgetBytes || candidates.length - evicted.length > init.limits.maxLiveIsolatesPerWorker;
+  budgetChanged = false;
+  checkedAt = performance.now();
+}
+
+/** Whether the last check left this worker over budget (busy isolates could not be disposed). */
+let overBudget = false;
+/** Whether an isolate was measured since the last check (isolates grow; starts overlap). */
+let budgetChanged = false;
+let checkedAt = 0;
+/** The check walks every isolate: after a measurement it waits at least this long for the next. */
+const RECHECK_MS = 100;
+let budgetCheck: NodeJS.Timeout | null = null;
+
+/** Checks the budget soon after a measurement landed, at most once per RECHECK_MS, even if no dispatch follows. */
+function scheduleBudgetCheck(): void {
+  if (budgetCheck !== null) return;
+  budgetCheck = setTimeout(() => {
+    budgetCheck = null;
+    if (budgetChanged) enforceIsolateBudget();
+  }, Math.max(0, checkedAt + RECHECK_MS - performance.now()));
+  budgetCheck.unref();
 }
 
 async function dispatch(id: number, integration: string, envelope: Parameters<IntegrationIsolate['dispatch']>[0]): Promise<void> {
   const started = performance.now();
   const isolate = isolates.get(integration);
-  if (isolate !== undefined && !isolate.isLive) enforceIsolateCap(isolate);
+  if (isolate !== undefined && !isolate.isLive) enforceIsolateBudget(isolate);
   let result: DispatchResult;
   inFlight.set(id, integration);
   if (isolate === undefined) {
@@ -122,8 +163,10 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   }
   inFlight.delete(id);
   send(result);
-  // Isolates started while others were busy may have passed the cap; trim once they are idle.
-  enforceIsolateCap();
+  // Isolates started while others were busy, or grown, may have passed the budget; trim once they
+  // are idle. The check walks every isolate, so it runs only when it may find something.
+  if (overBudget) enforceIsolateBudget();
+  else if (budgetChanged) scheduleBudgetCheck();
 }
 
 /** How often busy isolates are sampled for hogs (their execution time in the busy period). */
@@ -139,11 +182,25 @@ setInterval(() => {
   }
 }, HOG_SAMPLE_MS).unref();
 
-process.on('message', (message: ToWorker) => {
+/**
+ * Every isolate of this worker starts from the runtime's snapshot, built here once (tens of ms).
+ * Should isolated-vm refuse to build it, isolates run the runtime script instead, as before
+ * snapshots: slower to start, the same realm.
+ */
+function startupSnapshot(script: string): { snapshot?: RuntimeSource['snapshot'] } {
+  try {
+    return { snapshot: createRuntimeSnapshot(script) };
+  } catch (error) {
+    send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text: `the runtime snapshot could not be built, isolates start without it: ${(error as Error).message}` });
+    return {};
+  }
+}
+
+function receive(message: ToWorker): void {
   switch (message.type) {
     case 'init':
       init = message;
-      runtime = { code: message.runtimeScript };
+      runtime = { code: message.runtimeScript, ...startupSnapshot(message.snapshotScript) };
       send({ type: 'ready' });
       return;
     case 'register':
@@ -157,13 +214,15 @@ process.on('message', (message: ToWorker) => {
       return;
     }
     case 'dispatch': {
-      if (message.environment !== undefined) environments.set(message.environmentKey, message.environment);
-      const environment = environments.get(message.environmentKey) ?? {};
-      // Parsing here is cheap; inside the isolate each parse is a synchronous hop to this thread.
-      const requestUrl = message.event.request?.url;
-      const record = typeof requestUrl === 'string' ? parseUrl(requestUrl, undefined) : null;
-      const parsedUrls: [string, UrlRecord][] = record === null ? [] : [[requestUrl as string, record]];
-      void dispatch(message.id, message.integration, { event: message.event, environment, fetchBody: message.fetchBody, parsedUrls });
+      if (message.environmentJson !== undefined) environments.set(message.environmentKey, message.environmentJson);
+      void dispatch(message.id, message.integration, {
+        eventId: message.eventId,
+        installationId: message.installationId,
+        eventJson: message.eventJson,
+        environmentJson: environments.get(message.environmentKey) ?? '{}',
+        fetchBody: message.fetchBody,
+        ...(message.requestUrl !== undefined ? { requestUrl: message.requestUrl } : {}),
+      });
       return;
     }
     case 'configure':
@@ -180,7 +239,9 @@ process.on('message', (message: ToWorker) => {
       apiCalls.delete(message.id);
       return;
   }
-});
+}
+
+process.on('message', (message: ToWorker | MessageBatch<ToWorker>) => unbatch(message, receive));
 
 // The supervisor owns this process: when it goes away, so do we.
 process.on('disconnect', () => process.exit(0));

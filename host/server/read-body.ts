@@ -14,9 +14,18 @@ export function checkDeclaredLength(req: IncomingMessage, limitBytes: number): v
   if (declared !== undefined && Number(declared) > limitBytes) throw payloadTooLarge(limitBytes);
 }
 
+/**
+ * An HTTP/1.1 request has a body only if it sends Transfer-Encoding or a non-zero Content-Length;
+ * without either there is nothing to read, so no listeners are attached (most GETs).
+ */
+function declaresNoBody(req: IncomingMessage): boolean {
+  const declared = req.headers['content-length'];
+  return req.headers['transfer-encoding'] === undefined && (declared === undefined || Number(declared) === 0);
+}
+
 export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   checkDeclaredLength(req, limitBytes);
-  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  if (req.readableEnded || declaresNoBody(req)) return Promise.resolve(Buffer.alloc(0));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;

@@ -34,6 +34,13 @@ export interface SandboxResponse {
 /** The runtime's answer: the response plus whether `context.waitUntil` work is still pending (so the worker only drains when there is something to drain). */
 export type DispatchAnswer = SandboxResponse & { waitUntilPending: boolean };
 
+/**
+ * The compact answer of RuntimeApi.dispatchWire: JSON text of the DispatchAnswer without its body
+ * (status, statusText, headers, verdict, waitUntilPending), and the body bytes. One flat string
+ * and one byte array cross the isolate boundary faster than an object graph copied field by field.
+ */
+export type WireAnswer = [meta: string, body: Uint8Array];
+
 export type LogLevel = 'debug' | 'log' | 'info' | 'warn' | 'error';
 
 /** A request made by guest `fetch()`, as the worker receives it. */
@@ -102,6 +109,12 @@ export interface RuntimeApi {
   setEntry(namespace: unknown): void;
   /** Run one envelope to completion of its response. Never rejects: failures become 5xx responses. */
   dispatch(envelope: Envelope): Promise<DispatchAnswer>;
+  /**
+   * The same as dispatch, for an envelope in its compact form (what the worker uses): the event and
+   * the environment as JSON text, the body bytes, and Envelope.parsedUrls as JSON text or null.
+   * Each dispatch parses its own copy, so nothing a guest changes in one reaches the next.
+   */
+  dispatchWire(eventJson: string, environmentJson: string, fetchBody: Uint8Array | null, parsedUrlsJson: string | null): Promise<WireAnswer>;
   /** Resolves when every `context.waitUntil` promise of that event has settled. */
   drain(eventId: string): Promise<void>;
   /** Called by the worker when a timer set through BridgePrimitives.setTimer is due. */

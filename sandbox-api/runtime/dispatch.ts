@@ -12,6 +12,7 @@ import {
   type RuntimeVerdict,
   type SandboxResponse,
   type DispatchAnswer,
+  type WireAnswer,
 } from './contract.ts';
 import { isModuleWorker, moduleWorkerRequest } from './module-worker.ts';
 import { utf8Encode } from './utf8.ts';
@@ -27,8 +28,11 @@ const BAD_ENTRY_HELP =
 /** A module worker answering 406 to an event other than `fetch` has no handler for it (@gitbook/runtime's convention). */
 const MODULE_WORKER_NO_HANDLER_STATUS = 406;
 
-// Captured before any guest code runs, so a guest replacing Reflect.apply changes nothing here.
+// Captured before any guest code runs, so a guest replacing Reflect.apply (or the global JSON)
+// changes nothing here.
 const apply = Reflect.apply;
+const parseJson = JSON.parse;
+const stringifyJson = JSON.stringify;
 
 export interface DispatchDeps {
   /** What the integration protocol receives besides waitUntil (the runtime's own classes). */
@@ -42,7 +46,7 @@ export interface DispatchDeps {
 }
 
 export function verdictResponse(status: number, verdict: RuntimeVerdict, error: string): SandboxResponse {
-  return { status, statusText: '', headers: [['content-type', 'application/json']], body: utf8Encode(JSON.stringify({ error })), verdict };
+  return { status, statusText: '', headers: [['content-type', 'application/json']], body: utf8Encode(stringifyJson({ error })), verdict };
 }
 
 const VERDICTS: ReadonlySet<string> = new Set<RuntimeVerdict>(['no-handler', 'component-not-found', 'guest-error', 'bad-entry']);
@@ -136,6 +140,23 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     return answer(result, "The integration's handler");
   }
 
+  async function dispatch(envelope: Envelope): Promise<DispatchAnswer> {
+    let response: SandboxResponse;
+    try {
+      response = await run(envelope);
+    } catch (error) {
+      log('error', `Unhandled error in the integration: ${formatError(error)}`);
+      response = verdictResponse(500, 'guest-error', 'Internal server error');
+    }
+    let waitUntilPending = false;
+    try {
+      waitUntilPending = pending.has(String(envelope.event.eventId));
+    } catch {
+      // A malformed envelope has no event id and so no waitUntil work either.
+    }
+    return { ...response, waitUntilPending };
+  }
+
   return Object.freeze({
     setEntry(namespace: unknown): void {
       try {
@@ -147,21 +168,22 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
         entry = undefined;
       }
     },
-    async dispatch(envelope: Envelope): Promise<DispatchAnswer> {
-      let response: SandboxResponse;
+    dispatch,
+    async dispatchWire(eventJson: string, environmentJson: string, fetchBody: Uint8Array | null, parsedUrlsJson: string | null): Promise<WireAnswer> {
+      let envelope: Envelope;
       try {
-        response = await run(envelope);
-      } catch (error) {
-        log('error', `Unhandled error in the integration: ${formatError(error)}`);
-        response = verdictResponse(500, 'guest-error', 'Internal server error');
-      }
-      let waitUntilPending = false;
-      try {
-        waitUntilPending = pending.has(String(envelope.event.eventId));
+        envelope = {
+          event: parseJson(String(eventJson)) as Envelope['event'],
+          environment: parseJson(String(environmentJson)) as Envelope['environment'],
+          fetchBody: fetchBody instanceof Uint8Array ? fetchBody : null,
+          ...(parsedUrlsJson === null ? {} : { parsedUrls: parseJson(String(parsedUrlsJson)) as Envelope['parsedUrls'] }),
+        };
       } catch {
-        // A malformed envelope has no event id and so no waitUntil work either.
+        // Only a host bug sends text that is not JSON; it is answered like a malformed envelope.
+        envelope = { event: null, environment: {}, fetchBody: null } as unknown as Envelope;
       }
-      return { ...response, waitUntilPending };
+      const { body, ...meta } = await dispatch(envelope);
+      return [stringifyJson(meta), body];
     },
     async drain(eventId: string): Promise<void> {
       const key = String(eventId);

@@ -132,14 +132,19 @@ function freezeOne(value: object): void {
   freeze(value);
 }
 
-/** Freezes everything reachable from the roots through prototypes and property descriptors. */
-function freezeGraph(roots: unknown[], skip: Set<unknown>): void {
+/**
+ * Freezes everything reachable from the roots through prototypes and property descriptors.
+ * With `stopAtFrozen`, a frozen object is not walked into: after a first full pass, everything
+ * reachable from a frozen object is frozen already (see hardenRetouched).
+ */
+function freezeGraph(roots: unknown[], skip: Set<unknown>, stopAtFrozen = false): void {
   const seen = new Set<unknown>(skip);
   const pending = [...roots];
   while (pending.length > 0) {
     const value = pending.pop();
     if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value)) continue;
     seen.add(value);
+    if (stopAtFrozen && isFrozen(value)) continue;
     pending.push(getPrototypeOf(value));
     for (const key of ownKeys(value)) {
       const descriptor = getOwnPropertyDescriptor(value, key);
@@ -152,24 +157,71 @@ function freezeGraph(roots: unknown[], skip: Set<unknown>): void {
 }
 
 /**
- * Hardens the isolate's realm (see the header). `runtimeHidden` are the runtime's own objects that
- * no global names but guest code receives instances of (the body stream behind `Response#body`):
- * they are frozen like the built-ins, so one dispatch cannot change them for the next.
+ * The intrinsics V8 itself extends when it deserializes a context from a startup snapshot (with
+ * flag-gated features such as Promise.try, RegExp.escape, Error.isError, Math.f16round,
+ * Symbol.dispose): freezing one of them inside the snapshot makes that deserialization abort the
+ * process. A snapshot is therefore hardened without them, and they are frozen once the context
+ * exists (hardenRetouched).
  */
-export function hardenRealm(runtimeHidden: readonly unknown[] = []): void {
+function retouchedIntrinsics(): object[] {
+  const g = globalThis as unknown as Record<string, { prototype?: object } | undefined>;
+  const found: (object | undefined)[] = [
+    Promise,
+    RegExp,
+    Error,
+    Math,
+    g.Atomics as object | undefined,
+    DataView.prototype,
+    g.Iterator?.prototype,
+    getPrototypeOf(getPrototypeOf(async function* () {}).prototype) as object,
+  ];
+  return found.filter((value): value is object => value !== undefined);
+}
+
+function makeBuiltInsOverridable(): void {
   for (const [target, names] of overridable()) {
     if (target === undefined) continue;
     // `constructor` and the iterator stay data properties: V8 fast paths (species, spread) rely on them.
     const keys = names === 'all-methods' ? ownKeys(target).filter((key) => key !== 'constructor' && key !== Symbol.iterator) : names;
     for (const key of keys) makeOverridable(target, key);
   }
+}
+
+/** The values of the global object's data properties, but those left mutable. */
+function globalValues(): unknown[] {
   const roots: unknown[] = [];
   for (const key of ownKeys(globalThis)) {
     if (LEFT_MUTABLE.has(key)) continue;
     const descriptor = getOwnPropertyDescriptor(globalThis, key);
     if (descriptor !== undefined && 'value' in descriptor) roots.push(descriptor.value);
   }
-  roots.push(...hiddenIntrinsics(), ...runtimeHidden);
+  return roots;
+}
+
+/**
+ * Hardens the isolate's realm (see the header). `runtimeHidden` are the runtime's own objects that
+ * no global names but guest code receives instances of (the body stream behind `Response#body`):
+ * they are frozen like the built-ins, so one dispatch cannot change them for the next. With
+ * `deferRetouched`, as when building a startup snapshot, the intrinsics V8 extends at
+ * deserialization are left alone (and what only they reach); hardenRetouched() must then run in
+ * every context made from it before guest code.
+ */
+export function hardenRealm(options: { deferRetouched?: boolean; runtimeHidden?: readonly unknown[] } = {}): void {
+  makeBuiltInsOverridable();
   const g = globalThis as unknown as Record<string, unknown>;
-  freezeGraph(roots, new Set([globalThis, g.console]));
+  const skip = new Set<unknown>([globalThis, g.console, ...(options.deferRetouched ? retouchedIntrinsics() : [])]);
+  freezeGraph([...globalValues(), ...hiddenIntrinsics(), ...(options.runtimeHidden ?? [])], skip);
+}
+
+/**
+ * The second half of hardenRealm({ deferRetouched: true }), in a context deserialized from that
+ * snapshot: the deferred intrinsics, every global that is not frozen (those V8 added, such as
+ * Float16Array or SuppressedError) and everything they reach that is not frozen yet. Afterwards
+ * the realm is in the state hardenRealm() leaves.
+ */
+export function hardenRetouched(): void {
+  makeBuiltInsOverridable();
+  const roots = [...retouchedIntrinsics(), ...globalValues().filter((value) => (typeof value === 'object' || typeof value === 'function') && value !== null && !isFrozen(value))];
+  const g = globalThis as unknown as Record<string, unknown>;
+  freezeGraph(roots, new Set([globalThis, g.console]), true);
 }

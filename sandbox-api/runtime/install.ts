@@ -34,7 +34,40 @@ function defineGlobal(name: string, value: unknown): void {
   Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
 }
 
+/**
+ * The runtime's own objects that no global names but guest code receives instances of (the body
+ * stream behind `Response#body`): hardenRealm freezes them with the built-ins.
+ */
+export const RUNTIME_HIDDEN: readonly unknown[] = [BodyStream];
+
+/** Deletes the globals the design keeps away from guests (V8 adds two of them back to every context made from a snapshot). */
+export function removeGlobals(): void {
+  for (const name of REMOVED_GLOBALS) Reflect.deleteProperty(globalThis, name);
+}
+
 export function install(
+  log: BridgePrimitives['log'],
+  fetch: BridgePrimitives['fetch'],
+  setTimer: BridgePrimitives['setTimer'],
+  clearTimer: BridgePrimitives['clearTimer'],
+  parseUrl: BridgePrimitives['parseUrl'],
+  decodeText: BridgePrimitives['decodeText'],
+  randomBytes: BridgePrimitives['randomBytes'],
+  digest: BridgePrimitives['digest'],
+  hmac: BridgePrimitives['hmac'],
+): RuntimeApi {
+  removeGlobals();
+  const api = defineRuntime(log, fetch, setTimer, clearTimer, parseUrl, decodeText, randomBytes, digest, hmac);
+  // Last, once every global is in place and before the worker runs any integration code.
+  hardenRealm({ runtimeHidden: RUNTIME_HIDDEN });
+  return api;
+}
+
+/**
+ * Everything install() does but removing globals and hardening: the runtime's globals and its
+ * RuntimeApi, built on the primitives given (snapshot.ts builds it once into a startup snapshot).
+ */
+export function defineRuntime(
   log: BridgePrimitives['log'],
   fetch: BridgePrimitives['fetch'],
   setTimer: BridgePrimitives['setTimer'],
@@ -64,8 +97,6 @@ export function install(
     digest: (algorithm, data) => bridge.digest(algorithm, data),
     hmac: (algorithm, key, data) => bridge.hmac(algorithm, key, data),
   });
-
-  for (const name of REMOVED_GLOBALS) Reflect.deleteProperty(globalThis, name);
 
   defineGlobal('fetch', createFetch(Request, responseFromBridge, (request) => bridge.fetch(request)));
   defineGlobal('Request', Request);
@@ -111,8 +142,6 @@ export function install(
     fireTimer: (id) => timers.fire(id),
     seedUrls: urls.seed,
   });
-  // Last, once every global is in place and before the worker runs any integration code.
-  hardenRealm([BodyStream]);
   return api;
 }
 

@@ -1,4 +1,4 @@
-// Starts benchmark child processes (host or native Koa) and reads their first JSON line; sums
+// Starts benchmark child processes (host or native Koa) and receives their info message; sums
 // their resident memory from /proc. Children die with the benchmark (IPC disconnect).
 
 import { fork, type ChildProcess } from 'node:child_process';
@@ -16,13 +16,10 @@ export async function startChild<Info>(entry: string, args: string[] = []): Prom
     execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
+  // The child sends its info over IPC; its stdout (a host's access log) is read and dropped.
+  child.stdout!.resume();
   const info = await new Promise<Info>((resolve, reject) => {
-    let buffer = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const newline = buffer.indexOf('\n');
-      if (newline >= 0) resolve(JSON.parse(buffer.slice(0, newline)) as Info);
-    });
+    child.once('message', (message) => resolve(message as Info));
     child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)));
   });
   return {

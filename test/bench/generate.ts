@@ -5,8 +5,10 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const TRIVIAL = `import { createIntegration } from 'sandbox-api';
-export default createIntegration({ async fetch() { return new Response('ok'); } });
+/** Each trivial integration carries its own constant, so no two share a bundle (nor a V8 code cache). */
+const trivial = (name: string) => `import { createIntegration } from 'sandbox-api';
+const NAME = ${JSON.stringify(name)};
+export default createIntegration({ async fetch() { return new Response(NAME ? 'ok' : ''); } });
 `;
 const SPIN = `import { createIntegration } from 'sandbox-api';
 export default createIntegration({ async fetch() { for (;;) {} } });
@@ -26,7 +28,10 @@ function writeIntegration(root: string, name: string, script: string): void {
 export function generateFixtures(options: { trivial: number; spinners?: number; allocators?: number; prefix?: string }): string {
   const root = mkdtempSync(join(tmpdir(), 'ih-bench-'));
   const prefix = options.prefix ?? 'bench';
-  for (let i = 0; i < options.trivial; i++) writeIntegration(root, `${prefix}-${String(i).padStart(4, '0')}`, TRIVIAL);
+  for (let i = 0; i < options.trivial; i++) {
+    const name = `${prefix}-${String(i).padStart(4, '0')}`;
+    writeIntegration(root, name, trivial(name));
+  }
   for (let i = 0; i < (options.spinners ?? 0); i++) writeIntegration(root, `spin-${i}`, SPIN);
   for (let i = 0; i < (options.allocators ?? 0); i++) writeIntegration(root, `allocate-${i}`, ALLOCATE);
   return root;

@@ -1,13 +1,28 @@
 // Child process entry for benchmarks: starts a host with the options given as JSON in argv[2]
-// and prints one JSON line `{ url, pids, endpoints }`; exits when its parent disconnects.
+// and sends its parent `{ url, pids, endpoints }` over IPC; exits when its parent disconnects.
+// Like `npm run host`, it keeps its data in a database file (a temporary one unless `dataPath` is
+// given) and writes an access-log line per request to stdout (the parent drains it); warnings
+// (demotions of the bench's attackers) are dropped, errors go to stderr.
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createHost } from '../../host/index.ts';
+import { createConsoleLogger } from '../../host/common/logger.ts';
 import type { HostOptionsInput } from '../../host/config/options.ts';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as HostOptionsInput;
-const quiet = { info() {}, warn() {}, error: (message: string) => process.stderr.write(`${message}\n`) };
-const host = await createHost({ port: 0, dataPath: ':memory:', adminToken: 'bench-admin-token-0123456789', logger: quiet, ...options });
+const consoleLogger = createConsoleLogger();
+const logger = { info: consoleLogger.info, warn() {}, error: consoleLogger.error };
+const dataDir = options.dataPath === undefined ? mkdtempSync(path.join(tmpdir(), 'ih-bench-host-')) : null;
+const dataPath = dataDir === null ? options.dataPath : path.join(dataDir, 'host.db');
+const host = await createHost({ port: 0, adminToken: 'bench-admin-token-0123456789', logger, ...options, dataPath });
 const endpoints = Object.fromEntries(host.devInstallations.filter((d) => d.installation).map((d) => [d.integration, d.installation!.urls.publicEndpoint]));
-process.stdout.write(`${JSON.stringify({ url: host.url, pids: [process.pid, ...host.supervisor.workerPids()], endpoints })}\n`);
-process.on('disconnect', () => void host.close().then(() => process.exit(0)));
-process.on('SIGTERM', () => void host.close().then(() => process.exit(0)));
+process.send!({ url: host.url, pids: [process.pid, ...host.supervisor.workerPids()], endpoints });
+const exit = () =>
+  void host.close().then(() => {
+    if (dataDir !== null) rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  });
+process.on('disconnect', exit);
+process.on('SIGTERM', exit);

@@ -1,13 +1,18 @@
 // A closed-loop HTTP load generator over keep-alive connections: `concurrency` callers each send
 // the next request as soon as the previous answer arrives, for `durationMs`. Loopback only.
+// Counts answers by status, so a figure built on cheap refusals (503) shows as such.
 
 import http from 'node:http';
 
 export interface LoadResult {
   requests: number;
+  /** Answers with status ≥ 400 plus transport failures. */
   errors: number;
   rps: number;
   latenciesMs: number[];
+  /** status code → answers; 0 counts transport failures. */
+  statuses: Record<number, number>;
+  elapsedMs: number;
 }
 
 export interface LoadOptions {
@@ -32,8 +37,9 @@ function once(agent: http.Agent, url: URL, method: string, body: string | undefi
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const url = new URL(options.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency, maxFreeSockets: options.concurrency });
   const latenciesMs: number[] = [];
+  const statuses: Record<number, number> = {};
   let errors = 0;
   const deadline = performance.now() + options.durationMs;
   const started = performance.now();
@@ -41,17 +47,31 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     Array.from({ length: options.concurrency }, async () => {
       while (performance.now() < deadline) {
         const t0 = performance.now();
+        let status = 0;
         try {
-          const status = await once(agent, url, options.method ?? 'GET', options.body);
-          if (status >= 400) errors++;
+          status = await once(agent, url, options.method ?? 'GET', options.body);
         } catch {
-          errors++;
+          status = 0;
         }
+        if (status === 0 || status >= 400) errors++;
+        statuses[status] = (statuses[status] ?? 0) + 1;
         latenciesMs.push(performance.now() - t0);
       }
     }),
   );
-  const elapsed = performance.now() - started;
+  const elapsedMs = performance.now() - started;
   agent.destroy();
-  return { requests: latenciesMs.length, errors, rps: (latenciesMs.length / elapsed) * 1000, latenciesMs };
+  return { requests: latenciesMs.length, errors, rps: (latenciesMs.length / elapsedMs) * 1000, latenciesMs, statuses, elapsedMs };
+}
+
+/** One request; its latency in ms and status (0 for a transport failure). */
+export async function timedRequest(url: string): Promise<{ ms: number; status: number }> {
+  const started = performance.now();
+  try {
+    const response = await fetch(url);
+    await response.arrayBuffer();
+    return { ms: performance.now() - started, status: response.status };
+  } catch {
+    return { ms: performance.now() - started, status: 0 };
+  }
 }

@@ -9,6 +9,6 @@ app.use((ctx) => {
   ctx.body = 'ok';
 });
 const server = app.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, pids: [process.pid] })}\n`);
+  process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, pids: [process.pid] });
 });
 process.on('disconnect', () => process.exit(0));

@@ -1,5 +1,5 @@
 // The event log on PostgreSQL: entries are buffered and written in batches (one multi-row INSERT
-// per turn of the event loop, never two at once), pruned per integration. A failed write keeps
+// per 50 ms window, never two at once), pruned per integration. A failed write keeps
 // its batch for the next try (bounded, oldest dropped with a warning), so a database blip loses
 // no entry. Reads flush first, so a host always sees its own entries.
 
@@ -10,6 +10,8 @@ import type { Db } from './connection.ts';
 const MAX_ENTRIES_PER_INTEGRATION = 5_000;
 const PRUNE_EVERY = 100;
 const MAX_BATCH = 500;
+/** How long an entry may wait for its batch: a window, not a turn, so a quiet host does not write once per request. */
+const FLUSH_AFTER_MS = 50;
 /** Entries kept while the database is unreachable; past this the oldest are dropped. */
 const MAX_PENDING = 20_000;
 
@@ -90,13 +92,14 @@ export function createPostgresEventLog(db: Db, log?: { warn(message: string): vo
   const schedule = (): void => {
     if (scheduled) return;
     scheduled = true;
-    setImmediate(() => {
+    // One write per FLUSH_AFTER_MS window (as on SQLite), not one per turn of the event loop.
+    setTimeout(() => {
       scheduled = false;
       flush().catch((error: unknown) => {
         // The log is a diagnostic: the entries stay queued and the next record or read retries.
         log?.warn(`event log: could not write ${pending.length} entr(ies): ${(error as Error).message}`);
       });
-    });
+    }, FLUSH_AFTER_MS).unref();
   };
 
   return {

@@ -9,6 +9,12 @@ import type { EventLog, EventLogEntry } from '../../dispatch/event-log.ts';
 const MAX_ENTRIES_PER_INTEGRATION = 5_000;
 const PRUNE_EVERY = 100;
 const MAX_BATCH = 500;
+/**
+ * How long an entry may wait for its batch. One transaction per turn of the event loop still cost a
+ * transaction per request at low concurrency; a short window bounds what a killed host loses
+ * (the log is a diagnostic) while busy hosts write hundreds of rows per transaction.
+ */
+const FLUSH_AFTER_MS = 50;
 
 interface EventLogRow {
   seq: number;
@@ -56,13 +62,14 @@ export function createSqliteEventLog(db: DatabaseSync): EventLog {
     page: db.prepare('SELECT * FROM event_log WHERE integration = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
     get: db.prepare('SELECT * FROM event_log WHERE integration = ? AND event_id = ? ORDER BY seq LIMIT 1'),
   };
-  // Entries are written in batches, one transaction per turn of the event loop, so the log costs
-  // the dispatch path an array push instead of a synchronous SQLite write. Reads flush first.
+  // Entries are written in batches, one transaction per FLUSH_AFTER_MS window (or MAX_BATCH rows),
+  // so the log costs the dispatch path an array push instead of a SQLite write. Reads flush first.
   let pending: EventLogEntry[] = [];
-  let flushScheduled = false;
+  let flushTimer: NodeJS.Timeout | null = null;
   const insertsSincePrune = new Map<string, number>();
   const flush = (): void => {
-    flushScheduled = false;
+    if (flushTimer !== null) clearTimeout(flushTimer);
+    flushTimer = null;
     if (pending.length === 0) return;
     const batch = pending;
     pending = [];
@@ -92,15 +99,16 @@ export function createSqliteEventLog(db: DatabaseSync): EventLog {
     }
   };
   const scheduleFlush = (): void => {
-    if (flushScheduled) return;
-    flushScheduled = true;
-    setImmediate(() => {
+    if (flushTimer !== null) return;
+    flushTimer = setTimeout(() => {
       try {
         flush();
       } catch {
         // The log is a diagnostic: a failing write (full disk) must not take the host down.
       }
-    });
+    }, FLUSH_AFTER_MS);
+    // Closing the store flushes; a pending batch alone must not keep the process alive.
+    flushTimer.unref();
   };
   return {
     record(entry) {

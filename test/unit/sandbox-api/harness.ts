@@ -5,7 +5,8 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import ivm from 'isolated-vm';
-import { buildRuntimeScript } from '../../../sandbox-api/runtime/build.ts';
+import { buildRuntimeScript, buildSnapshotScript } from '../../../sandbox-api/runtime/build.ts';
+import { bootstrapRuntime, createRuntimeSnapshot } from '../../../host/sandbox/runtime-snapshot.ts';
 import { collectBuildErrors, integrationBuildOptions, wrapBundle, type BundleMode } from '../../../host/manifest/bundle.ts';
 import { resolutionRoots } from '../../../host/manifest/resolution-roots.ts';
 import type {
@@ -73,12 +74,25 @@ export const hmacWithNode = (algorithm: DigestAlgorithm, key: Uint8Array, data: 
   new Uint8Array(createHmac(nodeHash(algorithm), key).update(data).digest());
 export const randomWithNode = (length: number): Uint8Array => new Uint8Array(randomBytes(length));
 
+let snapshotMemo: Promise<ivm.ExternalCopy<ArrayBuffer>> | undefined;
+
+/** The runtime's startup snapshot, built once per test file as a worker builds it. */
+function runtimeSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer>> {
+  snapshotMemo ??= buildSnapshotScript().then(createRuntimeSnapshot);
+  return snapshotMemo;
+}
+
 export type FetchStub = (request: BridgeRequest) => Promise<BridgeResult<BridgeResponse>> | BridgeResult<BridgeResponse>;
 
 export interface HarnessOptions {
   fetch?: FetchStub;
   /** Makes every synchronous primitive except log throw a host Error carrying a host path. */
   throwingPrimitives?: boolean;
+  /**
+   * How the realm is built: from the runtime's startup snapshot, as the worker does (the default),
+   * or by running the runtime script and install() in a fresh isolate.
+   */
+  runtime?: 'snapshot' | 'install';
 }
 
 export interface LogLine {
@@ -105,10 +119,9 @@ export class Harness {
   }
 
   static async create(options: HarnessOptions = {}): Promise<Harness> {
-    const isolate = new ivm.Isolate({ memoryLimit: 64 });
+    const fromSnapshot = (options.runtime ?? 'snapshot') === 'snapshot';
+    const isolate = new ivm.Isolate({ memoryLimit: 64, ...(fromSnapshot ? { snapshot: await runtimeSnapshot() } : {}) });
     const context = await isolate.createContext();
-    const runtime = await isolate.compileScript(await buildRuntimeScript(), { filename: 'sandbox-runtime.js' });
-    const installRef = (await runtime.run(context, { reference: true })) as ivm.Reference<(...args: unknown[]) => unknown>;
     const harness = new Harness(isolate, context, undefined as never);
 
     const boom = (): never => {
@@ -155,28 +168,21 @@ export class Harness {
       return options.throwingPrimitives ? boom() : hmacWithNode(algorithm, key, data);
     }
 
-    // An async ivm.Callback cannot carry a host Promise back ("could not be cloned"), so fetch
-    // crosses as a Reference wrapped by a tiny in-isolate adapter that keeps it in its closure.
-    const adapter = (await isolate.compileScript(
-      '"use strict"; (function (ref) { return function bridge_fetch(request) { return ref.apply(undefined, [request], { arguments: { copy: true }, result: { promise: true, copy: true } }); }; })',
-    ).then((script) => script.run(context, { reference: true }))) as ivm.Reference<(ref: unknown) => unknown>;
-    const fetchFn = adapter.applySync(undefined, [new ivm.Reference(bridge_fetch)], { result: { reference: true } }) as ivm.Reference<unknown>;
-
-    const api = installRef.applySync(
-      undefined,
-      [
-        new ivm.Callback(bridge_log),
-        fetchFn.derefInto(),
-        new ivm.Callback(bridge_setTimer),
-        new ivm.Callback(bridge_clearTimer),
-        new ivm.Callback(bridge_parseUrl),
-        new ivm.Callback(bridge_decodeText),
-        new ivm.Callback(bridge_randomBytes),
-        new ivm.Callback(bridge_digest),
-        new ivm.Callback(bridge_hmac),
-      ],
-      { result: { reference: true } },
-    ) as ivm.Reference<Record<string, unknown>>;
+    const callbacks = [bridge_log, bridge_setTimer, bridge_clearTimer, bridge_parseUrl, bridge_decodeText, bridge_randomBytes, bridge_digest, bridge_hmac].map((fn) => new ivm.Callback(fn));
+    let api: ivm.Reference<Record<string, unknown>>;
+    if (fromSnapshot) {
+      api = (await bootstrapRuntime(context, callbacks, new ivm.Reference(bridge_fetch), 30_000)) as ivm.Reference<Record<string, unknown>>;
+    } else {
+      const runtime = await isolate.compileScript(await buildRuntimeScript(), { filename: 'sandbox-runtime.js' });
+      const installRef = (await runtime.run(context, { reference: true })) as ivm.Reference<(...args: unknown[]) => unknown>;
+      // An async ivm.Callback cannot carry a host Promise back ("could not be cloned"), so fetch
+      // crosses as a Reference wrapped by a tiny in-isolate adapter that keeps it in its closure.
+      const adapter = (await isolate.compileScript(
+        '"use strict"; (function (ref) { return function bridge_fetch(request) { return ref.apply(undefined, [request], { arguments: { copy: true }, result: { promise: true, copy: true } }); }; })',
+      ).then((script) => script.run(context, { reference: true }))) as ivm.Reference<(ref: unknown) => unknown>;
+      const fetchFn = adapter.applySync(undefined, [new ivm.Reference(bridge_fetch)], { result: { reference: true } }) as ivm.Reference<unknown>;
+      api = installRef.applySync(undefined, [callbacks[0], fetchFn.derefInto(), ...callbacks.slice(1)], { result: { reference: true } }) as ivm.Reference<Record<string, unknown>>;
+    }
     harness.#api = api;
     return harness;
   }
@@ -196,6 +202,12 @@ export class Harness {
   async dispatch(value: Envelope): Promise<SandboxResponse> {
     const dispatch = (await this.#api.get('dispatch', { reference: true })) as ivm.Reference<(e: Envelope) => Promise<SandboxResponse>>;
     return (await dispatch.apply(undefined, [value], { arguments: { copy: true }, result: { promise: true, copy: true } })) as SandboxResponse;
+  }
+
+  /** The worker's path: RuntimeApi.dispatchWire with JSON text, answered as [meta JSON, body]. */
+  async dispatchWire(eventJson: string, environmentJson: string, fetchBody: Uint8Array | null = null, parsedUrlsJson: string | null = null): Promise<[string, Uint8Array]> {
+    const dispatch = (await this.#api.get('dispatchWire', { reference: true })) as ivm.Reference<(...args: unknown[]) => Promise<[string, Uint8Array]>>;
+    return (await dispatch.apply(undefined, [eventJson, environmentJson, fetchBody, parsedUrlsJson], { arguments: { copy: true }, result: { promise: true, copy: true } })) as [string, Uint8Array];
   }
 
   async drain(eventId: string): Promise<void> {

@@ -3,7 +3,7 @@
 // well-behaved integration's first request into a 504; the integration's own top level and its
 // handler still count. The host's slowness is simulated by a runtime script that spins first.
 import { afterEach, describe, expect, it } from 'vitest';
-import { IntegrationIsolate } from '../../../host/sandbox/isolate.ts';
+import { IntegrationIsolate, type WireEnvelope } from '../../../host/sandbox/isolate.ts';
 import type { SandboxLimits } from '../../../host/sandbox/messages.ts';
 import { buildRuntimeScript } from '../../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
@@ -34,7 +34,11 @@ async function isolateOf(source: string): Promise<IntegrationIsolate> {
   return isolate;
 }
 
-const request = () => envelope({ type: 'fetch', request: { method: 'GET', url: 'https://deadline.test/', headers: [] } });
+/** A fetch event as the worker hands it to the isolate (JSON text, as the supervisor sends it). */
+function request(): WireEnvelope {
+  const { event, environment, fetchBody } = envelope({ type: 'fetch', request: { method: 'GET', url: 'https://deadline.test/', headers: [] } });
+  return { eventId: event.eventId, installationId: String(event.installationId ?? ''), eventJson: JSON.stringify(event), environmentJson: JSON.stringify(environment), fetchBody, requestUrl: 'https://deadline.test/' };
+}
 
 describe('the dispatch deadline', () => {
   it('does not count the host building the realm: a cold request answers though the start took longer than the deadline', async () => {

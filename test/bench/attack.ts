@@ -1,0 +1,92 @@
+// Hostile neighbours: how late a timeout answers, and what attackers cost a well-behaved
+// integration while they really run. The breaker and quarantine are set out of reach here, so the
+// attackers keep spinning and allocating instead of being answered with cheap 503s; how many of
+// their requests ended in 504 (deadline), 502 (memory kill) or 503 (paused) is reported beside it.
+
+import { generateFixtures } from './generate.ts';
+import { withHost } from './hosts.ts';
+import { runLoad, timedRequest } from './load.ts';
+import { median, percentile, round } from './stats.ts';
+import { rmSync } from 'node:fs';
+
+/** Limits that keep an attacker running: no pause after repeated timeouts, no quarantine after memory kills. */
+const NO_BREAKER = { timeoutsBeforeCooldown: 1_000_000, crashesBeforeQuarantine: 1_000_000 };
+
+export interface OverrunFigures {
+  /** Median of (answer time − deadline) over requests that really timed out (504). */
+  medianMs: number;
+  samplesMs: number[];
+  statuses: Record<number, number>;
+}
+
+export async function measureTimeoutOverrun(samples = 9, deadlineMs = 100): Promise<OverrunFigures> {
+  const fixtures = generateFixtures({ trivial: 0, spinners: 1 });
+  try {
+    return await withHost(fixtures, { workers: 2, limits: { dispatchTimeoutMs: deadlineMs, ...NO_BREAKER } }, async (host) => {
+      const url = host.endpoints['spin-0'];
+      await timedRequest(url); // the first also creates the isolate (inside its deadline) and demotes the spinner
+      const overruns: number[] = [];
+      const statuses: Record<number, number> = {};
+      for (let i = 0; i < samples; i++) {
+        const { ms, status } = await timedRequest(url);
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        if (status === 504) overruns.push(round(ms - deadlineMs));
+      }
+      return { medianMs: round(median(overruns)), samplesMs: overruns, statuses };
+    });
+  } finally {
+    rmSync(fixtures, { recursive: true, force: true });
+  }
+}
+
+export interface NeighbourFigures {
+  quiet: number;
+  underAttack: number;
+  /** Status → count of the attackers' requests while they ran. */
+  attackerStatuses: Record<number, number>;
+  quietRounds: number[];
+  underAttackRounds: number[];
+}
+
+/**
+ * A well-behaved integration under load (4 connections), in rounds alternating quiet / under
+ * attack by 2 spinners and 2 allocators; p99 latency per round, medians reported.
+ */
+export async function measureNeighbour(rounds: number, roundMs: number): Promise<NeighbourFigures> {
+  const fixtures = generateFixtures({ trivial: 1, spinners: 2, allocators: 2 });
+  try {
+    return await withHost(fixtures, { workers: 2, limits: { dispatchTimeoutMs: 1_000, memoryLimitMb: 64, ...NO_BREAKER } }, async (host) => {
+      const url = host.endpoints['bench-0000'];
+      const attackers = ['spin-0', 'spin-1', 'allocate-0', 'allocate-1'].map((name) => host.endpoints[name]);
+      await runLoad({ url, concurrency: 4, durationMs: 1_000 });
+      const quiet: number[] = [];
+      const underAttack: number[] = [];
+      const attackerStatuses: Record<number, number> = {};
+      for (let i = 0; i < rounds; i++) {
+        quiet.push(percentile((await runLoad({ url, concurrency: 4, durationMs: roundMs })).latenciesMs, 99));
+        let attacking = true;
+        const attack = Promise.all(
+          attackers.map(async (attackUrl) => {
+            while (attacking) {
+              const { status } = await timedRequest(attackUrl);
+              if (attacking) attackerStatuses[status] = (attackerStatuses[status] ?? 0) + 1;
+            }
+          }),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        underAttack.push(percentile((await runLoad({ url, concurrency: 4, durationMs: roundMs })).latenciesMs, 99));
+        attacking = false;
+        await attack; // each attacker's last request ends by its deadline
+      }
+      return {
+        quiet: round(median(quiet)),
+        underAttack: round(median(underAttack)),
+        attackerStatuses,
+        quietRounds: quiet.map((v) => round(v)),
+        underAttackRounds: underAttack.map((v) => round(v)),
+      };
+    });
+  } finally {
+    rmSync(fixtures, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,63 @@
+// RuntimeApi.dispatchWire, the compact form the worker uses: JSON text in, [meta JSON, body] out.
+// It must answer exactly as dispatch does, give every dispatch its own parsed environment, use the
+// parsed URLs it is handed without a hop, and never reject.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { Harness, envelope, urlRecord } from './harness.ts';
+
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await Harness.create();
+  await harness.loadSource(`
+    import { createIntegration } from 'sandbox-api';
+    export default createIntegration({
+      async fetch(request, context) {
+        const env = context.environment as { installation: { id: string; hits?: number } };
+        env.installation.hits = (env.installation.hits ?? 0) + 1;
+        const body = new Uint8Array(await request.arrayBuffer());
+        return new Response(body, {
+          status: 201,
+          statusText: 'Made',
+          headers: { 'x-url': request.url, 'x-probe': request.headers.get('x-probe') ?? '', 'x-hits': String(env.installation.hits), 'x-installation': env.installation.id },
+        });
+      },
+    });
+  `);
+});
+afterAll(() => harness.isolate.dispose());
+
+const fetchEvent = (url: string) => envelope({ type: 'fetch', installationId: 'inst_1', request: { method: 'POST', url, headers: [['x-probe', 'p'], ['content-type', 'application/octet-stream']] } });
+
+describe('dispatchWire', () => {
+  it('answers exactly as dispatch does', async () => {
+    const body = new Uint8Array([0, 1, 254, 255]);
+    const value = fetchEvent('https://h.example/a?b=1');
+    const environment = { installation: { id: 'inst_1' } };
+    const direct = await harness.dispatch({ ...value, fetchBody: body, environment });
+    const [meta, bytes] = await harness.dispatchWire(JSON.stringify(value.event), JSON.stringify(environment), body, null);
+    expect({ ...JSON.parse(meta), body: bytes }).toEqual({ ...direct, waitUntilPending: false });
+    expect(JSON.parse(meta)).toMatchObject({ status: 201, statusText: 'Made', waitUntilPending: false });
+    expect(bytes).toEqual(body);
+  });
+
+  it('parses the environment afresh for every dispatch', async () => {
+    const environmentJson = JSON.stringify({ installation: { id: 'inst_1' } });
+    for (let i = 0; i < 3; i++) {
+      const [meta] = await harness.dispatchWire(JSON.stringify(fetchEvent('https://h.example/').event), environmentJson);
+      expect(new Map(JSON.parse(meta).headers as [string, string][]).get('x-hits')).toBe('1');
+    }
+  });
+
+  it('uses the parsed URLs it is handed, without asking the host again', async () => {
+    const url = 'https://seeded.example/only-seeded';
+    const seeded = { ...urlRecord(url)!, href: 'https://seeded.example/as-the-host-parsed-it' };
+    const [meta] = await harness.dispatchWire(JSON.stringify(fetchEvent(url).event), '{"installation":{"id":"inst_1"}}', null, JSON.stringify([[url, seeded]]));
+    expect(new Map(JSON.parse(meta).headers as [string, string][]).get('x-url')).toBe('https://seeded.example/as-the-host-parsed-it');
+  });
+
+  it('answers text that is not JSON with a 500 instead of rejecting', async () => {
+    const [meta, bytes] = await harness.dispatchWire('{not json', '{}');
+    expect(JSON.parse(meta)).toMatchObject({ status: 500, verdict: 'guest-error' });
+    expect(new TextDecoder().decode(bytes)).toBe('{"error":"Internal server error"}');
+  });
+});

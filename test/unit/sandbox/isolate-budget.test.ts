@@ -1,0 +1,32 @@
+import { describe, it, expect } from 'vitest';
+import { isolatesToEvict } from '../../../host/sandbox/isolate-budget.ts';
+
+const MB = 1024 * 1024;
+const isolate = (name: string, lastUsedAt: number, mb: number, idle = true) => ({ name, lastUsedAt, bytes: mb * MB, idle });
+
+describe('isolatesToEvict', () => {
+  it('evicts nothing while the live isolates fit the budget and the count', () => {
+    const live = [isolate('a', 1, 3), isolate('b', 2, 3)];
+    expect(isolatesToEvict(live, undefined, 8 * MB, 10)).toEqual([]);
+  });
+
+  it('evicts the least recently used idle isolates until the rest fit', () => {
+    const live = [isolate('new', 9, 3, false), isolate('b', 2, 3), isolate('a', 1, 3), isolate('c', 3, 3)];
+    expect(isolatesToEvict(live, live[0], 7 * MB, 10).map((c) => c.name)).toEqual(['a', 'b']);
+  });
+
+  it('counts by size, so one large isolate makes room for several small ones', () => {
+    const live = [isolate('new', 9, 2, false), isolate('big', 1, 20), isolate('small', 2, 2)];
+    expect(isolatesToEvict(live, live[0], 10 * MB, 10).map((c) => c.name)).toEqual(['big']);
+  });
+
+  it('never evicts the newcomer or an isolate with work in flight, even when that leaves the worker over budget', () => {
+    const live = [isolate('new', 9, 5, false), isolate('busy', 1, 5, false), isolate('idle', 2, 5)];
+    expect(isolatesToEvict(live, live[0], 4 * MB, 10).map((c) => c.name)).toEqual(['idle']);
+  });
+
+  it('applies the count cap on top of the budget', () => {
+    const live = [isolate('new', 9, 1, false), isolate('a', 1, 1), isolate('b', 2, 1)];
+    expect(isolatesToEvict(live, live[0], 100 * MB, 2).map((c) => c.name)).toEqual(['a']);
+  });
+});
