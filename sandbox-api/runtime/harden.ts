@@ -221,7 +221,13 @@ export function hardenRealm(options: { deferRetouched?: boolean; runtimeHidden?:
  */
 export function hardenRetouched(): void {
   makeBuiltInsOverridable();
-  const roots = [...retouchedIntrinsics(), ...globalValues().filter((value) => (typeof value === 'object' || typeof value === 'function') && value !== null && !isFrozen(value))];
+  // The hidden intrinsics again: V8 makes some afresh in a deserialized context (its call-site
+  // prototype among them), so their frozen copies in the snapshot do not carry over.
+  const roots = [
+    ...retouchedIntrinsics(),
+    ...hiddenIntrinsics(),
+    ...globalValues().filter((value) => (typeof value === 'object' || typeof value === 'function') && value !== null && !isFrozen(value)),
+  ];
   const g = globalThis as unknown as Record<string, unknown>;
   freezeGraph(roots, new Set([globalThis, g.console]), true);
 }

@@ -26,7 +26,7 @@ const ask = async (endpoint: string, step?: string) => {
 
 beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'] });
-  secondEndpoint = (await install(host, 'hidden-intrinsics', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).urls.publicEndpoint;
+  secondEndpoint = (await install(host, 'hidden-intrinsics', { organization: 'globex', target: 'organization' })).urls.publicEndpoint;
 });
 afterAll(() => host?.close());
 
