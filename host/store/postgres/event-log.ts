@@ -6,6 +6,7 @@
 import { HostError } from '../../common/errors.ts';
 import type { EventLog, EventLogEntry } from '../../dispatch/event-log.ts';
 import type { Db } from './connection.ts';
+import { toEntry, type EventLogRow } from '../event-log-rows.ts';
 
 const MAX_ENTRIES_PER_INTEGRATION = 5_000;
 const PRUNE_EVERY = 100;
@@ -14,35 +15,6 @@ const MAX_BATCH = 500;
 const FLUSH_AFTER_MS = 50;
 /** Entries kept while the database is unreachable; past this the oldest are dropped. */
 const MAX_PENDING = 20_000;
-
-interface EventLogRow {
-  seq: number;
-  event_id: string;
-  integration: string;
-  installation_id: string;
-  type: string;
-  status: number;
-  error_code: string | null;
-  duration_ms: number;
-  logs: string;
-  created_at: string;
-  request_id: string | null;
-}
-
-function toEntry(row: EventLogRow): EventLogEntry {
-  return {
-    eventId: row.event_id,
-    integration: row.integration,
-    installationId: row.installation_id,
-    type: row.type,
-    status: row.status,
-    ...(row.error_code ? { errorCode: row.error_code } : {}),
-    durationMs: row.duration_ms,
-    logs: JSON.parse(row.logs) as EventLogEntry['logs'],
-    createdAt: row.created_at,
-    ...(row.request_id ? { requestId: row.request_id } : {}),
-  };
-}
 
 const encodeCursor = (seq: number): string => Buffer.from(`seq:${seq}`).toString('base64url');
 function decodeCursor(cursor: string): number {

@@ -5,41 +5,7 @@
 
 import { FINISHED_TASKS_KEPT, type TaskRecord, type TaskStore } from '../../tasks/model.ts';
 import type { Db } from './connection.ts';
-
-interface TaskRow {
-  seq: string;
-  id: string;
-  integration: string;
-  installation_id: string | null;
-  event_id: string;
-  payload: string;
-  status: TaskRecord['status'];
-  attempts: number;
-  run_at: string;
-  lease_until: string | null;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-function toTask(row: TaskRow): TaskRecord {
-  return {
-    id: row.id,
-    integration: row.integration,
-    ...(row.installation_id !== null ? { installationId: row.installation_id } : {}),
-    eventId: row.event_id,
-    payload: JSON.parse(row.payload) as Record<string, unknown>,
-    status: row.status,
-    attempts: row.attempts,
-    runAt: Number(row.run_at),
-    ...(row.lease_until !== null ? { leaseUntil: Number(row.lease_until) } : {}),
-    ...(row.last_status !== null ? { lastStatus: row.last_status } : {}),
-    ...(row.last_error !== null ? { lastError: row.last_error } : {}),
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
-  };
-}
+import { toTask, type TaskRow } from '../task-rows.ts';
 
 const CLAIM = `UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_until = $2, updated_at = $1
   WHERE seq IN (

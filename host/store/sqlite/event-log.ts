@@ -4,6 +4,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { HostError } from '../../common/errors.ts';
 import type { EventLog, EventLogEntry } from '../../dispatch/event-log.ts';
+import { toEntry, type EventLogRow } from '../event-log-rows.ts';
 
 // Bounded so a chatty integration cannot grow the database without limit.
 const MAX_ENTRIES_PER_INTEGRATION = 5_000;
@@ -15,35 +16,6 @@ const MAX_BATCH = 500;
  * (the log is a diagnostic) while busy hosts write hundreds of rows per transaction.
  */
 const FLUSH_AFTER_MS = 50;
-
-interface EventLogRow {
-  seq: number;
-  event_id: string;
-  integration: string;
-  installation_id: string;
-  type: string;
-  status: number;
-  error_code: string | null;
-  duration_ms: number;
-  logs: string;
-  created_at: string;
-  request_id: string | null;
-}
-
-function toEntry(row: EventLogRow): EventLogEntry {
-  return {
-    eventId: row.event_id,
-    integration: row.integration,
-    installationId: row.installation_id,
-    type: row.type,
-    status: row.status,
-    ...(row.error_code ? { errorCode: row.error_code } : {}),
-    durationMs: row.duration_ms,
-    logs: JSON.parse(row.logs) as EventLogEntry['logs'],
-    createdAt: row.created_at,
-    ...(row.request_id ? { requestId: row.request_id } : {}),
-  };
-}
 
 function encodeCursor(seq: number): string {
   return Buffer.from(`seq:${seq}`).toString('base64url');

@@ -6,41 +6,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { FINISHED_TASKS_KEPT, type TaskRecord, type TaskStore } from '../../tasks/model.ts';
 import { inTransaction } from './transaction.ts';
-
-interface TaskRow {
-  seq: number;
-  id: string;
-  integration: string;
-  installation_id: string | null;
-  event_id: string;
-  payload: string;
-  status: TaskRecord['status'];
-  attempts: number;
-  run_at: number;
-  lease_until: number | null;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-function toTask(row: TaskRow): TaskRecord {
-  return {
-    id: row.id,
-    integration: row.integration,
-    ...(row.installation_id !== null ? { installationId: row.installation_id } : {}),
-    eventId: row.event_id,
-    payload: JSON.parse(row.payload) as Record<string, unknown>,
-    status: row.status,
-    attempts: row.attempts,
-    runAt: row.run_at,
-    ...(row.lease_until !== null ? { leaseUntil: row.lease_until } : {}),
-    ...(row.last_status !== null ? { lastStatus: row.last_status } : {}),
-    ...(row.last_error !== null ? { lastError: row.last_error } : {}),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
+import { toTask, type TaskRow } from '../task-rows.ts';
 
 export function createSqliteTaskStore(db: DatabaseSync): TaskStore {
   const statements = {
