@@ -100,7 +100,7 @@ describe('npm run check: types', () => {
 
   it('checks GitBook-format integrations against @gitbook/runtime', async () => {
     const run = await check([path.resolve(import.meta.dirname, '../../fixtures/gitbook')], process.cwd());
-    expect(run.stdout).toMatch(/2 integration\(s\) checked in fixtures\/gitbook: 2 ready, 0 invalid, 0 error\(s\), 0 type error\(s\)\n$/);
+    expect(run.stdout).toMatch(/3 integration\(s\) checked in fixtures\/gitbook: 3 ready, 0 invalid, 0 error\(s\), 0 type error\(s\)\n$/);
     expect(run.status).toBe(0);
   }, 60_000);
 

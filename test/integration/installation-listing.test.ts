@@ -14,6 +14,12 @@ async function create(label: string, integration: string, body: Record<string, u
   const answer = await host.admin(`/v1/integrations/${integration}/installations`, { method: 'POST', body: JSON.stringify(body) });
   expect(answer.status).toBe(201);
   const view = await answer.json();
+  // A space or site installation in an organization without one of this integration makes the
+  // organization installation first (installations.md): it is listed too.
+  if (view.parent !== undefined && !made.some((entry) => entry.id === view.parent)) {
+    const parent = await (await host.admin(`/v1/installations/${view.parent}`)).json();
+    made.push({ id: parent.id, createdAt: parent.createdAt, label: `${label}-parent` });
+  }
   made.push({ id: view.id, createdAt: view.createdAt, label });
 }
 
@@ -52,7 +58,8 @@ describe('GET /v1/installations', () => {
     const idsOf = async (query: string) => (await list(query)).body.items.map((item: { id: string }) => item.id);
     expect(await idsOf('?integration=hello')).toEqual(inOrder(ids('hello-org', 'hello-space', 'hello-globex')));
     expect(await idsOf('?organization=globex')).toEqual(ids('hello-globex'));
-    expect(await idsOf('?organization=acme')).toEqual(inOrder(ids('hello-org', 'hello-space', 'counter-site', 'webhook-space')));
+    expect(await idsOf('?organization=acme')).toEqual(inOrder(ids('hello-org', 'hello-space', 'counter-site-parent', 'counter-site', 'webhook-space')));
+    expect(await idsOf('?integration=counter')).toEqual(inOrder(ids('counter-site-parent', 'counter-site')));
     expect(await idsOf('?target=space')).toEqual(inOrder(ids('hello-space', 'webhook-space')));
     expect(await idsOf('?integration=hello&target=space&organization=acme')).toEqual(ids('hello-space'));
     // An integration that is not loaded (any more) may still have installations: the filter is not an error.
