@@ -16,8 +16,9 @@ export const TYPE_PATHS: Readonly<Record<string, string[]>> = {
   'sandbox-api/*': [path.join(REPO_ROOT, 'sandbox-api/*.ts'), path.join(REPO_ROOT, 'sandbox-api/*')],
 };
 
-/** Declarations every check gets: the bundler's text imports. */
+/** Declarations every check gets: the bundler's text imports, and the isolate's globals where they differ from lib.webworker. */
 const TEXT_IMPORTS = path.join(REPO_ROOT, 'host/typecheck/text-imports.d.ts');
+const RUNTIME_GLOBALS = path.join(REPO_ROOT, 'host/typecheck/runtime-globals.d.ts');
 
 export interface TypecheckTarget {
   /** The integration folder: its own `*.d.ts` files are part of its types (node_modules aside). */
@@ -51,7 +52,7 @@ export function typecheckConfig({ dir, entry, jsxImportSource }: TypecheckTarget
       jsxImportSource,
       paths: TYPE_PATHS,
     },
-    files: [entry, TEXT_IMPORTS],
+    files: [entry, TEXT_IMPORTS, RUNTIME_GLOBALS],
     include: [path.join(dir, '**/*.d.ts')],
     exclude: [path.join(dir, '**/node_modules')],
   };

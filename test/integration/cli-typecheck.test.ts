@@ -59,6 +59,28 @@ describe('npm run check: types', () => {
     expect(run.stdout).toMatch(/2 integration\(s\) checked in greeter, plain: 2 ready, 0 invalid, 0 error\(s\), 4 type error\(s\)\n$/);
   }, 60_000);
 
+  it('types Response#json with a type argument, as the Workers types GitBook\'s integrations use do', async () => {
+    const root = temp.make({
+      'oembed/platform-manifest.yaml': MANIFEST('oembed'),
+      'oembed/src/index.ts': [
+        "import { createIntegration } from 'sandbox-api';",
+        'type Answer = { title: string };',
+        'export default createIntegration({',
+        '  async fetch(request) {',
+        '    const answer = await request.json<Answer>();',
+        '    const loose = await request.clone().json();',
+        '    const wrong: number = answer.title;',
+        '    return Response.json({ title: answer.title.toUpperCase(), loose: loose.anything, wrong });',
+        '  },',
+        '});',
+        '',
+      ].join('\n'),
+    });
+    const run = await check([path.join(root, 'oembed')], root);
+    // The type argument is taken (and checked against its use); without one the body is `any`.
+    expect(run.stdout.split('\n').filter((line) => / error TS\d+: /.test(line))).toEqual(["oembed/src/index.ts:7:11: error TS2322: Type 'string' is not assignable to type 'number'."]);
+  }, 60_000);
+
   it('passes a well-typed integration, .tsx with sandbox-api JSX included', async () => {
     const root = temp.make({
       'card/platform-manifest.yaml': MANIFEST('card', 'src/index.tsx'),

@@ -1,0 +1,10 @@
+// The isolate's globals where they differ from TypeScript's web-worker library. Given to every
+// type-check `npm run check` makes; declarations only, describing what the runtime already does.
+
+interface Body {
+  /**
+   * The body parsed as JSON, typed by the caller: `await response.json<Answer>()`, as in the
+   * Workers types that GitBook's integrations are written against (without a type, `any` as before).
+   */
+  json<T = any>(): Promise<T>;
+}
