@@ -28,11 +28,12 @@ const BAD_ENTRY_HELP =
 /** A module worker answering 406 to an event other than `fetch` has no handler for it (@gitbook/runtime's convention). */
 const MODULE_WORKER_NO_HANDLER_STATUS = 406;
 
-// Captured before any guest code runs, so a guest replacing Reflect.apply (or the global JSON)
-// changes nothing here.
+// Captured before any guest code runs, so a guest replacing Reflect.apply, the global JSON,
+// or String (the global object stays writable) changes nothing here.
 const apply = Reflect.apply;
 const parseJson = JSON.parse;
 const stringifyJson = JSON.stringify;
+const toText = String;
 
 export interface DispatchDeps {
   /** What the integration protocol receives besides waitUntil (the runtime's own classes). */
@@ -133,7 +134,7 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
       return verdictResponse(500, 'bad-entry', 'Internal server error');
     }
     deps.seedUrls?.((envelope as { parsedUrls?: unknown }).parsedUrls);
-    const eventId = String(envelope.event.eventId);
+    const eventId = toText(envelope.event.eventId);
     if (moduleWorker) return runModuleWorker(integration as { fetch: (...args: unknown[]) => unknown }, envelope, eventId);
     const host = Object.freeze({ waitUntil: (work: unknown) => waitUntil(eventId, work), ...deps.classes });
     const result: unknown = await apply(handler as (...args: unknown[]) => unknown, integration, [envelope, host]);
@@ -150,7 +151,7 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     }
     let waitUntilPending = false;
     try {
-      waitUntilPending = pending.has(String(envelope.event.eventId));
+      waitUntilPending = pending.has(toText(envelope.event.eventId));
     } catch {
       // A malformed envelope has no event id and so no waitUntil work either.
     }
@@ -173,10 +174,10 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
       let envelope: Envelope;
       try {
         envelope = {
-          event: parseJson(String(eventJson)) as Envelope['event'],
-          environment: parseJson(String(environmentJson)) as Envelope['environment'],
+          event: parseJson(toText(eventJson)) as Envelope['event'],
+          environment: parseJson(toText(environmentJson)) as Envelope['environment'],
           fetchBody: fetchBody instanceof Uint8Array ? fetchBody : null,
-          ...(parsedUrlsJson === null ? {} : { parsedUrls: parseJson(String(parsedUrlsJson)) as Envelope['parsedUrls'] }),
+          ...(parsedUrlsJson === null ? {} : { parsedUrls: parseJson(toText(parsedUrlsJson)) as Envelope['parsedUrls'] }),
         };
       } catch {
         // Only a host bug sends text that is not JSON; it is answered like a malformed envelope.
@@ -186,7 +187,7 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
       return [stringifyJson(meta), body];
     },
     async drain(eventId: string): Promise<void> {
-      const key = String(eventId);
+      const key = toText(eventId);
       for (let set = pending.get(key); set !== undefined && set.size > 0; set = pending.get(key)) {
         await Promise.all([...set]);
       }

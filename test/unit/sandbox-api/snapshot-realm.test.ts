@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from './harness.ts';
 
-/** Every object reachable from the globals and hidden intrinsics, by its first path, with how it is sealed. */
+/** Every object reachable from the globals, the hidden intrinsics and the runtime's hidden objects, by its first path, with how it is sealed. */
 const DESCRIBE_REALM = `(() => {
   const { getOwnPropertyDescriptor, getPrototypeOf, isFrozen, isExtensible } = Object;
   const name = (key) => typeof key === 'symbol' ? '[' + String(key) + ']' : key;
@@ -22,6 +22,19 @@ const DESCRIBE_REALM = `(() => {
     AsyncGeneratorFunction: getPrototypeOf(async function* () {}),
     IteratorHelper: getPrototypeOf([][Symbol.iterator]().map((x) => x)),
     WrapForValidIterator: getPrototypeOf(Iterator.from({ next: () => ({ done: true }) })),
+    // V8 makes some of these afresh in a deserialised context: they must be frozen there too.
+    CallSite: (() => {
+      let site;
+      const previous = Error.prepareStackTrace;
+      Error.prepareStackTrace = (_error, sites) => { site = sites[0]; return ''; };
+      try { void new Error('call site').stack; } finally { Error.prepareStackTrace = previous; }
+      return site === undefined ? undefined : getPrototypeOf(site);
+    })(),
+    ErrorStackGetter: getOwnPropertyDescriptor(new Error('stack'), 'stack')?.get,
+    ErrorStackSetter: getOwnPropertyDescriptor(new Error('stack'), 'stack')?.set,
+    Segments: getPrototypeOf(new Intl.Segmenter().segment('')),
+    SegmentIterator: getPrototypeOf(new Intl.Segmenter().segment('')[Symbol.iterator]()),
+    ResponseBodyStream: getPrototypeOf(new Response('body').body),
   };
   for (const key of Object.keys(hidden).sort()) roots.push(['%' + key + '%', hidden[key]]);
   const seen = new Map();
@@ -64,6 +77,8 @@ describe('the realm made from the runtime snapshot', () => {
     const actual = JSON.parse(await snapshotted.evaluate<string>(DESCRIBE_REALM)) as Record<string, string>;
     expect(Object.keys(expected).length).toBeGreaterThan(700);
     expect(actual).toEqual(expected);
+    // And frozen in both (a difference alone would miss a root left unfrozen by both paths).
+    for (const root of ['%CallSite%', '%ErrorStackGetter%', '%Segments%', '%SegmentIterator%', '%ResponseBodyStream%']) expect(actual[root]).toMatch(/^true false /);
   });
 
   it('has no bootstrap left, and no shared memory, Atomics or WebAssembly', async () => {
