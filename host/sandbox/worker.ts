@@ -26,8 +26,11 @@ let nextApiCall = 1;
 const apiCalls = new Map<number, (result: BridgeResult<BridgeResponse>) => void>();
 let runtime: RuntimeSource | null = null;
 const isolates = new Map<string, IntegrationIsolate>();
-/** Dispatches in flight in this worker: id → integration (for the supervisor's abandon). */
-const inFlight = new Map<number, string>();
+/**
+ * Dispatches in flight in this worker: id → the isolate running it (for the supervisor's abandon:
+ * that isolate, not whichever one the integration has by then after a new build or a move).
+ */
+const inFlight = new Map<number, IntegrationIsolate>();
 /** The latest environment (JSON text) the supervisor sent per installation (see DispatchRequest). */
 const environments = new Map<string, string>();
 
@@ -148,7 +151,7 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   const isolate = isolates.get(integration);
   if (isolate !== undefined && !isolate.isLive) enforceIsolateBudget(isolate);
   let result: DispatchResult;
-  inFlight.set(id, integration);
+  if (isolate !== undefined) inFlight.set(id, isolate);
   if (isolate === undefined) {
     result = { type: 'result', id, ok: false, failure: 'not-registered', message: 'integration not loaded in this worker', logs: [], durationMs: 0 };
   } else {
@@ -230,8 +233,7 @@ function receive(message: ToWorker): void {
       return;
     case 'abandon': {
       // The host has answered this dispatch already; whatever it still runs is a runaway.
-      const integration = inFlight.get(message.id);
-      if (integration !== undefined) isolates.get(integration)?.dispose('abandoned: the host answered for it');
+      inFlight.get(message.id)?.dispose('abandoned: the host answered for it');
       return;
     }
     case 'api-response':
