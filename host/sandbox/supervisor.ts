@@ -226,29 +226,31 @@ export class Supervisor {
     if (this.stopped || current === undefined) throw new HostError('ERR_SANDBOX_UNAVAILABLE', 'the host is shutting down');
     const slot = current;
     const id = this.nextId++;
+    const { event, fetchBody, environment } = envelope;
+    const installationId = String(event.installationId ?? '');
+    const requestUrl = event.request?.url;
+    // Per integration and installation: a dispatch to the integration itself (no installation)
+    // must never be given another integration's environment cached on the same worker.
+    const environmentKey = `${integration}\u0000${installationId}`;
+    const known = slot.sentEnvironments.get(environmentKey) === environment;
+    // Serialised before anything is pending: should it throw, nothing waits for the backstop.
+    const message: ToWorker = {
+      type: 'dispatch',
+      id,
+      integration,
+      eventId: event.eventId,
+      installationId,
+      eventJson: JSON.stringify(event),
+      ...(typeof requestUrl === 'string' ? { requestUrl } : {}),
+      fetchBody,
+      environmentKey,
+      ...(known ? {} : { environmentJson: this.environmentJson(environment) }),
+    };
     return new Promise<SupervisedOutcome>((resolve, reject) => {
       const backstop = setTimeout(() => this.abandon(slot, id), Math.max(0, answerBy - performance.now()));
-      slot.pending.set(id, { integration, eventId: envelope.event.eventId, resolve, reject, backstop });
-      const { event, fetchBody, environment } = envelope;
-      const installationId = String(event.installationId ?? '');
-      const requestUrl = event.request?.url;
-      // Per integration and installation: a dispatch to the integration itself (no installation)
-      // must never be given another integration's environment cached on the same worker.
-      const environmentKey = `${integration}\u0000${installationId}`;
-      const known = slot.sentEnvironments.has(environment);
-      post(slot, {
-        type: 'dispatch',
-        id,
-        integration,
-        eventId: event.eventId,
-        installationId,
-        eventJson: JSON.stringify(event),
-        ...(typeof requestUrl === 'string' ? { requestUrl } : {}),
-        fetchBody,
-        environmentKey,
-        ...(known ? {} : { environmentJson: this.environmentJson(environment) }),
-      });
-      slot.sentEnvironments.add(environment);
+      slot.pending.set(id, { integration, eventId: event.eventId, resolve, reject, backstop });
+      post(slot, message);
+      slot.sentEnvironments.set(environmentKey, environment);
     });
   }
 

@@ -31,8 +31,12 @@ export interface Pending {
 export interface Slot {
   index: number;
   child: ChildProcess;
-  /** Environment objects this worker process already holds (a restarted worker starts empty). */
-  sentEnvironments: WeakSet<object>;
+  /**
+   * Per environment key, the environment object whose text this worker process holds now (it keeps
+   * one text per key; a restarted worker starts empty). An older object sent after a newer one
+   * replaces it there, so a later dispatch of the newer one must send it again.
+   */
+  sentEnvironments: Map<string, object>;
   ready: Promise<void>;
   /** Settles `ready`; also called when the process dies first, so waiters move to its replacement. */
   markReady(): void;
@@ -67,7 +71,7 @@ export function spawnSlot(
   const send = batchedSender<ToWorker>((message) => {
     if (child.connected) child.send(message);
   });
-  const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, sentEnvironments: new WeakSet(), up: false, send };
+  const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, sentEnvironments: new Map(), up: false, send };
   const lowerPriority = () => {
     if (!lowPriority || child.pid === undefined) return;
     for (const thread of threadsOf(child.pid)) {
