@@ -6,11 +6,16 @@
 import { FINISHED_TASKS_KEPT, type TaskRecord, type TaskStore } from '../../tasks/model.ts';
 import type { Db } from './connection.ts';
 import { toTask, type TaskRow } from '../task-rows.ts';
+import { fairDueTasksQuery } from '../task-claim.ts';
 
-const CLAIM = `UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_until = $2, updated_at = $1
+// The fair order picks; the locking read re-checks that each is still due (another host may have
+// claimed it since) and skips what another host holds.
+const CLAIM = `WITH picked AS (${fairDueTasksQuery('$1', '$3')})
+  UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_until = $2, updated_at = $1
   WHERE seq IN (
-    SELECT seq FROM tasks WHERE (status = 'pending' AND run_at <= $1) OR (status = 'running' AND lease_until <= $1)
-    ORDER BY run_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED
+    SELECT seq FROM tasks WHERE seq IN (SELECT seq FROM picked)
+      AND ((status = 'pending' AND run_at <= $1) OR (status = 'running' AND lease_until <= $1))
+    FOR UPDATE SKIP LOCKED
   )
   RETURNING *`;
 

@@ -7,16 +7,18 @@ import type { DatabaseSync } from 'node:sqlite';
 import { FINISHED_TASKS_KEPT, type TaskRecord, type TaskStore } from '../../tasks/model.ts';
 import { inTransaction } from './transaction.ts';
 import { toTask, type TaskRow } from '../task-rows.ts';
+import { fairDueTasksQuery } from '../task-claim.ts';
 
 export function createSqliteTaskStore(db: DatabaseSync): TaskStore {
   const statements = {
     waiting: db.prepare("SELECT COUNT(*) AS n FROM tasks WHERE integration = ? AND status IN ('pending', 'running')"),
     insert: db.prepare("INSERT INTO tasks (id, integration, installation_id, event_id, payload, status, run_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)"),
-    due: db.prepare("SELECT * FROM tasks WHERE (status = 'pending' AND run_at <= ?) OR (status = 'running' AND lease_until <= ?) ORDER BY run_at, seq LIMIT ?"),
-    claim: db.prepare("UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? WHERE id = ?"),
+    due: db.prepare(fairDueTasksQuery('?1', '?2')),
+    claim: db.prepare("UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? WHERE seq = ?"),
     nextPending: db.prepare("SELECT MIN(run_at) AS at FROM tasks WHERE status = 'pending'"),
     nextLease: db.prepare("SELECT MIN(lease_until) AS at FROM tasks WHERE status = 'running'"),
     get: db.prepare('SELECT * FROM tasks WHERE id = ?'),
+    bySeq: db.prepare('SELECT * FROM tasks WHERE seq = ?'),
     settle: db.prepare("UPDATE tasks SET status = ?, run_at = ?, lease_until = NULL, last_status = ?, last_error = ?, updated_at = ? WHERE id = ? AND status = 'running' AND attempts = ?"),
     prune: db.prepare(
       "DELETE FROM tasks WHERE integration = ? AND status IN ('succeeded', 'failed') AND seq < (SELECT seq FROM tasks WHERE integration = ? AND status IN ('succeeded', 'failed') ORDER BY seq DESC LIMIT 1 OFFSET ?)",
@@ -33,9 +35,9 @@ export function createSqliteTaskStore(db: DatabaseSync): TaskStore {
     },
     async claimDue(now, leaseMs, limit) {
       return inTransaction(db, () => {
-        const rows = statements.due.all(now, now, limit) as unknown as TaskRow[];
-        for (const row of rows) statements.claim.run(now + leaseMs, now, row.id);
-        return rows.map((row) => toTask(statements.get.get(row.id) as unknown as TaskRow));
+        const picked = statements.due.all(now, limit) as unknown as { seq: number }[];
+        for (const row of picked) statements.claim.run(now + leaseMs, now, row.seq);
+        return picked.map((row) => toTask(statements.bySeq.get(row.seq) as unknown as TaskRow));
       });
     },
     async nextDueAt() {

@@ -186,6 +186,19 @@ describe.each(useBackends())('stores on $name', (backend) => {
     expect(items.map((one) => [one.id, one.status, one.lastStatus])).toEqual([['task_2', 'pending', undefined], ['task_1', 'succeeded', 200]]);
   });
 
+  it('claims due tasks fairly: integrations take turns, and one whose tasks fill the runner waits behind a newcomer', async () => {
+    const task = (id: string, integration: string, runAt: number) => ({ id, integration, eventId: `evt_${id}`, payload: { id }, runAt, createdAt: 0 });
+    for (let i = 1; i <= 6; i++) expect(await stores.tasks.enqueue(task(`hog_${i}`, 'hog', i), 100)).toBe(true);
+    expect(await stores.tasks.enqueue(task('victim_1', 'victim', 50), 100)).toBe(true);
+    expect(await stores.tasks.enqueue(task('victim_2', 'victim', 60), 100)).toBe(true);
+    // Turns: each integration's first due task, then each one's second, oldest first within a turn.
+    expect((await stores.tasks.claimDue(1_000, 60_000, 4)).map((claimed) => claimed.id).sort()).toEqual(['hog_1', 'hog_2', 'victim_1', 'victim_2']);
+    // hog has two tasks running now, victim two as well: a newcomer's task goes first, then theirs in turn.
+    expect(await stores.tasks.enqueue(task('late_1', 'late', 900), 100)).toBe(true);
+    expect((await stores.tasks.claimDue(1_000, 60_000, 1)).map((claimed) => claimed.id)).toEqual(['late_1']);
+    expect((await stores.tasks.claimDue(1_000, 60_000, 1)).map((claimed) => claimed.id)).toEqual(['hog_3']);
+  });
+
   it('keeps a site\'s adaptive schema', async () => {
     await stores.platform.seed({ firstPartyOrganizations: [], firstPartyIntegrations: [], organizations: [{ id: 'acme', subdomain: 'acme', title: 'Acme', members: [] }], spaces: [], sites: [{ id: 'site_1', organization: 'acme', title: 'Site', spaces: [], views: [], feedback: [] }] });
     expect(await stores.platform.getAdaptiveSchema('site_1')).toBeUndefined();
