@@ -1,6 +1,7 @@
-// The layering of host/ as the README's layout section states it: entry points at the root only,
-// no import cycle between files of different folders, no domain importing the HTTP layer, and
-// Koa and isolated-vm each confined to the one folder that owns them.
+// The layering of host/ as the layout section of docs/architecture.md (linked from the README)
+// states it: entry points at the root only, no import cycle between files of different folders, no
+// domain importing the HTTP layer, Koa and isolated-vm each confined to the one folder that owns
+// them, and that section naming every folder of host/ (and no folder that is gone).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +87,17 @@ describe('the layering of host/', () => {
     const ivm = FILES.filter((file) => packageImports(file).includes('isolated-vm'));
     expect(koa.filter((file) => !file.startsWith('host/server/'))).toEqual([]);
     expect(ivm.filter((file) => !file.startsWith('host/sandbox/'))).toEqual([]);
+  });
+
+  it('has every folder of host/ in the layout section of docs/architecture.md, and no other', () => {
+    const doc = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+    const tree = doc.slice(doc.indexOf('## Layout'));
+    const block = tree.slice(tree.indexOf('```'), tree.indexOf('```', tree.indexOf('```') + 3));
+    // Folder lines under host/ are indented by two spaces: "  name/   what it owns".
+    const documented = [...block.matchAll(/^ {2}([a-z-]+)\/ /gm)].map((match) => match[1]).sort();
+    const folders = readdirSync(join(ROOT, 'host')).filter((name) => statSync(join(ROOT, 'host', name)).isDirectory()).sort();
+    expect(documented.length).toBeGreaterThan(10);
+    expect(documented).toEqual(folders);
   });
 
   it('keeps sandbox-api free of host imports (it is bundled into every integration)', () => {
