@@ -1,6 +1,6 @@
 // The port the HTTP layer consumes: everything a route may ask of the host. assembly/ builds the
 // real implementation from the domains; routes reach the sandbox, the stores and the registry only
-// through this, so tests can boot a fake and nothing in server/ imports isolated-vm.
+// through this, so tests can boot a fake and nothing in server/ loads the sandbox itself.
 
 import type { Logger } from '../common/logger.ts';
 import type { DispatchEvent, DispatchOutcome } from '../dispatch/dispatcher.ts';

@@ -5,40 +5,10 @@
 
 import { randomUUID } from 'node:crypto';
 import type { PlatformData } from '../../platform/data.ts';
-import { createResourceDirectory, type ConversationRecord, type GitSyncRecord, type PageRecord, type PlatformStore, type SpaceRecord } from '../../platform/records.ts';
+import { createResourceDirectory, type ConversationRecord, type GitSyncRecord, type PlatformStore } from '../../platform/records.ts';
 import type { Db, Queryable } from './connection.ts';
 import { LOCK_NAMESPACE, LOCK_SEED } from './migrations.ts';
-
-const MAX_GIT_SYNCS_PER_SPACE = 1_000;
-
-interface SpaceRow {
-  id: string;
-  organization: string;
-  title: string;
-  visibility: string;
-  description: string;
-  metadata: string;
-}
-
-interface PageRow {
-  space: string;
-  id: string;
-  title: string;
-  markdown: string;
-  revision: number;
-  updated_at: string;
-}
-
-const toSpace = (row: SpaceRow): SpaceRecord => ({
-  id: row.id,
-  organization: row.organization,
-  title: row.title,
-  visibility: row.visibility as SpaceRecord['visibility'],
-  description: row.description,
-  metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-});
-
-const toPage = (row: PageRow): PageRecord => ({ id: row.id, spaceId: row.space, title: row.title, markdown: row.markdown, revision: row.revision, updatedAt: row.updated_at });
+import { MAX_GIT_SYNCS_PER_SPACE, toPage, toSpace, type PageRow, type SpaceRow } from '../platform-rows.ts';
 
 async function seed(client: Queryable, data: PlatformData): Promise<void> {
   const now = new Date().toISOString();

@@ -3,7 +3,7 @@
 // whose host died is taken again when its lease ends, and the late host's result is not written
 // (settling checks the attempt). Storage only: when to retry is the runner's.
 
-import { FINISHED_TASKS_KEPT, type TaskRecord, type TaskStore } from '../../tasks/model.ts';
+import { FINISHED_TASKS_KEPT, type TaskStore } from '../../tasks/model.ts';
 import type { Db } from './connection.ts';
 import { toTask, type TaskRow } from '../task-rows.ts';
 import { fairDueTasksQuery } from '../task-claim.ts';

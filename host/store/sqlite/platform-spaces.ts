@@ -3,45 +3,10 @@
 
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
-import type { GitSyncRecord, PageRecord, PageSummary, PlatformStore, SpaceRecord } from '../../platform/records.ts';
-
-interface SpaceRow {
-  id: string;
-  organization: string;
-  title: string;
-  visibility: string;
-  description: string;
-  metadata: string;
-}
-
-interface PageRow {
-  space: string;
-  id: string;
-  title: string;
-  markdown: string;
-  revision: number;
-  updated_at: string;
-}
-
-function toSpace(row: SpaceRow): SpaceRecord {
-  return {
-    id: row.id,
-    organization: row.organization,
-    title: row.title,
-    visibility: row.visibility as SpaceRecord['visibility'],
-    description: row.description,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-  };
-}
-
-function toPage(row: PageRow): PageRecord {
-  return { id: row.id, spaceId: row.space, title: row.title, markdown: row.markdown, revision: row.revision, updatedAt: row.updated_at };
-}
+import type { GitSyncRecord, PageSummary, PlatformStore } from '../../platform/records.ts';
+import { MAX_GIT_SYNCS_PER_SPACE, toPage, toSpace, type PageRow, type SpaceRow } from '../platform-rows.ts';
 
 type SpaceRecords = Pick<PlatformStore, 'getSpace' | 'updateSpace' | 'listPages' | 'getPage' | 'putPage' | 'recordGitSync' | 'spaceContentUsage'>;
-
-/** Git sync requests kept per space: a record of requests, so the oldest go first. */
-const MAX_GIT_SYNCS_PER_SPACE = 1_000;
 
 export function createSpaceRecords(db: DatabaseSync): SpaceRecords {
   const statements = {

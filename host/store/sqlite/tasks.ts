@@ -4,7 +4,7 @@
 // failure is the runner's.
 
 import type { DatabaseSync } from 'node:sqlite';
-import { FINISHED_TASKS_KEPT, type TaskRecord, type TaskStore } from '../../tasks/model.ts';
+import { FINISHED_TASKS_KEPT, type TaskStore } from '../../tasks/model.ts';
 import { inTransaction } from './transaction.ts';
 import { toTask, type TaskRow } from '../task-rows.ts';
 import { fairDueTasksQuery } from '../task-claim.ts';
