@@ -13,13 +13,16 @@ export function createSqliteTaskStore(db: DatabaseSync): TaskStore {
   const statements = {
     waiting: db.prepare("SELECT COUNT(*) AS n FROM tasks WHERE integration = ? AND status IN ('pending', 'running')"),
     insert: db.prepare("INSERT INTO tasks (id, integration, installation_id, event_id, payload, status, run_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)"),
-    due: db.prepare(fairDueTasksQuery('?1', '?2')),
-    claim: db.prepare("UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_until = ?, updated_at = ? WHERE seq = ?"),
+    // One statement: pick in the fair order, claim, and return the claimed rows.
+    claim: db.prepare(
+      `WITH picked AS (${fairDueTasksQuery('?1', '?2')}) UPDATE tasks SET status = 'running', attempts = attempts + 1, lease_until = ?3, updated_at = ?1 WHERE seq IN (SELECT seq FROM picked) RETURNING *`,
+    ),
     nextPending: db.prepare("SELECT MIN(run_at) AS at FROM tasks WHERE status = 'pending'"),
     nextLease: db.prepare("SELECT MIN(lease_until) AS at FROM tasks WHERE status = 'running'"),
     get: db.prepare('SELECT * FROM tasks WHERE id = ?'),
-    bySeq: db.prepare('SELECT * FROM tasks WHERE seq = ?'),
-    settle: db.prepare("UPDATE tasks SET status = ?, run_at = ?, lease_until = NULL, last_status = ?, last_error = ?, updated_at = ? WHERE id = ? AND status = 'running' AND attempts = ?"),
+    settle: db.prepare(
+      "UPDATE tasks SET status = ?, run_at = COALESCE(?, run_at), lease_until = NULL, last_status = ?, last_error = ?, updated_at = ? WHERE id = ? AND status = 'running' AND attempts = ? RETURNING integration",
+    ),
     prune: db.prepare(
       "DELETE FROM tasks WHERE integration = ? AND status IN ('succeeded', 'failed') AND seq < (SELECT seq FROM tasks WHERE integration = ? AND status IN ('succeeded', 'failed') ORDER BY seq DESC LIMIT 1 OFFSET ?)",
     ),
@@ -34,11 +37,8 @@ export function createSqliteTaskStore(db: DatabaseSync): TaskStore {
       });
     },
     async claimDue(now, leaseMs, limit) {
-      return inTransaction(db, () => {
-        const picked = statements.due.all(now, limit) as unknown as { seq: number }[];
-        for (const row of picked) statements.claim.run(now + leaseMs, now, row.seq);
-        return picked.map((row) => toTask(statements.bySeq.get(row.seq) as unknown as TaskRow));
-      });
+      const rows = statements.claim.all(now, limit, now + leaseMs) as unknown as TaskRow[];
+      return rows.map(toTask).sort((a, b) => a.runAt - b.runAt);
     },
     async nextDueAt() {
       const pending = (statements.nextPending.get() as { at: number | null }).at;
@@ -48,11 +48,9 @@ export function createSqliteTaskStore(db: DatabaseSync): TaskStore {
     },
     async settle(id, outcome, attempt) {
       inTransaction(db, () => {
-        const row = statements.get.get(id) as TaskRow | undefined;
-        if (row === undefined) return;
-        const runAt = outcome.status === 'pending' ? outcome.runAt : row.run_at;
-        const settled = Number(statements.settle.run(outcome.status, runAt, attempt.lastStatus, attempt.lastError ?? null, attempt.now, id, attempt.number).changes) === 1;
-        if (settled && outcome.status !== 'pending') statements.prune.run(row.integration, row.integration, FINISHED_TASKS_KEPT - 1);
+        const runAt = outcome.status === 'pending' ? outcome.runAt : null;
+        const settled = statements.settle.get(outcome.status, runAt, attempt.lastStatus, attempt.lastError ?? null, attempt.now, id, attempt.number) as { integration: string } | undefined;
+        if (settled !== undefined && outcome.status !== 'pending') statements.prune.run(settled.integration, settled.integration, FINISHED_TASKS_KEPT - 1);
       });
     },
     async list(integration, { limit, cursor }) {
