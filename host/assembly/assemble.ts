@@ -122,6 +122,11 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   // The console gets its own listener, so its origin never serves an integration's pages.
   const consoleHttp = options.consolePort === undefined ? undefined : await openHttpListener(options.host, options.consolePort, '--console-port');
   if (consoleHttp) onFailure(() => consoleHttp.close());
+  // Opened before the sandbox starts, so the egress policy knows every port the host listens on.
+  const metricsListener = options.metricsListen ? await openMetricsListener(options.metricsListen, metrics) : undefined;
+  if (metricsListener) onFailure(() => metricsListener.close());
+  /** Never an egress destination on a non-public address (see excludingHostPorts). */
+  const hostPorts = [http.port, ...(consoleHttp ? [consoleHttp.port] : []), ...(metricsListener ? [metricsListener.port] : [])];
   // Built while the integrations load; awaited when the console is attached.
   const consoleAssets = consoleHttp ? loadConsoleAssets() : undefined;
   consoleAssets?.catch(() => undefined);
@@ -147,14 +152,14 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     mode: options.bundleMode,
   };
   const loaded = await loadIntegrations(options.dirs, loadOptions);
-  const builtins = [createWebhookIntegration(stores.signingSecrets, { allow: options.allowEgress, hostPort: http.port })];
+  const builtins = [createWebhookIntegration(stores.signingSecrets, { allow: options.allowEgress, hostPorts })];
   const registry = registryOf(loaded, builtins);
 
   const supervisor = new Supervisor({
     workers: options.workers,
     limits: options.limits,
     isolateMemoryMb: options.limits.isolateMemoryMb,
-    egress: { allow: options.allowEgress, hostPort: http.port, ...(options.egressResolve ? { resolve: options.egressResolve } : {}) },
+    egress: { allow: options.allowEgress, hostPorts, ...(options.egressResolve ? { resolve: options.egressResolve } : {}) },
     runtimeScript: await buildRuntimeScript(),
     snapshotScript: await buildSnapshotScript(),
     crashesBeforeQuarantine: options.limits.crashesBeforeQuarantine,
@@ -241,7 +246,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
 
   const webhookDispatcher = createWebhookDispatcher({
     outbox: stores.outbox,
-    policyOptions: { allow: options.allowEgress, hostPort: http.port },
+    policyOptions: { allow: options.allowEgress, hostPorts },
     secretsFor: (installationId) => stores.signingSecrets.secretsFor(installationId, options.clock()),
     currentUrl: async (installationId) => {
       const url = (await stores.installations.getInstallation(installationId))?.configuration.url;
@@ -284,8 +289,6 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   http.serve(createApp(services, appLimits, consoleHttp ? { consoleUrl: consoleHttp.baseUrl } : {}).callback());
   // Resumes what a previous run left in the outbox (in flight when it died, or waiting to retry).
   await webhookDispatcher.start();
-  const metricsListener = options.metricsListen ? await openMetricsListener(options.metricsListen, metrics) : undefined;
-  if (metricsListener) onFailure(() => metricsListener.close());
   // Likewise the tasks left waiting or in flight.
   tasks.start();
   const devInstallations = options.autoInstall ? await installForDevelopment(registry, installations, stores.installations, platform) : [];

@@ -9,6 +9,8 @@ import type { HostMetrics } from '../metrics/metrics.ts';
 
 export interface MetricsListener {
   url: string;
+  /** The port it is bound to (one of the host's own: never an egress destination). */
+  port: number;
   close(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function openMetricsListener(address: string, metrics: HostMetrics)
   const bound = (server.address() as AddressInfo).port;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}/metrics`,
+    port: bound,
     close: () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections())),
   };
 }

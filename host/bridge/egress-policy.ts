@@ -14,10 +14,11 @@ export interface EgressOptions {
    */
   resolve?: Record<string, string[]>;
   /**
-   * The host's own HTTP port: on a non-public address it is never a destination, whatever
-   * `allow` says (see excludingHostPort). Guest fetch and webhook delivery both set it.
+   * The ports the host itself listens on (HTTP, console, metrics): on a non-public address they are
+   * never a destination, whatever `allow` says (see excludingHostPorts). Guest fetch and webhook
+   * delivery both set them.
    */
-  hostPort?: number;
+  hostPorts?: readonly number[];
 }
 
 type Range = [network: string, prefix: number, label: string];
@@ -139,8 +140,8 @@ export interface EgressPolicy {
 
 export function createEgressPolicy(options: EgressOptions): EgressPolicy {
   const policy = allowListPolicy(options);
-  const { hostPort } = options;
-  return hostPort === undefined ? policy : excludingHostPort(policy, () => hostPort);
+  const { hostPorts } = options;
+  return hostPorts === undefined || hostPorts.length === 0 ? policy : excludingHostPorts(policy, hostPorts);
 }
 
 function allowListPolicy(options: EgressOptions): EgressPolicy {
@@ -164,14 +165,15 @@ function allowListPolicy(options: EgressOptions): EgressPolicy {
 }
 
 /**
- * The host's own HTTP port is never an egress destination on a non-public address, whatever
- * --allow-egress says: otherwise `http://localhost:<port>` (or any other loopback spelling) would
- * reach the host's public endpoints and API around the bridge. The API is reached through
- * environment.apiEndpoint, which the worker routes over IPC before any policy check.
+ * The host's own ports (HTTP, console, metrics) are never an egress destination on a non-public
+ * address, whatever --allow-egress says: otherwise `http://localhost:<port>` (or any other loopback
+ * spelling) would reach the host's public endpoints, API, console or metrics around the bridge. The
+ * API is reached through environment.apiEndpoint, which the worker routes over IPC before any policy check.
  */
-export function excludingHostPort(policy: EgressPolicy, hostPort: () => number | null): EgressPolicy {
+export function excludingHostPorts(policy: EgressPolicy, hostPorts: readonly number[]): EgressPolicy {
+  const ports = new Set(hostPorts);
   const refuse = (address: string, port: number): string | null =>
-    port === hostPort() && classifyAddress(address) !== null ? `destination ${address}:${port} is this host itself (integrations reach the platform API through environment.apiEndpoint)` : null;
+    ports.has(port) && classifyAddress(address) !== null ? `destination ${address}:${port} is this host itself (integrations reach the platform API through environment.apiEndpoint)` : null;
   return {
     checkUrl(url) {
       const reason = policy.checkUrl(url);

@@ -64,7 +64,7 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
   // A new build (the dev loop's reload): dispatches from now on start the new isolate; the old
   // one finishes what it has in flight and is then disposed. The two share nothing.
   const previous = isolates.get(integration);
-  // init.egress carries the host's own port: never a destination (see excludingHostPort).
+  // init.egress carries the host's own ports: never a destination (see excludingHostPorts).
   const policy = createEgressPolicy(init.egress);
   const lookup = lookupWithOverrides(init.egress.resolve);
   isolates.set(

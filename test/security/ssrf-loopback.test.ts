@@ -18,11 +18,12 @@ let forbidden: Receiver;
 let strict: Audited;
 let open: Audited;
 
-async function auditedHost(allowEgress: string[]): Promise<Audited> {
+async function auditedHost(allowEgress: string[], listeners: { consolePort?: number; metricsListen?: string } = {}): Promise<Audited> {
   const connects: string[] = [];
   const host = await startTestHost({
     dirs: ['fixtures/integrations', 'fixtures/hostile'],
     allowEgress,
+    ...listeners,
     onEgressConnect: ({ integration, address, port }) => connects.push(`${integration} ${address}:${port}`),
   });
   return { host, connects };
@@ -102,6 +103,21 @@ describe('SSRF to the host itself with the whole loopback address allowed', () =
       // Other loopback ports stay reachable, as the allow list says.
       expect((await attack(wide, [`${allowed.url}/ok`])).get(`${allowed.url}/ok`)).toBe('status 200: allowed receiver');
       await expectHostHealthy(wide.host);
+    } finally {
+      await wide.host.close();
+    }
+  });
+
+  it('refuses the host\'s other listeners too: the console\'s port and the metrics port', async () => {
+    const wide = await auditedHost(['127.0.0.1', '::1', 'localhost'], { consolePort: 0, metricsListen: '127.0.0.1:0' });
+    try {
+      const consolePort = Number(new URL(wide.host.consoleUrl!).port);
+      const metricsPort = Number(new URL(wide.host.metricsUrl!).port);
+      const targets = [`http://127.0.0.1:${consolePort}/v1/installations`, `http://localhost:${consolePort}/console`, `http://127.0.0.1:${metricsPort}/metrics`, `http://[::ffff:127.0.0.1]:${metricsPort}/metrics`];
+      const outcomes = await attack(wide, targets);
+      expect(outcomes.size).toBe(targets.length);
+      for (const [target, outcome] of outcomes) expect(`${target} → ${outcome}`).toMatch(/ → TypeError: fetch failed: destination .* is this host itself/);
+      expect(wide.connects.filter((entry) => entry.endsWith(`:${consolePort}`) || entry.endsWith(`:${metricsPort}`))).toEqual([]);
     } finally {
       await wide.host.close();
     }
