@@ -3,10 +3,10 @@
 // integration runs from a clean shell. Only variables of the integration's own namespace; an
 // exported variable always wins; values never appear in a message.
 
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Issue } from './validate.ts';
 import { namespaceProblem } from './secret-namespace.ts';
+import { readRegularFile, UnreadableFileError } from './read-file.ts';
 
 export const DEV_VARS_FILE = '.dev.vars';
 const MAX_DEV_VARS_BYTES = 64 * 1024;
@@ -48,10 +48,10 @@ export async function readDevVars(dir: string, owner: string): Promise<DevVars> 
   const file = path.join(dir, DEV_VARS_FILE);
   let text: string;
   try {
-    const bytes = await readFile(file);
-    if (bytes.length > MAX_DEV_VARS_BYTES) return { values: {}, warnings: [{ pointer: '', message: `larger than ${MAX_DEV_VARS_BYTES} bytes; ignored` }] };
-    text = bytes.toString('utf8');
-  } catch {
+    // Never blocks on a FIFO or a device planted under the name, never reads past the cap.
+    text = (await readRegularFile(file, MAX_DEV_VARS_BYTES)).toString('utf8');
+  } catch (error) {
+    if (error instanceof UnreadableFileError) return { values: {}, warnings: [{ pointer: '', message: `${error.message}; ignored` }] };
     return { values: {}, warnings: [] };
   }
   return parseDevVars(text, owner);

@@ -3,7 +3,9 @@
 // never appear in a message.
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadIntegrations } from '../../../host/manifest/load.ts';
-import { parseDevVars, withDevVars } from '../../../host/manifest/dev-vars.ts';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { parseDevVars, readDevVars, withDevVars } from '../../../host/manifest/dev-vars.ts';
 import { manifestYaml, TempDirs } from './temp-integration.ts';
 
 const temp = new TempDirs();
@@ -61,5 +63,14 @@ describe('loading with .dev.vars', () => {
     expect(victim.secrets).toEqual({});
     const greeter = loaded.find((integration) => integration.name === 'greeter')!;
     expect(greeter.warnings.map((warning) => warning.message)).toEqual([expect.stringMatching(/^line 1: VICTIM_KEY is not this integration's to set/)]);
+  });
+
+  it('ignores with a warning a .dev.vars that is a FIFO (never waiting for a writer) or larger than its cap', async () => {
+    const fifoDir = temp.make({ 'fifo/platform-manifest.yaml': manifestYaml('fifo', 'script: index.ts') });
+    execFileSync('mkfifo', [path.join(fifoDir, 'fifo', '.dev.vars')]);
+    expect(await readDevVars(path.join(fifoDir, 'fifo'), 'fifo')).toEqual({ values: {}, warnings: [{ pointer: '', message: 'is a FIFO, not a regular file; ignored' }] });
+    const bigDir = temp.make({ 'big/.dev.vars': `BIG_VALUE=${'x'.repeat(200_000)}\n` });
+    expect((await readDevVars(path.join(bigDir, 'big'), 'big')).warnings[0].message).toMatch(/^is larger than \d+ bytes; ignored$/);
+    expect(await readDevVars(path.join(bigDir, 'nothing-here'), 'nothing-here')).toEqual({ values: {}, warnings: [] });
   });
 });
