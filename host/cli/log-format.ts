@@ -3,13 +3,10 @@
 // Guest text is made safe for a terminal: control characters and escape sequences are shown, never run.
 
 import type { EventLogEntry } from '../dispatch/event-log.ts';
+import { sanitizeLogText } from '../common/log-text.ts';
 
-/** Every C0 control but tab, DEL and the C1 controls: shown as \xNN so no escape sequence reaches the terminal. */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-export function terminalSafe(text: string): string {
-  return text.replace(CONTROL, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
+/** The host log's own escaping (controls, bidi overrides, line separators shown, never run). */
+export const terminalSafe = sanitizeLogText;
 
 export function formatEntry(entry: EventLogEntry): string {
   const time = /^\d{4}-\d\d-\d\dT(\d\d:\d\d:\d\d(?:\.\d+)?)/.exec(entry.createdAt)?.[1] ?? entry.createdAt;

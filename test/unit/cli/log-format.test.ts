@@ -39,5 +39,7 @@ describe('formatEntry', () => {
 
   it('shows escape sequences and other control characters instead of sending them to the terminal', () => {
     expect(terminalSafe('a\u001b[2Jb\u0007c\u009bd\te')).toBe('a\\x1b[2Jb\\x07c\\x9bd\te');
+    // Bidi overrides and Unicode line separators too, as in the host log.
+    expect(terminalSafe('x\u202ey\u2028z')).toBe('x\\u202ey\\u2028z');
   });
 });
