@@ -301,7 +301,6 @@ export class IntegrationIsolate {
         // Already disposed by isolated-vm itself (memory limit); nothing left to free.
       }
     }
-    void reason;
   }
 
   private classify(error: unknown, entry: InFlight): DispatchError {
@@ -527,6 +526,7 @@ export class IntegrationIsolate {
       else if (!this.bundleCache && compiled.cachedData) this.bundleCache = compiled.cachedData;
       const namespace = (await bundle.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
       await setEntry.apply(undefined, [namespace.derefInto()], { timeout: this.limits.dispatchTimeoutMs });
+      namespace.release();
       api.release();
       setEntry.release();
       return live;

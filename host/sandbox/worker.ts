@@ -149,7 +149,8 @@ function scheduleBudgetCheck(): void {
 async function dispatch(id: number, integration: string, envelope: Parameters<IntegrationIsolate['dispatch']>[0]): Promise<void> {
   const started = performance.now();
   const isolate = isolates.get(integration);
-  if (isolate !== undefined && !isolate.isLive) enforceIsolateBudget(isolate);
+  // Only a start makes room: a dispatch joining one already under way adds nothing to the budget.
+  if (isolate !== undefined && !isolate.isLive && !isolate.isStarting) enforceIsolateBudget(isolate);
   let result: DispatchResult;
   if (isolate !== undefined) inFlight.set(id, isolate);
   if (isolate === undefined) {
