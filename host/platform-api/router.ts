@@ -63,10 +63,13 @@ function json(status: number, body: unknown, headers: [string, string][] = []): 
   return { status, headers: [...(body === undefined ? [] : [['content-type', 'application/json; charset=utf-8'] as [string, string]]), ...headers], body: bytes };
 }
 
+/** The token of an `Authorization: Bearer <token>` value; the one parsing the API and the HTTP layer share. */
+export function parseBearer(value: string | undefined): string | undefined {
+  return value?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+}
+
 function bearerToken(headers: [string, string][]): string | undefined {
-  const value = headers.find(([name]) => name.toLowerCase() === 'authorization')?.[1];
-  const match = value?.match(/^Bearer\s+(\S+)\s*$/i);
-  return match?.[1];
+  return parseBearer(headers.find(([name]) => name.toLowerCase() === 'authorization')?.[1]);
 }
 
 function parseBody(request: ApiRequest): unknown {

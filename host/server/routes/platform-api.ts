@@ -11,6 +11,7 @@ import type { HostServices } from '../services.ts';
 import { readBody } from '../read-body.ts';
 import { requestTarget } from '../request-target.ts';
 import { looksLikeApiToken } from '../../installations/tokens.ts';
+import { parseBearer } from '../../platform-api/router.ts';
 
 const MAX_PLATFORM_API_BODY_BYTES = 1024 * 1024;
 
@@ -58,8 +59,8 @@ export function createApiTokenRouting(services: HostServices): Middleware {
   const passThrough = passThroughTo(services);
   return async (ctx, next) => {
     if (!SHARED_PATHS.test(ctx.path)) return next();
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-    if (match === null || !looksLikeApiToken(match[1])) return next();
+    const token = parseBearer(ctx.get('authorization'));
+    if (token === undefined || !looksLikeApiToken(token)) return next();
     return passThrough(ctx);
   };
 }
