@@ -2,7 +2,8 @@
 // by an admin view (the HTTP API or the console) can start its OAuth flow. Signed with the host
 // secret, bound to one installation, valid for a short while. Pure apart from the clock it is given.
 
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameBytes } from '../common/same-bytes.ts';
 import { HostError } from '../common/errors.ts';
 
 /** How long a connect link stays usable after an admin view showed it. */
@@ -37,7 +38,7 @@ export function createConnectTickets(options: { secret: string; now(): number; t
       const payload = Buffer.from(encoded, 'base64url').toString('utf8');
       const expected = Buffer.from(sign(options.secret, payload));
       const given = Buffer.from(signature);
-      if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw refused('its ticket was not issued by this host');
+      if (!sameBytes(expected, given)) throw refused('its ticket was not issued by this host');
       const dot = payload.lastIndexOf('.');
       if (payload.slice(0, dot) !== installationId) throw refused('its ticket belongs to another installation');
       if (!(options.now() < Number(payload.slice(dot + 1)))) throw refused('its ticket has expired');

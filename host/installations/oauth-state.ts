@@ -2,7 +2,8 @@
 // one installation, expiring after a TTL (10 minutes by default) and accepted once. Never accepts a
 // state it cannot verify; the clock is injected so tests can age a state.
 
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { sameBytes } from '../common/same-bytes.ts';
 import { HostError } from '../common/errors.ts';
 
 export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000;
@@ -52,7 +53,7 @@ function readPayload(secret: string, state: string): StatePayload {
   if (parts.length !== 2 || parts[0] === '' || parts[1] === '') throw rejected('it is malformed');
   const expected = Buffer.from(signPayload(secret, parts[0]));
   const given = Buffer.from(parts[1]);
-  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw rejected('its signature does not match (tampered, or not issued by this host)');
+  if (!sameBytes(expected, given)) throw rejected('its signature does not match (tampered, or not issued by this host)');
   const payload = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) as StatePayload;
   return payload;
 }

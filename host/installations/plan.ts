@@ -2,7 +2,8 @@
 // visibility, applies configuration defaults and decides the first status. Never dispatches
 // events itself (the caller emits installation_setup) and never returns secrets.
 
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { sameBytes } from '../common/same-bytes.ts';
 import { HostError } from '../common/errors.ts';
 import type { ConfigurationSchema, LoadedIntegration } from '../manifest/types.ts';
 import type { CreateInstallationInput, Installation, InstallationStatus } from './model.ts';
@@ -44,12 +45,6 @@ export function statusFor(schema: ConfigurationSchema | undefined, configuration
   // Own properties only: a required property named "constructor" is not set by Object.prototype.
   const missing = (schema?.required ?? []).filter((name) => !Object.hasOwn(configuration, name) || configuration[name] === undefined || configuration[name] === '');
   return missing.length === 0 ? 'active' : 'pending';
-}
-
-function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 function newInstallationId(): string {
@@ -103,7 +98,7 @@ export function planInstallation(platform: PlatformData, integration: LoadedInte
   if (manifest.visibility === 'private' && !sameOrganization) {
     throw new HostError('ERR_VISIBILITY_DENIED', `integration "${integration.name}" is private to organization "${manifest.organization}"`);
   }
-  if (manifest.visibility === 'unlisted' && !sameOrganization && !(input.installLink && sameSecret(input.installLink, installLink))) {
+  if (manifest.visibility === 'unlisted' && !sameOrganization && !(input.installLink && sameBytes(installLink, input.installLink))) {
     throw new HostError('ERR_VISIBILITY_DENIED', `integration "${integration.name}" is unlisted: installing it needs its install link`);
   }
   if (input.target === 'space') {

@@ -2,7 +2,8 @@
 // envelope without storing it) and stored only as a sha256 hash (so a leaked store leaks no
 // token). Pure functions; the secret is loaded or created by the caller.
 
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { sameBytes } from '../common/same-bytes.ts';
 
 export const TOKEN_SECRET_META_KEY = 'token-secret';
 
@@ -40,7 +41,7 @@ export function verifyIntegrationToken(secret: string, token: string): string | 
   const integration = Buffer.from(match[1], 'base64url').toString('utf8');
   const expected = Buffer.from(deriveIntegrationToken(secret, integration));
   const given = Buffer.from(token);
-  return expected.length === given.length && timingSafeEqual(expected, given) ? integration : undefined;
+  return sameBytes(expected, given) ? integration : undefined;
 }
 
 /** Whether a bearer token has the shape of a host API token (installation or integration): such a request is an API call. */
