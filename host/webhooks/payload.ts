@@ -49,7 +49,10 @@ function visitorOf(event: Record<string, unknown>): WebhookVisitor {
   const cookies: Record<string, string> = {};
   const rawCookies = visitor.cookies;
   if (typeof rawCookies === 'object' && rawCookies !== null && !Array.isArray(rawCookies)) {
-    for (const [name, value] of Object.entries(rawCookies)) if (typeof value === 'string') cookies[name] = value;
+    // Defined, not assigned: a cookie named `__proto__` stays a cookie, never the object's prototype.
+    for (const [name, value] of Object.entries(rawCookies)) {
+      if (typeof value === 'string') Object.defineProperty(cookies, name, { value, enumerable: true, writable: true, configurable: true });
+    }
   }
   return {
     anonymousId: field(visitor, 'anonymousId', 'visitor/anonymousId'),

@@ -33,6 +33,13 @@ describe('buildWebhookPayload', () => {
     );
   });
 
+  it('keeps a visitor cookie named __proto__ as a cookie (JSON input makes it an own key), never as a prototype', () => {
+    const cookies = JSON.parse('{"__proto__":"x","theme":"dark"}') as Record<string, string>;
+    const payload = buildWebhookPayload({ type: 'site_view', siteId: 'site_1', visitor: { ...visitor, cookies }, url: 'https://docs.example/a', referrer: '' }, ids);
+    expect(serializeWebhookPayload(payload)).toContain('"cookies":{"__proto__":"x","theme":"dark"}');
+    expect(Object.getPrototypeOf((payload as { visitor: { cookies: object } }).visitor.cookies)).toBe(Object.prototype);
+  });
+
   it('is deterministic whatever order the publisher sent the fields in', () => {
     const a = buildWebhookPayload({ revisionId: 'r', spaceId: 's', type: 'space_content_updated' }, ids);
     const b = buildWebhookPayload({ type: 'space_content_updated', spaceId: 's', revisionId: 'r' }, ids);
