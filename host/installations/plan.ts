@@ -9,14 +9,19 @@ import type { ConfigurationSchema, LoadedIntegration } from '../manifest/types.t
 import type { CreateInstallationInput, Installation, InstallationStatus } from './model.ts';
 import { findOrganization, type PlatformData } from '../platform/data.ts';
 
+/** The manifest's configuration level of a target (either form): see configurationSchemaFor. */
+function levelFor(integration: LoadedIntegration, target: Installation['target']) {
+  const configurations = integration.manifest?.configurations;
+  return target === 'organization' ? configurations?.account : target === 'space' ? (configurations?.space ?? configurations?.site) : configurations?.site;
+}
+
 /**
  * The configuration schema of a target: `account` for organization installations, `space` for
  * space installations (falling back to `site`, which configured space installations before GitBook's
  * `space` level was used), `site` for site installations.
  */
 export function configurationSchemaFor(integration: LoadedIntegration, target: Installation['target']): ConfigurationSchema | undefined {
-  const configurations = integration.manifest?.configurations;
-  const level = target === 'organization' ? configurations?.account : target === 'space' ? (configurations?.space ?? configurations?.site) : configurations?.site;
+  const level = levelFor(integration, target);
   // A level configured by a component (`componentId`, GitBook's form) has no property schema here.
   return level !== undefined && 'properties' in level ? level : undefined;
 }
@@ -27,8 +32,7 @@ export function configurationSchemaFor(integration: LoadedIntegration, target: I
  * any keys (docs/installations.md).
  */
 export function isComponentLevel(integration: LoadedIntegration, target: Installation['target']): boolean {
-  const configurations = integration.manifest?.configurations;
-  const level = target === 'organization' ? configurations?.account : target === 'space' ? (configurations?.space ?? configurations?.site) : configurations?.site;
+  const level = levelFor(integration, target);
   return level !== undefined && 'componentId' in level;
 }
 

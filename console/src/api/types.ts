@@ -28,6 +28,8 @@ export interface ConfigurationSchema {
   required?: string[];
 }
 
+export type ConfigurationLevel = ConfigurationSchema | { componentId: string };
+
 export interface IntegrationSummary {
   name: string;
   title?: string;
@@ -47,7 +49,8 @@ export interface IntegrationDetail extends IntegrationSummary {
   organization?: string;
   summary?: string;
   externalLinks?: { label: string; url: string }[];
-  configurations?: { account?: ConfigurationSchema; site?: ConfigurationSchema };
+  /** Per level; GitBook's component form (`{ componentId }`) has no property schema to show. */
+  configurations?: { account?: ConfigurationLevel; space?: ConfigurationLevel; site?: ConfigurationLevel };
 }
 
 export type Target = 'organization' | 'space' | 'site';

@@ -12,7 +12,8 @@ import { formatTime, targetOf } from '../ui/format.ts';
 import { Link } from '../ui/link.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { ConfigForm } from './config-form.tsx';
-import { pendingReasons, schemaFor, StatusBadge } from './parts.tsx';
+import { schemaFor } from '../ui/configuration.ts';
+import { pendingReasons, StatusBadge } from './parts.tsx';
 import { WebhookConfigForm } from './webhook-config-form.tsx';
 
 export interface InstallationContext {

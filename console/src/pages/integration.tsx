@@ -12,7 +12,10 @@ import { formatTime, targetOf } from '../ui/format.ts';
 import { Link } from '../ui/link.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { fieldErrors, FieldError } from './field-errors.tsx';
+import { propertySchema } from '../ui/configuration.ts';
 import { Problems, StatusBadge } from './parts.tsx';
+
+const LEVEL_TITLES = { account: 'Organization installations', space: 'Space installations', site: 'Site installations' } as const;
 
 function Markdown(props: { source: string }) {
   const box = useRef<HTMLDivElement>(null);
@@ -35,7 +38,10 @@ export function IntegrationPage(props: { name: string }) {
   }
   if (!data) return <p role="status">Loading…</p>;
   const configurations = data.configurations ?? {};
-  const schemaEntries = (['account', 'site'] as const).filter((key) => configurations[key] !== undefined);
+  const schemaEntries = (['account', 'space', 'site'] as const).flatMap((key) => {
+    const schema = propertySchema(configurations[key]);
+    return schema === undefined ? [] : [{ key, schema }];
+  });
   return (
     <section>
       <p class="crumbs">
@@ -107,11 +113,10 @@ export function IntegrationPage(props: { name: string }) {
       {schemaEntries.length > 0 ? (
         <section class="panel">
           <h2>Configuration schema</h2>
-          {schemaEntries.map((key) => {
-            const schema = configurations[key]!;
+          {schemaEntries.map(({ key, schema }) => {
             return (
               <div key={key}>
-                <h3>{key === 'account' ? 'Organization installations' : 'Space and site installations'}</h3>
+                <h3>{LEVEL_TITLES[key]}</h3>
                 <ul class="plain">
                   {Object.entries(schema.properties).map(([name, property]) => (
                     <li key={name}>

@@ -48,11 +48,6 @@ export function Problems(props: { title: string; items: string[]; compact?: bool
   );
 }
 
-/** The configuration schema that applies to an installation (README: organization → account, space/site → site). */
-export function schemaFor(configurations: { account?: ConfigurationSchema; site?: ConfigurationSchema } | undefined, target: string): ConfigurationSchema | undefined {
-  return target === 'organization' ? configurations?.account : configurations?.site;
-}
-
 export function isSet(value: unknown): boolean {
   return value !== undefined && value !== null && value !== '';
 }

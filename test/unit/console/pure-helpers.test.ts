@@ -4,6 +4,7 @@ import { describe, it, expect } from 'vitest';
 import { createEventStreamParser, type StreamMessage } from '../../../console/src/api/sse.ts';
 import { safeHttpUrl, urlOf } from '../../../console/src/contentkit/urls.ts';
 import { parseProblem } from '../../../console/src/ui/format.ts';
+import { schemaFor } from '../../../console/src/ui/configuration.ts';
 
 describe('the event-stream parser', () => {
   it('yields one message per blank-line-terminated block, across chunk boundaries, skipping comments', () => {
@@ -57,5 +58,22 @@ describe('parseProblem', () => {
     expect(parseProblem('fixtures/a/platform-manifest.yaml: /scopes/1: scope "x" is unknown')).toEqual({ file: 'fixtures/a/platform-manifest.yaml', pointer: '/scopes/1', message: 'scope "x" is unknown' });
     expect(parseProblem('fixtures/a/platform-manifest.yaml: manifest must be a mapping')).toEqual({ file: 'fixtures/a/platform-manifest.yaml', pointer: '', message: 'manifest must be a mapping' });
     expect(parseProblem('no separator')).toEqual({ file: '', pointer: '', message: 'no separator' });
+  });
+});
+
+describe('the configuration schema of an installation', () => {
+  const schema = (name: string) => ({ properties: { [name]: { type: 'string' as const, title: name, description: name } } });
+  it('is chosen as the host chooses it: account, space (else site), site', () => {
+    const all = { account: schema('a'), space: schema('sp'), site: schema('si') };
+    expect(schemaFor(all, 'organization')).toBe(all.account);
+    expect(schemaFor(all, 'space')).toBe(all.space);
+    expect(schemaFor({ site: all.site }, 'space')).toBe(all.site);
+    expect(schemaFor(all, 'site')).toBe(all.site);
+  });
+
+  it('is none for GitBook\'s component form, which has no property schema to show', () => {
+    expect(schemaFor({ account: { componentId: 'config' } }, 'organization')).toBeUndefined();
+    expect(schemaFor({ space: { componentId: 'config' } }, 'space')).toBeUndefined();
+    expect(schemaFor(undefined, 'site')).toBeUndefined();
   });
 });
