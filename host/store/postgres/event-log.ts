@@ -3,10 +3,10 @@
 // its batch for the next try (bounded, oldest dropped with a warning), so a database blip loses
 // no entry. Reads flush first, so a host always sees its own entries.
 
-import { HostError } from '../../common/errors.ts';
 import type { EventLog, EventLogEntry } from '../../dispatch/event-log.ts';
 import type { Db } from './connection.ts';
 import { toEntry, type EventLogRow } from '../event-log-rows.ts';
+import { decodeSeqCursor, encodeSeqCursor } from '../seq-cursor.ts';
 
 const MAX_ENTRIES_PER_INTEGRATION = 5_000;
 const PRUNE_EVERY = 100;
@@ -15,13 +15,6 @@ const MAX_BATCH = 500;
 const FLUSH_AFTER_MS = 50;
 /** Entries kept while the database is unreachable; past this the oldest are dropped. */
 const MAX_PENDING = 20_000;
-
-const encodeCursor = (seq: number): string => Buffer.from(`seq:${seq}`).toString('base64url');
-function decodeCursor(cursor: string): number {
-  const match = /^seq:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (match === null) throw new HostError('ERR_VALIDATION', 'cursor is not one this host issued', [{ pointer: '/cursor', message: 'is invalid' }]);
-  return Number(match[1]);
-}
 
 const INSERT = `INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, duration_ms, logs, created_at, request_id)
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[])`;
@@ -89,11 +82,11 @@ export function createPostgresEventLog(db: Db, log?: { warn(message: string): vo
       while (writing !== null || pending.length > 0) await flush();
     },
     async list(integration, { limit, cursor }) {
-      const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(cursor);
+      const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeSeqCursor(cursor);
       await this.flush();
       const { rows } = await db.query<EventLogRow>('SELECT * FROM event_log WHERE integration = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [integration, before, limit + 1]);
       const items = rows.slice(0, limit);
-      return { items: items.map(toEntry), nextCursor: rows.length > limit ? encodeCursor(items[items.length - 1].seq) : null };
+      return { items: items.map(toEntry), nextCursor: rows.length > limit ? encodeSeqCursor(items[items.length - 1].seq) : null };
     },
     async get(integration, eventId) {
       await this.flush();

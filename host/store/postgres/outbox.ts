@@ -5,17 +5,10 @@
 // new owner's state. Retries keep their schedule (next_attempt_at) whichever host runs them.
 
 import { randomUUID } from 'node:crypto';
-import { HostError } from '../../common/errors.ts';
 import { toAttempt, toDelivery, type AttemptRow, type DeliveryRow } from '../outbox-rows.ts';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, endpointOf, fullEndpoints, newDeliveryId, type DeliveryRecord, type DeliveryWithAttempts, type Outbox } from '../../webhooks/outbox.ts';
 import type { Db } from './connection.ts';
-
-const encodeCursor = (seq: number): string => Buffer.from(`seq:${seq}`).toString('base64url');
-function decodeCursor(cursor: string): number {
-  const match = /^seq:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw new HostError('ERR_VALIDATION', '/cursor: not a cursor returned by this list', [{ pointer: '/cursor', message: 'invalid cursor' }]);
-  return Number(match[1]);
-}
+import { decodeSeqCursor, encodeSeqCursor } from '../seq-cursor.ts';
 
 type ClaimedRow = DeliveryRow & { claim_token: string | null };
 
@@ -120,10 +113,10 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
     },
     async listForInstallation(installationId, page = {}) {
       const limit = Math.min(Math.max(Math.trunc(page.limit ?? DEFAULT_PAGE_LIMIT), 1), MAX_PAGE_LIMIT);
-      const before = page.cursor ? decodeCursor(page.cursor) : Number.MAX_SAFE_INTEGER;
+      const before = page.cursor ? decodeSeqCursor(page.cursor) : Number.MAX_SAFE_INTEGER;
       const { rows } = await db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE installation_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [installationId, before, limit + 1]);
       const items = await withAttempts(rows.slice(0, limit));
-      return { items, nextCursor: rows.length > limit ? encodeCursor(rows[limit - 1].seq) : null };
+      return { items, nextCursor: rows.length > limit ? encodeSeqCursor(rows[limit - 1].seq) : null };
     },
     async depth() {
       const { rows } = await db.query<{ status: string; count: number }>(`SELECT status, COUNT(*)::int AS count FROM webhook_deliveries WHERE status IN ('pending', 'in_flight') GROUP BY status`);

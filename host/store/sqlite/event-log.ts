@@ -2,9 +2,9 @@
 // Records what happened; it never decides what to dispatch and never stores event payloads.
 
 import type { DatabaseSync } from 'node:sqlite';
-import { HostError } from '../../common/errors.ts';
 import type { EventLog, EventLogEntry } from '../../dispatch/event-log.ts';
 import { toEntry, type EventLogRow } from '../event-log-rows.ts';
+import { decodeSeqCursor, encodeSeqCursor } from '../seq-cursor.ts';
 
 // Bounded so a chatty integration cannot grow the database without limit.
 const MAX_ENTRIES_PER_INTEGRATION = 5_000;
@@ -16,16 +16,6 @@ const MAX_BATCH = 500;
  * (the log is a diagnostic) while busy hosts write hundreds of rows per transaction.
  */
 const FLUSH_AFTER_MS = 50;
-
-function encodeCursor(seq: number): string {
-  return Buffer.from(`seq:${seq}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const match = /^seq:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (match === null) throw new HostError('ERR_VALIDATION', 'cursor is not one this host issued', [{ pointer: '/cursor', message: 'is invalid' }]);
-  return Number(match[1]);
-}
 
 export function createSqliteEventLog(db: DatabaseSync): EventLog {
   const statements = {
@@ -97,11 +87,11 @@ export function createSqliteEventLog(db: DatabaseSync): EventLog {
     flush: async () => flush(),
     async list(integration, { limit, cursor }) {
       flush();
-      const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(cursor);
+      const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeSeqCursor(cursor);
       // One row more than asked tells whether another page exists.
       const rows = statements.page.all(integration, before, limit + 1) as unknown as EventLogRow[];
       const items = rows.slice(0, limit);
-      const nextCursor = rows.length > limit ? encodeCursor(items[items.length - 1].seq) : null;
+      const nextCursor = rows.length > limit ? encodeSeqCursor(items[items.length - 1].seq) : null;
       return { items: items.map(toEntry), nextCursor };
     },
     async get(integration, eventId) {

@@ -3,9 +3,9 @@
 // signs or decides retries (dispatcher.ts and schedule.ts do). Times are epoch milliseconds.
 
 import type { DatabaseSync } from 'node:sqlite';
-import { HostError } from '../../common/errors.ts';
 import { toAttempt, toDelivery, type AttemptRow, type DeliveryRow } from '../outbox-rows.ts';
 import { inTransaction } from './transaction.ts';
+import { decodeSeqCursor, encodeSeqCursor } from '../seq-cursor.ts';
 import {
   DEFAULT_PAGE_LIMIT,
   MAX_PAGE_LIMIT,
@@ -18,13 +18,6 @@ import {
   type NewDelivery,
   type Outbox,
 } from '../../webhooks/outbox.ts';
-
-const encodeCursor = (seq: number): string => Buffer.from(`seq:${seq}`).toString('base64url');
-function decodeCursor(cursor: string): number {
-  const match = /^seq:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw new HostError('ERR_VALIDATION', '/cursor: not a cursor returned by this list', [{ pointer: '/cursor', message: 'invalid cursor' }]);
-  return Number(match[1]);
-}
 
 export function createOutbox(db: DatabaseSync, options: { newId?: () => string } = {}): Outbox {
   const newId = options.newId ?? newDeliveryId;
@@ -84,10 +77,10 @@ export function createOutbox(db: DatabaseSync, options: { newId?: () => string }
     },
     async listForInstallation(installationId, page = {}) {
       const limit = Math.min(Math.max(Math.trunc(page.limit ?? DEFAULT_PAGE_LIMIT), 1), MAX_PAGE_LIMIT);
-      const before = page.cursor ? decodeCursor(page.cursor) : Number.MAX_SAFE_INTEGER;
+      const before = page.cursor ? decodeSeqCursor(page.cursor) : Number.MAX_SAFE_INTEGER;
       const rows = sql.page.all(installationId, before, limit + 1) as unknown as DeliveryRow[];
       const items = rows.slice(0, limit).map(withAttempts);
-      return { items, nextCursor: rows.length > limit ? encodeCursor(rows[limit - 1].seq) : null };
+      return { items, nextCursor: rows.length > limit ? encodeSeqCursor(rows[limit - 1].seq) : null };
     },
     async depth() {
       const counts = new Map((sql.depth.all() as unknown as { status: string; count: number }[]).map((row) => [row.status, Number(row.count)]));
