@@ -47,17 +47,27 @@ function servesScripts(installation: Installation | undefined, siteId: string, i
 export function createSiteScripts(deps: SiteScriptsDeps): SiteScripts {
   return {
     async list(siteId) {
-      const items = (await deps.store.listInstallations())
-        .filter((installation) => servesScripts(installation, siteId, deps.registry.get(installation.integration)))
-        .map((installation): SiteScript => {
-          const policy = deps.registry.get(installation.integration)?.manifest?.contentSecurityPolicy;
-          return {
-            installationId: installation.id,
-            integration: installation.integration,
-            url: siteScriptUrlOf(deps.baseUrl, siteId, installation.id),
-            ...(policy !== undefined ? { contentSecurityPolicy: policy } : {}),
-          };
-        });
+      // Only the few integrations that inject scripts are read (one cached list each), not every
+      // installation of the host on every page load of a site.
+      const serving: { installation: Installation; integration: LoadedIntegration }[] = [];
+      for (const name of new Set(deps.registry.list().map((loaded) => loaded.name))) {
+        const integration = deps.registry.get(name);
+        if (!injects(integration)) continue;
+        for (const installation of await deps.store.listInstallations({ integration: name })) {
+          if (servesScripts(installation, siteId, integration)) serving.push({ installation, integration });
+        }
+      }
+      // In creation order, as one list over every integration reads.
+      serving.sort((a, b) => (a.installation.createdAt === b.installation.createdAt ? (a.installation.id < b.installation.id ? -1 : 1) : a.installation.createdAt < b.installation.createdAt ? -1 : 1));
+      const items = serving.map(({ installation, integration }): SiteScript => {
+        const policy = integration.manifest?.contentSecurityPolicy;
+        return {
+          installationId: installation.id,
+          integration: installation.integration,
+          url: siteScriptUrlOf(deps.baseUrl, siteId, installation.id),
+          ...(policy !== undefined ? { contentSecurityPolicy: policy } : {}),
+        };
+      });
       return { siteId, items };
     },
 
