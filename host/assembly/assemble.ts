@@ -47,6 +47,7 @@ import { openHttpListener } from './http-listener.ts';
 import { openMetricsListener } from './metrics-listener.ts';
 import { openStoresExplained } from './open-stores.ts';
 import { createReadiness } from './readiness.ts';
+import { installationShapesOf } from '../gitbook/installation.ts';
 
 export interface Host {
   url: string;
@@ -214,8 +215,12 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
       installations: installationLookup,
       gitbook: {
         baseUrl,
-        shapes: { baseUrl, organizationSpaceCount: (organization) => platform.spaces.filter((space) => space.organization === organization).length },
-        organization: (id) => (findOrganization(platform, id)?.id === id ? findOrganization(platform, id) : undefined),
+        shapes: installationShapesOf(baseUrl, platform.spaces),
+        organization: (id) => {
+          // By id only (findOrganization also takes a subdomain).
+          const found = findOrganization(platform, id);
+          return found?.id === id ? found : undefined;
+        },
         installationToken: (id) => deriveInstallationToken(tokenSecret, id),
         listInstallations: (integration) => stores.installations.listInstallations({ integration }),
         editInstallation: (id, edit) => lifecycle.editFromIntegration(id, edit),

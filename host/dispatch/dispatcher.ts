@@ -8,7 +8,7 @@ import type { Installation } from '../installations/model.ts';
 import { deriveInstallationToken, deriveIntegrationToken, deriveSigningSecret } from '../installations/tokens.ts';
 import { findOrganization, type PlatformData } from '../platform/data.ts';
 import { gitbookOrganization } from '../gitbook/organization.ts';
-import type { InstallationShapeContext } from '../gitbook/installation.ts';
+import { installationShapesOf, type InstallationShapeContext } from '../gitbook/installation.ts';
 import type { IntegrationRegistry } from '../integrations/registry.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import type { Envelope, RuntimeVerdict, SandboxEvent, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
@@ -71,10 +71,7 @@ function runnable(registry: IntegrationRegistry, name: string): LoadedIntegratio
 }
 
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
-  const shapes: InstallationShapeContext = {
-    baseUrl: deps.baseUrl,
-    organizationSpaceCount: (organization) => deps.platform.spaces.filter((space) => space.organization === organization).length,
-  };
+  const shapes: InstallationShapeContext = installationShapesOf(deps.baseUrl, deps.platform.spaces);
   const ownerOf = (integration: LoadedIntegration): Record<string, unknown> => {
     const declared = integration.manifest?.organization ?? '';
     // An owner the platform data does not know (a first-party integration published elsewhere) is shown by its id.

@@ -12,6 +12,13 @@ export interface InstallationShapeContext {
   organizationSpaceCount(organization: string): number;
 }
 
+/** The shape context of a host: its base URL and each organization's space count, counted once. */
+export function installationShapesOf(baseUrl: string, spaces: readonly { organization: string }[]): InstallationShapeContext {
+  const counts = new Map<string, number>();
+  for (const space of spaces) counts.set(space.organization, (counts.get(space.organization) ?? 0) + 1);
+  return { baseUrl, organizationSpaceCount: (organization) => counts.get(organization) ?? 0 };
+}
+
 function endpoints(baseUrl: string, installation: Installation): { publicEndpoint: string; publicContentEndpoint: string } {
   const publicEndpoint = publicEndpointOf(baseUrl, installation.integration, installation.id);
   return { publicEndpoint, publicContentEndpoint: publicEndpoint };
