@@ -36,7 +36,7 @@ import { createConsoleSessions } from '../server/console/sessions.ts';
 import type { HostServices } from '../server/services.ts';
 import type { HostStores, MetaStore } from '../store/types.ts';
 import { createWebhookIntegration } from '../webhooks/builtin.ts';
-import { WEBHOOK_INTEGRATION_NAME } from '../webhooks/config.ts';
+import { WEBHOOK_INTEGRATION_NAME, webhookUrlOf } from '../webhooks/config.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { createWebhookService } from '../webhooks/service.ts';
 import { buildRuntimeScript, buildSnapshotScript } from '../../sandbox-api/runtime/build.ts';
@@ -253,10 +253,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     outbox: stores.outbox,
     policyOptions: { allow: options.allowEgress, hostPorts },
     secretsFor: (installationId) => stores.signingSecrets.secretsFor(installationId, options.clock()),
-    currentUrl: async (installationId) => {
-      const url = (await stores.installations.getInstallation(installationId))?.configuration.url;
-      return typeof url === 'string' ? url : undefined;
-    },
+    currentUrl: async (installationId) => webhookUrlOf((await stores.installations.getInstallation(installationId))?.configuration),
     now: options.clock,
     log,
     onAttempt: ({ status }) => metrics.attempted(status === 'pending' ? 'retry' : status),

@@ -22,6 +22,12 @@ export interface ConfigurationProblem {
   message: string;
 }
 
+/** The receiver URL an installation's configuration names now, if any. */
+export function webhookUrlOf(configuration: Record<string, unknown> | undefined): string | undefined {
+  const url = configuration?.url;
+  return typeof url === 'string' ? url : undefined;
+}
+
 export function isWebhookTarget(target: string): target is 'space' | 'site' {
   return target === 'space' || target === 'site';
 }

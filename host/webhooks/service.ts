@@ -4,7 +4,7 @@
 
 import { HostError } from '../common/errors.ts';
 import type { Installation, InstallationStore } from '../installations/model.ts';
-import { WEBHOOK_INTEGRATION_NAME } from './config.ts';
+import { WEBHOOK_INTEGRATION_NAME, webhookUrlOf } from './config.ts';
 import { toDeliveryView, type DeliveryView } from './delivery-view.ts';
 import type { WebhookDispatcher } from './dispatcher.ts';
 import type { Outbox } from './outbox.ts';
@@ -64,7 +64,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       const installation = await deps.installations.getInstallation(original.installationId);
       if (installation === undefined) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${original.installationId}" was uninstalled; its deliveries cannot be sent again`);
       // The same event (same eventId and body) goes to the URL configured now, not the old one.
-      const url = typeof installation.configuration.url === 'string' ? installation.configuration.url : original.url;
+      const url = webhookUrlOf(installation.configuration) ?? original.url;
       const record = await deps.dispatcher.redeliver(deliveryId, { url });
       if (record === undefined) throw new HostError('ERR_NOT_FOUND', `delivery "${deliveryId}" not found`);
       return toDeliveryView({ ...record, attemptLog: [] });
