@@ -10,6 +10,8 @@ import { OAUTH_STATE_TTL_MS } from '../installations/oauth-state.ts';
 
 export const DEFAULT_HOST_PORT = 8787;
 
+/** The most realms a worker's warm pool may hold (each is a few MB of the isolate budget). */
+export const MAX_WARM_ISOLATES_PER_WORKER = 16;
 /** Eight hours: a working day, after which the console asks for the admin token again. */
 export const CONSOLE_SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 import { parseAllowList } from '../bridge/egress-allow.ts';
@@ -112,6 +114,8 @@ const DEFAULT_LIMITS: HostLimits = {
   // A quarter of the machine's memory, at most 4 GB: the budget, not a count, bounds live isolates.
   isolateMemoryMb: Math.max(64, Math.min(4_096, Math.floor(totalmem() / 1024 / 1024 / 4))),
   maxLiveIsolatesPerWorker: 10_000,
+  // Two ready realms (a few MB, inside the isolate budget) take the isolate and runtime start off a cold request.
+  warmIsolatesPerWorker: 2,
   maxPublicBodyBytes: 1024 * 1024,
   maxEnvelopeBytes: 1024 * 1024,
   crashesBeforeQuarantine: 3,
@@ -130,6 +134,8 @@ const DEFAULT_LIMITS: HostLimits = {
 };
 
 const positive = { type: 'integer', minimum: 1 } as const;
+/** Limits whose range is not "a positive integer". */
+const BOUNDED_LIMITS = new Map<string, object>([['warmIsolatesPerWorker', { type: 'integer', minimum: 0, maximum: MAX_WARM_ISOLATES_PER_WORKER }]]);
 const OPTIONS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
@@ -151,7 +157,7 @@ const OPTIONS_SCHEMA = {
     limits: {
       type: 'object',
       additionalProperties: false,
-      properties: Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, positive])),
+      properties: Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, BOUNDED_LIMITS.get(key) ?? positive])),
     },
     cacheDir: { type: 'string' },
     devVars: { type: 'boolean' },

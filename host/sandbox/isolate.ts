@@ -7,7 +7,7 @@ import type { BridgeRequest, BridgeResponse, BridgeResult, LogLevel, SandboxResp
 import type { CapturedLog, DispatchFailure, SandboxLimits } from './messages.ts';
 import * as primitives from '../bridge/primitives.ts';
 import { decodeWireAnswer, validateSandboxResponse } from './validate-response.ts';
-import { bootstrapRuntime } from './runtime-snapshot.ts';
+import { prepareRealm, type PreparedRealm, type RealmOwner, type RuntimeSource } from './realm.ts';
 import { sanitizeLogText } from '../common/log-text.ts';
 import { guestStack, scriptFilename } from './stack-map.ts';
 
@@ -33,21 +33,17 @@ export interface IsolateHooks {
   disposed?(reason: string): void;
   /** A new measurement of the isolate's memory (memoryBytes) landed. */
   measured?(): void;
+  /**
+   * A realm prepared ahead of time (the worker's warm pool, isolate-pool.ts), taken for good by
+   * this start; undefined when none is ready, and the start prepares its own.
+   */
+  takeRealm?(): PreparedRealm | undefined;
 }
 
 /** How often a busy isolate's memory is measured again (isolate-budget.ts uses the last measurement). */
 const MEMORY_SAMPLE_MS = 1_000;
 
-/**
- * The runtime every isolate of this worker starts with: the startup snapshot (runtime-snapshot.ts)
- * when the worker could build one, else the runtime script run in each new isolate (with its V8
- * code cache).
- */
-export interface RuntimeSource {
-  code: string;
-  cache?: ivm.ExternalCopy<ArrayBuffer>;
-  snapshot?: ivm.ExternalCopy<ArrayBuffer>;
-}
+export type { RuntimeSource } from './realm.ts';
 
 interface InFlight {
   eventId: string;
@@ -90,27 +86,9 @@ const MEMORY_LIMIT_PATTERN = /memory limit/i;
 const STARTUP_DISCARDED = 'the integration was reset while it was starting';
 /** Fetches answered after their event ended, left pending in one isolate before it is reset. */
 const MAX_ABANDONED_CALLS = 1_000;
-/**
- * A safety net for the runtime's own start (trusted code: install and hardening), which is not
- * charged to the guest's deadline; it only stops a runtime bug from holding a dispatch forever.
- */
-const RUNTIME_START_TIMEOUT_MS = 30_000;
 /** Each pending timer is a host object: a guest must not be able to make millions of them. */
 const MAX_PENDING_TIMERS = 10_000;
 
-/** Runs in the isolate: wraps the host fetch Reference in a plain function (the Reference stays in the closure). */
-const FETCH_ADAPTER = `"use strict"; (function (ref) {
-  return function fetch(request) {
-    return ref.apply(undefined, [request], { arguments: { copy: true }, result: { promise: true, copy: true } });
-  };
-})`;
-
-/** Host errors must not carry host stacks or paths into the isolate. */
-function bridgeError(message: string): Error {
-  const error = new Error(message);
-  error.stack = `Error: ${message}`;
-  return error;
-}
 
 export class IntegrationIsolate {
   private live: Live | null = null;
@@ -491,28 +469,19 @@ export class IntegrationIsolate {
     return this.starting;
   }
 
-  /** Builds the isolate: first the host's part (then `realmBuilt` is called), then the guest's bundle. */
+  /**
+   * Builds the isolate: first the host's part (a realm from the worker's warm pool, else one made
+   * now; then `realmBuilt` is called), then the guest's bundle. A realm is claimed by this
+   * integration before any guest code runs in it and is never handed to another.
+   */
   private async create(realmBuilt: () => void): Promise<Live> {
-    const snapshot = this.runtime.snapshot;
-    const isolate = new ivm.Isolate({ memoryLimit: this.limits.memoryLimitMb, ...(snapshot ? { snapshot } : {}) });
+    let isolate: ivm.Isolate | undefined;
     try {
-      const context = await isolate.createContext();
+      const realm = this.hooks.takeRealm?.() ?? (await prepareRealm(this.runtime, this.limits.memoryLimitMb));
+      isolate = realm.isolate;
       const timers = new Map<number, NodeJS.Timeout>();
-      const bridged = this.primitives(timers);
-      // From the snapshot the realm is built and hardened already: one call binds it.
-      const api = snapshot
-        ? await bootstrapRuntime(context, bridged.callbacks, new ivm.Reference(bridged.fetch), RUNTIME_START_TIMEOUT_MS)
-        : await this.installRuntime(isolate, context, bridged);
-      const live: Live = {
-        isolate,
-        context,
-        timers,
-        seededUrls: new Set(),
-        dispatch: await api.get('dispatchWire', { reference: true }),
-        drain: await api.get('drain', { reference: true }),
-        fireTimer: await api.get('fireTimer', { reference: true }),
-      };
-      const setEntry = await api.get('setEntry', { reference: true });
+      realm.claim(this.owner(timers));
+      const live: Live = { isolate, context: realm.context, timers, seededUrls: new Set(), dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer };
       // From here on it is the integration's code (compiling and running its bundle): its deadline runs.
       realmBuilt();
       // V8's code cache of this bundle, made by the first isolate that compiled it: later ones
@@ -524,53 +493,21 @@ export class IntegrationIsolate {
       const compiled = bundle as ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
       if (compiled.cachedDataRejected === true) this.bundleCache = undefined;
       else if (!this.bundleCache && compiled.cachedData) this.bundleCache = compiled.cachedData;
-      const namespace = (await bundle.run(context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
-      await setEntry.apply(undefined, [namespace.derefInto()], { timeout: this.limits.dispatchTimeoutMs });
+      const namespace = (await bundle.run(realm.context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
+      await realm.setEntry.apply(undefined, [namespace.derefInto()], { timeout: this.limits.dispatchTimeoutMs });
       namespace.release();
-      api.release();
-      setEntry.release();
+      realm.setEntry.release();
       return live;
     } catch (error) {
-      if (!isolate.isDisposed) isolate.dispose();
+      if (isolate !== undefined && !isolate.isDisposed) isolate.dispose();
       throw error;
     } finally {
       realmBuilt();
     }
   }
 
-  /** Without a snapshot: runs the runtime script in the new context and install()s it (which hardens the realm). */
-  private async installRuntime(isolate: ivm.Isolate, context: ivm.Context, bridged: ReturnType<IntegrationIsolate['primitives']>): Promise<ivm.Reference> {
-    const runtimeScript = await isolate.compileScript(this.runtime.code, {
-      filename: 'sandbox-runtime.js',
-      ...(this.runtime.cache ? { cachedData: this.runtime.cache } : { produceCachedData: true }),
-    });
-    const produced = (runtimeScript as ivm.Script & ivm.CachedDataResult).cachedData;
-    if (!this.runtime.cache && produced) this.runtime.cache = produced;
-    const install = (await runtimeScript.run(context, { reference: true, timeout: RUNTIME_START_TIMEOUT_MS })) as ivm.Reference;
-    // An async Callback cannot hand a host promise to the isolate (isolated-vm 7 "could not be
-    // cloned"), so fetch crosses through a tiny adapter that keeps the Reference in a closure.
-    const adapterScript = await isolate.compileScript(FETCH_ADAPTER, { filename: 'sandbox-fetch-adapter.js' });
-    const adapter = (await adapterScript.run(context, { reference: true })) as ivm.Reference;
-    const guestFetch = (await adapter.apply(undefined, [new ivm.Reference(bridged.fetch)], { result: { reference: true } })) as ivm.Reference;
-    const api = (await install.apply(undefined, [bridged.callbacks[0], guestFetch.derefInto(), ...bridged.callbacks.slice(1)], {
-      result: { reference: true },
-      timeout: RUNTIME_START_TIMEOUT_MS,
-    })) as ivm.Reference;
-    adapter.release();
-    install.release();
-    return api;
-  }
-
-  /** The BridgePrimitives of contract.ts as isolated-vm Callbacks (all but fetch, in order) and the host fetch. */
-  private primitives(timers: Map<number, NodeJS.Timeout>): { fetch: (request: BridgeRequest) => Promise<BridgeResult<BridgeResponse>>; callbacks: ivm.Callback[] } {
-    const safe = <A extends unknown[], R>(fn: (...args: A) => R) =>
-      (...args: A): R => {
-        try {
-          return fn(...args);
-        } catch {
-          throw bridgeError('the host could not complete this call');
-        }
-      };
+  /** This integration's side of a realm's per-integration primitives (the rest are pure: realm.ts). */
+  private owner(timers: Map<number, NodeJS.Timeout>): RealmOwner {
     const log = (level: LogLevel, text: string) => this.recordLog(String(level), String(text));
     const fetch = async (request: BridgeRequest): Promise<BridgeResult<BridgeResponse>> => {
       const allowance = this.limits.maxFetchesPerDispatch * Math.max(1, this.inFlight.size + this.draining.size);
@@ -605,17 +542,7 @@ export class IntegrationIsolate {
       clearTimeout(timers.get(Number(id)));
       timers.delete(Number(id));
     };
-    const callbacks = [
-      new ivm.Callback(safe(log)),
-      new ivm.Callback(safe(setTimer)),
-      new ivm.Callback(safe(clearTimer)),
-      new ivm.Callback(safe(primitives.parseUrl)),
-      new ivm.Callback(safe(primitives.decodeText)),
-      new ivm.Callback(safe(primitives.randomBytes)),
-      new ivm.Callback(safe(primitives.digest)),
-      new ivm.Callback(safe(primitives.hmac)),
-    ];
-    return { fetch, callbacks };
+    return { log, fetch, setTimer, clearTimer };
   }
 
   /**

@@ -22,6 +22,11 @@ export interface SandboxLimits {
   hogCpuMs: number;
   /** A hard count of live isolates per worker, on top of the memory budget; past it the least recently used idle one is disposed. */
   maxLiveIsolatesPerWorker: number;
+  /**
+   * Realms each worker keeps ready for cold integrations (isolate-pool.ts): isolates made from the
+   * runtime snapshot and bootstrapped, never having run guest code; 0 turns the pool off.
+   */
+  warmIsolatesPerWorker: number;
 }
 
 export interface WorkerInit {

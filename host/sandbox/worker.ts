@@ -12,6 +12,8 @@ import { lookupWithOverrides } from '../bridge/egress-resolve.ts';
 import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
 import { createRuntimeSnapshot } from './runtime-snapshot.ts';
 import { isolatesToEvict } from './isolate-budget.ts';
+import { IsolatePool } from './isolate-pool.ts';
+import { prepareRealm, type PreparedRealm } from './realm.ts';
 
 const MAX_REDIRECTS = 5;
 const EVICTED = 'evicted (least recently used)';
@@ -25,6 +27,8 @@ let apiOrigin: string | null = null;
 let nextApiCall = 1;
 const apiCalls = new Map<number, (result: BridgeResult<BridgeResponse>) => void>();
 let runtime: RuntimeSource | null = null;
+/** Realms made ahead of time for cold integrations (isolate-pool.ts); null until init. */
+let pool: IsolatePool | null = null;
 const isolates = new Map<string, IntegrationIsolate>();
 /**
  * Dispatches in flight in this worker: id → the isolate running it (for the supervisor's abandon:
@@ -95,6 +99,7 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
         budgetChanged = true;
         scheduleBudgetCheck();
       },
+      takeRealm: () => pool?.take(),
     }),
   );
   previous?.retire('replaced by a new build');
@@ -109,22 +114,63 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
  */
 function enforceIsolateBudget(newcomer?: IntegrationIsolate): void {
   if (init === null) return;
-  const live = [...isolates.values()].filter((candidate) => candidate.isLive || candidate.isStarting || candidate === newcomer);
-  const measured = live.filter((candidate) => candidate.memoryBytes > 0);
-  const typical = measured.length > 0 ? measured.reduce((sum, candidate) => sum + candidate.memoryBytes, 0) / measured.length : DEFAULT_ISOLATE_BYTES;
-  const candidates = live.map((isolate) => ({ isolate, idle: isolate.isIdle, lastUsedAt: isolate.lastUsedAt, bytes: isolate.memoryBytes || typical }));
+  const { candidates, coming } = budgetCandidates(newcomer);
   const budgetBytes = init.isolateBudgetMb * 1024 * 1024;
-  const coming = candidates.find((candidate) => candidate.isolate === newcomer);
+  // Ready realms of the warm pool never ran anything (lastUsedAt -Infinity): they go first.
   const evicted = isolatesToEvict(candidates, coming, budgetBytes, init.limits.maxLiveIsolatesPerWorker);
   for (const candidate of evicted) {
-    candidate.isolate.dispose(EVICTED);
-    send({ type: 'count', integration: candidate.isolate.name, name: 'isolate_eviction' });
+    if (candidate.realm !== undefined) {
+      pool?.discard(candidate.realm);
+      continue;
+    }
+    candidate.isolate?.dispose(EVICTED);
+    if (candidate.isolate !== undefined) send({ type: 'count', integration: candidate.isolate.name, name: 'isolate_eviction' });
   }
   let used = 0;
   for (const candidate of candidates) if (!evicted.includes(candidate)) used += candidate.bytes;
   overBudget = used > budgetBytes || candidates.length - evicted.length > init.limits.maxLiveIsolatesPerWorker;
   budgetChanged = false;
   checkedAt = performance.now();
+}
+
+interface Candidate {
+  isolate?: IntegrationIsolate;
+  /** A ready realm of the warm pool. */
+  realm?: PreparedRealm;
+  idle: boolean;
+  lastUsedAt: number;
+  bytes: number;
+}
+
+/**
+ * Everything that takes isolate memory in this worker: live and starting isolates (and the
+ * newcomer), and the warm pool's realms, ready or being made. The realm the newcomer is about to
+ * take from the pool is the newcomer's own memory, so it is not counted twice.
+ */
+function budgetCandidates(newcomer?: IntegrationIsolate): { candidates: Candidate[]; coming: Candidate | undefined } {
+  const live = [...isolates.values()].filter((candidate) => candidate.isLive || candidate.isStarting || candidate === newcomer);
+  const measured = live.filter((candidate) => candidate.memoryBytes > 0);
+  const typical = measured.length > 0 ? measured.reduce((sum, candidate) => sum + candidate.memoryBytes, 0) / measured.length : DEFAULT_ISOLATE_BYTES;
+  const candidates: Candidate[] = live.map((isolate) => ({ isolate, idle: isolate.isIdle, lastUsedAt: isolate.lastUsedAt, bytes: isolate.memoryBytes || typical }));
+  const coming = candidates.find((candidate) => candidate.isolate === newcomer);
+  if (pool !== null) {
+    const reserved = coming !== undefined ? pool.peek() : undefined;
+    for (const realm of pool.realms()) {
+      if (realm !== reserved) candidates.push({ realm, idle: true, lastUsedAt: -Infinity, bytes: pool.bytesEach });
+    }
+    // A realm being made is not idle: it cannot be given up before it is ready.
+    if (pool.heldCount > pool.size) candidates.push({ idle: false, lastUsedAt: -Infinity, bytes: pool.bytesEach });
+  }
+  return { candidates, coming };
+}
+
+/** Whether one more realm of `bytes` fits this worker's budget and count cap beside everything live. */
+function budgetHasRoom(bytes: number): boolean {
+  if (init === null) return false;
+  const { candidates } = budgetCandidates();
+  let used = bytes;
+  for (const candidate of candidates) used += candidate.bytes;
+  return used <= init.isolateBudgetMb * 1024 * 1024 && candidates.length + 1 <= init.limits.maxLiveIsolatesPerWorker;
 }
 
 /** Whether the last check left this worker over budget (busy isolates could not be disposed). */
@@ -167,6 +213,8 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   }
   inFlight.delete(id);
   send(result);
+  // The answer is on its way: the pool may refill (off the critical path, once nothing waits).
+  pool?.refillSoon();
   // Isolates started while others were busy, or grown, may have passed the budget; trim once they
   // are idle. The check walks every isolate, so it runs only when it may find something.
   if (overBudget) enforceIsolateBudget();
@@ -200,12 +248,29 @@ function startupSnapshot(script: string): { snapshot?: RuntimeSource['snapshot']
   }
 }
 
+/**
+ * The warm pool: `limits.warmIsolatesPerWorker` realms, with the same memory limit as every
+ * isolate, counted against this worker's budget, refilled only while no dispatch waits. Works
+ * from the snapshot or, without one, from the runtime script.
+ */
+function createPool(settings: WorkerInit, source: RuntimeSource): IsolatePool {
+  return new IsolatePool({
+    size: settings.limits.warmIsolatesPerWorker,
+    prepare: () => prepareRealm(source, settings.limits.memoryLimitMb),
+    busy: () => inFlight.size > 0,
+    hasRoom: budgetHasRoom,
+    warn: (text) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text }),
+  });
+}
+
 function receive(message: ToWorker): void {
   switch (message.type) {
     case 'init':
       init = message;
       runtime = { code: message.runtimeScript, ...startupSnapshot(message.snapshotScript) };
+      pool = createPool(message, runtime);
       send({ type: 'ready' });
+      pool.refillSoon();
       return;
     case 'register':
       register(message.integration, message.bundleCode, message.bundleMap);

@@ -14,7 +14,7 @@ const HOST_START_MS = 2_500;
 const LIMITS: SandboxLimits = {
   memoryLimitMb: 64, dispatchTimeoutMs: DEADLINE_MS, waitUntilTimeoutMs: 1_000, maxFetchesPerDispatch: 5,
   maxResponseBytes: 1024 * 1024, maxLogLineBytes: 1024, maxLogLinesPerDispatch: 10, maxLogBytesPerDispatch: 64 * 1024,
-  hogCpuMs: 60_000, maxLiveIsolatesPerWorker: 10,
+  hogCpuMs: 60_000, maxLiveIsolatesPerWorker: 10, warmIsolatesPerWorker: 0,
 };
 
 /** The real runtime script, behind a host-side start that takes HOST_START_MS of wall-clock time. */

@@ -1,0 +1,138 @@
+// A sandbox worker's warm pool: a few realms (realm.ts) made ahead of time, so a cold integration
+// skips creating its isolate and bootstrapping the runtime. A realm leaves the pool once, for one
+// integration, and never comes back; the pool refills one realm at a time, only while the worker
+// has no dispatch waiting and its isolate budget has room. It never runs guest code.
+
+import type { PreparedRealm } from './realm.ts';
+
+export interface PoolOptions {
+  /** How many realms to keep ready (0: no pool). */
+  size: number;
+  /** Makes one realm (isolate, context, bootstrapped runtime). */
+  prepare(): Promise<PreparedRealm>;
+  /** Whether a dispatch of this worker is waiting: then the pool does not refill. */
+  busy(): boolean;
+  /** Whether the worker's isolate budget has room for one more realm of `bytes`. */
+  hasRoom(bytes: number): boolean;
+  /** One line for the worker's log (a refill that keeps failing turns the pool off). */
+  warn(text: string): void;
+  /** Schedules work off the critical path (setImmediate in the worker; tests may drive it). */
+  defer?(work: () => void): void;
+}
+
+/** What a realm is assumed to take before one was measured (the runtime alone is ~1–2 MB). */
+const DEFAULT_REALM_BYTES = 2 * 1024 * 1024;
+/** Consecutive failed refills after which the pool turns itself off (a runtime that cannot start). */
+const MAX_FAILURES = 3;
+
+export class IsolatePool {
+  private readonly ready: PreparedRealm[] = [];
+  private readonly options: PoolOptions;
+  /** A realm being made (at most one at a time). */
+  private filling = false;
+  private scheduled = false;
+  private failures = 0;
+  private disabled: boolean;
+  /** The last measured size of a ready realm: the estimate for the next one. */
+  private realmBytes = DEFAULT_REALM_BYTES;
+
+  constructor(options: PoolOptions) {
+    this.options = options;
+    this.disabled = options.size <= 0;
+  }
+
+  /** Realms ready now. */
+  get size(): number {
+    return this.ready.length;
+  }
+
+  /** Realms this pool holds or is making, for the budget (each takes memory already). */
+  get heldCount(): number {
+    return this.ready.length + (this.filling ? 1 : 0);
+  }
+
+  /** What one realm takes (last measurement, or the estimate). */
+  get bytesEach(): number {
+    return this.realmBytes;
+  }
+
+  /** The realm take() would hand out next, if any (the budget counts it as the newcomer's). */
+  peek(): PreparedRealm | undefined {
+    return this.ready[0];
+  }
+
+  /** Hands out a ready realm for good (never returned), or undefined; a refill follows off the critical path. */
+  take(): PreparedRealm | undefined {
+    const realm = this.ready.shift();
+    this.refillSoon();
+    return realm;
+  }
+
+  /** Disposes one ready realm to free its memory (the budget needs it); false when none is ready. */
+  discard(realm: PreparedRealm): boolean {
+    const index = this.ready.indexOf(realm);
+    if (index < 0) return false;
+    this.ready.splice(index, 1);
+    dispose(realm);
+    return true;
+  }
+
+  /** The ready realms, newest first (the order the budget gives them up in). */
+  realms(): PreparedRealm[] {
+    return [...this.ready].reverse();
+  }
+
+  /** Asks for a refill once the worker's current work is done (setImmediate, then idle and room checks). */
+  refillSoon(): void {
+    if (this.disabled || this.scheduled || this.filling || this.ready.length >= this.options.size) return;
+    this.scheduled = true;
+    (this.options.defer ?? setImmediate)(() => {
+      this.scheduled = false;
+      this.fillOne();
+    });
+  }
+
+  /** Disposes every ready realm and makes no more (worker shutdown, tests). */
+  close(): void {
+    this.disabled = true;
+    for (const realm of this.ready.splice(0)) dispose(realm);
+  }
+
+  private fillOne(): void {
+    if (this.disabled || this.filling || this.ready.length >= this.options.size) return;
+    // A waiting dispatch goes first; the worker asks again once its dispatches are answered.
+    if (this.options.busy() || !this.options.hasRoom(this.realmBytes)) return;
+    this.filling = true;
+    this.options.prepare().then(
+      async (realm) => {
+        try {
+          const stats = await realm.isolate.getHeapStatistics();
+          this.realmBytes = stats.total_physical_size + stats.externally_allocated_size + stats.malloced_memory;
+        } catch {
+          // Disposed meanwhile (close()); handled below.
+        }
+        this.filling = false;
+        this.failures = 0;
+        if (this.disabled || realm.isolate.isDisposed) dispose(realm);
+        else this.ready.push(realm);
+        this.refillSoon();
+      },
+      (error: unknown) => {
+        this.filling = false;
+        if (++this.failures >= MAX_FAILURES) {
+          this.disabled = true;
+          this.options.warn(`the warm isolate pool is off: ${MAX_FAILURES} realms in a row could not be prepared (${error instanceof Error ? error.message : String(error)}); isolates start on demand`);
+        } else this.refillSoon();
+      },
+    );
+  }
+}
+
+function dispose(realm: PreparedRealm): void {
+  if (realm.isolate.isDisposed) return;
+  try {
+    realm.isolate.dispose();
+  } catch {
+    // Disposed by isolated-vm itself meanwhile: nothing left to free.
+  }
+}

@@ -1,0 +1,158 @@
+// A prepared realm: a new isolate with its context and the bootstrapped runtime, no guest code run
+// in it yet, and bound to no integration until claim(). Its per-integration primitives (log, fetch,
+// timers) reach the integration only through a host-side switch set once at claim, so a realm made
+// ahead of time (isolate-pool.ts) never holds, and never exposes, anything of whoever made it.
+
+import ivm from 'isolated-vm';
+import type { BridgeRequest, BridgeResponse, BridgeResult, LogLevel, WireAnswer } from '../../sandbox-api/runtime/contract.ts';
+import * as primitives from '../bridge/primitives.ts';
+import { bootstrapRuntime } from './runtime-snapshot.ts';
+
+/**
+ * The runtime every isolate of this worker starts with: the startup snapshot (runtime-snapshot.ts)
+ * when the worker could build one, else the runtime script run in each new isolate (with its V8
+ * code cache).
+ */
+export interface RuntimeSource {
+  code: string;
+  cache?: ivm.ExternalCopy<ArrayBuffer>;
+  snapshot?: ivm.ExternalCopy<ArrayBuffer>;
+}
+
+/** What a claimed realm's per-integration primitives call: the claiming integration's handlers. */
+export interface RealmOwner {
+  log(level: LogLevel, text: string): void;
+  fetch(request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
+  setTimer(id: number, delayMs: number): void;
+  clearTimer(id: number): void;
+}
+
+export interface PreparedRealm {
+  isolate: ivm.Isolate;
+  context: ivm.Context;
+  dispatch: ivm.Reference<(eventJson: string, environmentJson: string, fetchBody: Uint8Array | null, parsedUrlsJson: string | null) => Promise<WireAnswer>>;
+  drain: ivm.Reference<(eventId: string) => Promise<void>>;
+  fireTimer: ivm.Reference<(id: number) => void>;
+  setEntry: ivm.Reference<(namespace: unknown) => void>;
+  /** Binds the realm's primitives to one integration, once; a second claim throws. */
+  claim(owner: RealmOwner): void;
+  /** Whether claim() was called (a claimed realm may have run guest code: never reused). */
+  readonly claimed: boolean;
+}
+
+/**
+ * A safety net for the runtime's own start (trusted code: install and hardening), which is not
+ * charged to the guest's deadline; it only stops a runtime bug from holding a dispatch forever.
+ */
+export const RUNTIME_START_TIMEOUT_MS = 30_000;
+
+/** Runs in the isolate: wraps the host fetch Reference in a plain function (the Reference stays in the closure). */
+const FETCH_ADAPTER = `"use strict"; (function (ref) {
+  return function fetch(request) {
+    return ref.apply(undefined, [request], { arguments: { copy: true }, result: { promise: true, copy: true } });
+  };
+})`;
+
+/** Host errors must not carry host stacks or paths into the isolate. */
+export function bridgeError(message: string): Error {
+  const error = new Error(message);
+  error.stack = `Error: ${message}`;
+  return error;
+}
+
+/** A host function whose failure crosses as a plain error without host details. */
+function safe<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  return (...args: A): R => {
+    try {
+      return fn(...args);
+    } catch {
+      throw bridgeError('the host could not complete this call');
+    }
+  };
+}
+
+/**
+ * Creates an isolate (memory limit applied here, as to every isolate) with the runtime bound to a
+ * switch that no integration holds yet. Runs only our runtime: no guest code, no guest cachedData.
+ */
+export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number): Promise<PreparedRealm> {
+  let owner: RealmOwner | null = null;
+  // Before claim() nothing may run in the realm but the runtime's own start, which calls none of
+  // these; a call here would be a runtime bug, answered like any host failure.
+  const current = (): RealmOwner => {
+    if (owner === null) throw new Error('unclaimed realm');
+    return owner;
+  };
+  const fetch = async (request: BridgeRequest): Promise<BridgeResult<BridgeResponse>> => {
+    if (owner === null) return { ok: false, code: 'TypeError', message: 'network error' };
+    return owner.fetch(request);
+  };
+  const callbacks = [
+    new ivm.Callback(safe((level: LogLevel, text: string) => current().log(level, text))),
+    new ivm.Callback(safe((id: number, delayMs: number) => current().setTimer(id, delayMs))),
+    new ivm.Callback(safe((id: number) => current().clearTimer(id))),
+    new ivm.Callback(safe(primitives.parseUrl)),
+    new ivm.Callback(safe(primitives.decodeText)),
+    new ivm.Callback(safe(primitives.randomBytes)),
+    new ivm.Callback(safe(primitives.digest)),
+    new ivm.Callback(safe(primitives.hmac)),
+  ];
+  const snapshot = runtime.snapshot;
+  const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb, ...(snapshot ? { snapshot } : {}) });
+  try {
+    const context = await isolate.createContext();
+    // From the snapshot the realm is built and hardened already: one call binds it.
+    const api = snapshot
+      ? await bootstrapRuntime(context, callbacks, new ivm.Reference(fetch), RUNTIME_START_TIMEOUT_MS)
+      : await installRuntime(runtime, isolate, context, callbacks, fetch);
+    const realm: PreparedRealm = {
+      isolate,
+      context,
+      dispatch: await api.get('dispatchWire', { reference: true }),
+      drain: await api.get('drain', { reference: true }),
+      fireTimer: await api.get('fireTimer', { reference: true }),
+      setEntry: await api.get('setEntry', { reference: true }),
+      claim(next: RealmOwner): void {
+        if (owner !== null) throw new Error('this realm was claimed already');
+        owner = next;
+      },
+      get claimed(): boolean {
+        return owner !== null;
+      },
+    };
+    api.release();
+    return realm;
+  } catch (error) {
+    if (!isolate.isDisposed) isolate.dispose();
+    throw error;
+  }
+}
+
+/** Without a snapshot: runs the runtime script in the new context and install()s it (which hardens the realm). */
+async function installRuntime(
+  runtime: RuntimeSource,
+  isolate: ivm.Isolate,
+  context: ivm.Context,
+  callbacks: ivm.Callback[],
+  fetch: (request: BridgeRequest) => Promise<BridgeResult<BridgeResponse>>,
+): Promise<ivm.Reference> {
+  const runtimeScript = await isolate.compileScript(runtime.code, {
+    filename: 'sandbox-runtime.js',
+    ...(runtime.cache ? { cachedData: runtime.cache } : { produceCachedData: true }),
+  });
+  const produced = (runtimeScript as ivm.Script & ivm.CachedDataResult).cachedData;
+  if (!runtime.cache && produced) runtime.cache = produced;
+  const install = (await runtimeScript.run(context, { reference: true, timeout: RUNTIME_START_TIMEOUT_MS })) as ivm.Reference;
+  // An async Callback cannot hand a host promise to the isolate (isolated-vm 7 "could not be
+  // cloned"), so fetch crosses through a tiny adapter that keeps the Reference in a closure.
+  const adapterScript = await isolate.compileScript(FETCH_ADAPTER, { filename: 'sandbox-fetch-adapter.js' });
+  const adapter = (await adapterScript.run(context, { reference: true })) as ivm.Reference;
+  const guestFetch = (await adapter.apply(undefined, [new ivm.Reference(fetch)], { result: { reference: true } })) as ivm.Reference;
+  const api = (await install.apply(undefined, [callbacks[0], guestFetch.derefInto(), ...callbacks.slice(1)], {
+    result: { reference: true },
+    timeout: RUNTIME_START_TIMEOUT_MS,
+  })) as ivm.Reference;
+  adapter.release();
+  install.release();
+  return api;
+}
