@@ -25,8 +25,8 @@ export interface IsolateHooks {
   lateLog(eventIds: string[], level: string, text: string): void;
   /** Its waitUntil work is over and nothing else is in flight: the integration is idle again. */
   onDrained?(): void;
-  /** A new isolate of this integration is up (first dispatch, or after a reset or eviction). */
-  onIsolateStart?(): void;
+  /** A new isolate of this integration is up (first dispatch, or after a reset or eviction); `pooled` when its realm came from the warm pool. */
+  onIsolateStart?(pooled: boolean): void;
   /** Rewrites bundle positions in a guest's log text into source positions (stack-map.ts). */
   mapText?(text: string): string;
   /** A live isolate was disposed (evicted, reset, moved); the worker tells the supervisor. */
@@ -80,6 +80,8 @@ interface Live {
   fireTimer: ivm.Reference<(id: number) => void>;
   timers: Map<number, NodeJS.Timeout>;
   seededUrls: Set<string>;
+  /** Its realm was made ahead of time by the worker's warm pool. */
+  pooled: boolean;
 }
 
 const MEMORY_LIMIT_PATTERN = /memory limit/i;
@@ -457,7 +459,7 @@ export class IntegrationIsolate {
           throw new DispatchError('isolate-reset', STARTUP_DISCARDED);
         }
         this.live = live;
-        this.hooks.onIsolateStart?.();
+        this.hooks.onIsolateStart?.(live.pooled);
         this.sampleMemory(live);
         return live;
       },
@@ -477,11 +479,12 @@ export class IntegrationIsolate {
   private async create(realmBuilt: () => void): Promise<Live> {
     let isolate: ivm.Isolate | undefined;
     try {
-      const realm = this.hooks.takeRealm?.() ?? (await prepareRealm(this.runtime, this.limits.memoryLimitMb));
+      const pooledRealm = this.hooks.takeRealm?.();
+      const realm = pooledRealm ?? (await prepareRealm(this.runtime, this.limits.memoryLimitMb));
       isolate = realm.isolate;
       const timers = new Map<number, NodeJS.Timeout>();
       realm.claim(this.owner(timers));
-      const live: Live = { isolate, context: realm.context, timers, seededUrls: new Set(), dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer };
+      const live: Live = { isolate, context: realm.context, timers, seededUrls: new Set(), pooled: pooledRealm !== undefined, dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer };
       // From here on it is the integration's code (compiling and running its bundle): its deadline runs.
       realmBuilt();
       // V8's code cache of this bundle, made by the first isolate that compiled it: later ones

@@ -53,6 +53,15 @@ const FETCH_ADAPTER = `"use strict"; (function (ref) {
   };
 })`;
 
+/**
+ * Our own stand-in integration (no global, no state of its own): a pooled realm answers a few
+ * events with it before any integration claims it, so the runtime's dispatch path is compiled and
+ * warm when the guest's first request arrives. Unset again before the realm is handed out.
+ */
+const WARM_ENTRY = `"use strict"; ({ [Symbol.for('sandbox-api.integration')]: async (envelope, host) => new host.Response('ok', { headers: { 'content-type': 'text/plain' } }) })`;
+const WARM_URL = 'https://warm-up.invalid/';
+const WARM_DISPATCHES = 3;
+
 /** Host errors must not carry host stacks or paths into the isolate. */
 export function bridgeError(message: string): Error {
   const error = new Error(message);
@@ -75,7 +84,7 @@ function safe<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R 
  * Creates an isolate (memory limit applied here, as to every isolate) with the runtime bound to a
  * switch that no integration holds yet. Runs only our runtime: no guest code, no guest cachedData.
  */
-export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number): Promise<PreparedRealm> {
+export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number, options: { warm?: boolean } = {}): Promise<PreparedRealm> {
   let owner: RealmOwner | null = null;
   // Before claim() nothing may run in the realm but the runtime's own start, which calls none of
   // these; a call here would be a runtime bug, answered like any host failure.
@@ -121,11 +130,35 @@ export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number
       },
     };
     api.release();
+    if (options.warm === true) await warmUp(realm);
     return realm;
   } catch (error) {
     if (!isolate.isDisposed) isolate.dispose();
     throw error;
   }
+}
+
+/**
+ * Runs WARM_DISPATCHES events through the runtime with our stand-in entry, then unsets the entry.
+ * V8 compiles the runtime's functions lazily in each new context; a warmed realm's first real
+ * dispatch is several times faster. Only for realms made ahead of time (the warm-up costs more
+ * than it saves on a start that waits for it).
+ */
+async function warmUp(realm: PreparedRealm): Promise<void> {
+  const script = await realm.isolate.compileScript(WARM_ENTRY, { filename: 'sandbox-warm-up.js' });
+  const entry = (await script.run(realm.context, { reference: true, timeout: RUNTIME_START_TIMEOUT_MS })) as ivm.Reference;
+  await realm.setEntry.apply(undefined, [entry.derefInto()], { timeout: RUNTIME_START_TIMEOUT_MS });
+  entry.release();
+  const record = primitives.parseUrl(WARM_URL, undefined);
+  for (let i = 0; i < WARM_DISPATCHES; i++) {
+    const event = { type: 'fetch', eventId: `evt_warm_up_${i}`, installationId: 'inst_warm_up', request: { method: 'GET', url: WARM_URL, headers: [['accept', '*/*']] } };
+    await realm.dispatch.apply(undefined, [JSON.stringify(event), '{"installation":{"id":"inst_warm_up"}}', null, i === 0 ? JSON.stringify([[WARM_URL, record]]) : null], {
+      arguments: { copy: true },
+      result: { promise: true, copy: true },
+      timeout: RUNTIME_START_TIMEOUT_MS,
+    });
+  }
+  await realm.setEntry.apply(undefined, [undefined], { timeout: RUNTIME_START_TIMEOUT_MS });
 }
 
 /** Without a snapshot: runs the runtime script in the new context and install()s it (which hardens the realm). */

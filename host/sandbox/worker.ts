@@ -92,7 +92,10 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
         }),
       lateLog: (eventIds, level, text) => send({ type: 'log', integration, eventIds, level, text }),
       onDrained: () => send({ type: 'drained', integration }),
-      onIsolateStart: () => send({ type: 'count', integration, name: 'isolate_start' }),
+      onIsolateStart: (pooled) => {
+        send({ type: 'count', integration, name: 'isolate_start' });
+        if (pooled) send({ type: 'count', integration, name: 'warm_isolate_start' });
+      },
       mapText: createStackMapper(integration, bundleMap),
       disposed: (reason) => send({ type: 'isolate-disposed', integration, evicted: reason === EVICTED }),
       measured: () => {
@@ -256,7 +259,7 @@ function startupSnapshot(script: string): { snapshot?: RuntimeSource['snapshot']
 function createPool(settings: WorkerInit, source: RuntimeSource): IsolatePool {
   return new IsolatePool({
     size: settings.limits.warmIsolatesPerWorker,
-    prepare: () => prepareRealm(source, settings.limits.memoryLimitMb),
+    prepare: () => prepareRealm(source, settings.limits.memoryLimitMb, { warm: true }),
     busy: () => inFlight.size > 0,
     hasRoom: budgetHasRoom,
     warn: (text) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text }),
