@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { isolatesToEvict } from '../../../host/sandbox/isolate-budget.ts';
+import { fitsOneMore, isolatesToEvict, poolCandidates } from '../../../host/sandbox/isolate-budget.ts';
 
 const MB = 1024 * 1024;
 const isolate = (name: string, lastUsedAt: number, mb: number, idle = true) => ({ name, lastUsedAt, bytes: mb * MB, idle });
@@ -28,5 +28,38 @@ describe('isolatesToEvict', () => {
   it('applies the count cap on top of the budget', () => {
     const live = [isolate('new', 9, 1, false), isolate('a', 1, 1), isolate('b', 2, 1)];
     expect(isolatesToEvict(live, live[0], 100 * MB, 2).map((c) => c.name)).toEqual(['a']);
+  });
+});
+
+describe('the warm pool in the isolate budget', () => {
+  const pool = (ready: string[], making = false) => ({ ready, making, bytesEach: 2 * MB });
+
+  it('gives up unused pooled realms, newest first, before any integration isolate', () => {
+    const live = [isolate('new', 9, 3, false), isolate('a', 1, 3), ...poolCandidates(pool(['r1', 'r2']), false)];
+    const evicted = isolatesToEvict(live, live[0], 6 * MB, 10);
+    expect(evicted.map((c) => ('realm' in c ? c.realm : c.name))).toEqual(['r2', 'r1']);
+  });
+
+  it('evicts integration isolates only once the pool is empty', () => {
+    const live = [isolate('new', 9, 3, false), isolate('a', 1, 3), ...poolCandidates(pool(['r1']), false)];
+    expect(isolatesToEvict(live, live[0], 3 * MB, 10).map((c) => ('realm' in c ? c.realm : c.name))).toEqual(['r1', 'a']);
+  });
+
+  it('does not count twice the realm a starting newcomer is about to take, and never gives it up', () => {
+    const candidates = poolCandidates(pool(['next', 'spare']), true);
+    expect(candidates.map((c) => c.realm)).toEqual(['spare']);
+  });
+
+  it('counts a realm being made but never chooses it', () => {
+    const candidates = poolCandidates(pool([], true), false);
+    expect(candidates).toHaveLength(1);
+    expect(isolatesToEvict([isolate('a', 1, 3), ...candidates], undefined, 1 * MB, 10).map((c) => ('realm' in c ? c.realm : (c as { name?: string }).name))).toEqual(['a']);
+  });
+
+  it('lets the pool refill only when one more realm fits the budget and the count cap', () => {
+    const live = [isolate('a', 1, 3), ...poolCandidates(pool(['r1']), false)];
+    expect(fitsOneMore(live, 2 * MB, 7 * MB, 10)).toBe(true);
+    expect(fitsOneMore(live, 2 * MB, 6 * MB, 10)).toBe(false);
+    expect(fitsOneMore(live, 2 * MB, 100 * MB, 2)).toBe(false);
   });
 });
