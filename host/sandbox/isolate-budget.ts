@@ -1,6 +1,7 @@
 // Which idle isolates a worker disposes to stay within its share of the isolate memory budget
 // (and the optional count cap): least recently used first, never one with work in flight, never
-// the newcomer about to start. Pure: the worker supplies sizes, idleness and recency.
+// the newcomer about to start; the warm pool's unused realms count too and go first. Pure: the
+// worker supplies sizes, idleness and recency.
 
 export interface BudgetCandidate {
   /** Live, or the newcomer about to start. */
@@ -28,4 +29,37 @@ export function isolatesToEvict<C extends BudgetCandidate>(live: C[], newcomer: 
     count--;
   }
   return evicted;
+}
+
+/** A worker's warm pool as the budget sees it (isolate-pool.ts): ready realms in the order take() hands them out. */
+export interface PoolView<R> {
+  ready: R[];
+  /** A realm is being made: it takes memory already and cannot be given up before it is ready. */
+  making: boolean;
+  bytesEach: number;
+}
+
+export interface PoolCandidate<R> extends BudgetCandidate {
+  /** Set for a ready realm of the pool (disposing it frees its memory; no integration loses anything). */
+  realm?: R;
+}
+
+/**
+ * The pool's realms as budget candidates beside the live isolates: idle and never used
+ * (lastUsedAt -Infinity), so isolatesToEvict gives them up before any integration's isolate. The
+ * realm a starting newcomer is about to take is the newcomer's own memory: not counted twice.
+ */
+export function poolCandidates<R>(pool: PoolView<R>, newcomerTakesOne: boolean): PoolCandidate<R>[] {
+  const ready = newcomerTakesOne ? pool.ready.slice(1) : pool.ready;
+  // Newest first: the realm take() would hand out next is the last to go.
+  const candidates: PoolCandidate<R>[] = [...ready].reverse().map((realm) => ({ realm, idle: true, lastUsedAt: -Infinity, bytes: pool.bytesEach }));
+  if (pool.making) candidates.push({ idle: false, lastUsedAt: -Infinity, bytes: pool.bytesEach });
+  return candidates;
+}
+
+/** Whether one more isolate of `bytes` fits beside `candidates` within the budget and the count cap (the pool refills only then). */
+export function fitsOneMore(candidates: BudgetCandidate[], bytes: number, budgetBytes: number, maxCount: number): boolean {
+  let used = bytes;
+  for (const candidate of candidates) used += candidate.bytes;
+  return used <= budgetBytes && candidates.length + 1 <= maxCount;
 }

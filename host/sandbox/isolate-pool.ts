@@ -4,6 +4,7 @@
 // has no dispatch waiting and its isolate budget has room. It never runs guest code.
 
 import type { PreparedRealm } from './realm.ts';
+import type { PoolView } from './isolate-budget.ts';
 
 export interface PoolOptions {
   /** How many realms to keep ready (0: no pool). */
@@ -46,19 +47,9 @@ export class IsolatePool {
     return this.ready.length;
   }
 
-  /** Realms this pool holds or is making, for the budget (each takes memory already). */
-  get heldCount(): number {
-    return this.ready.length + (this.filling ? 1 : 0);
-  }
-
-  /** What one realm takes (last measurement, or the estimate). */
-  get bytesEach(): number {
-    return this.realmBytes;
-  }
-
-  /** The realm take() would hand out next, if any (the budget counts it as the newcomer's). */
-  peek(): PreparedRealm | undefined {
-    return this.ready[0];
+  /** What the budget needs to know (isolate-budget.ts poolCandidates): ready realms in take() order. */
+  view(): PoolView<PreparedRealm> {
+    return { ready: [...this.ready], making: this.filling, bytesEach: this.realmBytes };
   }
 
   /** Hands out a ready realm for good (never returned), or undefined; a refill follows off the critical path. */
@@ -75,11 +66,6 @@ export class IsolatePool {
     this.ready.splice(index, 1);
     dispose(realm);
     return true;
-  }
-
-  /** The ready realms, newest first (the order the budget gives them up in). */
-  realms(): PreparedRealm[] {
-    return [...this.ready].reverse();
   }
 
   /** Asks for a refill once the worker's current work is done (setImmediate, then idle and room checks). */

@@ -11,7 +11,7 @@ import { performFetch } from '../bridge/fetch.ts';
 import { lookupWithOverrides } from '../bridge/egress-resolve.ts';
 import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
 import { createRuntimeSnapshot } from './runtime-snapshot.ts';
-import { isolatesToEvict } from './isolate-budget.ts';
+import { fitsOneMore, isolatesToEvict, poolCandidates, type PoolCandidate } from './isolate-budget.ts';
 import { IsolatePool } from './isolate-pool.ts';
 import { prepareRealm, type PreparedRealm } from './realm.ts';
 
@@ -136,19 +136,13 @@ function enforceIsolateBudget(newcomer?: IntegrationIsolate): void {
   checkedAt = performance.now();
 }
 
-interface Candidate {
+interface Candidate extends PoolCandidate<PreparedRealm> {
   isolate?: IntegrationIsolate;
-  /** A ready realm of the warm pool. */
-  realm?: PreparedRealm;
-  idle: boolean;
-  lastUsedAt: number;
-  bytes: number;
 }
 
 /**
  * Everything that takes isolate memory in this worker: live and starting isolates (and the
- * newcomer), and the warm pool's realms, ready or being made. The realm the newcomer is about to
- * take from the pool is the newcomer's own memory, so it is not counted twice.
+ * newcomer), and the warm pool's realms, ready or being made (isolate-budget.ts).
  */
 function budgetCandidates(newcomer?: IntegrationIsolate): { candidates: Candidate[]; coming: Candidate | undefined } {
   const live = [...isolates.values()].filter((candidate) => candidate.isLive || candidate.isStarting || candidate === newcomer);
@@ -156,24 +150,14 @@ function budgetCandidates(newcomer?: IntegrationIsolate): { candidates: Candidat
   const typical = measured.length > 0 ? measured.reduce((sum, candidate) => sum + candidate.memoryBytes, 0) / measured.length : DEFAULT_ISOLATE_BYTES;
   const candidates: Candidate[] = live.map((isolate) => ({ isolate, idle: isolate.isIdle, lastUsedAt: isolate.lastUsedAt, bytes: isolate.memoryBytes || typical }));
   const coming = candidates.find((candidate) => candidate.isolate === newcomer);
-  if (pool !== null) {
-    const reserved = coming !== undefined ? pool.peek() : undefined;
-    for (const realm of pool.realms()) {
-      if (realm !== reserved) candidates.push({ realm, idle: true, lastUsedAt: -Infinity, bytes: pool.bytesEach });
-    }
-    // A realm being made is not idle: it cannot be given up before it is ready.
-    if (pool.heldCount > pool.size) candidates.push({ idle: false, lastUsedAt: -Infinity, bytes: pool.bytesEach });
-  }
+  if (pool !== null) candidates.push(...poolCandidates(pool.view(), coming !== undefined));
   return { candidates, coming };
 }
 
 /** Whether one more realm of `bytes` fits this worker's budget and count cap beside everything live. */
 function budgetHasRoom(bytes: number): boolean {
   if (init === null) return false;
-  const { candidates } = budgetCandidates();
-  let used = bytes;
-  for (const candidate of candidates) used += candidate.bytes;
-  return used <= init.isolateBudgetMb * 1024 * 1024 && candidates.length + 1 <= init.limits.maxLiveIsolatesPerWorker;
+  return fitsOneMore(budgetCandidates().candidates, bytes, init.isolateBudgetMb * 1024 * 1024, init.limits.maxLiveIsolatesPerWorker);
 }
 
 /** Whether the last check left this worker over budget (busy isolates could not be disposed). */
