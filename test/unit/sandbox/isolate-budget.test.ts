@@ -33,16 +33,17 @@ describe('isolatesToEvict', () => {
 
 describe('the warm pool in the isolate budget', () => {
   const pool = (ready: string[], making = false) => ({ ready, making, bytesEach: 2 * MB });
+  const label = (candidate: { realm?: string; name?: string }) => candidate.realm ?? candidate.name;
 
   it('gives up unused pooled realms, newest first, before any integration isolate', () => {
     const live = [isolate('new', 9, 3, false), isolate('a', 1, 3), ...poolCandidates(pool(['r1', 'r2']), false)];
     const evicted = isolatesToEvict(live, live[0], 6 * MB, 10);
-    expect(evicted.map((c) => ('realm' in c ? c.realm : c.name))).toEqual(['r2', 'r1']);
+    expect(evicted.map(label)).toEqual(['r2', 'r1']);
   });
 
   it('evicts integration isolates only once the pool is empty', () => {
     const live = [isolate('new', 9, 3, false), isolate('a', 1, 3), ...poolCandidates(pool(['r1']), false)];
-    expect(isolatesToEvict(live, live[0], 3 * MB, 10).map((c) => ('realm' in c ? c.realm : c.name))).toEqual(['r1', 'a']);
+    expect(isolatesToEvict(live, live[0], 3 * MB, 10).map(label)).toEqual(['r1', 'a']);
   });
 
   it('does not count twice the realm a starting newcomer is about to take, and never gives it up', () => {
@@ -53,7 +54,7 @@ describe('the warm pool in the isolate budget', () => {
   it('counts a realm being made but never chooses it', () => {
     const candidates = poolCandidates(pool([], true), false);
     expect(candidates).toHaveLength(1);
-    expect(isolatesToEvict([isolate('a', 1, 3), ...candidates], undefined, 1 * MB, 10).map((c) => ('realm' in c ? c.realm : (c as { name?: string }).name))).toEqual(['a']);
+    expect(isolatesToEvict([isolate('a', 1, 3), ...candidates], undefined, 1 * MB, 10).map(label)).toEqual(['a']);
   });
 
   it('lets the pool refill only when one more realm fits the budget and the count cap', () => {
