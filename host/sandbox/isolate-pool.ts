@@ -54,7 +54,9 @@ export class IsolatePool {
 
   /** Hands out a ready realm for good (never returned), or undefined; a refill follows off the critical path. */
   take(): PreparedRealm | undefined {
-    const realm = this.ready.shift();
+    let realm = this.ready.shift();
+    // One isolated-vm disposed by itself meanwhile is of no use to anyone.
+    while (realm !== undefined && realm.isolate.isDisposed) realm = this.ready.shift();
     this.refillSoon();
     return realm;
   }

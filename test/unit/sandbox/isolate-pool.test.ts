@@ -71,6 +71,15 @@ describe('warm isolate pool', () => {
     expect(made).toHaveLength(4);
   });
 
+  it('never hands out a realm whose isolate is already disposed', async () => {
+    const { pool, settle } = harness();
+    pool.refillSoon();
+    await settle();
+    const [first, second] = pool.view().ready as FakeRealm[];
+    first.isolate.dispose();
+    expect(pool.take()).toBe(second);
+  });
+
   it('answers undefined when empty, so the start makes its own realm', () => {
     const { pool } = harness();
     expect(pool.take()).toBeUndefined();
