@@ -50,10 +50,12 @@ export interface PoolCandidate<R> extends BudgetCandidate {
  * realm a starting newcomer is about to take is the newcomer's own memory: not counted twice.
  */
 export function poolCandidates<R>(pool: PoolView<R>, newcomerTakesOne: boolean): PoolCandidate<R>[] {
+  // The newcomer takes the first ready realm, or, with none ready, the one being made.
   const ready = newcomerTakesOne ? pool.ready.slice(1) : pool.ready;
+  const making = pool.making && !(newcomerTakesOne && pool.ready.length === 0);
   // Newest first: the realm take() would hand out next is the last to go.
   const candidates: PoolCandidate<R>[] = [...ready].reverse().map((realm) => ({ realm, idle: true, lastUsedAt: -Infinity, bytes: pool.bytesEach }));
-  if (pool.making) candidates.push({ idle: false, lastUsedAt: -Infinity, bytes: pool.bytesEach });
+  if (making) candidates.push({ idle: false, lastUsedAt: -Infinity, bytes: pool.bytesEach });
   return candidates;
 }
 

@@ -29,8 +29,10 @@ const MAX_FAILURES = 3;
 export class IsolatePool {
   private readonly ready: PreparedRealm[] = [];
   private readonly options: PoolOptions;
-  /** A realm being made (at most one at a time). */
+  /** A realm being made (at most one at a time), and whether a start has claimed it already. */
   private filling = false;
+  private making: Promise<PreparedRealm | undefined> | null = null;
+  private makingClaimed = false;
   private scheduled = false;
   private failures = 0;
   private disabled: boolean;
@@ -49,14 +51,22 @@ export class IsolatePool {
 
   /** What the budget needs to know (isolate-budget.ts poolCandidates): ready realms in take() order. */
   view(): PoolView<PreparedRealm> {
-    return { ready: [...this.ready], making: this.filling, bytesEach: this.realmBytes };
+    return { ready: [...this.ready], making: this.filling && !this.makingClaimed, bytesEach: this.realmBytes };
   }
 
-  /** Hands out a ready realm for good (never returned), or undefined; a refill follows off the critical path. */
-  take(): PreparedRealm | undefined {
+  /**
+   * Hands out a realm for good (never returned): a ready one; else the one being made, once it is
+   * (a start that waits for it finishes sooner than one making its own beside it, and the two
+   * would share the worker's cores); else undefined. A refill follows off the critical path.
+   */
+  take(): PreparedRealm | Promise<PreparedRealm | undefined> | undefined {
     let realm = this.ready.shift();
     // One isolated-vm disposed by itself meanwhile is of no use to anyone.
     while (realm !== undefined && realm.isolate.isDisposed) realm = this.ready.shift();
+    if (realm === undefined && this.making !== null && !this.makingClaimed) {
+      this.makingClaimed = true;
+      return this.making;
+    }
     this.refillSoon();
     return realm;
   }
@@ -91,7 +101,15 @@ export class IsolatePool {
     // A waiting dispatch goes first; the worker asks again once its dispatches are answered.
     if (this.options.busy() || !this.options.hasRoom(this.realmBytes)) return;
     this.filling = true;
-    this.options.prepare().then(
+    this.makingClaimed = false;
+    const done = (): boolean => {
+      const claimed = this.makingClaimed;
+      this.filling = false;
+      this.making = null;
+      this.makingClaimed = false;
+      return claimed;
+    };
+    this.making = this.options.prepare().then(
       async (realm) => {
         try {
           const stats = await realm.isolate.getHeapStatistics();
@@ -99,18 +117,23 @@ export class IsolatePool {
         } catch {
           // Disposed meanwhile (close()); handled below.
         }
-        this.filling = false;
         this.failures = 0;
+        const claimed = done();
+        this.refillSoon();
+        // Claimed while it was being made: it is that start's alone.
+        if (claimed) return realm.isolate.isDisposed ? undefined : realm;
         if (this.disabled || realm.isolate.isDisposed) dispose(realm);
         else this.ready.push(realm);
-        this.refillSoon();
+        return undefined;
       },
       (error: unknown) => {
-        this.filling = false;
+        done();
         if (++this.failures >= MAX_FAILURES) {
           this.disabled = true;
           this.options.warn(`the warm isolate pool is off: ${MAX_FAILURES} realms in a row could not be prepared (${error instanceof Error ? error.message : String(error)}); isolates start on demand`);
         } else this.refillSoon();
+        // A start waiting for it makes its own realm instead.
+        return undefined;
       },
     );
   }

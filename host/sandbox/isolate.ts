@@ -35,9 +35,10 @@ export interface IsolateHooks {
   measured?(): void;
   /**
    * A realm prepared ahead of time (the worker's warm pool, isolate-pool.ts), taken for good by
-   * this start; undefined when none is ready, and the start prepares its own.
+   * this start, or the one the pool is making (a promise; undefined if making it failed); undefined
+   * when there is none, and the start prepares its own.
    */
-  takeRealm?(): PreparedRealm | undefined;
+  takeRealm?(): PreparedRealm | Promise<PreparedRealm | undefined> | undefined;
 }
 
 /** How often a busy isolate's memory is measured again (isolate-budget.ts uses the last measurement). */
@@ -479,7 +480,7 @@ export class IntegrationIsolate {
   private async create(realmBuilt: () => void): Promise<Live> {
     let isolate: ivm.Isolate | undefined;
     try {
-      const pooledRealm = this.hooks.takeRealm?.();
+      const pooledRealm = await this.hooks.takeRealm?.();
       const realm = pooledRealm ?? (await prepareRealm(this.runtime, this.limits.memoryLimitMb));
       isolate = realm.isolate;
       const timers = new Map<number, NodeJS.Timeout>();

@@ -51,6 +51,11 @@ describe('the warm pool in the isolate budget', () => {
     expect(candidates.map((c) => c.realm)).toEqual(['spare']);
   });
 
+  it('counts the realm being made as the newcomer\'s when none is ready (the newcomer waits for it)', () => {
+    expect(poolCandidates(pool([], true), true)).toEqual([]);
+    expect(poolCandidates(pool(['next'], true), true)).toHaveLength(1);
+  });
+
   it('counts a realm being made but never chooses it', () => {
     const candidates = poolCandidates(pool([], true), false);
     expect(candidates).toHaveLength(1);

@@ -80,6 +80,45 @@ describe('warm isolate pool', () => {
     expect(pool.take()).toBe(second);
   });
 
+  it('hands the realm being made to a start that finds none ready; it never reaches the pool', async () => {
+    let finish: () => void = () => undefined;
+    const made: FakeRealm[] = [];
+    const { pool, settle, queue } = harness({
+      size: 1,
+      prepare: () =>
+        new Promise((resolve) => {
+          finish = () => {
+            const realm = fakeRealm(made.length + 1);
+            made.push(realm);
+            resolve(realm);
+          };
+        }),
+    });
+    pool.refillSoon();
+    queue.splice(0).forEach((work) => work());
+    expect(pool.view().making).toBe(true);
+    const claimed = pool.take();
+    expect(claimed).toBeInstanceOf(Promise);
+    // Claimed: the budget no longer counts it as the pool's.
+    expect(pool.view().making).toBe(false);
+    // A second start finds nothing: the one being made is the first one's.
+    expect(pool.take()).toBeUndefined();
+    finish();
+    expect(((await claimed) as FakeRealm).id).toBe(1);
+    await settle();
+    finish();
+    await settle();
+    expect(pool.size).toBe(1);
+    expect((pool.take() as FakeRealm).id).toBe(2);
+  });
+
+  it('gives a start waiting for a realm that failed to be made undefined, so it makes its own', async () => {
+    const { pool, queue } = harness({ prepare: async () => Promise.reject(new Error('no runtime')) });
+    pool.refillSoon();
+    queue.splice(0).forEach((work) => work());
+    expect(await pool.take()).toBeUndefined();
+  });
+
   it('answers undefined when empty, so the start makes its own realm', () => {
     const { pool } = harness();
     expect(pool.take()).toBeUndefined();
