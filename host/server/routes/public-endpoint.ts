@@ -15,6 +15,7 @@ import { sendSandboxResponse } from '../send-sandbox-response.ts';
 import { requestTarget } from '../request-target.ts';
 import { cookiesForInstallation, integrationCookieKey, isolateInBrowser } from '../browser-isolation.ts';
 import { integrationEndpointOf, publicEndpointOf } from '../../installations/urls.ts';
+import type { Installation } from '../../installations/model.ts';
 
 // Methods a fetch Request cannot carry (the WHATWG forbidden methods): the runtime would throw
 // building the integration's Request, and the caller's request would come back as its 500.
@@ -35,7 +36,25 @@ function fetchEventOf(ctx: Context, services: HostServices, installationId: stri
   return event;
 }
 
+/**
+ * The path of an installation's public endpoint (where its cookies are scoped), parsed once per
+ * installation record and base URL instead of once per request. Records are replaced, never
+ * mutated, when they change, so a stale entry is never read.
+ */
+function endpointPathOf(services: HostServices): (installation: Installation) => string {
+  const paths = new WeakMap<Installation, { baseUrl: string; path: string }>();
+  return (installation) => {
+    const baseUrl = services.baseUrl();
+    const known = paths.get(installation);
+    if (known !== undefined && known.baseUrl === baseUrl) return known.path;
+    const path = new URL(publicEndpointOf(baseUrl, installation.integration, installation.id)).pathname;
+    paths.set(installation, { baseUrl, path });
+    return path;
+  };
+}
+
 export function registerPublicEndpointRoutes(router: Router, services: HostServices, maxBodyBytes: number): void {
+  const endpointPath = endpointPathOf(services);
   router.all('/v1/integrations/:name/installations/:id{/*rest}', async (ctx) => {
     const { name, id } = ctx.params;
     checkDeclaredLength(ctx.req, maxBodyBytes);
@@ -53,8 +72,7 @@ export function registerPublicEndpointRoutes(router: Router, services: HostServi
     // A fresh copy: small Buffers can be slices of Node's shared pool, whose other bytes must
     // never travel with the body.
     const outcome = await services.dispatch(installation, event, body.length > 0 ? new Uint8Array(body) : null);
-    const endpointPath = new URL(publicEndpointOf(services.baseUrl(), installation.integration, installation.id)).pathname;
-    sendSandboxResponse(ctx, isolateInBrowser(outcome.response, installation.id, endpointPath));
+    sendSandboxResponse(ctx, isolateInBrowser(outcome.response, installation.id, endpointPath(installation)));
   });
 
   // The integration's own endpoint: one fixed URL per integration (an OAuth provider's redirect
