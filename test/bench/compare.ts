@@ -1,6 +1,6 @@
-// Hello world side by side: the host (sandboxed), plain Koa and workerd, measured in rounds that
-// alternate between them (us, Koa, workerd, us, …) in one run, so a busier or quieter machine
-// moves all three alike. Each round: requests per second, latency, and CPU per request of the
+// Hello world side by side: the host (sandboxed), plain Koa, the floor and workerd, measured in
+// rounds that alternate between them (us, Koa, floor, workerd, us, …) in one run, so a busier or
+// quieter machine moves them all alike. Each round: requests per second, latency, and CPU per request of the
 // server's processes (all threads) from /proc, plus what the rest of the machine used meanwhile.
 
 import { processCpuUs, machineBusyUs, waitQuiet } from './machine.ts';

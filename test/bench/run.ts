@@ -39,6 +39,8 @@ async function measureDispatch(): Promise<{ at16: Record<string, ServerFigures>;
   const fixtures = generateFixtures({ trivial: 1 });
   const host = await startHost(fixtures, { workers: 2 });
   const native = await startChild<{ url: string; pids: number[] }>('./native-child.ts');
+  // The floor: one isolated-vm call per request from a bare node:http server (floor-child.ts).
+  const floor = await startChild<{ url: string; pids: number[] }>('./floor-child.ts');
   let workerd: WorkerdServer | null = null;
   let workerdInfo: { version: string } | { unavailable: string };
   if (args.includes('--no-workerd')) workerdInfo = { unavailable: 'skipped (--no-workerd)' };
@@ -55,6 +57,7 @@ async function measureDispatch(): Promise<{ at16: Record<string, ServerFigures>;
     const servers: Server[] = [
       { name: 'sandboxed', url: host.info.endpoints['bench-0000'], pids: () => host.info.pids },
       { name: 'native', url: native.info.url, pids: () => native.info.pids },
+      { name: 'floor', url: floor.info.url, pids: () => floor.info.pids },
       ...(workerd ? [{ name: 'workerd', url: workerd.url, pids: () => [workerd!.pid] }] : []),
     ];
     const result: { at16: Record<string, ServerFigures>; at64: Record<string, ServerFigures> } = { at16: {}, at64: {} };
@@ -66,6 +69,7 @@ async function measureDispatch(): Promise<{ at16: Record<string, ServerFigures>;
   } finally {
     await host.stop();
     await native.stop();
+    await floor.stop();
     await workerd?.stop();
     rmSync(fixtures, { recursive: true, force: true });
   }
@@ -99,11 +103,12 @@ process.stderr.write(`machine: ${machine.cores} cores, load average ${machine.lo
 const report: Record<string, unknown> = { node: process.version };
 
 if (wanted('dispatch')) {
-  process.stderr.write('dispatch: hello world, sandboxed vs plain Koa vs workerd…\n');
+  process.stderr.write('dispatch: hello world, sandboxed vs plain Koa vs the floor (node:http + one isolated-vm call) vs workerd…\n');
   const { at16, at64, workerd } = await measureDispatch();
   const ours = at16.sandboxed;
   const koa = at16.native;
   const theirs = at16.workerd as ServerFigures | undefined;
+  const floor = at16.floor;
   const otherCores = round(median([...Object.values(at16), ...Object.values(at64)].flatMap((s) => s.rounds.map((r) => r.otherCores))));
   report.dispatch = {
     sandboxedRps: ours.rps,
@@ -121,6 +126,15 @@ if (wanted('dispatch')) {
       ratioToWorkerd: at64.workerd ? round(at64.sandboxed.rps / at64.workerd.rps, 3) : null,
       cpuPerRequestUs: { sandboxed: at64.sandboxed.cpuPerRequestUs, native: at64.native.cpuPerRequestUs, workerd: at64.workerd?.cpuPerRequestUs ?? null },
     },
+    // Node + isolated-vm at their cheapest: a bare node:http server making one isolated-vm call per request.
+    floorRps: floor.rps,
+    floorRatioToWorkerd: theirs ? round(floor.rps / theirs.rps, 3) : null,
+    floorCpuPerRequestUs: floor.cpuPerRequestUs,
+    floorAt64: {
+      rps: at64.floor.rps,
+      ratioToWorkerd: at64.workerd ? round(at64.floor.rps / at64.workerd.rps, 3) : null,
+      cpuPerRequestUs: at64.floor.cpuPerRequestUs,
+    },
     errors: ours.errors + at64.sandboxed.errors,
     otherCoresMedian: otherCores,
   };
@@ -131,6 +145,9 @@ if (wanted('dispatch')) {
   note('dispatch.ratioToWorkerd', theirs ? String(round(ours.rps / theirs.rps, 3)) : 'n/a', '≥ 1.0');
   note('dispatch.cpuPerRequestUs', `${ours.cpuPerRequestUs} (Koa ${koa.cpuPerRequestUs})`, '≤ 120', w(theirs?.cpuPerRequestUs));
   note('dispatch.ratio (to Koa)', String(round(ours.rps / koa.rps, 3)));
+  note('dispatch.floorRps @16 / @64 (node:http + 1 isolated-vm call)', `${floor.rps} / ${at64.floor.rps}`, '', `${w(theirs?.rps)} / ${w(at64.workerd?.rps)}`);
+  note('dispatch.floorRatioToWorkerd @16', theirs ? String(round(floor.rps / theirs.rps, 3)) : 'n/a');
+  note('dispatch.floorCpuPerRequestUs @16 / @64', `${floor.cpuPerRequestUs} / ${at64.floor.cpuPerRequestUs}`, '', `${w(theirs?.cpuPerRequestUs)} / ${w(at64.workerd?.cpuPerRequestUs)}`);
   note('dispatch.p50Ms / p99Ms', `${ours.p50Ms} / ${ours.p99Ms}`, '', theirs ? `${theirs.p50Ms} / ${theirs.p99Ms}` : 'n/a');
 }
 

@@ -1,0 +1,31 @@
+// Child process entry for benchmarks: the floor of the dispatch comparison. A bare node:http server
+// that answers each request with one isolated-vm call into a trivial function of one isolate (the
+// asynchronous `apply` the sandbox workers use, request line in, text out): no Koa, no IPC, no
+// host work, no runtime. What Node plus isolated-vm cost per request at least, beside workerd.
+
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import ivm from 'isolated-vm';
+
+const isolate = new ivm.Isolate({ memoryLimit: 32 });
+const context = await isolate.createContext();
+const handler = (await context.eval('(function handle(method, url) { return method === "GET" ? "ok" : url; })', { reference: true })) as ivm.Reference<
+  (method: string, url: string) => string
+>;
+
+const server = http.createServer((req, res) => {
+  handler.apply(undefined, [req.method ?? 'GET', req.url ?? '/'], { arguments: { copy: true }, result: { copy: true } }).then(
+    (text) => {
+      res.setHeader('content-type', 'text/plain');
+      res.end(String(text));
+    },
+    () => {
+      res.statusCode = 500;
+      res.end();
+    },
+  );
+});
+server.listen(0, '127.0.0.1', () => {
+  process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, pids: [process.pid] });
+});
+process.on('disconnect', () => process.exit(0));
