@@ -10,6 +10,7 @@ import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import { HostError } from '../common/errors.ts';
 import type { CapturedLog, FromWorker, ToWorker } from './messages.ts';
 import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
+import { WORKER_V8_FLAGS } from './v8-flags.ts';
 
 const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
 
@@ -62,7 +63,7 @@ export function spawnSlot(
   handlers: { onMessage(slot: Slot, message: Exclude<FromWorker, { type: 'ready' }>): void; onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void; onError(slot: Slot, error: Error): void },
 ): Slot {
   const child = fork(WORKER_ENTRY, [], {
-    execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
+    execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...WORKER_V8_FLAGS],
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
