@@ -135,9 +135,10 @@ function freezeOne(value: object): void {
 /**
  * Freezes everything reachable from the roots through prototypes and property descriptors.
  * With `stopAtFrozen`, a frozen object is not walked into: after a first full pass, everything
- * reachable from a frozen object is frozen already (see hardenRetouched).
+ * reachable from a frozen object is frozen already (see hardenRetouched). `walkOnly` objects are
+ * walked into but left unfrozen themselves (a snapshot's retouched intrinsics, see hardenRealm).
  */
-function freezeGraph(roots: unknown[], skip: Set<unknown>, stopAtFrozen = false): void {
+function freezeGraph(roots: unknown[], skip: Set<unknown>, stopAtFrozen = false, walkOnly?: Set<unknown>): void {
   const seen = new Set<unknown>(skip);
   const pending = [...roots];
   while (pending.length > 0) {
@@ -152,7 +153,7 @@ function freezeGraph(roots: unknown[], skip: Set<unknown>, stopAtFrozen = false)
       if ('value' in descriptor) pending.push(descriptor.value);
       else pending.push(descriptor.get, descriptor.set);
     }
-    freezeOne(value);
+    if (walkOnly?.has(value) !== true) freezeOne(value);
   }
 }
 
@@ -203,14 +204,18 @@ function globalValues(): unknown[] {
  * no global names but guest code receives instances of (the body stream behind `Response#body`):
  * they are frozen like the built-ins, so one dispatch cannot change them for the next. With
  * `deferRetouched`, as when building a startup snapshot, the intrinsics V8 extends at
- * deserialization are left alone (and what only they reach); hardenRetouched() must then run in
- * every context made from it before guest code.
+ * deserialization are left extensible, but what they reach is frozen all the same (their
+ * methods, prototypes and accessors, which V8 does not touch): every isolate made from the
+ * snapshot then has only those few objects and what V8 added to freeze, not the whole graph
+ * behind them (each object a context freezes costs it memory: docs/performance.md).
+ * hardenRetouched() must then run in every context made from it before guest code.
  */
 export function hardenRealm(options: { deferRetouched?: boolean; runtimeHidden?: readonly unknown[] } = {}): void {
   makeBuiltInsOverridable();
   const g = globalThis as unknown as Record<string, unknown>;
-  const skip = new Set<unknown>([globalThis, g.console, ...(options.deferRetouched ? retouchedIntrinsics() : [])]);
-  freezeGraph([...globalValues(), ...hiddenIntrinsics(), ...(options.runtimeHidden ?? [])], skip);
+  const skip = new Set<unknown>([globalThis, g.console]);
+  const walkOnly = options.deferRetouched ? new Set<unknown>(retouchedIntrinsics()) : undefined;
+  freezeGraph([...globalValues(), ...hiddenIntrinsics(), ...(options.runtimeHidden ?? [])], skip, false, walkOnly);
 }
 
 /**
