@@ -119,6 +119,8 @@ export class IntegrationIsolate {
   readonly name: string;
   private readonly bundleCode: string;
   private bundleCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
+  /** Isolates that compiled the bundle without a code cache (the second one makes the cache). */
+  private bundleCompiles = 0;
   private readonly runtime: RuntimeSource;
   private readonly limits: SandboxLimits;
   private readonly hooks: IsolateHooks;
@@ -488,11 +490,14 @@ export class IntegrationIsolate {
       const live: Live = { isolate, context: realm.context, timers, seededUrls: new Set(), pooled: pooledRealm !== undefined, dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer };
       // From here on it is the integration's code (compiling and running its bundle): its deadline runs.
       realmBuilt();
-      // V8's code cache of this bundle, made by the first isolate that compiled it: later ones
-      // (after an eviction or a reset) skip parsing and compiling it again.
+      // V8's code cache of this bundle, made by its second isolate (after an eviction or a reset):
+      // later ones skip parsing and compiling it again. Not by the first: making it costs the isolate
+      // that makes it ~0.1 MB resident for as long as it lives (docs/performance.md), and most
+      // integrations only ever start once.
+      const produceCache = !this.bundleCache && this.bundleCompiles++ > 0;
       const bundle = await isolate.compileScript(this.bundleCode, {
         filename: scriptFilename(this.name),
-        ...(this.bundleCache ? { cachedData: this.bundleCache } : { produceCachedData: true }),
+        ...(this.bundleCache ? { cachedData: this.bundleCache } : produceCache ? { produceCachedData: true } : {}),
       });
       const compiled = bundle as ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
       if (compiled.cachedDataRejected === true) this.bundleCache = undefined;
