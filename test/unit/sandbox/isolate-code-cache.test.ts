@@ -12,7 +12,7 @@ import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
 const LIMITS: SandboxLimits = {
   memoryLimitMb: 64, dispatchTimeoutMs: 10_000, waitUntilTimeoutMs: 1_000, maxFetchesPerDispatch: 5,
   maxResponseBytes: 1024 * 1024, maxLogLineBytes: 1024, maxLogLinesPerDispatch: 10, maxLogBytesPerDispatch: 64 * 1024,
-  hogCpuMs: 60_000, maxLiveIsolatesPerWorker: 10,
+  hogCpuMs: 60_000, maxLiveIsolatesPerWorker: 10, warmIsolatesPerWorker: 0,
 };
 
 function request(): WireEnvelope {
