@@ -2,8 +2,8 @@
 // host's own records), the sandbox call, the event-log record and the runtime's typed verdict.
 // Never takes secrets, tokens or scopes from a request; the caller hands in the record it found.
 
-import { randomBytes } from 'node:crypto';
 import { HostError } from '../common/errors.ts';
+import { pooledRandomIds } from '../common/random-ids.ts';
 import type { Installation } from '../installations/model.ts';
 import { deriveInstallationToken, deriveIntegrationToken, deriveSigningSecret } from '../installations/tokens.ts';
 import { findOrganization, type PlatformData } from '../platform/data.ts';
@@ -59,22 +59,12 @@ export interface DispatcherDeps {
 
 /**
  * Event ids are seen by integrations and callers, so they stay unpredictable: 128 random bits as
- * 32 hex characters, drawn from a pool filled 256 ids at a time (one `randomBytes` call instead
- * of a UUID and a string replacement per dispatch).
+ * 32 hex characters, drawn 256 ids at a time (common/random-ids.ts).
  */
-const EVENT_ID_BYTES = 16;
-const EVENT_IDS_PER_DRAW = 256;
-let eventIdPool = Buffer.alloc(0);
-let eventIdOffset = 0;
+const nextEventId = pooledRandomIds(16, 256, 'hex');
 
 export function newEventId(): string {
-  if (eventIdOffset === eventIdPool.length) {
-    eventIdPool = randomBytes(EVENT_ID_BYTES * EVENT_IDS_PER_DRAW);
-    eventIdOffset = 0;
-  }
-  const id = eventIdPool.toString('hex', eventIdOffset, eventIdOffset + EVENT_ID_BYTES);
-  eventIdOffset += EVENT_ID_BYTES;
-  return `evt_${id}`;
+  return `evt_${nextEventId()}`;
 }
 
 function runnable(registry: IntegrationRegistry, name: string): LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> } {

@@ -2,10 +2,10 @@
 // writes its one access-log line, which carries that id. Must never log query strings or bodies:
 // they can carry tokens and personal data.
 
-import { randomBytes } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../common/logger.ts';
 import { withRequestId } from '../common/request-context.ts';
+import { pooledRandomIds } from '../common/random-ids.ts';
 
 const REQUEST_ID = Symbol('requestId');
 
@@ -20,22 +20,8 @@ export function requestIdOf(ctx: Context): string {
 const ID_BYTES = 6;
 const IDS_PER_DRAW = 1_024;
 
-function requestIds(): () => string {
-  let pool = randomBytes(ID_BYTES * IDS_PER_DRAW);
-  let offset = 0;
-  return () => {
-    if (offset === pool.length) {
-      pool = randomBytes(ID_BYTES * IDS_PER_DRAW);
-      offset = 0;
-    }
-    const id = pool.toString('base64url', offset, offset + ID_BYTES);
-    offset += ID_BYTES;
-    return id;
-  };
-}
-
 export function createRequestLog(log: Logger): Middleware {
-  const nextId = requestIds();
+  const nextId = pooledRandomIds(ID_BYTES, IDS_PER_DRAW, 'base64url');
   return async (ctx, next) => {
     const startedAt = performance.now();
     const id = nextId();
