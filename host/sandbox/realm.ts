@@ -63,7 +63,7 @@ const WARM_URL = 'https://warm-up.invalid/';
 const WARM_DISPATCHES = 3;
 
 /** Host errors must not carry host stacks or paths into the isolate. */
-export function bridgeError(message: string): Error {
+function bridgeError(message: string): Error {
   const error = new Error(message);
   error.stack = `Error: ${message}`;
   return error;
