@@ -76,11 +76,16 @@ const MAX_SEEDED_URLS = 256;
 interface Live {
   isolate: ivm.Isolate;
   context: ivm.Context;
-  dispatch: ivm.Reference<(eventJson: string, environmentJson: string, fetchBody: Uint8Array | null, parsedUrlsJson: string | null) => Promise<WireAnswer>>;
+  dispatch: ivm.Reference<(eventJson: string, environmentJson: string | null, fetchBody: Uint8Array | null, parsedUrlsJson: string | null) => Promise<WireAnswer>>;
   drain: ivm.Reference<(eventId: string) => Promise<void>>;
   fireTimer: ivm.Reference<(id: number) => void>;
   timers: Map<number, NodeJS.Timeout>;
   seededUrls: Set<string>;
+  /**
+   * The environment text this isolate's runtime holds parsed (the last one sent): an envelope with
+   * the same text sends null instead, sparing the copy in and the parse.
+   */
+  environmentJson: string | undefined;
   /** Its realm was made ahead of time by the worker's warm pool. */
   pooled: boolean;
 }
@@ -195,6 +200,7 @@ export class IntegrationIsolate {
     if (this.inFlight.size === 0 && this.draining.size === 0) this.startBusyPeriod();
     this.inFlight.add(entry);
     let deadline: NodeJS.Timeout | undefined;
+    let live: Live | undefined;
     try {
       // The deadline is the guest's time: it starts once the host has built the realm (isolate,
       // runtime, frozen built-ins), which a busy machine slows for reasons that are not the
@@ -204,11 +210,11 @@ export class IntegrationIsolate {
         entry.failure = new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
         this.dispose('dispatch deadline passed');
       }, this.limits.dispatchTimeoutMs);
-      const live = await this.startWithin(entry);
+      live = await this.startWithin(entry);
       // No isolated-vm `timeout` here: the deadline above already disposes the isolate (which stops
       // whatever it runs), and a per-call timeout costs a watchdog timer for every dispatch.
       const raw = decodeWireAnswer(
-        await live.dispatch.apply(undefined, [envelope.eventJson, envelope.environmentJson, envelope.fetchBody, this.urlSeeds(live, envelope.requestUrl)], {
+        await live.dispatch.apply(undefined, [envelope.eventJson, this.environmentToSend(live, envelope.environmentJson), envelope.fetchBody, this.urlSeeds(live, envelope.requestUrl)], {
           arguments: { copy: true },
           result: { promise: true, copy: true },
         }),
@@ -221,6 +227,9 @@ export class IntegrationIsolate {
       if ((raw as { waitUntilPending?: unknown }).waitUntilPending === true) this.drainAfterResponse(live, entry.eventId);
       return { response, logs: this.closeLogs(entry) };
     } catch (error) {
+      // Whether the runtime got the environment text of a call that failed is unknown: send the
+      // next one its text again (sending it is always correct, only slower).
+      if (live !== undefined) live.environmentJson = undefined;
       throw Object.assign(this.classify(error, entry), { logs: this.closeLogs(entry) });
     } finally {
       clearTimeout(deadline);
@@ -237,6 +246,16 @@ export class IntegrationIsolate {
   retire(reason: string): void {
     this.retiredBecause = reason;
     if (this.inFlight.size === 0 && this.draining.size === 0) this.dispose(reason);
+  }
+
+  /**
+   * The environment text to send with a dispatch, or null when the runtime already holds it (the
+   * worker keeps one string per environment, so an unchanged one is usually the same string).
+   */
+  private environmentToSend(live: Live, environmentJson: string): string | null {
+    if (live.environmentJson === environmentJson) return null;
+    live.environmentJson = environmentJson;
+    return environmentJson;
   }
 
   /** Envelope.parsedUrls as JSON for a request URL this isolate has not been handed yet, else null. */
@@ -487,7 +506,7 @@ export class IntegrationIsolate {
       isolate = realm.isolate;
       const timers = new Map<number, NodeJS.Timeout>();
       realm.claim(this.owner(timers));
-      const live: Live = { isolate, context: realm.context, timers, seededUrls: new Set(), pooled: pooledRealm !== undefined, dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer };
+      const live: Live = { isolate, context: realm.context, timers, seededUrls: new Set(), environmentJson: undefined, pooled: pooledRealm !== undefined, dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer };
       // From here on it is the integration's code (compiling and running its bundle): its deadline runs.
       realmBuilt();
       // V8's code cache of this bundle, made by its second isolate (after an eviction or a reset):

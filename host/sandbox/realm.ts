@@ -30,7 +30,7 @@ export interface RealmOwner {
 export interface PreparedRealm {
   isolate: ivm.Isolate;
   context: ivm.Context;
-  dispatch: ivm.Reference<(eventJson: string, environmentJson: string, fetchBody: Uint8Array | null, parsedUrlsJson: string | null) => Promise<WireAnswer>>;
+  dispatch: ivm.Reference<(eventJson: string, environmentJson: string | null, fetchBody: Uint8Array | null, parsedUrlsJson: string | null) => Promise<WireAnswer>>;
   drain: ivm.Reference<(eventId: string) => Promise<void>>;
   fireTimer: ivm.Reference<(id: number) => void>;
   setEntry: ivm.Reference<(namespace: unknown) => void>;

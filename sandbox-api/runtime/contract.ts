@@ -111,10 +111,12 @@ export interface RuntimeApi {
   dispatch(envelope: Envelope): Promise<DispatchAnswer>;
   /**
    * The same as dispatch, for an envelope in its compact form (what the worker uses): the event and
-   * the environment as JSON text, the body bytes, and Envelope.parsedUrls as JSON text or null.
-   * Each dispatch parses its own copy, so nothing a guest changes in one reaches the next.
+   * the environment as JSON text (null: the same as the last one this isolate was sent), the body
+   * bytes, and Envelope.parsedUrls as JSON text or null. The runtime keeps the last environment
+   * parsed and hands each dispatch a fresh copy of it, so nothing a guest changes in one reaches
+   * the next.
    */
-  dispatchWire(eventJson: string, environmentJson: string, fetchBody: Uint8Array | null, parsedUrlsJson: string | null): Promise<WireAnswer>;
+  dispatchWire(eventJson: string, environmentJson: string | null, fetchBody: Uint8Array | null, parsedUrlsJson: string | null): Promise<WireAnswer>;
   /** Resolves when every `context.waitUntil` promise of that event has settled. */
   drain(eventId: string): Promise<void>;
   /** Called by the worker when a timer set through BridgePrimitives.setTimer is due. */

@@ -34,6 +34,34 @@ const apply = Reflect.apply;
 const parseJson = JSON.parse;
 const stringifyJson = JSON.stringify;
 const toText = String;
+const isArray = Array.isArray;
+const ownKeys = Object.keys;
+const defineProperty = Object.defineProperty;
+const objectPrototype = Object.prototype;
+
+/**
+ * A fresh copy of a tree JSON.parse made: new objects and arrays all the way down, nothing shared
+ * with the original (whose leaves are primitives). Properties are created as JSON.parse creates
+ * them: a key the frozen Object.prototype also has (`constructor`, `toString`, `__proto__`) is
+ * defined, not assigned, so it neither hits the prototype's setter nor sets the prototype.
+ */
+function copyJsonTree(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (isArray(value)) {
+    const items: unknown[] = [];
+    for (let index = 0; index < value.length; index++) items[index] = copyJsonTree(value[index]);
+    return items;
+  }
+  const source = value as Record<string, unknown>;
+  const copy: Record<string, unknown> = {};
+  const keys = ownKeys(source);
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index];
+    if (key in objectPrototype) defineProperty(copy, key, { value: copyJsonTree(source[key]), writable: true, enumerable: true, configurable: true });
+    else copy[key] = copyJsonTree(source[key]);
+  }
+  return copy;
+}
 
 export interface DispatchDeps {
   /** What the integration protocol receives besides waitUntil (the runtime's own classes). */
@@ -74,6 +102,12 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
   const log = (level: LogLevel, text: string): void => deps.log(level, capLine(text));
   const pending = new Map<string, Set<Promise<void>>>();
   let entry: unknown;
+  /**
+   * The environment the worker last sent as text, parsed once. The worker sends the text again
+   * only when it changed (another installation, a new configuration); each dispatch hands the
+   * guest its own copy of this, so nothing a guest changes reaches the next dispatch.
+   */
+  let environment: Envelope['environment'] | undefined;
 
   function waitUntil(eventId: string, work: unknown): void {
     let set = pending.get(eventId);
@@ -170,12 +204,17 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
       }
     },
     dispatch,
-    async dispatchWire(eventJson: string, environmentJson: string, fetchBody: Uint8Array | null, parsedUrlsJson: string | null): Promise<WireAnswer> {
+    async dispatchWire(eventJson: string, environmentJson: string | null, fetchBody: Uint8Array | null, parsedUrlsJson: string | null): Promise<WireAnswer> {
       let envelope: Envelope;
       try {
+        if (environmentJson !== null) {
+          environment = undefined;
+          environment = parseJson(toText(environmentJson)) as Envelope['environment'];
+        }
         envelope = {
           event: parseJson(toText(eventJson)) as Envelope['event'],
-          environment: parseJson(toText(environmentJson)) as Envelope['environment'],
+          // The guest gets a copy; the parsed original stays here, out of its reach.
+          environment: (environment === undefined ? {} : copyJsonTree(environment)) as Envelope['environment'],
           fetchBody: fetchBody instanceof Uint8Array ? fetchBody : null,
           ...(parsedUrlsJson === null ? {} : { parsedUrls: parseJson(toText(parsedUrlsJson)) as Envelope['parsedUrls'] }),
         };

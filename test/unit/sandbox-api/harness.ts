@@ -205,7 +205,7 @@ export class Harness {
   }
 
   /** The worker's path: RuntimeApi.dispatchWire with JSON text, answered as [meta JSON, body]. */
-  async dispatchWire(eventJson: string, environmentJson: string, fetchBody: Uint8Array | null = null, parsedUrlsJson: string | null = null): Promise<[string, Uint8Array]> {
+  async dispatchWire(eventJson: string, environmentJson: string | null, fetchBody: Uint8Array | null = null, parsedUrlsJson: string | null = null): Promise<[string, Uint8Array]> {
     const dispatch = (await this.#api.get('dispatchWire', { reference: true })) as ivm.Reference<(...args: unknown[]) => Promise<[string, Uint8Array]>>;
     return (await dispatch.apply(undefined, [eventJson, environmentJson, fetchBody, parsedUrlsJson], { arguments: { copy: true }, result: { promise: true, copy: true } })) as [string, Uint8Array];
   }
