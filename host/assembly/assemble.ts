@@ -29,7 +29,7 @@ import { apiToBridgeResponse, bridgeToApiRequest } from '../platform-api/bridge-
 import { createPlatformApi } from '../platform-api/router.ts';
 import { platformRoutes } from '../platform-api/routes/index.ts';
 import { Supervisor } from '../sandbox/supervisor.ts';
-import { createApp } from '../server/app.ts';
+import { createRequestListener } from '../server/app.ts';
 import { createConsoleApp } from '../server/console/app.ts';
 import { loadConsoleAssets } from '../server/console/assets.ts';
 import { createConsoleSessions } from '../server/console/sessions.ts';
@@ -288,7 +288,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     const sessions = createConsoleSessions({ now: options.clock, ttlMs: options.consoleSessionTtlMs });
     consoleHttp.serve(createConsoleApp(services, { sessions, assets: await consoleAssets, port: consoleHttp.port, limits: appLimits }).callback());
   }
-  http.serve(createApp(services, appLimits, consoleHttp ? { consoleUrl: consoleHttp.baseUrl } : {}).callback());
+  http.serve(createRequestListener(services, appLimits, consoleHttp ? { consoleUrl: consoleHttp.baseUrl } : {}));
   // Resumes what a previous run left in the outbox (in flight when it died, or waiting to retry).
   await webhookDispatcher.start();
   // Likewise the tasks left waiting or in flight.

@@ -8,7 +8,10 @@ import type { HostServices } from './services.ts';
 import { createAdminAuth } from './admin-auth.ts';
 import { createErrorMiddleware } from './errors-middleware.ts';
 import { createNotFound } from './not-found.ts';
-import { createRequestLog, requestIdOf } from './request-log.ts';
+import { createRequestLog, requestIdOf, requestIdSource } from './request-log.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createDirectPublicFetch } from './direct-public-fetch.ts';
+import { createPublicFetch } from './public-fetch.ts';
 import { registerConfigurationRoutes } from './routes/configuration.ts';
 import { registerEnvelopeRoutes } from './routes/envelope.ts';
 import { registerEventRoutes } from './routes/events.ts';
@@ -73,7 +76,7 @@ export interface AppOptions {
   consoleUrl?: string;
 }
 
-export function createApp(services: HostServices, limits: AppLimits = DEFAULT_APP_LIMITS, options: AppOptions = {}): Koa {
+export function createApp(services: HostServices, limits: AppLimits = DEFAULT_APP_LIMITS, options: AppOptions = {}, nextRequestId: () => string = requestIdSource()): Koa {
   const app = createBaseApp(services);
   const adminAuth = createAdminAuth(services.adminToken);
   const router = new Router();
@@ -85,7 +88,7 @@ export function createApp(services: HostServices, limits: AppLimits = DEFAULT_AP
   if (options.consoleUrl !== undefined) registerConsoleRedirect(router, options.consoleUrl);
   registerSiteScriptRoutes(router, services);
 
-  app.use(createRequestLog(services.log));
+  app.use(createRequestLog(services.log, nextRequestId));
   app.use(createErrorMiddleware(services.log));
   // Ahead of the router: requests bearing a host API token on paths the API shares with public
   // endpoints and admin routes are API calls.
@@ -93,4 +96,18 @@ export function createApp(services: HostServices, limits: AppLimits = DEFAULT_AP
   app.use(createNotFound());
   app.use(router.routes());
   return app;
+}
+
+/**
+ * The host listener's request handler: the public endpoints' plain requests straight from
+ * node:http (direct-public-fetch.ts, the same answers without Koa's per-request work), everything
+ * else through the Koa app. Both draw request ids from one source.
+ */
+export function createRequestListener(services: HostServices, limits: AppLimits = DEFAULT_APP_LIMITS, options: AppOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const nextRequestId = requestIdSource();
+  const koa = createApp(services, limits, options, nextRequestId).callback();
+  const direct = createDirectPublicFetch(createPublicFetch(services, limits.maxPublicBodyBytes), nextRequestId, services.log);
+  return (req, res) => {
+    if (!direct(req, res)) void koa(req, res);
+  };
 }

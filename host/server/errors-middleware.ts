@@ -23,7 +23,11 @@ function statusOf(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-function toHostError(error: unknown, ctx: Context, log: Logger): HostError {
+/**
+ * The HostError a failure of request `requestId` (`method path`) is answered with. An unknown
+ * failure is logged with everything and answered with the request id only.
+ */
+export function toHostError(error: unknown, requestId: string, method: string, path: string, log: Logger): HostError {
   if (isHostError(error)) return error;
   const status = statusOf(error);
   const exposed = (error as { expose?: unknown } | null)?.expose === true;
@@ -32,10 +36,9 @@ function toHostError(error: unknown, ctx: Context, log: Logger): HostError {
     return new HostError(CODE_BY_STATUS[status] ?? 'ERR_BAD_REQUEST', message);
   }
   // Unknown failure: the client gets only the request id; the log gets everything.
-  const id = requestIdOf(ctx);
   const detail = error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`) : String(error);
-  log.error(`request ${id} (${ctx.method} ${ctx.path}) failed: ${detail}`);
-  return new HostError('ERR_INTERNAL', `internal error (request ${id})`);
+  log.error(`request ${requestId} (${method} ${path}) failed: ${detail}`);
+  return new HostError('ERR_INTERNAL', `internal error (request ${requestId})`);
 }
 
 /** Replaces whatever the route had started to set with the error response. */
@@ -59,7 +62,7 @@ export function createErrorMiddleware(log: Logger): Middleware {
     try {
       await next();
     } catch (error) {
-      writeError(ctx, toHostError(error, ctx, log));
+      writeError(ctx, toHostError(error, requestIdOf(ctx), ctx.method, ctx.path, log));
     }
   };
 }

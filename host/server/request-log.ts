@@ -20,8 +20,17 @@ export function requestIdOf(ctx: Context): string {
 const ID_BYTES = 6;
 const IDS_PER_DRAW = 1_024;
 
-export function createRequestLog(log: Logger): Middleware {
-  const nextId = pooledRandomIds(ID_BYTES, IDS_PER_DRAW, 'base64url');
+/** A source of request ids: the Koa app and the direct public path in front of it share one. */
+export function requestIdSource(): () => string {
+  return pooledRandomIds(ID_BYTES, IDS_PER_DRAW, 'base64url');
+}
+
+/** The one access-log line of a request (`path` without its query). */
+export function accessLogLine(method: string, path: string, status: number, startedAt: number, requestId: string): string {
+  return `${method} ${path} ${status} ${Math.round(performance.now() - startedAt)}ms req=${requestId}`;
+}
+
+export function createRequestLog(log: Logger, nextId: () => string = requestIdSource()): Middleware {
   return async (ctx, next) => {
     const startedAt = performance.now();
     const id = nextId();
@@ -30,8 +39,7 @@ export function createRequestLog(log: Logger): Middleware {
     try {
       await withRequestId(id, next);
     } finally {
-      const ms = Math.round(performance.now() - startedAt);
-      log.info(`${ctx.method} ${ctx.path} ${ctx.status} ${ms}ms req=${id}`);
+      log.info(accessLogLine(ctx.method, ctx.path, ctx.status, startedAt, id));
     }
   };
 }

@@ -34,16 +34,28 @@ export function bodyBuffer(response: SandboxResponse): Buffer {
   return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
-export function sendSandboxResponse(ctx: Context, response: SandboxResponse): void {
+/** An integration's answer, checked: what may be written to the client, nothing else. */
+export interface CheckedResponse {
+  status: number;
+  /** The reason phrase the integration gave ('' or absent: the standard one). */
+  statusText: string | undefined;
+  /** Lower-case name → values, in the integration's order. */
+  headers: Map<string, string[]>;
+  body: Buffer;
+}
+
+/** Validates everything before anything is written, so a failure leaves nothing half-written. */
+export function checkSandboxResponse(response: SandboxResponse): CheckedResponse {
   const { status, statusText } = response;
   if (!Number.isInteger(status) || status < 200 || status > 599) throw badResponse(`an invalid status ${String(status)}`);
   if (statusText !== undefined && (typeof statusText !== 'string' || !FIELD_VALUE.test(statusText))) {
     throw badResponse('an invalid status text');
   }
-  // Validate everything before touching ctx, so a failure leaves nothing half-written.
-  const headers = responseHeaders(response);
-  const body = bodyBuffer(response);
+  return { status, statusText, headers: responseHeaders(response), body: bodyBuffer(response) };
+}
 
+export function sendSandboxResponse(ctx: Context, response: SandboxResponse): void {
+  const { status, statusText, headers, body } = checkSandboxResponse(response);
   ctx.status = status;
   if (statusText) ctx.message = statusText;
   for (const [name, values] of headers) ctx.set(name, values.length === 1 ? values[0] : values);

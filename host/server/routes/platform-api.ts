@@ -50,6 +50,13 @@ export function registerPlatformApiRoutes(router: Router, services: HostServices
 /** Paths the API shares with public endpoints (`…/installations/:id[/…]`) and admin routes (`…/installations`, `…/tasks`). */
 const SHARED_PATHS = /^\/v1\/integrations\/[^/]+\/(installations(\/.*)?|tasks)$/;
 
+/** Whether a request to `path` with this Authorization header is a platform API call (not a public or admin one). */
+export function isApiCall(path: string, authorization: string | undefined): boolean {
+  if (!SHARED_PATHS.test(path)) return false;
+  const token = parseBearer(authorization ?? '');
+  return token !== undefined && looksLikeApiToken(token);
+}
+
 /**
  * A middleware ahead of the router: on the shared paths, a request bearing a host API token is an
  * API call; any other request goes on to the router (public endpoints, admin routes, 404/405) as if
@@ -58,9 +65,6 @@ const SHARED_PATHS = /^\/v1\/integrations\/[^/]+\/(installations(\/.*)?|tasks)$/
 export function createApiTokenRouting(services: HostServices): Middleware {
   const passThrough = passThroughTo(services);
   return async (ctx, next) => {
-    if (!SHARED_PATHS.test(ctx.path)) return next();
-    const token = parseBearer(ctx.get('authorization'));
-    if (token === undefined || !looksLikeApiToken(token)) return next();
-    return passThrough(ctx);
+    return isApiCall(ctx.path, ctx.get('authorization')) ? passThrough(ctx) : next();
   };
 }

@@ -11,7 +11,7 @@ import type { DispatchOutcome } from '../../../host/dispatch/dispatcher.ts';
 import type { HostServices } from '../../../host/server/services.ts';
 import type { CreateInstallationInput, Installation, InstallationView } from '../../../host/installations/model.ts';
 import type { SandboxResponse } from '../../../sandbox-api/runtime/contract.ts';
-import { createApp, type AppLimits } from '../../../host/server/app.ts';
+import { createApp, createRequestListener, type AppLimits } from '../../../host/server/app.ts';
 import { createEventFeed, type EventFeed } from '../../../host/dispatch/event-feed.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -208,9 +208,12 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-export async function startApp(services: HostServices, limits?: AppLimits): Promise<RunningApp> {
-  const app = createApp(services, limits);
-  const server = createServer(app.callback());
+/**
+ * Serves `services` as the host does (its request listener: the direct public path in front of
+ * Koa), or with `koaOnly` through the Koa app alone (to compare the two).
+ */
+export async function startApp(services: HostServices, limits?: AppLimits, options: { koaOnly?: boolean } = {}): Promise<RunningApp> {
+  const server = createServer(options.koaOnly ? createApp(services, limits).callback() : createRequestListener(services, limits));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
