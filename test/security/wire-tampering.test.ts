@@ -1,7 +1,7 @@
 // The envelope enters the isolate as JSON text and the answer leaves as JSON text plus bytes
 // (RuntimeApi.dispatchWire). A guest that replaces the global JSON with a liar changes neither:
 // the runtime decodes and encodes with the JSON it captured before any guest code ran, every
-// dispatch parses its own environment, and the worker still checks the answer it decodes.
+// dispatch gets its own copy of its environment, and the worker still checks the answer it decodes.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, endpointOf, installationOf, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';

@@ -41,7 +41,7 @@ describe('dispatchWire', () => {
     expect(bytes).toEqual(body);
   });
 
-  it('parses the environment afresh for every dispatch', async () => {
+  it('gives every dispatch sent the same text its own environment', async () => {
     const environmentJson = JSON.stringify({ installation: { id: 'inst_1' } });
     for (let i = 0; i < 3; i++) {
       const [meta] = await harness.dispatchWire(JSON.stringify(fetchEvent('https://h.example/').event), environmentJson);
