@@ -211,10 +211,13 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
           environment = undefined;
           environment = parseJson(toText(environmentJson)) as Envelope['environment'];
         }
+        // No environment held (the text that should have set it did not parse): never run the guest
+        // with an empty one; the envelope is answered as malformed instead.
+        if (environment === undefined) throw new TypeError('no environment held');
         envelope = {
           event: parseJson(toText(eventJson)) as Envelope['event'],
           // The guest gets a copy; the parsed original stays here, out of its reach.
-          environment: (environment === undefined ? {} : copyJsonTree(environment)) as Envelope['environment'],
+          environment: copyJsonTree(environment) as Envelope['environment'],
           fetchBody: fetchBody instanceof Uint8Array ? fetchBody : null,
           ...(parsedUrlsJson === null ? {} : { parsedUrls: parseJson(toText(parsedUrlsJson)) as Envelope['parsedUrls'] }),
         };

@@ -116,4 +116,15 @@ describe('dispatchWire: the copy of a held environment', () => {
     expect(shape[1].map((entry: unknown[]) => entry[0])).toEqual(['1', '2', 'constructor', '__proto__', 'toString', 'hasOwnProperty', 'nested']);
     expect(shape[1][3]).toEqual(['__proto__', true, ['object', [['polluted', true, true]]]]);
   });
+
+  it('never runs the guest with an empty environment when the text that should have set it did not parse', async () => {
+    const event = JSON.stringify(fetchEvent('https://h.example/').event);
+    const [broken] = await probe.dispatchWire(event, '{not json');
+    expect(JSON.parse(broken)).toMatchObject({ status: 500, verdict: 'guest-error' });
+    // "The same as last time" now refers to nothing held: answered as malformed, not run with {}.
+    const [held] = await probe.dispatchWire(event, null);
+    expect(JSON.parse(held)).toMatchObject({ status: 500, verdict: 'guest-error' });
+    const [sent] = await probe.dispatchWire(event, '{"installation":{"id":"inst_1"}}');
+    expect(JSON.parse(sent)).toMatchObject({ status: 200 });
+  });
 });
