@@ -24,7 +24,9 @@ export default {
     const form = await request.formData();
     const body = form.get('fetch-body');
     const event = JSON.parse(form.get('event'));
-    if (event.type === 'later') ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 30)).then(() => console.log('later done')));
+    // 'later' leaves work that only a 'release' event finishes (no timer racing the answer).
+    if (event.type === 'later') ctx.waitUntil(new Promise((resolve) => { globalThis.releaseLater = resolve; }).then(() => console.log('later done')));
+    if (event.type === 'release') { globalThis.releaseLater(); return new Response('released'); }
     if (event.type === 'refuse') return new Response('{"error":"no"}', { status: 406 });
     if (event.type === 'not-a-response') return { status: 200 };
     return Response.json({
@@ -74,6 +76,7 @@ describe('a module worker', () => {
     const answer = (await harness.dispatch(value)) as unknown as { waitUntilPending: boolean };
     expect(answer.waitUntilPending).toBe(true);
     expect(harness.logs.some((line) => line.text === 'later done')).toBe(false);
+    await harness.dispatch(envelope({ type: 'release' }, null, ENVIRONMENT));
     await harness.drain(value.event.eventId);
     expect(harness.logs.some((line) => line.text === 'later done')).toBe(true);
   });
