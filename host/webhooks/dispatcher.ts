@@ -22,6 +22,27 @@ interface Finished {
   done: () => void;
 }
 
+/**
+ * Node's timers: "now" (a flush of finished attempts, a delivery due already) runs in the check
+ * phase right after the I/O that made it due, instead of a setTimeout(0) that waits ≥ 1 ms with
+ * the attempt slots held (that wait had been a third of the wall time at one receiver).
+ */
+function setHostTimer(callback: () => void, delayMs: number): unknown {
+  return delayMs <= 0 ? new SoonHandle(setImmediate(callback)) : setTimeout(callback, delayMs);
+}
+
+function clearHostTimer(handle: unknown): void {
+  if (handle instanceof SoonHandle) clearImmediate(handle.immediate);
+  else clearTimeout(handle as ReturnType<typeof setTimeout>);
+}
+
+class SoonHandle {
+  readonly immediate: ReturnType<typeof setImmediate>;
+  constructor(immediate: ReturnType<typeof setImmediate>) {
+    this.immediate = immediate;
+  }
+}
+
 /** After the outbox failed (database unreachable), the pump tries again this much later. */
 const RETRY_AFTER_STORE_ERROR_MS = 1_000;
 
@@ -29,8 +50,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const { outbox } = options;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
-  const setTimer = options.setTimer ?? ((callback, delayMs) => setTimeout(callback, delayMs));
-  const clearTimer = options.clearTimer ?? ((handle) => clearTimeout(handle as ReturnType<typeof setTimeout>));
+  const setTimer = options.setTimer ?? setHostTimer;
+  const clearTimer = options.clearTimer ?? clearHostTimer;
   const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   const stopTimeoutMs = options.stopTimeoutMs ?? timeoutMs + 1_000;
   // An attempt, the wait for its batch to be written, and a margin for a slow database.
@@ -47,6 +68,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   // Results waiting to be written together: one transaction per burst instead of one per attempt.
   let finished: Finished[] = [];
   let flushHandle: unknown = null;
+  let flushIsSoon = false;
   // One pump at a time; a request that arrives meanwhile runs one more round after it.
   let pumping: Promise<void> | null = null;
   let pumpAgain = false;
@@ -93,6 +115,21 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     if (!running || sequence !== armSequence) return;
     if (dueAt === null || (dueAt <= now() && slots.isFull())) return disarm();
     setWake(dueAt);
+  }
+
+  /**
+   * New rows due now: a pump is needed at once if one of them could take a free slot, and no
+   * outbox read can tell more. Otherwise (slots full, or only busy endpoints) an attempt in flight
+   * completes, re-pumps and sees them. Bumping the sequence keeps an older arm() still reading
+   * (from before these rows existed) from cancelling or delaying this wake.
+   */
+  function wakeFor(endpoints: readonly string[]): void {
+    if (!running || slots.isFull()) return;
+    const busy = slots.busyEndpoints();
+    if (busy.length > 0 && endpoints.every((endpoint) => busy.includes(endpoint))) return;
+    ++armSequence;
+    if (timer !== null && timer.dueAt <= now()) return;
+    setWake(now());
   }
 
   /** Arms without waiting; an outbox failure becomes a retry, never an unhandled rejection. */
@@ -155,10 +192,25 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         .then((result) => {
           const { record, next } = settleAttempt(delivery.attempts + 1, startedAt, result, now(), random);
           finished.push({ delivery, record, next, result, done });
-          if (flushHandle === null) flushHandle = setTimer(() => void flush(), 0);
+          scheduleFlush();
         });
     });
     active.set(delivery.id, task);
+  }
+
+  /**
+   * Once half of the attempts in flight (or all of them) have finished, their results are written
+   * at once and their slots refilled while the other half still runs; fewer wait for the next
+   * timer tick, so that one transaction carries several results rather than one each.
+   */
+  function scheduleFlush(): void {
+    const soon = finished.length * 2 >= active.size;
+    if (flushHandle !== null) {
+      if (flushIsSoon || !soon) return;
+      clearTimer(flushHandle);
+    }
+    flushIsSoon = soon;
+    flushHandle = setTimer(() => void flush(), soon ? 0 : 1);
   }
 
   async function flush(): Promise<void> {
@@ -188,8 +240,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   return {
     async enqueue(deliveries) {
       const records = await outbox.enqueue(deliveries, now());
-      dueCache.invalidate(records.map((record) => endpointOf(record.url)));
-      armSoon();
+      const endpoints = records.map((record) => endpointOf(record.url));
+      dueCache.invalidate(endpoints);
+      wakeFor(endpoints);
       return records;
     },
     async redeliver(deliveryId, redeliverOptions) {

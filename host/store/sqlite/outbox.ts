@@ -23,13 +23,16 @@ export function createOutbox(db: DatabaseSync, options: { newId?: () => string }
   const newId = options.newId ?? newDeliveryId;
   const sql = {
     insert: db.prepare(`INSERT INTO webhook_deliveries (id, installation_id, event_id, event_type, url, endpoint, body, status, attempts, next_attempt_at, created_at, redelivery_of)
-      VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?) RETURNING *`),
+      VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`),
     reset: db.prepare(`UPDATE webhook_deliveries SET status = 'pending' WHERE status = 'in_flight'`),
     // The oldest due deliveries of endpoints with room, read through the (status, next_attempt_at, seq) index.
     candidates: db.prepare(`SELECT seq, endpoint FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?
       AND endpoint NOT IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at, seq LIMIT ?`),
-    claim: db.prepare(`UPDATE webhook_deliveries SET status = 'in_flight' WHERE seq IN (SELECT value FROM json_each(?)) AND status = 'pending' RETURNING *`),
-    nextDue: db.prepare(`SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND endpoint NOT IN (SELECT value FROM json_each(?))`),
+    // By rowid: `+status` keeps SQLite from walking every pending row of the due index instead.
+    claim: db.prepare(`UPDATE webhook_deliveries SET status = 'in_flight' WHERE seq IN (SELECT value FROM json_each(?)) AND +status = 'pending' RETURNING *`),
+    // The due index in order, stopping at the first row outside the busy endpoints (MIN() read them all).
+    nextDue: db.prepare(`SELECT next_attempt_at AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL
+      AND endpoint NOT IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at LIMIT 1`),
     insertAttempt: db.prepare(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error_kind, error_message, next_attempt_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
     settle: db.prepare(`UPDATE webhook_deliveries SET status = ?, attempts = MAX(attempts, ?), next_attempt_at = ? WHERE id = ?`),
@@ -42,11 +45,18 @@ export function createOutbox(db: DatabaseSync, options: { newId?: () => string }
     ...toDelivery(row),
     attemptLog: (sql.attempts.all(row.id) as unknown as AttemptRow[]).map(toAttempt),
   });
-  const insert = (delivery: NewDelivery, nowMs: number, redeliveryOf: string | null): DeliveryRecord =>
-    toDelivery(sql.insert.get(newId(), delivery.installationId, delivery.eventId, delivery.eventType, delivery.url, endpointOf(delivery.url), delivery.body, nowMs, nowMs, redeliveryOf) as unknown as DeliveryRow);
+  // The record is built from what was written (no RETURNING: it would copy the body back out).
+  const insert = (delivery: NewDelivery, nowMs: number, redeliveryOf: string | null): DeliveryRecord => {
+    const id = newId();
+    const { installationId, eventId, eventType, url, body } = delivery;
+    sql.insert.run(id, installationId, eventId, eventType, url, endpointOf(url), body, nowMs, nowMs, redeliveryOf);
+    return { id, installationId, eventId, eventType, url, body, status: 'pending', attempts: 0, nextAttemptAt: nowMs, createdAt: nowMs, redeliveryOf };
+  };
 
   return {
-    enqueue: async (deliveries, nowMs) => (deliveries.length === 0 ? [] : inTransaction(db, () => deliveries.map((delivery) => insert(delivery, nowMs, null)))),
+    // One row is one statement, atomic and durable by itself; several share one transaction.
+    enqueue: async (deliveries, nowMs) =>
+      deliveries.length === 1 ? [insert(deliveries[0], nowMs, null)] : deliveries.length === 0 ? [] : inTransaction(db, () => deliveries.map((delivery) => insert(delivery, nowMs, null))),
     resetInFlight: async () => Number(sql.reset.run().changes),
     async claimDue(nowMs, request) {
       if (request.limit <= 0) return [];
@@ -62,7 +72,7 @@ export function createOutbox(db: DatabaseSync, options: { newId?: () => string }
         });
       });
     },
-    nextDueAt: async (busyEndpoints = []) => (sql.nextDue.get(JSON.stringify(busyEndpoints)) as { due: number | null }).due,
+    nextDueAt: async (busyEndpoints = []) => (sql.nextDue.get(JSON.stringify(busyEndpoints)) as { due: number } | undefined)?.due ?? null,
     async recordAttempts(entries) {
       inTransaction(db, () => {
         for (const { deliveryId, attempt, next } of entries) {

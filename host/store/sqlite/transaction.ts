@@ -2,15 +2,33 @@
 // ROLLBACK and rethrow. Synchronous work cannot interleave with anything else in this process, and
 // IMMEDIATE takes the write lock at once, so a read-modify-write inside is atomic.
 
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+interface Control {
+  begin: StatementSync;
+  commit: StatementSync;
+}
+
+// BEGIN and COMMIT prepared once per handle: `exec` compiled both again on every transaction.
+const controls = new WeakMap<DatabaseSync, Control>();
+
+function controlOf(db: DatabaseSync): Control {
+  let control = controls.get(db);
+  if (control === undefined) {
+    control = { begin: db.prepare('BEGIN IMMEDIATE'), commit: db.prepare('COMMIT') };
+    controls.set(db, control);
+  }
+  return control;
+}
 
 export function inTransaction<T>(db: DatabaseSync, work: () => T): T {
   // Nested use joins the open transaction.
   if (db.isTransaction) return work();
-  db.exec('BEGIN IMMEDIATE');
+  const control = controlOf(db);
+  control.begin.run();
   try {
     const result = work();
-    db.exec('COMMIT');
+    control.commit.run();
     return result;
   } catch (error) {
     try {

@@ -35,6 +35,12 @@ describe.each(useBackends())('outbox on $name', (backend) => {
     expect(await outbox.nextDueAt()).toBe(1_000);
   });
 
+  it('returns exactly the records it stored, one delivery or several', async () => {
+    const [one] = await outbox.enqueue([delivery({ eventId: 'evt_one' })], 1_000);
+    const several = await outbox.enqueue([delivery({ eventId: 'evt_a' }), delivery({ eventId: 'evt_b', url: 'https://b.example/x?y=1' })], 2_000);
+    for (const record of [one, ...several]) expect({ ...record, attemptLog: [] }).toEqual(await outbox.get(record.id));
+  });
+
   it('writes a batch in one transaction: a failing row leaves nothing behind', async () => {
     const ids = ['dlv_a', 'dlv_a'];
     const failing = await database.outbox(() => ids.shift() as string);
