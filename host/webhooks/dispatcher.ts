@@ -75,6 +75,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   // Only the newest arm() may set the timer (an older one read an older due time).
   let armSequence = 0;
   let pollHandle: unknown = null;
+  let claimedNothing = false;
 
   /** Shared outbox: what other hosts queued or abandoned is invisible to this host's cache and timer. */
   function poll(): void {
@@ -104,7 +105,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   function setWake(dueAt: number): void {
     if (timer !== null && timer.dueAt === dueAt) return;
     disarm();
-    timer = { handle: setTimer(() => ((timer = null), pump()), Math.max(0, dueAt - now())), dueAt };
+    // After a claim that came back empty, "due now" waits a timer tick: a row another host holds in
+    // a claim not yet committed still looks due, and looking again at once would spin.
+    timer = { handle: setTimer(() => ((timer = null), pump()), Math.max(claimedNothing ? 1 : 0, dueAt - now())), dueAt };
   }
 
   /** One timer for the earliest delivery a free slot could take; completions re-pump anyway. */
@@ -128,6 +131,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const busy = slots.busyEndpoints();
     if (busy.length > 0 && endpoints.every((endpoint) => busy.includes(endpoint))) return;
     ++armSequence;
+    claimedNothing = false;
     if (timer !== null && timer.dueAt <= now()) return;
     setWake(now());
   }
@@ -155,7 +159,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         slots.take(endpointOf(delivery.url));
         launch(delivery);
       }
-      if (claimed.length === 0) break;
+      claimedNothing = claimed.length === 0;
+      if (claimedNothing) break;
     }
   }
 

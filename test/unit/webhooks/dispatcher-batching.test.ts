@@ -119,3 +119,19 @@ describe('createWebhookDispatcher write path', () => {
     expect(sent).toHaveLength(1);
   });
 });
+
+describe('createWebhookDispatcher on a row it cannot claim', () => {
+  it('looks again a timer tick later, not in a loop, while a due row stays unclaimable', async () => {
+    // As on a shared store while another host holds the row in a claim not yet committed.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 });
+    let claims = 0;
+    const held: Outbox = { ...outbox, nextDueAt: async () => Date.now(), claimDue: async () => (claims++, []) };
+    dispatcher = createWebhookDispatcher({ outbox: held, policyOptions: { allow: [] }, secretsFor: async () => ['s'], deliver: ok });
+    await dispatcher.start();
+    await turns(200);
+    expect(claims).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    await turns(20);
+    expect(claims).toBe(2);
+  });
+});
