@@ -18,6 +18,7 @@ export interface WebhookDispatcherOptions {
   currentUrl?(installationId: string): Promise<string | undefined>;
   now?: () => number;
   random?: () => number;
+  /** Timers for due times and the batching tick; writing a burst of results right away uses setImmediate. */
   setTimer?: (callback: () => void, delayMs: number) => unknown;
   clearTimer?: (handle: unknown) => void;
   log?: Logger;

@@ -22,26 +22,8 @@ interface Finished {
   done: () => void;
 }
 
-/**
- * Node's timers: "now" (a flush of finished attempts, a delivery due already) runs in the check
- * phase right after the I/O that made it due, instead of a setTimeout(0) that waits ≥ 1 ms with
- * the attempt slots held (that wait had been a third of the wall time at one receiver).
- */
-function setHostTimer(callback: () => void, delayMs: number): unknown {
-  return delayMs <= 0 ? new SoonHandle(setImmediate(callback)) : setTimeout(callback, delayMs);
-}
-
-function clearHostTimer(handle: unknown): void {
-  if (handle instanceof SoonHandle) clearImmediate(handle.immediate);
-  else clearTimeout(handle as ReturnType<typeof setTimeout>);
-}
-
-class SoonHandle {
-  readonly immediate: ReturnType<typeof setImmediate>;
-  constructor(immediate: ReturnType<typeof setImmediate>) {
-    this.immediate = immediate;
-  }
-}
+/** What setTimeout(0) is in Node; spelled out so that fake clocks in tests see the same tick. */
+const TIMER_TICK_MS = 1;
 
 /** After the outbox failed (database unreachable), the pump tries again this much later. */
 const RETRY_AFTER_STORE_ERROR_MS = 1_000;
@@ -50,8 +32,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const { outbox } = options;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
-  const setTimer = options.setTimer ?? setHostTimer;
-  const clearTimer = options.clearTimer ?? clearHostTimer;
+  const setTimer = options.setTimer ?? ((callback, delayMs) => setTimeout(callback, delayMs));
+  const clearTimer = options.clearTimer ?? ((handle) => clearTimeout(handle as ReturnType<typeof setTimeout>));
   const timeoutMs = options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   const stopTimeoutMs = options.stopTimeoutMs ?? timeoutMs + 1_000;
   // An attempt, the wait for its batch to be written, and a margin for a slow database.
@@ -75,7 +57,6 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   // Only the newest arm() may set the timer (an older one read an older due time).
   let armSequence = 0;
   let pollHandle: unknown = null;
-  let claimedNothing = false;
 
   /** Shared outbox: what other hosts queued or abandoned is invisible to this host's cache and timer. */
   function poll(): void {
@@ -105,9 +86,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   function setWake(dueAt: number): void {
     if (timer !== null && timer.dueAt === dueAt) return;
     disarm();
-    // After a claim that came back empty, "due now" waits a timer tick: a row another host holds in
-    // a claim not yet committed still looks due, and looking again at once would spin.
-    timer = { handle: setTimer(() => ((timer = null), pump()), Math.max(claimedNothing ? 1 : 0, dueAt - now())), dueAt };
+    timer = { handle: setTimer(() => ((timer = null), pump()), Math.max(0, dueAt - now())), dueAt };
   }
 
   /** One timer for the earliest delivery a free slot could take; completions re-pump anyway. */
@@ -121,17 +100,17 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   /**
-   * New rows due now: a pump is needed at once if one of them could take a free slot, and no
-   * outbox read can tell more. Otherwise (slots full, or only busy endpoints) an attempt in flight
-   * completes, re-pumps and sees them. Bumping the sequence keeps an older arm() still reading
-   * (from before these rows existed) from cancelling or delaying this wake.
+   * New rows due now: a pump is needed if one of them could take a free slot, and no outbox read
+   * can tell more. Otherwise (slots full, or only busy endpoints) an attempt in flight completes,
+   * re-pumps and sees them. The pump runs on a timer tick, as before, so that events arriving one
+   * request at a time are claimed together rather than one claim each. Bumping the sequence keeps
+   * an older arm() still reading (from before these rows existed) from cancelling or delaying it.
    */
   function wakeFor(endpoints: readonly string[]): void {
     if (!running || slots.isFull()) return;
     const busy = slots.busyEndpoints();
     if (busy.length > 0 && endpoints.every((endpoint) => busy.includes(endpoint))) return;
     ++armSequence;
-    claimedNothing = false;
     if (timer !== null && timer.dueAt <= now()) return;
     setWake(now());
   }
@@ -159,8 +138,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         slots.take(endpointOf(delivery.url));
         launch(delivery);
       }
-      claimedNothing = claimed.length === 0;
-      if (claimedNothing) break;
+      if (claimed.length === 0) break;
     }
   }
 
@@ -205,8 +183,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
 
   /**
    * Once half of the attempts in flight (or all of them) have finished, their results are written
-   * at once and their slots refilled while the other half still runs; fewer wait for the next
-   * timer tick, so that one transaction carries several results rather than one each.
+   * right after the current I/O and their slots refilled while the other half still runs (a timer
+   * tick here had left the slots idle for ≥ 1 ms every few deliveries). Fewer wait for the timer
+   * tick, so that one transaction carries several results rather than one each.
    */
   function scheduleFlush(): void {
     const soon = finished.length * 2 >= active.size;
@@ -215,7 +194,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       clearTimer(flushHandle);
     }
     flushIsSoon = soon;
-    flushHandle = setTimer(() => void flush(), soon ? 0 : 1);
+    if (soon) {
+      flushHandle = true;
+      setImmediate(() => void flush());
+    } else {
+      flushHandle = setTimer(() => void flush(), TIMER_TICK_MS);
+    }
   }
 
   async function flush(): Promise<void> {

@@ -1,7 +1,8 @@
 // The dispatcher's hot path: results of attempts that finish together are written in one
-// transaction; a flush or a delivery due now runs right after the I/O that caused it (setImmediate),
-// not a timer tick later; enqueue wakes the pump without reading the outbox, and an older read of
-// the next due time can never cancel that wake.
+// transaction, right after the I/O that finished them (setImmediate) once half of what is in flight
+// is done, not a timer tick later; enqueue wakes the pump without reading the outbox (deliveries
+// enqueued within one timer tick are claimed together), and an older read of the next due time can
+// never cancel that wake.
 import { openDatabase } from '../../../host/store/sqlite/database.ts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
@@ -29,27 +30,78 @@ async function turns(count: number, until: () => boolean = () => false): Promise
   for (let i = 0; i < count && !until(); i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
+interface ManualTimers {
+  options: Partial<WebhookDispatcherOptions>;
+  runDue(maxDelayMs: number): void;
+}
+
+let manual: ManualTimers | undefined;
+
+/** Timers the test runs by hand: `runDue(ms)` runs (once) each pending one set with at most that delay. */
+function manualTimers(): ManualTimers {
+  const pending = new Set<{ callback: () => void; delayMs: number }>();
+  const options: Partial<WebhookDispatcherOptions> = {
+    setTimer: (callback, delayMs) => {
+      const timer = { callback, delayMs };
+      pending.add(timer);
+      return timer;
+    },
+    clearTimer: (handle) => void pending.delete(handle as { callback: () => void; delayMs: number }),
+  };
+  return (manual = {
+    options,
+    runDue(maxDelayMs: number) {
+      for (const timer of [...pending]) {
+        if (timer.delayMs > maxDelayMs) continue;
+        pending.delete(timer);
+        timer.callback();
+      }
+    },
+  });
+}
+
 beforeEach(() => {
   outbox = createOutbox(openDatabase(':memory:'));
   sent = [];
   dispatcher = undefined;
 });
 afterEach(async () => {
-  const stopping = dispatcher?.stop();
+  let stopped = false;
+  const stopping = dispatcher?.stop().then(() => (stopped = true));
   if (vi.isFakeTimers()) await vi.advanceTimersByTimeAsync(60_000);
+  // Manual timers: run stop()'s bound for attempts that never finish.
+  for (let i = 0; manual !== undefined && i < 50 && !stopped; i++) {
+    manual.runDue(Infinity);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
   await stopping;
+  manual = undefined;
   vi.useRealTimers();
 });
 
 describe('createWebhookDispatcher write path', () => {
-  it('sends, records and sends the next without waiting for a timer tick', async () => {
-    // Only timeouts are fake and never advanced: whatever waited for one would never happen.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 });
+  it('records a result and sends the next delivery without waiting for a timer', async () => {
+    const timers = manualTimers();
     const done: string[] = [];
-    await makeDispatcher({ perEndpointConcurrency: 1, onAttempt: ({ delivery, status }) => void done.push(`${delivery.eventId} ${status}`) }).start();
+    await makeDispatcher({ ...timers.options, perEndpointConcurrency: 1, onAttempt: ({ delivery, status }) => void done.push(`${delivery.eventId} ${status}`) }).start();
     await dispatcher!.enqueue([to('https://a.example/', 'evt_1'), to('https://a.example/', 'evt_2')]);
+    timers.runDue(0);
     await turns(50, () => done.length === 2);
     expect(done).toEqual(['evt_1 succeeded', 'evt_2 succeeded']);
+  });
+
+  it('claims deliveries enqueued one at a time within a timer tick together', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 });
+    const claimDue = vi.spyOn(outbox, 'claimDue');
+    await makeDispatcher().start();
+    for (let i = 0; i < 5; i++) {
+      await dispatcher!.enqueue([to('https://a.example/', `evt_${i}`)]);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    expect(claimDue).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(claimDue.mock.results.length).toBeGreaterThan(0);
+    expect((await claimDue.mock.results[0].value).map((delivery: { eventId: string }) => delivery.eventId)).toEqual(['evt_0', 'evt_1', 'evt_2', 'evt_3', 'evt_4']);
   });
 
   it('writes the results of attempts that finish together in one transaction', async () => {
@@ -63,33 +115,37 @@ describe('createWebhookDispatcher write path', () => {
   });
 
   it('writes once half of the attempts in flight have finished, while the others still run', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 });
+    const timers = manualTimers();
     const hanging: AttemptRequest[] = [];
     const recorded: string[] = [];
     await makeDispatcher({
+      ...timers.options,
       deliver: (request) => (JSON.parse(request.body).eventId.startsWith('evt_slow') ? (hanging.push(request), new Promise<AttemptResult>(() => {})) : ok(request)),
       onAttempt: ({ delivery }) => void recorded.push(delivery.eventId),
       stopTimeoutMs: 10,
     }).start();
     await dispatcher!.enqueue([to('https://a.example/', 'evt_fast_1'), to('https://a.example/', 'evt_slow_1'), to('https://a.example/', 'evt_fast_2'), to('https://a.example/', 'evt_slow_2')]);
+    timers.runDue(0);
     await turns(50, () => recorded.length === 2);
     expect(hanging).toHaveLength(2);
     expect(recorded).toEqual(['evt_fast_1', 'evt_fast_2']);
   });
 
   it('keeps a lone result among attempts still running for the next timer tick, then writes it', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 });
+    const timers = manualTimers();
     const recorded: string[] = [];
     await makeDispatcher({
+      ...timers.options,
       deliver: (request) => (JSON.parse(request.body).eventId.startsWith('evt_slow') ? new Promise<AttemptResult>(() => {}) : ok(request)),
       onAttempt: ({ delivery }) => void recorded.push(delivery.eventId),
       stopTimeoutMs: 10,
     }).start();
     await dispatcher!.enqueue([to('https://a.example/', 'evt_fast'), to('https://a.example/', 'evt_slow_1'), to('https://a.example/', 'evt_slow_2')]);
+    timers.runDue(0);
     await turns(50, () => sent.length === 1);
     await turns(10);
     expect(recorded).toEqual([]);
-    await vi.advanceTimersByTimeAsync(1);
+    timers.runDue(1);
     await turns(10, () => recorded.length === 1);
     expect(recorded).toEqual(['evt_fast']);
   });
@@ -117,21 +173,5 @@ describe('createWebhookDispatcher write path', () => {
     answerStaleRead(null);
     await vi.advanceTimersByTimeAsync(10);
     expect(sent).toHaveLength(1);
-  });
-});
-
-describe('createWebhookDispatcher on a row it cannot claim', () => {
-  it('looks again a timer tick later, not in a loop, while a due row stays unclaimable', async () => {
-    // As on a shared store while another host holds the row in a claim not yet committed.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_000_000 });
-    let claims = 0;
-    const held: Outbox = { ...outbox, nextDueAt: async () => Date.now(), claimDue: async () => (claims++, []) };
-    dispatcher = createWebhookDispatcher({ outbox: held, policyOptions: { allow: [] }, secretsFor: async () => ['s'], deliver: ok });
-    await dispatcher.start();
-    await turns(200);
-    expect(claims).toBe(1);
-    await vi.advanceTimersByTimeAsync(1);
-    await turns(20);
-    expect(claims).toBe(2);
   });
 });
