@@ -15,7 +15,8 @@ import { startReceiver } from '../../fixtures/receivers/receiver.ts';
 
 export async function measureWebhookDeliveriesPerSec({ count }: { count: number }): Promise<number> {
   const dir = mkdtempSync(path.join(tmpdir(), 'webhook-bench-'));
-  // The same pragmas as the host store (host/platform/store.ts): WAL, default synchronous.
+  // openDatabase applies the host store's pragmas (WAL, synchronous = NORMAL; host/store/sqlite/open.ts
+  // opens it the same way); the exec below restates two of them.
   const db = openDatabase(path.join(dir, 'host.db'));
   db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
   const secrets = createSigningSecretStore(db);
