@@ -182,13 +182,13 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   /**
-   * Once half of the attempts in flight (or all of them) have finished, their results are written
-   * right after the current I/O and their slots refilled while the other half still runs (a timer
-   * tick here had left the slots idle for ≥ 1 ms every few deliveries). Fewer wait for the timer
-   * tick, so that one transaction carries several results rather than one each.
+   * A burst (at least two results, and at least half of the attempts in flight) is written right
+   * after the current I/O and its slots refilled while the rest still runs: a timer tick here had
+   * left the slots idle for ≥ 1 ms every few deliveries. A lone result, or fewer than half, waits
+   * for the timer tick as before, so that results arriving one at a time share a transaction.
    */
   function scheduleFlush(): void {
-    const soon = finished.length * 2 >= active.size;
+    const soon = finished.length >= 2 && finished.length * 2 >= active.size;
     if (flushHandle !== null) {
       if (flushIsSoon || !soon) return;
       clearTimer(flushHandle);

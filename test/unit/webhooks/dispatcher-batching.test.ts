@@ -1,8 +1,8 @@
-// The dispatcher's hot path: results of attempts that finish together are written in one
-// transaction, right after the I/O that finished them (setImmediate) once half of what is in flight
-// is done, not a timer tick later; enqueue wakes the pump without reading the outbox (deliveries
-// enqueued within one timer tick are claimed together), and an older read of the next due time can
-// never cancel that wake.
+// The dispatcher's hot path: a burst of results (two or more, at least half of what is in flight)
+// is written in one transaction right after the I/O that finished it (setImmediate), not a timer
+// tick later, while a lone result waits for the tick; enqueue wakes the pump without reading the
+// outbox (deliveries enqueued within one timer tick are claimed together), and an older read of
+// the next due time can never cancel that wake.
 import { openDatabase } from '../../../host/store/sqlite/database.ts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
@@ -80,14 +80,28 @@ afterEach(async () => {
 });
 
 describe('createWebhookDispatcher write path', () => {
-  it('records a result and sends the next delivery without waiting for a timer', async () => {
+  it('records a burst of results and sends the next deliveries without waiting for a timer', async () => {
     const timers = manualTimers();
     const done: string[] = [];
-    await makeDispatcher({ ...timers.options, perEndpointConcurrency: 1, onAttempt: ({ delivery, status }) => void done.push(`${delivery.eventId} ${status}`) }).start();
-    await dispatcher!.enqueue([to('https://a.example/', 'evt_1'), to('https://a.example/', 'evt_2')]);
+    await makeDispatcher({ ...timers.options, perEndpointConcurrency: 2, onAttempt: ({ delivery, status }) => void done.push(`${delivery.eventId} ${status}`) }).start();
+    await dispatcher!.enqueue(['evt_1', 'evt_2', 'evt_3', 'evt_4'].map((eventId) => to('https://a.example/', eventId)));
     timers.runDue(0);
-    await turns(50, () => done.length === 2);
-    expect(done).toEqual(['evt_1 succeeded', 'evt_2 succeeded']);
+    await turns(50, () => done.length === 4);
+    expect(done).toEqual(['evt_1 succeeded', 'evt_2 succeeded', 'evt_3 succeeded', 'evt_4 succeeded']);
+  });
+
+  it('writes a lone result on the timer tick, even with nothing else in flight', async () => {
+    const timers = manualTimers();
+    const done: string[] = [];
+    await makeDispatcher({ ...timers.options, onAttempt: ({ delivery }) => void done.push(delivery.eventId) }).start();
+    await dispatcher!.enqueue([to('https://a.example/', 'evt_1')]);
+    timers.runDue(0);
+    await turns(50, () => sent.length === 1);
+    await turns(10);
+    expect(done).toEqual([]);
+    timers.runDue(1);
+    await turns(10, () => done.length === 1);
+    expect(done).toEqual(['evt_1']);
   });
 
   it('claims deliveries enqueued one at a time within a timer tick together', async () => {
