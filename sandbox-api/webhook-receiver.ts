@@ -61,8 +61,26 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
   return out;
 }
 
+/**
+ * The key of the secret verified last: a receiver checks every delivery against the same one or
+ * two secrets, and importing the key each time was a third of a busy receiver's CPU. One entry
+ * only, so a receiver never holds keys of secrets it no longer uses.
+ */
+let lastKey: { secret: string; key: Promise<CryptoKey> } | null = null;
+
+function hmacKey(secret: string): Promise<CryptoKey> {
+  if (lastKey !== null && lastKey.secret === secret) return lastKey.key;
+  const key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  lastKey = { secret, key };
+  // A failed import is not remembered: the next verification tries again.
+  key.catch(() => {
+    if (lastKey !== null && lastKey.key === key) lastKey = null;
+  });
+  return key;
+}
+
 async function hmacSha256(secret: string, data: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = await hmacKey(secret);
   return new Uint8Array(await crypto.subtle.sign('HMAC', key, data));
 }
 

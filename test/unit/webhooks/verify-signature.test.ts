@@ -1,7 +1,7 @@
 // The receiver helper: verifySignature accepts what signPayload produces and rejects every
 // malformed, mismatched or stale header; createDedupe remembers eventIds for two minutes.
 import { createHmac } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createDedupe, verifySignature } from '../../../sandbox-api/webhook-receiver.ts';
 import { signatureHeader, signPayload } from '../../../host/webhooks/sign.ts';
 
@@ -26,6 +26,22 @@ describe('verifySignature', () => {
     expect(await verifySignature(BODY, header, 'new-secret', { now: NOW })).toMatchObject({ ok: true });
     expect(await verifySignature(BODY, header, 'old-secret', { now: NOW })).toMatchObject({ ok: true });
     expect(await verifySignature(BODY, header, 'other-secret', { now: NOW })).toEqual({ ok: false, reason: 'signature_mismatch' });
+  });
+
+  it('imports the key of a secret once for many deliveries, and a new secret verifies with its own key', async () => {
+    const importKey = vi.spyOn(crypto.subtle, 'importKey');
+    try {
+      const header = (secret: string) => signPayload(secret, BODY, T);
+      for (let i = 0; i < 5; i++) expect(await verifySignature(BODY, header('cached-secret'), 'cached-secret', { now: NOW })).toMatchObject({ ok: true });
+      expect(importKey).toHaveBeenCalledTimes(1);
+      // Alternating secrets: each answer is checked with the right key, never the remembered one.
+      expect(await verifySignature(BODY, header('cached-secret'), 'second-secret', { now: NOW })).toEqual({ ok: false, reason: 'signature_mismatch' });
+      expect(await verifySignature(BODY, header('second-secret'), 'second-secret', { now: NOW })).toMatchObject({ ok: true });
+      expect(await verifySignature(BODY, header('second-secret'), 'cached-secret', { now: NOW })).toEqual({ ok: false, reason: 'signature_mismatch' });
+      expect(await verifySignature(BODY, header('cached-secret'), 'cached-secret', { now: NOW })).toMatchObject({ ok: true });
+    } finally {
+      importKey.mockRestore();
+    }
   });
 
   it('tolerates spaces and unknown schemes in the header', async () => {
