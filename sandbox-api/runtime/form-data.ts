@@ -23,7 +23,7 @@ export function formDataFrom(entries: Entry[]): FormData {
 
 function usv(value: unknown): string {
   const text = String(value);
-  return /[\ud800-\udfff]/.test(text) ? utf8Decode(utf8Encode(text)) : text;
+  return /[\ud800-\udfff]/.test(text) ? utf8Decode(utf8Encode(text), false, true) : text; // a leading U+FEFF is text here, not a byte order mark
 }
 
 /** The XHR standard's "create an entry". */

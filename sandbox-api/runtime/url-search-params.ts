@@ -31,7 +31,7 @@ function hexValue(byte: number): number {
 }
 
 function toUSVString(input: string): string {
-  return /[\ud800-\udfff]/.test(input) ? utf8Decode(utf8Encode(input)) : input;
+  return /[\ud800-\udfff]/.test(input) ? utf8Decode(utf8Encode(input), false, true) : input; // a leading U+FEFF is text here, not a byte order mark
 }
 
 /** The application/x-www-form-urlencoded parser. */

@@ -47,6 +47,14 @@ describe('FormData', () => {
     });
   });
 
+  it('keeps a leading U+FEFF of a name or value that also holds a lone surrogate (it is text, not a byte order mark)', async () => {
+    const result = await run(`
+      const form = new FormData();
+      form.append('\\ufeff\\ud800a', '\\ufeffv\\udc00');
+      return [...form].map(([k, v]) => [[...k].map((c) => c.codePointAt(0)), [...v].map((c) => c.codePointAt(0))]);`);
+    expect(result).toEqual([[[0xfeff, 0xfffd, 0x61], [0xfeff, 0x76, 0xfffd]]]);
+  });
+
   it('as a body, encodes multipart/form-data that Node parses back exactly', async () => {
     const encoded = await run<{ type: string; bytes: number[] }>(`
       const form = new FormData();

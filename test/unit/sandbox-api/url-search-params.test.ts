@@ -56,6 +56,13 @@ describe('URLSearchParams (runtime)', () => {
     );
   });
 
+  it('keeps a leading U+FEFF of a name that also holds a lone surrogate or an astral character (text, not a byte order mark)', () => {
+    for (const pairs of [[['\ufeff\u{10000}', '']], [['\ufeff\ud800', '\ufeffx\udc00']]] as [string, string][][]) {
+      expect(new RuntimeParams(pairs).toString()).toBe(new URLSearchParams(pairs).toString());
+    }
+    expect(new RuntimeParams([['\ufeff\ud800', '']]).toString()).toBe('%EF%BB%BF%EF%BF%BD=');
+  });
+
   it('accepts a string with "?", a record, a sequence of pairs and another URLSearchParams', () => {
     expect(new RuntimeParams('?a=1&b=2').toString()).toBe('a=1&b=2');
     expect(new RuntimeParams({ a: '1', 'b c': 'd e' }).toString()).toBe('a=1&b+c=d+e');
