@@ -9,18 +9,24 @@ export interface MessageBatch<M> {
 }
 
 /**
- * Returns `post(message)`: messages are queued and handed to `write` together once the current
- * turn is over (a lone message goes as itself). `write` decides what a closed channel means.
+ * Returns `post(message, now?)`: messages are queued and handed to `write` together once the
+ * current turn is over (a lone message goes as itself). With `now`, the queue, this message last,
+ * is written at once (an answer whose latency matters more than one write saved, such as a
+ * timeout's). `write` decides what a closed channel means.
  */
-export function batchedSender<M>(write: (message: M | MessageBatch<M>) => void): (message: M) => void {
+export function batchedSender<M>(write: (message: M | MessageBatch<M>) => void): (message: M, now?: boolean) => void {
   let queue: M[] = [];
   const flush = (): void => {
+    // Empty when a write `now` already took what this turn had queued.
+    if (queue.length === 0) return;
     const messages = queue;
     queue = [];
     write(messages.length === 1 ? messages[0] : { type: 'batch', messages });
   };
-  return (message) => {
-    if (queue.push(message) === 1) setImmediate(flush);
+  return (message, now = false) => {
+    const queued = queue.push(message);
+    if (now) flush();
+    else if (queued === 1) setImmediate(flush);
   };
 }
 

@@ -88,6 +88,12 @@ interface Live {
   environmentJson: string | undefined;
   /** Its realm was made ahead of time by the worker's warm pool. */
   pooled: boolean;
+  /** Shared with the realm's primitives (owner()): set once this isolate is disposed. */
+  realmState: RealmState;
+}
+
+interface RealmState {
+  disposed: boolean;
 }
 
 const MEMORY_LIMIT_PATTERN = /memory limit/i;
@@ -105,6 +111,8 @@ export class IntegrationIsolate {
   private realm: Promise<void> | null = null;
   /** Incremented by every dispose(); an isolate created across one is thrown away (see start()). */
   private generation = 0;
+  /** The realm state of the isolate being created, if any: a dispose() meanwhile marks it too. */
+  private startingRealm: RealmState | null = null;
   private readonly inFlight = new Set<InFlight>();
   private readonly draining = new Set<string>();
   private fetchesInWindow = 0;
@@ -206,19 +214,25 @@ export class IntegrationIsolate {
       // runtime, frozen built-ins), which a busy machine slows for reasons that are not the
       // guest's. The bundle's top level and the handler, awaits included, count.
       await this.realmReady();
+      // At the deadline the isolate is disposed and the dispatch answered at once, in the same
+      // turn: without waiting for the isolate's pending call to reject, which takes until its
+      // thread has unwound (and, for a guest blocked in a call to the host, another turn or two).
+      let deadlinePassed: (error: DispatchError) => void = () => undefined;
+      const passed = new Promise<never>((_resolve, reject) => (deadlinePassed = reject));
       deadline = setTimeout(() => {
         entry.failure = new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
         this.dispose('dispatch deadline passed');
+        deadlinePassed(entry.failure);
       }, this.limits.dispatchTimeoutMs);
-      live = await this.startWithin(entry);
+      // A live isolate is used as is (the common case: no start to wait for, no extra await).
+      live = this.live !== null && !this.live.isolate.isDisposed ? this.live : await Promise.race([this.startWithin(entry), passed]);
       // No isolated-vm `timeout` here: the deadline above already disposes the isolate (which stops
       // whatever it runs), and a per-call timeout costs a watchdog timer for every dispatch.
-      const raw = decodeWireAnswer(
-        await live.dispatch.apply(undefined, [envelope.eventJson, this.environmentToSend(live, envelope.environmentJson), envelope.fetchBody, this.urlSeeds(live, envelope.requestUrl)], {
-          arguments: { copy: true },
-          result: { promise: true, copy: true },
-        }),
-      );
+      const call = live.dispatch.apply(undefined, [envelope.eventJson, this.environmentToSend(live, envelope.environmentJson), envelope.fetchBody, this.urlSeeds(live, envelope.requestUrl)], {
+        arguments: { copy: true },
+        result: { promise: true, copy: true },
+      });
+      const raw = decodeWireAnswer(await Promise.race([call, passed]));
       if (entry.failure) throw entry.failure;
       const response = validateSandboxResponse(raw, this.limits.maxResponseBytes);
       if (typeof response === 'string') throw new DispatchError('bad-response', response);
@@ -290,12 +304,19 @@ export class IntegrationIsolate {
     this.starting = null;
     this.realm = null;
     this.generation++;
+    // An isolate still being created is thrown away when it is done (start()); its lines until
+    // then are over like those of a disposed one.
+    if (this.startingRealm !== null) this.startingRealm.disposed = true;
+    this.startingRealm = null;
     this.memorySampledAt = -Infinity;
     if (live === null) return;
     this.hooks.disposed?.(reason);
     for (const timer of live.timers.values()) clearTimeout(timer);
     live.timers.clear();
     this.draining.clear();
+    // Its realm's calls already on their way to this thread may still arrive: their lines go to
+    // the host's log, never into an event of a later isolate (see recordLog).
+    live.realmState.disposed = true;
     if (!live.isolate.isDisposed) {
       try {
         live.isolate.dispose();
@@ -343,13 +364,15 @@ export class IntegrationIsolate {
     return lines < this.limits.maxLogLinesPerDispatch && bytes + line.length <= this.limits.maxLogBytesPerDispatch;
   }
 
-  private recordLog(level: string, raw: string): void {
+  /** `disposed`: a line of an isolate disposed meanwhile, whose events are over (host log only). */
+  private recordLog(level: string, raw: string, disposed = false): void {
     // Mapped first (so a stack trace is cut in the author's terms), then escaped before anything
     // else: control characters must not reach a terminal or a stored log.
     const safe = sanitizeLogText(this.hooks.mapText ? this.hooks.mapText(raw) : raw);
     const line = safe.length > this.limits.maxLogLineBytes ? `${safe.slice(0, this.limits.maxLogLineBytes)}… [truncated]` : safe;
-    if (this.inFlight.size === 0 || !this.inFlightOfOneInstallation()) {
-      // No dispatch in flight (waitUntil work), or several at once of different installations,
+    if (disposed || this.inFlight.size === 0 || !this.inFlightOfOneInstallation()) {
+      // No dispatch in flight (waitUntil work), a disposed isolate's line (its events are over),
+      // or several dispatches at once of different installations,
       // which the isolate cannot tell apart: the line goes to the host log only, never into one
       // installation's event-log entry, where it could show another's data. (Concurrent
       // dispatches of one installation share their lines.) Capped here like an event's output.
@@ -359,7 +382,7 @@ export class IntegrationIsolate {
       }
       this.lateLines++;
       this.lateBytes += line.length;
-      const ids = this.inFlight.size === 0 ? [...this.draining] : [...this.inFlight].map((entry) => entry.eventId);
+      const ids = disposed ? [] : this.inFlight.size === 0 ? [...this.draining] : [...this.inFlight].map((entry) => entry.eventId);
       this.hooks.lateLog(ids, level, line);
       return;
     }
@@ -500,13 +523,16 @@ export class IntegrationIsolate {
    */
   private async create(realmBuilt: () => void): Promise<Live> {
     let isolate: ivm.Isolate | undefined;
+    let realmState: RealmState | undefined;
     try {
       const pooledRealm = await this.hooks.takeRealm?.();
       const realm = pooledRealm ?? (await prepareRealm(this.runtime, this.limits.memoryLimitMb));
       isolate = realm.isolate;
       const timers = new Map<number, NodeJS.Timeout>();
-      realm.claim(this.owner(timers));
-      const live: Live = { isolate, context: realm.context, timers, seededUrls: new Set(), environmentJson: undefined, pooled: pooledRealm !== undefined, dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer };
+      realmState = { disposed: false };
+      this.startingRealm = realmState;
+      realm.claim(this.owner(timers, realmState));
+      const live: Live = { isolate, context: realm.context, timers, seededUrls: new Set(), environmentJson: undefined, pooled: pooledRealm !== undefined, dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer, realmState };
       // From here on it is the integration's code (compiling and running its bundle): its deadline runs.
       realmBuilt();
       // V8's code cache of this bundle, made by its second isolate (after an eviction or a reset):
@@ -530,13 +556,14 @@ export class IntegrationIsolate {
       if (isolate !== undefined && !isolate.isDisposed) isolate.dispose();
       throw error;
     } finally {
+      if (this.startingRealm === realmState) this.startingRealm = null;
       realmBuilt();
     }
   }
 
   /** This integration's side of a realm's per-integration primitives (the rest are pure: realm.ts). */
-  private owner(timers: Map<number, NodeJS.Timeout>): RealmOwner {
-    const log = (level: LogLevel, text: string) => this.recordLog(String(level), String(text));
+  private owner(timers: Map<number, NodeJS.Timeout>, state: RealmState): RealmOwner {
+    const log = (level: LogLevel, text: string) => this.recordLog(String(level), String(text), state.disposed);
     const fetch = async (request: BridgeRequest): Promise<BridgeResult<BridgeResponse>> => {
       const allowance = this.limits.maxFetchesPerDispatch * Math.max(1, this.inFlight.size + this.draining.size);
       if (++this.fetchesInWindow > allowance) {

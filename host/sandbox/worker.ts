@@ -199,7 +199,9 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
     }
   }
   inFlight.delete(id);
-  send(result);
+  // A timeout leaves at once rather than at the end of this turn: its caller has waited a whole
+  // deadline already, and one more write is nothing beside it.
+  send(result, !result.ok && result.failure === 'timeout');
   // The answer is on its way: the pool may refill (off the critical path, once nothing waits).
   pool?.refillSoon();
   // Isolates started while others were busy, or grown, may have passed the budget; trim once they
