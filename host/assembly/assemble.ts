@@ -167,6 +167,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     crashWindowMs: options.limits.crashWindowMs,
     timeoutBreaker: { limit: options.limits.timeoutsBeforeCooldown, windowMs: options.limits.timeoutWindowMs, cooldownMs: options.limits.timeoutCooldownMs },
     demoteOffenders: options.demoteOffenders,
+    ...(options.schedIdleCommand ? { schedIdleCommand: options.schedIdleCommand } : {}),
     solitary: { maxWorkers: options.limits.maxSolitaryWorkers, probationMs: options.limits.solitaryProbationMs },
     onLog: logIntegrationLine(log),
     onNotice: (level, message) => log[level](message),

@@ -72,6 +72,8 @@ export interface HostOptions {
    * its first strike, which the lowest priority would starve on a busy machine.
    */
   demoteOffenders: boolean;
+  /** Testing aid: the command that lowers the SCHED_IDLE worker (default util-linux's `chrt`). */
+  schedIdleCommand?: string;
   limits: HostLimits;
   cacheDir?: string;
   /** Fill unset secret variables from each integration folder's `.dev.vars` (the CLI and the test harness do). */
@@ -154,6 +156,7 @@ const OPTIONS_SCHEMA = {
     autoInstall: { type: 'boolean' },
     workers: positive,
     demoteOffenders: { type: 'boolean' },
+    schedIdleCommand: { type: 'string', minLength: 1 },
     limits: {
       type: 'object',
       additionalProperties: false,
@@ -205,6 +208,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     autoInstall: input.autoInstall ?? true,
     workers: input.workers ?? Math.max(2, availableParallelism()),
     demoteOffenders: input.demoteOffenders ?? true,
+    ...(input.schedIdleCommand ? { schedIdleCommand: input.schedIdleCommand } : {}),
     limits: { ...DEFAULT_LIMITS, ...input.limits },
     ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
     devVars: input.devVars ?? false,

@@ -1,12 +1,12 @@
 // The host's Prometheus metrics (prom-client): dispatches by integration, type and status with a
 // latency histogram, sandbox events (isolate starts and evictions, worker restarts, quarantines,
-// throttles, egress refusals), webhook attempts by result and the outbox depth, plus Node's
+// throttles, demotions, egress refusals), webhook attempts by result and the outbox depth, plus Node's
 // process metrics. Counts only what the host did; labels are bounded (integration names, event
 // types, status codes), never ids, URLs or anything a guest chose.
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export type SandboxCount = 'isolate_start' | 'warm_isolate_start' | 'isolate_eviction' | 'egress_refusal' | 'worker_restart' | 'quarantine' | 'throttle';
+export type SandboxCount = 'isolate_start' | 'warm_isolate_start' | 'isolate_eviction' | 'egress_refusal' | 'worker_restart' | 'quarantine' | 'throttle' | 'demotion' | 'sched_idle_demotion';
 export type AttemptResultLabel = 'succeeded' | 'retry' | 'failed';
 
 export interface HostMetrics {
@@ -40,6 +40,8 @@ export function createHostMetrics(): HostMetrics {
     egress_refusal: perIntegration('egress_refusals_total', 'Guest fetches refused by the egress policy.'),
     quarantine: perIntegration('quarantines_total', 'Integrations quarantined after crashing their sandbox repeatedly.'),
     throttle: perIntegration('throttles_total', 'Integrations paused after running past their deadline repeatedly.'),
+    demotion: perIntegration('demotions_total', 'Offenders moved to the low-priority (nice 19) sandbox worker: a timeout, memory kill, crash or CPU hog.'),
+    sched_idle_demotion: perIntegration('sched_idle_demotions_total', 'Offenders moved on to the SCHED_IDLE sandbox worker after burning CPU again on the low-priority one.'),
     worker_restart: new Counter({ name: `${PREFIX}worker_restarts_total`, help: 'Sandbox worker processes that died and were restarted.', registers: [registry] }),
   };
   const attempts = new Counter({ name: `${PREFIX}webhook_attempts_total`, help: 'Webhook delivery attempts, by result: succeeded, retry (failed, will be retried), failed (given up).', labelNames: ['result'], registers: [registry] });

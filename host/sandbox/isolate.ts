@@ -125,6 +125,10 @@ export class IntegrationIsolate {
   /** Where CPU counting of the current busy period started, and whether it was reported as a hog. */
   private busySince: { isolate: ivm.Isolate; ns: bigint } | null = null;
   private hogReported = false;
+  /** The latest reading of what the isolate executed in this busy period (ms): kept for when it is gone. */
+  private executedReadingMs = 0;
+  /** Where that reading counts from: the busy period's start, or 0 for an isolate born within it. */
+  private evidenceBase: { isolate: ivm.Isolate; ns: bigint } | null = null;
   /** Fetch answers dropped because they came back after the integration's work ended (see abandon). */
   private abandonedCalls = 0;
   /** Set by retire(): dispose once the work in flight is done. */
@@ -175,6 +179,7 @@ export class IntegrationIsolate {
     } catch {
       return null;
     }
+    this.noteExecuted(live.isolate, executedNs);
     // The first sample of a busy period whose isolate was still starting sets its baseline.
     if (this.busySince === null || this.busySince.isolate !== live.isolate) {
       this.busySince = { isolate: live.isolate, ns: executedNs };
@@ -184,6 +189,28 @@ export class IntegrationIsolate {
     if (ms < thresholdMs) return null;
     this.hogReported = true;
     return Math.round(ms);
+  }
+
+  /**
+   * Milliseconds the isolate executed in the current busy period, read now while it is live; once
+   * it is gone (the deadline or the memory limit disposed it) the last reading (the hog sampler's,
+   * at most 100 ms old, or the deadline's own). An isolate born in this busy period counts whole.
+   * The supervisor's evidence that a failure burned CPU rather than waited.
+   */
+  executedMs(): number {
+    const live = this.live;
+    if (live === null || live.isolate.isDisposed) return Math.round(this.executedReadingMs);
+    try {
+      this.noteExecuted(live.isolate, live.isolate.cpuTime);
+    } catch {
+      // Disposed meanwhile: the last reading stands.
+    }
+    return Math.round(this.executedReadingMs);
+  }
+
+  private noteExecuted(isolate: ivm.Isolate, ns: bigint): void {
+    if (this.evidenceBase === null || this.evidenceBase.isolate !== isolate) this.evidenceBase = { isolate, ns: 0n };
+    this.executedReadingMs = Number(ns - this.evidenceBase.ns) / 1e6;
   }
 
   /** Whether waitUntil work of this integration still runs after its responses. */
@@ -221,6 +248,7 @@ export class IntegrationIsolate {
       const passed = new Promise<never>((_resolve, reject) => (deadlinePassed = reject));
       deadline = setTimeout(() => {
         entry.failure = new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
+        this.executedMs(); // read before the isolate is disposed: the evidence of what it burned
         this.dispose('dispatch deadline passed');
         deadlinePassed(entry.failure);
       }, this.limits.dispatchTimeoutMs);
@@ -244,7 +272,7 @@ export class IntegrationIsolate {
       // Whether the runtime got the environment text of a call that failed is unknown: send the
       // next one its text again (sending it is always correct, only slower).
       if (live !== undefined) live.environmentJson = undefined;
-      throw Object.assign(this.classify(error, entry), { logs: this.closeLogs(entry) });
+      throw Object.assign(this.classify(error, entry), { logs: this.closeLogs(entry), executedMs: this.executedMs() });
     } finally {
       clearTimeout(deadline);
       this.inFlight.delete(entry);
@@ -406,12 +434,14 @@ export class IntegrationIsolate {
   /** A new busy period: CPU is counted from here for takeHogReport. */
   private startBusyPeriod(): void {
     this.hogReported = false;
+    this.executedReadingMs = 0;
     const live = this.live;
     try {
       this.busySince = live !== null && !live.isolate.isDisposed ? { isolate: live.isolate, ns: live.isolate.cpuTime } : null;
     } catch {
       this.busySince = null;
     }
+    this.evidenceBase = this.busySince;
   }
 
   private resetWindowIfIdle(): void {

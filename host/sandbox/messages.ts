@@ -107,10 +107,14 @@ export interface CapturedLog {
 /** Failures the worker reports; the supervisor maps them to HostError codes. */
 export type DispatchFailure = 'timeout' | 'memory' | 'bad-response' | 'not-registered' | 'isolate-reset';
 
-/** `draining`: the integration still has waitUntil work running after this answer (see Drained). */
+/**
+ * `draining`: the integration still has waitUntil work running after this answer (see Drained).
+ * `executedMs` (failures): what the isolate executed in its busy period up to the failure, the
+ * evidence that a timeout or memory kill burned CPU rather than waited (supervisor's demotion).
+ */
 export type DispatchResult =
   | { type: 'result'; id: number; ok: true; response: SandboxResponse; logs: CapturedLog[]; durationMs: number; draining?: boolean }
-  | { type: 'result'; id: number; ok: false; failure: DispatchFailure; message: string; logs: CapturedLog[]; durationMs: number; draining?: boolean };
+  | { type: 'result'; id: number; ok: false; failure: DispatchFailure; message: string; logs: CapturedLog[]; durationMs: number; draining?: boolean; executedMs?: number };
 
 /** The integration's work after its responses (waitUntil) is over: it is idle in this worker. */
 export interface Drained {

@@ -8,8 +8,9 @@ import { HostError } from '../common/errors.ts';
 import type { DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWorker, WorkerCount } from './messages.ts';
 import { CrashLedger } from './crash-ledger.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
-import { post, readyBy, spawnSlot, stopSlot, takePending, type Slot, type SupervisedOutcome } from './worker-slot.ts';
+import { post, readyBy, spawnSlot, stopSlot, takePending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
 import { Placement } from './placement.ts';
+import { burnedCpu, demotionTarget, type Tier } from './demotion.ts';
 
 /** At least this much on top of the dispatch deadline before the host answers for a silent worker. */
 const BACKSTOP_GRACE_MS = 5_000;
@@ -30,11 +31,14 @@ export interface SupervisorOptions {
   /** Repeated timeouts pause an integration for a while (timeout-breaker.ts). */
   timeoutBreaker: TimeoutBreakerOptions;
   /**
-   * Runs one more worker at the lowest OS priority and moves an integration there the first time
-   * it times out, exceeds its memory, hogs the CPU or crashes a worker: an offender then competes
-   * for CPU only with other offenders, and the kernel favours everyone else's workers.
+   * Runs one more worker at the lowest OS priority (nice 19) and moves an integration there the
+   * first time it times out, exceeds its memory, hogs the CPU or crashes a worker: an offender then
+   * competes for CPU only with other offenders, and the kernel favours everyone else's workers.
+   * And one more under the SCHED_IDLE policy, for offenders that burn CPU again there (demotion.ts).
    */
   demoteOffenders: boolean;
+  /** The command that lowers the SCHED_IDLE worker (util-linux's `chrt`); tests name a missing one. */
+  schedIdleCommand?: string;
   /**
    * When a worker dies with several integrations at work, none can be blamed: each moves to a
    * worker of its own (at most this many at once; the rest go to the offenders' worker), where
@@ -50,7 +54,7 @@ export interface SupervisorOptions {
   onCount?(name: SandboxCountName, integration?: string): void;
 }
 
-export type SandboxCountName = WorkerCount['name'] | 'worker_restart' | 'quarantine' | 'throttle';
+export type SandboxCountName = WorkerCount['name'] | 'worker_restart' | 'quarantine' | 'throttle' | 'demotion' | 'sched_idle_demotion';
 /** What a worker needs of an integration's bundle: the code, its hash and its source map. */
 export interface SandboxBundle {
   code: string;
@@ -74,7 +78,10 @@ function registerMessage(integration: string, bundle: SandboxBundle): ToWorker {
 }
 
 export class Supervisor {
-  /** Regular workers 0..n-1, the offenders' worker n, then solitary workers (created on demand). */
+  /**
+   * Regular workers 0..n-1, the offenders' worker n (nice 19), the SCHED_IDLE worker n+1, then
+   * solitary workers (created on demand). Without demotion, solitary workers follow the regular ones.
+   */
   private readonly slots = new Map<number, Slot>();
   private readonly pins = new Map<string, number>();
   private readonly bundles = new Map<string, SandboxBundle>();
@@ -86,6 +93,8 @@ export class Supervisor {
   private readonly breaker: TimeoutBreaker;
   private nextId = 1;
   private stopped = false;
+  /** Whether the SCHED_IDLE worker could be lowered; once it could not, it is gone for good. */
+  private schedIdleAvailable = true;
   private readonly options: SupervisorOptions;
   private apiEndpoint: string | null = null;
   private apiHandler: ApiHandler | null = null;
@@ -94,10 +103,10 @@ export class Supervisor {
 
   constructor(options: SupervisorOptions) {
     this.options = options;
-    this.placement = new Placement(Math.max(1, options.workers) + (options.demoteOffenders ? 1 : 0), Math.max(1, options.workers));
+    this.placement = new Placement(Math.max(1, options.workers) + (options.demoteOffenders ? 2 : 0), Math.max(1, options.workers));
     this.ledger = new CrashLedger(options.crashesBeforeQuarantine, options.crashWindowMs);
     this.breaker = new TimeoutBreaker(options.timeoutBreaker);
-    this.nextSolitaryIndex = this.regularCount + (options.demoteOffenders ? 1 : 0);
+    this.nextSolitaryIndex = this.regularCount + (options.demoteOffenders ? 2 : 0);
   }
 
   private get regularCount(): number {
@@ -106,7 +115,10 @@ export class Supervisor {
 
   async start(): Promise<void> {
     for (let index = 0; index < this.regularCount; index++) this.slots.set(index, this.spawn(index));
-    if (this.options.demoteOffenders) this.slots.set(this.regularCount, this.spawn(this.regularCount));
+    if (this.options.demoteOffenders) {
+      this.slots.set(this.regularCount, this.spawn(this.regularCount));
+      this.slots.set(this.regularCount + 1, this.spawn(this.regularCount + 1));
+    }
     await Promise.all([...this.slots.values()].map((slot) => slot.ready));
   }
 
@@ -116,9 +128,18 @@ export class Supervisor {
     return { up: this.stopped ? 0 : slots.filter((slot) => slot.up).length, total: slots.length };
   }
 
-  /** The index of the low-priority worker for offenders, if there is one. */
+  /** The index of the low-priority (nice 19) worker for offenders, if there is one. */
   get offenderWorker(): number | undefined {
     return this.options.demoteOffenders ? this.regularCount : undefined;
+  }
+
+  /**
+   * The index of the SCHED_IDLE worker for offenders that burned CPU again on the offenders' worker;
+   * undefined without demotion, or once the policy turned out to be unavailable (then they stay on
+   * the nice-19 worker).
+   */
+  get schedIdleWorker(): number | undefined {
+    return this.options.demoteOffenders && this.schedIdleAvailable ? this.regularCount + 1 : undefined;
   }
 
   get workerCount(): number {
@@ -270,13 +291,23 @@ export class Supervisor {
     if (pending === undefined) return;
     this.options.onNotice('warn', `sandbox worker ${slot.index} did not answer a dispatch of "${pending.integration}" within ${this.backstopMs} ms: answered 504 for it`);
     post(slot, { type: 'abandon', id });
-    this.countTimeout(pending.integration);
+    this.countTimeout(pending.integration, false, slot.index);
+    // The SCHED_IDLE worker stays silent this long only when normal work saturates the machine
+    // (or it is stuck): its integrations would starve there, so this one goes back to nice 19,
+    // which gets a share of a saturated machine. Burning CPU there again sends it back down.
+    if (slot.index === this.schedIdleWorker && this.pins.get(pending.integration) === slot.index) {
+      this.move(pending.integration, this.offenderWorker!);
+      this.options.onNotice('warn', `the SCHED_IDLE sandbox worker got no CPU for "${pending.integration}" within ${this.backstopMs} ms (a saturated machine): moved back to the low-priority (nice 19) worker`);
+    }
     pending.reject(Object.assign(new HostError('ERR_SANDBOX_TIMEOUT', `the integration did not answer within ${this.options.limits.dispatchTimeoutMs} ms`), { logs: [] }));
   }
 
-  /** A dispatch ran past its deadline: demote the integration, and pause it if it keeps doing so. */
-  private countTimeout(integration: string): void {
-    this.demote(integration, 'ran past its deadline');
+  /**
+   * A dispatch ran past its deadline: demote the integration (`burned`: its isolate executed rather
+   * than waited), and pause it if it keeps doing so.
+   */
+  private countTimeout(integration: string, burned: boolean, from: number): void {
+    this.demote(integration, 'ran past its deadline', burned, from);
     if (this.breaker.record(integration)) {
       const { limit, windowMs, cooldownMs } = this.options.timeoutBreaker;
       this.options.onNotice('warn', `integration "${integration}" ran past its deadline ${limit} times within ${windowMs / 1000} s: paused for ${cooldownMs / 1000} s`);
@@ -332,19 +363,53 @@ export class Supervisor {
     this.send(target, registerMessage(integration, bundle));
   }
 
-  /** Moves an integration to the offenders' worker (once), unless it already runs alone. */
-  private demote(integration: string, why: string): void {
-    const target = this.offenderWorker;
-    if (target === undefined || this.solitary.has(integration) || this.pins.get(integration) === target || !this.bundles.has(integration)) return;
-    this.move(integration, target);
-    this.options.onNotice('warn', `integration "${integration}" ${why}: moved to the low-priority sandbox worker`);
+  /** Where the integration runs now, for the demotion ladder. */
+  private tierOf(integration: string): Tier {
+    if (this.solitary.has(integration)) return 'solitary';
+    const pinned = this.pins.get(integration);
+    if (pinned !== undefined && pinned === this.offenderWorker) return 'nice19';
+    if (pinned !== undefined && pinned === this.regularCount + 1 && this.options.demoteOffenders) return 'sched-idle';
+    return 'regular';
+  }
+
+  /**
+   * Moves an offender one step down the ladder (demotion.ts): from a regular worker to the nice-19
+   * offenders' worker; from there, when `cpuEvidence` says it burned CPU again, to the SCHED_IDLE one.
+   */
+  private demote(integration: string, why: string, cpuEvidence: boolean, from: number): void {
+    if (this.offenderWorker === undefined || !this.bundles.has(integration)) return;
+    // Only CPU burnt on the offenders' worker itself sends it further: one offence on a regular
+    // worker can be reported twice (the hog sampler, then the deadline), or arrive after the move.
+    const target = demotionTarget(this.tierOf(integration), cpuEvidence && from === this.offenderWorker, this.schedIdleWorker !== undefined);
+    if (target === 'nice19') {
+      this.move(integration, this.offenderWorker);
+      this.options.onNotice('warn', `integration "${integration}" ${why}: moved to the low-priority sandbox worker`);
+      this.options.onCount?.('demotion', integration);
+    } else if (target === 'sched-idle') {
+      this.move(integration, this.schedIdleWorker!);
+      this.options.onNotice('warn', `integration "${integration}" ${why} and burned CPU again on the low-priority worker: moved to the idle-priority (SCHED_IDLE) sandbox worker`);
+      this.options.onCount?.('sched_idle_demotion', integration);
+    }
+  }
+
+  /**
+   * The SCHED_IDLE worker could not be lowered (no chrt, a kernel or sandbox that refuses it): said
+   * once, and the worker goes away; its integrations and later CPU offenders stay at nice 19.
+   */
+  private schedIdleUnavailable(slot: Slot, problem: string): void {
+    if (!this.schedIdleAvailable || this.slots.get(slot.index) !== slot) return;
+    this.schedIdleAvailable = false;
+    this.options.onNotice('warn', `SCHED_IDLE is not available (${problem}): offenders that keep burning CPU stay on the nice-19 sandbox worker, where a spinning one can still delay its neighbours' wake-ups by a time slice`);
+    this.slots.delete(slot.index);
+    for (const [integration, pinned] of [...this.pins]) if (pinned === slot.index) this.move(integration, this.offenderWorker!);
+    void stopSlot(slot, 'the SCHED_IDLE worker was retired');
   }
 
   /** Gives a crash suspect a worker of its own, so that its next crash can be pinned on it. */
   private isolateSuspect(integration: string): void {
     if (this.solitary.has(integration) || !this.bundles.has(integration)) return;
     if (this.solitary.size >= this.options.solitary.maxWorkers) {
-      this.demote(integration, 'was at work when its sandbox worker died (no worker of its own is free)');
+      this.demote(integration, 'was at work when its sandbox worker died (no worker of its own is free)', false, this.pins.get(integration)!);
       return;
     }
     const index = this.nextSolitaryIndex++;
@@ -377,12 +442,20 @@ export class Supervisor {
   }
 
   private spawn(index: number): Slot {
-    const lowPriority = index >= this.regularCount;
-    const slot = spawnSlot(index, lowPriority, {
-      onMessage: (from, message) => this.onMessage(from, message),
-      onExit: (from, code, signal) => this.onExit(from, code, signal),
-      onError: (_from, error) => this.options.onNotice('error', `sandbox worker ${index} error: ${error.message}`),
-    });
+    const priority: WorkerPriority = index < this.regularCount ? 'normal' : this.options.demoteOffenders && index === this.regularCount + 1 ? 'sched-idle' : 'nice19';
+    const slot = spawnSlot(
+      index,
+      priority,
+      {
+        onMessage: (from, message) => this.onMessage(from, message),
+        onExit: (from, code, signal) => this.onExit(from, code, signal),
+        onError: (_from, error) => this.options.onNotice('error', `sandbox worker ${index} error: ${error.message}`),
+        onSchedIdle: (from, problem) => {
+          if (problem !== null) this.schedIdleUnavailable(from, problem);
+        },
+      },
+      this.options.schedIdleCommand,
+    );
     const isolateBudgetMb = Math.max(1, Math.floor(this.options.isolateMemoryMb / this.regularCount));
     post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, snapshotScript: this.options.snapshotScript, limits: this.options.limits, isolateBudgetMb, egress: this.options.egress });
     if (this.apiEndpoint !== null) post(slot, { type: 'configure', apiEndpoint: this.apiEndpoint });
@@ -402,7 +475,7 @@ export class Supervisor {
       case 'egress-connect':
         return this.options.onEgressConnect?.({ integration: message.integration, address: message.address, port: message.port });
       case 'hog':
-        return this.demote(message.integration, `executed ${message.cpuMs} ms in one busy period (limit ${this.options.limits.hogCpuMs} ms)`);
+        return this.demote(message.integration, `executed ${message.cpuMs} ms in one busy period (limit ${this.options.limits.hogCpuMs} ms)`, true, slot.index);
       case 'count':
         return this.options.onCount?.(message.name, message.integration);
       case 'drained':
@@ -437,9 +510,9 @@ export class Supervisor {
     }
     if (result.failure === 'memory') {
       this.strike(pending.integration, 'exceeded its memory limit');
-      this.demote(pending.integration, 'exceeded its memory limit');
+      this.demote(pending.integration, 'exceeded its memory limit', burnedCpu(result.executedMs), slot.index);
     }
-    if (result.failure === 'timeout') this.countTimeout(pending.integration);
+    if (result.failure === 'timeout') this.countTimeout(pending.integration, burnedCpu(result.executedMs), slot.index);
     // The worker's own measure of the dispatch travels with the error, as with a success.
     pending.reject(Object.assign(FAILURE_ERRORS[result.failure](result.message), { logs: result.logs, durationMs: result.durationMs }));
   }
@@ -472,7 +545,7 @@ export class Supervisor {
     } else if (suspects.size === 1) {
       const [culprit] = suspects;
       this.strike(culprit, 'crashed its sandbox worker');
-      this.demote(culprit, 'was alone at work when its sandbox worker died');
+      this.demote(culprit, 'was alone at work when its sandbox worker died', false, slot.index);
     } else if (suspects.size > 1) {
       // Any of them could have done it: none is struck, each is watched alone from now on.
       this.options.onNotice('warn', `the crash of sandbox worker ${slot.index} cannot be pinned on one of ${[...suspects].join(', ')}: none is counted against, each runs alone for a while`);

@@ -3,7 +3,6 @@
 // it. Owns process plumbing only; it never decides placement, strikes or quarantine.
 
 import { fork, type ChildProcess } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
@@ -11,6 +10,7 @@ import { HostError } from '../common/errors.ts';
 import type { CapturedLog, FromWorker, ToWorker } from './messages.ts';
 import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
 import { WORKER_V8_FLAGS } from './v8-flags.ts';
+import { lowerToSchedIdle, threadsOf } from './sched-policy.ts';
 
 const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
 
@@ -52,16 +52,31 @@ export interface Slot {
 }
 
 /**
- * Forks a worker; `lowPriority` renices it (offenders and solitary suspects compete only with each
- * other) once it has booted: starting Node and loading the sandbox is the host's own work, which a
- * busy machine would otherwise starve. Linux sets priorities per thread, so every thread it has by
- * then is lowered (its main thread, V8's and isolated-vm's); later ones inherit it from their creator.
+ * How a worker competes for CPU: `normal`; `nice19` (offenders and solitary suspects, which then
+ * compete only with each other); `sched-idle` (nice 19 and then the SCHED_IDLE policy: integrations
+ * that kept burning CPU after their first demotion). A nice-19 thread that holds a core still keeps
+ * a woken normal thread waiting for the rest of its time slice, and the kernel does not count that
+ * core as free when it places the woken one; a SCHED_IDLE thread gives way at once. The price: on a
+ * machine that normal work saturates, SCHED_IDLE gets almost no CPU (the supervisor's backstop and
+ * its way out, supervisor.ts).
  */
-export function spawnSlot(
-  index: number,
-  lowPriority: boolean,
-  handlers: { onMessage(slot: Slot, message: Exclude<FromWorker, { type: 'ready' }>): void; onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void; onError(slot: Slot, error: Error): void },
-): Slot {
+export type WorkerPriority = 'normal' | 'nice19' | 'sched-idle';
+
+export interface SlotHandlers {
+  onMessage(slot: Slot, message: Exclude<FromWorker, { type: 'ready' }>): void;
+  onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void;
+  onError(slot: Slot, error: Error): void;
+  /** A `sched-idle` worker was lowered (`problem` null) or could not be (why, in words). */
+  onSchedIdle?(slot: Slot, problem: string | null): void;
+}
+
+/**
+ * Forks a worker and lowers its priority (see WorkerPriority) once it has booted: starting Node and
+ * loading the sandbox is the host's own work, which a busy machine would otherwise starve. Linux
+ * sets priorities and policies per thread, so every thread it has by then is lowered (its main
+ * thread, V8's and isolated-vm's); later ones inherit it from their creator.
+ */
+export function spawnSlot(index: number, priority: WorkerPriority, handlers: SlotHandlers, schedIdleCommand = 'chrt'): Slot {
   const child = fork(WORKER_ENTRY, [], {
     execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...WORKER_V8_FLAGS],
     serialization: 'advanced',
@@ -74,14 +89,17 @@ export function spawnSlot(
   });
   const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, sentEnvironments: new Map(), up: false, send };
   const lowerPriority = () => {
-    if (!lowPriority || child.pid === undefined) return;
-    for (const thread of threadsOf(child.pid)) {
+    if (priority === 'normal' || child.pid === undefined) return;
+    const pid = child.pid;
+    for (const thread of threadsOf(pid)) {
       try {
         setPriority(thread, 19);
       } catch {
         // Some sandboxes forbid renicing; the separation into its own process still holds.
       }
     }
+    // Without holding the worker up: until chrt has run, it competes at nice 19.
+    if (priority === 'sched-idle') void lowerToSchedIdle(pid, schedIdleCommand).then((problem) => handlers.onSchedIdle?.(slot, problem));
   };
   const receive = (message: FromWorker): void => {
     if (message.type === 'ready') {
@@ -150,13 +168,4 @@ export function readyBy(slot: Slot, answerBy: number): Promise<void> {
       resolve();
     });
   });
-}
-
-/** The thread ids of a process (Linux /proc); elsewhere just the process id. */
-function threadsOf(pid: number): number[] {
-  try {
-    return readdirSync(`/proc/${pid}/task`).map(Number).filter((tid) => Number.isInteger(tid) && tid > 0);
-  } catch {
-    return [pid];
-  }
 }

@@ -195,7 +195,8 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
     } catch (error) {
       const failure = error instanceof DispatchError ? error : new DispatchError('isolate-reset', 'the integration failed');
       const logs = (error as { logs?: DispatchResult['logs'] }).logs ?? [];
-      result = { type: 'result', id, ok: false, failure: failure.failure, message: failure.message, logs, durationMs: performance.now() - started };
+      const executedMs = (error as { executedMs?: number }).executedMs ?? 0;
+      result = { type: 'result', id, ok: false, failure: failure.failure, message: failure.message, logs, durationMs: performance.now() - started, executedMs };
     }
   }
   inFlight.delete(id);

@@ -1,8 +1,10 @@
 // An integration that runs past its deadline is moved to a separate low-priority worker, so it
-// competes for CPU only with other offenders; well-behaved integrations never land there.
+// competes for CPU only with other offenders; well-behaved integrations never land there. One that
+// burns CPU past its deadline again there moves on to a worker under the SCHED_IDLE policy.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { startTestHost, endpointOf, waitFor, warmUp, type TestHost } from '../helpers/host.ts';
+import { SCHED_IDLE, SCHED_OTHER, threadPolicies } from '../../host/sandbox/sched-policy.ts';
 
 let host: TestHost;
 
@@ -26,7 +28,8 @@ describe('offender demotion', () => {
   it('runs one extra worker at the lowest priority that nothing is pinned to at first', () => {
     const offender = host.supervisor.offenderWorker!;
     expect(offender).toBe(2);
-    expect(host.supervisor.workerPids()).toHaveLength(3);
+    // Two regular workers, the nice-19 offenders' worker, the SCHED_IDLE one.
+    expect(host.supervisor.workerPids()).toHaveLength(4);
     const pid = host.supervisor.workerPid(offender);
     expect(niceOf(pid)).toBe(19);
     // Every thread, not only the main one (V8's and isolated-vm's run the guest code).
@@ -36,6 +39,17 @@ describe('offender demotion', () => {
     for (const name of ['hello', 'counter', 'infinite-loop', 'heap-growth']) expect(host.supervisor.workerOf(name)).not.toBe(offender);
   });
 
+  it('runs a second extra worker with every thread under SCHED_IDLE, nothing pinned to it, the others under SCHED_OTHER', async () => {
+    const idle = host.supervisor.schedIdleWorker!;
+    expect(idle).toBe(3);
+    const pid = host.supervisor.workerPid(idle);
+    // chrt runs once the worker is ready, without holding the host up: wait for its effect.
+    await waitFor(() => threadPolicies(pid).length > 1 && threadPolicies(pid).every((policy) => policy === SCHED_IDLE));
+    for (const thread of readdirSync(`/proc/${pid}/task`).map(Number)) expect(niceOf(pid, thread), `thread ${thread}`).toBe(19);
+    for (const worker of [0, 1, host.supervisor.offenderWorker!]) expect(new Set(threadPolicies(host.supervisor.workerPid(worker))), `worker ${worker}`).toEqual(new Set([SCHED_OTHER]));
+    for (const name of ['hello', 'counter', 'infinite-loop', 'heap-growth']) expect(host.supervisor.workerOf(name)).not.toBe(idle);
+  });
+
   it('moves an integration there after it times out, and it keeps working there', async () => {
     expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
     expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.offenderWorker);
@@ -43,5 +57,15 @@ describe('offender demotion', () => {
     expect((await fetch(`${endpointOf(host, 'infinite-loop')}?mode=ok`)).status).toBe(200);
     expect(host.supervisor.workerOf('hello')).not.toBe(host.supervisor.offenderWorker);
     expect(await (await fetch(endpointOf(host, 'hello'), { method: 'POST' })).json()).toEqual({ received: true });
+  });
+
+  it('moves it on to the SCHED_IDLE worker when it burns CPU past its deadline there too, and it keeps working there', async () => {
+    expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
+    expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.schedIdleWorker);
+    expect(host.logs.some((line) => line.includes('"infinite-loop" ran past its deadline and burned CPU again on the low-priority worker: moved to the idle-priority (SCHED_IDLE) sandbox worker'))).toBe(true);
+    expect((await fetch(`${endpointOf(host, 'infinite-loop')}?mode=ok`)).status).toBe(200);
+    const metrics = await (await host.admin('/metrics')).text();
+    expect(metrics).toContain('integration_host_demotions_total{integration="infinite-loop"} 1');
+    expect(metrics).toContain('integration_host_sched_idle_demotions_total{integration="infinite-loop"} 1');
   });
 });
