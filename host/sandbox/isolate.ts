@@ -127,7 +127,7 @@ export class IntegrationIsolate {
   private hogReported = false;
   /** The latest reading of what the isolate executed in this busy period (ms): kept for when it is gone. */
   private executedReadingMs = 0;
-  /** Where that reading counts from: the busy period's start, or 0 for an isolate born within it. */
+  /** Where that reading counts from: the busy period's start, or where an isolate born within it was installed. */
   private evidenceBase: { isolate: ivm.Isolate; ns: bigint } | null = null;
   /** Fetch answers dropped because they came back after the integration's work ended (see abandon). */
   private abandonedCalls = 0;
@@ -194,8 +194,10 @@ export class IntegrationIsolate {
   /**
    * Milliseconds the isolate executed in the current busy period, read now while it is live; once
    * it is gone (the deadline or the memory limit disposed it) the last reading (the hog sampler's,
-   * at most 100 ms old, or the deadline's own). An isolate born in this busy period counts whole.
-   * The supervisor's evidence that a failure burned CPU rather than waited.
+   * at most 100 ms old, or the deadline's own). An isolate born in this busy period counts from
+   * when it was installed, its bundle's top level run: building the realm is the host's work, and
+   * on a starved worker it would look like the guest's. The supervisor's evidence that a failure
+   * burned CPU rather than waited.
    */
   executedMs(): number {
     const live = this.live;
@@ -209,7 +211,8 @@ export class IntegrationIsolate {
   }
 
   private noteExecuted(isolate: ivm.Isolate, ns: bigint): void {
-    if (this.evidenceBase === null || this.evidenceBase.isolate !== isolate) this.evidenceBase = { isolate, ns: 0n };
+    // An isolate seen for the first time counts from here: no evidence without a baseline.
+    if (this.evidenceBase === null || this.evidenceBase.isolate !== isolate) this.evidenceBase = { isolate, ns };
     this.executedReadingMs = Number(ns - this.evidenceBase.ns) / 1e6;
   }
 
@@ -534,6 +537,11 @@ export class IntegrationIsolate {
           throw new DispatchError('isolate-reset', STARTUP_DISCARDED);
         }
         this.live = live;
+        try {
+          this.evidenceBase = { isolate: live.isolate, ns: live.isolate.cpuTime };
+        } catch {
+          this.evidenceBase = null;
+        }
         this.hooks.onIsolateStart?.(live.pooled);
         this.sampleMemory(live);
         return live;

@@ -11,9 +11,12 @@ import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts
 import { post, readyBy, spawnSlot, stopSlot, takePending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
 import { Placement } from './placement.ts';
 import { burnedCpu, demotionTarget, type Tier } from './demotion.ts';
+import { readCpu, saturatedBetween, type CpuReading } from './spare-cpu.ts';
 
 /** At least this much on top of the dispatch deadline before the host answers for a silent worker. */
 const BACKSTOP_GRACE_MS = 5_000;
+/** How often the machine's spare CPU is sampled for the SCHED_IDLE worker (spare-cpu.ts). */
+const SPARE_CPU_SAMPLE_MS = 1_000;
 
 export type { SupervisedOutcome } from './worker-slot.ts';
 
@@ -95,6 +98,9 @@ export class Supervisor {
   private stopped = false;
   /** Whether the SCHED_IDLE worker could be lowered; once it could not, it is gone for good. */
   private schedIdleAvailable = true;
+  /** Whether, in the last sample, normal work left the machine no CPU to spare (spare-cpu.ts). */
+  private saturated = false;
+  private spareCpuTimer: NodeJS.Timeout | null = null;
   private readonly options: SupervisorOptions;
   private apiEndpoint: string | null = null;
   private apiHandler: ApiHandler | null = null;
@@ -118,6 +124,7 @@ export class Supervisor {
     if (this.options.demoteOffenders) {
       this.slots.set(this.regularCount, this.spawn(this.regularCount));
       this.slots.set(this.regularCount + 1, this.spawn(this.regularCount + 1));
+      this.sampleSpareCpu();
     }
     await Promise.all([...this.slots.values()].map((slot) => slot.ready));
   }
@@ -126,6 +133,27 @@ export class Supervisor {
   workersUp(): { up: number; total: number } {
     const slots = [...this.slots.values()];
     return { up: this.stopped ? 0 : slots.filter((slot) => slot.up).length, total: slots.length };
+  }
+
+  /**
+   * Samples, once a second, whether the machine has CPU to spare for the SCHED_IDLE worker: two
+   * small /proc reads. Where /proc cannot be read, the machine never counts as saturated.
+   */
+  private sampleSpareCpu(): void {
+    let previous: CpuReading | null = readCpu(this.workerPid(this.regularCount + 1));
+    this.spareCpuTimer = setInterval(() => {
+      const index = this.schedIdleWorker;
+      if (index === undefined) return;
+      const reading = readCpu(this.workerPid(index));
+      this.saturated = previous !== null && reading !== null && saturatedBetween(previous, reading);
+      previous = reading;
+    }, SPARE_CPU_SAMPLE_MS);
+    this.spareCpuTimer.unref();
+  }
+
+  /** Whether normal work left no CPU to spare in the last second (then SCHED_IDLE work would starve). */
+  get machineSaturated(): boolean {
+    return this.saturated;
   }
 
   /** The index of the low-priority (nice 19) worker for offenders, if there is one. */
@@ -232,6 +260,13 @@ export class Supervisor {
     const pinned = this.pins.get(integration)!;
     const roomier = this.placement.target(pinned, integration);
     if (roomier !== undefined && !this.inFlight(pinned, integration)) this.move(integration, roomier);
+    // SCHED_IDLE runs only on CPU nobody else wants: while normal work saturates the machine, an
+    // integration there would not answer at all, so it goes back to nice 19 (a share, if small).
+    // Burning CPU there again sends it back down once the machine has CPU to spare.
+    if (this.saturated && pinned === this.schedIdleWorker && !this.inFlight(pinned, integration)) {
+      this.move(integration, this.offenderWorker!);
+      this.options.onNotice('warn', `the machine has no CPU to spare for the SCHED_IDLE sandbox worker: "${integration}" moved back to the low-priority (nice 19) worker`);
+    }
     // The worker enforces the deadline, but it may be starved of CPU (offenders run at the lowest
     // priority) or restarting: the host answers by the backstop whatever happens there.
     const answerBy = performance.now() + this.backstopMs;
@@ -292,13 +327,6 @@ export class Supervisor {
     this.options.onNotice('warn', `sandbox worker ${slot.index} did not answer a dispatch of "${pending.integration}" within ${this.backstopMs} ms: answered 504 for it`);
     post(slot, { type: 'abandon', id });
     this.countTimeout(pending.integration, false, slot.index);
-    // The SCHED_IDLE worker stays silent this long only when normal work saturates the machine
-    // (or it is stuck): its integrations would starve there, so this one goes back to nice 19,
-    // which gets a share of a saturated machine. Burning CPU there again sends it back down.
-    if (slot.index === this.schedIdleWorker && this.pins.get(pending.integration) === slot.index) {
-      this.move(pending.integration, this.offenderWorker!);
-      this.options.onNotice('warn', `the SCHED_IDLE sandbox worker got no CPU for "${pending.integration}" within ${this.backstopMs} ms (a saturated machine): moved back to the low-priority (nice 19) worker`);
-    }
     pending.reject(Object.assign(new HostError('ERR_SANDBOX_TIMEOUT', `the integration did not answer within ${this.options.limits.dispatchTimeoutMs} ms`), { logs: [] }));
   }
 
@@ -317,6 +345,7 @@ export class Supervisor {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.spareCpuTimer !== null) clearInterval(this.spareCpuTimer);
     for (const { probation } of this.solitary.values()) clearTimeout(probation);
     await Promise.all([...this.slots.values()].map((slot) => stopSlot(slot, 'the host is shutting down')));
   }

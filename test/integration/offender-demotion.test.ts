@@ -59,7 +59,8 @@ describe('offender demotion', () => {
     expect(await (await fetch(endpointOf(host, 'hello'), { method: 'POST' })).json()).toEqual({ received: true });
   });
 
-  it('moves it on to the SCHED_IDLE worker when it burns CPU past its deadline there too, and it keeps working there', async () => {
+  // Its next request is served there, or (while normal work saturates the machine) moved back to nice 19 first.
+  it('moves it on to the SCHED_IDLE worker when it burns CPU past its deadline there too, and it keeps answering', async () => {
     expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
     expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.schedIdleWorker);
     expect(host.logs.some((line) => line.includes('"infinite-loop" ran past its deadline and burned CPU again on the low-priority worker: moved to the idle-priority (SCHED_IDLE) sandbox worker'))).toBe(true);
