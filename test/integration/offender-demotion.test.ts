@@ -63,7 +63,7 @@ describe('offender demotion', () => {
   it('moves it on to the SCHED_IDLE worker when it burns CPU past its deadline there too, and it keeps answering', async () => {
     expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
     expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.schedIdleWorker);
-    expect(host.logs.some((line) => line.includes('"infinite-loop" ran past its deadline and burned CPU again on the low-priority worker: moved to the idle-priority (SCHED_IDLE) sandbox worker'))).toBe(true);
+    expect(host.logs.some((line) => line.includes('integration "infinite-loop" ') && line.includes(' and burned CPU again on the low-priority worker: moved to the idle-priority (SCHED_IDLE) sandbox worker'))).toBe(true);
     expect((await fetch(`${endpointOf(host, 'infinite-loop')}?mode=ok`)).status).toBe(200);
     const metrics = await (await host.admin('/metrics')).text();
     expect(metrics).toContain('integration_host_demotions_total{integration="infinite-loop"} 1');
