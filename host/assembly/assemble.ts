@@ -168,6 +168,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     timeoutBreaker: { limit: options.limits.timeoutsBeforeCooldown, windowMs: options.limits.timeoutWindowMs, cooldownMs: options.limits.timeoutCooldownMs },
     demoteOffenders: options.demoteOffenders,
     ...(options.schedIdleCommand ? { schedIdleCommand: options.schedIdleCommand } : {}),
+    ...(options.machineSaturated ? { machineSaturated: options.machineSaturated } : {}),
     solitary: { maxWorkers: options.limits.maxSolitaryWorkers, probationMs: options.limits.solitaryProbationMs },
     onLog: logIntegrationLine(log),
     onNotice: (level, message) => log[level](message),

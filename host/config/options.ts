@@ -74,6 +74,8 @@ export interface HostOptions {
   demoteOffenders: boolean;
   /** Testing aid: the command that lowers the SCHED_IDLE worker (default util-linux's `chrt`). */
   schedIdleCommand?: string;
+  /** Testing aid: whether the machine has no CPU to spare, in place of sampling /proc (the SCHED_IDLE worker's guard). */
+  machineSaturated?: () => boolean;
   limits: HostLimits;
   cacheDir?: string;
   /** Fill unset secret variables from each integration folder's `.dev.vars` (the CLI and the test harness do). */
@@ -157,6 +159,7 @@ const OPTIONS_SCHEMA = {
     workers: positive,
     demoteOffenders: { type: 'boolean' },
     schedIdleCommand: { type: 'string', minLength: 1 },
+    machineSaturated: {},
     limits: {
       type: 'object',
       additionalProperties: false,
@@ -192,6 +195,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     ...checkResolveOverrides(input.egressResolve ?? {}),
   ];
   if (input.onEgressConnect !== undefined && typeof input.onEgressConnect !== 'function') egressProblems.push('onEgressConnect must be a function');
+  if (input.machineSaturated !== undefined && typeof input.machineSaturated !== 'function') egressProblems.push('machineSaturated must be a function');
   if (egressProblems.length > 0) throw new HostError('ERR_OPTIONS_INVALID', `invalid host options: ${egressProblems.join('; ')}`);
   return {
     dirs: input.dirs ?? ['fixtures/integrations'],
@@ -209,6 +213,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     workers: input.workers ?? Math.max(2, availableParallelism()),
     demoteOffenders: input.demoteOffenders ?? true,
     ...(input.schedIdleCommand ? { schedIdleCommand: input.schedIdleCommand } : {}),
+    ...(input.machineSaturated ? { machineSaturated: input.machineSaturated } : {}),
     limits: { ...DEFAULT_LIMITS, ...input.limits },
     ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
     devVars: input.devVars ?? false,

@@ -42,6 +42,8 @@ export interface SupervisorOptions {
   demoteOffenders: boolean;
   /** The command that lowers the SCHED_IDLE worker (util-linux's `chrt`); tests name a missing one. */
   schedIdleCommand?: string;
+  /** Testing aid: answers whether the machine has no CPU to spare, in place of sampling /proc (spare-cpu.ts). */
+  machineSaturated?: () => boolean;
   /**
    * When a worker dies with several integrations at work, none can be blamed: each moves to a
    * worker of its own (at most this many at once; the rest go to the offenders' worker), where
@@ -124,7 +126,7 @@ export class Supervisor {
     if (this.options.demoteOffenders) {
       this.slots.set(this.regularCount, this.spawn(this.regularCount));
       this.slots.set(this.regularCount + 1, this.spawn(this.regularCount + 1));
-      this.sampleSpareCpu();
+      if (this.options.machineSaturated === undefined) this.sampleSpareCpu();
     }
     await Promise.all([...this.slots.values()].map((slot) => slot.ready));
   }
@@ -153,7 +155,7 @@ export class Supervisor {
 
   /** Whether normal work left no CPU to spare in the last second (then SCHED_IDLE work would starve). */
   get machineSaturated(): boolean {
-    return this.saturated;
+    return this.options.machineSaturated ? this.options.machineSaturated() : this.saturated;
   }
 
   /** The index of the low-priority (nice 19) worker for offenders, if there is one. */
@@ -263,7 +265,7 @@ export class Supervisor {
     // SCHED_IDLE runs only on CPU nobody else wants: while normal work saturates the machine, an
     // integration there would not answer at all, so it goes back to nice 19 (a share, if small).
     // Burning CPU there again sends it back down once the machine has CPU to spare.
-    if (this.saturated && pinned === this.schedIdleWorker && !this.inFlight(pinned, integration)) {
+    if (pinned === this.schedIdleWorker && this.machineSaturated && !this.inFlight(pinned, integration)) {
       this.move(integration, this.offenderWorker!);
       this.options.onNotice('warn', `the machine has no CPU to spare for the SCHED_IDLE sandbox worker: "${integration}" moved back to the low-priority (nice 19) worker`);
     }
@@ -409,7 +411,8 @@ export class Supervisor {
     if (this.offenderWorker === undefined || !this.bundles.has(integration)) return;
     // Only CPU burnt on the offenders' worker itself sends it further: one offence on a regular
     // worker can be reported twice (the hog sampler, then the deadline), or arrive after the move.
-    const target = demotionTarget(this.tierOf(integration), cpuEvidence && from === this.offenderWorker, this.schedIdleWorker !== undefined);
+    // While the machine has no CPU to spare, SCHED_IDLE would silence it: it stays at nice 19.
+    const target = demotionTarget(this.tierOf(integration), cpuEvidence && from === this.offenderWorker, this.schedIdleWorker !== undefined && !this.machineSaturated);
     if (target === 'nice19') {
       this.move(integration, this.offenderWorker);
       this.options.onNotice('warn', `integration "${integration}" ${why}: moved to the low-priority sandbox worker`);
