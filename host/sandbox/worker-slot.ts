@@ -57,8 +57,8 @@ export interface Slot {
  * that kept burning CPU after their first demotion). A nice-19 thread that holds a core still keeps
  * a woken normal thread waiting for the rest of its time slice, and the kernel does not count that
  * core as free when it places the woken one; a SCHED_IDLE thread gives way at once. The price: on a
- * machine that normal work saturates, SCHED_IDLE gets almost no CPU (the supervisor's backstop and
- * its way out, supervisor.ts).
+ * machine that normal work saturates, SCHED_IDLE gets almost no CPU (the supervisor then moves its
+ * integrations back to nice 19: spare-cpu.ts, supervisor.ts).
  */
 export type WorkerPriority = 'normal' | 'nice19' | 'sched-idle';
 
