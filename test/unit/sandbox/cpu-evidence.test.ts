@@ -66,7 +66,10 @@ describe('CPU evidence of a failed dispatch', () => {
   });
 
   it('comes with an allocation storm\'s memory kill, from the sampler\'s last reading', async () => {
-    const isolate = await isolateOf(`for (;;) hoard.push(new Array(10_000).fill({ n: hoard.length }));`, { dispatchTimeoutMs: 30_000 });
+    // Work between allocations makes the storm last well over a second of CPU before the kill, so
+    // the sampler's last reading (at most 100 ms of wall time old) is past the threshold on a fast
+    // machine as on a busy one; a bare allocation loop can be killed within the first 100 ms.
+    const isolate = await isolateOf(`for (;;) { let n = 0; for (let i = 0; i < 2_000_000; i++) n = (n + i) | 0; hoard.push(new Array(10_000).fill({ n })); }`, { dispatchTimeoutMs: 60_000 });
     const { failure, executedMs } = await failureOf(isolate, request());
     expect(failure).toBe('memory');
     expect(executedMs).toBeGreaterThanOrEqual(CPU_EVIDENCE_MS);
