@@ -18,10 +18,16 @@ export function threadsOf(pid: number): number[] {
   }
 }
 
-/** Field `n` (1-based, as proc(5) numbers them) of a thread's stat line; the command name (field 2) may hold spaces. */
-function statField(pid: number, thread: number, n: number): number {
-  const stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
+/**
+ * Field `n` (1-based, as proc(5) numbers them) of a /proc stat line, from field 3 on: the command
+ * name (field 2) may hold spaces and parentheses, so fields are counted after its last `)`.
+ */
+export function procStatField(stat: string, n: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[n - 3]);
+}
+
+function statField(pid: number, thread: number, n: number): number {
+  return procStatField(readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8'), n);
 }
 
 /** The scheduling policy of each thread the process has now (a thread that ends meanwhile is left out); [] without /proc. */

@@ -3,6 +3,7 @@
 // /proc only; it never moves anything (the supervisor does).
 
 import { readFileSync } from 'node:fs';
+import { procStatField } from './sched-policy.ts';
 
 /** Below this share of one core spare over the last window, SCHED_IDLE work would starve. */
 export const SPARE_CORE_SHARE = 0.05;
@@ -25,8 +26,7 @@ export function readCpu(pid: number | undefined): CpuReading | null {
     let workerTicks = 0;
     if (pid !== undefined && pid > 0) {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      workerTicks = Number(after[11]) + Number(after[12]);
+      workerTicks = procStatField(stat, 14) + procStatField(stat, 15);
     }
     return { idleTicks: fields[3] + (fields[4] ?? 0), workerTicks, at: performance.now() };
   } catch {

@@ -117,6 +117,11 @@ export class Supervisor {
     this.nextSolitaryIndex = this.regularCount + (options.demoteOffenders ? 2 : 0);
   }
 
+  /** Where the SCHED_IDLE worker sits when demotion is on (whether or not it could be lowered). */
+  private get schedIdleIndex(): number | undefined {
+    return this.options.demoteOffenders ? this.regularCount + 1 : undefined;
+  }
+
   private get regularCount(): number {
     return Math.max(1, this.options.workers);
   }
@@ -125,7 +130,7 @@ export class Supervisor {
     for (let index = 0; index < this.regularCount; index++) this.slots.set(index, this.spawn(index));
     if (this.options.demoteOffenders) {
       this.slots.set(this.regularCount, this.spawn(this.regularCount));
-      this.slots.set(this.regularCount + 1, this.spawn(this.regularCount + 1));
+      this.slots.set(this.regularCount + 1, this.spawn(this.regularCount + 1)); // the SCHED_IDLE worker
       if (this.options.machineSaturated === undefined) this.sampleSpareCpu();
     }
     await Promise.all([...this.slots.values()].map((slot) => slot.ready));
@@ -142,7 +147,7 @@ export class Supervisor {
    * small /proc reads. Where /proc cannot be read, the machine never counts as saturated.
    */
   private sampleSpareCpu(): void {
-    let previous: CpuReading | null = readCpu(this.workerPid(this.regularCount + 1));
+    let previous: CpuReading | null = readCpu(this.workerPid(this.schedIdleIndex!));
     this.spareCpuTimer = setInterval(() => {
       const index = this.schedIdleWorker;
       if (index === undefined) return;
@@ -169,7 +174,7 @@ export class Supervisor {
    * the nice-19 worker).
    */
   get schedIdleWorker(): number | undefined {
-    return this.options.demoteOffenders && this.schedIdleAvailable ? this.regularCount + 1 : undefined;
+    return this.schedIdleAvailable ? this.schedIdleIndex : undefined;
   }
 
   get workerCount(): number {
@@ -399,7 +404,7 @@ export class Supervisor {
     if (this.solitary.has(integration)) return 'solitary';
     const pinned = this.pins.get(integration);
     if (pinned !== undefined && pinned === this.offenderWorker) return 'nice19';
-    if (pinned !== undefined && pinned === this.regularCount + 1 && this.options.demoteOffenders) return 'sched-idle';
+    if (pinned !== undefined && pinned === this.schedIdleIndex) return 'sched-idle';
     return 'regular';
   }
 
@@ -474,7 +479,7 @@ export class Supervisor {
   }
 
   private spawn(index: number): Slot {
-    const priority: WorkerPriority = index < this.regularCount ? 'normal' : this.options.demoteOffenders && index === this.regularCount + 1 ? 'sched-idle' : 'nice19';
+    const priority: WorkerPriority = index < this.regularCount ? 'normal' : index === this.schedIdleIndex ? 'sched-idle' : 'nice19';
     const slot = spawnSlot(
       index,
       priority,
