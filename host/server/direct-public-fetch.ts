@@ -6,7 +6,6 @@
 // holds the two side by side. Anything it does not recognise plainly (an API token, an unusual
 // path or target) it leaves to Koa untouched. Never reads a request it did not take.
 
-import assert from 'node:assert';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HostError } from '../common/errors.ts';
 import type { Logger } from '../common/logger.ts';
@@ -76,12 +75,6 @@ function writeError(req: IncomingMessage, res: ServerResponse, error: HostError)
   else res.end(body);
 }
 
-/** What Koa's `ctx.set` refuses: several values for a header that takes one. */
-function checkSingleValues(answer: CheckedResponse): void {
-  const types = answer.headers.get('content-type');
-  if (types !== undefined) assert(types.length === 1, 'content-type must contain exactly one value');
-}
-
 export interface DirectPublicFetch {
   /** Takes the request and answers it, or returns false without touching it (Koa's to serve). */
   (req: IncomingMessage, res: ServerResponse): boolean;
@@ -113,23 +106,10 @@ export function createDirectPublicFetch(publicFetch: PublicFetch, nextRequestId:
     const path = query === -1 ? target : target.slice(0, query);
     let fetch: () => Promise<CheckedResponse>;
     const installation = INSTALLATION_PATH.exec(path);
-    if (installation !== null) {
-      const [, name, id] = installation;
-      fetch = async () => {
-        const answer = checkSandboxResponse(await publicFetch.installation(req, target, name, id));
-        checkSingleValues(answer);
-        return answer;
-      };
-    } else {
-      const integration = INTEGRATION_PATH.exec(path);
-      if (integration === null) return false;
-      const [, name] = integration;
-      fetch = async () => {
-        const answer = checkSandboxResponse(await publicFetch.integration(req, target, name));
-        checkSingleValues(answer);
-        return answer;
-      };
-    }
+    const integration = installation === null ? INTEGRATION_PATH.exec(path) : null;
+    if (installation !== null) fetch = async () => checkSandboxResponse(await publicFetch.installation(req, target, installation[1], installation[2]));
+    else if (integration !== null) fetch = async () => checkSandboxResponse(await publicFetch.integration(req, target, integration[1]));
+    else return false;
     if (isApiCall(path, req.headers.authorization)) return false;
     serve(req, res, path, fetch).catch((error: unknown) => {
       // Only a bug in the writing above gets here; the answer may be half-written, so end it.

@@ -23,6 +23,9 @@ function responseHeaders(response: SandboxResponse): Map<string, string[]> {
     if (isHopByHop(name) || name === 'content-length') continue;
     if (!TOKEN.test(name)) throw badResponse(`an invalid header name "${name}"`);
     if (typeof value !== 'string' || !FIELD_VALUE.test(value)) throw badResponse(`an invalid value for header "${name}"`);
+    // A body has one media type; the runtime's Headers joins repeated values into one, so two
+    // entries mean a broken serialization, refused like any other bad answer (never a 500).
+    if (name === 'content-type' && headers.has(name)) throw badResponse('more than one content-type header');
     headers.set(name, [...(headers.get(name) ?? []), value]);
   }
   return headers;

@@ -154,6 +154,15 @@ describe('public endpoint: the integration response is returned as is', () => {
     expect(res.headers.get('injected')).toBeNull();
     expect((await res.json()).error.code).toBe('ERR_SANDBOX_BAD_RESPONSE');
   });
+
+  it('answers 502, not 500, when the answer carries two content types', async () => {
+    t.services.respond = () => sandboxResponse(200, [['content-type', 'text/plain'], ['Content-Type', 'text/html']], 'x');
+    const res = await fetch(`${t.app.url}${PATH}`);
+    expect(res.status).toBe(502);
+    const body = await res.json();
+    expect(body.error.code).toBe('ERR_SANDBOX_BAD_RESPONSE');
+    expect(body.error.message).toMatch(/more than one content-type/);
+  });
 });
 
 describe('public endpoint: body size limit', () => {
