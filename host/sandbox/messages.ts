@@ -89,6 +89,14 @@ export interface UnregisterIntegration {
 }
 
 /**
+ * The worker's store of environment texts reached its bound (held-environments.ts): drop them all.
+ * Always followed by dispatches that carry their text again.
+ */
+export interface ForgetEnvironments {
+  type: 'forget-environments';
+}
+
+/**
  * The supervisor answered this dispatch itself (its backstop passed: the worker did not answer in
  * time, e.g. starved of CPU): if it is still running, dispose its isolate.
  */
@@ -97,7 +105,7 @@ export interface AbandonDispatch {
   id: number;
 }
 
-export type ToWorker = WorkerInit | RegisterIntegration | UnregisterIntegration | DispatchRequest | ConfigureWorker | ApiResult | AbandonDispatch;
+export type ToWorker = WorkerInit | RegisterIntegration | UnregisterIntegration | DispatchRequest | ForgetEnvironments | ConfigureWorker | ApiResult | AbandonDispatch;
 
 export interface CapturedLog {
   level: string;

@@ -10,6 +10,7 @@ import { CrashLedger } from './crash-ledger.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
 import { post, readyBy, spawnSlot, stopSlot, takePending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
 import { Placement } from './placement.ts';
+import { environmentKey } from './held-environments.ts';
 import { burnedCpu, demotionTarget, type Tier } from './demotion.ts';
 import { readCpu, saturatedBetween, type CpuReading } from './spare-cpu.ts';
 
@@ -294,8 +295,13 @@ export class Supervisor {
     const requestUrl = event.request?.url;
     // Per integration and installation: a dispatch to the integration itself (no installation)
     // must never be given another integration's environment cached on the same worker.
-    const environmentKey = `${integration}\u0000${installationId}`;
-    const known = slot.sentEnvironments.get(environmentKey) === environment;
+    const key = environmentKey(integration, installationId);
+    const known = slot.heldEnvironments.holds(key, environment);
+    if (!known && slot.heldEnvironments.isFullFor(key)) {
+      // Sent before the dispatch on the same channel: the worker empties its store first.
+      slot.heldEnvironments.clear();
+      post(slot, { type: 'forget-environments' });
+    }
     // Serialised before anything is pending: should it throw, nothing waits for the backstop.
     const message: ToWorker = {
       type: 'dispatch',
@@ -306,14 +312,14 @@ export class Supervisor {
       eventJson: JSON.stringify(event),
       ...(typeof requestUrl === 'string' ? { requestUrl } : {}),
       fetchBody,
-      environmentKey,
+      environmentKey: key,
       ...(known ? {} : { environmentJson: this.environmentJson(environment) }),
     };
     return new Promise<SupervisedOutcome>((resolve, reject) => {
       const backstop = setTimeout(() => this.abandon(slot, id), Math.max(0, answerBy - performance.now()));
       slot.pending.set(id, { integration, eventId: event.eventId, resolve, reject, backstop });
       post(slot, message);
-      slot.sentEnvironments.set(environmentKey, environment);
+      slot.heldEnvironments.record(key, environment);
     });
   }
 
@@ -395,7 +401,10 @@ export class Supervisor {
     const from = this.pins.get(integration);
     if (bundle === undefined || from === target) return;
     this.pins.set(integration, target);
-    if (from !== undefined) this.send(from, { type: 'unregister', integration });
+    if (from !== undefined) {
+      this.slots.get(from)?.heldEnvironments.forgetIntegration(integration);
+      this.send(from, { type: 'unregister', integration });
+    }
     this.send(target, registerMessage(integration, bundle));
   }
 

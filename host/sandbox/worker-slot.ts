@@ -10,6 +10,7 @@ import { HostError } from '../common/errors.ts';
 import type { CapturedLog, FromWorker, ToWorker } from './messages.ts';
 import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
 import { WORKER_V8_FLAGS } from './v8-flags.ts';
+import { HeldEnvironments } from './held-environments.ts';
 import { lowerToSchedIdle, threadsOf } from './sched-policy.ts';
 
 const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
@@ -32,12 +33,8 @@ export interface Pending {
 export interface Slot {
   index: number;
   child: ChildProcess;
-  /**
-   * Per environment key, the environment object whose text this worker process holds now (it keeps
-   * one text per key; a restarted worker starts empty). An older object sent after a newer one
-   * replaces it there, so a later dispatch of the newer one must send it again.
-   */
-  sentEnvironments: Map<string, object>;
+  /** The environment texts this worker process holds (a restarted worker starts empty). */
+  heldEnvironments: HeldEnvironments;
   ready: Promise<void>;
   /** Settles `ready`; also called when the process dies first, so waiters move to its replacement. */
   markReady(): void;
@@ -87,7 +84,7 @@ export function spawnSlot(index: number, priority: WorkerPriority, handlers: Slo
   const send = batchedSender<ToWorker>((message) => {
     if (child.connected) child.send(message);
   });
-  const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, sentEnvironments: new Map(), up: false, send };
+  const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, heldEnvironments: new HeldEnvironments(), up: false, send };
   const lowerPriority = () => {
     if (priority === 'normal' || child.pid === undefined) return;
     const pid = child.pid;

@@ -14,6 +14,7 @@ import { createRuntimeSnapshot } from './runtime-snapshot.ts';
 import { fitsOneMore, isolatesToEvict, poolCandidates, type PoolCandidate } from './isolate-budget.ts';
 import { IsolatePool } from './isolate-pool.ts';
 import { prepareRealm, type PreparedRealm } from './realm.ts';
+import { isKeyOf } from './held-environments.ts';
 
 const MAX_REDIRECTS = 5;
 const EVICTED = 'evicted (least recently used)';
@@ -253,6 +254,15 @@ function createPool(settings: WorkerInit, source: RuntimeSource): IsolatePool {
   });
 }
 
+/**
+ * The text held under `key`. The supervisor sends it whenever it is not held here, so a miss is a
+ * bug: the dispatch then fails rather than run the guest with an empty environment ('' is not JSON,
+ * so the runtime refuses the envelope).
+ */
+function environmentText(key: string): string {
+  return environments.get(key) ?? '';
+}
+
 function receive(message: ToWorker): void {
   switch (message.type) {
     case 'init':
@@ -269,16 +279,21 @@ function receive(message: ToWorker): void {
       // Moved to another worker: no new dispatch arrives here; let what is in flight finish.
       const moved = isolates.get(message.integration);
       isolates.delete(message.integration);
+      // The supervisor forgot them too (HeldEnvironments.forgetIntegration): a return sends them again.
+      for (const key of [...environments.keys()]) if (isKeyOf(key, message.integration)) environments.delete(key);
       moved?.retire('moved to another worker');
       return;
     }
+    case 'forget-environments':
+      environments.clear();
+      return;
     case 'dispatch': {
       if (message.environmentJson !== undefined) environments.set(message.environmentKey, message.environmentJson);
       void dispatch(message.id, message.integration, {
         eventId: message.eventId,
         installationId: message.installationId,
         eventJson: message.eventJson,
-        environmentJson: environments.get(message.environmentKey) ?? '{}',
+        environmentJson: environmentText(message.environmentKey),
         fetchBody: message.fetchBody,
         ...(message.requestUrl !== undefined ? { requestUrl: message.requestUrl } : {}),
       });
