@@ -107,13 +107,15 @@ export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number
     const api = snapshot
       ? await bootstrapRuntime(context, callbacks, new ivm.Reference(fetch), RUNTIME_START_TIMEOUT_MS)
       : await installRuntime(runtime, isolate, context, callbacks, fetch);
+    // Read synchronously: plain data properties of the runtime's own frozen object, in a realm no
+    // guest code has run in (four hops to the isolate's thread and back cost ~0.25 ms per realm).
     const realm: PreparedRealm = {
       isolate,
       context,
-      dispatch: await api.get('dispatchWire', { reference: true }),
-      drain: await api.get('drain', { reference: true }),
-      fireTimer: await api.get('fireTimer', { reference: true }),
-      setEntry: await api.get('setEntry', { reference: true }),
+      dispatch: api.getSync('dispatchWire', { reference: true }),
+      drain: api.getSync('drain', { reference: true }),
+      fireTimer: api.getSync('fireTimer', { reference: true }),
+      setEntry: api.getSync('setEntry', { reference: true }),
       claim(next: RealmOwner): void {
         if (owner !== null) throw new Error('this realm was claimed already');
         owner = next;

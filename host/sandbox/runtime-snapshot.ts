@@ -33,7 +33,8 @@ export function createRuntimeSnapshot(snapshotScript: string): ivm.ExternalCopy<
  * It must run before any guest code: the bootstrap global exists until this call deletes it.
  */
 export async function bootstrapRuntime(context: ivm.Context, callbacks: ivm.Callback[], fetch: ivm.Reference, timeoutMs: number): Promise<ivm.Reference> {
-  const bootstrap = (await context.global.get('__ih_bootstrap', { reference: true })) as ivm.Reference;
+  // A data property our snapshot defined, read before any guest code exists: no hop needed.
+  const bootstrap = context.global.getSync('__ih_bootstrap', { reference: true }) as ivm.Reference;
   try {
     return (await bootstrap.apply(undefined, [callbacks[0], fetch, ...callbacks.slice(1)], { result: { reference: true }, timeout: timeoutMs })) as ivm.Reference;
   } finally {

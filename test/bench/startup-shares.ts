@@ -91,10 +91,10 @@ async function onDemand(i: number, rows: Rows): Promise<void> {
   const realm = {
     isolate,
     context,
-    dispatch: await api.get('dispatchWire', { reference: true }),
-    drain: await api.get('drain', { reference: true }),
-    fireTimer: await api.get('fireTimer', { reference: true }),
-    setEntry: await api.get('setEntry', { reference: true }),
+    dispatch: api.getSync('dispatchWire', { reference: true }),
+    drain: api.getSync('drain', { reference: true }),
+    fireTimer: api.getSync('fireTimer', { reference: true }),
+    setEntry: api.getSync('setEntry', { reference: true }),
   } as PreparedRealm;
   lap('runtime API references');
   await guestPart(realm, i, lap);
