@@ -6,7 +6,7 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export type SandboxCount = 'isolate_start' | 'warm_isolate_start' | 'isolate_eviction' | 'egress_refusal' | 'worker_restart' | 'quarantine' | 'throttle' | 'demotion' | 'sched_idle_demotion';
+export type SandboxCount = 'isolate_start' | 'warm_isolate_start' | 'bundle_precompiled' | 'isolate_eviction' | 'egress_refusal' | 'worker_restart' | 'quarantine' | 'throttle' | 'demotion' | 'sched_idle_demotion';
 export type AttemptResultLabel = 'succeeded' | 'retry' | 'failed';
 
 export interface HostMetrics {
@@ -36,6 +36,7 @@ export function createHostMetrics(): HostMetrics {
   const counters: Record<SandboxCount, Counter<string>> = {
     isolate_start: perIntegration('isolate_starts_total', 'V8 isolates started (first dispatch, after a reset or an eviction).'),
     warm_isolate_start: perIntegration('warm_isolate_starts_total', "Isolate starts that claimed a realm from a worker's warm pool (made and bootstrapped ahead of time)."),
+    bundle_precompiled: perIntegration('precompiled_bundles_total', "Bundles compiled by their worker ahead of their first start, for V8's code cache (made in an isolate that only compiles; nothing runs)."),
     isolate_eviction: perIntegration('isolate_evictions_total', 'Idle isolates disposed to stay under the per-worker cap.'),
     egress_refusal: perIntegration('egress_refusals_total', 'Guest fetches refused by the egress policy.'),
     quarantine: perIntegration('quarantines_total', 'Integrations quarantined after crashing their sandbox repeatedly.'),

@@ -150,6 +150,22 @@ export class IntegrationIsolate {
     this.hooks = hooks;
   }
 
+  /** Whether a code cache of this bundle would still be of use (none held yet). */
+  get wantsCodeCache(): boolean {
+    return this.bundleCache === undefined;
+  }
+
+  /**
+   * A code cache the worker made ahead of the first start (bundle-precompiler.ts), taken only if it
+   * was made from this isolate's own bundle text: V8 checks a cache against its source's length
+   * alone, so a cache of another text would run that text's code.
+   */
+  offerCodeCache(source: string, cache: ivm.ExternalCopy<ArrayBuffer>): boolean {
+    if (source !== this.bundleCode || this.bundleCache !== undefined) return false;
+    this.bundleCache = cache;
+    return true;
+  }
+
   /** When this integration last started a dispatch (for least-recently-used eviction). */
   lastUsedAt = 0;
 
@@ -573,10 +589,11 @@ export class IntegrationIsolate {
       const live: Live = { isolate, context: realm.context, timers, seededUrls: new Set(), environmentJson: undefined, pooled: pooledRealm !== undefined, dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer, realmState };
       // From here on it is the integration's code (compiling and running its bundle): its deadline runs.
       realmBuilt();
-      // V8's code cache of this bundle, made by its second isolate (after an eviction or a reset):
-      // later ones skip parsing and compiling it again. Not by the first: making it costs the isolate
-      // that makes it ~0.1 MB resident for as long as it lives (docs/performance.md), and most
-      // integrations only ever start once.
+      // V8's code cache of this bundle: usually the worker's, made ahead of the first start in an
+      // isolate that only compiles (bundle-precompiler.ts, offerCodeCache). Without one (that
+      // compile failed, or the start came first), made by the second isolate (after an eviction or
+      // a reset), never by the first: making it costs the isolate that makes it ~0.1 MB resident for
+      // as long as it lives (docs/performance.md), and most integrations only ever start once.
       const produceCache = !this.bundleCache && this.bundleCompiles++ > 0;
       const bundle = await isolate.compileScript(this.bundleCode, {
         filename: scriptFilename(this.name),

@@ -170,7 +170,7 @@ export interface HogReport {
 export interface WorkerCount {
   type: 'count';
   integration: string;
-  name: 'isolate_start' | 'warm_isolate_start' | 'isolate_eviction' | 'egress_refusal';
+  name: 'isolate_start' | 'warm_isolate_start' | 'bundle_precompiled' | 'isolate_eviction' | 'egress_refusal';
 }
 
 /** A live isolate was disposed; `evicted` when it made room under the memory budget or count cap. */

@@ -4,6 +4,7 @@
 // and unprotected, so it only ever runs our runtime; a script that throws makes it throw.
 
 import ivm from 'isolated-vm';
+import { WARM_DISPATCHES, WARM_ENTRY, WARM_ENVIRONMENT_JSON, WARM_URL, warmEventJson } from './warm-up.ts';
 
 /**
  * Runs in a throwaway context while the snapshot is taken, so the code that every new isolate runs
@@ -11,15 +12,14 @@ import ivm from 'isolated-vm';
  * Its primitives are inert stand-ins; nothing it does stays in the snapshot's heap.
  */
 const WARM_UP = `"use strict"; (() => {
-  const record = (href) => ({ href, origin: 'https://warm-up.invalid', protocol: 'https:', username: '', password: '', host: 'warm-up.invalid', hostname: 'warm-up.invalid', port: '', pathname: '/', search: '', hash: '' });
+  const record = (href) => ({ href, origin: 'https://warm-up.invalid', protocol: 'https:', username: '', password: '', host: 'warm-up.invalid', hostname: 'warm-up.invalid', port: '', pathname: href.slice(href.indexOf('/', 8)), search: '', hash: '' });
   const api = globalThis.__ih_bootstrap(() => {}, { apply: async () => ({ ok: false, code: 'TypeError', message: 'warm-up' }) }, () => {}, () => {}, record,
     () => ({ ok: true, value: '' }), (length) => new Uint8Array(length), () => new Uint8Array(32), () => new Uint8Array(32));
-  const protocol = Symbol.for('sandbox-api.integration');
-  api.setEntry({ default: { [protocol]: async (envelope, host) => new host.Response('ok', { headers: { 'content-type': 'text/plain' } }) } });
-  const url = 'https://warm-up.invalid/';
-  for (let i = 0; i < 3; i++) {
-    const event = { type: 'fetch', eventId: 'evt_warm_up_' + i, installationId: 'inst_warm_up', request: { method: 'GET', url, headers: [['accept', '*/*']] } };
-    void api.dispatchWire(JSON.stringify(event), '{"installation":{"id":"inst_warm_up"}}', null, JSON.stringify([[url, record(url)]]));
+  api.setEntry(${WARM_ENTRY.replace(/^"use strict"; /, '')});
+  const url = ${JSON.stringify(WARM_URL)};
+  const events = [${Array.from({ length: WARM_DISPATCHES }, (_, i) => JSON.stringify(warmEventJson(i))).join(', ')}];
+  for (let i = 0; i < events.length; i++) {
+    void api.dispatchWire(events[i], i === 0 ? ${JSON.stringify(WARM_ENVIRONMENT_JSON)} : null, null, JSON.stringify([[url, record(url)]]));
   }
 })();`;
 
@@ -33,7 +33,8 @@ export function createRuntimeSnapshot(snapshotScript: string): ivm.ExternalCopy<
  * It must run before any guest code: the bootstrap global exists until this call deletes it.
  */
 export async function bootstrapRuntime(context: ivm.Context, callbacks: ivm.Callback[], fetch: ivm.Reference, timeoutMs: number): Promise<ivm.Reference> {
-  const bootstrap = (await context.global.get('__ih_bootstrap', { reference: true })) as ivm.Reference;
+  // A data property our snapshot defined, read before any guest code exists: no hop needed.
+  const bootstrap = context.global.getSync('__ih_bootstrap', { reference: true }) as ivm.Reference;
   try {
     return (await bootstrap.apply(undefined, [callbacks[0], fetch, ...callbacks.slice(1)], { result: { reference: true }, timeout: timeoutMs })) as ivm.Reference;
   } finally {

@@ -5,7 +5,7 @@
 import type { DispatchResult, FromWorker, ToWorker, WorkerInit } from './messages.ts';
 import type { BridgeRequest, BridgeResponse, BridgeResult } from '../../sandbox-api/runtime/contract.ts';
 import { DispatchError, IntegrationIsolate, type RuntimeSource } from './isolate.ts';
-import { createStackMapper } from './stack-map.ts';
+import { createStackMapper, scriptFilename } from './stack-map.ts';
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import { performFetch } from '../bridge/fetch.ts';
 import { lookupWithOverrides } from '../bridge/egress-resolve.ts';
@@ -15,6 +15,7 @@ import { fitsOneMore, isolatesToEvict, poolCandidates, type PoolCandidate } from
 import { IsolatePool } from './isolate-pool.ts';
 import { prepareRealm, type PreparedRealm } from './realm.ts';
 import { isKeyOf } from './held-environments.ts';
+import { BundlePrecompiler } from './bundle-precompiler.ts';
 
 const MAX_REDIRECTS = 5;
 const EVICTED = 'evicted (least recently used)';
@@ -30,6 +31,8 @@ const apiCalls = new Map<number, (result: BridgeResult<BridgeResponse>) => void>
 let runtime: RuntimeSource | null = null;
 /** Realms made ahead of time for cold integrations (isolate-pool.ts); null until init. */
 let pool: IsolatePool | null = null;
+/** Compiles registered bundles ahead of their first request, for their code cache; null until init. */
+let precompiler: BundlePrecompiler | null = null;
 const isolates = new Map<string, IntegrationIsolate>();
 /**
  * Dispatches in flight in this worker: id → the isolate running it (for the supervisor's abandon:
@@ -72,41 +75,49 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
   // init.egress carries the host's own ports: never a destination (see excludingHostPorts).
   const policy = createEgressPolicy(init.egress);
   const lookup = lookupWithOverrides(init.egress.resolve);
-  isolates.set(
-    integration,
-    new IntegrationIsolate(integration, bundleCode, runtime, init.limits, {
-      fetch: (request) =>
-        isPlatformApi(request.url)
-          ? callPlatformApi(integration, request)
-          : performFetch(request, {
-          policy,
-          timeoutMs: FETCH_TIMEOUT_MS,
-          maxResponseBytes: FETCH_MAX_RESPONSE_BYTES,
-          maxRedirects: MAX_REDIRECTS,
-          lookup,
-          onRefusal: (url, reason) => {
-            send({ type: 'count', integration, name: 'egress_refusal' });
-            send({ type: 'log', integration, eventIds: [], level: 'warn', text: `egress refused for ${url}: ${reason}` });
-          },
-          // The connect audit: every destination a socket is pointed at, reported to the host.
-          onConnect: (address, port) => send({ type: 'egress-connect', integration, address, port }),
-        }),
-      lateLog: (eventIds, level, text) => send({ type: 'log', integration, eventIds, level, text }),
-      onDrained: () => send({ type: 'drained', integration }),
-      onIsolateStart: (pooled) => {
-        send({ type: 'count', integration, name: 'isolate_start' });
-        if (pooled) send({ type: 'count', integration, name: 'warm_isolate_start' });
-      },
-      mapText: createStackMapper(integration, bundleMap),
-      disposed: (reason) => send({ type: 'isolate-disposed', integration, evicted: reason === EVICTED }),
-      measured: () => {
-        budgetChanged = true;
-        scheduleBudgetCheck();
-      },
-      takeRealm: () => pool?.take(),
-    }),
-  );
+  const isolate = new IntegrationIsolate(integration, bundleCode, runtime, init.limits, {
+    fetch: (request) =>
+      isPlatformApi(request.url)
+        ? callPlatformApi(integration, request)
+        : performFetch(request, {
+        policy,
+        timeoutMs: FETCH_TIMEOUT_MS,
+        maxResponseBytes: FETCH_MAX_RESPONSE_BYTES,
+        maxRedirects: MAX_REDIRECTS,
+        lookup,
+        onRefusal: (url, reason) => {
+          send({ type: 'count', integration, name: 'egress_refusal' });
+          send({ type: 'log', integration, eventIds: [], level: 'warn', text: `egress refused for ${url}: ${reason}` });
+        },
+        // The connect audit: every destination a socket is pointed at, reported to the host.
+        onConnect: (address, port) => send({ type: 'egress-connect', integration, address, port }),
+      }),
+    lateLog: (eventIds, level, text) => send({ type: 'log', integration, eventIds, level, text }),
+    onDrained: () => send({ type: 'drained', integration }),
+    onIsolateStart: (pooled) => {
+      send({ type: 'count', integration, name: 'isolate_start' });
+      if (pooled) send({ type: 'count', integration, name: 'warm_isolate_start' });
+    },
+    mapText: createStackMapper(integration, bundleMap),
+    disposed: (reason) => send({ type: 'isolate-disposed', integration, evicted: reason === EVICTED }),
+    measured: () => {
+      budgetChanged = true;
+      scheduleBudgetCheck();
+    },
+    takeRealm: () => pool?.take(),
+  });
+  isolates.set(integration, isolate);
   previous?.retire('replaced by a new build');
+  // Its code cache is made now, off any request's path, so that its first start only deserializes
+  // its bundle. Not wanted once it has one, or once this build was replaced or moved away.
+  precompiler?.request({
+    code: bundleCode,
+    filename: scriptFilename(integration),
+    wanted: () => isolates.get(integration) === isolate && isolate.wantsCodeCache,
+    done: (cache) => {
+      if (cache !== undefined && isolate.offerCodeCache(bundleCode, cache)) send({ type: 'count', integration, name: 'bundle_precompiled' });
+    },
+  });
 }
 
 /**
@@ -204,8 +215,10 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   // A timeout leaves at once rather than at the end of this turn: its caller has waited a whole
   // deadline already, and one more write is nothing beside it.
   send(result, !result.ok && result.failure === 'timeout');
-  // The answer is on its way: the pool may refill (off the critical path, once nothing waits).
+  // The answer is on its way: the pool may refill and the precompiler go on (off the critical
+  // path, once nothing waits).
   pool?.refillSoon();
+  precompiler?.resume();
   // Isolates started while others were busy, or grown, may have passed the budget; trim once they
   // are idle. The check walks every isolate, so it runs only when it may find something.
   if (overBudget) enforceIsolateBudget();
@@ -269,6 +282,7 @@ function receive(message: ToWorker): void {
       init = message;
       runtime = { code: message.runtimeScript, ...startupSnapshot(message.snapshotScript) };
       pool = createPool(message, runtime);
+      precompiler = new BundlePrecompiler({ snapshot: runtime.snapshot, memoryLimitMb: message.limits.memoryLimitMb, busy: () => inFlight.size > 0 });
       send({ type: 'ready' });
       pool.refillSoon();
       return;
