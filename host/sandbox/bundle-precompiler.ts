@@ -24,11 +24,21 @@ export interface PrecompilerOptions {
    */
   snapshot?: ivm.ExternalCopy<ArrayBuffer>;
   memoryLimitMb: number;
+  /**
+   * Caches are made only while isolated-vm holds less than this outside isolates in the worker
+   * (`ExternalCopy.totalExternalSize`, which counts every cache kept): caches live as long as their
+   * integration is registered, so a worker given thousands of large bundles must not hold one each.
+   * Default PRECOMPILED_BYTES_LIMIT.
+   */
+  maxHeldBytes?: number;
   /** Whether a dispatch of the worker waits: compiles then pause until resume(). */
   busy(): boolean;
   /** Schedules the next compile off the critical path (setImmediate in the worker). */
   defer?(work: () => void): void;
 }
+
+/** 64 MB: about 600 caches of a 250 KB bundle (GitBook's, with @gitbook/api bundled in). */
+export const PRECOMPILED_BYTES_LIMIT = 64 * 1024 * 1024;
 
 export class BundlePrecompiler {
   private readonly queue: PrecompileJob[] = [];
@@ -78,6 +88,12 @@ export class BundlePrecompiler {
     while (job !== undefined && !job.wanted()) job = this.queue.shift();
     if (job === undefined) {
       // Nothing left: the isolate's heap (every script it compiled) is given back.
+      this.disposeIsolate();
+      return;
+    }
+    if (ivm.ExternalCopy.totalExternalSize >= (this.options.maxHeldBytes ?? PRECOMPILED_BYTES_LIMIT)) {
+      // Full: this one and the rest compile at their own starts, as without a precompiler.
+      for (const skipped of [job, ...this.queue.splice(0)]) if (skipped.wanted()) skipped.done(undefined);
       this.disposeIsolate();
       return;
     }

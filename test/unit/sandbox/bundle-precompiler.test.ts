@@ -24,10 +24,10 @@ function request(): WireEnvelope {
 }
 
 /** A precompiler whose deferred work runs when the test says so. */
-function harness(snapshot?: ivm.ExternalCopy<ArrayBuffer>) {
+function harness(snapshot?: ivm.ExternalCopy<ArrayBuffer>, maxHeldBytes?: number) {
   const queue: (() => void)[] = [];
   const state = { busy: false };
-  const precompiler = new BundlePrecompiler({ snapshot, memoryLimitMb: 64, busy: () => state.busy, defer: (work) => queue.push(work) });
+  const precompiler = new BundlePrecompiler({ snapshot, memoryLimitMb: 64, maxHeldBytes, busy: () => state.busy, defer: (work) => queue.push(work) });
   const results: Record<string, ivm.ExternalCopy<ArrayBuffer> | undefined | 'pending'> = {};
   const job = (name: string, code: string, wanted = () => true): PrecompileJob => {
     results[name] = 'pending';
@@ -102,5 +102,19 @@ describe('bundle precompiler', () => {
     const isolate = new IntegrationIsolate('exact', '({ value: 2 })', { code: await buildRuntimeScript(), snapshot }, LIMITS, { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined });
     expect(isolate.offerCodeCache('({ value: 1 })', results.other as ivm.ExternalCopy<ArrayBuffer>)).toBe(false);
     expect(isolate.wantsCodeCache).toBe(true);
+  });
+
+  it('makes no cache while isolated-vm already holds its limit outside isolates: those bundles compile at their starts', async () => {
+    const { precompiler, results, job, settle, finished, compilingIsolate } = harness(undefined, 1);
+    const held = new ivm.ExternalCopy(new ArrayBuffer(16));
+    try {
+      precompiler.request(job('first', 'globalThis.a = 1;'));
+      precompiler.request(job('second', 'globalThis.b = 2;'));
+      await settle(finished);
+      expect(results).toEqual({ first: undefined, second: undefined });
+      expect(compilingIsolate()).toBeNull();
+    } finally {
+      held.release();
+    }
   });
 });
