@@ -169,6 +169,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     demoteOffenders: options.demoteOffenders,
     ...(options.schedIdleCommand ? { schedIdleCommand: options.schedIdleCommand } : {}),
     ...(options.machineSaturated ? { machineSaturated: options.machineSaturated } : {}),
+    ...(options.schedIdleStarved ? { schedIdleStarved: options.schedIdleStarved } : {}),
     solitary: { maxWorkers: options.limits.maxSolitaryWorkers, probationMs: options.limits.solitaryProbationMs },
     onLog: logIntegrationLine(log),
     onNotice: (level, message) => log[level](message),

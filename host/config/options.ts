@@ -76,6 +76,8 @@ export interface HostOptions {
   schedIdleCommand?: string;
   /** Testing aid: whether the machine has no CPU to spare, in place of sampling /proc (the SCHED_IDLE worker's guard). */
   machineSaturated?: () => boolean;
+  /** Testing aid: whether the SCHED_IDLE worker starved lately (had work, got no CPU), in place of sampling /proc (its way back to nice 19). */
+  schedIdleStarved?: () => boolean;
   limits: HostLimits;
   cacheDir?: string;
   /** Fill unset secret variables from each integration folder's `.dev.vars` (the CLI and the test harness do). */
@@ -160,6 +162,7 @@ const OPTIONS_SCHEMA = {
     demoteOffenders: { type: 'boolean' },
     schedIdleCommand: { type: 'string', minLength: 1 },
     machineSaturated: {},
+    schedIdleStarved: {},
     limits: {
       type: 'object',
       additionalProperties: false,
@@ -196,6 +199,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
   ];
   if (input.onEgressConnect !== undefined && typeof input.onEgressConnect !== 'function') egressProblems.push('onEgressConnect must be a function');
   if (input.machineSaturated !== undefined && typeof input.machineSaturated !== 'function') egressProblems.push('machineSaturated must be a function');
+  if (input.schedIdleStarved !== undefined && typeof input.schedIdleStarved !== 'function') egressProblems.push('schedIdleStarved must be a function');
   if (egressProblems.length > 0) throw new HostError('ERR_OPTIONS_INVALID', `invalid host options: ${egressProblems.join('; ')}`);
   return {
     dirs: input.dirs ?? ['fixtures/integrations'],
@@ -214,6 +218,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     demoteOffenders: input.demoteOffenders ?? true,
     ...(input.schedIdleCommand ? { schedIdleCommand: input.schedIdleCommand } : {}),
     ...(input.machineSaturated ? { machineSaturated: input.machineSaturated } : {}),
+    ...(input.schedIdleStarved ? { schedIdleStarved: input.schedIdleStarved } : {}),
     limits: { ...DEFAULT_LIMITS, ...input.limits },
     ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
     devVars: input.devVars ?? false,

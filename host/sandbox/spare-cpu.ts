@@ -1,6 +1,7 @@
-// Whether the machine has CPU to spare for a SCHED_IDLE worker: sampled from /proc/stat (idle time
-// of every core) plus what that worker itself got (its own time is CPU nobody else wanted). Reads
-// /proc only; it never moves anything (the supervisor does).
+// Whether the machine has CPU to spare for the offenders' workers, and whether the SCHED_IDLE one
+// starves: sampled from /proc/stat (idle time of every core) plus what the offenders' workers
+// themselves got (their time is CPU normal work left over). Reads /proc only; it never moves
+// anything (the supervisor does).
 
 import { readFileSync } from 'node:fs';
 import { procStatField } from './sched-policy.ts';
@@ -13,37 +14,66 @@ const TICKS_PER_SECOND = 100;
 export interface CpuReading {
   /** Idle and iowait ticks of all cores (/proc/stat's `cpu` line). */
   idleTicks: number;
-  /** User and system ticks of the SCHED_IDLE worker (fields 14 and 15 of /proc/<pid>/stat); 0 without one. */
-  workerTicks: number;
+  /** User and system ticks of each process asked for (fields 14 and 15 of /proc/<pid>/stat), in that order; 0 for one that is missing. */
+  workerTicks: number[];
   /** performance.now() of the reading. */
   at: number;
 }
 
-/** Reads the machine's idle ticks and a process's CPU ticks; null where /proc cannot be read. */
-export function readCpu(pid: number | undefined): CpuReading | null {
+function processTicks(pid: number | undefined): number {
+  if (pid === undefined || pid <= 0) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return procStatField(stat, 14) + procStatField(stat, 15);
+  } catch {
+    return 0; // a worker restarting: it counts from zero again (see spareCoresBetween)
+  }
+}
+
+/** Reads the machine's idle ticks and the CPU ticks of each process; null where /proc/stat cannot be read. */
+export function readCpu(pids: readonly (number | undefined)[]): CpuReading | null {
   try {
     const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
-    let workerTicks = 0;
-    if (pid !== undefined && pid > 0) {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      workerTicks = procStatField(stat, 14) + procStatField(stat, 15);
-    }
-    return { idleTicks: fields[3] + (fields[4] ?? 0), workerTicks, at: performance.now() };
+    return { idleTicks: fields[3] + (fields[4] ?? 0), workerTicks: pids.map(processTicks), at: performance.now() };
   } catch {
     return null;
   }
 }
 
 /**
- * Whether the CPU spare between two readings (idle ticks plus the SCHED_IDLE worker's own, which
- * only spare CPU pays for) was under SPARE_CORE_SHARE of one core: then normal work saturates the
- * machine and a SCHED_IDLE worker gets next to nothing. A worker restarted in between (its ticks
- * went down) counts from zero.
+ * Cores to spare between two readings: the machine's idle time plus the ticks of the processes at
+ * `counted` (indexes into workerTicks), which only CPU that normal work left over pays for. A
+ * process restarted in between (its ticks went down) counts from zero. Infinity for an empty window.
  */
-export function saturatedBetween(before: CpuReading, after: CpuReading): boolean {
+export function spareCoresBetween(before: CpuReading, after: CpuReading, counted: readonly number[]): number {
   const seconds = (after.at - before.at) / 1000;
-  if (seconds <= 0) return false;
-  const worker = after.workerTicks >= before.workerTicks ? after.workerTicks - before.workerTicks : after.workerTicks;
-  const spareTicks = after.idleTicks - before.idleTicks + worker;
-  return spareTicks / TICKS_PER_SECOND / seconds < SPARE_CORE_SHARE;
+  if (seconds <= 0) return Infinity;
+  let ticks = after.idleTicks - before.idleTicks;
+  for (const index of counted) {
+    const now = after.workerTicks[index] ?? 0;
+    const then = before.workerTicks[index] ?? 0;
+    ticks += now >= then ? now - then : now;
+  }
+  return ticks / TICKS_PER_SECOND / seconds;
+}
+
+/**
+ * Whether what was spare between two readings (see spareCoresBetween) was under SPARE_CORE_SHARE
+ * of one core: then normal work saturates the machine and a SCHED_IDLE worker gets next to nothing.
+ */
+export function saturatedBetween(before: CpuReading, after: CpuReading, counted: readonly number[]): boolean {
+  return spareCoresBetween(before, after, counted) < SPARE_CORE_SHARE;
+}
+
+/**
+ * The two verdicts of one sampling window over readings of both offenders' workers (readCpu([nice19,
+ * schedIdle])). `saturated`: normal work left no CPU to spare, counting the offenders' workers' CPU
+ * as spare (offenders spinning at nice 19 take the idle time themselves, which says nothing about
+ * normal work; and what other offenders take from a SCHED_IDLE one is theirs only until they are
+ * demoted too). `schedIdleStarved`: saturated while the SCHED_IDLE worker had work at both ends of
+ * the window (`hadWork`): a verdict on a worker that had work, never on a quiet moment.
+ */
+export function judgeWindow(before: CpuReading, after: CpuReading, hadWork: boolean): { saturated: boolean; schedIdleStarved: boolean } {
+  const saturated = saturatedBetween(before, after, [0, 1]);
+  return { saturated, schedIdleStarved: hadWork && saturated };
 }

@@ -12,12 +12,18 @@ import { post, readyBy, spawnSlot, stopSlot, takePending, type Slot, type Superv
 import { Placement } from './placement.ts';
 import { environmentKey } from './held-environments.ts';
 import { burnedCpu, demotionTarget, type Tier } from './demotion.ts';
-import { readCpu, saturatedBetween, type CpuReading } from './spare-cpu.ts';
+import { judgeWindow, readCpu, type CpuReading } from './spare-cpu.ts';
 
 /** At least this much on top of the dispatch deadline before the host answers for a silent worker. */
 const BACKSTOP_GRACE_MS = 5_000;
 /** How often the machine's spare CPU is sampled for the SCHED_IDLE worker (spare-cpu.ts). */
 const SPARE_CPU_SAMPLE_MS = 1_000;
+/**
+ * After the SCHED_IDLE worker starved (it had work and got no CPU), this long its integrations move
+ * back to nice 19 before their next dispatch and nothing is sent down: at most one move down and
+ * back (two isolate starts) per integration in this time on a machine that stays saturated.
+ */
+export const STARVED_HOLD_MS = 30_000;
 
 export type { SupervisedOutcome } from './worker-slot.ts';
 
@@ -45,6 +51,8 @@ export interface SupervisorOptions {
   schedIdleCommand?: string;
   /** Testing aid: answers whether the machine has no CPU to spare, in place of sampling /proc (spare-cpu.ts). */
   machineSaturated?: () => boolean;
+  /** Testing aid: answers whether the SCHED_IDLE worker starved lately (had work, got no CPU), in place of sampling /proc. */
+  schedIdleStarved?: () => boolean;
   /**
    * When a worker dies with several integrations at work, none can be blamed: each moves to a
    * worker of its own (at most this many at once; the rest go to the offenders' worker), where
@@ -60,7 +68,7 @@ export interface SupervisorOptions {
   onCount?(name: SandboxCountName, integration?: string): void;
 }
 
-export type SandboxCountName = WorkerCount['name'] | 'worker_restart' | 'quarantine' | 'throttle' | 'demotion' | 'sched_idle_demotion';
+export type SandboxCountName = WorkerCount['name'] | 'worker_restart' | 'quarantine' | 'throttle' | 'demotion' | 'sched_idle_demotion' | 'sched_idle_return';
 /** What a worker needs of an integration's bundle: the code, its hash and its source map. */
 export interface SandboxBundle {
   code: string;
@@ -103,6 +111,8 @@ export class Supervisor {
   private schedIdleAvailable = true;
   /** Whether, in the last sample, normal work left the machine no CPU to spare (spare-cpu.ts). */
   private saturated = false;
+  /** Until when (performance.now()) the SCHED_IDLE worker counts as starving: see STARVED_HOLD_MS. */
+  private starvedUntil = -Infinity;
   private spareCpuTimer: NodeJS.Timeout | null = null;
   private readonly options: SupervisorOptions;
   private apiEndpoint: string | null = null;
@@ -132,7 +142,7 @@ export class Supervisor {
     if (this.options.demoteOffenders) {
       this.slots.set(this.regularCount, this.spawn(this.regularCount));
       this.slots.set(this.regularCount + 1, this.spawn(this.regularCount + 1)); // the SCHED_IDLE worker
-      if (this.options.machineSaturated === undefined) this.sampleSpareCpu();
+      if (this.options.machineSaturated === undefined && this.options.schedIdleStarved === undefined) this.sampleSpareCpu();
     }
     await Promise.all([...this.slots.values()].map((slot) => slot.ready));
   }
@@ -144,17 +154,28 @@ export class Supervisor {
   }
 
   /**
-   * Samples, once a second, whether the machine has CPU to spare for the SCHED_IDLE worker: two
-   * small /proc reads. Where /proc cannot be read, the machine never counts as saturated.
+   * Samples, once a second, what CPU normal work left over (three small /proc reads) for two
+   * verdicts (spare-cpu.ts judgeWindow): no CPU to spare (nothing is sent down), and the SCHED_IDLE
+   * worker starved while it had work (its integrations go back to nice 19 for STARVED_HOLD_MS). A
+   * machine busy only while that worker had nothing to do is no reason to move anything back.
+   * Where /proc cannot be read, neither verdict is ever given.
    */
   private sampleSpareCpu(): void {
-    let previous: CpuReading | null = readCpu(this.workerPid(this.schedIdleIndex!));
+    const pids = () => [this.workerPid(this.offenderWorker!), this.workerPid(this.schedIdleIndex!)];
+    let previous: CpuReading | null = readCpu(pids());
+    let hadWork = false;
     this.spareCpuTimer = setInterval(() => {
       const index = this.schedIdleWorker;
       if (index === undefined) return;
-      const reading = readCpu(this.workerPid(index));
-      this.saturated = previous !== null && reading !== null && saturatedBetween(previous, reading);
+      const reading = readCpu(pids());
+      const hasWork = (this.slots.get(index)?.pending.size ?? 0) > 0;
+      if (previous !== null && reading !== null) {
+        const verdict = judgeWindow(previous, reading, hadWork && hasWork);
+        this.saturated = verdict.saturated;
+        if (verdict.schedIdleStarved) this.starvedUntil = performance.now() + STARVED_HOLD_MS;
+      }
       previous = reading;
+      hadWork = hasWork;
     }, SPARE_CPU_SAMPLE_MS);
     this.spareCpuTimer.unref();
   }
@@ -162,6 +183,11 @@ export class Supervisor {
   /** Whether normal work left no CPU to spare in the last second (then SCHED_IDLE work would starve). */
   get machineSaturated(): boolean {
     return this.options.machineSaturated ? this.options.machineSaturated() : this.saturated;
+  }
+
+  /** Whether the SCHED_IDLE worker starved (had work and got no CPU) within the last STARVED_HOLD_MS. */
+  get schedIdleStarved(): boolean {
+    return this.options.schedIdleStarved ? this.options.schedIdleStarved() : performance.now() < this.starvedUntil;
   }
 
   /** The index of the low-priority (nice 19) worker for offenders, if there is one. */
@@ -268,12 +294,13 @@ export class Supervisor {
     const pinned = this.pins.get(integration)!;
     const roomier = this.placement.target(pinned, integration);
     if (roomier !== undefined && !this.inFlight(pinned, integration)) this.move(integration, roomier);
-    // SCHED_IDLE runs only on CPU nobody else wants: while normal work saturates the machine, an
-    // integration there would not answer at all, so it goes back to nice 19 (a share, if small).
-    // Burning CPU there again sends it back down once the machine has CPU to spare.
-    if (pinned === this.schedIdleWorker && this.machineSaturated && !this.inFlight(pinned, integration)) {
+    // SCHED_IDLE runs only on CPU nobody else wants: once its worker had work and got none (normal
+    // work saturates the machine), an integration there would not answer at all, so it goes back
+    // to nice 19 (a share, if small). Burning CPU there again sends it back down once the hold is over.
+    if (pinned === this.schedIdleWorker && this.schedIdleStarved && !this.inFlight(pinned, integration)) {
       this.move(integration, this.offenderWorker!);
-      this.options.onNotice('warn', `the machine has no CPU to spare for the SCHED_IDLE sandbox worker: "${integration}" moved back to the low-priority (nice 19) worker`);
+      this.options.onNotice('warn', `the SCHED_IDLE sandbox worker got no CPU while it had work (the machine has none to spare): "${integration}" moved back to the low-priority (nice 19) worker`);
+      this.options.onCount?.('sched_idle_return', integration);
     }
     // The worker enforces the deadline, but it may be starved of CPU (offenders run at the lowest
     // priority) or restarting: the host answers by the backstop whatever happens there.
@@ -425,8 +452,8 @@ export class Supervisor {
     if (this.offenderWorker === undefined || !this.bundles.has(integration)) return;
     // Only CPU burnt on the offenders' worker itself sends it further: one offence on a regular
     // worker can be reported twice (the hog sampler, then the deadline), or arrive after the move.
-    // While the machine has no CPU to spare, SCHED_IDLE would silence it: it stays at nice 19.
-    const target = demotionTarget(this.tierOf(integration), cpuEvidence && from === this.offenderWorker, this.schedIdleWorker !== undefined && !this.machineSaturated);
+    // While the machine has no CPU to spare, or SCHED_IDLE starved lately, it would be silenced there: it stays at nice 19.
+    const target = demotionTarget(this.tierOf(integration), cpuEvidence && from === this.offenderWorker, this.schedIdleWorker !== undefined && !this.machineSaturated && !this.schedIdleStarved);
     if (target === 'nice19') {
       this.move(integration, this.offenderWorker);
       this.options.onNotice('warn', `integration "${integration}" ${why}: moved to the low-priority sandbox worker`);

@@ -4,7 +4,7 @@
 // their requests ended in 504 (deadline), 502 (memory kill) or 503 (paused) is reported beside it.
 
 import { generateFixtures } from './generate.ts';
-import { withHost } from './hosts.ts';
+import { BENCH_ADMIN_TOKEN, withHost } from './hosts.ts';
 import { runLoad, timedRequest } from './load.ts';
 import { median, percentile, round } from './stats.ts';
 import { rmSync } from 'node:fs';
@@ -46,6 +46,23 @@ export interface NeighbourFigures {
   attackerStatuses: Record<number, number>;
   quietRounds: number[];
   underAttackRounds: number[];
+  /**
+   * Where the attackers ran, from the host's own counters once the rounds are over: moves to the
+   * nice-19 worker, on to the SCHED_IDLE one, and back from it because it starved (all attackers).
+   */
+  attackerMoves: { demotions: number; schedIdleDemotions: number; schedIdleReturns: number };
+}
+
+const ATTACKERS = ['spin-0', 'spin-1', 'allocate-0', 'allocate-1'];
+
+/** Sums a per-integration counter of the host's /metrics text over the attackers. */
+function sumCounter(metrics: string, name: string): number {
+  let total = 0;
+  for (const line of metrics.split('\n')) {
+    const match = /^(\w+)\{integration="([^"]*)"\} (\d+)$/.exec(line);
+    if (match !== null && match[1] === name && ATTACKERS.includes(match[2])) total += Number(match[3]);
+  }
+  return total;
 }
 
 /**
@@ -57,7 +74,7 @@ export async function measureNeighbour(rounds: number, roundMs: number): Promise
   try {
     return await withHost(fixtures, { workers: 2, limits: { dispatchTimeoutMs: 1_000, memoryLimitMb: 64, ...NO_BREAKER } }, async (host) => {
       const url = host.endpoints['bench-0000'];
-      const attackers = ['spin-0', 'spin-1', 'allocate-0', 'allocate-1'].map((name) => host.endpoints[name]);
+      const attackers = ATTACKERS.map((name) => host.endpoints[name]);
       await runLoad({ url, concurrency: 4, durationMs: 1_000 });
       const quiet: number[] = [];
       const underAttack: number[] = [];
@@ -78,12 +95,18 @@ export async function measureNeighbour(rounds: number, roundMs: number): Promise
         attacking = false;
         await attack; // each attacker's last request ends by its deadline
       }
+      const metrics = await (await fetch(`${host.url}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } })).text();
       return {
         quiet: round(median(quiet)),
         underAttack: round(median(underAttack)),
         attackerStatuses,
         quietRounds: quiet.map((v) => round(v)),
         underAttackRounds: underAttack.map((v) => round(v)),
+        attackerMoves: {
+          demotions: sumCounter(metrics, 'integration_host_demotions_total'),
+          schedIdleDemotions: sumCounter(metrics, 'integration_host_sched_idle_demotions_total'),
+          schedIdleReturns: sumCounter(metrics, 'integration_host_sched_idle_returns_total'),
+        },
       };
     });
   } finally {

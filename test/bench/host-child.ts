@@ -10,13 +10,14 @@ import path from 'node:path';
 import { createHost } from '../../host/index.ts';
 import { createConsoleLogger } from '../../host/common/logger.ts';
 import type { HostOptionsInput } from '../../host/config/options.ts';
+import { BENCH_ADMIN_TOKEN } from './hosts.ts';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as HostOptionsInput;
 const consoleLogger = createConsoleLogger();
 const logger = { info: consoleLogger.info, warn() {}, error: consoleLogger.error };
 const dataDir = options.dataPath === undefined ? mkdtempSync(path.join(tmpdir(), 'ih-bench-host-')) : null;
 const dataPath = dataDir === null ? options.dataPath : path.join(dataDir, 'host.db');
-const host = await createHost({ port: 0, adminToken: 'bench-admin-token-0123456789', logger, ...options, dataPath });
+const host = await createHost({ port: 0, adminToken: BENCH_ADMIN_TOKEN, logger, ...options, dataPath });
 const endpoints = Object.fromEntries(host.devInstallations.filter((d) => d.installation).map((d) => [d.integration, d.installation!.urls.publicEndpoint]));
 process.send!({ url: host.url, pids: [process.pid, ...host.supervisor.workerPids()], endpoints });
 const exit = () =>

@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startChild, type Child } from './children.ts';
 
+/** The admin token every bench host is started with (host-child.ts). */
+export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789';
+
 export interface HostInfo {
   url: string;
   pids: number[];

@@ -177,10 +177,21 @@ if (wanted('overrun')) {
 if (wanted('neighbour')) {
   process.stderr.write('neighbour latency, rounds alternating quiet / under attack (attackers never paused)…\n');
   const neighbour = await measureNeighbour(ROUNDS, ROUND_MS);
-  report.neighbourP99Ms = { quiet: neighbour.quiet, underAttack: neighbour.underAttack, ratio: round(neighbour.underAttack / neighbour.quiet), attackerStatuses: neighbour.attackerStatuses };
+  report.neighbourP99Ms = {
+    quiet: neighbour.quiet,
+    underAttack: neighbour.underAttack,
+    ratio: round(neighbour.underAttack / neighbour.quiet),
+    attackerStatuses: neighbour.attackerStatuses,
+    quietRounds: neighbour.quietRounds,
+    underAttackRounds: neighbour.underAttackRounds,
+    attackerMoves: neighbour.attackerMoves,
+  };
   const statuses = Object.entries(neighbour.attackerStatuses).map(([status, count]) => `${count}×${status}`).join(', ');
   note('neighbourP99Ms quiet / underAttack', `${neighbour.quiet} / ${neighbour.underAttack} (${round(neighbour.underAttack / neighbour.quiet)}×)`, '≤ 1.5 × quiet');
   note('  attackers answered', statuses);
+  const moves = neighbour.attackerMoves;
+  note('  attackers moved', `${moves.demotions} to nice 19, ${moves.schedIdleDemotions} on to SCHED_IDLE, ${moves.schedIdleReturns} back (starved)`);
+  note('  p99 per round, quiet / under attack', `${neighbour.quietRounds.join(', ')} / ${neighbour.underAttackRounds.join(', ')}`);
 }
 
 if (wanted('scale')) {

@@ -9,11 +9,13 @@ import { SCHED_IDLE, SCHED_OTHER, threadPolicies } from '../../host/sandbox/sche
 let host: TestHost;
 /** Whether the machine counts as having no CPU to spare (injected: the escalation must not depend on the machine's load). */
 let saturated = false;
+/** Whether the SCHED_IDLE worker counts as having starved lately (injected, likewise). */
+let starved = false;
 
 beforeAll(async () => {
   // Only the offenders this test needs: with every hostile fixture, dozens of isolates start at
   // once and a busy machine can push the neighbours' own setup events past their deadline.
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile/infinite-loop', 'fixtures/hostile/heap-growth'], limits: { dispatchTimeoutMs: 1_000 }, machineSaturated: () => saturated });
+  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile/infinite-loop', 'fixtures/hostile/heap-growth'], limits: { dispatchTimeoutMs: 1_000 }, machineSaturated: () => saturated, schedIdleStarved: () => starved });
   // The installation_setup dispatches of the start-up must be over, none of them a timeout.
   await waitFor(async () => (await Promise.all(['hello', 'counter', 'infinite-loop'].map((name) => host.services.listEvents(name, { limit: 10 })))).every((page) => page.items.length > 0));
   await warmUp(`${endpointOf(host, 'infinite-loop')}?mode=ok`);
@@ -61,16 +63,18 @@ describe('offender demotion', () => {
     expect(await (await fetch(endpointOf(host, 'hello'), { method: 'POST' })).json()).toEqual({ received: true });
   });
 
-  it('moves it on to the SCHED_IDLE worker when it burns CPU past its deadline there too; with no CPU to spare, back to nice 19, answering', async () => {
+  it('moves it on to the SCHED_IDLE worker when it burns CPU past its deadline there too; once that worker starved, back to nice 19, answering', async () => {
     expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
     expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.schedIdleWorker);
     expect(host.logs.some((line) => line.includes('integration "infinite-loop" ') && line.includes(' and burned CPU again on the low-priority worker: moved to the idle-priority (SCHED_IDLE) sandbox worker'))).toBe(true);
     // On a machine that normal work saturates (CI beside CPU burners), SCHED_IDLE would not answer.
     saturated = true;
+    starved = true;
     expect((await fetch(`${endpointOf(host, 'infinite-loop')}?mode=ok`)).status).toBe(200);
     expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.offenderWorker);
     const metrics = await (await host.admin('/metrics')).text();
     expect(metrics).toContain('integration_host_demotions_total{integration="infinite-loop"} 1');
     expect(metrics).toContain('integration_host_sched_idle_demotions_total{integration="infinite-loop"} 1');
+    expect(metrics).toContain('integration_host_sched_idle_returns_total{integration="infinite-loop"} 1');
   });
 });
