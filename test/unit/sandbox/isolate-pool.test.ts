@@ -1,5 +1,5 @@
 // The warm pool's rules, with stand-in realms: a realm leaves once and never comes back, refills
-// wait while a dispatch waits or the budget has no room, a pool of 0 makes nothing, and a runtime
+// wait until the worker is quiet (and come by themselves then) or while the budget has no room, a pool of 0 makes nothing, and a runtime
 // that cannot start turns the pool off with one line instead of retrying forever.
 import { describe, it, expect } from 'vitest';
 import { IsolatePool, type PoolOptions } from '../../../host/sandbox/isolate-pool.ts';
@@ -26,9 +26,12 @@ function fakeRealm(id: number): FakeRealm {
 /** A pool driven by hand: deferred work runs when the test says so. */
 function harness(overrides: Partial<PoolOptions> = {}) {
   const queue: (() => void)[] = [];
+  /** The delay each deferral asked for, in order. */
+  const delays: number[] = [];
   const made: FakeRealm[] = [];
   const warnings: string[] = [];
-  const state = { busy: false, room: true };
+  /** `waitMs`: how long the worker still wants the pool to wait (0: it is quiet). */
+  const state = { waitMs: 0, room: true };
   const pool = new IsolatePool({
     size: 2,
     prepare: async () => {
@@ -36,10 +39,13 @@ function harness(overrides: Partial<PoolOptions> = {}) {
       made.push(realm);
       return realm;
     },
-    busy: () => state.busy,
+    waitMs: () => state.waitMs,
     hasRoom: () => state.room,
     warn: (text) => warnings.push(text),
-    defer: (work) => queue.push(work),
+    defer: (work, delayMs) => {
+      delays.push(delayMs);
+      queue.push(work);
+    },
     ...overrides,
   });
   /** Runs deferred work (and the promises it starts) until nothing is left. */
@@ -51,7 +57,7 @@ function harness(overrides: Partial<PoolOptions> = {}) {
       for (const item of work) item();
     }
   };
-  return { pool, made, warnings, state, settle, queue };
+  return { pool, made, warnings, state, settle, queue, delays };
 }
 
 describe('warm isolate pool', () => {
@@ -124,14 +130,32 @@ describe('warm isolate pool', () => {
     expect(pool.take()).toBeUndefined();
   });
 
-  it('does not refill while a dispatch of the worker waits', async () => {
-    const { pool, made, state, settle } = harness();
-    state.busy = true;
+  it('does not refill until the worker is quiet, then refills without being asked again', async () => {
+    const { pool, made, state, settle, queue, delays } = harness();
+    state.waitMs = 4;
     pool.refillSoon();
     await settle();
     expect(made).toHaveLength(0);
-    state.busy = false;
+    // Put off by what the worker said is left of its quiet window, again each time it is not over.
+    expect(delays[0]).toBe(0);
+    expect(delays.slice(1).every((delay) => delay === 4)).toBe(true);
+    expect(queue).toHaveLength(1);
+    state.waitMs = 0;
+    await settle();
+    expect(pool.size).toBe(2);
+    expect(made).toHaveLength(2);
+  });
+
+  it('asks the worker before each realm it makes, so a dispatch arriving between two refills goes first', async () => {
+    const { pool, made, state, settle, queue } = harness();
     pool.refillSoon();
+    queue.splice(0).forEach((work) => work());
+    expect(made).toHaveLength(1);
+    state.waitMs = 5;
+    await settle();
+    expect(made).toHaveLength(1);
+    expect(pool.size).toBe(1);
+    state.waitMs = 0;
     await settle();
     expect(pool.size).toBe(2);
   });
