@@ -1,8 +1,8 @@
 // A sandbox worker's warm pool: a few realms (realm.ts) made ahead of time, so a cold integration
 // skips creating its isolate and bootstrapping the runtime. A realm leaves the pool once, for one
-// integration, and never comes back; the pool refills one realm at a time, only while the worker
-// is quiet (no dispatch just arrived or just answered) and its isolate budget has room. It never
-// runs guest code.
+// integration, and never comes back; the pool refills one realm at a time while the worker's
+// isolate budget has room: an empty pool as soon as no dispatch waits, one with a realm still ready
+// only once the worker is quiet (no dispatch just arrived or just answered). It never runs guest code.
 
 import type { PreparedRealm } from './realm.ts';
 import type { PoolView } from './isolate-budget.ts';
@@ -12,9 +12,11 @@ export interface PoolOptions {
   size: number;
   /** Makes one realm (isolate, context, bootstrapped runtime). */
   prepare(): Promise<PreparedRealm>;
+  /** Whether a dispatch of this worker is in flight: then an empty pool does not refill. */
+  busy(): boolean;
   /**
-   * How long to wait before refilling (0: now). The worker answers with what is left of its quiet
-   * window after its last dispatch arrived or was answered; the pool asks again then.
+   * How long a pool that still has a realm ready waits before refilling (0: now): what is left of
+   * the worker's quiet window after its last dispatch arrived or was answered. It asks again then.
    */
   waitMs(): number;
   /** Whether the worker's isolate budget has room for one more realm of `bytes`. */
@@ -102,14 +104,21 @@ export class IsolatePool {
 
   private fillOne(): void {
     if (this.disabled || this.filling || this.ready.length >= this.options.size) return;
-    // The worker's dispatches go first: making a realm holds its thread for a millisecond or two
-    // (creating the isolate is synchronous), which a dispatch arriving then would wait for. Try
-    // again once the worker is quiet; a dispatch that keeps running (awaiting, or a guest spinning
-    // to its deadline) does not hold the refill back beyond that.
-    const waitMs = this.options.waitMs();
-    if (waitMs > 0) {
-      this.refillSoon(waitMs);
-      return;
+    if (this.ready.length === 0) {
+      // The next cold start would build its own realm: refill as soon as no dispatch waits (the
+      // worker asks again once its dispatches are answered).
+      if (this.options.busy()) return;
+    } else {
+      // A realm is ready, so the worker's dispatches go first: making one holds its thread for a
+      // millisecond or two (creating the isolate is synchronous), which a caller's next request,
+      // arriving a few ms after its answer, would wait for. Try again once the worker is quiet; a
+      // dispatch that keeps running (awaiting, or a guest spinning to its deadline) does not hold
+      // the refill back beyond that.
+      const waitMs = this.options.waitMs();
+      if (waitMs > 0) {
+        this.refillSoon(waitMs);
+        return;
+      }
     }
     if (!this.options.hasRoom(this.realmBytes)) return;
     this.filling = true;

@@ -192,10 +192,10 @@ function scheduleBudgetCheck(): void {
 }
 
 /**
- * The warm pool refills only once no dispatch arrived or was answered for this long: a caller's
- * next request (a retry after a 504, the next page of a client) usually follows its answer within
- * a few milliseconds on loopback, and would otherwise wait behind the refill's synchronous isolate
- * creation (1–2 ms of this thread) or for the refill to finish when it finds no realm ready.
+ * While a realm is still ready, the warm pool refills only once no dispatch arrived or was answered
+ * for this long: a caller's next request (a retry after a 504, the next page of a client) usually
+ * follows its answer within a few milliseconds on loopback, and would otherwise wait behind the
+ * refill's synchronous isolate creation (1–2 ms of this thread). An empty pool refills at once.
  */
 const REFILL_QUIET_MS = 5;
 /** performance.now() of the last dispatch this worker received or answered. */
@@ -227,8 +227,8 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   // deadline already, and one more write is nothing beside it.
   send(result, !result.ok && result.failure === 'timeout');
   lastDispatchActivity = performance.now();
-  // The answer is on its way: the pool may refill (once the worker is quiet, REFILL_QUIET_MS) and
-  // the precompiler go on (off the critical path, once nothing waits).
+  // The answer is on its way: the pool may refill (at once if empty, else once the worker is
+  // quiet) and the precompiler go on (off the critical path, once nothing waits).
   pool?.refillSoon();
   precompiler?.resume();
   // Isolates started while others were busy, or grown, may have passed the budget; trim once they
@@ -266,13 +266,15 @@ function startupSnapshot(script: string): { snapshot?: RuntimeSource['snapshot']
 
 /**
  * The warm pool: `limits.warmIsolatesPerWorker` realms, with the same memory limit as every
- * isolate, counted against this worker's budget, refilled once the worker is quiet. Works
+ * isolate, counted against this worker's budget, refilled as soon as no dispatch waits when empty
+ * and once the worker is quiet while a realm is still ready. Works
  * from the snapshot or, without one, from the runtime script.
  */
 function createPool(settings: WorkerInit, source: RuntimeSource): IsolatePool {
   return new IsolatePool({
     size: settings.limits.warmIsolatesPerWorker,
     prepare: () => prepareRealm(source, settings.limits.memoryLimitMb, { warm: true }),
+    busy: () => inFlight.size > 0,
     waitMs: () => Math.max(0, lastDispatchActivity + REFILL_QUIET_MS - performance.now()),
     hasRoom: budgetHasRoom,
     warn: (text) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text }),
