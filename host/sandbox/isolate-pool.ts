@@ -1,7 +1,8 @@
 // A sandbox worker's warm pool: a few realms (realm.ts) made ahead of time, so a cold integration
 // skips creating its isolate and bootstrapping the runtime. A realm leaves the pool once, for one
-// integration, and never comes back; the pool refills one realm at a time, only while the worker
-// has no dispatch waiting and its isolate budget has room. It never runs guest code.
+// integration, and never comes back; the pool refills one realm at a time while the worker's
+// isolate budget has room: an empty pool as soon as no dispatch waits, one with a realm still ready
+// only once the worker is quiet (no dispatch just arrived or just answered). It never runs guest code.
 
 import type { PreparedRealm } from './realm.ts';
 import type { PoolView } from './isolate-budget.ts';
@@ -11,14 +12,19 @@ export interface PoolOptions {
   size: number;
   /** Makes one realm (isolate, context, bootstrapped runtime). */
   prepare(): Promise<PreparedRealm>;
-  /** Whether a dispatch of this worker is waiting: then the pool does not refill. */
+  /** Whether a dispatch of this worker is in flight: then an empty pool does not refill. */
   busy(): boolean;
+  /**
+   * How long a pool that still has a realm ready waits before refilling (0: now): what is left of
+   * the worker's quiet window after its last dispatch arrived or was answered. It asks again then.
+   */
+  waitMs(): number;
   /** Whether the worker's isolate budget has room for one more realm of `bytes`. */
   hasRoom(bytes: number): boolean;
   /** One line for the worker's log (a refill that keeps failing turns the pool off). */
   warn(text: string): void;
-  /** Schedules work off the critical path (setImmediate in the worker; tests may drive it). */
-  defer?(work: () => void): void;
+  /** Schedules work off the critical path after `delayMs` (setImmediate for 0, else a timer; tests may drive it). */
+  defer?(work: () => void, delayMs: number): void;
 }
 
 /** What a realm is assumed to take before one was measured (the runtime alone is ~1–2 MB). */
@@ -80,14 +86,14 @@ export class IsolatePool {
     return true;
   }
 
-  /** Asks for a refill once the worker's current work is done (setImmediate, then idle and room checks). */
-  refillSoon(): void {
+  /** Asks for a refill once the worker's current work is done (after `delayMs`, then quiet and room checks). */
+  refillSoon(delayMs = 0): void {
     if (this.disabled || this.scheduled || this.filling || this.ready.length >= this.options.size) return;
     this.scheduled = true;
-    (this.options.defer ?? setImmediate)(() => {
+    (this.options.defer ?? deferWork)(() => {
       this.scheduled = false;
       this.fillOne();
-    });
+    }, delayMs);
   }
 
   /** Disposes every ready realm and makes no more (worker shutdown, tests). */
@@ -98,8 +104,23 @@ export class IsolatePool {
 
   private fillOne(): void {
     if (this.disabled || this.filling || this.ready.length >= this.options.size) return;
-    // A waiting dispatch goes first; the worker asks again once its dispatches are answered.
-    if (this.options.busy() || !this.options.hasRoom(this.realmBytes)) return;
+    if (this.ready.length === 0) {
+      // The next cold start would build its own realm: refill as soon as no dispatch waits (the
+      // worker asks again once its dispatches are answered).
+      if (this.options.busy()) return;
+    } else {
+      // A realm is ready, so the worker's dispatches go first: making one holds its thread for a
+      // millisecond or two (creating the isolate is synchronous), which a caller's next request,
+      // arriving a few ms after its answer, would wait for. Try again once the worker is quiet; a
+      // dispatch that keeps running (awaiting, or a guest spinning to its deadline) does not hold
+      // the refill back beyond that.
+      const waitMs = this.options.waitMs();
+      if (waitMs > 0) {
+        this.refillSoon(waitMs);
+        return;
+      }
+    }
+    if (!this.options.hasRoom(this.realmBytes)) return;
     this.filling = true;
     this.makingClaimed = false;
     const done = (): boolean => {
@@ -137,6 +158,12 @@ export class IsolatePool {
       },
     );
   }
+}
+
+function deferWork(work: () => void, delayMs: number): void {
+  if (delayMs <= 0) setImmediate(work);
+  // A refill alone must not keep the worker alive.
+  else setTimeout(work, delayMs).unref();
 }
 
 function dispose(realm: PreparedRealm): void {

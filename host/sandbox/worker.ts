@@ -191,8 +191,19 @@ function scheduleBudgetCheck(): void {
   budgetCheck.unref();
 }
 
+/**
+ * While a realm is still ready, the warm pool refills only once no dispatch arrived or was answered
+ * for this long: a caller's next request (a retry after a 504, the next page of a client) usually
+ * follows its answer within a few milliseconds on loopback, and would otherwise wait behind the
+ * refill's synchronous isolate creation (1–2 ms of this thread). An empty pool refills at once.
+ */
+const REFILL_QUIET_MS = 5;
+/** performance.now() of the last dispatch this worker received or answered. */
+let lastDispatchActivity = -Infinity;
+
 async function dispatch(id: number, integration: string, envelope: Parameters<IntegrationIsolate['dispatch']>[0]): Promise<void> {
   const started = performance.now();
+  lastDispatchActivity = started;
   const isolate = isolates.get(integration);
   // Only a start makes room: a dispatch joining one already under way adds nothing to the budget.
   if (isolate !== undefined && !isolate.isLive && !isolate.isStarting) enforceIsolateBudget(isolate);
@@ -215,8 +226,9 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   // A timeout leaves at once rather than at the end of this turn: its caller has waited a whole
   // deadline already, and one more write is nothing beside it.
   send(result, !result.ok && result.failure === 'timeout');
-  // The answer is on its way: the pool may refill and the precompiler go on (off the critical
-  // path, once nothing waits).
+  lastDispatchActivity = performance.now();
+  // The answer is on its way: the pool may refill (at once if empty, else once the worker is
+  // quiet) and the precompiler go on (off the critical path, once nothing waits).
   pool?.refillSoon();
   precompiler?.resume();
   // Isolates started while others were busy, or grown, may have passed the budget; trim once they
@@ -254,7 +266,8 @@ function startupSnapshot(script: string): { snapshot?: RuntimeSource['snapshot']
 
 /**
  * The warm pool: `limits.warmIsolatesPerWorker` realms, with the same memory limit as every
- * isolate, counted against this worker's budget, refilled only while no dispatch waits. Works
+ * isolate, counted against this worker's budget, refilled as soon as no dispatch waits when empty
+ * and once the worker is quiet while a realm is still ready. Works
  * from the snapshot or, without one, from the runtime script.
  */
 function createPool(settings: WorkerInit, source: RuntimeSource): IsolatePool {
@@ -262,6 +275,7 @@ function createPool(settings: WorkerInit, source: RuntimeSource): IsolatePool {
     size: settings.limits.warmIsolatesPerWorker,
     prepare: () => prepareRealm(source, settings.limits.memoryLimitMb, { warm: true }),
     busy: () => inFlight.size > 0,
+    waitMs: () => Math.max(0, lastDispatchActivity + REFILL_QUIET_MS - performance.now()),
     hasRoom: budgetHasRoom,
     warn: (text) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text }),
   });

@@ -94,9 +94,13 @@ export function createDirectPublicFetch(publicFetch: PublicFetch, nextRequestId:
       }
     });
     const answer = 'body' in outcome ? outcome : null;
-    log.info(accessLogLine(method, path, answer === null ? (outcome as HostError).status : answer.status, startedAt, id));
-    if (answer === null) writeError(req, res, outcome as HostError);
-    else writeAnswer(req, res, answer);
+    try {
+      if (answer === null) writeError(req, res, outcome as HostError);
+      else writeAnswer(req, res, answer);
+    } finally {
+      // After the answer is written (the same line either way): the caller does not wait for it.
+      log.info(accessLogLine(method, path, answer === null ? (outcome as HostError).status : answer.status, startedAt, id));
+    }
   }
 
   return (req, res) => {

@@ -1,5 +1,6 @@
-// The warm pool's rules, with stand-in realms: a realm leaves once and never comes back, refills
-// wait while a dispatch waits or the budget has no room, a pool of 0 makes nothing, and a runtime
+// The warm pool's rules, with stand-in realms: a realm leaves once and never comes back, an empty
+// pool refills once no dispatch waits, one with a realm ready once the worker is quiet (by itself
+// then), neither while the budget has no room, a pool of 0 makes nothing, and a runtime
 // that cannot start turns the pool off with one line instead of retrying forever.
 import { describe, it, expect } from 'vitest';
 import { IsolatePool, type PoolOptions } from '../../../host/sandbox/isolate-pool.ts';
@@ -26,9 +27,12 @@ function fakeRealm(id: number): FakeRealm {
 /** A pool driven by hand: deferred work runs when the test says so. */
 function harness(overrides: Partial<PoolOptions> = {}) {
   const queue: (() => void)[] = [];
+  /** The delay each deferral asked for, in order. */
+  const delays: number[] = [];
   const made: FakeRealm[] = [];
   const warnings: string[] = [];
-  const state = { busy: false, room: true };
+  /** `busy`: a dispatch is in flight; `waitMs`: what is left of the worker's quiet window (0: quiet). */
+  const state = { busy: false, waitMs: 0, room: true };
   const pool = new IsolatePool({
     size: 2,
     prepare: async () => {
@@ -37,9 +41,13 @@ function harness(overrides: Partial<PoolOptions> = {}) {
       return realm;
     },
     busy: () => state.busy,
+    waitMs: () => state.waitMs,
     hasRoom: () => state.room,
     warn: (text) => warnings.push(text),
-    defer: (work) => queue.push(work),
+    defer: (work, delayMs) => {
+      delays.push(delayMs);
+      queue.push(work);
+    },
     ...overrides,
   });
   /** Runs deferred work (and the promises it starts) until nothing is left. */
@@ -51,7 +59,7 @@ function harness(overrides: Partial<PoolOptions> = {}) {
       for (const item of work) item();
     }
   };
-  return { pool, made, warnings, state, settle, queue };
+  return { pool, made, warnings, state, settle, queue, delays };
 }
 
 describe('warm isolate pool', () => {
@@ -124,7 +132,7 @@ describe('warm isolate pool', () => {
     expect(pool.take()).toBeUndefined();
   });
 
-  it('does not refill while a dispatch of the worker waits', async () => {
+  it('an empty pool does not refill while a dispatch of the worker waits', async () => {
     const { pool, made, state, settle } = harness();
     state.busy = true;
     pool.refillSoon();
@@ -132,6 +140,44 @@ describe('warm isolate pool', () => {
     expect(made).toHaveLength(0);
     state.busy = false;
     pool.refillSoon();
+    await settle();
+    expect(pool.size).toBe(2);
+  });
+
+  it('an empty pool refills as soon as no dispatch waits, quiet or not', async () => {
+    const { pool, made, state, queue } = harness();
+    state.waitMs = 5;
+    pool.refillSoon();
+    queue.splice(0).forEach((work) => work());
+    expect(made).toHaveLength(1);
+  });
+
+  it('with a realm ready, waits until the worker is quiet, then refills without being asked again', async () => {
+    const { pool, made, state, settle, queue, delays } = harness();
+    pool.refillSoon();
+    queue.splice(0).forEach((work) => work()); // the first realm: the pool was empty
+    state.waitMs = 4;
+    await settle();
+    expect(pool.size).toBe(1);
+    expect(made).toHaveLength(1);
+    // Put off by what the worker said is left of its quiet window, again each time it is not over.
+    expect(delays.length).toBeGreaterThan(2);
+    expect(delays.slice(2).every((delay) => delay === 4)).toBe(true);
+    expect(queue).toHaveLength(1);
+    state.waitMs = 0;
+    await settle();
+    expect(pool.size).toBe(2);
+    expect(made).toHaveLength(2);
+  });
+
+  it('with a realm ready and the worker quiet, refills beside a dispatch that keeps running', async () => {
+    const { pool, state, settle, queue } = harness();
+    pool.refillSoon();
+    queue.splice(0).forEach((work) => work());
+    await settle();
+    expect(pool.size).toBe(2);
+    pool.take();
+    state.busy = true; // a dispatch in flight for longer than the quiet window
     await settle();
     expect(pool.size).toBe(2);
   });
