@@ -67,13 +67,14 @@ export function saturatedBetween(before: CpuReading, after: CpuReading, counted:
 
 /**
  * The two verdicts of one sampling window over readings of both offenders' workers (readCpu([nice19,
- * schedIdle])). `saturated`: normal work left no CPU to spare, counting the offenders' workers' CPU
- * as spare (offenders spinning at nice 19 take the idle time themselves, which says nothing about
- * normal work; and what other offenders take from a SCHED_IDLE one is theirs only until they are
- * demoted too). `schedIdleStarved`: saturated while the SCHED_IDLE worker had work at both ends of
- * the window (`hadWork`): a verdict on a worker that had work, never on a quiet moment.
+ * schedIdle])). `saturated`: normal work left under SPARE_CORE_SHARE of a core to spare, counting
+ * what the SCHED_IDLE worker got as spare (only leftover CPU pays for it). What the nice-19 worker
+ * got is not counted: a nice-19 thread takes its share from normal work too, and on a machine that
+ * normal work saturates that share would go back to it, not to a SCHED_IDLE worker, so counting it
+ * could send spinners down on such a machine, where they would then starve. `schedIdleStarved`: saturated while the SCHED_IDLE worker had work at both ends of the
+ * window (`hadWork`): a verdict on a worker that had work, never on a quiet moment.
  */
 export function judgeWindow(before: CpuReading, after: CpuReading, hadWork: boolean): { saturated: boolean; schedIdleStarved: boolean } {
-  const saturated = saturatedBetween(before, after, [0, 1]);
+  const saturated = saturatedBetween(before, after, [1]);
   return { saturated, schedIdleStarved: hadWork && saturated };
 }

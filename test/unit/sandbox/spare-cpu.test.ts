@@ -60,8 +60,8 @@ describe('the verdicts of one sampling window', () => {
     expect(judgeWindow(...busy, false)).toEqual({ saturated: true, schedIdleStarved: false });
   });
 
-  it('calls neither when offenders at nice 19 took the idle time (normal work left it over)', () => {
-    expect(judgeWindow(reading(1_000, [0, 0], 0), reading(1_000, [150, 1], 1_000), true)).toEqual({ saturated: false, schedIdleStarved: false });
+  it('does not count what the nice-19 worker got as spare: that share comes from normal work too', () => {
+    expect(judgeWindow(reading(1_000, [0, 0], 0), reading(1_000, [150, 1], 1_000), true)).toEqual({ saturated: true, schedIdleStarved: true });
   });
 
   it('calls neither when the SCHED_IDLE worker got its share', () => {
