@@ -1,7 +1,6 @@
-// Whether the machine has CPU to spare for the offenders' workers, and whether the SCHED_IDLE one
-// starves: sampled from /proc/stat (idle time of every core) plus what the offenders' workers
-// themselves got (their time is CPU normal work left over). Reads /proc only; it never moves
-// anything (the supervisor does).
+// Whether the machine has CPU to spare for the SCHED_IDLE worker, and whether that worker starves:
+// sampled from /proc/stat (idle time of every core) plus what that worker itself got (only CPU
+// normal work left over pays for it). Reads /proc only; it never moves anything (the supervisor does).
 
 import { readFileSync } from 'node:fs';
 import { procStatField } from './sched-policy.ts';
@@ -66,15 +65,16 @@ export function saturatedBetween(before: CpuReading, after: CpuReading, counted:
 }
 
 /**
- * The two verdicts of one sampling window over readings of both offenders' workers (readCpu([nice19,
- * schedIdle])). `saturated`: normal work left under SPARE_CORE_SHARE of a core to spare, counting
- * what the SCHED_IDLE worker got as spare (only leftover CPU pays for it). What the nice-19 worker
- * got is not counted: a nice-19 thread takes its share from normal work too, and on a machine that
+ * The two verdicts of one sampling window over readings of the SCHED_IDLE worker
+ * (readCpu([schedIdle])). `saturated`: normal work left under SPARE_CORE_SHARE of a core to spare,
+ * counting what the SCHED_IDLE worker got as spare (only leftover CPU pays for it). The nice-19
+ * worker is not read: a nice-19 thread takes its share from normal work too, and on a machine that
  * normal work saturates that share would go back to it, not to a SCHED_IDLE worker, so counting it
- * could send spinners down on such a machine, where they would then starve. `schedIdleStarved`: saturated while the SCHED_IDLE worker had work at both ends of the
- * window (`hadWork`): a verdict on a worker that had work, never on a quiet moment.
+ * could send spinners down on such a machine, where they would then starve. `schedIdleStarved`:
+ * saturated while the SCHED_IDLE worker had work at both ends of the window (`hadWork`): a verdict
+ * on a worker that had work, never on a quiet moment.
  */
 export function judgeWindow(before: CpuReading, after: CpuReading, hadWork: boolean): { saturated: boolean; schedIdleStarved: boolean } {
-  const saturated = saturatedBetween(before, after, [1]);
+  const saturated = saturatedBetween(before, after, [0]);
   return { saturated, schedIdleStarved: hadWork && saturated };
 }

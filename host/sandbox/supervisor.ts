@@ -154,14 +154,14 @@ export class Supervisor {
   }
 
   /**
-   * Samples, once a second, what CPU normal work left over (three small /proc reads) for two
+   * Samples, once a second, what CPU normal work left over (two small /proc reads) for two
    * verdicts (spare-cpu.ts judgeWindow): no CPU to spare (nothing is sent down), and the SCHED_IDLE
    * worker starved while it had work (its integrations go back to nice 19 for STARVED_HOLD_MS). A
    * machine busy only while that worker had nothing to do is no reason to move anything back.
    * Where /proc cannot be read, neither verdict is ever given.
    */
   private sampleSpareCpu(): void {
-    const pids = () => [this.workerPid(this.offenderWorker!), this.workerPid(this.schedIdleIndex!)];
+    const pids = () => [this.workerPid(this.schedIdleIndex!)];
     let previous: CpuReading | null = readCpu(pids());
     let hadWork = false;
     this.spareCpuTimer = setInterval(() => {
