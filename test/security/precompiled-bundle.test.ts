@@ -13,10 +13,10 @@ import ivm from 'isolated-vm';
 import { endpointOf, startTestHost, waitFor, type TestHost } from '../helpers/host.ts';
 import { BundlePrecompiler } from '../../host/sandbox/bundle-precompiler.ts';
 import { IntegrationIsolate } from '../../host/sandbox/isolate.ts';
-import type { SandboxLimits } from '../../host/sandbox/messages.ts';
 import { createRuntimeSnapshot } from '../../host/sandbox/runtime-snapshot.ts';
 import { buildRuntimeScript, buildSnapshotScript } from '../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../unit/sandbox-api/harness.ts';
+import { sandboxTestLimits } from '../unit/sandbox/test-limits.ts';
 
 const PROBE = 'precompile-probe';
 const TOP_LEVEL_LINE = 'precompile-probe: top level ran';
@@ -74,11 +74,7 @@ describe('the precompiler', () => {
 });
 
 describe("a precompiled bundle's code cache", () => {
-  const LIMITS: SandboxLimits = {
-    memoryLimitMb: 64, dispatchTimeoutMs: 10_000, waitUntilTimeoutMs: 1_000, maxFetchesPerDispatch: 5,
-    maxResponseBytes: 1024 * 1024, maxLogLineBytes: 1024, maxLogLinesPerDispatch: 10, maxLogBytesPerDispatch: 64 * 1024,
-    hogCpuMs: 60_000, maxLiveIsolatesPerWorker: 10, warmIsolatesPerWorker: 0,
-  };
+  const LIMITS = sandboxTestLimits();
 
   it('is refused by a bundle of the same length but another text (a reload: Hello became Howdy)', async () => {
     const source = (answer: string) => bundleIntegration(`

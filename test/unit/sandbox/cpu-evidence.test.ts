@@ -9,12 +9,9 @@ import type { SandboxLimits } from '../../../host/sandbox/messages.ts';
 import { CPU_EVIDENCE_MS } from '../../../host/sandbox/demotion.ts';
 import { buildRuntimeScript } from '../../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
+import { sandboxTestLimits } from './test-limits.ts';
 
-const LIMITS: SandboxLimits = {
-  memoryLimitMb: 64, dispatchTimeoutMs: 1_000, waitUntilTimeoutMs: 1_000, maxFetchesPerDispatch: 5,
-  maxResponseBytes: 1024 * 1024, maxLogLineBytes: 1024, maxLogLinesPerDispatch: 10, maxLogBytesPerDispatch: 64 * 1024,
-  hogCpuMs: 60_000, maxLiveIsolatesPerWorker: 10, warmIsolatesPerWorker: 0,
-};
+const LIMITS = sandboxTestLimits({ dispatchTimeoutMs: 1_000 });
 
 const isolates: IntegrationIsolate[] = [];
 afterEach(() => {

@@ -4,16 +4,12 @@
 import { describe, expect, it } from 'vitest';
 import ivm from 'isolated-vm';
 import { IntegrationIsolate, type WireEnvelope } from '../../../host/sandbox/isolate.ts';
-import type { SandboxLimits } from '../../../host/sandbox/messages.ts';
 import { createRuntimeSnapshot } from '../../../host/sandbox/runtime-snapshot.ts';
 import { buildRuntimeScript, buildSnapshotScript } from '../../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
+import { sandboxTestLimits } from './test-limits.ts';
 
-const LIMITS: SandboxLimits = {
-  memoryLimitMb: 64, dispatchTimeoutMs: 10_000, waitUntilTimeoutMs: 1_000, maxFetchesPerDispatch: 5,
-  maxResponseBytes: 1024 * 1024, maxLogLineBytes: 1024, maxLogLinesPerDispatch: 10, maxLogBytesPerDispatch: 64 * 1024,
-  hogCpuMs: 60_000, maxLiveIsolatesPerWorker: 10, warmIsolatesPerWorker: 0,
-};
+const LIMITS = sandboxTestLimits();
 
 function request(): WireEnvelope {
   const { event, environment, fetchBody } = envelope({ type: 'fetch', request: { method: 'GET', url: 'https://cache.test/', headers: [] } });

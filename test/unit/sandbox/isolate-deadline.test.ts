@@ -4,18 +4,14 @@
 // handler still count. The host's slowness is simulated by a runtime script that spins first.
 import { afterEach, describe, expect, it } from 'vitest';
 import { IntegrationIsolate, type WireEnvelope } from '../../../host/sandbox/isolate.ts';
-import type { SandboxLimits } from '../../../host/sandbox/messages.ts';
 import { buildRuntimeScript } from '../../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
+import { sandboxTestLimits } from './test-limits.ts';
 
 const DEADLINE_MS = 1_000;
 const HOST_START_MS = 2_500;
 
-const LIMITS: SandboxLimits = {
-  memoryLimitMb: 64, dispatchTimeoutMs: DEADLINE_MS, waitUntilTimeoutMs: 1_000, maxFetchesPerDispatch: 5,
-  maxResponseBytes: 1024 * 1024, maxLogLineBytes: 1024, maxLogLinesPerDispatch: 10, maxLogBytesPerDispatch: 64 * 1024,
-  hogCpuMs: 60_000, maxLiveIsolatesPerWorker: 10, warmIsolatesPerWorker: 0,
-};
+const LIMITS = sandboxTestLimits({ dispatchTimeoutMs: DEADLINE_MS });
 
 /** The real runtime script, behind a host-side start that takes HOST_START_MS of wall-clock time. */
 async function slowRuntime(): Promise<{ code: string }> {

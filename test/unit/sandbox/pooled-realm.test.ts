@@ -6,16 +6,12 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { IntegrationIsolate, type WireEnvelope } from '../../../host/sandbox/isolate.ts';
 import { prepareRealm, type PreparedRealm, type RuntimeSource } from '../../../host/sandbox/realm.ts';
 import { createRuntimeSnapshot } from '../../../host/sandbox/runtime-snapshot.ts';
-import type { SandboxLimits } from '../../../host/sandbox/messages.ts';
 import type { BridgeRequest } from '../../../sandbox-api/runtime/contract.ts';
 import { buildRuntimeScript, buildSnapshotScript } from '../../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
+import { sandboxTestLimits } from './test-limits.ts';
 
-const LIMITS: SandboxLimits = {
-  memoryLimitMb: 32, dispatchTimeoutMs: 10_000, waitUntilTimeoutMs: 1_000, maxFetchesPerDispatch: 5,
-  maxResponseBytes: 1024 * 1024, maxLogLineBytes: 1024, maxLogLinesPerDispatch: 10, maxLogBytesPerDispatch: 64 * 1024,
-  hogCpuMs: 60_000, maxLiveIsolatesPerWorker: 10, warmIsolatesPerWorker: 2,
-};
+const LIMITS = sandboxTestLimits({ memoryLimitMb: 32, warmIsolatesPerWorker: 2 });
 
 const runtimes: Record<string, RuntimeSource> = {};
 beforeAll(async () => {

@@ -6,16 +6,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DispatchError, IntegrationIsolate, type WireEnvelope } from '../../../host/sandbox/isolate.ts';
 import { prepareRealm, type PreparedRealm, type RuntimeSource } from '../../../host/sandbox/realm.ts';
-import type { SandboxLimits } from '../../../host/sandbox/messages.ts';
 import { buildRuntimeScript } from '../../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
+import { sandboxTestLimits } from './test-limits.ts';
 
 const DEADLINE_MS = 300;
-const LIMITS: SandboxLimits = {
-  memoryLimitMb: 64, dispatchTimeoutMs: DEADLINE_MS, waitUntilTimeoutMs: 1_000, maxFetchesPerDispatch: 5,
-  maxResponseBytes: 1024 * 1024, maxLogLineBytes: 1024, maxLogLinesPerDispatch: 10, maxLogBytesPerDispatch: 64 * 1024,
-  hogCpuMs: 60_000, maxLiveIsolatesPerWorker: 10, warmIsolatesPerWorker: 1,
-};
+const LIMITS = sandboxTestLimits({ dispatchTimeoutMs: DEADLINE_MS, warmIsolatesPerWorker: 1 });
 
 /** Logs without end: a line is nearly always waiting for the worker's thread when the deadline passes. */
 const CHATTY = `
