@@ -274,7 +274,7 @@ function createPool(settings: WorkerInit, source: RuntimeSource): IsolatePool {
   return new IsolatePool({
     size: settings.limits.warmIsolatesPerWorker,
     prepare: () => prepareRealm(source, settings.limits.memoryLimitMb, { warm: true }),
-    busy: () => inFlight.size > 0,
+    busy: dispatchesInFlight,
     waitMs: () => Math.max(0, lastDispatchActivity + REFILL_QUIET_MS - performance.now()),
     hasRoom: budgetHasRoom,
     warn: (text) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text }),
@@ -290,13 +290,18 @@ function environmentText(key: string): string {
   return environments.get(key) ?? '';
 }
 
+/** Whether a dispatch of this worker is under way: background work (pool refills, precompiles) waits. */
+function dispatchesInFlight(): boolean {
+  return inFlight.size > 0;
+}
+
 function receive(message: ToWorker): void {
   switch (message.type) {
     case 'init':
       init = message;
       runtime = { code: message.runtimeScript, ...startupSnapshot(message.snapshotScript) };
       pool = createPool(message, runtime);
-      precompiler = new BundlePrecompiler({ snapshot: runtime.snapshot, memoryLimitMb: message.limits.memoryLimitMb, busy: () => inFlight.size > 0 });
+      precompiler = new BundlePrecompiler({ snapshot: runtime.snapshot, memoryLimitMb: message.limits.memoryLimitMb, busy: dispatchesInFlight });
       send({ type: 'ready' });
       pool.refillSoon();
       return;
