@@ -24,6 +24,10 @@ function normalizeDelay(delay: unknown): number {
 export function createTimers(primitives: TimerPrimitives) {
   const timers = new Map<number, Timer>();
   let nextId = 1;
+  // Taken before any guest code runs: a due callback is queued behind the microtasks already
+  // waiting (see fire), never through whatever the guest later does to the globals.
+  const settled = Promise.resolve();
+  const then = Promise.prototype.then;
 
   function schedule(callback: unknown, delay: unknown, args: unknown[], repeat: boolean): number {
     if (typeof callback !== 'function') {
@@ -52,11 +56,17 @@ export function createTimers(primitives: TimerPrimitives) {
       if (timer === undefined) return;
       if (timer.intervalMs === null) timers.delete(id);
       else primitives.setTimer(id, timer.intervalMs);
-      try {
-        timer.callback(...timer.args);
-      } catch (error) {
-        primitives.reportError(error);
-      }
+      // A timer is a task of its own: it never runs before the microtasks of the code that was
+      // running when it came due. The worker's clock can fire it into the isolate before those had
+      // their checkpoint (on a loaded machine), so the callback goes behind them in the queue; it
+      // still runs within this same call, under its timeout.
+      then.call(settled, () => {
+        try {
+          timer.callback(...timer.args);
+        } catch (error) {
+          primitives.reportError(error);
+        }
+      });
     },
     /** Number of timers still pending (for tests and diagnostics). */
     pendingCount: (): number => timers.size,
