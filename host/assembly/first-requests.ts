@@ -5,7 +5,7 @@
 
 import type { Installation } from '../installations/model.ts';
 
-/** How many installations a start prepares ahead at most (about 5 KB of host memory each). */
+/** How many installations a start prepares ahead at most (a few KB of host memory each: an environment and its text). */
 export const FIRST_REQUEST_PREFILL_MAX = 1_000;
 
 export interface FirstRequestPrefillDeps {
