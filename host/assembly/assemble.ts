@@ -43,6 +43,7 @@ import { buildRuntimeScript, buildSnapshotScript } from '../../sandbox-api/runti
 import { installForDevelopment, type DevInstallation } from './dev-installations.ts';
 import { createReloader, type ReloadChange } from './reload.ts';
 import { createHostServices } from './host-services.ts';
+import { prefillFirstRequests } from './first-requests.ts';
 import { openHttpListener } from './http-listener.ts';
 import { openMetricsListener } from './metrics-listener.ts';
 import { openStoresExplained } from './open-stores.ts';
@@ -60,6 +61,11 @@ export interface Host {
   /** The integrations served right now (a reload replaces entries). */
   readonly integrations: LoadedIntegration[];
   devInstallations: DevInstallation[];
+  /**
+   * How many installations had their first request's environment built ahead, once that
+   * background prefill is over (first-requests.ts).
+   */
+  firstRequestsPrepared: Promise<number>;
   services: HostServices;
   supervisor: Supervisor;
   webhooks: WebhookDispatcher;
@@ -297,6 +303,9 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   // Likewise the tasks left waiting or in flight.
   tasks.start();
   const devInstallations = options.autoInstall ? await installForDevelopment(registry, installations, stores.installations, platform) : [];
+  // What each installation's first request would build on its path (after a restart: every one's),
+  // built now in the background, requests first.
+  const prefill = prefillFirstRequests({ list: () => stores.installations.listInstallations(), prepare: dispatcher.prepare, warn: (text) => log.warn(text) });
   const reloader = createReloader({
     dirs: options.dirs,
     loadOptions,
@@ -313,6 +322,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   let stopping: Promise<void> | null = null;
   function stopTheRest(): Promise<void> {
     stopping ??= (async () => {
+      prefill.stop();
       await tasks.stop();
       await webhookDispatcher.stop();
       await supervisor.stop();
@@ -333,6 +343,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
       return registry.list();
     },
     devInstallations,
+    firstRequestsPrepared: prefill.done,
     services,
     supervisor,
     webhooks: webhookDispatcher,

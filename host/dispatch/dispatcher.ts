@@ -30,6 +30,8 @@ export interface DispatchOutcome {
 /** What the dispatcher needs of the sandbox (the supervisor). */
 export interface SandboxRunner {
   dispatch(integration: string, envelope: Envelope): Promise<{ response: SandboxResponse; logs: { level: string; text: string }[]; durationMs: number }>;
+  /** Makes ahead what dispatching this environment will need (its text for the workers); optional. */
+  prepareEnvironment?(environment: Envelope['environment']): void;
 }
 
 export interface Dispatcher {
@@ -39,6 +41,12 @@ export interface Dispatcher {
    * endpoint and its tasks. The environment carries the integration token only.
    */
   runForIntegration(integration: string, event: DispatchEvent, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
+  /**
+   * Builds ahead what the first run() for this installation record would build on its own path:
+   * its environment, and what the sandbox makes of it. Dispatches nothing. False when its
+   * integration is not runnable (nothing built).
+   */
+  prepare(installation: Installation): Promise<boolean>;
 }
 
 export interface DispatcherDeps {
@@ -145,6 +153,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       const integration = runnable(deps.registry, installation.integration);
       const fullEvent = { ...event, eventId: event.eventId ?? newEventId(), installationId: installation.id } as SandboxEvent;
       return dispatch(integration, fullEvent, await environmentOf(integration, installation), fetchBody);
+    },
+
+    async prepare(installation) {
+      const integration = deps.registry.get(installation.integration);
+      if (integration === undefined || integration.status !== 'ready' || integration.bundle === undefined) return false;
+      deps.sandbox.prepareEnvironment?.(await environmentOf(integration, installation));
+      return true;
     },
 
     async runForIntegration(name, event, fetchBody) {

@@ -390,6 +390,11 @@ export class Supervisor {
     await Promise.all([...this.slots.values()].map((slot) => stopSlot(slot, 'the host is shutting down')));
   }
 
+  /** Makes an environment's JSON text now (a host start's prefill), so its first dispatch only sends it. */
+  prepareEnvironment(environment: Envelope['environment']): void {
+    this.environmentJson(environment);
+  }
+
   /** An environment's JSON text, made once per environment object (the dispatcher reuses them). */
   private environmentJson(environment: Envelope['environment']): string {
     let json = this.environmentTexts.get(environment);

@@ -1,6 +1,7 @@
 // An in-memory cache in front of any InstallationStore: installation records (deep-frozen, replaced
 // on write), token owners and installation lists, because the public endpoint, dispatch and the
-// platform API read records on every request and publishing an event lists installations. Invalidated by this store's own writes, and by invalidate() for writes another
+// platform API read records on every request and publishing an event lists installations; a whole
+// list read fills the records too. Invalidated by this store's own writes, and by invalidate() for writes another
 // host made (the PostgreSQL store calls it on a notification). It never caches a miss, so a token
 // or id that does not exist yet is never remembered as absent.
 
@@ -110,7 +111,12 @@ export function withInstallationCache(inner: InstallationStore): CachedInstallat
       if (cached !== undefined) return [...cached];
       const started = generation;
       const list = (await inner.listInstallations(filter)).map(deepFreeze);
-      if (enabled && generation === started) lists.set(key, list);
+      if (enabled && generation === started) {
+        lists.set(key, list);
+        // Each listed record is as fresh as one read alone: a later read of it (an installation's
+        // first request after a restart, once the host listed them all) is served from here too.
+        for (const installation of list) if (!records.has(installation.id)) records.set(installation.id, installation);
+      }
       return [...list];
     },
     async editInstallation(id, plan) {

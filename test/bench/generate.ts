@@ -25,11 +25,18 @@ function writeIntegration(root: string, name: string, script: string): void {
   writeFileSync(join(dir, 'index.ts'), script);
 }
 
-export function generateFixtures(options: { trivial: number; spinners?: number; allocators?: number; prefix?: string }): string {
+/** The name prefix of the trivial integrations that the startup section requests one at a time (startup.ts). */
+export const PACED_PREFIX = 'paced';
+
+export function generateFixtures(options: { trivial: number; paced?: number; spinners?: number; allocators?: number; prefix?: string }): string {
   const root = mkdtempSync(join(tmpdir(), 'ih-bench-'));
   const prefix = options.prefix ?? 'bench';
   for (let i = 0; i < options.trivial; i++) {
     const name = `${prefix}-${String(i).padStart(4, '0')}`;
+    writeIntegration(root, name, trivial(name));
+  }
+  for (let i = 0; i < (options.paced ?? 0); i++) {
+    const name = `${PACED_PREFIX}-${String(i).padStart(4, '0')}`;
     writeIntegration(root, name, trivial(name));
   }
   for (let i = 0; i < (options.spinners ?? 0); i++) writeIntegration(root, `spin-${i}`, SPIN);

@@ -64,7 +64,27 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   return { requests: latenciesMs.length, errors, rps: (latenciesMs.length / elapsedMs) * 1000, latenciesMs, statuses, elapsedMs };
 }
 
-/** One request; its latency in ms and status (0 for a transport failure). */
+/**
+ * Sequential single requests over one kept-alive connection with node:http, the client runLoad
+ * uses: for latency figures of one request at a time (cold starts), where `fetch`'s own work in
+ * this process (undici's Request, Response and body stream: about 0.35 ms per request on the
+ * bench machine, docs/performance.md) would be counted as the server's.
+ */
+export function sequentialClient(): { request(url: string): Promise<{ ms: number; status: number }>; close(): void } {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  return {
+    request: (url) => {
+      const started = performance.now();
+      return once(agent, new URL(url), 'GET', undefined).then(
+        (status) => ({ ms: performance.now() - started, status }),
+        () => ({ ms: performance.now() - started, status: 0 }),
+      );
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+/** One request with `fetch`; its latency in ms and status (0 for a transport failure). */
 export async function timedRequest(url: string): Promise<{ ms: number; status: number }> {
   const started = performance.now();
   try {

@@ -1,6 +1,7 @@
 // The installation cache in front of every store: frozen records served from memory, replaced on
 // each write; a read racing a write never puts the old record back; misses are never remembered;
-// invalidate() and a disabled cache make the next read go to the store.
+// invalidate() and a disabled cache make the next read go to the store. A whole list read fills
+// the records as well, under the same rule.
 import { describe, expect, it } from 'vitest';
 import type { Installation, InstallationStore } from '../../../host/installations/model.ts';
 import { withInstallationCache } from '../../../host/store/installation-cache.ts';
@@ -37,7 +38,11 @@ function fakeStore() {
     async adoptChildInstallation() {
       throw new Error('not used by these tests');
     },
-    listInstallations: async () => [...rows.values()].map((row) => structuredClone(row)),
+    async listInstallations() {
+      const copies = [...rows.values()].map((row) => structuredClone(row));
+      if (hold) await hold;
+      return copies;
+    },
     async editInstallation(id, plan) {
       const before = rows.get(id);
       if (before === undefined) return undefined;
@@ -120,6 +125,29 @@ describe('installation cache', () => {
     expect((await cached.listInstallations({ integration: 'hello' })).map((row) => row.id)).toEqual(['inst_1', 'inst_elsewhere']);
     await cached.deleteInstallation('inst_1');
     expect((await cached.listInstallations()).map((row) => row.id)).toEqual(['inst_elsewhere']);
+  });
+
+  it('serves each record of a whole list it read without reading that record again', async () => {
+    const { store, rows, reads } = fakeStore();
+    const cached = withInstallationCache(store);
+    rows.set('inst_1', record('inst_1', { a: 1 }));
+    rows.set('inst_2', record('inst_2', { a: 2 }));
+    const listed = await cached.listInstallations();
+    expect(await cached.getInstallation('inst_1')).toBe(listed.find((row) => row.id === 'inst_1'));
+    expect((await cached.getInstallation('inst_2'))?.configuration).toEqual({ a: 2 });
+    expect(reads.installation).toBe(0);
+  });
+
+  it('never fills records from a list read before a write that finished meanwhile', async () => {
+    const { store, rows, holdReads } = fakeStore();
+    const cached = withInstallationCache(store);
+    rows.set('inst_1', record('inst_1', { a: 1 }));
+    const release = holdReads();
+    const stale = cached.listInstallations();
+    await cached.editInstallation('inst_1', (current) => ({ status: current.status, configuration: { a: 2 } }));
+    release();
+    expect((await stale)[0]?.configuration).toEqual({ a: 1 });
+    expect((await cached.getInstallation('inst_1'))?.configuration).toEqual({ a: 2 });
   });
 
   it('forgets the cached space installations of a deleted organization installation', async () => {
