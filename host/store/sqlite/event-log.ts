@@ -22,6 +22,8 @@ export function createSqliteEventLog(db: DatabaseSync): EventLog {
     insert: db.prepare('INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, duration_ms, logs, created_at, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
     prune: db.prepare('DELETE FROM event_log WHERE integration = ? AND seq <= (SELECT seq FROM event_log WHERE integration = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)'),
     page: db.prepare('SELECT * FROM event_log WHERE integration = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
+    // Event ids are not indexed (migration 7: a random key cost every row's write far more than
+    // this admin read gains): it walks the integration's rows, at most MAX_ENTRIES_PER_INTEGRATION + PRUNE_EVERY.
     get: db.prepare('SELECT * FROM event_log WHERE integration = ? AND event_id = ? ORDER BY seq LIMIT 1'),
   };
   // Entries are written in batches, one transaction per FLUSH_AFTER_MS window (or MAX_BATCH rows),
