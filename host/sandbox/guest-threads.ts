@@ -1,11 +1,13 @@
 // Inside a lowered sandbox worker: keeps every thread but its own main thread lowered (nice 19, and
-// SCHED_IDLE in the SCHED_IDLE worker), including threads created later. Threads inherit their
+// SCHED_IDLE in the SCHED_IDLE worker), including threads created later; the main thread goes to
+// nice 10, above them (sched-policy.ts LOWERED_MAIN_NICE). Threads inherit their
 // creator's priority, and isolated-vm's pool threads (and the one-off threads it starts when all of
-// them are busy) are created by the main thread, which stays at normal priority: so the worker
-// looks again whenever it has just handed an isolate work. It never lowers the main thread.
+// them are busy) are created by the main thread, which stays above them: so the worker
+// looks again whenever it has just handed an isolate work. The main thread never goes below nice 10.
 
 import { readdirSync } from 'node:fs';
-import { lowerThreads, type WorkerPriority } from './sched-policy.ts';
+import { setPriority } from 'node:os';
+import { LOWERED_MAIN_NICE, lowerThreads, type WorkerPriority } from './sched-policy.ts';
 
 export class GuestThreads {
   private readonly pid: number;
@@ -16,6 +18,7 @@ export class GuestThreads {
   private readonly lowered = new Set<number>();
   private scheduled = false;
   private problemSaid = false;
+  private mainLowered = false;
 
   constructor(options: { priority: Exclude<WorkerPriority, 'normal'>; command?: string; pid?: number; onProblem(problem: string): void }) {
     this.pid = options.pid ?? process.pid;
@@ -29,6 +32,15 @@ export class GuestThreads {
    * command ran): resolves null, or why they could not all be lowered (said once through onProblem too).
    */
   check(): Promise<string | null> {
+    if (!this.mainLowered) {
+      this.mainLowered = true;
+      try {
+        // The main thread only (tid == pid); threads it creates from now on start at nice 10.
+        setPriority(this.pid, LOWERED_MAIN_NICE);
+      } catch {
+        // Renicing forbidden here: it stays at normal priority, still above its guest threads.
+      }
+    }
     let threads: number[];
     try {
       threads = readdirSync(`/proc/${this.pid}/task`).map(Number);

@@ -12,6 +12,13 @@ export const SCHED_IDLE = 5;
 export const SCHED_OTHER = 0;
 /** The nice value of lowered threads (the lowest there is). */
 export const LOWERED_NICE = 19;
+/**
+ * The nice value of a lowered worker's main thread: above its guest threads (nice 19, or SCHED_IDLE,
+ * below every nice value), so its deadline timer and 504s never wait behind its own spinners; below
+ * normal work, so the host work attackers cause there (isolate starts and disposals, IPC) weighs a
+ * tenth of a neighbour's (weights 110 and 1024; nice 19 is 15).
+ */
+export const LOWERED_MAIN_NICE = 10;
 
 /**
  * How a worker's guest threads compete for CPU: `normal`; `nice19` (offenders and solitary
@@ -21,9 +28,10 @@ export const LOWERED_NICE = 19;
  * and the kernel does not count that core as free when it places the woken one; a SCHED_IDLE thread
  * gives way at once. The price: on a machine that normal work saturates, SCHED_IDLE gets almost no
  * CPU (the supervisor then moves its integrations back to nice 19: spare-cpu.ts, supervisor.ts).
- * Only the threads other than the worker's main thread are lowered: guest code never runs on the
- * main thread (isolated-vm runs each isolate on threads of its own pool), and the main thread runs
- * what a lowered worker must still do on time: the deadline timer, the 504, IPC.
+ * The threads other than the worker's main thread go to nice 19 (and SCHED_IDLE): guest code never
+ * runs on the main thread (isolated-vm runs each isolate on threads of its own pool), and the main
+ * thread runs what a lowered worker must still do on time: the deadline timer, the 504, IPC. It
+ * goes to nice 10 only (LOWERED_MAIN_NICE).
  */
 export type WorkerPriority = 'normal' | 'nice19' | 'sched-idle';
 
@@ -69,6 +77,7 @@ export function threadPolicies(pid: number, threads: readonly number[] = threads
  */
 export function loweringProblem(pid: number, priority: WorkerPriority): string | null {
   if (priority === 'normal') return null;
+  if (threadStatField(pid, pid, 19) === LOWERED_NICE) return 'the main thread runs at nice 19 too';
   const main = threadStatField(pid, pid, 41);
   if (Number.isNaN(main)) return 'the threads\' policies cannot be read from /proc';
   if (priority === 'sched-idle') {

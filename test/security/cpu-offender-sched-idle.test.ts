@@ -11,7 +11,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, endpointOf, warmUp, waitFor, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy, neighbourAnswers } from '../helpers/host-health.ts';
-import { SCHED_IDLE, SCHED_OTHER, guestThreadsOf, threadPolicies } from '../../host/sandbox/sched-policy.ts';
+import { SCHED_IDLE, SCHED_OTHER, guestThreadsOf, threadPolicies, threadStatField } from '../../host/sandbox/sched-policy.ts';
 
 const DEADLINE_MS = 1_000;
 let host: TestHost;
@@ -45,6 +45,7 @@ describe('an offender that keeps burning CPU', () => {
     await waitFor(() => guestThreadsOf(pid).length > 1 && threadPolicies(pid, guestThreadsOf(pid)).every((policy) => policy === SCHED_IDLE));
     // Its main thread (the deadline timer, the 504) does not wait behind the spinner.
     expect(threadPolicies(pid, [pid])).toEqual([SCHED_OTHER]);
+    expect(threadStatField(pid, pid, 19)).toBe(10);
     // The neighbour never shares that worker.
     expect(host.supervisor.workerOf('hello')).not.toBe(idle);
     expect(host.supervisor.workerOf('hello')).not.toBe(host.supervisor.offenderWorker);
