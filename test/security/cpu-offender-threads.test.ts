@@ -12,7 +12,9 @@ import { startTestHost, endpointOf, waitFor, type TestHost } from '../helpers/ho
 import { expectHostHealthy } from '../helpers/host-health.ts';
 import { SCHED_IDLE, SCHED_OTHER, guestThreadsOf, threadStatField } from '../../host/sandbox/sched-policy.ts';
 
-const DEADLINE_MS = 2_000;
+// Long enough that every spinner is at work at once even on a loaded machine (their starts, on lowered
+// threads, come before their deadlines), which is when threads are made for them.
+const DEADLINE_MS = 5_000;
 /** More than isolated-vm's pool (cores + 1) can hold, so that threads are made while they spin. */
 const SPINNERS = cpus().length + 3;
 const names = Array.from({ length: SPINNERS }, (_, i) => `spinner-${i + 1}`);
