@@ -34,6 +34,11 @@ export interface IsolateHooks {
   /** A new measurement of the isolate's memory (memoryBytes) landed. */
   measured?(): void;
   /**
+   * Guest code was just handed to the isolate (its top level, a dispatch, waitUntil work, a timer):
+   * isolated-vm may have started a thread for it on this one (a lowered worker lowers it: guest-threads.ts).
+   */
+  entered?(): void;
+  /**
    * A realm prepared ahead of time (the worker's warm pool, isolate-pool.ts), taken for good by
    * this start, or the one the pool is making (a promise; undefined if making it failed); undefined
    * when there is none, and the start prepares its own.
@@ -279,6 +284,7 @@ export class IntegrationIsolate {
         arguments: { copy: true },
         result: { promise: true, copy: true },
       });
+      this.hooks.entered?.();
       const raw = decodeWireAnswer(await Promise.race([call, passed]));
       if (entry.failure) throw entry.failure;
       const response = validateSandboxResponse(raw, this.limits.maxResponseBytes);
@@ -498,8 +504,9 @@ export class IntegrationIsolate {
       this.hooks.lateLog([eventId], 'error', `waitUntil work still running after ${this.limits.waitUntilTimeoutMs} ms: the isolate was reset`);
       this.dispose('waitUntil deadline passed');
     }, this.limits.waitUntilTimeoutMs);
-    live.drain
-      .apply(undefined, [eventId], { arguments: { copy: true }, result: { promise: true } })
+    const drained = live.drain.apply(undefined, [eventId], { arguments: { copy: true }, result: { promise: true } });
+    this.hooks.entered?.();
+    drained
       .catch(() => undefined)
       .finally(() => {
         clearTimeout(timer);
@@ -602,7 +609,9 @@ export class IntegrationIsolate {
       const compiled = bundle as ivm.Script & ivm.CachedDataResult & { cachedDataRejected?: boolean };
       if (compiled.cachedDataRejected === true) this.bundleCache = undefined;
       else if (!this.bundleCache && compiled.cachedData) this.bundleCache = compiled.cachedData;
-      const namespace = (await bundle.run(realm.context, { reference: true, timeout: this.limits.dispatchTimeoutMs })) as ivm.Reference;
+      const ran = bundle.run(realm.context, { reference: true, timeout: this.limits.dispatchTimeoutMs });
+      this.hooks.entered?.();
+      const namespace = (await ran) as ivm.Reference;
       await realm.setEntry.apply(undefined, [namespace.derefInto()], { timeout: this.limits.dispatchTimeoutMs });
       namespace.release();
       realm.setEntry.release();
@@ -679,7 +688,9 @@ export class IntegrationIsolate {
       this.hooks.lateLog([], 'warn', `timer ${id} fired after the integration finished its work; dropped`);
       return;
     }
-    live.fireTimer.apply(undefined, [id], { arguments: { copy: true }, timeout: this.limits.dispatchTimeoutMs }).catch((error: unknown) => {
+    const fired = live.fireTimer.apply(undefined, [id], { arguments: { copy: true }, timeout: this.limits.dispatchTimeoutMs });
+    this.hooks.entered?.();
+    fired.catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       if (MEMORY_LIMIT_PATTERN.test(message) || /timed out/i.test(message)) this.dispose(`timer callback: ${message}`);
     });

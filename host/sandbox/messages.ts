@@ -4,6 +4,7 @@
 
 import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressOptions } from '../bridge/egress-policy.ts';
+import type { WorkerPriority } from './sched-policy.ts';
 
 export interface SandboxLimits {
   memoryLimitMb: number;
@@ -38,6 +39,10 @@ export interface WorkerInit {
   /** This worker's share of the isolate memory budget: past it, least recently used idle isolates are disposed. */
   isolateBudgetMb: number;
   egress: EgressOptions;
+  /** How this worker's guest threads compete for CPU (its main thread always stays normal); absent: normal. */
+  priority?: WorkerPriority;
+  /** The command that sets SCHED_IDLE on a thread (util-linux's `chrt`); tests name a missing one. */
+  schedIdleCommand?: string;
 }
 
 export interface RegisterIntegration {
@@ -141,6 +146,8 @@ export interface LateLog {
 
 export interface WorkerReady {
   type: 'ready';
+  /** A lowered worker whose guest threads could not all be lowered: why, in words (see GuestThreads). */
+  loweringProblem?: string;
 }
 
 /** A guest's fetch to `environment.apiEndpoint`, handed to the host instead of the network. */

@@ -1,13 +1,39 @@
-// Linux scheduling policies of sandbox worker processes: lowering every thread of one to SCHED_IDLE
-// (util-linux's `chrt`, no privilege needed) and reading back what each thread runs under. Process
-// plumbing only: it never decides which worker is lowered or why.
+// Linux scheduling of sandbox worker processes: lowering the threads that run guest code (every
+// thread but the process's main thread) to nice 19 and, for one worker, SCHED_IDLE (util-linux's
+// `chrt`, no privilege needed), and reading back what each thread runs under. Process plumbing
+// only: it never decides which worker is lowered or why, and it never lowers a main thread.
 
 import { execFile } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** SCHED_IDLE as /proc reports it (field 41 of a thread's stat; 0 is SCHED_OTHER). */
 export const SCHED_IDLE = 5;
 export const SCHED_OTHER = 0;
+/** The nice value of lowered threads (the lowest there is). */
+export const LOWERED_NICE = 19;
+/**
+ * The nice value of a lowered worker's main thread: above its guest threads (nice 19, or SCHED_IDLE,
+ * below every nice value), so its deadline timer and 504s never wait behind its own spinners; below
+ * normal work, so the host work attackers cause there (isolate starts and disposals, IPC) weighs a
+ * tenth of a neighbour's (weights 110 and 1024; nice 19 is 15).
+ */
+export const LOWERED_MAIN_NICE = 10;
+
+/**
+ * How a worker's guest threads compete for CPU: `normal`; `nice19` (offenders and solitary
+ * suspects, which then compete only with each other); `sched-idle` (nice 19 and then the
+ * SCHED_IDLE policy: integrations that kept burning CPU after their first demotion). A nice-19
+ * thread that holds a core still keeps a woken normal thread waiting for the rest of its time slice,
+ * and the kernel does not count that core as free when it places the woken one; a SCHED_IDLE thread
+ * gives way at once. The price: on a machine that normal work saturates, SCHED_IDLE gets almost no
+ * CPU (the supervisor then moves its integrations back to nice 19: spare-cpu.ts, supervisor.ts).
+ * The threads other than the worker's main thread go to nice 19 (and SCHED_IDLE): guest code never
+ * runs on the main thread (isolated-vm runs each isolate on threads of its own pool), and the main
+ * thread runs what a lowered worker must still do on time: the deadline timer, the 504, IPC. It
+ * goes to nice 10 only (LOWERED_MAIN_NICE).
+ */
+export type WorkerPriority = 'normal' | 'nice19' | 'sched-idle';
 
 /** The thread ids of a process (Linux /proc); elsewhere just the process id. */
 export function threadsOf(pid: number): number[] {
@@ -18,6 +44,11 @@ export function threadsOf(pid: number): number[] {
   }
 }
 
+/** The threads of a process other than its main thread (tid == pid): those that are lowered. */
+export function guestThreadsOf(pid: number): number[] {
+  return threadsOf(pid).filter((tid) => tid !== pid);
+}
+
 /**
  * Field `n` (1-based, as proc(5) numbers them) of a /proc stat line, from field 3 on: the command
  * name (field 2) may hold spaces and parentheses, so fields are counted after its last `)`.
@@ -26,44 +57,67 @@ export function procStatField(stat: string, n: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[n - 3]);
 }
 
-function statField(pid: number, thread: number, n: number): number {
-  return procStatField(readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8'), n);
+/** Field `n` of one thread's stat; NaN when the thread is gone. */
+export function threadStatField(pid: number, thread: number, n: number): number {
+  try {
+    return procStatField(readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8'), n);
+  } catch {
+    return NaN;
+  }
 }
 
 /** The scheduling policy of each thread the process has now (a thread that ends meanwhile is left out); [] without /proc. */
-export function threadPolicies(pid: number): number[] {
-  let threads: string[];
-  try {
-    threads = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return [];
-  }
-  return threads.flatMap((thread) => {
-    try {
-      return [statField(pid, Number(thread), 41)];
-    } catch {
-      return [];
-    }
-  });
+export function threadPolicies(pid: number, threads: readonly number[] = threadsOf(pid)): number[] {
+  return threads.map((thread) => threadStatField(pid, thread, 41)).filter((policy) => !Number.isNaN(policy));
 }
 
 /**
- * Moves every thread the process has now to SCHED_IDLE (threads it creates later inherit it), then
- * reads the policies back: resolves null when all of them are SCHED_IDLE, else why not (no `chrt`,
- * a kernel or sandbox that refuses it), in words for one log line. Never rejects.
+ * Whether a worker's threads run as `priority` says (see WorkerPriority): null when they do, else
+ * what is wrong, in words for one log line. Threads that ended meanwhile are left out.
  */
-export function lowerToSchedIdle(pid: number, command = 'chrt'): Promise<string | null> {
+export function loweringProblem(pid: number, priority: WorkerPriority): string | null {
+  if (priority === 'normal') return null;
+  if (threadStatField(pid, pid, 19) === LOWERED_NICE) return 'the main thread runs at nice 19 too';
+  const main = threadStatField(pid, pid, 41);
+  if (Number.isNaN(main)) return 'the threads\' policies cannot be read from /proc';
+  if (priority === 'sched-idle') {
+    if (main === SCHED_IDLE) return 'the main thread runs under SCHED_IDLE too';
+    const policies = threadPolicies(pid, guestThreadsOf(pid));
+    const off = policies.filter((policy) => policy !== SCHED_IDLE).length;
+    if (off > 0) return `${off} of ${policies.length} guest threads did not take the policy`;
+  }
+  return null;
+}
+
+/**
+ * Lowers the given threads of this machine to nice 19 and, for `sched-idle`, to SCHED_IDLE (one
+ * `sh` running `command` once per thread: one process spawned, not one per thread), then reads
+ * them back: resolves null when every one still alive runs as asked, else why not (no `chrt`, a
+ * kernel or sandbox that refuses it). A thread that ends meanwhile is no failure. Never rejects.
+ * Renicing that a sandbox forbids is ignored: the separation into its own process still holds.
+ */
+export function lowerThreads(pid: number, threads: readonly number[], priority: Exclude<WorkerPriority, 'normal'>, command = 'chrt'): Promise<string | null> {
+  for (const thread of threads) {
+    try {
+      setPriority(thread, LOWERED_NICE);
+    } catch {
+      // Gone meanwhile, or renicing forbidden here.
+    }
+  }
+  if (priority !== 'sched-idle' || threads.length === 0) return Promise.resolve(null);
+  // $0 is the command; a thread that ended meanwhile makes one run fail, which the readback forgives.
+  const script = 'command -v "$0" >/dev/null 2>&1 || exit 127; for t do "$0" --idle --pid 0 "$t" 2>&1 >/dev/null; done; exit 0';
   return new Promise((resolve) => {
-    execFile(command, ['--all-tasks', '--idle', '--pid', '0', String(pid)], { timeout: 5_000 }, (error, _stdout, stderr) => {
+    execFile('sh', ['-c', script, command, ...threads.map(String)], { timeout: 5_000 }, (error, stdout) => {
       if (error !== null) {
-        const code = (error as NodeJS.ErrnoException).code;
-        resolve(code === 'ENOENT' ? `\`${command}\` (util-linux) is not installed` : `\`${command} --idle\` failed: ${(stderr || error.message).trim().split('\n')[0]}`);
+        const code = (error as { code?: unknown }).code;
+        resolve(code === 127 ? `\`${command}\` (util-linux) is not installed` : `\`${command} --idle\` could not be run: ${error.message.trim().split('\n')[0]}`);
         return;
       }
-      const policies = threadPolicies(pid);
-      if (policies.length === 0) resolve('the threads\' policies cannot be read from /proc');
-      else if (policies.some((policy) => policy !== SCHED_IDLE)) resolve(`${policies.filter((policy) => policy !== SCHED_IDLE).length} of ${policies.length} threads did not take the policy`);
-      else resolve(null);
+      const policies = threadPolicies(pid, threads);
+      const off = policies.filter((policy) => policy !== SCHED_IDLE).length;
+      if (off === 0) resolve(null);
+      else resolve(`${off} of ${policies.length} threads did not take the policy${stdout.trim() ? ` (\`${command} --idle\`: ${stdout.trim().split('\n')[0]})` : ''}`);
     });
   });
 }

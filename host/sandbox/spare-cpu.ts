@@ -1,6 +1,7 @@
 // Whether the machine has CPU to spare for the SCHED_IDLE worker, and whether that worker starves:
-// sampled from /proc/stat (idle time of every core) plus what that worker itself got (only CPU
-// normal work left over pays for it). Reads /proc only; it never moves anything (the supervisor does).
+// sampled from /proc/stat (idle time of every core) plus what that worker's guest threads got (only
+// CPU normal work left over pays for them; its main thread runs at normal priority and is not
+// counted). Reads /proc only; it never moves anything (the supervisor does).
 
 import { readFileSync } from 'node:fs';
 import { procStatField } from './sched-policy.ts';
@@ -13,27 +14,36 @@ const TICKS_PER_SECOND = 100;
 export interface CpuReading {
   /** Idle and iowait ticks of all cores (/proc/stat's `cpu` line). */
   idleTicks: number;
-  /** User and system ticks of each process asked for (fields 14 and 15 of /proc/<pid>/stat), in that order; 0 for one that is missing. */
+  /**
+   * User and system ticks of each process asked for (fields 14 and 15 of /proc/<pid>/stat), less
+   * those of its main thread (/proc/<pid>/task/<pid>/stat), in that order; 0 for one that is missing.
+   */
   workerTicks: number[];
   /** performance.now() of the reading. */
   at: number;
 }
 
-function processTicks(pid: number | undefined): number {
+function ticksOf(stat: string): number {
+  return procStatField(stat, 14) + procStatField(stat, 15);
+}
+
+/** What a process's threads other than its main one got (ended threads included: the process's figure keeps them). */
+function guestThreadTicks(pid: number | undefined): number {
   if (pid === undefined || pid <= 0) return 0;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return procStatField(stat, 14) + procStatField(stat, 15);
+    const all = ticksOf(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    const main = ticksOf(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
+    return Math.max(0, all - main);
   } catch {
     return 0; // a worker restarting: it counts from zero again (see spareCoresBetween)
   }
 }
 
-/** Reads the machine's idle ticks and the CPU ticks of each process; null where /proc/stat cannot be read. */
+/** Reads the machine's idle ticks and the CPU ticks of each process's guest threads; null where /proc/stat cannot be read. */
 export function readCpu(pids: readonly (number | undefined)[]): CpuReading | null {
   try {
     const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
-    return { idleTicks: fields[3] + (fields[4] ?? 0), workerTicks: pids.map(processTicks), at: performance.now() };
+    return { idleTicks: fields[3] + (fields[4] ?? 0), workerTicks: pids.map(guestThreadTicks), at: performance.now() };
   } catch {
     return null;
   }

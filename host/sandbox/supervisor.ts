@@ -532,10 +532,9 @@ export class Supervisor {
           if (problem !== null) this.schedIdleUnavailable(from, problem);
         },
       },
-      this.options.schedIdleCommand,
     );
     const isolateBudgetMb = Math.max(1, Math.floor(this.options.isolateMemoryMb / this.regularCount));
-    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, snapshotScript: this.options.snapshotScript, limits: this.options.limits, isolateBudgetMb, egress: this.options.egress });
+    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, snapshotScript: this.options.snapshotScript, limits: this.options.limits, isolateBudgetMb, egress: this.options.egress, priority, ...(this.options.schedIdleCommand !== undefined ? { schedIdleCommand: this.options.schedIdleCommand } : {}) });
     if (this.apiEndpoint !== null) post(slot, { type: 'configure', apiEndpoint: this.apiEndpoint });
     for (const [integration, pinned] of this.pins) {
       const bundle = this.bundles.get(integration);

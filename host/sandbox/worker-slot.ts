@@ -3,7 +3,6 @@
 // it. Owns process plumbing only; it never decides placement, strikes or quarantine.
 
 import { fork, type ChildProcess } from 'node:child_process';
-import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import { HostError } from '../common/errors.ts';
@@ -11,7 +10,7 @@ import type { CapturedLog, FromWorker, ToWorker } from './messages.ts';
 import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
 import { WORKER_V8_FLAGS } from './v8-flags.ts';
 import { HeldEnvironments } from './held-environments.ts';
-import { lowerToSchedIdle, threadsOf } from './sched-policy.ts';
+import { loweringProblem, type WorkerPriority } from './sched-policy.ts';
 
 const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
 
@@ -48,32 +47,23 @@ export interface Slot {
   send(message: ToWorker): void;
 }
 
-/**
- * How a worker competes for CPU: `normal`; `nice19` (offenders and solitary suspects, which then
- * compete only with each other); `sched-idle` (nice 19 and then the SCHED_IDLE policy: integrations
- * that kept burning CPU after their first demotion). A nice-19 thread that holds a core still keeps
- * a woken normal thread waiting for the rest of its time slice, and the kernel does not count that
- * core as free when it places the woken one; a SCHED_IDLE thread gives way at once. The price: on a
- * machine that normal work saturates, SCHED_IDLE gets almost no CPU (the supervisor then moves its
- * integrations back to nice 19: spare-cpu.ts, supervisor.ts).
- */
-export type WorkerPriority = 'normal' | 'nice19' | 'sched-idle';
+export type { WorkerPriority };
 
 export interface SlotHandlers {
   onMessage(slot: Slot, message: Exclude<FromWorker, { type: 'ready' }>): void;
   onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void;
   onError(slot: Slot, error: Error): void;
-  /** A `sched-idle` worker was lowered (`problem` null) or could not be (why, in words). */
+  /** A `sched-idle` worker's guest threads were lowered (`problem` null) or could not be (why, in words). */
   onSchedIdle?(slot: Slot, problem: string | null): void;
 }
 
 /**
- * Forks a worker and lowers its priority (see WorkerPriority) once it has booted: starting Node and
- * loading the sandbox is the host's own work, which a busy machine would otherwise starve. Linux
- * sets priorities and policies per thread, so every thread it has by then is lowered (its main
- * thread, V8's and isolated-vm's); later ones inherit it from their creator.
+ * Forks a worker whose guest threads run at `priority` (see WorkerPriority). The worker lowers them
+ * itself (guest-threads.ts: every thread but its main thread, those it creates later too, from its
+ * init on) and says in its ready message whether it could; for a `sched-idle` worker the host then
+ * reads the policies back from /proc as well and reports the outcome through onSchedIdle.
  */
-export function spawnSlot(index: number, priority: WorkerPriority, handlers: SlotHandlers, schedIdleCommand = 'chrt'): Slot {
+export function spawnSlot(index: number, priority: WorkerPriority, handlers: SlotHandlers): Slot {
   const child = fork(WORKER_ENTRY, [], {
     execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...WORKER_V8_FLAGS],
     serialization: 'advanced',
@@ -85,23 +75,14 @@ export function spawnSlot(index: number, priority: WorkerPriority, handlers: Slo
     if (child.connected) child.send(message);
   });
   const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, heldEnvironments: new HeldEnvironments(), up: false, send };
-  const lowerPriority = () => {
-    if (priority === 'normal' || child.pid === undefined) return;
-    const pid = child.pid;
-    for (const thread of threadsOf(pid)) {
-      try {
-        setPriority(thread, 19);
-      } catch {
-        // Some sandboxes forbid renicing; the separation into its own process still holds.
-      }
-    }
-    // Without holding the worker up: until chrt has run, it competes at nice 19.
-    if (priority === 'sched-idle') void lowerToSchedIdle(pid, schedIdleCommand).then((problem) => handlers.onSchedIdle?.(slot, problem));
+  const checkLowered = (reported: string | undefined) => {
+    if (priority !== 'sched-idle' || child.pid === undefined) return;
+    handlers.onSchedIdle?.(slot, reported ?? loweringProblem(child.pid, priority));
   };
   const receive = (message: FromWorker): void => {
     if (message.type === 'ready') {
       slot.up = true;
-      lowerPriority();
+      checkLowered(message.loweringProblem);
       return markReady();
     }
     handlers.onMessage(slot, message);

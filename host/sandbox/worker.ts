@@ -16,6 +16,7 @@ import { IsolatePool } from './isolate-pool.ts';
 import { prepareRealm, type PreparedRealm } from './realm.ts';
 import { isKeyOf } from './held-environments.ts';
 import { BundlePrecompiler } from './bundle-precompiler.ts';
+import { GuestThreads } from './guest-threads.ts';
 
 const MAX_REDIRECTS = 5;
 const EVICTED = 'evicted (least recently used)';
@@ -33,6 +34,13 @@ let runtime: RuntimeSource | null = null;
 let pool: IsolatePool | null = null;
 /** Compiles registered bundles ahead of their first request, for their code cache; null until init. */
 let precompiler: BundlePrecompiler | null = null;
+/** In a lowered worker (init.priority): keeps every thread but this main thread lowered; null otherwise. */
+let guestThreads: GuestThreads | null = null;
+
+/** A thread isolated-vm made for work just handed to an isolate is lowered once this turn ends. */
+function lookAtThreads(): void {
+  guestThreads?.soon();
+}
 const isolates = new Map<string, IntegrationIsolate>();
 /**
  * Dispatches in flight in this worker: id → the isolate running it (for the supervisor's abandon:
@@ -76,8 +84,9 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
   const policy = createEgressPolicy(init.egress);
   const lookup = lookupWithOverrides(init.egress.resolve);
   const isolate = new IntegrationIsolate(integration, bundleCode, runtime, init.limits, {
+    // The guest resumes on an isolate thread once its fetch settles (lookAtThreads).
     fetch: (request) =>
-      isPlatformApi(request.url)
+      (isPlatformApi(request.url)
         ? callPlatformApi(integration, request)
         : performFetch(request, {
         policy,
@@ -91,7 +100,9 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
         },
         // The connect audit: every destination a socket is pointed at, reported to the host.
         onConnect: (address, port) => send({ type: 'egress-connect', integration, address, port }),
-      }),
+      })
+      ).finally(lookAtThreads),
+    entered: lookAtThreads,
     lateLog: (eventIds, level, text) => send({ type: 'log', integration, eventIds, level, text }),
     onDrained: () => send({ type: 'drained', integration }),
     onIsolateStart: (pooled) => {
@@ -242,8 +253,10 @@ const HOG_SAMPLE_MS = 100;
 
 // Neighbours first: an integration that keeps executing is reported while its work still runs,
 // so the supervisor moves its next dispatches off this worker before any deadline passes.
+// The same tick looks for threads made by work no hook saw (timers' watchdogs, the pool's refills).
 setInterval(() => {
   if (init === null) return;
+  lookAtThreads();
   for (const [integration, isolate] of isolates) {
     const cpuMs = isolate.takeHogReport(init.limits.hogCpuMs);
     if (cpuMs !== null) send({ type: 'hog', integration, cpuMs });
@@ -295,6 +308,25 @@ function dispatchesInFlight(): boolean {
   return inFlight.size > 0;
 }
 
+/**
+ * A lowered worker's guest threads (every thread but this one, see sched-policy.ts): this main
+ * thread stays at normal priority, so that the deadline timer, the 504 and the IPC of an offender's
+ * worker never wait behind its own spinning isolate. Later trouble is logged once.
+ */
+function lowerGuestThreads(settings: WorkerInit): GuestThreads | null {
+  if (settings.priority === undefined || settings.priority === 'normal') return null;
+  return new GuestThreads({
+    priority: settings.priority,
+    ...(settings.schedIdleCommand !== undefined ? { command: settings.schedIdleCommand } : {}),
+    onProblem: (problem) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text: `this low-priority worker could not lower all of its guest threads: ${problem}` }),
+  });
+}
+
+function announceReady(problem: string | null): void {
+  send({ type: 'ready', ...(problem !== null ? { loweringProblem: problem } : {}) });
+  pool?.refillSoon();
+}
+
 function receive(message: ToWorker): void {
   switch (message.type) {
     case 'init':
@@ -302,8 +334,10 @@ function receive(message: ToWorker): void {
       runtime = { code: message.runtimeScript, ...startupSnapshot(message.snapshotScript) };
       pool = createPool(message, runtime);
       precompiler = new BundlePrecompiler({ snapshot: runtime.snapshot, memoryLimitMb: message.limits.memoryLimitMb, busy: dispatchesInFlight });
-      send({ type: 'ready' });
-      pool.refillSoon();
+      guestThreads = lowerGuestThreads(message);
+      if (guestThreads === null) return announceReady(null);
+      // Its threads are lowered before it says it is ready (nice 19 at once; SCHED_IDLE takes a `chrt`).
+      void guestThreads.check().then(announceReady);
       return;
     case 'register':
       register(message.integration, message.bundleCode, message.bundleMap);

@@ -1,6 +1,6 @@
 // A guest that keeps burning CPU after its first demotion must not keep delaying its neighbours:
 // its second CPU-burning timeout moves it from the nice-19 offenders' worker to one whose every
-// thread runs under SCHED_IDLE (a woken neighbour then never waits out its time slice). What lands
+// thread but its main one runs under SCHED_IDLE (a woken neighbour then never waits out its time slice). What lands
 // there is decided by evidence: a guest that only waits (a never-settling promise) stays at nice 19
 // however often it times out. A machine that is merely busy (its neighbours' own load) leaves it
 // there; but SCHED_IDLE must not silence it: once its worker had work and got no CPU (normal work
@@ -11,7 +11,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, endpointOf, warmUp, waitFor, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy, neighbourAnswers } from '../helpers/host-health.ts';
-import { SCHED_IDLE, threadPolicies } from '../../host/sandbox/sched-policy.ts';
+import { SCHED_IDLE, SCHED_OTHER, guestThreadsOf, threadPolicies, threadStatField } from '../../host/sandbox/sched-policy.ts';
 
 const DEADLINE_MS = 1_000;
 let host: TestHost;
@@ -42,7 +42,10 @@ describe('an offender that keeps burning CPU', () => {
     const idle = host.supervisor.schedIdleWorker!;
     expect(host.supervisor.workerOf('infinite-loop')).toBe(idle);
     const pid = host.supervisor.workerPid(idle);
-    await waitFor(() => threadPolicies(pid).length > 1 && threadPolicies(pid).every((policy) => policy === SCHED_IDLE));
+    await waitFor(() => guestThreadsOf(pid).length > 1 && threadPolicies(pid, guestThreadsOf(pid)).every((policy) => policy === SCHED_IDLE));
+    // Its main thread (the deadline timer, the 504) does not wait behind the spinner.
+    expect(threadPolicies(pid, [pid])).toEqual([SCHED_OTHER]);
+    expect(threadStatField(pid, pid, 19)).toBe(10);
     // The neighbour never shares that worker.
     expect(host.supervisor.workerOf('hello')).not.toBe(idle);
     expect(host.supervisor.workerOf('hello')).not.toBe(host.supervisor.offenderWorker);

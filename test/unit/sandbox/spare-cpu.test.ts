@@ -1,9 +1,12 @@
 // What CPU normal work left over between two readings: the machine's idle time plus what the
-// counted workers got (only CPU nobody else wanted pays for a SCHED_IDLE worker; a nice-19 one
+// counted workers' guest threads got (only CPU nobody else wanted pays for a SCHED_IDLE worker; a nice-19 one
 // takes its share from normal work, so the supervisor neither reads nor counts it). The verdicts:
 // is there CPU to spare, and did the SCHED_IDLE worker starve while it had work?
 import { describe, it, expect } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { judgeWindow, readCpu, saturatedBetween, spareCoresBetween, SPARE_CORE_SHARE } from '../../../host/sandbox/spare-cpu.ts';
+import { procStatField } from '../../../host/sandbox/sched-policy.ts';
 
 /** Readings of [the nice-19 worker, the SCHED_IDLE worker]. */
 const reading = (idleTicks: number, workerTicks: number[], at: number) => ({ idleTicks, workerTicks, at });
@@ -38,16 +41,24 @@ describe('spare CPU for the offenders\' workers', () => {
     expect(saturatedBetween(reading(1_000, [0, 0], 5), reading(1_000, [0, 0], 5), BOTH)).toBe(false);
   });
 
-  it('reads this machine\'s idle ticks and each process\'s own CPU ticks from /proc (0 for none)', () => {
+  it('reads this machine\'s idle ticks and the CPU ticks of each process\'s threads but its main thread (0 for none)', async () => {
     const first = readCpu([process.pid, undefined])!;
-    const until = performance.now() + 60;
-    while (performance.now() < until) {
-      // burn a few ticks of this process
-    }
+    // 200 ms of CPU on a thread of this process other than its main thread: counted.
+    const burner = new Worker('const start = process.cpuUsage(); while (process.cpuUsage(start).user < 200_000) { /* burn */ }', { eval: true });
+    await new Promise((resolve) => burner.once('exit', resolve));
     const second = readCpu([process.pid, undefined])!;
     expect(second.idleTicks).toBeGreaterThanOrEqual(first.idleTicks);
-    expect(second.workerTicks[0]).toBeGreaterThan(first.workerTicks[0]);
+    expect(second.workerTicks[0] - first.workerTicks[0]).toBeGreaterThanOrEqual(10);
     expect(second.workerTicks[1]).toBe(0);
+    // 200 ms of CPU on the main thread (its own figure, from /proc): not counted (the main thread of
+    // the SCHED_IDLE worker runs at normal priority, paid for by normal work).
+    const mainTicks = () => procStatField(readFileSync(`/proc/${process.pid}/task/${process.pid}/stat`, 'utf8'), 14);
+    const mainBefore = mainTicks();
+    while (mainTicks() < mainBefore + 20) {
+      // burn on this thread
+    }
+    const third = readCpu([process.pid])!;
+    expect(third.workerTicks[0] - second.workerTicks[0]).toBeLessThan(10);
     expect(readCpu([-1])!.workerTicks).toEqual([0]);
   });
 });
