@@ -39,7 +39,7 @@ export interface WorkerInit {
   /** This worker's share of the isolate memory budget: past it, least recently used idle isolates are disposed. */
   isolateBudgetMb: number;
   egress: EgressOptions;
-  /** How this worker's guest threads compete for CPU (its main thread always stays normal); absent: normal. */
+  /** How this worker's guest threads compete for CPU (its main thread stays above them, at nice 10 in a lowered worker); absent: normal. */
   priority?: WorkerPriority;
   /** The command that sets SCHED_IDLE on a thread (util-linux's `chrt`); tests name a missing one. */
   schedIdleCommand?: string;

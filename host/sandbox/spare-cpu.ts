@@ -1,6 +1,6 @@
 // Whether the machine has CPU to spare for the SCHED_IDLE worker, and whether that worker starves:
 // sampled from /proc/stat (idle time of every core) plus what that worker's guest threads got (only
-// CPU normal work left over pays for them; its main thread runs at normal priority and is not
+// CPU normal work left over pays for them; its main thread runs at nice 10, above them, and is not
 // counted). Reads /proc only; it never moves anything (the supervisor does).
 
 import { readFileSync } from 'node:fs';

@@ -310,8 +310,8 @@ function dispatchesInFlight(): boolean {
 
 /**
  * A lowered worker's guest threads (every thread but this one, see sched-policy.ts): this main
- * thread stays at normal priority, so that the deadline timer, the 504 and the IPC of an offender's
- * worker never wait behind its own spinning isolate. Later trouble is logged once.
+ * thread stays above them (nice 10), so that the deadline timer, the 504 and the IPC of an
+ * offender's worker never wait behind its own spinning isolate. Later trouble is logged once.
  */
 function lowerGuestThreads(settings: WorkerInit): GuestThreads | null {
   if (settings.priority === undefined || settings.priority === 'normal') return null;

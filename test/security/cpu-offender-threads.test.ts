@@ -78,6 +78,19 @@ const mainThreadAbove = (pid: number) => {
   expect(threadStatField(pid, pid, 41), 'main thread policy').toBe(SCHED_OTHER);
 };
 
+/**
+ * Every spinner at once on the worker at `pid`: once all are in flight, their threads must be
+ * lowered as `lowered` says and the main thread stay above them; resolves with their statuses.
+ */
+async function spinAllOn(pid: number, lowered: (thread: number) => boolean): Promise<number[]> {
+  const before = new Set(guestThreadsOf(pid));
+  const statuses = spinAll();
+  await waitFor(() => names.every((name) => host.supervisor.inFlightCount(name) === 1));
+  await expectLoweredWhileSpinning(pid, before, lowered);
+  mainThreadAbove(pid);
+  return statuses;
+}
+
 describe('offenders spinning side by side', () => {
   it('each lands on the nice-19 worker after its first timeout', async () => {
     expect(await spinAll()).toEqual(names.map(() => 504));
@@ -86,25 +99,15 @@ describe('offenders spinning side by side', () => {
 
   it('spin there on threads at nice 19 only, those made while they spin too, while the main thread stays above them at nice 10', async () => {
     const pid = host.supervisor.workerPid(host.supervisor.offenderWorker!);
-    const before = new Set(guestThreadsOf(pid));
-    const statuses = spinAll();
-    await waitFor(() => names.every((name) => host.supervisor.inFlightCount(name) === 1));
-    await expectLoweredWhileSpinning(pid, before, (thread) => threadStatField(pid, thread, 19) === 19);
-    mainThreadAbove(pid);
-    expect(await statuses).toEqual(names.map(() => 504));
+    expect(await spinAllOn(pid, (thread) => threadStatField(pid, thread, 19) === 19)).toEqual(names.map(() => 504));
     // Each burned CPU again there: the next stop is the SCHED_IDLE worker.
     for (const name of names) expect(host.supervisor.workerOf(name)).toBe(host.supervisor.schedIdleWorker);
   });
 
   it('spin on the SCHED_IDLE worker on threads under SCHED_IDLE only, those made while they spin too, while its main thread stays above them at nice 10', async () => {
     const pid = host.supervisor.workerPid(host.supervisor.schedIdleWorker!);
-    const before = new Set(guestThreadsOf(pid));
-    const statuses = spinAll();
-    await waitFor(() => names.every((name) => host.supervisor.inFlightCount(name) === 1));
-    await expectLoweredWhileSpinning(pid, before, (thread) => threadStatField(pid, thread, 41) === SCHED_IDLE && threadStatField(pid, thread, 19) === 19);
-    mainThreadAbove(pid);
     // Their answers come from the main thread at the deadline, whatever CPU the spinners get.
-    expect(await statuses).toEqual(names.map(() => 504));
+    expect(await spinAllOn(pid, (thread) => threadStatField(pid, thread, 41) === SCHED_IDLE && threadStatField(pid, thread, 19) === 19)).toEqual(names.map(() => 504));
   });
 
   it('leaves the host and its neighbours answering', async () => {
