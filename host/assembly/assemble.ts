@@ -174,6 +174,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     timeoutBreaker: { limit: options.limits.timeoutsBeforeCooldown, windowMs: options.limits.timeoutWindowMs, cooldownMs: options.limits.timeoutCooldownMs },
     demoteOffenders: options.demoteOffenders,
     ...(options.schedIdleCommand ? { schedIdleCommand: options.schedIdleCommand } : {}),
+    offenderCpuQuota: { percent: options.offenderCpuQuotaPercent, ...(options.cpuCgroupMount ? { mount: options.cpuCgroupMount } : {}) },
     ...(options.machineSaturated ? { machineSaturated: options.machineSaturated } : {}),
     ...(options.schedIdleStarved ? { schedIdleStarved: options.schedIdleStarved } : {}),
     solitary: { maxWorkers: options.limits.maxSolitaryWorkers, probationMs: options.limits.solitaryProbationMs },

@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_HOST_PORT, type HostOptionsInput } from '../config/options.ts';
 import { USAGE, fail } from './usage.ts';
+import { MAX_OFFENDER_CPU_QUOTA_PERCENT } from '../sandbox/cpu-quota.ts';
 
 /**
  * The console's port: `--console-port`, else the API port + 2 (8789 beside the default 8787; 8788
@@ -40,6 +41,7 @@ export function parseHostFlags(args: string[], env: Record<string, string | unde
       'first-party': { type: 'string', multiple: true },
       workers: { type: 'string' },
       'isolate-memory': { type: 'string' },
+      'offender-cpu-quota': { type: 'string' },
       'auto-install': { type: 'boolean', default: true },
       'console-port': { type: 'string' },
       console: { type: 'boolean', default: true },
@@ -76,6 +78,7 @@ export function parseHostFlags(args: string[], env: Record<string, string | unde
     ...(values['first-party'] ? { firstPartyIntegrations: values['first-party'] } : {}),
     ...(values.workers !== undefined ? { workers: integer('workers', values.workers, 1, 64) } : {}),
     ...(values['isolate-memory'] !== undefined ? { limits: { isolateMemoryMb: integer('isolate-memory', values['isolate-memory'], 16, 1_048_576) } } : {}),
+    ...(values['offender-cpu-quota'] !== undefined ? { offenderCpuQuotaPercent: integer('offender-cpu-quota', values['offender-cpu-quota'], 0, MAX_OFFENDER_CPU_QUOTA_PERCENT) } : {}),
     autoInstall: values['auto-install'] !== false,
     ...consolePort(values.console !== false, integer('console-port', values['console-port'], 0, 65535), port),
   };

@@ -7,6 +7,7 @@ import { HostError } from '../common/errors.ts';
 import type { SandboxLimits } from '../sandbox/messages.ts';
 import type { Logger } from '../common/logger.ts';
 import { OAUTH_STATE_TTL_MS } from '../installations/oauth-state.ts';
+import { DEFAULT_OFFENDER_CPU_QUOTA_PERCENT, MAX_OFFENDER_CPU_QUOTA_PERCENT } from '../sandbox/cpu-quota.ts';
 
 export const DEFAULT_HOST_PORT = 8787;
 
@@ -74,6 +75,15 @@ export interface HostOptions {
   demoteOffenders: boolean;
   /** Testing aid: the command that lowers the SCHED_IDLE worker (default util-linux's `chrt`). */
   schedIdleCommand?: string;
+  /**
+   * The offenders' CPU quota (`--offender-cpu-quota`): all guest threads of the two offenders'
+   * workers together get at most this percent of one core, through a cgroup v1 cpu group; 0 turns
+   * it off. Default DEFAULT_OFFENDER_CPU_QUOTA_PERCENT. Where cgroups cannot be used, one warning
+   * and offenders are only lowered (docs/operations.md).
+   */
+  offenderCpuQuotaPercent: number;
+  /** Testing aid: the cgroup v1 cpu controller's directory, in place of the one /proc/self/mounts names. */
+  cpuCgroupMount?: string;
   /** Testing aid: whether the machine has no CPU to spare, in place of sampling /proc (the SCHED_IDLE worker's guard). */
   machineSaturated?: () => boolean;
   /** Testing aid: whether the SCHED_IDLE worker starved lately (had work, got no CPU), in place of sampling /proc (its way back to nice 19). */
@@ -161,6 +171,8 @@ const OPTIONS_SCHEMA = {
     workers: positive,
     demoteOffenders: { type: 'boolean' },
     schedIdleCommand: { type: 'string', minLength: 1 },
+    offenderCpuQuotaPercent: { type: 'integer', minimum: 0, maximum: MAX_OFFENDER_CPU_QUOTA_PERCENT },
+    cpuCgroupMount: { type: 'string', minLength: 1 },
     machineSaturated: {},
     schedIdleStarved: {},
     limits: {
@@ -217,6 +229,8 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     workers: input.workers ?? Math.max(2, availableParallelism()),
     demoteOffenders: input.demoteOffenders ?? true,
     ...(input.schedIdleCommand ? { schedIdleCommand: input.schedIdleCommand } : {}),
+    offenderCpuQuotaPercent: input.offenderCpuQuotaPercent ?? DEFAULT_OFFENDER_CPU_QUOTA_PERCENT,
+    ...(input.cpuCgroupMount ? { cpuCgroupMount: input.cpuCgroupMount } : {}),
     ...(input.machineSaturated ? { machineSaturated: input.machineSaturated } : {}),
     ...(input.schedIdleStarved ? { schedIdleStarved: input.schedIdleStarved } : {}),
     limits: { ...DEFAULT_LIMITS, ...input.limits },

@@ -4,24 +4,32 @@
 // creator's priority, and isolated-vm's pool threads (and the one-off threads it starts when all of
 // them are busy) are created by the main thread, which stays above them: so the worker
 // looks again whenever it has just handed an isolate work. The main thread never goes below nice 10.
+// With an offenders' CPU quota (cpu-quota.ts), the same threads, and only they, go into its group.
 
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { LOWERED_MAIN_NICE, lowerThreads, type WorkerPriority } from './sched-policy.ts';
+import { placeThreads } from './cpu-quota.ts';
 
 export class GuestThreads {
   private readonly pid: number;
   private readonly priority: Exclude<WorkerPriority, 'normal'>;
   private readonly command: string;
   private readonly onProblem: (problem: string) => void;
+  /** The offenders' group's `tasks` file, when the host has a CPU quota for offenders. */
+  private readonly quotaTasks: string | undefined;
+  private readonly onQuotaProblem: (problem: string) => void;
+  private quotaProblemSaid = false;
   /** Threads lowered already (pruned of those that ended, so a reused id is lowered again). */
   private readonly lowered = new Set<number>();
   private scheduled = false;
   private problemSaid = false;
   private mainLowered = false;
 
-  constructor(options: { priority: Exclude<WorkerPriority, 'normal'>; command?: string; pid?: number; onProblem(problem: string): void }) {
+  constructor(options: { priority: Exclude<WorkerPriority, 'normal'>; command?: string; pid?: number; quotaTasks?: string; onProblem(problem: string): void; onQuotaProblem?(problem: string): void }) {
     this.pid = options.pid ?? process.pid;
+    this.quotaTasks = options.quotaTasks;
+    this.onQuotaProblem = options.onQuotaProblem ?? options.onProblem;
     this.priority = options.priority;
     this.command = options.command ?? 'chrt';
     this.onProblem = options.onProblem;
@@ -52,6 +60,14 @@ export class GuestThreads {
     const fresh = threads.filter((thread) => thread !== this.pid && !this.lowered.has(thread));
     if (fresh.length === 0) return Promise.resolve(null);
     for (const thread of fresh) this.lowered.add(thread);
+    if (this.quotaTasks !== undefined) {
+      // Synchronous writes: a thread goes under the quota before this turn hands it more work.
+      const quotaProblem = placeThreads(this.quotaTasks, this.pid, fresh);
+      if (quotaProblem !== null && !this.quotaProblemSaid) {
+        this.quotaProblemSaid = true;
+        this.onQuotaProblem(quotaProblem);
+      }
+    }
     return lowerThreads(this.pid, fresh, this.priority, this.command).then((problem) => {
       if (problem !== null && !this.problemSaid) {
         this.problemSaid = true;

@@ -43,6 +43,8 @@ export interface WorkerInit {
   priority?: WorkerPriority;
   /** The command that sets SCHED_IDLE on a thread (util-linux's `chrt`); tests name a missing one. */
   schedIdleCommand?: string;
+  /** An offenders' worker under the host's offenders' CPU quota: the group's `tasks` file, where it puts its guest threads (never its main thread). */
+  offenderCpuQuotaTasks?: string;
 }
 
 export interface RegisterIntegration {

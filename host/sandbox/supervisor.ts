@@ -13,6 +13,7 @@ import { Placement } from './placement.ts';
 import { environmentKey } from './held-environments.ts';
 import { burnedCpu, demotionTarget, type Tier } from './demotion.ts';
 import { judgeWindow, readCpu, type CpuReading } from './spare-cpu.ts';
+import { openOffendersGroup, type OffendersGroup } from './cpu-quota.ts';
 
 /** At least this much on top of the dispatch deadline before the host answers for a silent worker. */
 const BACKSTOP_GRACE_MS = 5_000;
@@ -49,6 +50,12 @@ export interface SupervisorOptions {
   demoteOffenders: boolean;
   /** The command that lowers the SCHED_IDLE worker (util-linux's `chrt`); tests name a missing one. */
   schedIdleCommand?: string;
+  /**
+   * The offenders' CPU quota (cpu-quota.ts): all guest threads of the two offenders' workers get at
+   * most `percent` of one core together; 0 or absent: none. `mount` is a testing aid (the cpu
+   * controller's directory in place of the one /proc/self/mounts names).
+   */
+  offenderCpuQuota?: { percent: number; mount?: string };
   /** Testing aid: answers whether the machine has no CPU to spare, in place of sampling /proc (spare-cpu.ts). */
   machineSaturated?: () => boolean;
   /** Testing aid: answers whether the SCHED_IDLE worker starved lately (had work, got no CPU), in place of sampling /proc. */
@@ -114,6 +121,8 @@ export class Supervisor {
   /** Until when (performance.now()) the SCHED_IDLE worker counts as starving: see STARVED_HOLD_MS. */
   private starvedUntil = -Infinity;
   private spareCpuTimer: NodeJS.Timeout | null = null;
+  /** This host's offenders' group under the CPU quota, while it has one. */
+  private quotaGroup: OffendersGroup | null = null;
   private readonly options: SupervisorOptions;
   private apiEndpoint: string | null = null;
   private apiHandler: ApiHandler | null = null;
@@ -140,11 +149,31 @@ export class Supervisor {
   async start(): Promise<void> {
     for (let index = 0; index < this.regularCount; index++) this.slots.set(index, this.spawn(index));
     if (this.options.demoteOffenders) {
+      this.openQuotaGroup();
       this.slots.set(this.regularCount, this.spawn(this.regularCount));
       this.slots.set(this.regularCount + 1, this.spawn(this.regularCount + 1)); // the SCHED_IDLE worker
       if (this.options.machineSaturated === undefined && this.options.schedIdleStarved === undefined) this.sampleSpareCpu();
     }
     await Promise.all([...this.slots.values()].map((slot) => slot.ready));
+  }
+
+  /** Creates the offenders' group (stale ones of crashed hosts go first); says once, readably, why there is none. */
+  private openQuotaGroup(): void {
+    const quota = this.options.offenderCpuQuota;
+    if (quota === undefined || quota.percent <= 0) return;
+    const opened = openOffendersGroup({ percent: quota.percent, ...(quota.mount !== undefined ? { mount: quota.mount } : {}) });
+    if ('problem' in opened) {
+      this.options.onNotice('warn', `offenders' CPU quota (${quota.percent} % of one core) not applied: ${opened.problem}; offenders are only lowered (nice 19, SCHED_IDLE)`);
+      return;
+    }
+    for (const name of opened.staleRemoved) this.options.onNotice('info', `removed the offenders' CPU group of a host that is no longer running: ${name}`);
+    this.quotaGroup = opened;
+    this.options.onNotice('info', `offenders' guest threads limited to ${quota.percent} % of one core (cgroup ${opened.dir})`);
+  }
+
+  /** The directory of this host's offenders' CPU group, while it has one (tests, diagnostics). */
+  get offendersCpuGroup(): string | undefined {
+    return this.quotaGroup?.dir;
   }
 
   /** How many sandbox workers are running and ready, of how many (the readiness route). */
@@ -388,6 +417,9 @@ export class Supervisor {
     if (this.spareCpuTimer !== null) clearInterval(this.spareCpuTimer);
     for (const { probation } of this.solitary.values()) clearTimeout(probation);
     await Promise.all([...this.slots.values()].map((slot) => stopSlot(slot, 'the host is shutting down')));
+    // After the workers: their threads have left the group with them (what is left goes to the parent).
+    this.quotaGroup?.remove();
+    this.quotaGroup = null;
   }
 
   /** Makes an environment's JSON text now (a host start's prefill), so its first dispatch only sends it. */
@@ -534,7 +566,9 @@ export class Supervisor {
       },
     );
     const isolateBudgetMb = Math.max(1, Math.floor(this.options.isolateMemoryMb / this.regularCount));
-    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, snapshotScript: this.options.snapshotScript, limits: this.options.limits, isolateBudgetMb, egress: this.options.egress, priority, ...(this.options.schedIdleCommand !== undefined ? { schedIdleCommand: this.options.schedIdleCommand } : {}) });
+    // Only the two offenders' workers go under the quota (not solitary suspects, not regular workers).
+    const quotaTasks = this.quotaGroup !== null && (index === this.offenderWorker || index === this.schedIdleIndex) ? this.quotaGroup.tasks : undefined;
+    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, snapshotScript: this.options.snapshotScript, limits: this.options.limits, isolateBudgetMb, egress: this.options.egress, priority, ...(this.options.schedIdleCommand !== undefined ? { schedIdleCommand: this.options.schedIdleCommand } : {}), ...(quotaTasks !== undefined ? { offenderCpuQuotaTasks: quotaTasks } : {}) });
     if (this.apiEndpoint !== null) post(slot, { type: 'configure', apiEndpoint: this.apiEndpoint });
     for (const [integration, pinned] of this.pins) {
       const bundle = this.bundles.get(integration);

@@ -318,7 +318,9 @@ function lowerGuestThreads(settings: WorkerInit): GuestThreads | null {
   return new GuestThreads({
     priority: settings.priority,
     ...(settings.schedIdleCommand !== undefined ? { command: settings.schedIdleCommand } : {}),
+    ...(settings.offenderCpuQuotaTasks !== undefined ? { quotaTasks: settings.offenderCpuQuotaTasks } : {}),
     onProblem: (problem) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text: `this low-priority worker could not lower all of its guest threads: ${problem}` }),
+    onQuotaProblem: (problem) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text: `this offenders' worker could not put all of its guest threads under the offenders' CPU quota: ${problem}` }),
   });
 }
 
