@@ -1,6 +1,6 @@
 // `context.api`: a typed client over the platform API (docs/platform-api.md), using the isolate's fetch to
 // environment.apiEndpoint with the installation token (the host answers it in-process, never over
-// the network). Bundled into each integration: self-contained, no host imports.
+// the network). Part of the sandbox-api the runtime provides to bundles: self-contained, no host imports.
 
 import type {
   ApiAdaptiveClaims, ApiConversation, ApiConversationInput, ApiGitSync, ApiOpenApiSpec, ApiPage,

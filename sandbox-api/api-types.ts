@@ -1,5 +1,5 @@
 // The JSON shapes of the platform API (docs/platform-api.md) as integration code sees them through
-// `context.api`. Bundled into each integration: types only, no host imports.
+// `context.api`. Types only, no host imports.
 
 export interface ApiSpace {
   id: string;

@@ -1,7 +1,7 @@
-// What integration code imports as 'sandbox-api': createIntegration, createComponent,
-// ExposableError and the authoring types. Bundled INTO each integration, so it is self-contained
-// (type-only imports) and uses only the isolate's globals; it talks to the runtime through the
-// Symbol.for('sandbox-api.integration') protocol and never touches the host.
+// What integration code imports as 'sandbox-api': createIntegration, createComponent, ExposableError
+// and the authoring types. Provided to every bundle by the runtime (runtime/provided.ts; in its snapshot,
+// frozen): self-contained, type-only imports of the runtime (nothing here may close over a bridge), the
+// isolate's globals only; it talks to the runtime through Symbol.for('sandbox-api.integration').
 import type { Envelope } from './runtime/contract.ts';
 import { createApiClient } from './api-client.ts';
 import type {

@@ -1,6 +1,6 @@
 // ContentKit JSX runtime (esbuild/TypeScript "automatic" JSX with jsxImportSource 'sandbox-api'):
 // lowercase tags become plain ContentKit objects, function components are called with their props.
-// Bundled into the integration: self-contained, imports types only.
+// Provided to bundles by the runtime (runtime/provided.ts): self-contained, imports types only.
 import type { ContentKitChild, ContentKitElement, ContentKitIntrinsicProps, ContentKitNode } from './contentkit/elements.ts';
 
 export type { ContentKitChild, ContentKitElement, ContentKitNode } from './contentkit/elements.ts';

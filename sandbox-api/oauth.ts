@@ -1,5 +1,5 @@
-// createOAuthHandler (docs/installations.md): the fetch handler behind an OAuth button. Bundled into the
-// integration and run in its isolate; it reaches the host only through the platform API with the
+// createOAuthHandler (docs/installations.md): the fetch handler behind an OAuth button. Provided to the
+// integration by the runtime (runtime/provided.ts) and run in its isolate; it reaches the host only through the platform API with the
 // installation's own token, and stores nothing unless the state checks out and the token exchange works.
 import type { FetchHandler, IntegrationContext } from './types.ts';
 

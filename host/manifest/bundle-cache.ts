@@ -11,7 +11,7 @@ import path from 'node:path';
 import { version as ESBUILD_VERSION } from 'esbuild';
 
 /** Bump when the build options or the wrapper change, so old bundles are never served. */
-const BUNDLER_VERSION = 'ih-bundle/4';
+const BUNDLER_VERSION = 'ih-bundle/5';
 
 /** What identifies a build besides its input files. */
 export interface CacheKey {

@@ -11,10 +11,11 @@ import { HostError } from '../common/errors.ts';
 import type { IntegrationBundle } from './types.ts';
 import { isInside } from './paths.ts';
 import { hashInputs, readCachedBundle, writeCachedBundle } from './bundle-cache.ts';
-import { containmentPlugin, REJECTED } from './containment.ts';
+import { containmentPlugin, PROVIDED_BINDING, REJECTED } from './containment.ts';
 import { findSpecialFiles } from './special-files.ts';
 import { resolutionRoots, type ResolutionRoots } from './resolution-roots.ts';
 import { prepareSourceMap } from './source-map.ts';
+import { PROVIDED_MODULES } from '../../sandbox-api/runtime/provided.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEFAULT_CACHE_DIR = path.join(REPO_ROOT, '.cache', 'bundles');
@@ -37,6 +38,13 @@ interface BuildVariant {
   jsxImportSource: string;
 }
 
+/**
+ * What, besides the inputs, decides how a bundle links to the runtime: the wrapper's form and the
+ * provided modules' export names (their stubs list them). Part of the cache key, so a bundle built
+ * for another form is rebuilt, never run.
+ */
+const LINKING = JSON.stringify({ wrapper: 'provided-modules-1', provided: Object.entries(PROVIDED_MODULES).map(([specifier, module]) => [specifier, Object.keys(module)]) });
+
 export async function bundleScript(integrationDir: string, scriptRelPath: string, options: BundleOptions = {}): Promise<IntegrationBundle> {
   const dirReal = await realpath(integrationDir).catch(() => null);
   if (!dirReal) throw new HostError('ERR_BUNDLE_FAILED', `integration folder "${integrationDir}" does not exist`);
@@ -49,7 +57,7 @@ export async function bundleScript(integrationDir: string, scriptRelPath: string
   const roots = await resolutionRoots(dirReal, options.root ?? dirReal);
   const special = await findSpecialFiles(roots);
   if (special.length > 0) throw new HostError('ERR_BUNDLE_FAILED', special.join('; '), special.map((message) => ({ message })));
-  const key = { entry: entryReal, variant: JSON.stringify(variant), listings: roots.nodeModules };
+  const key = { entry: entryReal, variant: JSON.stringify({ ...variant, linking: LINKING }), listings: roots.nodeModules };
   const cacheDir = path.resolve(options.cacheDir ?? DEFAULT_CACHE_DIR);
   const hit = await readCachedBundle(cacheDir, key);
   if (hit) return { ...hit, cached: true };
@@ -104,12 +112,15 @@ export function integrationBuildOptions(
 }
 
 /**
- * A local `var __ih_entry` and the namespace as completion value: no global is created. An arrow
- * function, so the bundle's top level has no `arguments` (a sloppy `function` wrapper would hand
- * its own source, the whole bundle, to `eval('arguments.callee')`).
+ * The bundle as a function expression (its completion value): the runtime calls it with the
+ * modules it provides (sandbox-api/runtime/provided.ts; setEntry), it runs the bundle's top level
+ * and returns the namespace, a local `var __ih_entry`: no global is created. The argument is bound
+ * to a constant the provided modules' stubs read, so guest code cannot rebind it for the stubs.
+ * An arrow function, so the bundle's top level has no `arguments` (a sloppy `function` wrapper
+ * would hand its own source, the whole bundle, to `eval('arguments.callee')`).
  */
 export function wrapBundle(text: string): string {
-  return `(() => {\n${text}\nreturn __ih_entry;\n})()`;
+  return `((__ih_modules) => { const ${PROVIDED_BINDING} = __ih_modules;\n${text}\nreturn __ih_entry;\n})`;
 }
 
 /** Lines wrapBundle() puts before the bundle (the source map is shifted by as many). */

@@ -13,10 +13,18 @@ import type { Loader, Plugin } from 'esbuild';
 import { isInside } from './paths.ts';
 import { MAX_SOURCE_FILE_BYTES, readRegularFile, UnreadableFileError } from './read-file.ts';
 import type { ResolutionRoots } from './resolution-roots.ts';
+import { PROVIDED_MODULES } from '../../sandbox-api/runtime/provided.ts';
 
 const SANDBOX_API_DIR = fileURLToPath(new URL('../../sandbox-api', import.meta.url));
 /** Namespace of the empty stand-ins for rejected imports. */
 export const REJECTED = 'ih-rejected';
+/** Namespace of the stubs that stand for a module the runtime provides (provided.ts). */
+export const PROVIDED = 'ih-provided';
+/**
+ * The name under which a bundle's stubs read the runtime's provided modules: a constant bound by
+ * the wrapper (bundle.ts wrapBundle) to the argument the runtime calls it with.
+ */
+export const PROVIDED_BINDING = '__ih_provided';
 const LOADERS = new Map<string, Loader>([
   ['.ts', 'ts'], ['.mts', 'ts'], ['.cts', 'ts'], ['.tsx', 'tsx'], ['.js', 'js'], ['.mjs', 'js'], ['.cjs', 'js'], ['.jsx', 'jsx'], ['.json', 'json'],
 ]);
@@ -38,6 +46,8 @@ export function containmentPlugin(roots: ResolutionRoots, offenses: string[], co
           offenses.push(`script imports "${args.path}" (from ${from})${why}`);
           return { path: args.path, namespace: REJECTED };
         };
+        // 'sandbox-api' and its JSX runtimes come from the runtime (provided.ts), not the bundle.
+        if (Object.hasOwn(PROVIDED_MODULES, args.path)) return { path: args.path, namespace: PROVIDED };
         if (args.path === 'sandbox-api' || args.path.startsWith('sandbox-api/')) {
           const file = resolveSandboxApi(args.path, sandboxReal);
           return file ? { path: file } : reject(': no such sandbox-api module');
@@ -77,6 +87,7 @@ export function containmentPlugin(roots: ResolutionRoots, offenses: string[], co
       });
       // A CommonJS stub: any import from it links, so the build goes on and finds every offense.
       b.onLoad({ filter: /.*/, namespace: REJECTED }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+      b.onLoad({ filter: /.*/, namespace: PROVIDED }, (args) => ({ contents: providedStub(args.path), loader: 'ts' }));
       // Reading here (not letting esbuild read) makes the cache hash cover exactly the bytes built.
       b.onLoad({ filter: /.*/, namespace: 'file' }, async (args) => {
         const shown = displayImporter(args.path, roots, sandboxReal);
@@ -129,6 +140,17 @@ function symlinkedPackage(specifier: string, roots: ResolutionRoots): string | n
     }
   }
   return null;
+}
+
+/**
+ * The module that stands for a provided one in a bundle: its exports, read once from the runtime's
+ * frozen module. TypeScript (`ts`), so a name the module does not export is taken for a type, as
+ * esbuild does for an import from sandbox-api's own .ts files (a missing value still fails to link
+ * at run time, as it did).
+ */
+export function providedStub(specifier: string): string {
+  const names = Object.keys(PROVIDED_MODULES[specifier]);
+  return `const m = ${PROVIDED_BINDING}[${JSON.stringify(specifier)}];\n${names.map((name) => `export const ${name} = m.${name};`).join('\n')}\n`;
 }
 
 function resolveSandboxApi(specifier: string, sandboxReal: string): string | null {

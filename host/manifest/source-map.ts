@@ -6,6 +6,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isInside } from './paths.ts';
+import { PROVIDED } from './containment.ts';
 
 const SANDBOX_API_DIR = fileURLToPath(new URL('../../sandbox-api', import.meta.url));
 
@@ -36,6 +37,10 @@ export function sourceLabel(file: string, dirReal: string, sandboxReal: string =
 export function prepareSourceMap(mapText: string, outDir: string, dirReal: string, leadingLines: number): string {
   const map = JSON.parse(mapText) as { version: number; sources: string[]; names?: string[]; mappings: string };
   const sandboxReal = realpathOrSelf(SANDBOX_API_DIR);
-  const sources = map.sources.map((source) => (/^[a-z][a-z0-9+.-]*:/i.test(source) ? 'external/(generated)' : sourceLabel(path.resolve(outDir, source), dirReal, sandboxReal)));
+  const sources = map.sources.map((source) => {
+    // The stub of a module the runtime provides (containment.ts): named by its specifier.
+    if (source.startsWith(`${PROVIDED}:`)) return source.slice(PROVIDED.length + 1);
+    return /^[a-z][a-z0-9+.-]*:/i.test(source) ? 'external/(generated)' : sourceLabel(path.resolve(outDir, source), dirReal, sandboxReal);
+  });
   return JSON.stringify({ version: map.version, sources, names: map.names ?? [], mappings: `${';'.repeat(leadingLines)}${map.mappings}` });
 }

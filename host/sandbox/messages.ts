@@ -35,6 +35,8 @@ export interface WorkerInit {
   runtimeScript: string;
   /** The runtime's startup-snapshot script (sandbox-api/runtime/snapshot.ts): every isolate is made from its snapshot. */
   snapshotScript: string;
+  /** The two scripts' source maps (sandbox-api/runtime/build.ts): frames of the provided sandbox-api modules are named by them in logs. */
+  runtimeMaps?: { runtime: string; snapshot: string };
   limits: SandboxLimits;
   /** This worker's share of the isolate memory budget: past it, least recently used idle isolates are disposed. */
   isolateBudgetMb: number;

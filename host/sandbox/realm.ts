@@ -7,6 +7,7 @@ import ivm from 'isolated-vm';
 import type { BridgeRequest, BridgeResponse, BridgeResult, LogLevel, WireAnswer } from '../../sandbox-api/runtime/contract.ts';
 import * as primitives from '../bridge/primitives.ts';
 import { bootstrapRuntime } from './runtime-snapshot.ts';
+import { RUNTIME_FILENAME } from './stack-map.ts';
 import { WARM_DISPATCHES, WARM_ENTRY, WARM_ENVIRONMENT_JSON, WARM_URL, warmEventJson } from './warm-up.ts';
 
 /**
@@ -165,7 +166,7 @@ async function installRuntime(
   fetch: (request: BridgeRequest) => Promise<BridgeResult<BridgeResponse>>,
 ): Promise<ivm.Reference> {
   const runtimeScript = await isolate.compileScript(runtime.code, {
-    filename: 'sandbox-runtime.js',
+    filename: RUNTIME_FILENAME,
     ...(runtime.cache ? { cachedData: runtime.cache } : { produceCachedData: true }),
   });
   const produced = (runtimeScript as ivm.Script & ivm.CachedDataResult).cachedData;

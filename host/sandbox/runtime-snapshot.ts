@@ -4,6 +4,7 @@
 // and unprotected, so it only ever runs our runtime; a script that throws makes it throw.
 
 import ivm from 'isolated-vm';
+import { RUNTIME_FILENAME } from './stack-map.ts';
 import { WARM_DISPATCHES, WARM_ENTRY, WARM_ENVIRONMENT_JSON, WARM_URL, warmEventJson } from './warm-up.ts';
 
 /**
@@ -24,7 +25,7 @@ const WARM_UP = `"use strict"; (() => {
 })();`;
 
 export function createRuntimeSnapshot(snapshotScript: string): ivm.ExternalCopy<ArrayBuffer> {
-  return ivm.Isolate.createSnapshot([{ code: snapshotScript, filename: 'sandbox-runtime.js' }], WARM_UP);
+  return ivm.Isolate.createSnapshot([{ code: snapshotScript, filename: RUNTIME_FILENAME }], WARM_UP);
 }
 
 /**

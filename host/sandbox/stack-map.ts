@@ -19,43 +19,93 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/**
- * A function that maps every bundle position in a text through `mapJson`; positions it cannot map
- * stay as they are. Without a map the text is returned unchanged. The map is parsed on first use.
- */
-export function createStackMapper(integration: string, mapJson: string | undefined): (text: string) => string {
-  if (mapJson === undefined) return (text) => text;
-  const filename = scriptFilename(integration);
-  const pattern = new RegExp(`${escapeRegExp(filename)}:(\\d+):(\\d+)`, 'g');
-  // Anonymous frames left unmapped are the bundle's own wrapper (no source line): noise, dropped.
-  const wrapperFrame = new RegExp(`\\n\\s+at ${escapeRegExp(filename)}:\\d+:\\d+(?=\\n|$)`, 'g');
+/** The file name the runtime's script is compiled under (runtime-snapshot.ts, realm.ts). */
+export const RUNTIME_FILENAME = 'sandbox-runtime.js';
+
+/** A source map, parsed on first use; a broken one is null (it costs the mapping, never the log line). */
+function lazyMap(mapJson: string): () => SourceMap | null {
   let map: SourceMap | null | undefined;
-  const load = (): SourceMap | null => {
+  return () => {
     if (map === undefined) {
       try {
         map = new SourceMap(JSON.parse(mapJson));
       } catch {
-        map = null; // a broken map costs the mapping, never the log line
+        map = null;
       }
     }
     return map;
   };
+}
+
+/** `source:line:column` of a generated position (V8's 1-based line and column), or null when the map says nothing there. */
+function lookUp(sourceMap: SourceMap, line: string, column: string): { source: string; at: string } | null {
+  // V8 prints 1-based lines and columns; the map's entries are 0-based.
+  const generatedLine = Number(line) - 1;
+  const generatedColumn = Number(column) - 1;
+  const entry = sourceMap.findEntry(generatedLine, generatedColumn) as { generatedLine?: number; generatedColumn?: number; originalSource?: string; originalLine?: number; originalColumn?: number };
+  // Only a mapping on the same generated line says anything: the wrapper's own lines have none.
+  if (entry.generatedLine !== generatedLine || typeof entry.originalSource !== 'string' || entry.originalLine === undefined || entry.originalColumn === undefined) return null;
+  return { source: entry.originalSource, at: `${entry.originalLine + 1}:${entry.originalColumn + (generatedColumn - (entry.generatedColumn ?? generatedColumn)) + 1}` };
+}
+
+/**
+ * The sandbox-api module a runtime-map source is, as `sandbox-api/<file>`: only the public modules
+ * the runtime provides to bundles (`../index.ts`, `../jsx-runtime.ts`, … relative to
+ * sandbox-api/runtime/), never the runtime's own files, whose frames stay `sandbox-runtime.js:L:C`.
+ */
+function providedLabel(source: string): string | null {
+  if (!source.startsWith('../') || source.startsWith('../runtime/') || source.slice(3).includes('..')) return null;
+  return `sandbox-api/${source.slice(3)}`;
+}
+
+/**
+ * A function that maps every bundle position in a text through `mapJson` and, with `runtimeMapJson`
+ * (the map of the runtime script this worker's isolates run, sandbox-api/runtime/build.ts), every
+ * position of the provided sandbox-api modules in the runtime script (`sandbox-runtime.js:2445:23`
+ * → `sandbox-api/index.ts:110:21`, as when each bundle carried its copy); positions it cannot map
+ * stay as they are. The runtime's frame that runs a bundle's top level (setEntry) is dropped like
+ * the wrapper's. Without maps the text is returned unchanged. Maps are parsed on first use.
+ */
+export function createStackMapper(integration: string, mapJson: string | undefined, runtimeMapJson?: string): (text: string) => string {
+  if (mapJson === undefined && runtimeMapJson === undefined) return (text) => text;
+  const filename = scriptFilename(integration);
+  const pattern = new RegExp(`${escapeRegExp(filename)}:(\\d+):(\\d+)`, 'g');
+  const runtimePattern = new RegExp(`${escapeRegExp(RUNTIME_FILENAME)}:(\\d+):(\\d+)`, 'g');
+  // Anonymous frames left unmapped are the bundle's own wrapper (no source line): noise, dropped.
+  const wrapperFrame = new RegExp(`\\n\\s+at ${escapeRegExp(filename)}:\\d+:\\d+(?=\\n|$)`, 'g');
+  const entryFrame = new RegExp(`\\n\\s+at setEntry \\(${escapeRegExp(RUNTIME_FILENAME)}:\\d+:\\d+\\)(?=\\n|$)`, 'g');
+  const bundleMap = mapJson === undefined ? () => null : lazyMap(mapJson);
+  const runtimeMap = runtimeMapJson === undefined ? () => null : lazyMap(runtimeMapJson);
   return (text) => {
-    if (!text.includes(filename)) return text;
-    const sourceMap = load();
-    if (sourceMap === null) return text;
+    const ours = text.includes(filename);
+    const runtime = runtimeMapJson !== undefined && text.includes(RUNTIME_FILENAME);
+    if (!ours && !runtime) return text;
     let budget = MAX_MAPPED_POSITIONS;
-    const mapped = text.replace(pattern, (whole, line: string, column: string) => {
-      if (budget-- <= 0) return whole;
-      // V8 prints 1-based lines and columns; the map's entries are 0-based.
-      const generatedLine = Number(line) - 1;
-      const generatedColumn = Number(column) - 1;
-      const entry = sourceMap.findEntry(generatedLine, generatedColumn) as { generatedLine?: number; generatedColumn?: number; originalSource?: string; originalLine?: number; originalColumn?: number };
-      // Only a mapping on the same generated line says anything: the wrapper's own lines have none.
-      if (entry.generatedLine !== generatedLine || typeof entry.originalSource !== 'string' || entry.originalLine === undefined || entry.originalColumn === undefined) return whole;
-      return `${entry.originalSource}:${entry.originalLine + 1}:${entry.originalColumn + (generatedColumn - (entry.generatedColumn ?? generatedColumn)) + 1}`;
-    });
-    return mapped.replace(wrapperFrame, '');
+    let mapped = text;
+    if (ours) {
+      const sourceMap = bundleMap();
+      if (sourceMap !== null) {
+        mapped = mapped.replace(pattern, (whole, line: string, column: string) => {
+          if (budget-- <= 0) return whole;
+          const found = lookUp(sourceMap, line, column);
+          return found === null ? whole : `${found.source}:${found.at}`;
+        });
+        mapped = mapped.replace(wrapperFrame, '');
+      }
+    }
+    if (runtime) {
+      const sourceMap = runtimeMap();
+      if (sourceMap !== null) {
+        mapped = mapped.replace(runtimePattern, (whole, line: string, column: string) => {
+          if (budget-- <= 0) return whole;
+          const found = lookUp(sourceMap, line, column);
+          const label = found === null ? null : providedLabel(found.source);
+          return label === null ? whole : `${label}:${found!.at}`;
+        });
+        mapped = mapped.replace(entryFrame, '');
+      }
+    }
+    return mapped;
   };
 }
 

@@ -37,6 +37,8 @@ export interface SupervisorOptions {
   runtimeScript: string;
   /** The runtime's startup-snapshot script, from which each worker builds the snapshot its isolates start from. */
   snapshotScript: string;
+  /** The two scripts' source maps, for the workers' stack mapper (stack-map.ts); optional. */
+  runtimeMaps?: { runtime: string; snapshot: string };
   crashesBeforeQuarantine: number;
   crashWindowMs: number;
   /** Repeated timeouts pause an integration for a while (timeout-breaker.ts). */
@@ -568,7 +570,7 @@ export class Supervisor {
     const isolateBudgetMb = Math.max(1, Math.floor(this.options.isolateMemoryMb / this.regularCount));
     // Only the two offenders' workers go under the quota (not solitary suspects, not regular workers).
     const quotaTasks = this.quotaGroup !== null && (index === this.offenderWorker || index === this.schedIdleIndex) ? this.quotaGroup.tasks : undefined;
-    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, snapshotScript: this.options.snapshotScript, limits: this.options.limits, isolateBudgetMb, egress: this.options.egress, priority, ...(this.options.schedIdleCommand !== undefined ? { schedIdleCommand: this.options.schedIdleCommand } : {}), ...(quotaTasks !== undefined ? { offenderCpuQuotaTasks: quotaTasks } : {}) });
+    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, snapshotScript: this.options.snapshotScript, ...(this.options.runtimeMaps !== undefined ? { runtimeMaps: this.options.runtimeMaps } : {}), limits: this.options.limits, isolateBudgetMb, egress: this.options.egress, priority, ...(this.options.schedIdleCommand !== undefined ? { schedIdleCommand: this.options.schedIdleCommand } : {}), ...(quotaTasks !== undefined ? { offenderCpuQuotaTasks: quotaTasks } : {}) });
     if (this.apiEndpoint !== null) post(slot, { type: 'configure', apiEndpoint: this.apiEndpoint });
     for (const [integration, pinned] of this.pins) {
       const bundle = this.bundles.get(integration);

@@ -3,20 +3,19 @@
 // integration's code, name or data is ever in it, and nothing it does stays reachable by a guest.
 
 /**
- * What sandbox-api's createIntegration() does with a public request (sandbox-api/index.ts,
- * handleFetch): builds the handler's Request from the envelope with the runtime's Request class
- * (URL record, method, Headers from the forwarded pairs), reads it the way handlers commonly do, and
- * answers with a Response. A warm-up that only built a Response left the Request path to each
- * integration's first request (the first dispatch was twice the second on the bench).
- * An expression whose value is the entry (its namespace's shape is all setEntry needs).
+ * A bundle's value as the runtime gets one (host/manifest/bundle.ts wrapBundle: a function of the
+ * provided modules returning the namespace), whose default export is made with the provided
+ * sandbox-api's createIntegration(), as an integration's is: the warm-up then compiles and runs
+ * sandbox-api's own dispatch path (handle, handleFetch, the API client, the Request built from the
+ * envelope), which every integration's first request used to compile in its own copy. The handler
+ * reads the Request the way handlers commonly do and answers with a Response (a warm-up that only
+ * built a Response left the Request path to each integration's first request), after one JSX call.
  */
-export const WARM_ENTRY = `"use strict"; ({ [Symbol.for('sandbox-api.integration')]: async (envelope, host) => {
-  const incoming = envelope.event.request;
-  const environment = envelope.environment ?? {};
-  const request = new host.Request(incoming.url, { method: String(incoming.method), headers: incoming.headers, body: null });
-  void [request.method, request.url, request.headers.get('accept'), environment.installation];
-  return new host.Response('ok', { status: 200, headers: { 'content-type': 'text/plain' } });
-} })`;
+export const WARM_ENTRY = `"use strict"; ((modules) => ({ default: modules['sandbox-api'].createIntegration({ async fetch(request, context) {
+  const element = modules['sandbox-api/jsx-runtime'].jsx('text', { children: ['ok', 1] });
+  void [request.method, request.url, request.headers.get('accept'), context.environment.installation, element];
+  return new Response('ok', { status: 200, headers: { 'content-type': 'text/plain' } });
+} }) }))`;
 
 export const WARM_URL = 'https://warm-up.invalid/v1/integrations/warm-up/installations/inst_warm_up';
 

@@ -30,6 +30,8 @@ let apiOrigin: string | null = null;
 let nextApiCall = 1;
 const apiCalls = new Map<number, (result: BridgeResult<BridgeResponse>) => void>();
 let runtime: RuntimeSource | null = null;
+/** The source map of the runtime script this worker's isolates run (stack-map.ts), when the supervisor sent one. */
+let runtimeMap: string | undefined;
 /** Realms made ahead of time for cold integrations (isolate-pool.ts); null until init. */
 let pool: IsolatePool | null = null;
 /** Compiles registered bundles ahead of their first request, for their code cache; null until init. */
@@ -109,7 +111,7 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
       send({ type: 'count', integration, name: 'isolate_start' });
       if (pooled) send({ type: 'count', integration, name: 'warm_isolate_start' });
     },
-    mapText: createStackMapper(integration, bundleMap),
+    mapText: createStackMapper(integration, bundleMap, runtimeMap),
     disposed: (reason) => send({ type: 'isolate-disposed', integration, evicted: reason === EVICTED }),
     measured: () => {
       budgetChanged = true;
@@ -334,6 +336,8 @@ function receive(message: ToWorker): void {
     case 'init':
       init = message;
       runtime = { code: message.runtimeScript, ...startupSnapshot(message.snapshotScript) };
+      // The map of the script this worker's isolates actually run: the snapshot's, or the runtime's without one.
+      runtimeMap = runtime.snapshot !== undefined ? message.runtimeMaps?.snapshot : message.runtimeMaps?.runtime;
       pool = createPool(message, runtime);
       precompiler = new BundlePrecompiler({ snapshot: runtime.snapshot, memoryLimitMb: message.limits.memoryLimitMb, busy: dispatchesInFlight });
       guestThreads = lowerGuestThreads(message);

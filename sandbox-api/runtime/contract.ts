@@ -105,7 +105,12 @@ export interface BridgePrimitives {
 
 /** What the runtime's install function returns to the worker (held there as references). */
 export interface RuntimeApi {
-  /** Hand the runtime the guest bundle's module namespace (its `default` is createIntegration's value). */
+  /**
+   * Hand the runtime the guest bundle's value: its wrapper function (called with the provided
+   * sandbox-api modules, it runs the bundle's top level and returns the module namespace; what it
+   * throws propagates) or a module namespace itself. The namespace's `default` is
+   * createIntegration()'s value (or a module worker); an object carrying the protocol is taken as is.
+   */
   setEntry(namespace: unknown): void;
   /** Run one envelope to completion of its response. Never rejects: failures become 5xx responses. */
   dispatch(envelope: Envelope): Promise<DispatchAnswer>;

@@ -72,6 +72,17 @@ export interface DispatchDeps {
   fireTimer(id: number): void;
   /** Records the host parsed already (Envelope.parsedUrls). */
   seedUrls?(entries: unknown): void;
+  /** What a bundle's wrapper function is called with (provided.ts): specifier → frozen module. */
+  provided: unknown;
+}
+
+/** Whether a value carries createIntegration()'s protocol method (a getter that throws: no). */
+function hasProtocol(value: unknown): boolean {
+  try {
+    return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as Record<symbol, unknown>)[INTEGRATION_PROTOCOL] === 'function';
+  } catch {
+    return false;
+  }
 }
 
 export function verdictResponse(status: number, verdict: RuntimeVerdict, error: string): SandboxResponse {
@@ -194,11 +205,15 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
 
   return Object.freeze({
     setEntry(namespace: unknown): void {
+      entry = undefined;
+      let ns: unknown = namespace;
+      // A bundle's value is its wrapper function (host/manifest/bundle.ts wrapBundle): called here
+      // with the provided modules, it runs the integration's top level and returns the namespace.
+      // Its errors are the integration's start failing, so they propagate (unlike a bad shape).
+      if (typeof namespace === 'function' && !hasProtocol(namespace)) ns = apply(namespace, undefined, [deps.provided]);
       try {
-        const ns = namespace as Record<PropertyKey, unknown> | null | undefined;
-        const hasProtocol = (value: unknown): boolean =>
-          value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as Record<symbol, unknown>)[INTEGRATION_PROTOCOL] === 'function';
-        entry = ns !== null && ns !== undefined && !hasProtocol(ns) ? ns.default : ns;
+        const value = ns as Record<PropertyKey, unknown> | null | undefined;
+        entry = value !== null && value !== undefined && !hasProtocol(value) ? value.default : value;
       } catch {
         entry = undefined;
       }

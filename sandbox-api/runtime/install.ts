@@ -21,6 +21,7 @@ import { Headers } from './headers.ts';
 import { createRequestClass } from './request.ts';
 import { createResponseClass } from './response.ts';
 import { TextEncoder, createTextDecoderClass } from './text-codec.ts';
+import { PROVIDED_MODULES } from './provided.ts';
 import { createTimers } from './timers.ts';
 import { createUrlClass } from './url.ts';
 import { createUrlCache } from './url-cache.ts';
@@ -35,10 +36,11 @@ function defineGlobal(name: string, value: unknown): void {
 }
 
 /**
- * The runtime's own objects that no global names but guest code receives instances of (the body
- * stream behind `Response#body`): hardenRealm freezes them with the built-ins.
+ * The runtime's own objects that no global names but guest code receives (instances of the body
+ * stream behind `Response#body`; the sandbox-api modules every bundle is linked to, provided.ts):
+ * hardenRealm freezes them, and everything they reach, with the built-ins.
  */
-export const RUNTIME_HIDDEN: readonly unknown[] = [BodyStream];
+export const RUNTIME_HIDDEN: readonly unknown[] = [BodyStream, PROVIDED_MODULES];
 
 /** Deletes the globals the design keeps away from guests (V8 adds two of them back to every context made from a snapshot). */
 export function removeGlobals(): void {
@@ -141,6 +143,7 @@ export function defineRuntime(
     log: (level, text) => bridge.log(level, text),
     fireTimer: (id) => timers.fire(id),
     seedUrls: urls.seed,
+    provided: PROVIDED_MODULES,
   });
   return api;
 }

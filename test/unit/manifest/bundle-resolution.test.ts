@@ -11,6 +11,7 @@ import { bundleScript } from '../../../host/manifest/bundle.ts';
 import { clearBundleMemoryCache } from '../../../host/manifest/bundle-cache.ts';
 import { HostError } from '../../../host/common/errors.ts';
 import { TempDirs } from './temp-integration.ts';
+import { PROVIDED_MODULES } from '../../../sandbox-api/runtime/provided.ts';
 
 const temp = new TempDirs();
 afterAll(() => temp.cleanup());
@@ -22,7 +23,7 @@ function workspace(files: Record<string, string>, withPackageJson = true): { ws:
 }
 
 function run(code: string): Record<string, unknown> {
-  return (vm.runInNewContext(code) as { default: Record<string, unknown> }).default;
+  return (vm.runInNewContext(code)(PROVIDED_MODULES) as { default: Record<string, unknown> }).default;
 }
 
 async function failure(promise: Promise<unknown>): Promise<string[]> {

@@ -6,6 +6,7 @@ import { bundleScript } from '../../../host/manifest/bundle.ts';
 import { clearBundleMemoryCache } from '../../../host/manifest/bundle-cache.ts';
 import { HostError } from '../../../host/common/errors.ts';
 import { TempDirs } from './temp-integration.ts';
+import { PROVIDED_MODULES } from '../../../sandbox-api/runtime/provided.ts';
 
 const temp = new TempDirs();
 afterAll(() => temp.cleanup());
@@ -18,11 +19,11 @@ async function bundleError(dir: string, script: string): Promise<HostError> {
 }
 
 describe('bundleScript', () => {
-  it('produces a script whose completion value is the entry namespace, without creating a global', async () => {
+  it('produces a script whose completion value is a function of the provided modules returning the entry namespace, without creating a global', async () => {
     const dir = temp.make({ 'index.ts': 'import { twice } from "./lib/math.ts";\nexport const answer: number = twice(21);\nexport default { fetch() { return "ok"; } };\n', 'lib/math.ts': 'export const twice = (n: number) => n * 2;\n' });
     const { code } = await bundleScript(dir, 'index.ts', { cacheDir: temp.make() });
     const context: Record<string, unknown> = {};
-    const namespace = vm.runInNewContext(code, context) as { answer: number; default: { fetch(): string } };
+    const namespace = vm.runInNewContext(code, context)(PROVIDED_MODULES) as { answer: number; default: { fetch(): string } };
     expect(namespace.answer).toBe(42);
     expect(namespace.default.fetch()).toBe('ok');
     expect(Object.keys(context)).toEqual([]);
@@ -63,7 +64,7 @@ describe('bundleScript', () => {
     expect(error.details?.map((d) => d.message)).toEqual(['script imports "outer-pkg" (from index.js), which resolves outside the integration folder and its node_modules']);
     temp.write(dir, 'index.js', 'import { y } from "inner-pkg";\nexport default { y };\n');
     const { code } = await bundleScript(dir, 'index.js', { cacheDir: temp.make() });
-    expect((vm.runInNewContext(code) as { default: { y: string } }).default.y).toBe('esm');
+    expect((vm.runInNewContext(code)(PROVIDED_MODULES) as { default: { y: string } }).default.y).toBe('esm');
   });
 
   it('rejects an inner symlink to a file outside the folder', async () => {
@@ -80,14 +81,17 @@ describe('bundleScript', () => {
     const dir = temp.make({ 'index.ts': 'import * as contract from "sandbox-api/runtime/contract";\nexport const keys = Object.keys(contract);\n' });
     const { code } = await bundleScript(dir, 'index.ts', { cacheDir: temp.make() });
     const expected = Object.keys(await import('../../../sandbox-api/runtime/contract.ts'));
-    expect((vm.runInNewContext(code) as { keys: string[] }).keys).toEqual(expected);
+    expect((vm.runInNewContext(code)(PROVIDED_MODULES) as { keys: string[] }).keys).toEqual(expected);
   });
 
-  it.skipIf(!existsSync(path.join(REPO, 'sandbox-api/jsx-runtime.ts')))('compiles TSX through sandbox-api/jsx-runtime', async () => {
+  it.skipIf(!existsSync(path.join(REPO, 'sandbox-api/jsx-runtime.ts')))('compiles TSX through the runtime-provided sandbox-api/jsx-runtime, not a bundled copy', async () => {
     const dir = temp.make({ 'index.tsx': 'export const view = () => <block />;\n' });
     const { code } = await bundleScript(dir, 'index.tsx', { cacheDir: temp.make() });
-    // The JSX runtime's own function is in the bundle (module markers are blanked, so look for code).
-    expect(code).toMatch(/function jsx\(/);
+    // The JSX runtime's own function is not in the bundle: it is read from the provided module.
+    expect(code).not.toMatch(/function jsx\(/);
+    expect(code).toContain('__ih_provided["sandbox-api/jsx-runtime"]');
+    const namespace = vm.runInNewContext(code)(PROVIDED_MODULES) as { view(): unknown };
+    expect(namespace.view()).toEqual({ type: 'block' });
   });
 });
 
@@ -110,7 +114,7 @@ describe('bundleScript cache', () => {
     const changed = await bundleScript(dir, 'index.js', { cacheDir });
     expect(changed.cached).toBe(false);
     expect(changed.hash).not.toBe(first.hash);
-    expect((vm.runInNewContext(changed.code) as { default: { v: number } }).default.v).toBe(2);
+    expect((vm.runInNewContext(changed.code)(PROVIDED_MODULES) as { default: { v: number } }).default.v).toBe(2);
   });
 
   it('never serves a cached bundle whose input was removed', async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Fragment, jsx, jsxs } from '../../../sandbox-api/jsx-runtime.ts';
 import { jsxDEV } from '../../../sandbox-api/jsx-dev-runtime.ts';
 import { bundleIntegration } from './harness.ts';
+import { PROVIDED_MODULES } from '../../../sandbox-api/runtime/provided.ts';
 
 describe('jsx runtime', () => {
   it('turns intrinsic tags into ContentKit objects with flattened children', () => {
@@ -43,7 +44,7 @@ describe('jsx runtime', () => {
        export default createIntegration({});`,
       'tsx',
     );
-    const namespace = new Function(`return ${bundle}`)() as { tree: unknown };
+    const namespace = new Function(`return ${bundle}`)()(PROVIDED_MODULES) as { tree: unknown };
     expect(namespace.tree).toEqual({ type: 'block', children: [{ type: 'text', children: ['Hi ', '2'] }, 'a', 'b'] });
   });
 });
