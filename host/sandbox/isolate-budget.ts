@@ -65,3 +65,24 @@ export function fitsOneMore(candidates: BudgetCandidate[], bytes: number, budget
   for (const candidate of candidates) used += candidate.bytes;
   return used <= budgetBytes && candidates.length + 1 <= maxCount;
 }
+
+/** What surelyWithin needs: counts and the largest size, no walk over the isolates. */
+export interface BudgetBound {
+  /** Integrations registered in the worker: at most this many of their isolates are live or starting. */
+  integrations: number;
+  /** Most realms the warm pool holds at once (its size, plus the one being made). */
+  poolRealms: number;
+  /** At least the size every isolate and realm counts for (the largest measured, or the estimate before any). */
+  largestBytes: number;
+}
+
+/**
+ * Whether the worker is within its budget and count cap even if every registered integration's
+ * isolate were live at the largest size, beside a full pool: then no eviction is needed and the
+ * per-isolate walk (isolatesToEvict over every candidate) can be skipped. A sufficient condition
+ * only: false says nothing, and the caller walks.
+ */
+export function surelyWithin(bound: BudgetBound, budgetBytes: number, maxCount: number): boolean {
+  const count = bound.integrations + bound.poolRealms;
+  return count <= maxCount && count * bound.largestBytes <= budgetBytes;
+}

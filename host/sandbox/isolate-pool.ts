@@ -55,6 +55,11 @@ export class IsolatePool {
     return this.ready.length;
   }
 
+  /** The size a pooled realm counts for in the budget: the last one measured, or the estimate before any. */
+  get bytesEach(): number {
+    return this.realmBytes;
+  }
+
   /** What the budget needs to know (isolate-budget.ts poolCandidates): ready realms in take() order. */
   view(): PoolView<PreparedRealm> {
     return { ready: [...this.ready], making: this.filling && !this.makingClaimed, bytesEach: this.realmBytes };

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { fitsOneMore, isolatesToEvict, poolCandidates } from '../../../host/sandbox/isolate-budget.ts';
+import { fitsOneMore, isolatesToEvict, poolCandidates, surelyWithin } from '../../../host/sandbox/isolate-budget.ts';
 
 const MB = 1024 * 1024;
 const isolate = (name: string, lastUsedAt: number, mb: number, idle = true) => ({ name, lastUsedAt, bytes: mb * MB, idle });
@@ -67,5 +67,29 @@ describe('the warm pool in the isolate budget', () => {
     expect(fitsOneMore(live, 2 * MB, 7 * MB, 10)).toBe(true);
     expect(fitsOneMore(live, 2 * MB, 6 * MB, 10)).toBe(false);
     expect(fitsOneMore(live, 2 * MB, 100 * MB, 2)).toBe(false);
+  });
+});
+
+describe('surelyWithin (the check that spares the walk over every isolate)', () => {
+  it('holds when every integration at the largest size and a full pool fit the budget and the count', () => {
+    expect(surelyWithin({ integrations: 10, poolRealms: 3, largestBytes: 4 * MB }, 52 * MB, 13)).toBe(true);
+  });
+
+  it('does not hold once that worst case passes the budget, however small the isolates really are', () => {
+    expect(surelyWithin({ integrations: 10, poolRealms: 3, largestBytes: 4 * MB }, 52 * MB - 1, 100)).toBe(false);
+  });
+
+  it('does not hold once the integrations and the pool could pass the count cap', () => {
+    expect(surelyWithin({ integrations: 10, poolRealms: 3, largestBytes: 1 }, 1_000 * MB, 12)).toBe(false);
+  });
+
+  it('never holds where the walk would evict: a worst case that fits leaves nothing for isolatesToEvict', () => {
+    const live = [isolate('new', 9, 4, false), isolate('a', 1, 3), isolate('b', 2, 4), ...poolCandidates({ ready: ['r1', 'r2'], making: true, bytesEach: 2 * MB }, false)];
+    const bound = { integrations: 3, poolRealms: 3, largestBytes: 4 * MB };
+    for (const budget of [20, 23, 24, 30].map((mb) => mb * MB)) {
+      if (surelyWithin(bound, budget, 10)) expect(isolatesToEvict(live, live[0], budget, 10)).toEqual([]);
+    }
+    expect(isolatesToEvict(live, live[0], 14 * MB, 10)).not.toEqual([]);
+    expect(surelyWithin(bound, 14 * MB, 10)).toBe(false);
   });
 });
