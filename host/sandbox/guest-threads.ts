@@ -5,8 +5,8 @@
 // them are busy) are created by the main thread, which stays above them: so the worker
 // looks again whenever it has just handed an isolate work. The main thread never goes below nice 10.
 // With an offenders' CPU quota (cpu-quota.ts), the same threads, and only they, go into its group.
-// SCHED_IDLE takes a process spawn (`sh` + `chrt`), so after start-up it is given only to threads
-// that lived on for SETTLE_MS (see below); renicing and the quota are immediate for every thread.
+// SCHED_IDLE takes a run of `chrt` (sched-idle-helper.ts), so after start-up it is given only to
+// threads that lived on for SETTLE_MS (see below); renicing and the quota are immediate for every thread.
 
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -17,9 +17,10 @@ import { SchedIdleHelper } from './sched-idle-helper.ts';
 /**
  * How long a thread made after start-up must have lived before it is put under SCHED_IDLE. Most
  * threads a worker makes are isolated-vm's watchdogs of calls with a `timeout` (an isolate start
- * makes several) and end within milliseconds, asleep all along: spawning `sh` and `chrt` for each
- * (a fork of this whole process, 3–10 ms of this thread and as much again in the children, at
- * nice 10 and outside the quota) cost the neighbours more than those threads ever could. A thread
+ * makes several) and end within milliseconds, asleep all along: a `chrt` run for each is CPU at
+ * nice 10 outside the quota spent on threads that never run a guest (when each was a fork of this
+ * process, 3–10 ms of this thread and as much again in `sh` and `chrt`, about 4 a second while
+ * attackers kept timing out: docs/performance.md). A thread
  * that runs guest code lives on: it is at nice 19 and under the quota from the first look, and
  * under SCHED_IDLE at the first look (at most HOG_SAMPLE_MS apart, worker.ts) after this.
  */
