@@ -6,7 +6,7 @@ export const USAGE = `usage:
                   [--admin-token T] [--allow-egress HOST[:PORT]|CIDR]... [--first-party NAME]...
                   [--workers N] [--no-auto-install] [--isolate-memory MB] [--log-format text|json]
                   [--metrics-listen HOST:PORT] [--console-port P | --no-console]
-                  [--offender-cpu-quota PERCENT]   (offenders' CPU, % of one core; 0 = none; default 5)
+                  [--offender-cpu-quota PERCENT]   (offenders' CPU, % of one core; 0 = none; default 20)
   npm run dev -- [the flags of host]            (default --dir integrations; reloads on change)
   npm run check -- [DIR...] [--no-types]       (default DIR integrations)
   npm run new -- NAME [--template blank|block|oauth|webhook-consumer] [--dir D] [--organization O]

@@ -10,7 +10,7 @@ export const OFFENDERS_GROUP_PREFIX = 'integration-host-offenders-';
 /** The quota's period (the kernel's default): the group may run quota × period per period. */
 export const QUOTA_PERIOD_US = 100_000;
 /** The default quota, in percent of one core, for all offenders of a host together. */
-export const DEFAULT_OFFENDER_CPU_QUOTA_PERCENT = 5;
+export const DEFAULT_OFFENDER_CPU_QUOTA_PERCENT = 20;
 /** The largest quota accepted: 64 cores' worth (more would be no limit at all on any machine we run on). */
 export const MAX_OFFENDER_CPU_QUOTA_PERCENT = 6_400;
 

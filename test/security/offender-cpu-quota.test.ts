@@ -168,7 +168,7 @@ describe('without a usable cgroup cpu controller', () => {
     try {
       const lines = host.logs.filter((line) => line.includes("offenders' CPU quota"));
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toContain(`offenders' CPU quota (5 % of one core) not applied: ${notCgroup} has no cpu.cfs_quota_us`);
+      expect(lines[0]).toContain(`offenders' CPU quota (20 % of one core) not applied: ${notCgroup} has no cpu.cfs_quota_us`);
       expect(lines[0]).toContain('offenders are only lowered');
       expect(host.supervisor.offendersCpuGroup).toBeUndefined();
       await expectHostHealthy(host);
