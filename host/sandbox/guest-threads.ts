@@ -5,11 +5,26 @@
 // them are busy) are created by the main thread, which stays above them: so the worker
 // looks again whenever it has just handed an isolate work. The main thread never goes below nice 10.
 // With an offenders' CPU quota (cpu-quota.ts), the same threads, and only they, go into its group.
+// SCHED_IDLE takes a run of `chrt` (sched-idle-helper.ts), so after start-up it is given only to
+// threads that lived on for SETTLE_MS (see below); renicing and the quota are immediate for every thread.
 
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { LOWERED_MAIN_NICE, lowerThreads, type WorkerPriority } from './sched-policy.ts';
 import { placeThreads } from './cpu-quota.ts';
+import { SchedIdleHelper } from './sched-idle-helper.ts';
+
+/**
+ * How long a thread made after start-up must have lived before it is put under SCHED_IDLE. Most
+ * threads a worker makes are isolated-vm's watchdogs of calls with a `timeout` (an isolate start
+ * makes several) and end within milliseconds, asleep all along: a `chrt` run for each is CPU at
+ * nice 10 outside the quota spent on threads that never run a guest (when each was a fork of this
+ * process, 3–10 ms of this thread and as much again in `sh` and `chrt`, about 4 a second while
+ * attackers kept timing out: docs/performance.md). A thread
+ * that runs guest code lives on: it is at nice 19 and under the quota from the first look, and
+ * under SCHED_IDLE at the first look (at most HOG_SAMPLE_MS apart, worker.ts) after this.
+ */
+export const SETTLE_MS = 50;
 
 export class GuestThreads {
   private readonly pid: number;
@@ -25,14 +40,21 @@ export class GuestThreads {
   private scheduled = false;
   private problemSaid = false;
   private mainLowered = false;
+  /** Threads reniced already but not yet under SCHED_IDLE → when they were first seen (performance.now()). */
+  private readonly unsettled = new Map<number, number>();
+  private readonly now: () => number;
+  /** Runs `chrt` for the SCHED_IDLE worker's threads without forking this process each time. */
+  private readonly helper: SchedIdleHelper | undefined;
 
-  constructor(options: { priority: Exclude<WorkerPriority, 'normal'>; command?: string; pid?: number; quotaTasks?: string; onProblem(problem: string): void; onQuotaProblem?(problem: string): void }) {
+  constructor(options: { priority: Exclude<WorkerPriority, 'normal'>; command?: string; pid?: number; quotaTasks?: string; onProblem(problem: string): void; onQuotaProblem?(problem: string): void; now?: () => number }) {
     this.pid = options.pid ?? process.pid;
+    this.now = options.now ?? (() => performance.now());
     this.quotaTasks = options.quotaTasks;
     this.onQuotaProblem = options.onQuotaProblem ?? options.onProblem;
     this.priority = options.priority;
     this.command = options.command ?? 'chrt';
     this.onProblem = options.onProblem;
+    this.helper = this.priority === 'sched-idle' ? new SchedIdleHelper(this.command) : undefined;
   }
 
   /**
@@ -40,6 +62,7 @@ export class GuestThreads {
    * command ran): resolves null, or why they could not all be lowered (said once through onProblem too).
    */
   check(): Promise<string | null> {
+    const first = !this.mainLowered;
     if (!this.mainLowered) {
       this.mainLowered = true;
       try {
@@ -57,10 +80,10 @@ export class GuestThreads {
     }
     const present = new Set(threads);
     for (const thread of this.lowered) if (!present.has(thread)) this.lowered.delete(thread);
+    for (const thread of this.unsettled.keys()) if (!present.has(thread)) this.unsettled.delete(thread);
     const fresh = threads.filter((thread) => thread !== this.pid && !this.lowered.has(thread));
-    if (fresh.length === 0) return Promise.resolve(null);
     for (const thread of fresh) this.lowered.add(thread);
-    if (this.quotaTasks !== undefined) {
+    if (fresh.length > 0 && this.quotaTasks !== undefined) {
       // Synchronous writes: a thread goes under the quota before this turn hands it more work.
       const quotaProblem = placeThreads(this.quotaTasks, this.pid, fresh);
       if (quotaProblem !== null && !this.quotaProblemSaid) {
@@ -68,7 +91,23 @@ export class GuestThreads {
         this.onQuotaProblem(quotaProblem);
       }
     }
-    return lowerThreads(this.pid, fresh, this.priority, this.command).then((problem) => {
+    // At start-up every thread goes under SCHED_IDLE at once (the worker says it is ready only then);
+    // later ones are reniced now and put under SCHED_IDLE once they lived SETTLE_MS (see there).
+    if (this.priority !== 'sched-idle' || first) return fresh.length === 0 ? Promise.resolve(null) : this.lower(fresh, this.priority);
+    const now = this.now();
+    if (fresh.length > 0) {
+      void lowerThreads(this.pid, fresh, 'nice19', this.command);
+      for (const thread of fresh) this.unsettled.set(thread, now);
+    }
+    const settled = [...this.unsettled].filter(([, seen]) => now - seen >= SETTLE_MS).map(([thread]) => thread);
+    if (settled.length === 0) return Promise.resolve(null);
+    for (const thread of settled) this.unsettled.delete(thread);
+    return this.lower(settled, 'sched-idle');
+  }
+
+  /** Lowers `threads` as `priority` says; a problem is said once through onProblem. */
+  private lower(threads: number[], priority: Exclude<WorkerPriority, 'normal'>): Promise<string | null> {
+    return lowerThreads(this.pid, threads, priority, this.command, this.helper).then((problem) => {
       if (problem !== null && !this.problemSaid) {
         this.problemSaid = true;
         this.onProblem(problem);

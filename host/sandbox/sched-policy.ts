@@ -6,6 +6,7 @@
 import { execFile } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
+import type { BatchOutcome, SchedIdleHelper } from './sched-idle-helper.ts';
 
 /** SCHED_IDLE as /proc reports it (field 41 of a thread's stat; 0 is SCHED_OTHER). */
 export const SCHED_IDLE = 5;
@@ -90,13 +91,14 @@ export function loweringProblem(pid: number, priority: WorkerPriority): string |
 }
 
 /**
- * Lowers the given threads of this machine to nice 19 and, for `sched-idle`, to SCHED_IDLE (one
- * `sh` running `command` once per thread: one process spawned, not one per thread), then reads
- * them back: resolves null when every one still alive runs as asked, else why not (no `chrt`, a
- * kernel or sandbox that refuses it). A thread that ends meanwhile is no failure. Never rejects.
- * Renicing that a sandbox forbids is ignored: the separation into its own process still holds.
+ * Lowers the given threads of this machine to nice 19 and, for `sched-idle`, to SCHED_IDLE (`command`
+ * once per thread, run by `helper`'s long-lived `sh` when one is given, else by one `sh` spawned for
+ * this batch), then reads them back: resolves null when every one still alive runs as asked, else
+ * why not (no `chrt`, a kernel or sandbox that refuses it). A thread that ends meanwhile is no
+ * failure. Never rejects. Renicing that a sandbox forbids is ignored: the separation into its own
+ * process still holds.
  */
-export function lowerThreads(pid: number, threads: readonly number[], priority: Exclude<WorkerPriority, 'normal'>, command = 'chrt'): Promise<string | null> {
+export function lowerThreads(pid: number, threads: readonly number[], priority: Exclude<WorkerPriority, 'normal'>, command = 'chrt', helper?: SchedIdleHelper): Promise<string | null> {
   for (const thread of threads) {
     try {
       setPriority(thread, LOWERED_NICE);
@@ -105,19 +107,25 @@ export function lowerThreads(pid: number, threads: readonly number[], priority: 
     }
   }
   if (priority !== 'sched-idle' || threads.length === 0) return Promise.resolve(null);
-  // $0 is the command; a thread that ended meanwhile makes one run fail, which the readback forgives.
+  const ran = helper !== undefined ? helper.lower(threads) : runOnce(threads, command);
+  return ran.then(({ error, output }) => {
+    if (error !== undefined) return error;
+    const policies = threadPolicies(pid, threads);
+    const off = policies.filter((policy) => policy !== SCHED_IDLE).length;
+    if (off === 0) return null;
+    return `${off} of ${policies.length} threads did not take the policy${output.trim() ? ` (\`${command} --idle\`: ${output.trim().split('\n')[0]})` : ''}`;
+  });
+}
+
+/** One `sh` running `command --idle` for each thread (a thread that ended meanwhile makes one run fail, which the readback forgives). */
+function runOnce(threads: readonly number[], command: string): Promise<BatchOutcome> {
+  // $0 is the command.
   const script = 'command -v "$0" >/dev/null 2>&1 || exit 127; for t do "$0" --idle --pid 0 "$t" 2>&1 >/dev/null; done; exit 0';
   return new Promise((resolve) => {
     execFile('sh', ['-c', script, command, ...threads.map(String)], { timeout: 5_000 }, (error, stdout) => {
-      if (error !== null) {
-        const code = (error as { code?: unknown }).code;
-        resolve(code === 127 ? `\`${command}\` (util-linux) is not installed` : `\`${command} --idle\` could not be run: ${error.message.trim().split('\n')[0]}`);
-        return;
-      }
-      const policies = threadPolicies(pid, threads);
-      const off = policies.filter((policy) => policy !== SCHED_IDLE).length;
-      if (off === 0) resolve(null);
-      else resolve(`${off} of ${policies.length} threads did not take the policy${stdout.trim() ? ` (\`${command} --idle\`: ${stdout.trim().split('\n')[0]})` : ''}`);
+      if (error === null) return resolve({ output: stdout });
+      const code = (error as { code?: unknown }).code;
+      resolve({ error: code === 127 ? `\`${command}\` (util-linux) is not installed` : `\`${command} --idle\` could not be run: ${error.message.trim().split('\n')[0]}`, output: '' });
     });
   });
 }

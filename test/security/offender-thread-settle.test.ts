@@ -1,0 +1,95 @@
+// A SCHED_IDLE worker's threads made after start-up: every one is reniced to nice 19 (and goes under
+// the offenders' quota) at the first look, and one that lives on (as a thread running guest code
+// does) goes under SCHED_IDLE at the first look SETTLE_MS later; a thread that ended before that
+// (isolated-vm's watchdogs) never costs a `chrt` run. Exercised on a child process of ours with
+// worker threads in place of isolated-vm's, a stand-in command that logs the thread ids it is
+// given, and an injected clock; waits on conditions, never on time.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { GuestThreads, SETTLE_MS } from '../../host/sandbox/guest-threads.ts';
+import { guestThreadsOf, threadStatField } from '../../host/sandbox/sched-policy.ts';
+import { waitFor } from '../helpers/host.ts';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'ih-settle-'));
+const log = path.join(dir, 'chrt.log');
+const fake = path.join(dir, 'fake-chrt');
+writeFileSync(fake, `#!/bin/sh\necho "$4" >> ${JSON.stringify(log)}\n`);
+chmodSync(fake, 0o755);
+
+// A process whose threads the test makes and ends: "start" makes a worker thread that idles until
+// "stop" ends the latest.
+const CHILD = `
+const { Worker } = require('node:worker_threads');
+const workers = [];
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  for (const line of chunk.split('\\n')) {
+    if (line === 'start') workers.push(new Worker('setInterval(() => {}, 1000)', { eval: true }));
+    if (line === 'stop') workers.pop()?.terminate();
+  }
+});
+process.stdin.on('end', () => process.exit(0));
+`;
+let child: ChildProcess;
+let pid: number;
+let clock = 0;
+let threads: GuestThreads;
+
+function chrtCalls(): number[] {
+  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map(Number) : [];
+}
+
+beforeAll(async () => {
+  child = spawn(process.execPath, ['-e', CHILD], { stdio: ['pipe', 'ignore', 'ignore'] });
+  pid = child.pid!;
+  await waitFor(() => guestThreadsOf(pid).length > 0);
+  threads = new GuestThreads({ priority: 'sched-idle', pid, command: fake, now: () => clock, onProblem: () => undefined });
+  // At start-up every thread goes through the command at once (the worker says it is ready after).
+  const present = guestThreadsOf(pid);
+  await threads.check();
+  const alive = guestThreadsOf(pid);
+  for (const thread of present.filter((t) => alive.includes(t))) expect(chrtCalls()).toContain(thread);
+});
+afterAll(() => {
+  child?.stdin?.end();
+  child?.kill();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Makes a worker thread in the child; resolves with the thread ids that appeared. */
+async function newThreads(): Promise<number[]> {
+  const before = new Set(guestThreadsOf(pid));
+  child.stdin!.write('start\n');
+  let made: number[] = [];
+  await waitFor(() => (made = guestThreadsOf(pid).filter((thread) => !before.has(thread))).length > 0);
+  return made;
+}
+
+describe('threads made after start-up in the SCHED_IDLE worker', () => {
+  it('are at nice 19 from the first look, and under SCHED_IDLE once they lived SETTLE_MS', async () => {
+    const made = await newThreads();
+    const calledBefore = chrtCalls().length;
+    await threads.check();
+    for (const thread of made) expect(threadStatField(pid, thread, 19), `thread ${thread} nice`).toBe(19);
+    expect(chrtCalls()).toHaveLength(calledBefore);
+    clock += SETTLE_MS;
+    await threads.check();
+    const alive = made.filter((thread) => guestThreadsOf(pid).includes(thread));
+    expect(alive.length).toBeGreaterThan(0);
+    for (const thread of alive) expect(chrtCalls(), `thread ${thread} given to the command`).toContain(thread);
+  });
+
+  it('never run the command for a thread that ended before it settled', async () => {
+    const made = await newThreads();
+    await threads.check();
+    for (const thread of made) expect(threadStatField(pid, thread, 19)).toBe(19);
+    child.stdin!.write('stop\n');
+    await waitFor(() => made.every((thread) => !guestThreadsOf(pid).includes(thread)));
+    clock += SETTLE_MS;
+    await threads.check();
+    for (const thread of made) expect(chrtCalls()).not.toContain(thread);
+  });
+});
