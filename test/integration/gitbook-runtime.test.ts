@@ -95,7 +95,10 @@ describe('an event handler using GitBook\'s API', () => {
     // The space installation receives it, not the organization installation above it.
     expect((await published.json()).dispatched).toEqual([{ installationId: space.id, integration: 'space-digest', status: 200 }]);
     const stored = await host.stores.installations.getInstallation(space.id);
-    expect(stored?.configuration).toEqual({ last_title: 'Acme Developer Docs', last_revision: 'rev-42' });
+    // The queued task (below) may already have run on a busy machine and added its count.
+    const { digests, ...handled } = stored?.configuration ?? {};
+    expect(handled).toEqual({ last_title: 'Acme Developer Docs', last_revision: 'rev-42' });
+    expect([undefined, 1]).toContain(digests);
 
     const [event] = await logged('event');
     expectValidAgainstSpec('SpaceContentUpdatedEvent', event);

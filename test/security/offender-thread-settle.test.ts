@@ -59,12 +59,27 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Makes a worker thread in the child; resolves with the thread ids that appeared. */
+/** The child's worker threads (Node names them WorkerThread), the stand-ins for guest threads. */
+function workerThreads(): number[] {
+  return guestThreadsOf(pid).filter((thread) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${thread}/comm`, 'utf8').trim() === 'WorkerThread';
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Makes a worker thread in the child; resolves with its thread id. Only the worker's own thread is
+ * taken: on a busy machine Node's own start-up threads (the inspector's signal thread) can still
+ * appear meanwhile, and they never end.
+ */
 async function newThreads(): Promise<number[]> {
-  const before = new Set(guestThreadsOf(pid));
+  const before = new Set(workerThreads());
   child.stdin!.write('start\n');
   let made: number[] = [];
-  await waitFor(() => (made = guestThreadsOf(pid).filter((thread) => !before.has(thread))).length > 0);
+  await waitFor(() => (made = workerThreads().filter((thread) => !before.has(thread))).length > 0);
   return made;
 }
 
