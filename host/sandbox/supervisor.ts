@@ -383,8 +383,9 @@ export class Supervisor {
 
   /**
    * When the host stops waiting for a worker's answer: twice the deadline, and at least the
-   * deadline plus BACKSTOP_GRACE_MS (the worker's deadline starts only once the isolate's realm is
-   * built, so a cold start needs room). Normally the worker answers long before.
+   * deadline plus BACKSTOP_GRACE_MS (a regular worker's deadline starts only once the isolate's
+   * realm is built, so a cold start needs room; an offenders' worker's runs from the dispatch's
+   * arrival). Normally the worker answers long before.
    */
   private get backstopMs(): number {
     const deadline = this.options.limits.dispatchTimeoutMs;

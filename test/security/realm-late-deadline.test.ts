@@ -7,6 +7,7 @@
 // dispatch of the same integration, which uses it; disposed meanwhile, it is freed, never reused.
 // And an integration cannot pass its own slowness off as the host's: a deadline that passes in its
 // top level is an ordinary timeout, its isolate disposed.
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DispatchError, IntegrationIsolate, type WireEnvelope } from '../../host/sandbox/isolate.ts';
 import { prepareRealm, type PreparedRealm, type RuntimeSource } from '../../host/sandbox/realm.ts';
@@ -26,11 +27,8 @@ const COUNTER = `
   let requests = 0;
   export default createIntegration({ fetch: () => new Response(globalThis.topLevelRuns + '/' + (++requests)) });`;
 
-/** Its top level never ends. */
-const SPINNING_TOP_LEVEL = `
-  import { createIntegration } from 'sandbox-api';
-  for (;;) {}
-  export default createIntegration({ fetch: () => new Response('never') });`;
+/** The hostile fixture: its top level never ends. */
+const SPINNING_TOP_LEVEL = readFileSync('test/fixtures/realm-late/spinning-top-level/index.ts', 'utf8');
 
 const cleanup: (() => void)[] = [];
 afterEach(() => {
