@@ -6,7 +6,7 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export type SandboxCount = 'isolate_start' | 'warm_isolate_start' | 'bundle_precompiled' | 'isolate_eviction' | 'egress_refusal' | 'worker_restart' | 'quarantine' | 'throttle' | 'demotion' | 'sched_idle_demotion' | 'sched_idle_return';
+export type SandboxCount = 'isolate_start' | 'warm_isolate_start' | 'bundle_precompiled' | 'isolate_eviction' | 'egress_refusal' | 'worker_restart' | 'quarantine' | 'throttle' | 'demotion' | 'sched_idle_demotion' | 'sched_idle_return' | 'start_timeout';
 export type AttemptResultLabel = 'succeeded' | 'retry' | 'failed';
 
 export interface HostMetrics {
@@ -43,6 +43,7 @@ export function createHostMetrics(): HostMetrics {
     throttle: perIntegration('throttles_total', 'Integrations paused after running past their deadline repeatedly.'),
     demotion: perIntegration('demotions_total', 'Offenders moved to the low-priority (nice 19) sandbox worker: a timeout, memory kill, crash or CPU hog.'),
     sched_idle_demotion: perIntegration('sched_idle_demotions_total', 'Offenders moved on to the SCHED_IDLE sandbox worker after burning CPU again on the low-priority one.'),
+    start_timeout: perIntegration('start_timeouts_total', "Dispatches answered 504 at their deadline on an offenders' sandbox worker before any of the integration's code ran (its isolate was still being prepared): not counted as the integration's timeouts."),
     sched_idle_return: perIntegration('sched_idle_returns_total', 'Offenders moved back from the SCHED_IDLE sandbox worker to the low-priority one because that worker starved (the machine had no CPU to spare).'),
     worker_restart: new Counter({ name: `${PREFIX}worker_restarts_total`, help: 'Sandbox worker processes that died and were restarted.', registers: [registry] }),
   };

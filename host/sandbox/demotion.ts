@@ -11,6 +11,16 @@ export type Tier = 'regular' | 'nice19' | 'sched-idle' | 'solitary';
  */
 export const CPU_EVIDENCE_MS = 100;
 
+/**
+ * Whether a timeout is the integration's offence (counted by the timeout breaker, a reason to
+ * demote): not when its deadline passed before any of its code ran (`beforeGuest`: an offenders'
+ * worker was still building its realm on threads the offenders' quota holds), which is the host's
+ * slowness and the other offenders', never this integration's doing.
+ */
+export function timeoutIsOffence(result: { beforeGuest?: boolean }): boolean {
+  return result.beforeGuest !== true;
+}
+
 export function burnedCpu(executedMs: number | undefined): boolean {
   return executedMs !== undefined && executedMs >= CPU_EVIDENCE_MS;
 }

@@ -13,10 +13,30 @@ import { guestStack, scriptFilename } from './stack-map.ts';
 
 export class DispatchError extends Error {
   readonly failure: DispatchFailure;
-  constructor(failure: DispatchFailure, message: string) {
+  /**
+   * A timeout whose deadline passed before any of the integration's code ran (its realm was still
+   * being built by the host): the host's slowness, not the guest's offence (see IsolateOptions).
+   */
+  readonly beforeGuest: boolean;
+  constructor(failure: DispatchFailure, message: string, beforeGuest = false) {
     super(message);
     this.failure = failure;
+    this.beforeGuest = beforeGuest;
   }
+}
+
+export interface IsolateOptions {
+  /**
+   * When the dispatch deadline starts. 'realm' (the default, regular workers): once the host has
+   * built the isolate's realm, so a busy machine never turns a well-behaved integration's cold
+   * request into a 504. 'arrival' (the offenders' workers, whose guest threads are lowered and held
+   * by the offenders' CPU quota, so that a realm built there can take hundreds of ms): when the
+   * dispatch arrives, so the answer comes by the deadline even while the realm is still being
+   * built. A deadline that passes before any guest code ran is then answered as a timeout marked
+   * `beforeGuest`, the isolate being built is not thrown away, and no guest code runs in it until
+   * this integration's next dispatch arrives.
+   */
+  deadlineFrom?: 'realm' | 'arrival';
 }
 
 export interface IsolateHooks {
@@ -99,6 +119,8 @@ interface Live {
 
 interface RealmState {
   disposed: boolean;
+  /** The start is past the host's part: the guest's bundle compiles or runs (its deadline's business). */
+  guest: boolean;
 }
 
 const MEMORY_LIMIT_PATTERN = /memory limit/i;
@@ -118,6 +140,11 @@ export class IntegrationIsolate {
   private generation = 0;
   /** The realm state of the isolate being created, if any: a dispose() meanwhile marks it too. */
   private startingRealm: RealmState | null = null;
+  /**
+   * Set while a start whose realm is built waits for a dispatch before it runs any guest code (every
+   * dispatch that asked for it gave up at its deadline first); calling it lets the start go on.
+   */
+  private resumeParked: (() => void) | null = null;
   private readonly inFlight = new Set<InFlight>();
   private readonly draining = new Set<string>();
   private fetchesInWindow = 0;
@@ -146,13 +173,15 @@ export class IntegrationIsolate {
   private readonly runtime: RuntimeSource;
   private readonly limits: SandboxLimits;
   private readonly hooks: IsolateHooks;
+  private readonly deadlineFromArrival: boolean;
 
-  constructor(name: string, bundleCode: string, runtime: RuntimeSource, limits: SandboxLimits, hooks: IsolateHooks) {
+  constructor(name: string, bundleCode: string, runtime: RuntimeSource, limits: SandboxLimits, hooks: IsolateHooks, options: IsolateOptions = {}) {
     this.name = name;
     this.bundleCode = bundleCode;
     this.runtime = runtime;
     this.limits = limits;
     this.hooks = hooks;
+    this.deadlineFromArrival = options.deadlineFrom === 'arrival';
   }
 
   /** Whether a code cache of this bundle would still be of use (none held yet). */
@@ -247,9 +276,17 @@ export class IntegrationIsolate {
     return this.starting !== null && this.live === null;
   }
 
-  /** Live but with nothing in flight or draining: safe to dispose and recreate later. */
+  /**
+   * Live, or its realm built and waiting for a dispatch (parked), with nothing in flight or
+   * draining: safe to dispose and recreate later.
+   */
   get isIdle(): boolean {
-    return this.isLive && this.inFlight.size === 0 && this.draining.size === 0;
+    return (this.isLive || this.isParked) && this.inFlight.size === 0 && this.draining.size === 0;
+  }
+
+  /** Its realm is built and claimed, and waits for this integration's next dispatch (see IsolateOptions). */
+  get isParked(): boolean {
+    return this.resumeParked !== null;
   }
 
   /** Runs one envelope; resolves with a validated response or rejects with a DispatchError. */
@@ -258,26 +295,37 @@ export class IntegrationIsolate {
     const entry: InFlight = { eventId: envelope.eventId, installationId: envelope.installationId, logs: [], logBytes: 0, droppedLogs: 0 };
     if (this.inFlight.size === 0 && this.draining.size === 0) this.startBusyPeriod();
     this.inFlight.add(entry);
+    // A start parked with its realm built goes on now that a dispatch wants it.
+    this.unpark();
     let deadline: NodeJS.Timeout | undefined;
     let live: Live | undefined;
     try {
-      // The deadline is the guest's time: it starts once the host has built the realm (isolate,
-      // runtime, frozen built-ins), which a busy machine slows for reasons that are not the
-      // guest's. The bundle's top level and the handler, awaits included, count.
-      await this.realmReady();
+      // A live isolate is used as is (the common case: no start to wait for, no await).
+      const current = this.live !== null && !this.live.isolate.isDisposed ? this.live : undefined;
+      // On a regular worker the deadline is the guest's time: it starts once the host has built the
+      // realm (isolate, runtime, frozen built-ins), which a busy machine slows for reasons that are
+      // not the guest's. On an offenders' worker it starts now (IsolateOptions). The bundle's top
+      // level and the handler, awaits included, count in both.
+      if (current === undefined && !this.deadlineFromArrival) await this.realmReady();
       // At the deadline the isolate is disposed and the dispatch answered at once, in the same
       // turn: without waiting for the isolate's pending call to reject, which takes until its
       // thread has unwound (and, for a guest blocked in a call to the host, another turn or two).
       let deadlinePassed: (error: DispatchError) => void = () => undefined;
       const passed = new Promise<never>((_resolve, reject) => (deadlinePassed = reject));
       deadline = setTimeout(() => {
+        if (this.live === null && this.startingRealm?.guest !== true) {
+          // No guest code ran yet: the host is still building the realm. Answer now; the start goes
+          // on and its isolate is kept for this integration's next dispatch (nothing to dispose).
+          entry.failure = new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms: its isolate was still being prepared by the host (none of its code ran)`, true);
+          deadlinePassed(entry.failure);
+          return;
+        }
         entry.failure = new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
         this.executedMs(); // read before the isolate is disposed: the evidence of what it burned
         this.dispose('dispatch deadline passed');
         deadlinePassed(entry.failure);
       }, this.limits.dispatchTimeoutMs);
-      // A live isolate is used as is (the common case: no start to wait for, no extra await).
-      live = this.live !== null && !this.live.isolate.isDisposed ? this.live : await Promise.race([this.startWithin(entry), passed]);
+      live = current ?? (await Promise.race([this.startWithin(entry), passed]));
       // No isolated-vm `timeout` here: the deadline above already disposes the isolate (which stops
       // whatever it runs), and a per-call timeout costs a watchdog timer for every dispatch.
       const call = live.dispatch.apply(undefined, [envelope.eventJson, this.environmentToSend(live, envelope.environmentJson), envelope.fetchBody, this.urlSeeds(live, envelope.requestUrl)], {
@@ -361,6 +409,8 @@ export class IntegrationIsolate {
     // then are over like those of a disposed one.
     if (this.startingRealm !== null) this.startingRealm.disposed = true;
     this.startingRealm = null;
+    // A parked start goes on only to find its realm disposed, and throws its isolate away (create()).
+    this.unpark();
     this.memorySampledAt = -Infinity;
     if (live === null) return;
     this.hooks.disposed?.(reason);
@@ -590,12 +640,21 @@ export class IntegrationIsolate {
       const realm = pooledRealm ?? (await prepareRealm(this.runtime, this.limits.memoryLimitMb));
       isolate = realm.isolate;
       const timers = new Map<number, NodeJS.Timeout>();
-      realmState = { disposed: false };
+      realmState = { disposed: false, guest: false };
       this.startingRealm = realmState;
       realm.claim(this.owner(timers, realmState));
       const live: Live = { isolate, context: realm.context, timers, seededUrls: new Set(), environmentJson: undefined, pooled: pooledRealm !== undefined, dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer, realmState };
       // From here on it is the integration's code (compiling and running its bundle): its deadline runs.
       realmBuilt();
+      // Every dispatch that asked for this start gave up at its deadline while the host built the
+      // realm (an offenders' worker, IsolateOptions): no guest code runs with no dispatch to answer
+      // and no deadline to bound it. The realm stays this integration's, for its next dispatch; a
+      // dispose() meanwhile (eviction, a move, a new build) lets this go on to be thrown away.
+      if (!this.awaited()) {
+        await new Promise<void>((resume) => (this.resumeParked = resume));
+        if (realmState.disposed) throw new DispatchError('isolate-reset', STARTUP_DISCARDED);
+      }
+      realmState.guest = true;
       // V8's code cache of this bundle: usually the worker's, made ahead of the first start in an
       // isolate that only compiles (bundle-precompiler.ts, offerCodeCache). Without one (that
       // compile failed, or the start came first), made by the second isolate (after an eviction or
@@ -623,6 +682,20 @@ export class IntegrationIsolate {
       if (this.startingRealm === realmState) this.startingRealm = null;
       realmBuilt();
     }
+  }
+
+  /** Whether a dispatch in flight still waits for an answer (its deadline has not passed). */
+  private awaited(): boolean {
+    for (const entry of this.inFlight) if (entry.failure === undefined) return true;
+    return false;
+  }
+
+  /** Lets a parked start go on (a dispatch wants it, or it is being thrown away). */
+  private unpark(): void {
+    const resume = this.resumeParked;
+    if (resume === null) return;
+    this.resumeParked = null;
+    resume();
   }
 
   /** This integration's side of a realm's per-integration primitives (the rest are pure: realm.ts). */

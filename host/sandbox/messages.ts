@@ -128,10 +128,13 @@ export type DispatchFailure = 'timeout' | 'memory' | 'bad-response' | 'not-regis
  * `draining`: the integration still has waitUntil work running after this answer (see Drained).
  * `executedMs` (failures): what the isolate executed in its busy period up to the failure, the
  * evidence that a timeout or memory kill burned CPU rather than waited (supervisor's demotion).
+ * `beforeGuest` (timeouts): the deadline passed while the host was still building the isolate's
+ * realm, before any of the integration's code ran (an offenders' worker answers by the deadline
+ * from the dispatch's arrival: isolate.ts IsolateOptions); not the integration's offence.
  */
 export type DispatchResult =
   | { type: 'result'; id: number; ok: true; response: SandboxResponse; logs: CapturedLog[]; durationMs: number; draining?: boolean }
-  | { type: 'result'; id: number; ok: false; failure: DispatchFailure; message: string; logs: CapturedLog[]; durationMs: number; draining?: boolean; executedMs?: number };
+  | { type: 'result'; id: number; ok: false; failure: DispatchFailure; message: string; logs: CapturedLog[]; durationMs: number; draining?: boolean; executedMs?: number; beforeGuest?: boolean };
 
 /** The integration's work after its responses (waitUntil) is over: it is idle in this worker. */
 export interface Drained {

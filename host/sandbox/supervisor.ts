@@ -11,7 +11,7 @@ import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts
 import { post, readyBy, spawnSlot, stopSlot, takePending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
 import { Placement } from './placement.ts';
 import { environmentKey } from './held-environments.ts';
-import { burnedCpu, demotionTarget, type Tier } from './demotion.ts';
+import { burnedCpu, demotionTarget, timeoutIsOffence, type Tier } from './demotion.ts';
 import { judgeWindow, readCpu, type CpuReading } from './spare-cpu.ts';
 import { openOffendersGroup, type OffendersGroup } from './cpu-quota.ts';
 
@@ -77,7 +77,7 @@ export interface SupervisorOptions {
   onCount?(name: SandboxCountName, integration?: string): void;
 }
 
-export type SandboxCountName = WorkerCount['name'] | 'worker_restart' | 'quarantine' | 'throttle' | 'demotion' | 'sched_idle_demotion' | 'sched_idle_return';
+export type SandboxCountName = WorkerCount['name'] | 'worker_restart' | 'quarantine' | 'throttle' | 'demotion' | 'sched_idle_demotion' | 'sched_idle_return' | 'start_timeout';
 /** What a worker needs of an integration's bundle: the code, its hash and its source map. */
 export interface SandboxBundle {
   code: string;
@@ -383,8 +383,9 @@ export class Supervisor {
 
   /**
    * When the host stops waiting for a worker's answer: twice the deadline, and at least the
-   * deadline plus BACKSTOP_GRACE_MS (the worker's deadline starts only once the isolate's realm is
-   * built, so a cold start needs room). Normally the worker answers long before.
+   * deadline plus BACKSTOP_GRACE_MS (a regular worker's deadline starts only once the isolate's
+   * realm is built, so a cold start needs room; an offenders' worker's runs from the dispatch's
+   * arrival). Normally the worker answers long before.
    */
   private get backstopMs(): number {
     const deadline = this.options.limits.dispatchTimeoutMs;
@@ -412,6 +413,18 @@ export class Supervisor {
       this.options.onNotice('warn', `integration "${integration}" ran past its deadline ${limit} times within ${windowMs / 1000} s: paused for ${cooldownMs / 1000} s`);
       this.options.onCount?.('throttle', integration);
     }
+  }
+
+  /**
+   * A deadline passed on an offenders' worker before any of the integration's code ran (its realm
+   * was still being built on threads the offenders' quota holds): answered 504 like any timeout,
+   * but neither counted by the breaker nor a reason to demote: the slowness is the host's (and the
+   * other offenders'), and counting it would pause or push down an integration for what it never
+   * did. The realm is kept for its next dispatch (isolate.ts), which runs its code and counts.
+   */
+  private startTimeout(integration: string, from: number): void {
+    this.options.onCount?.('start_timeout', integration);
+    this.options.onLog({ integration, eventIds: [], level: 'warn', text: `its deadline of ${this.options.limits.dispatchTimeoutMs} ms passed while sandbox worker ${from} was still preparing its isolate (none of its code ran): answered 504, not counted as its timeout` });
   }
 
   async stop(): Promise<void> {
@@ -625,7 +638,8 @@ export class Supervisor {
       this.strike(pending.integration, 'exceeded its memory limit');
       this.demote(pending.integration, 'exceeded its memory limit', burnedCpu(result.executedMs), slot.index);
     }
-    if (result.failure === 'timeout') this.countTimeout(pending.integration, burnedCpu(result.executedMs), slot.index);
+    if (result.failure === 'timeout' && !timeoutIsOffence(result)) this.startTimeout(pending.integration, slot.index);
+    else if (result.failure === 'timeout') this.countTimeout(pending.integration, burnedCpu(result.executedMs), slot.index);
     // The worker's own measure of the dispatch travels with the error, as with a success.
     pending.reject(Object.assign(FAILURE_ERRORS[result.failure](result.message), { logs: result.logs, durationMs: result.durationMs }));
   }

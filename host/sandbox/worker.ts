@@ -119,7 +119,7 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
       scheduleBudgetCheck();
     },
     takeRealm: () => pool?.take(),
-  });
+  }, { deadlineFrom: deadlineFrom(init) });
   isolates.set(integration, isolate);
   previous?.retire('replaced by a new build');
   // Its code cache is made now, off any request's path, so that its first start only deserializes
@@ -132,6 +132,16 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
       if (cache !== undefined && isolate.offerCodeCache(bundleCode, cache)) send({ type: 'count', integration, name: 'bundle_precompiled' });
     },
   });
+}
+
+/**
+ * When a dispatch's deadline starts (isolate.ts IsolateOptions): at its arrival on the offenders'
+ * workers, whose guest threads (where realms are built) are lowered and held by the offenders' CPU
+ * quota, so a realm built there can take hundreds of ms and the answer must not wait for it; once
+ * the realm is built on regular workers, where a slow build is only a busy machine's.
+ */
+function deadlineFrom(settings: WorkerInit): 'realm' | 'arrival' {
+  return settings.priority === undefined || settings.priority === 'normal' ? 'realm' : 'arrival';
 }
 
 /**
@@ -259,7 +269,7 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
       const failure = error instanceof DispatchError ? error : new DispatchError('isolate-reset', 'the integration failed');
       const logs = (error as { logs?: DispatchResult['logs'] }).logs ?? [];
       const executedMs = (error as { executedMs?: number }).executedMs ?? 0;
-      result = { type: 'result', id, ok: false, failure: failure.failure, message: failure.message, logs, durationMs: performance.now() - started, executedMs };
+      result = { type: 'result', id, ok: false, failure: failure.failure, message: failure.message, logs, durationMs: performance.now() - started, executedMs, ...(failure.beforeGuest ? { beforeGuest: true } : {}) };
     }
   }
   inFlight.delete(id);

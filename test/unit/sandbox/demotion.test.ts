@@ -1,7 +1,7 @@
 // The demotion ladder: a first offence of any kind moves an integration to the nice-19 worker; only
 // CPU burnt again there sends it on to the SCHED_IDLE worker, and only where that policy is available.
 import { describe, it, expect } from 'vitest';
-import { burnedCpu, CPU_EVIDENCE_MS, demotionTarget } from '../../../host/sandbox/demotion.ts';
+import { burnedCpu, CPU_EVIDENCE_MS, demotionTarget, timeoutIsOffence } from '../../../host/sandbox/demotion.ts';
 
 describe('the demotion ladder', () => {
   it('moves any first offence from a regular worker to the nice-19 worker, CPU or not', () => {
@@ -24,6 +24,12 @@ describe('the demotion ladder', () => {
     expect(demotionTarget('sched-idle', true, true)).toBeUndefined();
     expect(demotionTarget('sched-idle', false, true)).toBeUndefined();
     expect(demotionTarget('solitary', true, true)).toBeUndefined();
+  });
+
+  it('does not count a timeout whose deadline passed before any of the integration\'s code ran', () => {
+    expect(timeoutIsOffence({ beforeGuest: true })).toBe(false);
+    expect(timeoutIsOffence({ beforeGuest: false })).toBe(true);
+    expect(timeoutIsOffence({})).toBe(true);
   });
 
   it('counts a failure as CPU evidence from one sampling period of execution on', () => {
