@@ -82,6 +82,19 @@ async function offenderIsolate(runtime: RuntimeSource, source: string, lateLines
   return { isolate, pool };
 }
 
+/**
+ * The counter integration after one dispatch gave up at its deadline while its realm was held back,
+ * and that realm was then handed over: built, claimed, and parked for the next dispatch.
+ */
+async function parkedAfterALateDeadline(): Promise<{ isolate: IntegrationIsolate; pool: SlowPool; lateLines: string[] }> {
+  const lateLines: string[] = [];
+  const { isolate, pool } = await offenderIsolate({ code: await buildRuntimeScript() }, COUNTER, lateLines);
+  await expect(isolate.dispatch(request())).rejects.toMatchObject({ beforeGuest: true });
+  pool.release();
+  await waitFor(() => isolate.isParked);
+  return { isolate, pool, lateLines };
+}
+
 describe('a deadline that passes while an offenders\' worker still builds the realm', () => {
   it('is answered at the deadline with a timeout that is not the integration\'s, without waiting for the realm', async () => {
     const runtime = { code: await buildRuntimeScript() };
@@ -99,12 +112,7 @@ describe('a deadline that passes while an offenders\' worker still builds the re
   }, 60_000);
 
   it('keeps the realm built afterwards for the next dispatch, running no guest code until then', async () => {
-    const runtime = { code: await buildRuntimeScript() };
-    const lateLines: string[] = [];
-    const { isolate, pool } = await offenderIsolate(runtime, COUNTER, lateLines);
-    await expect(isolate.dispatch(request())).rejects.toMatchObject({ beforeGuest: true });
-    pool.release();
-    await waitFor(() => isolate.isParked);
+    const { isolate, pool, lateLines } = await parkedAfterALateDeadline();
     // Built, claimed by this integration, alive, and idle (the budget may evict it); no top level ran.
     expect(pool.realms).toHaveLength(1);
     expect(pool.realms[0].claimed).toBe(true);
@@ -120,12 +128,7 @@ describe('a deadline that passes while an offenders\' worker still builds the re
   }, 60_000);
 
   it('frees a parked realm that is disposed (evicted, moved, replaced) and never runs guest code in it', async () => {
-    const runtime = { code: await buildRuntimeScript() };
-    const lateLines: string[] = [];
-    const { isolate, pool } = await offenderIsolate(runtime, COUNTER, lateLines);
-    await expect(isolate.dispatch(request())).rejects.toMatchObject({ beforeGuest: true });
-    pool.release();
-    await waitFor(() => isolate.isParked);
+    const { isolate, pool, lateLines } = await parkedAfterALateDeadline();
     isolate.dispose('evicted (least recently used)');
     await waitFor(() => pool.realms[0].isolate.isDisposed);
     expect(isolate.isParked).toBe(false);
