@@ -10,7 +10,7 @@
 
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { LOWERED_MAIN_NICE, lowerThreads, type WorkerPriority } from './sched-policy.ts';
+import { LOWERED_MAIN_NICE, lowerThreads, reniceThreads, type WorkerPriority } from './sched-policy.ts';
 import { placeThreads } from './cpu-quota.ts';
 import { SchedIdleHelper } from './sched-idle-helper.ts';
 
@@ -96,7 +96,7 @@ export class GuestThreads {
     if (this.priority !== 'sched-idle' || first) return fresh.length === 0 ? Promise.resolve(null) : this.lower(fresh, this.priority);
     const now = this.now();
     if (fresh.length > 0) {
-      void lowerThreads(this.pid, fresh, 'nice19', this.command);
+      reniceThreads(fresh);
       for (const thread of fresh) this.unsettled.set(thread, now);
     }
     const settled = [...this.unsettled].filter(([, seen]) => now - seen >= SETTLE_MS).map(([thread]) => thread);

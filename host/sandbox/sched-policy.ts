@@ -90,6 +90,17 @@ export function loweringProblem(pid: number, priority: WorkerPriority): string |
   return null;
 }
 
+/** Renices the given threads of this machine to nice 19 (synchronous; no process is spawned). */
+export function reniceThreads(threads: readonly number[]): void {
+  for (const thread of threads) {
+    try {
+      setPriority(thread, LOWERED_NICE);
+    } catch {
+      // Gone meanwhile, or renicing forbidden here.
+    }
+  }
+}
+
 /**
  * Lowers the given threads of this machine to nice 19 and, for `sched-idle`, to SCHED_IDLE (`command`
  * once per thread, run by `helper`'s long-lived `sh` when one is given, else by one `sh` spawned for
@@ -99,13 +110,7 @@ export function loweringProblem(pid: number, priority: WorkerPriority): string |
  * process still holds.
  */
 export function lowerThreads(pid: number, threads: readonly number[], priority: Exclude<WorkerPriority, 'normal'>, command = 'chrt', helper?: SchedIdleHelper): Promise<string | null> {
-  for (const thread of threads) {
-    try {
-      setPriority(thread, LOWERED_NICE);
-    } catch {
-      // Gone meanwhile, or renicing forbidden here.
-    }
-  }
+  reniceThreads(threads);
   if (priority !== 'sched-idle' || threads.length === 0) return Promise.resolve(null);
   const ran = helper !== undefined ? helper.lower(threads) : runOnce(threads, command);
   return ran.then(({ error, output }) => {
