@@ -7,8 +7,22 @@ import path from 'node:path';
 
 /** Our groups' names: this prefix, the creating process's pid (how stale ones are recognised) and `-<n>`, the how-manieth host of that process. */
 export const OFFENDERS_GROUP_PREFIX = 'integration-host-offenders-';
-/** The quota's period (the kernel's default): the group may run quota × period per period. */
-export const QUOTA_PERIOD_US = 100_000;
+/**
+ * The quota's period, as short as the kernel's smallest quota (1 ms) allows, never under 10 ms nor
+ * over the kernel's default 100 ms: a guest thread throttled while it holds a lock that the worker's
+ * main thread then needs (inside isolated-vm or V8; `new Isolate` waited 96 ms so at a 100 ms period)
+ * holds that thread up to the rest of the period, period − quota.
+ */
+export const SHORTEST_PERIOD_US = 10_000;
+export const LONGEST_PERIOD_US = 100_000;
+/** The kernel's smallest `cpu.cfs_quota_us`. */
+export const SMALLEST_QUOTA_US = 1_000;
+
+/** The group's `cpu.cfs_period_us` and `cpu.cfs_quota_us` for `percent` of one core (see SHORTEST_PERIOD_US). */
+export function quotaTiming(percent: number): { periodUs: number; quotaUs: number } {
+  const periodUs = Math.min(LONGEST_PERIOD_US, Math.max(SHORTEST_PERIOD_US, Math.ceil((SMALLEST_QUOTA_US * 100) / percent)));
+  return { periodUs, quotaUs: Math.max(SMALLEST_QUOTA_US, Math.round((percent / 100) * periodUs)) };
+}
 /** The default quota, in percent of one core, for all offenders of a host together. */
 export const DEFAULT_OFFENDER_CPU_QUOTA_PERCENT = 20;
 /** The largest quota accepted: 64 cores' worth (more would be no limit at all on any machine we run on). */
@@ -140,32 +154,14 @@ export function openOffendersGroup(options: OpenOptions): OffendersGroup | { pro
     if (code !== 'EEXIST') return { problem: `cannot create ${dir} (${code ?? String(error)}; it needs root or a delegated, writable cpu hierarchy)` };
   }
   try {
-    writeFileSync(path.join(dir, 'cpu.cfs_period_us'), String(QUOTA_PERIOD_US));
-    writeFileSync(path.join(dir, 'cpu.cfs_quota_us'), String(Math.round((options.percent / 100) * QUOTA_PERIOD_US)));
+    const { periodUs, quotaUs } = quotaTiming(options.percent);
+    writeFileSync(path.join(dir, 'cpu.cfs_period_us'), String(periodUs));
+    writeFileSync(path.join(dir, 'cpu.cfs_quota_us'), String(quotaUs));
   } catch (error) {
     removeGroup(dir);
     return { problem: `cannot set the quota of ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
   }
   return { dir, tasks: path.join(dir, 'tasks'), staleRemoved, remove: () => removeGroup(dir) };
-}
-
-/**
- * Moves the given threads of process `pid` into a group's `tasks` file, one write per thread,
- * never the process's main thread (tid == pid): null when every one still alive went in, else why
- * not. A thread that ended meanwhile (ESRCH) is no failure.
- */
-export function placeThreads(tasks: string, pid: number, threads: readonly number[]): string | null {
-  for (const thread of threads) {
-    if (thread === pid) continue;
-    try {
-      writeFileSync(tasks, String(thread));
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ESRCH') continue;
-      return `cannot move thread ${thread} into ${tasks} (${code ?? String(error)})`;
-    }
-  }
-  return null;
 }
 
 /** The cpu-hierarchy group a thread is in ('' when it ended or /proc says nothing), from /proc. */

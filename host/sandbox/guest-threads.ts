@@ -4,14 +4,15 @@
 // creator's priority, and isolated-vm's pool threads (and the one-off threads it starts when all of
 // them are busy) are created by the main thread, which stays above them: so the worker
 // looks again whenever it has just handed an isolate work. The main thread never goes below nice 10.
-// With an offenders' CPU quota (cpu-quota.ts), the same threads, and only they, go into its group.
+// With an offenders' CPU quota (cpu-quota.ts), the same threads, and only they, go into its group,
+// moved there by a helper shell (quota-placer.ts) so this thread never waits for the cgroup write.
 // SCHED_IDLE takes a run of `chrt` (sched-idle-helper.ts), so after start-up it is given only to
 // threads that lived on for SETTLE_MS (see below); renicing and the quota are immediate for every thread.
 
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { LOWERED_MAIN_NICE, lowerThreads, reniceThreads, type WorkerPriority } from './sched-policy.ts';
-import { placeThreads } from './cpu-quota.ts';
+import { QuotaPlacer } from './quota-placer.ts';
 import { SchedIdleHelper } from './sched-idle-helper.ts';
 
 /**
@@ -31,8 +32,8 @@ export class GuestThreads {
   private readonly priority: Exclude<WorkerPriority, 'normal'>;
   private readonly command: string;
   private readonly onProblem: (problem: string) => void;
-  /** The offenders' group's `tasks` file, when the host has a CPU quota for offenders. */
-  private readonly quotaTasks: string | undefined;
+  /** Moves new threads into the offenders' group, when the host has a CPU quota for offenders. */
+  private readonly placer: QuotaPlacer | undefined;
   private readonly onQuotaProblem: (problem: string) => void;
   private quotaProblemSaid = false;
   /** Threads lowered already (pruned of those that ended, so a reused id is lowered again). */
@@ -49,7 +50,7 @@ export class GuestThreads {
   constructor(options: { priority: Exclude<WorkerPriority, 'normal'>; command?: string; pid?: number; quotaTasks?: string; onProblem(problem: string): void; onQuotaProblem?(problem: string): void; now?: () => number }) {
     this.pid = options.pid ?? process.pid;
     this.now = options.now ?? (() => performance.now());
-    this.quotaTasks = options.quotaTasks;
+    this.placer = options.quotaTasks !== undefined ? new QuotaPlacer(options.quotaTasks, this.pid) : undefined;
     this.onQuotaProblem = options.onQuotaProblem ?? options.onProblem;
     this.priority = options.priority;
     this.command = options.command ?? 'chrt';
@@ -83,14 +84,26 @@ export class GuestThreads {
     for (const thread of this.unsettled.keys()) if (!present.has(thread)) this.unsettled.delete(thread);
     const fresh = threads.filter((thread) => thread !== this.pid && !this.lowered.has(thread));
     for (const thread of fresh) this.lowered.add(thread);
-    if (fresh.length > 0 && this.quotaTasks !== undefined) {
-      // Synchronous writes: a thread goes under the quota before this turn hands it more work.
-      const quotaProblem = placeThreads(this.quotaTasks, this.pid, fresh);
-      if (quotaProblem !== null && !this.quotaProblemSaid) {
+    const placed = fresh.length > 0 && this.placer !== undefined ? this.place(this.placer, fresh) : Promise.resolve();
+    return Promise.all([placed, this.lowerFresh(first, fresh)]).then(([, problem]) => problem);
+  }
+
+  /**
+   * Moves `threads` into the quota group off this thread: a cgroup v1 `tasks` write waits for an RCU
+   * grace period (8–18 ms measured), which this thread's deadline timer must not wait for. Until the
+   * shell has written them (milliseconds) they run outside the quota, at nice 19 already.
+   */
+  private place(placer: QuotaPlacer, threads: number[]): Promise<void> {
+    return placer.place(threads).then((problem) => {
+      if (problem !== null && !this.quotaProblemSaid) {
         this.quotaProblemSaid = true;
-        this.onQuotaProblem(quotaProblem);
+        this.onQuotaProblem(problem);
       }
-    }
+    });
+  }
+
+  /** Renices and (for SCHED_IDLE) settles the threads; resolves null or why they could not all be lowered. */
+  private lowerFresh(first: boolean, fresh: number[]): Promise<string | null> {
     // At start-up every thread goes under SCHED_IDLE at once (the worker says it is ready only then);
     // later ones are reniced now and put under SCHED_IDLE once they lived SETTLE_MS (see there).
     if (this.priority !== 'sched-idle' || first) return fresh.length === 0 ? Promise.resolve(null) : this.lower(fresh, this.priority);

@@ -12,21 +12,9 @@ import path from 'node:path';
 import { startTestHost, endpointOf, waitFor, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
 import { guestThreadsOf, threadsOf } from '../../host/sandbox/sched-policy.ts';
-import { OFFENDERS_GROUP_PREFIX, cpuControllerMount, cpuGroupOfThread, ownCpuGroup, threadsInGroup } from '../../host/sandbox/cpu-quota.ts';
+import { DEFAULT_OFFENDER_CPU_QUOTA_PERCENT, OFFENDERS_GROUP_PREFIX, cpuControllerMount, cpuGroupOfThread, threadsInGroup } from '../../host/sandbox/cpu-quota.ts';
+import { cgroupsUnavailable } from '../helpers/cgroups.ts';
 
-/** Why cgroups cannot be used here (the tests that need them are skipped), or null. */
-function cgroupsUnavailable(): string | null {
-  const mount = cpuControllerMount(readFileSync('/proc/self/mounts', 'utf8'));
-  if (mount === undefined) return 'no cgroup v1 cpu controller mounted';
-  const probe = path.join(mount, ownCpuGroup(readFileSync('/proc/self/cgroup', 'utf8')), `integration-host-test-probe-${process.pid}`);
-  try {
-    mkdirSync(probe);
-    rmdirSync(probe);
-    return null;
-  } catch (error) {
-    return `the cpu hierarchy is not writable here (${(error as NodeJS.ErrnoException).code})`;
-  }
-}
 const unavailable = cgroupsUnavailable();
 
 const DEADLINE_MS = 5_000;
@@ -105,8 +93,10 @@ describe.skipIf(unavailable !== null)(`offenders under the CPU quota${unavailabl
 
   it('makes a group of its own, named after the host, with the quota set', () => {
     expect(path.basename(group).startsWith(`${OFFENDERS_GROUP_PREFIX}${process.pid}-`)).toBe(true);
-    expect(readFileSync(path.join(group, 'cpu.cfs_period_us'), 'utf8').trim()).toBe('100000');
-    expect(readFileSync(path.join(group, 'cpu.cfs_quota_us'), 'utf8').trim()).toBe('15000');
+    // 15 % of one core as 1.5 ms every 10 ms (quotaTiming).
+    expect(readFileSync(path.join(group, 'cpu.cfs_period_us'), 'utf8').trim()).toBe('10000');
+    expect(readFileSync(path.join(group, 'cpu.cfs_quota_us'), 'utf8').trim()).toBe('1500');
+    expect(host.logs.filter((line) => line.includes(`offenders' guest threads limited to 15 % of one core (1.5 ms every 10 ms, cgroup ${group})`))).toHaveLength(1);
   });
 
   it('puts no thread of a regular worker or of the host in it, and spinners land on the nice-19 worker after their first timeout', async () => {
@@ -168,7 +158,7 @@ describe('without a usable cgroup cpu controller', () => {
     try {
       const lines = host.logs.filter((line) => line.includes("offenders' CPU quota"));
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toContain(`offenders' CPU quota (20 % of one core) not applied: ${notCgroup} has no cpu.cfs_quota_us`);
+      expect(lines[0]).toContain(`offenders' CPU quota (${DEFAULT_OFFENDER_CPU_QUOTA_PERCENT} % of one core) not applied: ${notCgroup} has no cpu.cfs_quota_us`);
       expect(lines[0]).toContain('offenders are only lowered');
       expect(host.supervisor.offendersCpuGroup).toBeUndefined();
       await expectHostHealthy(host);

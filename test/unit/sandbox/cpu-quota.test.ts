@@ -1,6 +1,7 @@
-// Finding the cgroup v1 cpu controller and this process's group in it, from /proc's text.
+// Finding the cgroup v1 cpu controller and this process's group in it, from /proc's text; the
+// group's period and quota for a percentage.
 import { describe, it, expect } from 'vitest';
-import { cpuControllerMount, ownCpuGroup } from '../../../host/sandbox/cpu-quota.ts';
+import { cpuControllerMount, ownCpuGroup, quotaTiming } from '../../../host/sandbox/cpu-quota.ts';
 
 describe('cpuControllerMount', () => {
   it('finds a v1 mount whose options name cpu, alone or beside cpuacct', () => {
@@ -18,5 +19,26 @@ describe('ownCpuGroup', () => {
     expect(ownCpuGroup('4:memory:/a\n1:cpu:/\n0::/\n')).toBe('/');
     expect(ownCpuGroup('3:cpu,cpuacct:/docker/abc\n')).toBe('/docker/abc');
     expect(ownCpuGroup('0::/user.slice\n')).toBe('/');
+  });
+});
+
+describe('quotaTiming', () => {
+  it('keeps the period as short as a 1 ms quota allows, between 10 and 100 ms', () => {
+    expect(quotaTiming(5)).toEqual({ periodUs: 20_000, quotaUs: 1_000 });
+    expect(quotaTiming(20)).toEqual({ periodUs: 10_000, quotaUs: 2_000 });
+    expect(quotaTiming(1)).toEqual({ periodUs: 100_000, quotaUs: 1_000 });
+    expect(quotaTiming(3)).toEqual({ periodUs: 33_334, quotaUs: 1_000 });
+    // More than one core: the quota may exceed the period.
+    expect(quotaTiming(250)).toEqual({ periodUs: 10_000, quotaUs: 25_000 });
+  });
+
+  it('never goes under the kernel\'s smallest quota nor lets the stall bound exceed the period', () => {
+    for (let percent = 1; percent <= 400; percent++) {
+      const { periodUs, quotaUs } = quotaTiming(percent);
+      expect(quotaUs).toBeGreaterThanOrEqual(1_000);
+      expect(periodUs).toBeGreaterThanOrEqual(10_000);
+      expect(periodUs).toBeLessThanOrEqual(100_000);
+      expect(Math.abs(quotaUs / periodUs - percent / 100)).toBeLessThan(0.001);
+    }
   });
 });
