@@ -7,7 +7,8 @@
 // With an offenders' CPU quota (cpu-quota.ts), the same threads, and only they, go into its group,
 // moved there by a helper shell (quota-placer.ts) so this thread never waits for the cgroup write.
 // SCHED_IDLE takes a run of `chrt` (sched-idle-helper.ts), so after start-up it is given only to
-// threads that lived on for SETTLE_MS (see below); renicing and the quota are immediate for every thread.
+// threads that lived on for SETTLE_MS (see below); renicing is immediate for every thread, the quota
+// follows as soon as the helper shell has written it.
 
 import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
@@ -27,6 +28,9 @@ import { SchedIdleHelper } from './sched-idle-helper.ts';
  */
 export const SETTLE_MS = 50;
 
+/** After the placing shell itself failed (gone, stuck), how long before threads are sent to a new one (each start forks this process). */
+export const PLACER_RETRY_MS = 10_000;
+
 export class GuestThreads {
   private readonly pid: number;
   private readonly priority: Exclude<WorkerPriority, 'normal'>;
@@ -38,6 +42,11 @@ export class GuestThreads {
   private quotaProblemSaid = false;
   /** Threads lowered already (pruned of those that ended, so a reused id is lowered again). */
   private readonly lowered = new Set<number>();
+  /** Threads in the quota group, and those on their way (pruned alike): the rest are sent again at the next look. */
+  private readonly placed = new Set<number>();
+  private readonly placing = new Set<number>();
+  /** When the placing shell last failed (performance.now()), or -Infinity. */
+  private placerFailedAt = -Infinity;
   private scheduled = false;
   private problemSaid = false;
   private mainLowered = false;
@@ -55,7 +64,7 @@ export class GuestThreads {
     this.priority = options.priority;
     this.command = options.command ?? 'chrt';
     this.onProblem = options.onProblem;
-    this.helper = this.priority === 'sched-idle' ? new SchedIdleHelper(this.command) : undefined;
+    this.helper = this.priority === 'sched-idle' ? new SchedIdleHelper(this.command, this.pid) : undefined;
   }
 
   /**
@@ -82,19 +91,29 @@ export class GuestThreads {
     const present = new Set(threads);
     for (const thread of this.lowered) if (!present.has(thread)) this.lowered.delete(thread);
     for (const thread of this.unsettled.keys()) if (!present.has(thread)) this.unsettled.delete(thread);
+    for (const thread of this.placed) if (!present.has(thread)) this.placed.delete(thread);
     const fresh = threads.filter((thread) => thread !== this.pid && !this.lowered.has(thread));
     for (const thread of fresh) this.lowered.add(thread);
-    const placed = fresh.length > 0 && this.placer !== undefined ? this.place(this.placer, fresh) : Promise.resolve();
+    // Every guest thread not yet in the group nor on its way: new ones, and those a failed write left out.
+    const unplaced = threads.filter((thread) => thread !== this.pid && !this.placed.has(thread) && !this.placing.has(thread));
+    const placer = this.now() - this.placerFailedAt >= PLACER_RETRY_MS ? this.placer : undefined;
+    const placed = unplaced.length > 0 && placer !== undefined ? this.place(placer, unplaced) : Promise.resolve();
     return Promise.all([placed, this.lowerFresh(first, fresh)]).then(([, problem]) => problem);
   }
 
   /**
-   * Moves `threads` into the quota group off this thread: a cgroup v1 `tasks` write waits for an RCU
-   * grace period (8–18 ms measured), which this thread's deadline timer must not wait for. Until the
-   * shell has written them (milliseconds) they run outside the quota, at nice 19 already.
+   * Moves `threads` into the quota group off this thread: a cgroup v1 `tasks` write can wait for an
+   * RCU grace period (8–18 ms measured on one machine, about 1 ms on another), which this thread's
+   * deadline timer must not wait for. Until the shell has written them they run outside the quota,
+   * at nice 19 already; one the write left out is sent again at the next look (PLACER_RETRY_MS
+   * later when the shell itself failed).
    */
   private place(placer: QuotaPlacer, threads: number[]): Promise<void> {
-    return placer.place(threads).then((problem) => {
+    for (const thread of threads) this.placing.add(thread);
+    return placer.place(threads).then(({ placed, problem, shellFailed }) => {
+      for (const thread of threads) this.placing.delete(thread);
+      for (const thread of placed) this.placed.add(thread);
+      if (shellFailed) this.placerFailedAt = this.now();
       if (problem !== null && !this.quotaProblemSaid) {
         this.quotaProblemSaid = true;
         this.onQuotaProblem(problem);

@@ -1,7 +1,6 @@
-// Moves a worker's new guest threads into the offenders' quota group (cpu-quota.ts) from a
-// long-lived `sh` (thread-batch-shell.ts), not from the worker's main thread: a cgroup v1 `tasks`
-// write waits for an RCU grace period (8–18 ms here), which the main thread's deadline timer and
-// 504s must not wait for. It never decides which threads go in, and never moves a main thread.
+// Moves a worker's guest threads into the offenders' quota group (cpu-quota.ts) from a long-lived
+// `sh` (thread-batch-shell.ts): a cgroup v1 `tasks` write can wait for an RCU grace period, which the
+// worker's deadline timer must not. It never decides which threads go in, never moves a main thread.
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +17,7 @@ export class QuotaPlacer {
     this.tasks = tasks;
     this.pid = pid;
     this.shell = new ThreadBatchShell({
+      pid,
       arg: tasks,
       precondition: '[ -w "$0" ]',
       // One write per thread id (a write of a process id would move only that thread); the shell's
@@ -28,19 +28,22 @@ export class QuotaPlacer {
   }
 
   /**
-   * Moves `threads` into the group, then reads the group back: resolves null when every one still
-   * alive is in it, else why not (one line). A thread that ended meanwhile is no failure. Never rejects.
+   * Moves `threads` into the group, then reads the group back: `placed`, the threads now in it;
+   * `problem`, null when every one still alive is in it, else why not (one line); `shellFailed`
+   * when the shell itself could not run the batch. A thread that ended meanwhile is no failure.
+   * Never rejects.
    */
-  place(threads: readonly number[]): Promise<string | null> {
+  place(threads: readonly number[]): Promise<{ placed: number[]; problem: string | null; shellFailed?: true }> {
     const moving = threads.filter((thread) => thread !== this.pid);
-    if (moving.length === 0) return Promise.resolve(null);
+    if (moving.length === 0) return Promise.resolve({ placed: [], problem: null });
     return this.shell.run(moving).then(({ error, output }) => {
-      if (error !== undefined) return `cannot move threads into ${this.tasks}: ${error}`;
       const held = new Set(threadsInGroup(path.dirname(this.tasks)));
+      const placed = moving.filter((thread) => held.has(thread));
+      if (error !== undefined) return { placed, problem: `cannot move threads into ${this.tasks}: ${error}`, shellFailed: true };
       const missed = moving.filter((thread) => !held.has(thread) && existsSync(`/proc/${this.pid}/task/${thread}`));
-      if (missed.length === 0) return null;
+      if (missed.length === 0) return { placed, problem: null };
       const said = output.trim().split('\n')[0];
-      return `${missed.length} of ${moving.length} threads are not in ${this.tasks} (thread ${missed[0]}${said ? `: ${said}` : ''})`;
+      return { placed, problem: `${missed.length} of ${moving.length} threads are not in ${this.tasks} (thread ${missed[0]}${said ? `: ${said}` : ''})` };
     });
   }
 

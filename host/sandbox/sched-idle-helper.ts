@@ -10,8 +10,10 @@ export type { BatchOutcome } from './thread-batch-shell.ts';
 export class SchedIdleHelper {
   private readonly shell: ThreadBatchShell;
 
-  constructor(command = 'chrt') {
+  /** `pid`: the process whose threads are lowered (an id no longer its thread is skipped). */
+  constructor(command = 'chrt', pid = process.pid) {
     this.shell = new ThreadBatchShell({
+      pid,
       arg: command,
       precondition: 'command -v "$0" >/dev/null 2>&1',
       // The command's error text (if any) goes to the batch's output, its own output away.

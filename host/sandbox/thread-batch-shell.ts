@@ -1,12 +1,11 @@
-// One long-lived `sh` that runs a fixed script line for each thread id it is sent, batch by batch,
-// so that acting on a worker's new threads never forks the worker itself nor blocks its main thread
-// (docs/performance.md). Process plumbing only: it never decides which threads, and what it runs is
-// fixed by its owner (sched-idle-helper.ts, quota-placer.ts), never by the ids it is sent.
+// One long-lived `sh` running a fixed script line per thread id it is sent, batch by batch, so acting
+// on a worker's new threads never forks the worker nor blocks its main thread. It never decides which
+// threads, never acts on an id that is no longer a thread of `pid`, and runs only its owner's script.
 
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 
-/** How long one batch may take before the shell is given up (and started afresh next time). */
+/** How long the oldest batch may wait before the shell is given up (and started afresh next time). */
 const BATCH_TIMEOUT_MS = 5_000;
 const DONE = '--batch-done--';
 const MISSING = '--command-missing--';
@@ -18,6 +17,8 @@ export interface BatchOutcome {
 }
 
 export interface ThreadBatchShellOptions {
+  /** The process whose threads the ids are: an id that is no longer one of its threads is skipped (ids are reused). */
+  pid: number;
   /** Checks that must pass before any batch (sh text; `$0` is `arg`): a failure makes every batch fail as `missing`. */
   precondition: string;
   /** Runs once per thread id `$t` (sh text; `$0` is `arg`); what it prints goes into the batch's output. */
@@ -26,6 +27,8 @@ export interface ThreadBatchShellOptions {
   arg: string;
   /** The words for a batch that could not run: `why` is 'missing' when the precondition failed. */
   describe(why: string): string;
+  /** Testing aid: how long the oldest batch may wait (default BATCH_TIMEOUT_MS). */
+  batchTimeoutMs?: number;
 }
 
 interface Batch {
@@ -53,7 +56,8 @@ export class ThreadBatchShell {
       this.pending.push({ resolve, lines: [] });
       // Digits only: the ids are numbers, truncated here, so no line can carry shell text.
       child.stdin.write(`${threads.map((thread) => String(Math.trunc(thread))).join(' ')}\n`);
-      this.armTimer();
+      // The timer runs for the oldest batch: later batches must not put off giving up a stuck shell.
+      if (this.pending.length === 1) this.armTimer();
     });
   }
 
@@ -63,11 +67,13 @@ export class ThreadBatchShell {
   }
 
   private start(): ChildProcessByStdio<Writable, Readable, null> | null {
+    // $1 is the pid: a thread that ended while its id waited in the queue is skipped, so an id the
+    // kernel gave to another thread meanwhile is never acted on.
     const script = `${this.options.precondition} || { echo ${MISSING}; exit 127; }
-while IFS= read -r line; do for t in $line; do ${this.options.perThread}; done; echo ${DONE}; done`;
+while IFS= read -r line; do for t in $line; do [ -d "/proc/$1/task/$t" ] || continue; ${this.options.perThread}; done; echo ${DONE}; done`;
     let child: ChildProcessByStdio<Writable, Readable, null>;
     try {
-      child = spawn('sh', ['-c', script, this.options.arg], { stdio: ['pipe', 'pipe', 'ignore'] });
+      child = spawn('sh', ['-c', script, this.options.arg, String(Math.trunc(this.options.pid))], { stdio: ['pipe', 'pipe', 'ignore'] });
     } catch {
       return null;
     }
@@ -80,7 +86,10 @@ while IFS= read -r line; do for t in $line; do ${this.options.perThread}; done; 
     // A write after it ended fails here; why it ended comes with 'close' (after its last output).
     child.stdin.on('error', () => undefined);
     child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => this.take(chunk));
+    // A shell given up on may still flush output: only the current one's counts.
+    child.stdout.on('data', (chunk: string) => {
+      if (this.child === child) this.take(chunk);
+    });
     child.on('error', (error) => this.fail(error.message));
     child.on('close', (code) => {
       if (this.child === child) this.fail(code === 127 ? 'missing' : `sh exited (${code ?? 'signal'})`);
@@ -111,7 +120,8 @@ while IFS= read -r line; do for t in $line; do ${this.options.perThread}; done; 
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     if (this.pending.length === 0) return;
-    this.timer = setTimeout(() => this.fail(`timed out after ${BATCH_TIMEOUT_MS} ms`), BATCH_TIMEOUT_MS);
+    const timeoutMs = this.options.batchTimeoutMs ?? BATCH_TIMEOUT_MS;
+    this.timer = setTimeout(() => this.fail(`timed out after ${timeoutMs} ms`), timeoutMs);
     this.timer.unref();
   }
 
