@@ -114,6 +114,8 @@ export interface OffendersGroup {
   tasks: string;
   /** Groups of crashed hosts removed at start. */
   staleRemoved: string[];
+  /** What was written: `cpu.cfs_period_us` and `cpu.cfs_quota_us` (quotaTiming). */
+  timing: { periodUs: number; quotaUs: number };
   /** Moves what is left to the parent group and removes the group (after the workers stopped). */
   remove(): void;
 }
@@ -153,15 +155,16 @@ export function openOffendersGroup(options: OpenOptions): OffendersGroup | { pro
     // EEXIST: left by an earlier process that had this pid and crashed; ours by its name, reused.
     if (code !== 'EEXIST') return { problem: `cannot create ${dir} (${code ?? String(error)}; it needs root or a delegated, writable cpu hierarchy)` };
   }
+  const timing = quotaTiming(options.percent);
+  const { periodUs, quotaUs } = timing;
   try {
-    const { periodUs, quotaUs } = quotaTiming(options.percent);
     writeFileSync(path.join(dir, 'cpu.cfs_period_us'), String(periodUs));
     writeFileSync(path.join(dir, 'cpu.cfs_quota_us'), String(quotaUs));
   } catch (error) {
     removeGroup(dir);
     return { problem: `cannot set the quota of ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
   }
-  return { dir, tasks: path.join(dir, 'tasks'), staleRemoved, remove: () => removeGroup(dir) };
+  return { dir, tasks: path.join(dir, 'tasks'), staleRemoved, timing, remove: () => removeGroup(dir) };
 }
 
 /** The cpu-hierarchy group a thread is in ('' when it ended or /proc says nothing), from /proc. */

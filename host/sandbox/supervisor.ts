@@ -13,7 +13,7 @@ import { Placement } from './placement.ts';
 import { environmentKey } from './held-environments.ts';
 import { burnedCpu, demotionTarget, timeoutIsOffence, type Tier } from './demotion.ts';
 import { judgeWindow, readCpu, type CpuReading } from './spare-cpu.ts';
-import { openOffendersGroup, type OffendersGroup, quotaTiming } from './cpu-quota.ts';
+import { openOffendersGroup, type OffendersGroup } from './cpu-quota.ts';
 
 /** At least this much on top of the dispatch deadline before the host answers for a silent worker. */
 const BACKSTOP_GRACE_MS = 5_000;
@@ -170,7 +170,7 @@ export class Supervisor {
     }
     for (const name of opened.staleRemoved) this.options.onNotice('info', `removed the offenders' CPU group of a host that is no longer running: ${name}`);
     this.quotaGroup = opened;
-    const { periodUs, quotaUs } = quotaTiming(quota.percent);
+    const { periodUs, quotaUs } = opened.timing;
     this.options.onNotice('info', `offenders' guest threads limited to ${quota.percent} % of one core (${quotaUs / 1000} ms every ${periodUs / 1000} ms, cgroup ${opened.dir})`);
   }
 

@@ -134,6 +134,11 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
   });
 }
 
+/** Whether this is one of the offenders' workers (its guest threads lowered, its deadline from arrival). */
+function lowered(settings: WorkerInit): settings is WorkerInit & { priority: 'nice19' | 'sched-idle' } {
+  return settings.priority !== undefined && settings.priority !== 'normal';
+}
+
 /**
  * When a dispatch's deadline starts (isolate.ts IsolateOptions): at its arrival on the offenders'
  * workers, whose guest threads (where realms are built) are lowered and held by the offenders' CPU
@@ -141,7 +146,7 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
  * the realm is built on regular workers, where a slow build is only a busy machine's.
  */
 function deadlineFrom(settings: WorkerInit): 'realm' | 'arrival' {
-  return settings.priority === undefined || settings.priority === 'normal' ? 'realm' : 'arrival';
+  return lowered(settings) ? 'arrival' : 'realm';
 }
 
 /**
@@ -353,7 +358,7 @@ function dispatchesInFlight(): boolean {
  * offender's worker never wait behind its own spinning isolate. Later trouble is logged once.
  */
 function lowerGuestThreads(settings: WorkerInit): GuestThreads | null {
-  if (settings.priority === undefined || settings.priority === 'normal') return null;
+  if (!lowered(settings)) return null;
   return new GuestThreads({
     priority: settings.priority,
     ...(settings.schedIdleCommand !== undefined ? { command: settings.schedIdleCommand } : {}),
