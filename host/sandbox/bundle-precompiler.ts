@@ -33,8 +33,15 @@ export interface PrecompilerOptions {
   maxHeldBytes?: number;
   /** Whether a dispatch of the worker waits: compiles then pause until resume(). */
   busy(): boolean;
-  /** Schedules the next compile off the critical path (setImmediate in the worker). */
-  defer?(work: () => void): void;
+  /**
+   * How long the next compile still waits (0: now), asked before each one: the worker's quiet
+   * window on the offenders' workers (worker.ts), where creating the compiling isolate holds the
+   * thread that fires deadlines and a moved integration's first request follows its registration.
+   * Without it, compiles wait only for busy().
+   */
+  waitMs?(): number;
+  /** Schedules the next compile off the critical path, after `delayMs` (setImmediate at 0, else an unref'd timer). */
+  defer?(work: () => void, delayMs: number): void;
 }
 
 /** 64 MB: about 600 caches of a 250 KB bundle (GitBook's, with @gitbook/api bundled in). */
@@ -65,13 +72,13 @@ export class BundlePrecompiler {
   }
 
   /** Continues with the queue once the worker's current work is done (after each dispatch). */
-  resume(): void {
+  resume(delayMs = 0): void {
     if (this.closed || this.running || this.scheduled || this.queue.length === 0) return;
     this.scheduled = true;
-    (this.options.defer ?? setImmediate)(() => {
+    (this.options.defer ?? deferWork)(() => {
       this.scheduled = false;
       void this.next();
-    });
+    }, delayMs);
   }
 
   /** Drops the queue and the compiling isolate (worker shutdown, tests). */
@@ -84,6 +91,10 @@ export class BundlePrecompiler {
   private async next(): Promise<void> {
     if (this.closed || this.running) return;
     if (this.options.busy()) return;
+    // Not yet quiet: ask again once the window has passed (a dispatch arriving meanwhile pauses
+    // the queue until its answer, as busy() says).
+    const waitMs = this.options.waitMs?.() ?? 0;
+    if (waitMs > 0) return this.resume(waitMs);
     let job = this.queue.shift();
     while (job !== undefined && !job.wanted()) job = this.queue.shift();
     if (job === undefined) {
@@ -126,4 +137,10 @@ export class BundlePrecompiler {
       // Disposed by isolated-vm itself (memory limit): nothing left to free.
     }
   }
+}
+
+function deferWork(work: () => void, delayMs: number): void {
+  if (delayMs <= 0) setImmediate(work);
+  // A compile alone must not keep the worker alive.
+  else setTimeout(work, delayMs).unref();
 }

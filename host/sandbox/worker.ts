@@ -79,6 +79,7 @@ function callPlatformApi(integration: string, request: BridgeRequest): Promise<B
 
 function register(integration: string, bundleCode: string, bundleMap: string | undefined): void {
   if (init === null || runtime === null) throw new Error('worker used before init');
+  lastRegistration = performance.now();
   // A new build (the dev loop's reload): dispatches from now on start the new isolate; the old
   // one finishes what it has in flight and is then disposed. The two share nothing.
   const previous = isolates.get(integration);
@@ -321,6 +322,26 @@ function startupSnapshot(script: string): { snapshot?: RuntimeSource['snapshot']
   }
 }
 
+/** performance.now() of the last registration: on the offenders' workers, a quiet window for the precompiler. */
+let lastRegistration = -Infinity;
+
+/**
+ * Bundles compiled ahead, while no dispatch waits. On the offenders' workers also only once quiet
+ * (REFILL_QUIET_MS after the last dispatch activity or registration): there the compiling isolate's
+ * synchronous creation (several ms) holds the thread that fires deadlines and answers 504s, and an
+ * integration moved here registers just before the request that moved it, so compiling at once
+ * made that request wait (docs/performance.md, ninth session).
+ */
+function createPrecompiler(settings: WorkerInit, source: RuntimeSource): BundlePrecompiler {
+  const quietWaitMs = () => Math.max(0, Math.max(lastDispatchActivity, lastRegistration) + REFILL_QUIET_MS - performance.now());
+  return new BundlePrecompiler({
+    snapshot: source.snapshot,
+    memoryLimitMb: settings.limits.memoryLimitMb,
+    busy: dispatchesInFlight,
+    ...(lowered(settings) ? { waitMs: quietWaitMs } : {}),
+  });
+}
+
 /**
  * The warm pool: `limits.warmIsolatesPerWorker` realms, with the same memory limit as every
  * isolate, counted against this worker's budget, refilled as soon as no dispatch waits when empty
@@ -381,7 +402,7 @@ function receive(message: ToWorker): void {
       // The map of the script this worker's isolates actually run: the snapshot's, or the runtime's without one.
       runtimeMap = runtime.snapshot !== undefined ? message.runtimeMaps?.snapshot : message.runtimeMaps?.runtime;
       pool = createPool(message, runtime);
-      precompiler = new BundlePrecompiler({ snapshot: runtime.snapshot, memoryLimitMb: message.limits.memoryLimitMb, busy: dispatchesInFlight });
+      precompiler = createPrecompiler(message, runtime);
       guestThreads = lowerGuestThreads(message);
       if (guestThreads === null) return announceReady(null);
       // Its threads are lowered before it says it is ready (nice 19 at once; SCHED_IDLE takes a `chrt`).

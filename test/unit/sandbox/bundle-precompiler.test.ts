@@ -1,5 +1,6 @@
 // The worker's bundle precompiler: it makes each registered bundle's V8 code cache ahead of the
-// first start, one bundle at a time, pausing while a dispatch waits; an integration's first start
+// first start, one bundle at a time, pausing while a dispatch waits (and, where the worker asks,
+// until its quiet window has passed); an integration's first start
 // then compiles from that cache (and V8 accepts it). Bundles no longer wanted are skipped, a bundle
 // that fails to compile gets no cache without stopping the others, and the compiling isolate is
 // given back once the queue is empty.
@@ -20,10 +21,21 @@ function request(): WireEnvelope {
 }
 
 /** A precompiler whose deferred work runs when the test says so. */
-function harness(snapshot?: ivm.ExternalCopy<ArrayBuffer>, maxHeldBytes?: number) {
+function harness(snapshot?: ivm.ExternalCopy<ArrayBuffer>, maxHeldBytes?: number, quiet?: { waitMs: number }) {
   const queue: (() => void)[] = [];
+  const delays: number[] = [];
   const state = { busy: false };
-  const precompiler = new BundlePrecompiler({ snapshot, memoryLimitMb: 64, maxHeldBytes, busy: () => state.busy, defer: (work) => queue.push(work) });
+  const precompiler = new BundlePrecompiler({
+    snapshot,
+    memoryLimitMb: 64,
+    maxHeldBytes,
+    busy: () => state.busy,
+    ...(quiet ? { waitMs: () => quiet.waitMs } : {}),
+    defer: (work, delayMs) => {
+      delays.push(delayMs);
+      queue.push(work);
+    },
+  });
   const results: Record<string, ivm.ExternalCopy<ArrayBuffer> | undefined | 'pending'> = {};
   const job = (name: string, code: string, wanted = () => true): PrecompileJob => {
     results[name] = 'pending';
@@ -39,7 +51,7 @@ function harness(snapshot?: ivm.ExternalCopy<ArrayBuffer>, maxHeldBytes?: number
   };
   const finished = () => Object.values(results).every((result) => result !== 'pending');
   const compilingIsolate = () => (precompiler as unknown as { isolate: ivm.Isolate | null }).isolate;
-  return { precompiler, state, results, job, settle, finished, compilingIsolate };
+  return { precompiler, state, results, job, settle, finished, compilingIsolate, delays };
 }
 
 describe('bundle precompiler', () => {
@@ -77,6 +89,22 @@ describe('bundle precompiler', () => {
     precompiler.resume();
     await settle(finished);
     expect(results.a).toBeInstanceOf(ivm.ExternalCopy);
+  });
+
+  it('with a quiet window, creates no compiling isolate before the window has passed, then compiles', async () => {
+    const quiet = { waitMs: 4 };
+    const { precompiler, results, job, settle, finished, compilingIsolate, delays } = harness(undefined, undefined, quiet);
+    precompiler.request(job('moved', '({ moved: 1 })'));
+    await settle();
+    // Asked again after what is left of the window, every time, and nothing made meanwhile.
+    expect(results.moved).toBe('pending');
+    expect(compilingIsolate()).toBeNull();
+    expect(delays[0]).toBe(0);
+    expect(delays.slice(1).length).toBeGreaterThan(0);
+    expect(delays.slice(1).every((delay) => delay === 4)).toBe(true);
+    quiet.waitMs = 0;
+    await settle(finished);
+    expect(results.moved).toBeInstanceOf(ivm.ExternalCopy);
   });
 
   it('skips bundles no longer wanted, and a bundle that cannot compile stops nothing', async () => {
