@@ -137,8 +137,10 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     expect(await frames.count()).toBe(1);
     expect(await frames.getAttribute('sandbox')).toBe('allow-scripts');
     expect(await frames.getAttribute('src')).toBe(`${publicEndpoint}/frame`);
-    const frame = page.frames().find((candidate) => candidate.url() === `${publicEndpoint}/frame` && !candidate.isDetached());
-    expect(frame).toBeDefined();
+    // The frame's own document may still be on its way: wait for it to arrive rather than look once.
+    const frame = await (await frames.elementHandle())!.contentFrame();
+    expect(frame).not.toBeNull();
+    await frame!.waitForURL(`${publicEndpoint}/frame`);
     await frame!.waitForFunction(() => document.getElementById('result')?.textContent !== 'running');
     const escape = JSON.parse((await frame!.locator('#result').textContent()) ?? '{}');
     expect(escape.parentGlobal).toMatch(/^blocked: /);
