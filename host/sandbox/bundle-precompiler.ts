@@ -5,6 +5,7 @@
 // guest code executes before the integration's first request, in its own isolate.
 
 import ivm from 'isolated-vm';
+import { deferWork } from './defer-work.ts';
 
 export interface PrecompileJob {
   /** The bundle's exact source: its cache is only ever consumed with this same text. */
@@ -137,10 +138,4 @@ export class BundlePrecompiler {
       // Disposed by isolated-vm itself (memory limit): nothing left to free.
     }
   }
-}
-
-function deferWork(work: () => void, delayMs: number): void {
-  if (delayMs <= 0) setImmediate(work);
-  // A compile alone must not keep the worker alive.
-  else setTimeout(work, delayMs).unref();
 }

@@ -4,6 +4,7 @@
 // isolate budget has room: an empty pool as soon as no dispatch waits, one with a realm still ready
 // only once the worker is quiet (no dispatch just arrived or just answered). It never runs guest code.
 
+import { deferWork } from './defer-work.ts';
 import type { PreparedRealm } from './realm.ts';
 import type { PoolView } from './isolate-budget.ts';
 
@@ -163,12 +164,6 @@ export class IsolatePool {
       },
     );
   }
-}
-
-function deferWork(work: () => void, delayMs: number): void {
-  if (delayMs <= 0) setImmediate(work);
-  // A refill alone must not keep the worker alive.
-  else setTimeout(work, delayMs).unref();
 }
 
 function dispose(realm: PreparedRealm): void {

@@ -79,7 +79,7 @@ function callPlatformApi(integration: string, request: BridgeRequest): Promise<B
 
 function register(integration: string, bundleCode: string, bundleMap: string | undefined): void {
   if (init === null || runtime === null) throw new Error('worker used before init');
-  lastRegistration = performance.now();
+  lastActivity = performance.now();
   // A new build (the dev loop's reload): dispatches from now on start the new isolate; the old
   // one finishes what it has in flight and is then disposed. The two share nothing.
   const previous = isolates.get(integration);
@@ -248,18 +248,26 @@ function scheduleBudgetCheck(): void {
 }
 
 /**
- * While a realm is still ready, the warm pool refills only once no dispatch arrived or was answered
- * for this long: a caller's next request (a retry after a 504, the next page of a client) usually
- * follows its answer within a few milliseconds on loopback, and would otherwise wait behind the
- * refill's synchronous isolate creation (1–2 ms of this thread). An empty pool refills at once.
+ * The worker's quiet window: background work that creates an isolate synchronously (the warm pool's
+ * refill while a realm is still ready; on the offenders' workers, the precompiler) starts only once
+ * no dispatch arrived or was answered and no integration registered for this long. A caller's next
+ * request (a retry after a 504, the next page of a client) usually follows its answer within a few
+ * milliseconds on loopback, and an integration moved here registers just before the request that
+ * moved it; either would otherwise wait behind that creation (1–15 ms of this thread). An empty
+ * pool refills at once.
  */
-const REFILL_QUIET_MS = 5;
-/** performance.now() of the last dispatch this worker received or answered. */
-let lastDispatchActivity = -Infinity;
+const QUIET_MS = 5;
+/** performance.now() of the last dispatch this worker received or answered, or the last registration. */
+let lastActivity = -Infinity;
+
+/** What is left of the quiet window (0: quiet now). */
+function quietWaitMs(): number {
+  return Math.max(0, lastActivity + QUIET_MS - performance.now());
+}
 
 async function dispatch(id: number, integration: string, envelope: Parameters<IntegrationIsolate['dispatch']>[0]): Promise<void> {
   const started = performance.now();
-  lastDispatchActivity = started;
+  lastActivity = started;
   const isolate = isolates.get(integration);
   // Only a start makes room: a dispatch joining one already under way adds nothing to the budget.
   if (isolate !== undefined && !isolate.isLive && !isolate.isStarting) enforceIsolateBudget(isolate);
@@ -282,7 +290,7 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   // A timeout leaves at once rather than at the end of this turn: its caller has waited a whole
   // deadline already, and one more write is nothing beside it.
   send(result, !result.ok && result.failure === 'timeout');
-  lastDispatchActivity = performance.now();
+  lastActivity = performance.now();
   // The answer is on its way: the pool may refill (at once if empty, else once the worker is
   // quiet) and the precompiler go on (off the critical path, once nothing waits).
   pool?.refillSoon();
@@ -322,18 +330,13 @@ function startupSnapshot(script: string): { snapshot?: RuntimeSource['snapshot']
   }
 }
 
-/** performance.now() of the last registration: on the offenders' workers, a quiet window for the precompiler. */
-let lastRegistration = -Infinity;
-
 /**
  * Bundles compiled ahead, while no dispatch waits. On the offenders' workers also only once quiet
- * (REFILL_QUIET_MS after the last dispatch activity or registration): there the compiling isolate's
- * synchronous creation (several ms) holds the thread that fires deadlines and answers 504s, and an
- * integration moved here registers just before the request that moved it, so compiling at once
- * made that request wait (docs/performance.md, ninth session).
+ * (quietWaitMs): there the compiling isolate's synchronous creation holds the thread that fires
+ * deadlines and answers 504s, and compiling at once made a moved integration's next request wait
+ * (docs/performance.md, ninth session). Regular workers were not measured with the window.
  */
 function createPrecompiler(settings: WorkerInit, source: RuntimeSource): BundlePrecompiler {
-  const quietWaitMs = () => Math.max(0, Math.max(lastDispatchActivity, lastRegistration) + REFILL_QUIET_MS - performance.now());
   return new BundlePrecompiler({
     snapshot: source.snapshot,
     memoryLimitMb: settings.limits.memoryLimitMb,
@@ -353,7 +356,7 @@ function createPool(settings: WorkerInit, source: RuntimeSource): IsolatePool {
     size: settings.limits.warmIsolatesPerWorker,
     prepare: () => prepareRealm(source, settings.limits.memoryLimitMb, { warm: true }),
     busy: dispatchesInFlight,
-    waitMs: () => Math.max(0, lastDispatchActivity + REFILL_QUIET_MS - performance.now()),
+    waitMs: quietWaitMs,
     hasRoom: budgetHasRoom,
     warn: (text) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text }),
   });

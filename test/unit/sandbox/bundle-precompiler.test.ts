@@ -1,9 +1,8 @@
 // The worker's bundle precompiler: it makes each registered bundle's V8 code cache ahead of the
 // first start, one bundle at a time, pausing while a dispatch waits (and, where the worker asks,
-// until its quiet window has passed); an integration's first start
-// then compiles from that cache (and V8 accepts it). Bundles no longer wanted are skipped, a bundle
-// that fails to compile gets no cache without stopping the others, and the compiling isolate is
-// given back once the queue is empty.
+// until its quiet window has passed); an integration's first start then compiles from that cache
+// (and V8 accepts it). Bundles no longer wanted are skipped, a bundle that fails to compile gets no
+// cache without stopping the others, and the compiling isolate is given back once the queue is empty.
 import { describe, expect, it } from 'vitest';
 import ivm from 'isolated-vm';
 import { BundlePrecompiler, type PrecompileJob } from '../../../host/sandbox/bundle-precompiler.ts';
