@@ -218,7 +218,12 @@ export class Harness {
   fireTimer(id: number): void {
     if (this.isolate.isDisposed) return;
     const fire = this.#api.getSync('fireTimer', { reference: true }) as ivm.Reference<(id: number) => void>;
-    fire.applySync(undefined, [id]);
+    // Queued as the isolate's next task, as the worker does (isolate.ts): a synchronous call could
+    // run between a guest script and its microtask checkpoint and fire a timer before its microtasks.
+    fire.apply(undefined, [id]).then(
+      () => fire.release(),
+      () => fire.release(),
+    );
   }
 
   /** Evaluates guest-side code (an expression, possibly a promise) and copies its value out. */
