@@ -173,6 +173,53 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     // pruning bounds (event-log.ts).
     sql: 'DROP INDEX IF EXISTS event_log_by_event;',
   },
+  {
+    version: 8,
+    name: 'outbox tables with fewer pages per write',
+    // Every published event inserts a delivery as its own commit, so each page a row touches is a
+    // WAL frame written per event. AUTOINCREMENT kept sqlite_sequence as one more page per insert:
+    // plain rowids still grow (the largest seq + 1), and deliveries are only ever deleted by an
+    // operator, after they are done. Attempts are keyed by (delivery_id, attempt) only, so
+    // WITHOUT ROWID stores them in that key's b-tree instead of a table and an index beside it.
+    // The tables are copied, seq and all, and renamed; the attempts' foreign key follows the rename.
+    sql: `
+  CREATE TABLE webhook_deliveries_v8 (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    installation_id TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    event_type TEXT NOT NULL,
+    url TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'in_flight', 'succeeded', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER,
+    created_at INTEGER NOT NULL,
+    redelivery_of TEXT
+  );
+  INSERT INTO webhook_deliveries_v8 (seq, id, installation_id, event_id, event_type, url, endpoint, body, status, attempts, next_attempt_at, created_at, redelivery_of)
+    SELECT seq, id, installation_id, event_id, event_type, url, endpoint, body, status, attempts, next_attempt_at, created_at, redelivery_of FROM webhook_deliveries;
+  CREATE TABLE webhook_attempts_v8 (
+    delivery_id TEXT NOT NULL REFERENCES webhook_deliveries_v8 (id) ON DELETE CASCADE,
+    attempt INTEGER NOT NULL,
+    started_at INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL,
+    status_code INTEGER,
+    error_kind TEXT,
+    error_message TEXT,
+    next_attempt_at INTEGER,
+    PRIMARY KEY (delivery_id, attempt)
+  ) WITHOUT ROWID;
+  INSERT INTO webhook_attempts_v8 SELECT delivery_id, attempt, started_at, duration_ms, status_code, error_kind, error_message, next_attempt_at FROM webhook_attempts;
+  DROP TABLE webhook_attempts;
+  DROP TABLE webhook_deliveries;
+  ALTER TABLE webhook_deliveries_v8 RENAME TO webhook_deliveries;
+  ALTER TABLE webhook_attempts_v8 RENAME TO webhook_attempts;
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at, seq);
+  CREATE INDEX webhook_deliveries_by_installation ON webhook_deliveries (installation_id, seq);
+`,
+  },
 ];
 
 /** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */
