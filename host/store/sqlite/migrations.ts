@@ -182,6 +182,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     // operator, after they are done. Attempts are keyed by (delivery_id, attempt) only, so
     // WITHOUT ROWID stores them in that key's b-tree instead of a table and an index beside it.
     // The tables are copied, seq and all, and renamed; the attempts' foreign key follows the rename.
+    // Attempts whose delivery is gone (deleted by a tool with foreign keys off, as sqlite3 has by
+    // default) are left behind: nothing could read them, and copying them would fail the start.
     sql: `
   CREATE TABLE webhook_deliveries_v8 (
     seq INTEGER PRIMARY KEY,
@@ -211,7 +213,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     next_attempt_at INTEGER,
     PRIMARY KEY (delivery_id, attempt)
   ) WITHOUT ROWID;
-  INSERT INTO webhook_attempts_v8 SELECT delivery_id, attempt, started_at, duration_ms, status_code, error_kind, error_message, next_attempt_at FROM webhook_attempts;
+  INSERT INTO webhook_attempts_v8 SELECT delivery_id, attempt, started_at, duration_ms, status_code, error_kind, error_message, next_attempt_at FROM webhook_attempts
+    WHERE delivery_id IN (SELECT id FROM webhook_deliveries_v8);
   DROP TABLE webhook_attempts;
   DROP TABLE webhook_deliveries;
   ALTER TABLE webhook_deliveries_v8 RENAME TO webhook_deliveries;

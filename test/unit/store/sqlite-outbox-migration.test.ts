@@ -30,9 +30,15 @@ describe('sqlite outbox migration (version 8)', () => {
     await before.enqueue([delivery(2), delivery(3)], 2_000);
     const [claimed] = await before.claimDue(5_000, { limit: 1, perEndpoint: 8, room: new Map(), leaseMs: 30_000 });
     await before.recordAttempts([{ deliveryId: claimed.id, attempt: { attempt: 1, startedAt: 5_000, durationMs: 12, statusCode: 500, errorKind: null, errorMessage: null, nextAttemptAt: 65_000 }, next: { status: 'pending', nextAttemptAt: 65_000 } }]);
+    // A gap in seq (an operator deleted a finished delivery) must survive: rows keep their numbers.
+    await before.enqueue([delivery(9)], 2_500);
+    db.exec("DELETE FROM webhook_deliveries WHERE event_id = 'evt_2'");
     const listedBefore = await before.listForInstallation('inst_a');
+    const numbersBefore = db.prepare('SELECT seq, id FROM webhook_deliveries ORDER BY seq').all();
+    expect(numbersBefore.map((row) => (row as { seq: number }).seq)).toEqual([1, 3, 4]);
 
     expect(migrateSqlite(db)).toEqual([8]);
+    expect(db.prepare('SELECT seq, id FROM webhook_deliveries ORDER BY seq').all()).toEqual(numbersBefore);
     const after = createOutbox(db, { newId: () => `whd_${++ids}` });
     expect(await after.listForInstallation('inst_a')).toEqual(listedBefore);
     expect((await after.get(claimed.id))?.attemptLog).toEqual([expect.objectContaining({ attempt: 1, statusCode: 500, nextAttemptAt: 65_000 })]);
@@ -40,7 +46,24 @@ describe('sqlite outbox migration (version 8)', () => {
 
     // Newest first: a row enqueued after the migration lists before every older one.
     await after.enqueue([delivery(4)], 3_000);
-    expect((await after.listForInstallation('inst_a')).items.map((item) => item.eventId)).toEqual(['evt_4', 'evt_3', 'evt_2', 'evt_1']);
+    expect((await after.listForInstallation('inst_a')).items.map((item) => item.eventId)).toEqual(['evt_4', 'evt_9', 'evt_3', 'evt_1']);
+    db.close();
+  });
+
+  it('leaves behind attempts whose delivery was deleted with foreign keys off, instead of failing the start', async () => {
+    const db = openAt(7);
+    const outbox = createOutbox(db, { newId: () => 'whd_gone' });
+    await outbox.enqueue([delivery(1)], 1_000);
+    await outbox.recordAttempts([{ deliveryId: 'whd_gone', attempt: { attempt: 1, startedAt: 1_000, durationMs: 3, statusCode: 200, errorKind: null, errorMessage: null, nextAttemptAt: null }, next: { status: 'succeeded' } }]);
+    // As the sqlite3 shell does by default: no foreign keys, so the attempt stays behind.
+    db.exec('PRAGMA foreign_keys = OFF');
+    db.exec("DELETE FROM webhook_deliveries WHERE id = 'whd_gone'");
+    db.exec('PRAGMA foreign_keys = ON');
+    expect(db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts').get()).toEqual({ n: 1 });
+
+    expect(migrateSqlite(db)).toEqual([8]);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts').get()).toEqual({ n: 0 });
+    expect(db.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
     db.close();
   });
 
