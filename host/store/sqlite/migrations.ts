@@ -184,6 +184,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     // The tables are copied, seq and all, and renamed; the attempts' foreign key follows the rename.
     // Attempts whose delivery is gone (deleted by a tool with foreign keys off, as sqlite3 has by
     // default) are left behind: nothing could read them, and copying them would fail the start.
+    // The definitions are written out again on purpose: an applied version's text is never edited.
     sql: `
   CREATE TABLE webhook_deliveries_v8 (
     seq INTEGER PRIMARY KEY,

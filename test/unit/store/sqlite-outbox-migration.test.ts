@@ -21,6 +21,13 @@ function openAt(version: number): DatabaseSync {
 
 const delivery = (n: number) => ({ installationId: 'inst_a', eventId: `evt_${n}`, eventType: 'space_content_updated', url: 'http://127.0.0.1:9/hook', body: `{"n":${n}}` });
 
+/** One delivery, enqueued and answered 200 at its first attempt, under the given id. */
+async function deliveredOnce(db: DatabaseSync, id: string): Promise<void> {
+  const outbox = createOutbox(db, { newId: () => id });
+  await outbox.enqueue([delivery(1)], 1_000);
+  await outbox.recordAttempts([{ deliveryId: id, attempt: { attempt: 1, startedAt: 1_000, durationMs: 3, statusCode: 200, errorKind: null, errorMessage: null, nextAttemptAt: null }, next: { status: 'succeeded' } }]);
+}
+
 describe('sqlite outbox migration (version 8)', () => {
   it('keeps deliveries, their attempts and their order, and new rows follow the largest seq', async () => {
     const db = openAt(7);
@@ -52,9 +59,7 @@ describe('sqlite outbox migration (version 8)', () => {
 
   it('leaves behind attempts whose delivery was deleted with foreign keys off, instead of failing the start', async () => {
     const db = openAt(7);
-    const outbox = createOutbox(db, { newId: () => 'whd_gone' });
-    await outbox.enqueue([delivery(1)], 1_000);
-    await outbox.recordAttempts([{ deliveryId: 'whd_gone', attempt: { attempt: 1, startedAt: 1_000, durationMs: 3, statusCode: 200, errorKind: null, errorMessage: null, nextAttemptAt: null }, next: { status: 'succeeded' } }]);
+    await deliveredOnce(db, 'whd_gone');
     // As the sqlite3 shell does by default: no foreign keys, so the attempt stays behind.
     db.exec('PRAGMA foreign_keys = OFF');
     db.exec("DELETE FROM webhook_deliveries WHERE id = 'whd_gone'");
@@ -69,9 +74,7 @@ describe('sqlite outbox migration (version 8)', () => {
 
   it('leaves no AUTOINCREMENT counter, keeps attempts in their key and still deletes them with their delivery', async () => {
     const db = openAt(8);
-    const outbox = createOutbox(db, { newId: () => 'whd_only' });
-    await outbox.enqueue([delivery(1)], 1_000);
-    await outbox.recordAttempts([{ deliveryId: 'whd_only', attempt: { attempt: 1, startedAt: 1_000, durationMs: 3, statusCode: 200, errorKind: null, errorMessage: null, nextAttemptAt: null }, next: { status: 'succeeded' } }]);
+    await deliveredOnce(db, 'whd_only');
     const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'webhook_%'").all() as { name: string; sql: string }[];
     expect(tables.find((table) => table.name === 'webhook_deliveries')?.sql).not.toMatch(/AUTOINCREMENT/);
     expect(tables.find((table) => table.name === 'webhook_attempts')?.sql).toMatch(/WITHOUT ROWID$/);
