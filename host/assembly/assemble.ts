@@ -9,6 +9,7 @@ import { createHostMetrics, type HostMetrics } from '../metrics/metrics.ts';
 import { resolveOptions, type HostOptions, type HostOptionsInput } from '../config/options.ts';
 import { createDispatcher } from '../dispatch/dispatcher.ts';
 import { createEventFeed, publishingEventLog, type EventFeed } from '../dispatch/event-feed.ts';
+import { withLateRows } from '../dispatch/late-rows.ts';
 import { createEventPublisher } from '../events/publish.ts';
 import { createLifecycle } from '../installations/lifecycle.ts';
 import { createOAuthStates } from '../installations/oauth-state.ts';
@@ -191,9 +192,10 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   }
   supervisor.configure(baseUrl);
 
-  // Every recorded entry also goes to the live followers (GET …/events/stream, npm run logs).
+  // Every recorded entry also goes to the live followers (GET …/events/stream, npm run logs); reads
+  // wait for rows still on their way (late-rows.ts).
   const feed = createEventFeed();
-  const eventLog = publishingEventLog(stores.eventLog, feed);
+  const eventLog = withLateRows(publishingEventLog(stores.eventLog, feed));
   const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event), platform, getInstallation: (id) => stores.installations.getInstallation(id) });
   const run = dispatcher.run;
   const lifecycle = createLifecycle({ store: stores.installations, registry, run, log, now: options.clock });

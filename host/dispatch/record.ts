@@ -4,7 +4,7 @@
 
 import { isHostError } from '../common/errors.ts';
 import { currentRequestId } from '../common/request-context.ts';
-import type { EventLog } from './event-log.ts';
+import type { EventLog, EventLogEntry } from './event-log.ts';
 
 export interface DispatchRecordMeta {
   eventId: string;
@@ -26,38 +26,53 @@ export async function recordDispatch<T extends Outcome>(eventLog: EventLog, now:
   const started = performance.now();
   // Read when the dispatch starts: the request that caused it (setup events run after its answer).
   const requestId = currentRequestId();
-  const write = (entry: { status: number; errorCode?: string; durationMs: number; logs: Outcome['logs'] }) => {
+  // Shaped as the store returns it (whole milliseconds, absent fields absent), so a live follower
+  // of the log sees exactly what GET …/events/:eventId answers later.
+  const entryOf = (fields: { status: number; errorCode?: string; durationMs: number; logs: Outcome['logs'] }): EventLogEntry => ({
+    ...meta,
+    status: fields.status,
+    ...(fields.errorCode !== undefined ? { errorCode: fields.errorCode } : {}),
+    durationMs: Math.round(fields.durationMs),
+    logs: fields.logs,
+    createdAt: new Date(now()).toISOString(),
+    ...(requestId !== undefined ? { requestId } : {}),
+  });
+  const write = (entry: EventLogEntry) => {
     try {
-      // Shaped as the store returns it (whole milliseconds, absent fields absent), so a live
-      // follower of the log sees exactly what GET …/events/:eventId answers later.
-      eventLog.record({
-        ...meta,
-        status: entry.status,
-        ...(entry.errorCode !== undefined ? { errorCode: entry.errorCode } : {}),
-        durationMs: Math.round(entry.durationMs),
-        logs: entry.logs,
-        createdAt: new Date(now()).toISOString(),
-        ...(requestId !== undefined ? { requestId } : {}),
-      });
+      eventLog.record(entry);
     } catch {
       // The log is a diagnostic: a full disk must not turn a good answer into a failure.
     }
-    observe?.({ integration: meta.integration, type: meta.type, status: entry.status, durationMs: performance.now() - started });
   };
+  const observed = (status: number) => observe?.({ integration: meta.integration, type: meta.type, status, durationMs: performance.now() - started });
   try {
     const outcome = await run();
-    write({ status: outcome.response.status, durationMs: outcome.durationMs, logs: outcome.logs });
+    write(entryOf({ status: outcome.response.status, durationMs: outcome.durationMs, logs: outcome.logs }));
+    observed(outcome.response.status);
     return outcome;
   } catch (error) {
+    const status = isHostError(error) ? error.status : 500;
+    const errorCode = isHostError(error) ? error.code : 'ERR_INTERNAL';
+    const elapsed = performance.now() - started;
     // The supervisor attaches the lines captured before the failure to its error, and the
-    // worker's own measure of the dispatch when the worker answered (a crash has none).
-    const { logs, durationMs } = (error ?? {}) as { logs?: Outcome['logs']; durationMs?: unknown };
-    write({
-      status: isHostError(error) ? error.status : 500,
-      errorCode: isHostError(error) ? error.code : 'ERR_INTERNAL',
-      durationMs: typeof durationMs === 'number' && Number.isFinite(durationMs) ? durationMs : performance.now() - started,
-      logs: Array.isArray(logs) ? logs : [],
+    // worker's own measure of the dispatch when the worker answered (a crash has none). When the
+    // host answered at the deadline before the worker (supervisor.ts answerAtDeadline), both come
+    // later with `verdict`: the row waits for them, and reads of the log wait for the row.
+    const { logs, durationMs, verdict } = (error ?? {}) as { logs?: Outcome['logs']; durationMs?: unknown; verdict?: Promise<{ logs: Outcome['logs']; durationMs?: number }> };
+    const fields = (details: { logs?: Outcome['logs']; durationMs?: unknown }) => ({
+      status,
+      errorCode,
+      durationMs: typeof details.durationMs === 'number' && Number.isFinite(details.durationMs) ? details.durationMs : elapsed,
+      logs: Array.isArray(details.logs) ? details.logs : [],
     });
+    if (verdict instanceof Promise) {
+      const row = verdict.then((details) => entryOf(fields(details)));
+      if (eventLog.recordLater !== undefined) eventLog.recordLater(row);
+      else void row.then(write);
+    } else {
+      write(entryOf(fields({ logs, durationMs })));
+    }
+    observed(status);
     throw error;
   }
 }

@@ -8,7 +8,7 @@ import { HostError } from '../common/errors.ts';
 import type { DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWorker, WorkerCount } from './messages.ts';
 import { CrashLedger } from './crash-ledger.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
-import { post, readyBy, spawnSlot, stopSlot, takePending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
+import { post, readyBy, spawnSlot, stopSlot, takePending, type LateVerdict, type Pending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
 import { Placement } from './placement.ts';
 import { environmentKey } from './held-environments.ts';
 import { burnedCpu, demotionTarget, timeoutIsOffence, type Tier } from './demotion.ts';
@@ -26,7 +26,7 @@ const SPARE_CPU_SAMPLE_MS = 1_000;
  */
 export const STARVED_HOLD_MS = 30_000;
 
-export type { SupervisedOutcome } from './worker-slot.ts';
+export type { LateVerdict, SupervisedOutcome } from './worker-slot.ts';
 
 export interface SupervisorOptions {
   workers: number;
@@ -130,6 +130,8 @@ export class Supervisor {
   private apiHandler: ApiHandler | null = null;
 
   private readonly placement: Placement;
+  /** Integrations with a dispatch answered at its deadline whose worker's verdict is still due (answerAtDeadline). */
+  private readonly verdictsDue = new Map<string, Promise<void>>();
 
   constructor(options: SupervisorOptions) {
     this.options = options;
@@ -240,6 +242,15 @@ export class Supervisor {
     return this.slots.size;
   }
 
+  /**
+   * Resolves once the workers' verdicts on `integration`'s dispatches answered at their deadline have
+   * all arrived (answerAtDeadline): what they count (timeouts, moves) is then in place. For tests
+   * and diagnostics; the integration's own next dispatch waits for them by itself.
+   */
+  verdictsArrived(integration: string): Promise<void> {
+    return this.verdictsDue.get(integration) ?? Promise.resolve();
+  }
+
   /** Worker process ids in worker order (solitary workers last), for tests and diagnostics. */
   workerPids(): number[] {
     return [...this.slots.entries()].sort(([a], [b]) => a - b).map(([, slot]) => slot.child.pid ?? -1);
@@ -314,6 +325,11 @@ export class Supervisor {
   }
 
   async dispatch(integration: string, envelope: Envelope): Promise<SupervisedOutcome> {
+    // An earlier dispatch was answered at its deadline by the host before its worker's verdict
+    // (answerAtDeadline): that verdict (a timeout counted or not) decides whether this one runs,
+    // exactly as when the host waited for it.
+    const due = this.verdictsDue.get(integration);
+    if (due !== undefined) await due;
     if (this.ledger.isQuarantined(integration)) {
       throw new HostError('ERR_INTEGRATION_QUARANTINED', `integration "${integration}" is quarantined after crashing its sandbox repeatedly; restart the host to lift it`);
     }
@@ -335,7 +351,8 @@ export class Supervisor {
       this.options.onCount?.('sched_idle_return', integration);
     }
     // The worker enforces the deadline, but it may be starved of CPU (offenders run at the lowest
-    // priority) or restarting: the host answers by the backstop whatever happens there.
+    // priority) or restarting: the host answers by the backstop whatever happens there (and on the
+    // offenders' workers at the deadline itself: answerAtDeadline).
     const answerBy = performance.now() + this.backstopMs;
     // A worker being restarted is replaced in its slot, and the integration may move meanwhile:
     // wait for whichever process holds its slot now.
@@ -376,7 +393,9 @@ export class Supervisor {
     };
     return new Promise<SupervisedOutcome>((resolve, reject) => {
       const backstop = setTimeout(() => this.abandon(slot, id), Math.max(0, answerBy - performance.now()));
-      slot.pending.set(id, { integration, eventId: event.eventId, resolve, reject, backstop });
+      const pending: Pending = { integration, eventId: event.eventId, resolve, reject, backstop };
+      if (slot.priority !== 'normal') pending.deadline = setTimeout(() => this.answerAtDeadline(slot, id), this.options.limits.dispatchTimeoutMs);
+      slot.pending.set(id, pending);
       post(slot, message);
       slot.heldEnvironments.record(key, environment);
     });
@@ -391,6 +410,45 @@ export class Supervisor {
   private get backstopMs(): number {
     const deadline = this.options.limits.dispatchTimeoutMs;
     return deadline + Math.max(deadline, BACKSTOP_GRACE_MS);
+  }
+
+  /**
+   * The deadline passed on an offenders' worker (counted from here, the dispatch's arrival) and its
+   * answer is not in: the caller gets its 504 now. Waiting for the worker would add its wake-up and
+   * the hop back, or much more when it waits for a core or on a thread the offenders' quota holds
+   * (performance.md). The worker's verdict still decides what counts, as when the host waits: the
+   * pending entry stays until it arrives (or the backstop), then settles `verdict`, which carries
+   * the guest's lines to the event log's row, and holds this integration's next dispatch until then.
+   */
+  private answerAtDeadline(slot: Slot, id: number): void {
+    const pending = slot.pending.get(id);
+    if (pending === undefined) return;
+    const answer = pending.reject;
+    const answeredAt = performance.now();
+    let deliver: (details: LateVerdict) => void = () => undefined;
+    const verdict = new Promise<LateVerdict>((resolve) => (deliver = resolve));
+    pending.resolve = (outcome) => {
+      // The guest finished inside its own deadline as its worker counts it (from the dispatch's
+      // arrival there), but after the host had answered: say so to its author; nothing is counted.
+      this.options.onLog({ integration: pending.integration, eventIds: [pending.eventId], level: 'warn', text: `its answer arrived ${Math.round(performance.now() - answeredAt)} ms after the host had answered 504 at its deadline of ${this.options.limits.dispatchTimeoutMs} ms: dropped` });
+      deliver({ logs: outcome.logs, durationMs: outcome.durationMs });
+    };
+    pending.reject = (error) => {
+      const { logs, durationMs } = error as { logs?: unknown; durationMs?: unknown };
+      deliver({ logs: Array.isArray(logs) ? (logs as LateVerdict['logs']) : [], ...(typeof durationMs === 'number' ? { durationMs } : {}) });
+    };
+    this.awaitVerdict(pending.integration, verdict);
+    answer(Object.assign(new HostError('ERR_SANDBOX_TIMEOUT', `the integration did not answer within ${this.options.limits.dispatchTimeoutMs} ms`), { logs: [], verdict }));
+  }
+
+  /** Holds `integration`'s next dispatches until `verdict` (and any other still due) has arrived. */
+  private awaitVerdict(integration: string, verdict: Promise<unknown>): void {
+    const earlier = this.verdictsDue.get(integration);
+    const all = earlier === undefined ? verdict.then(() => undefined) : Promise.all([earlier, verdict]).then(() => undefined);
+    this.verdictsDue.set(integration, all);
+    void all.then(() => {
+      if (this.verdictsDue.get(integration) === all) this.verdictsDue.delete(integration);
+    });
   }
 
   /** The backstop passed: answer 504 for the silent worker, count it as a timeout, tell the worker. */

@@ -20,6 +20,15 @@ export interface SupervisedOutcome {
   durationMs: number;
 }
 
+/**
+ * What a dispatch answered by the host at its deadline (Supervisor.answerAtDeadline) still gets
+ * from its worker: the lines the guest logged and the worker's measure, when it said one.
+ */
+export interface LateVerdict {
+  logs: CapturedLog[];
+  durationMs?: number;
+}
+
 export interface Pending {
   integration: string;
   eventId: string;
@@ -27,10 +36,14 @@ export interface Pending {
   reject(error: HostError): void;
   /** The supervisor's backstop: answers for the worker if it stays silent (see Supervisor.dispatch). */
   backstop?: NodeJS.Timeout;
+  /** On the offenders' workers, the host's own deadline (see Supervisor.answerAtDeadline). */
+  deadline?: NodeJS.Timeout;
 }
 
 export interface Slot {
   index: number;
+  /** At what priority its guest threads run: anything but 'normal' is an offenders' worker. */
+  priority: WorkerPriority;
   child: ChildProcess;
   /** The environment texts this worker process holds (a restarted worker starts empty). */
   heldEnvironments: HeldEnvironments;
@@ -74,7 +87,7 @@ export function spawnSlot(index: number, priority: WorkerPriority, handlers: Slo
   const send = batchedSender<ToWorker>((message) => {
     if (child.connected) child.send(message);
   });
-  const slot: Slot = { index, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, heldEnvironments: new HeldEnvironments(), up: false, send };
+  const slot: Slot = { index, priority, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, heldEnvironments: new HeldEnvironments(), up: false, send };
   const checkLowered = (reported: string | undefined) => {
     if (priority !== 'sched-idle' || child.pid === undefined) return;
     handlers.onSchedIdle?.(slot, reported ?? loweringProblem(child.pid, priority));
@@ -120,12 +133,13 @@ export function stopSlot(slot: Slot, reason: string): Promise<void> {
   });
 }
 
-/** Removes a pending dispatch and its backstop; undefined when it was settled already. */
+/** Removes a pending dispatch and its timers; undefined when it was settled already. */
 export function takePending(slot: Slot, id: number): Pending | undefined {
   const pending = slot.pending.get(id);
   if (pending === undefined) return undefined;
   slot.pending.delete(id);
   clearTimeout(pending.backstop);
+  clearTimeout(pending.deadline);
   return pending;
 }
 

@@ -67,6 +67,8 @@ describe('offender demotion', () => {
 
   it('moves it on to the SCHED_IDLE worker when it burns CPU past its deadline there too; once that worker starved, back to nice 19, answering', async () => {
     expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
+    // There the host answered at the deadline; the move follows the worker's verdict.
+    await host.supervisor.verdictsArrived('infinite-loop');
     expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.schedIdleWorker);
     expect(host.logs.some((line) => line.includes('integration "infinite-loop" ') && line.includes(' and burned CPU again on the low-priority worker: moved to the idle-priority (SCHED_IDLE) sandbox worker'))).toBe(true);
     // On a machine that normal work saturates (CI beside CPU burners), SCHED_IDLE would not answer.

@@ -31,6 +31,7 @@ describe('without SCHED_IDLE', () => {
   it('keeps an offender that burns CPU again on the nice-19 worker, answering', async () => {
     for (let i = 0; i < 2; i++) {
       expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
+      await host.supervisor.verdictsArrived('infinite-loop');
       expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.offenderWorker);
     }
     expect((await fetch(`${endpointOf(host, 'infinite-loop')}?mode=ok`)).status).toBe(200);

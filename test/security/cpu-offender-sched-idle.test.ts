@@ -39,6 +39,8 @@ describe('an offender that keeps burning CPU', () => {
     const during = await neighbourAnswers(host);
     expect((await attack).status).toBe(504);
     expect(during.status).toBe(200);
+    // On the offenders' worker the host answered at the deadline; the move follows the worker's verdict.
+    await host.supervisor.verdictsArrived('infinite-loop');
     const idle = host.supervisor.schedIdleWorker!;
     expect(host.supervisor.workerOf('infinite-loop')).toBe(idle);
     const pid = host.supervisor.workerPid(idle);
@@ -55,6 +57,7 @@ describe('an offender that keeps burning CPU', () => {
     const wait = endpointOf(host, 'never-settling-promise');
     for (let i = 0; i < 3; i++) {
       expect((await fetch(wait)).status).toBe(504);
+      await host.supervisor.verdictsArrived('never-settling-promise');
       expect(host.supervisor.workerOf('never-settling-promise')).toBe(host.supervisor.offenderWorker);
     }
     expect(host.logs.some((line) => line.includes('"never-settling-promise"') && line.includes('SCHED_IDLE'))).toBe(false);
@@ -85,13 +88,16 @@ describe('an offender that keeps burning CPU', () => {
 
   it('is not sent down to SCHED_IDLE again while its worker starved lately, nor while the machine has no CPU to spare', async () => {
     expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
+    await host.supervisor.verdictsArrived('infinite-loop');
     expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.offenderWorker);
     starved = false;
     saturated = true;
     expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
+    await host.supervisor.verdictsArrived('infinite-loop');
     expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.offenderWorker);
     saturated = false;
     expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
+    await host.supervisor.verdictsArrived('infinite-loop');
     expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.schedIdleWorker);
   });
 
