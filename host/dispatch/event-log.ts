@@ -27,11 +27,11 @@ export interface EventLog {
   /** Queues the entry; it is written with others in one batch shortly after (reads and close() flush first). */
   record(entry: EventLogEntry): void;
   /**
-   * Records the entry `entry` resolves to, once it does; until then reads and flush() wait for it
-   * (a dispatch answered before its worker's verdict: record.ts). A log without it is given the
-   * entry to record() when it resolves.
+   * Records the entry `entry` resolves to (an entry of `integration`), once it does; until then
+   * reads of that integration's log, and flush(), wait for it (a dispatch answered before its
+   * worker's verdict: record.ts). A log without it is given the entry to record() when it resolves.
    */
-  recordLater?(entry: Promise<EventLogEntry>): void;
+  recordLater?(integration: string, entry: Promise<EventLogEntry>): void;
   /** Writes queued entries now (reads do this themselves; close() should too). */
   flush(): Promise<void>;
   /** Newest first; `cursor` is a previous page's nextCursor (opaque to callers). */

@@ -28,13 +28,13 @@ export async function recordDispatch<T extends Outcome>(eventLog: EventLog, now:
   const requestId = currentRequestId();
   // Shaped as the store returns it (whole milliseconds, absent fields absent), so a live follower
   // of the log sees exactly what GET …/events/:eventId answers later.
-  const entryOf = (fields: { status: number; errorCode?: string; durationMs: number; logs: Outcome['logs'] }): EventLogEntry => ({
+  const entryOf = (fields: { status: number; errorCode?: string; durationMs: number; logs: Outcome['logs'] }, createdAt = now()): EventLogEntry => ({
     ...meta,
     status: fields.status,
     ...(fields.errorCode !== undefined ? { errorCode: fields.errorCode } : {}),
     durationMs: Math.round(fields.durationMs),
     logs: fields.logs,
-    createdAt: new Date(now()).toISOString(),
+    createdAt: new Date(createdAt).toISOString(),
     ...(requestId !== undefined ? { requestId } : {}),
   });
   const write = (entry: EventLogEntry) => {
@@ -66,8 +66,10 @@ export async function recordDispatch<T extends Outcome>(eventLog: EventLog, now:
       logs: Array.isArray(details.logs) ? details.logs : [],
     });
     if (verdict instanceof Promise) {
-      const row = verdict.then((details) => entryOf(fields(details)));
-      if (eventLog.recordLater !== undefined) eventLog.recordLater(row);
+      // Stamped now, when the caller got its answer, not when the verdict arrives.
+      const answeredAt = now();
+      const row = verdict.then((details) => entryOf(fields(details), answeredAt));
+      if (eventLog.recordLater !== undefined) eventLog.recordLater(meta.integration, row);
       else void row.then(write);
     } else {
       write(entryOf(fields({ logs, durationMs })));

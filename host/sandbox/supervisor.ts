@@ -425,6 +425,7 @@ export class Supervisor {
     if (pending === undefined) return;
     const answer = pending.reject;
     const answeredAt = performance.now();
+    pending.answered = true;
     let deliver: (details: LateVerdict) => void = () => undefined;
     const verdict = new Promise<LateVerdict>((resolve) => (deliver = resolve));
     pending.resolve = (outcome) => {
@@ -455,7 +456,8 @@ export class Supervisor {
   private abandon(slot: Slot, id: number): void {
     const pending = takePending(slot, id);
     if (pending === undefined) return;
-    this.options.onNotice('warn', `sandbox worker ${slot.index} did not answer a dispatch of "${pending.integration}" within ${this.backstopMs} ms: answered 504 for it`);
+    const answered = pending.answered === true ? 'the host had answered 504 at the deadline; counted as a timeout' : 'answered 504 for it';
+    this.options.onNotice('warn', `sandbox worker ${slot.index} did not answer a dispatch of "${pending.integration}" within ${this.backstopMs} ms: ${answered}`);
     post(slot, { type: 'abandon', id });
     this.countTimeout(pending.integration, false, slot.index);
     pending.reject(Object.assign(new HostError('ERR_SANDBOX_TIMEOUT', `the integration did not answer within ${this.options.limits.dispatchTimeoutMs} ms`), { logs: [] }));

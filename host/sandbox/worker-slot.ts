@@ -38,6 +38,8 @@ export interface Pending {
   backstop?: NodeJS.Timeout;
   /** On the offenders' workers, the host's own deadline (see Supervisor.answerAtDeadline). */
   deadline?: NodeJS.Timeout;
+  /** Set once the host answered at that deadline: the entry now only waits for the worker's verdict. */
+  answered?: boolean;
 }
 
 export interface Slot {

@@ -101,6 +101,8 @@ describe('offenders spinning side by side', () => {
     const pid = host.supervisor.workerPid(host.supervisor.offenderWorker!);
     expect(await spinAllOn(pid, (thread) => threadStatField(pid, thread, 19) === 19)).toEqual(names.map(() => 504));
     // Each burned CPU again there: the next stop is the SCHED_IDLE worker.
+    // There the host answered at the deadline; each move follows its worker's verdict.
+    for (const name of names) await host.supervisor.verdictsArrived(name);
     for (const name of names) expect(host.supervisor.workerOf(name)).toBe(host.supervisor.schedIdleWorker);
   });
 

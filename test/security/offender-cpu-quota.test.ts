@@ -110,6 +110,8 @@ describe.skipIf(unavailable !== null)(`offenders under the CPU quota${unavailabl
   it('spin on the nice-19 worker on threads inside the group only, those made while they spin too; its main thread stays out', async () => {
     const pid = host.supervisor.workerPid(host.supervisor.offenderWorker!);
     expect(await spinAllOn(pid)).toEqual(names.map(() => 504));
+    // There the host answered at the deadline; each move follows its worker's verdict.
+    for (const name of names) await host.supervisor.verdictsArrived(name);
     for (const name of names) expect(host.supervisor.workerOf(name)).toBe(host.supervisor.schedIdleWorker);
   });
 
