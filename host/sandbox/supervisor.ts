@@ -26,7 +26,7 @@ const SPARE_CPU_SAMPLE_MS = 1_000;
  */
 export const STARVED_HOLD_MS = 30_000;
 
-export type { LateVerdict, SupervisedOutcome } from './worker-slot.ts';
+export type { SupervisedOutcome } from './worker-slot.ts';
 
 export interface SupervisorOptions {
   workers: number;
@@ -439,7 +439,7 @@ export class Supervisor {
       deliver({ logs: Array.isArray(logs) ? (logs as LateVerdict['logs']) : [], ...(typeof durationMs === 'number' ? { durationMs } : {}) });
     };
     this.awaitVerdict(pending.integration, verdict);
-    answer(Object.assign(new HostError('ERR_SANDBOX_TIMEOUT', `the integration did not answer within ${this.options.limits.dispatchTimeoutMs} ms`), { logs: [], verdict }));
+    answer(Object.assign(this.timeoutError(), { logs: [], verdict }));
   }
 
   /** Holds `integration`'s next dispatches until `verdict` (and any other still due) has arrived. */
@@ -460,7 +460,12 @@ export class Supervisor {
     this.options.onNotice('warn', `sandbox worker ${slot.index} did not answer a dispatch of "${pending.integration}" within ${this.backstopMs} ms: ${answered}`);
     post(slot, { type: 'abandon', id });
     this.countTimeout(pending.integration, false, slot.index);
-    pending.reject(Object.assign(new HostError('ERR_SANDBOX_TIMEOUT', `the integration did not answer within ${this.options.limits.dispatchTimeoutMs} ms`), { logs: [] }));
+    pending.reject(Object.assign(this.timeoutError(), { logs: [] }));
+  }
+
+  /** The 504 the host itself answers, at the deadline or at the backstop. */
+  private timeoutError(): HostError {
+    return new HostError('ERR_SANDBOX_TIMEOUT', `the integration did not answer within ${this.options.limits.dispatchTimeoutMs} ms`);
   }
 
   /**
