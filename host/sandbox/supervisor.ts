@@ -7,6 +7,7 @@ import type { EgressOptions } from '../bridge/egress-policy.ts';
 import { HostError } from '../common/errors.ts';
 import type { DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWorker, WorkerCount } from './messages.ts';
 import { CrashLedger } from './crash-ledger.ts';
+import { settledBy } from './settled-by.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
 import { post, readyBy, spawnSlot, stopSlot, takePending, type LateVerdict, type Pending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
 import { Placement } from './placement.ts';
@@ -325,11 +326,19 @@ export class Supervisor {
   }
 
   async dispatch(integration: string, envelope: Envelope): Promise<SupervisedOutcome> {
+    // On the offenders' workers the host's deadline runs from here, the dispatch's arrival, so that
+    // what the host waits for first (the verdict below, a restarting worker) never makes it late.
+    const deadlineAt = performance.now() + this.options.limits.dispatchTimeoutMs;
     // An earlier dispatch was answered at its deadline by the host before its worker's verdict
     // (answerAtDeadline): that verdict (a timeout counted or not) decides whether this one runs,
-    // exactly as when the host waited for it.
+    // exactly as when the host waited for it. It comes from an offenders' worker, whose main
+    // thread can be held up (a core, a lock a throttled guest thread holds): this request's own
+    // deadline does not wait for it.
     const due = this.verdictsDue.get(integration);
-    if (due !== undefined) await due;
+    if (due !== undefined && !(await settledBy(due, deadlineAt))) {
+      this.startTimeout(integration, `the verdict on its previous request was still on its way from sandbox worker ${this.pins.get(integration) ?? '?'}`);
+      throw this.timeoutError();
+    }
     if (this.ledger.isQuarantined(integration)) {
       throw new HostError('ERR_INTEGRATION_QUARANTINED', `integration "${integration}" is quarantined after crashing its sandbox repeatedly; restart the host to lift it`);
     }
@@ -394,7 +403,7 @@ export class Supervisor {
     return new Promise<SupervisedOutcome>((resolve, reject) => {
       const backstop = setTimeout(() => this.abandon(slot, id), Math.max(0, answerBy - performance.now()));
       const pending: Pending = { integration, eventId: event.eventId, resolve, reject, backstop };
-      if (slot.priority !== 'normal') pending.deadline = setTimeout(() => this.answerAtDeadline(slot, id), this.options.limits.dispatchTimeoutMs);
+      if (slot.priority !== 'normal') pending.deadline = setTimeout(() => this.answerAtDeadline(slot, id), Math.max(0, deadlineAt - performance.now()));
       slot.pending.set(id, pending);
       post(slot, message);
       slot.heldEnvironments.record(key, environment);
@@ -483,14 +492,15 @@ export class Supervisor {
 
   /**
    * A deadline passed on an offenders' worker before any of the integration's code ran (its realm
-   * was still being built on threads the offenders' quota holds): answered 504 like any timeout,
-   * but neither counted by the breaker nor a reason to demote: the slowness is the host's (and the
+   * was still being built on threads the offenders' quota holds, or the host still waited for that
+   * worker's verdict on the integration's previous request): answered 504 like any timeout, but
+   * neither counted by the breaker nor a reason to demote: the slowness is the host's (and the
    * other offenders'), and counting it would pause or push down an integration for what it never
-   * did. The realm is kept for its next dispatch (isolate.ts), which runs its code and counts.
+   * did. A realm being built is kept for its next dispatch (isolate.ts), which runs its code and counts.
    */
-  private startTimeout(integration: string, from: number): void {
+  private startTimeout(integration: string, why: string): void {
     this.options.onCount?.('start_timeout', integration);
-    this.options.onLog({ integration, eventIds: [], level: 'warn', text: `its deadline of ${this.options.limits.dispatchTimeoutMs} ms passed while sandbox worker ${from} was still preparing its isolate (none of its code ran): answered 504, not counted as its timeout` });
+    this.options.onLog({ integration, eventIds: [], level: 'warn', text: `its deadline of ${this.options.limits.dispatchTimeoutMs} ms passed while ${why} (none of its code ran): answered 504, not counted as its timeout` });
   }
 
   async stop(): Promise<void> {
@@ -704,7 +714,7 @@ export class Supervisor {
       this.strike(pending.integration, 'exceeded its memory limit');
       this.demote(pending.integration, 'exceeded its memory limit', burnedCpu(result.executedMs), slot.index);
     }
-    if (result.failure === 'timeout' && !timeoutIsOffence(result)) this.startTimeout(pending.integration, slot.index);
+    if (result.failure === 'timeout' && !timeoutIsOffence(result)) this.startTimeout(pending.integration, `sandbox worker ${slot.index} was still preparing its isolate`);
     else if (result.failure === 'timeout') this.countTimeout(pending.integration, burnedCpu(result.executedMs), slot.index);
     // The worker's own measure of the dispatch travels with the error, as with a success.
     pending.reject(Object.assign(FAILURE_ERRORS[result.failure](result.message), { logs: result.logs, durationMs: result.durationMs }));

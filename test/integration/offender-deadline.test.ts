@@ -68,16 +68,41 @@ describe("the deadline on the offenders' workers", () => {
     expect((await fetch(`${endpointOf(host, 'flaky')}?mode=log`)).status).toBe(200);
   });
 
-  it("holds the integration's next request until the worker's verdict on the last one, which can pause it", async () => {
+  it('answers the next request by its own deadline while the verdict on the last one cannot arrive, neither running nor counting it', async () => {
     await warmUp(`${endpointOf(host, 'flaky')}?mode=log`);
-    const next = await withWorkerStopped(async () => {
-      expect((await fetch(`${endpointOf(host, 'flaky')}?mode=loop`)).status).toBe(504);
-      // Sent while the verdict on the spin (the third counted timeout) cannot have arrived.
-      return { answer: fetch(`${endpointOf(host, 'flaky')}?mode=log`) };
+    await withWorkerStopped(async () => {
+      // Answered by the host at its deadline; the stopped worker's verdict on it cannot come.
+      expect((await fetch(`${endpointOf(host, 'flaky')}?mode=log&n=held`)).status).toBe(504);
+      const next = await fetch(`${endpointOf(host, 'flaky')}?mode=log&n=never`);
+      expect(next.status).toBe(504);
+      expect((await next.json()).error.code).toBe('ERR_SANDBOX_TIMEOUT');
+      // Answered before the first one's backstop (its deadline + 5 s): by its own deadline, from its arrival.
+      expect(host.logs.some((line) => line.includes(BACKSTOP_NOTICE))).toBe(false);
     });
-    const answer = await next.answer;
+    await host.supervisor.verdictsArrived('flaky');
+    expect(host.logs.some((line) => line.includes('while the verdict on its previous request was still on its way') && line.includes('not counted as its timeout'))).toBe(true);
+    // Never dispatched: its line is in no row.
+    const rows = (await host.services.listEvents('flaky', { limit: 3 })).items;
+    expect(rows.flatMap((row) => row.logs.map((line) => line.text))).toContain('request held');
+    expect(rows.flatMap((row) => row.logs.map((line) => line.text))).not.toContain('request never');
+    // Neither counted: it still answers (two of three counted so far).
+    expect((await fetch(`${endpointOf(host, 'flaky')}?mode=log`)).status).toBe(200);
+  });
+
+  it("holds the integration's next request for the worker's verdict on the last one, which pauses it", async () => {
+    await warmUp(`${endpointOf(host, 'flaky')}?mode=log`);
+    await withWorkerStopped(async () => {
+      expect((await fetch(`${endpointOf(host, 'flaky')}?mode=loop`)).status).toBe(504);
+      // Sent while the verdict on the spin (the third counted timeout) cannot arrive: held, then
+      // answered at its own deadline without running.
+      expect((await fetch(`${endpointOf(host, 'flaky')}?mode=log&n=held-for-pause`)).status).toBe(504);
+    });
+    await host.supervisor.verdictsArrived('flaky');
+    const answer = await fetch(`${endpointOf(host, 'flaky')}?mode=log`);
     expect(answer.status).toBe(503);
     expect((await answer.json()).error.code).toBe('ERR_INTEGRATION_THROTTLED');
+    const rows = (await host.services.listEvents('flaky', { limit: 3 })).items;
+    expect(rows.flatMap((row) => row.logs.map((line) => line.text))).not.toContain('request held-for-pause');
     expect(host.logs.some((line) => line.includes(BACKSTOP_NOTICE))).toBe(false);
   });
 });
