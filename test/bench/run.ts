@@ -14,6 +14,7 @@ import { busyCores, loadAverage } from './machine.ts';
 import { measureStartup } from './startup.ts';
 import { median, round } from './stats.ts';
 import { startWorkerd, type WorkerdServer } from './workerd.ts';
+import { WORKER_V8_FLAGS } from '../../host/sandbox/v8-flags.ts';
 
 const ROUNDS = 3;
 /** The isolate memory budget of the startup and scale hosts: room for 1,000 live isolates. */
@@ -41,6 +42,8 @@ async function measureDispatch(): Promise<{ at16: Record<string, ServerFigures>;
   const native = await startChild<{ url: string; pids: number[] }>('./native-child.ts');
   // The floor: one isolated-vm call per request from a bare node:http server (floor-child.ts).
   const floor = await startChild<{ url: string; pids: number[] }>('./floor-child.ts');
+  // The runtime without the host: the same integration through our runtime, one process, a sandbox worker's V8 flags.
+  const runtimeOnly = await startChild<{ url: string; pids: number[] }>('./runtime-child.ts', [fixtures, 'bench-0000'], WORKER_V8_FLAGS);
   let workerd: WorkerdServer | null = null;
   let workerdInfo: { version: string } | { unavailable: string };
   if (args.includes('--no-workerd')) workerdInfo = { unavailable: 'skipped (--no-workerd)' };
@@ -58,6 +61,7 @@ async function measureDispatch(): Promise<{ at16: Record<string, ServerFigures>;
       { name: 'sandboxed', url: host.info.endpoints['bench-0000'], pids: () => host.info.pids },
       { name: 'native', url: native.info.url, pids: () => native.info.pids },
       { name: 'floor', url: floor.info.url, pids: () => floor.info.pids },
+      { name: 'runtimeOnly', url: runtimeOnly.info.url, pids: () => runtimeOnly.info.pids },
       ...(workerd ? [{ name: 'workerd', url: workerd.url, pids: () => [workerd!.pid] }] : []),
     ];
     const result: { at16: Record<string, ServerFigures>; at64: Record<string, ServerFigures> } = { at16: {}, at64: {} };
@@ -70,6 +74,7 @@ async function measureDispatch(): Promise<{ at16: Record<string, ServerFigures>;
     await host.stop();
     await native.stop();
     await floor.stop();
+    await runtimeOnly.stop();
     await workerd?.stop();
     rmSync(fixtures, { recursive: true, force: true });
   }
@@ -109,12 +114,13 @@ process.stderr.write(`machine: ${machine.cores} cores, load average ${machine.lo
 const report: Record<string, unknown> = { node: process.version };
 
 if (wanted('dispatch')) {
-  process.stderr.write('dispatch: hello world, sandboxed vs plain Koa vs the floor (node:http + one isolated-vm call) vs workerd…\n');
+  process.stderr.write('dispatch: hello world, sandboxed vs plain Koa vs the floor (node:http + one isolated-vm call) vs the runtime without the host vs workerd…\n');
   const { at16, at64, workerd } = await measureDispatch();
   const ours = at16.sandboxed;
   const koa = at16.native;
   const theirs = at16.workerd as ServerFigures | undefined;
   const floor = at16.floor;
+  const runtimeOnly = at16.runtimeOnly;
   const otherCores = round(median([...Object.values(at16), ...Object.values(at64)].flatMap((s) => s.rounds.map((r) => r.otherCores))));
   report.dispatch = {
     sandboxedRps: ours.rps,
@@ -141,6 +147,15 @@ if (wanted('dispatch')) {
       ratioToWorkerd: at64.workerd ? round(at64.floor.rps / at64.workerd.rps, 3) : null,
       cpuPerRequestUs: at64.floor.cpuPerRequestUs,
     },
+    // Our runtime without the host: the same integration through one IntegrationIsolate behind a bare node:http server.
+    runtimeOnlyRps: runtimeOnly.rps,
+    runtimeOnlyRatioToWorkerd: theirs ? round(runtimeOnly.rps / theirs.rps, 3) : null,
+    runtimeOnlyCpuPerRequestUs: runtimeOnly.cpuPerRequestUs,
+    runtimeOnlyAt64: {
+      rps: at64.runtimeOnly.rps,
+      ratioToWorkerd: at64.workerd ? round(at64.runtimeOnly.rps / at64.workerd.rps, 3) : null,
+      cpuPerRequestUs: at64.runtimeOnly.cpuPerRequestUs,
+    },
     errors: ours.errors + at64.sandboxed.errors,
     otherCoresMedian: otherCores,
   };
@@ -154,6 +169,9 @@ if (wanted('dispatch')) {
   note('dispatch.floorRps @16 / @64 (node:http + 1 isolated-vm call)', `${floor.rps} / ${at64.floor.rps}`, '', `${w(theirs?.rps)} / ${w(at64.workerd?.rps)}`);
   note('dispatch.floorRatioToWorkerd @16', theirs ? String(round(floor.rps / theirs.rps, 3)) : 'n/a');
   note('dispatch.floorCpuPerRequestUs @16 / @64', `${floor.cpuPerRequestUs} / ${at64.floor.cpuPerRequestUs}`, '', `${w(theirs?.cpuPerRequestUs)} / ${w(at64.workerd?.cpuPerRequestUs)}`);
+  note('dispatch.runtimeOnlyRps @16 / @64 (the runtime, no host)', `${runtimeOnly.rps} / ${at64.runtimeOnly.rps}`, '', `${w(theirs?.rps)} / ${w(at64.workerd?.rps)}`);
+  note('dispatch.runtimeOnlyRatioToWorkerd @16', theirs ? String(round(runtimeOnly.rps / theirs.rps, 3)) : 'n/a');
+  note('dispatch.runtimeOnlyCpuPerRequestUs @16 / @64', `${runtimeOnly.cpuPerRequestUs} / ${at64.runtimeOnly.cpuPerRequestUs}`, '', `${w(theirs?.cpuPerRequestUs)} / ${w(at64.workerd?.cpuPerRequestUs)}`);
   note('dispatch.p50Ms / p99Ms', `${ours.p50Ms} / ${ours.p99Ms}`, '', theirs ? `${theirs.p50Ms} / ${theirs.p99Ms}` : 'n/a');
 }
 
