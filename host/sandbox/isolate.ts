@@ -93,6 +93,8 @@ export interface WireEnvelope {
   fetchBody: Uint8Array | null;
   /** A fetch event's request URL: parsed here once per isolate, so the runtime needs no hop for it. */
   requestUrl?: string;
+  /** This dispatch's deadline when the host gave one (what it left of its own; DispatchRequest), else limits.dispatchTimeoutMs. */
+  deadlineMs?: number;
 }
 
 /** Request URLs whose parsed record this isolate already holds (its URL cache keeps 512; a seed it lost costs only a hop). */
@@ -324,7 +326,7 @@ export class IntegrationIsolate {
         this.executedMs(); // read before the isolate is disposed: the evidence of what it burned
         this.dispose('dispatch deadline passed');
         deadlinePassed(entry.failure);
-      }, this.limits.dispatchTimeoutMs);
+      }, envelope.deadlineMs ?? this.limits.dispatchTimeoutMs);
       live = current ?? (await Promise.race([this.startWithin(entry), passed]));
       // No isolated-vm `timeout` here: the deadline above already disposes the isolate (which stops
       // whatever it runs), and a per-call timeout costs a watchdog timer for every dispatch.

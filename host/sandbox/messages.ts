@@ -76,6 +76,12 @@ export interface DispatchRequest {
   fetchBody: Envelope['fetchBody'];
   environmentKey: string;
   environmentJson?: string;
+  /**
+   * On the offenders' workers: what was left of the host's deadline when it sent this (the host
+   * keeps it from the request's arrival), the dispatch's deadline from its arrival here. Absent:
+   * limits.dispatchTimeoutMs.
+   */
+  deadlineMs?: number;
 }
 
 /** Sent once the host listens: guest fetches to this origin go to the platform API over IPC. */

@@ -5,9 +5,10 @@
 import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressOptions } from '../bridge/egress-policy.ts';
 import { HostError } from '../common/errors.ts';
-import type { DispatchFailure, DispatchResult, FromWorker, SandboxLimits, ToWorker, WorkerCount } from './messages.ts';
+import type { DispatchFailure, DispatchRequest, DispatchResult, FromWorker, SandboxLimits, ToWorker, WorkerCount } from './messages.ts';
 import { CrashLedger } from './crash-ledger.ts';
 import { settledBy } from './settled-by.ts';
+import { sendingBudget } from './offender-budget.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
 import { post, readyBy, spawnSlot, stopSlot, takePending, type LateVerdict, type Pending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
 import { Placement } from './placement.ts';
@@ -246,7 +247,7 @@ export class Supervisor {
   /**
    * Resolves once the workers' verdicts on `integration`'s dispatches answered at their deadline have
    * all arrived (answerAtDeadline): what they count (timeouts, moves) is then in place. For tests
-   * and diagnostics; the integration's own next dispatch waits for them by itself.
+   * and diagnostics; the integration's own next dispatch waits for them by itself (until its own deadline).
    */
   verdictsArrived(integration: string): Promise<void> {
     return this.verdictsDue.get(integration) ?? Promise.resolve();
@@ -326,18 +327,18 @@ export class Supervisor {
   }
 
   async dispatch(integration: string, envelope: Envelope): Promise<SupervisedOutcome> {
-    // On the offenders' workers the host's deadline runs from here, the dispatch's arrival, so that
-    // what the host waits for first (the verdict below, a restarting worker) never makes it late.
+    // On the offenders' workers the host keeps the deadline from here, the dispatch's arrival:
+    // what it waits for first (the verdict below, a restarting worker) comes out of that time, and
+    // the worker gets what is left of it (sendingBudget).
     const deadlineAt = performance.now() + this.options.limits.dispatchTimeoutMs;
     // An earlier dispatch was answered at its deadline by the host before its worker's verdict
     // (answerAtDeadline): that verdict (a timeout counted or not) decides whether this one runs,
     // exactly as when the host waited for it. It comes from an offenders' worker, whose main
-    // thread can be held up (a core, a lock a throttled guest thread holds): this request's own
-    // deadline does not wait for it.
+    // thread can be held up (a core, a lock a throttled guest thread holds): this request waits
+    // for it only until its own deadline.
     const due = this.verdictsDue.get(integration);
     if (due !== undefined && !(await settledBy(due, deadlineAt))) {
-      this.startTimeout(integration, `the verdict on its previous request was still on its way from sandbox worker ${this.pins.get(integration) ?? '?'}`);
-      throw this.timeoutError();
+      throw this.unsent(integration, envelope.event.eventId, 'the verdict on its previous request was still on its way from its sandbox worker');
     }
     if (this.ledger.isQuarantined(integration)) {
       throw new HostError('ERR_INTEGRATION_QUARANTINED', `integration "${integration}" is quarantined after crashing its sandbox repeatedly; restart the host to lift it`);
@@ -388,7 +389,7 @@ export class Supervisor {
       post(slot, { type: 'forget-environments' });
     }
     // Serialised before anything is pending: should it throw, nothing waits for the backstop.
-    const message: ToWorker = {
+    const message: DispatchRequest = {
       type: 'dispatch',
       id,
       integration,
@@ -400,10 +401,21 @@ export class Supervisor {
       environmentKey: key,
       ...(known ? {} : { environmentJson: this.environmentJson(environment) }),
     };
+    let budget: number | undefined;
+    if (slot.priority !== 'normal') {
+      const left = sendingBudget(deadlineAt, performance.now(), this.options.limits.dispatchTimeoutMs);
+      if (left === null) {
+        // Most of its deadline went on waiting (for a verdict, a restart): never sent, answered at the deadline.
+        await settledBy(new Promise(() => undefined), deadlineAt);
+        throw this.unsent(integration, event.eventId, `the host held the request: waiting for sandbox worker ${slot.index} (a verdict on its previous request, a restart) took more than half of it, so it was never sent`);
+      }
+      budget = left;
+      message.deadlineMs = left;
+    }
     return new Promise<SupervisedOutcome>((resolve, reject) => {
       const backstop = setTimeout(() => this.abandon(slot, id), Math.max(0, answerBy - performance.now()));
       const pending: Pending = { integration, eventId: event.eventId, resolve, reject, backstop };
-      if (slot.priority !== 'normal') pending.deadline = setTimeout(() => this.answerAtDeadline(slot, id), Math.max(0, deadlineAt - performance.now()));
+      if (budget !== undefined) pending.deadline = setTimeout(() => this.answerAtDeadline(slot, id), budget);
       slot.pending.set(id, pending);
       post(slot, message);
       slot.heldEnvironments.record(key, environment);
@@ -422,12 +434,13 @@ export class Supervisor {
   }
 
   /**
-   * The deadline passed on an offenders' worker (counted from here, the dispatch's arrival) and its
+   * The deadline passed on an offenders' worker (counted from the dispatch's arrival at dispatch()) and its
    * answer is not in: the caller gets its 504 now. Waiting for the worker would add its wake-up and
    * the hop back, or much more when it waits for a core or on a thread the offenders' quota holds
    * (performance.md). The worker's verdict still decides what counts, as when the host waits: the
    * pending entry stays until it arrives (or the backstop), then settles `verdict`, which carries
-   * the guest's lines to the event log's row, and holds this integration's next dispatch until then.
+   * the guest's lines to the event log's row, and holds this integration's next dispatch until then
+   * (or until that dispatch's own deadline).
    */
   private answerAtDeadline(slot: Slot, id: number): void {
     const pending = slot.pending.get(id);
@@ -451,7 +464,7 @@ export class Supervisor {
     answer(Object.assign(this.timeoutError(), { logs: [], verdict }));
   }
 
-  /** Holds `integration`'s next dispatches until `verdict` (and any other still due) has arrived. */
+  /** Holds `integration`'s next dispatches until `verdict` (and any other still due) has arrived, or their own deadline passed. */
   private awaitVerdict(integration: string, verdict: Promise<unknown>): void {
     const earlier = this.verdictsDue.get(integration);
     const all = earlier === undefined ? verdict.then(() => undefined) : Promise.all([earlier, verdict]).then(() => undefined);
@@ -498,9 +511,17 @@ export class Supervisor {
    * other offenders'), and counting it would pause or push down an integration for what it never
    * did. A realm being built is kept for its next dispatch (isolate.ts), which runs its code and counts.
    */
-  private startTimeout(integration: string, why: string): void {
+  private startTimeout(integration: string, why: string, eventId?: string): string {
     this.options.onCount?.('start_timeout', integration);
-    this.options.onLog({ integration, eventIds: [], level: 'warn', text: `its deadline of ${this.options.limits.dispatchTimeoutMs} ms passed while ${why} (none of its code ran): answered 504, not counted as its timeout` });
+    const text = `its deadline of ${this.options.limits.dispatchTimeoutMs} ms passed while ${why} (none of its code ran): answered 504, not counted as its timeout`;
+    this.options.onLog({ integration, eventIds: eventId === undefined ? [] : [eventId], level: 'warn', text });
+    return text;
+  }
+
+  /** The 504 of an offenders' request the host never sent (a start timeout); its event's row says why. */
+  private unsent(integration: string, eventId: string, why: string): HostError {
+    const text = this.startTimeout(integration, why, eventId);
+    return Object.assign(this.timeoutError(), { logs: [{ level: 'warn', text }] });
   }
 
   async stop(): Promise<void> {

@@ -435,6 +435,7 @@ function receive(message: ToWorker): void {
         environmentJson: environmentText(message.environmentKey),
         fetchBody: message.fetchBody,
         ...(message.requestUrl !== undefined ? { requestUrl: message.requestUrl } : {}),
+        ...(message.deadlineMs !== undefined ? { deadlineMs: message.deadlineMs } : {}),
       });
       return;
     }

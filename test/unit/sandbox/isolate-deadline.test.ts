@@ -57,3 +57,20 @@ describe('the dispatch deadline', () => {
     await expect(isolate.dispatch(request())).rejects.toMatchObject({ failure: 'timeout', message: `the integration did not answer within ${DEADLINE_MS} ms` });
   });
 });
+
+describe("a dispatch's own deadline", () => {
+  it("times out at the deadline the host sent with it (what it left of its own), not the configured one", async () => {
+    const hooks = { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined };
+    const source = `
+      import { createIntegration } from 'sandbox-api';
+      export default createIntegration({ fetch: (request) => new URL(request.url).pathname === '/hang' ? new Promise(() => undefined) : new Response('up') });`;
+    // Configured far beyond the test's own timeout: only the dispatch's deadline can end it.
+    const isolate = new IntegrationIsolate('own-deadline', await bundleIntegration(source), { code: await buildRuntimeScript() }, sandboxTestLimits({ dispatchTimeoutMs: 600_000 }), hooks);
+    isolates.push(isolate);
+    expect((await isolate.dispatch(request())).response.status).toBe(200);
+    const hang = request();
+    const event = JSON.parse(hang.eventJson) as { request: { url: string } };
+    event.request.url = 'https://deadline.test/hang';
+    await expect(isolate.dispatch({ ...hang, eventJson: JSON.stringify(event), requestUrl: event.request.url, deadlineMs: 300 })).rejects.toMatchObject({ failure: 'timeout' });
+  });
+});
