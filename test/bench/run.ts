@@ -38,25 +38,32 @@ function describeRound(name: string, r: RoundFigures): void {
 
 async function measureDispatch(): Promise<{ at16: Record<string, ServerFigures>; at64: Record<string, ServerFigures>; workerd: { version: string } | { unavailable: string } }> {
   const fixtures = generateFixtures({ trivial: 1 });
-  const host = await startHost(fixtures, { workers: 2 });
-  const native = await startChild<{ url: string; pids: number[] }>('./native-child.ts');
-  // The floor: one isolated-vm call per request from a bare node:http server (floor-child.ts).
-  const floor = await startChild<{ url: string; pids: number[] }>('./floor-child.ts');
-  // The runtime without the host: the same integration through our runtime, one process, a sandbox worker's V8 flags.
-  const runtimeOnly = await startChild<{ url: string; pids: number[] }>('./runtime-child.ts', [fixtures, 'bench-0000'], WORKER_V8_FLAGS);
-  let workerd: WorkerdServer | null = null;
-  let workerdInfo: { version: string } | { unavailable: string };
-  if (args.includes('--no-workerd')) workerdInfo = { unavailable: 'skipped (--no-workerd)' };
-  else {
-    try {
-      workerd = await startWorkerd();
-      workerdInfo = { version: workerd.version };
-    } catch (error) {
-      workerdInfo = { unavailable: (error as Error).message.split('\n')[0] };
-      process.stderr.write(`  workerd unavailable, measured without it: ${workerdInfo.unavailable}\n`);
-    }
-  }
+  // Whatever was started is stopped, even when a later start fails.
+  const started: { stop(): Promise<void> }[] = [];
+  const start = async <T extends { stop(): Promise<void> }>(server: Promise<T>): Promise<T> => {
+    const running = await server;
+    started.push(running);
+    return running;
+  };
   try {
+    const host = await start(startHost(fixtures, { workers: 2 }));
+    const native = await start(startChild<{ url: string; pids: number[] }>('./native-child.ts'));
+    // The floor: one isolated-vm call per request from a bare node:http server (floor-child.ts).
+    const floor = await start(startChild<{ url: string; pids: number[] }>('./floor-child.ts'));
+    // The runtime without the host: the same integration through our runtime, one process, a sandbox worker's V8 flags.
+    const runtimeOnly = await start(startChild<{ url: string; pids: number[] }>('./runtime-child.ts', [fixtures, 'bench-0000'], WORKER_V8_FLAGS));
+    let workerd: WorkerdServer | null = null;
+    let workerdInfo: { version: string } | { unavailable: string };
+    if (args.includes('--no-workerd')) workerdInfo = { unavailable: 'skipped (--no-workerd)' };
+    else {
+      try {
+        workerd = await start(startWorkerd());
+        workerdInfo = { version: workerd.version };
+      } catch (error) {
+        workerdInfo = { unavailable: (error as Error).message.split('\n')[0] };
+        process.stderr.write(`  workerd unavailable, measured without it: ${workerdInfo.unavailable}\n`);
+      }
+    }
     const servers: Server[] = [
       { name: 'sandboxed', url: host.info.endpoints['bench-0000'], pids: () => host.info.pids },
       { name: 'native', url: native.info.url, pids: () => native.info.pids },
@@ -71,11 +78,7 @@ async function measureDispatch(): Promise<{ at16: Record<string, ServerFigures>;
     }
     return { ...result, workerd: workerdInfo };
   } finally {
-    await host.stop();
-    await native.stop();
-    await floor.stop();
-    await runtimeOnly.stop();
-    await workerd?.stop();
+    for (const server of started.reverse()) await server.stop();
     rmSync(fixtures, { recursive: true, force: true });
   }
 }
@@ -157,6 +160,8 @@ if (wanted('dispatch')) {
       cpuPerRequestUs: at64.runtimeOnly.cpuPerRequestUs,
     },
     errors: ours.errors + at64.sandboxed.errors,
+    // Answers that were not 2xx (or failed) per server, both concurrencies: a figure with errors counts cheap failures.
+    errorsByServer: Object.fromEntries(Object.keys(at16).map((name) => [name, at16[name].errors + (at64[name]?.errors ?? 0)])),
     otherCoresMedian: otherCores,
   };
   report.workerd = workerd;
@@ -172,6 +177,8 @@ if (wanted('dispatch')) {
   note('dispatch.runtimeOnlyRps @16 / @64 (the runtime, no host)', `${runtimeOnly.rps} / ${at64.runtimeOnly.rps}`, '', `${w(theirs?.rps)} / ${w(at64.workerd?.rps)}`);
   note('dispatch.runtimeOnlyRatioToWorkerd @16', theirs ? String(round(runtimeOnly.rps / theirs.rps, 3)) : 'n/a');
   note('dispatch.runtimeOnlyCpuPerRequestUs @16 / @64', `${runtimeOnly.cpuPerRequestUs} / ${at64.runtimeOnly.cpuPerRequestUs}`, '', `${w(theirs?.cpuPerRequestUs)} / ${w(at64.workerd?.cpuPerRequestUs)}`);
+  const failing = Object.keys(at16).map((name): [string, number] => [name, at16[name].errors + (at64[name]?.errors ?? 0)]).filter(([, count]) => count > 0);
+  if (failing.length > 0) note('dispatch errors (not 2xx, counted in rps)', failing.map(([name, count]) => `${name} ${count}`).join(', '));
   note('dispatch.p50Ms / p99Ms', `${ours.p50Ms} / ${ours.p99Ms}`, '', theirs ? `${theirs.p50Ms} / ${theirs.p99Ms}` : 'n/a');
 }
 
