@@ -116,6 +116,17 @@ const machine = { cores: cpus().length, loadAverageAtStart: loadAverage(), busyC
 process.stderr.write(`machine: ${machine.cores} cores, load average ${machine.loadAverageAtStart.join(' ')}, ${machine.busyCoresAtStart} cores busy before the bench\n`);
 const report: Record<string, unknown> = { node: process.version };
 
+/** A reference server's figures at one concurrency, with its ratio to workerd's (null without workerd). */
+function besideWorkerd(at: Record<string, ServerFigures>, name: string): { rps: number; ratioToWorkerd: number | null; cpuPerRequestUs: number } {
+  const workerd = at.workerd as ServerFigures | undefined;
+  return { rps: at[name].rps, ratioToWorkerd: workerd ? round(at[name].rps / workerd.rps, 3) : null, cpuPerRequestUs: at[name].cpuPerRequestUs };
+}
+
+/** The @16 figures under the report's flat keys: `<name>Rps`, `<name>RatioToWorkerd`, `<name>CpuPerRequestUs`. */
+function keyed(name: string, figures: ReturnType<typeof besideWorkerd>): Record<string, number | null> {
+  return { [`${name}Rps`]: figures.rps, [`${name}RatioToWorkerd`]: figures.ratioToWorkerd, [`${name}CpuPerRequestUs`]: figures.cpuPerRequestUs };
+}
+
 if (wanted('dispatch')) {
   process.stderr.write('dispatch: hello world, sandboxed vs plain Koa vs the floor (node:http + one isolated-vm call) vs the runtime without the host vs workerd…\n');
   const { at16, at64, workerd } = await measureDispatch();
@@ -142,23 +153,11 @@ if (wanted('dispatch')) {
       cpuPerRequestUs: { sandboxed: at64.sandboxed.cpuPerRequestUs, native: at64.native.cpuPerRequestUs, workerd: at64.workerd?.cpuPerRequestUs ?? null },
     },
     // Node + isolated-vm at their cheapest: a bare node:http server making one isolated-vm call per request.
-    floorRps: floor.rps,
-    floorRatioToWorkerd: theirs ? round(floor.rps / theirs.rps, 3) : null,
-    floorCpuPerRequestUs: floor.cpuPerRequestUs,
-    floorAt64: {
-      rps: at64.floor.rps,
-      ratioToWorkerd: at64.workerd ? round(at64.floor.rps / at64.workerd.rps, 3) : null,
-      cpuPerRequestUs: at64.floor.cpuPerRequestUs,
-    },
+    ...keyed('floor', besideWorkerd(at16, 'floor')),
+    floorAt64: besideWorkerd(at64, 'floor'),
     // Our runtime without the host: the same integration through one IntegrationIsolate behind a bare node:http server.
-    runtimeOnlyRps: runtimeOnly.rps,
-    runtimeOnlyRatioToWorkerd: theirs ? round(runtimeOnly.rps / theirs.rps, 3) : null,
-    runtimeOnlyCpuPerRequestUs: runtimeOnly.cpuPerRequestUs,
-    runtimeOnlyAt64: {
-      rps: at64.runtimeOnly.rps,
-      ratioToWorkerd: at64.workerd ? round(at64.runtimeOnly.rps / at64.workerd.rps, 3) : null,
-      cpuPerRequestUs: at64.runtimeOnly.cpuPerRequestUs,
-    },
+    ...keyed('runtimeOnly', besideWorkerd(at16, 'runtimeOnly')),
+    runtimeOnlyAt64: besideWorkerd(at64, 'runtimeOnly'),
     errors: ours.errors + at64.sandboxed.errors,
     // Answers that were not 2xx (or failed) per server, both concurrencies: a figure with errors counts cheap failures.
     errorsByServer: Object.fromEntries(Object.keys(at16).map((name) => [name, at16[name].errors + (at64[name]?.errors ?? 0)])),
