@@ -7,7 +7,7 @@ import type { EgressOptions } from '../bridge/egress-policy.ts';
 import { HostError } from '../common/errors.ts';
 import type { DispatchFailure, DispatchRequest, DispatchResult, FromWorker, SandboxLimits, ToWorker, WorkerCount } from './messages.ts';
 import { CrashLedger } from './crash-ledger.ts';
-import { settledBy } from './settled-by.ts';
+import { settledBy, untilMoment } from './settled-by.ts';
 import { sendingBudget } from './offender-budget.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
 import { post, readyBy, spawnSlot, stopSlot, takePending, type LateVerdict, type Pending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
@@ -406,7 +406,7 @@ export class Supervisor {
       const left = sendingBudget(deadlineAt, performance.now(), this.options.limits.dispatchTimeoutMs);
       if (left === null) {
         // Most of its deadline went on waiting (for a verdict, a restart): never sent, answered at the deadline.
-        await settledBy(new Promise(() => undefined), deadlineAt);
+        await untilMoment(deadlineAt);
         throw this.unsent(integration, event.eventId, `the host held the request: waiting for sandbox worker ${slot.index} (a verdict on its previous request, a restart) took more than half of it, so it was never sent`);
       }
       budget = left;

@@ -1,5 +1,5 @@
 import { describe, it, expect, vi, afterEach } from 'vitest';
-import { settledBy } from '../../../host/sandbox/settled-by.ts';
+import { settledBy, untilMoment } from '../../../host/sandbox/settled-by.ts';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -31,5 +31,19 @@ describe('settledBy', () => {
     await vi.advanceTimersByTimeAsync(0);
     finish();
     expect(await answer).toBe(false);
+  });
+
+  it('waits until a moment, or not at all for one already past', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    let arrived = false;
+    void untilMoment(performance.now() + 500).then(() => (arrived = true));
+    await vi.advanceTimersByTimeAsync(499);
+    expect(arrived).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(arrived).toBe(true);
+    let past = false;
+    void untilMoment(performance.now() - 10).then(() => (past = true));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(past).toBe(true);
   });
 });
