@@ -73,17 +73,44 @@ export function threadPolicies(pid: number, threads: readonly number[] = threads
 }
 
 /**
- * Whether a worker's threads run as `priority` says (see WorkerPriority): null when they do, else
- * what is wrong, in words for one log line. Threads that ended meanwhile are left out.
+ * How long a SCHED_IDLE worker's new thread may run before it is under SCHED_IDLE: the worker puts
+ * a thread there once it lived SETTLE_MS (guest-threads.ts), at its next look (every 100 ms), and a
+ * busy machine delays both. A worker creates threads right after it says it is ready (its warm
+ * pool's first realms), so a readback that came that much later found them still unlowered.
  */
-export function loweringProblem(pid: number, priority: WorkerPriority): string | null {
+export const LOWERING_GRACE_MS = 1_000;
+
+/** Linux's USER_HZ: the clock ticks of /proc's start times (100 on every architecture Linux exposes to user space). */
+const TICKS_PER_SECOND = 100;
+
+/** Milliseconds since `thread` of `pid` started; NaN when it is gone or /proc cannot be read. */
+export function threadAgeMs(pid: number, thread: number): number {
+  try {
+    const uptimeSeconds = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+    return uptimeSeconds * 1_000 - (threadStatField(pid, thread, 22) * 1_000) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The threads old enough to be lowered by now (see LOWERING_GRACE_MS); those of unknown age count as old. */
+export function settledThreads(threads: readonly number[], ageMs: (thread: number) => number, graceMs = LOWERING_GRACE_MS): number[] {
+  return threads.filter((thread) => !(ageMs(thread) < graceMs));
+}
+
+/**
+ * Whether a worker's threads run as `priority` says (see WorkerPriority): null when they do, else
+ * what is wrong, in words for one log line. Threads that ended meanwhile are left out, and so are
+ * threads younger than LOWERING_GRACE_MS, which the worker lowers itself once they settled.
+ */
+export function loweringProblem(pid: number, priority: WorkerPriority, ageMs: (thread: number) => number = (thread) => threadAgeMs(pid, thread)): string | null {
   if (priority === 'normal') return null;
   if (threadStatField(pid, pid, 19) === LOWERED_NICE) return 'the main thread runs at nice 19 too';
   const main = threadStatField(pid, pid, 41);
   if (Number.isNaN(main)) return 'the threads\' policies cannot be read from /proc';
   if (priority === 'sched-idle') {
     if (main === SCHED_IDLE) return 'the main thread runs under SCHED_IDLE too';
-    const policies = threadPolicies(pid, guestThreadsOf(pid));
+    const policies = threadPolicies(pid, settledThreads(guestThreadsOf(pid), ageMs));
     const off = policies.filter((policy) => policy !== SCHED_IDLE).length;
     if (off > 0) return `${off} of ${policies.length} guest threads did not take the policy`;
   }

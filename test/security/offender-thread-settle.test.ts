@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GuestThreads, SETTLE_MS } from '../../host/sandbox/guest-threads.ts';
-import { guestThreadsOf, threadStatField } from '../../host/sandbox/sched-policy.ts';
+import { LOWERING_GRACE_MS, guestThreadsOf, loweringProblem, settledThreads, threadAgeMs, threadStatField } from '../../host/sandbox/sched-policy.ts';
 import { waitFor } from '../helpers/host.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ih-settle-'));
@@ -106,5 +106,30 @@ describe('threads made after start-up in the SCHED_IDLE worker', () => {
     clock += SETTLE_MS;
     await threads.check();
     for (const thread of made) expect(chrtCalls()).not.toContain(thread);
+  });
+});
+
+// The host reads a SCHED_IDLE worker's policies back when it says it is ready; the worker makes
+// threads right after (its warm pool's first realms), which it puts under SCHED_IDLE only once they
+// settled. A readback a busy host made 150 ms late retired that worker (6 hosts of 10, a delay
+// injected by hand; once in a CI run): threads younger than LOWERING_GRACE_MS are the worker's to lower.
+describe("the host's readback of a SCHED_IDLE worker's threads", () => {
+  it('leaves out threads younger than the grace, and those of unknown age count as old', () => {
+    const ages = new Map([[1, 10], [2, LOWERING_GRACE_MS - 1], [3, LOWERING_GRACE_MS], [4, 60_000]]);
+    expect(settledThreads([1, 2, 3, 4, 5], (thread) => ages.get(thread) ?? Number.NaN)).toEqual([3, 4, 5]);
+  });
+
+  it("tells a thread's age from /proc: a thread made now is younger than the process", async () => {
+    const [made] = await newThreads();
+    const age = threadAgeMs(pid, made);
+    expect(age).toBeGreaterThanOrEqual(0);
+    expect(age).toBeLessThan(threadAgeMs(pid, pid) + 10);
+    expect(threadAgeMs(pid, 2_147_483_000)).toBeNaN();
+  });
+
+  it('reports old threads not under SCHED_IDLE, and forgives the same threads while they are young', () => {
+    // The child's threads never ran the real `chrt`: all are still SCHED_OTHER.
+    expect(loweringProblem(pid, 'sched-idle', () => LOWERING_GRACE_MS + 1)).toMatch(/^\d+ of \d+ guest threads did not take the policy$/);
+    expect(loweringProblem(pid, 'sched-idle', () => 0)).toBeNull();
   });
 });
