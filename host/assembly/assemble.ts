@@ -40,7 +40,7 @@ import { createWebhookIntegration } from '../webhooks/builtin.ts';
 import { WEBHOOK_INTEGRATION_NAME, webhookUrlOf } from '../webhooks/config.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { createWebhookService } from '../webhooks/service.ts';
-import { buildRuntimeScript, buildRuntimeMaps, buildSnapshotScript } from '../../sandbox-api/runtime/build.ts';
+import { buildRuntimeModules, buildRuntimeScript, buildRuntimeMaps, buildSnapshotScript } from '../../sandbox-api/runtime/build.ts';
 import { installForDevelopment, type DevInstallation } from './dev-installations.ts';
 import { createReloader, type ReloadChange } from './reload.ts';
 import { createHostServices } from './host-services.ts';
@@ -170,6 +170,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     egress: { allow: options.allowEgress, hostPorts, ...(options.egressResolve ? { resolve: options.egressResolve } : {}) },
     runtimeScript: await buildRuntimeScript(),
     snapshotScript: await buildSnapshotScript(),
+    runtimeModules: await buildRuntimeModules(),
     runtimeMaps: await buildRuntimeMaps(),
     crashesBeforeQuarantine: options.limits.crashesBeforeQuarantine,
     crashWindowMs: options.limits.crashWindowMs,

@@ -2,7 +2,7 @@
 // Messages are structured-cloned (`serialization: 'advanced'`), so bodies stay binary.
 // Types only: nothing here may import isolated-vm or Koa.
 
-import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope, RuntimeModuleName, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressOptions } from '../bridge/egress-policy.ts';
 import type { WorkerPriority } from './sched-policy.ts';
 
@@ -35,6 +35,8 @@ export interface WorkerInit {
   runtimeScript: string;
   /** The runtime's startup-snapshot script (sandbox-api/runtime/snapshot.ts): every isolate is made from its snapshot. */
   snapshotScript: string;
+  /** The lazily loaded runtime modules' scripts (sandbox-api/runtime/build.ts buildRuntimeModules), by name. */
+  runtimeModules: Record<RuntimeModuleName, string>;
   /** The two scripts' source maps (sandbox-api/runtime/build.ts): frames of the provided sandbox-api modules are named by them in logs. */
   runtimeMaps?: { runtime: string; snapshot: string };
   limits: SandboxLimits;

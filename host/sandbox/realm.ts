@@ -6,6 +6,7 @@
 import ivm from 'isolated-vm';
 import type { BridgeRequest, BridgeResponse, BridgeResult, LogLevel, WireAnswer } from '../../sandbox-api/runtime/contract.ts';
 import * as primitives from '../bridge/primitives.ts';
+import { realmPrimitives, type RuntimeModuleSources } from './realm-primitives.ts';
 import { bootstrapRuntime } from './runtime-snapshot.ts';
 import { RUNTIME_FILENAME } from './stack-map.ts';
 import { WARM_DISPATCHES, WARM_ENTRY, WARM_ENVIRONMENT_JSON, WARM_URL, warmEventJson } from './warm-up.ts';
@@ -19,6 +20,8 @@ export interface RuntimeSource {
   code: string;
   cache?: ivm.ExternalCopy<ArrayBuffer>;
   snapshot?: ivm.ExternalCopy<ArrayBuffer>;
+  /** The lazily loaded runtime modules (realm-primitives.ts), compiled into an isolate when its guest first needs one. */
+  modules: RuntimeModuleSources;
 }
 
 /** What a claimed realm's per-integration primitives call: the claiming integration's handlers. */
@@ -48,32 +51,6 @@ export interface PreparedRealm {
  */
 export const RUNTIME_START_TIMEOUT_MS = 30_000;
 
-/** Runs in the isolate: wraps the host fetch Reference in a plain function (the Reference stays in the closure). */
-const FETCH_ADAPTER = `"use strict"; (function (ref) {
-  return function fetch(request) {
-    return ref.apply(undefined, [request], { arguments: { copy: true }, result: { promise: true, copy: true } });
-  };
-})`;
-
-
-/** Host errors must not carry host stacks or paths into the isolate. */
-function bridgeError(message: string): Error {
-  const error = new Error(message);
-  error.stack = `Error: ${message}`;
-  return error;
-}
-
-/** A host function whose failure crosses as a plain error without host details. */
-function safe<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
-  return (...args: A): R => {
-    try {
-      return fn(...args);
-    } catch {
-      throw bridgeError('the host could not complete this call');
-    }
-  };
-}
-
 /**
  * Creates an isolate (memory limit applied here, as to every isolate) with the runtime bound to a
  * switch that no integration holds yet. Runs only our runtime: no guest code, no guest cachedData.
@@ -90,24 +67,13 @@ export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number
     if (owner === null) return { ok: false, code: 'TypeError', message: 'network error' };
     return owner.fetch(request);
   };
-  const callbacks = [
-    new ivm.Callback(safe((level: LogLevel, text: string) => current().log(level, text))),
-    new ivm.Callback(safe((id: number, delayMs: number) => current().setTimer(id, delayMs))),
-    new ivm.Callback(safe((id: number) => current().clearTimer(id))),
-    new ivm.Callback(safe(primitives.parseUrl)),
-    new ivm.Callback(safe(primitives.decodeText)),
-    new ivm.Callback(safe(primitives.randomBytes)),
-    new ivm.Callback(safe(primitives.digest)),
-    new ivm.Callback(safe(primitives.hmac)),
-  ];
   const snapshot = runtime.snapshot;
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb, ...(snapshot ? { snapshot } : {}) });
   try {
     const context = await isolate.createContext();
+    const bound = realmPrimitives(current, fetch, () => ({ isolate, context }), runtime.modules);
     // From the snapshot the realm is built and hardened already: one call binds it.
-    const api = snapshot
-      ? await bootstrapRuntime(context, callbacks, new ivm.Reference(fetch), RUNTIME_START_TIMEOUT_MS)
-      : await installRuntime(runtime, isolate, context, callbacks, fetch);
+    const api = snapshot ? await bootstrapRuntime(context, bound, RUNTIME_START_TIMEOUT_MS) : await installRuntime(runtime, isolate, context, bound);
     // Read synchronously: plain data properties of the runtime's own frozen object, in a realm no
     // guest code has run in (four hops to the isolate's thread and back cost ~0.25 ms per realm).
     const realm: PreparedRealm = {
@@ -158,13 +124,7 @@ async function warmUp(realm: PreparedRealm): Promise<void> {
 }
 
 /** Without a snapshot: runs the runtime script in the new context and install()s it (which hardens the realm). */
-async function installRuntime(
-  runtime: RuntimeSource,
-  isolate: ivm.Isolate,
-  context: ivm.Context,
-  callbacks: ivm.Callback[],
-  fetch: (request: BridgeRequest) => Promise<BridgeResult<BridgeResponse>>,
-): Promise<ivm.Reference> {
+async function installRuntime(runtime: RuntimeSource, isolate: ivm.Isolate, context: ivm.Context, bound: unknown[]): Promise<ivm.Reference> {
   const runtimeScript = await isolate.compileScript(runtime.code, {
     filename: RUNTIME_FILENAME,
     ...(runtime.cache ? { cachedData: runtime.cache } : { produceCachedData: true }),
@@ -172,16 +132,7 @@ async function installRuntime(
   const produced = (runtimeScript as ivm.Script & ivm.CachedDataResult).cachedData;
   if (!runtime.cache && produced) runtime.cache = produced;
   const install = (await runtimeScript.run(context, { reference: true, timeout: RUNTIME_START_TIMEOUT_MS })) as ivm.Reference;
-  // An async Callback cannot hand a host promise to the isolate (isolated-vm 7 "could not be
-  // cloned"), so fetch crosses through a tiny adapter that keeps the Reference in a closure.
-  const adapterScript = await isolate.compileScript(FETCH_ADAPTER, { filename: 'sandbox-fetch-adapter.js' });
-  const adapter = (await adapterScript.run(context, { reference: true })) as ivm.Reference;
-  const guestFetch = (await adapter.apply(undefined, [new ivm.Reference(fetch)], { result: { reference: true } })) as ivm.Reference;
-  const api = (await install.apply(undefined, [callbacks[0], guestFetch.derefInto(), ...callbacks.slice(1)], {
-    result: { reference: true },
-    timeout: RUNTIME_START_TIMEOUT_MS,
-  })) as ivm.Reference;
-  adapter.release();
+  const api = (await install.apply(undefined, bound, { result: { reference: true }, timeout: RUNTIME_START_TIMEOUT_MS })) as ivm.Reference;
   install.release();
   return api;
 }

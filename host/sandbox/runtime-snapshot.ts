@@ -4,8 +4,25 @@
 // and unprotected, so it only ever runs our runtime; a script that throws makes it throw.
 
 import ivm from 'isolated-vm';
+import { ASYNC_PRIMITIVES, PRIMITIVE_NAMES, type BridgePrimitives } from '../../sandbox-api/runtime/contract.ts';
 import { RUNTIME_FILENAME } from './stack-map.ts';
 import { WARM_DISPATCHES, WARM_ENTRY, WARM_ENVIRONMENT_JSON, WARM_URL, warmEventJson } from './warm-up.ts';
+
+/** Inert stand-ins for the primitives during the snapshot's warm-up (source text, in the isolate). */
+const STAND_INS: Record<keyof BridgePrimitives, string> = {
+  log: '() => {}',
+  fetch: "async () => ({ ok: false, code: 'TypeError', message: 'warm-up' })",
+  setTimer: '() => {}',
+  clearTimer: '() => {}',
+  parseUrl: 'record',
+  decodeText: "() => ({ ok: true, value: '' })",
+  randomBytes: '(length) => new Uint8Array(length)',
+  digest: '() => new Uint8Array(32)',
+  hmac: '() => new Uint8Array(32)',
+  loadModule: "() => { throw new Error('no runtime module during the warm-up'); }",
+};
+// Async primitives cross as References: their stand-ins have the one method the runtime calls.
+const standIns = PRIMITIVE_NAMES.map((name) => (ASYNC_PRIMITIVES.includes(name) ? `{ apply: ${STAND_INS[name]} }` : STAND_INS[name])).join(', ');
 
 /**
  * Runs in a throwaway context while the snapshot is taken, so the code that every new isolate runs
@@ -14,8 +31,7 @@ import { WARM_DISPATCHES, WARM_ENTRY, WARM_ENVIRONMENT_JSON, WARM_URL, warmEvent
  */
 const WARM_UP = `"use strict"; (() => {
   const record = (href) => ({ href, origin: 'https://warm-up.invalid', protocol: 'https:', username: '', password: '', host: 'warm-up.invalid', hostname: 'warm-up.invalid', port: '', pathname: href.slice(href.indexOf('/', 8)), search: '', hash: '' });
-  const api = globalThis.__ih_bootstrap(() => {}, { apply: async () => ({ ok: false, code: 'TypeError', message: 'warm-up' }) }, () => {}, () => {}, record,
-    () => ({ ok: true, value: '' }), (length) => new Uint8Array(length), () => new Uint8Array(32), () => new Uint8Array(32));
+  const api = globalThis.__ih_bootstrap(${standIns});
   api.setEntry(${WARM_ENTRY.replace(/^"use strict"; /, '')});
   const url = ${JSON.stringify(WARM_URL)};
   const events = [${Array.from({ length: WARM_DISPATCHES }, (_, i) => JSON.stringify(warmEventJson(i))).join(', ')}];
@@ -30,14 +46,14 @@ export function createRuntimeSnapshot(snapshotScript: string): ivm.ExternalCopy<
 
 /**
  * Binds a context made from the snapshot to this worker's primitives (the same arguments, in the
- * same order, as install(), but fetch as the host Reference itself) and returns the RuntimeApi.
- * It must run before any guest code: the bootstrap global exists until this call deletes it.
+ * same order, as install(): realm-primitives.ts) and returns the RuntimeApi. It must run before any
+ * guest code: the bootstrap global exists until this call deletes it.
  */
-export async function bootstrapRuntime(context: ivm.Context, callbacks: ivm.Callback[], fetch: ivm.Reference, timeoutMs: number): Promise<ivm.Reference> {
+export async function bootstrapRuntime(context: ivm.Context, primitives: unknown[], timeoutMs: number): Promise<ivm.Reference> {
   // A data property our snapshot defined, read before any guest code exists: no hop needed.
   const bootstrap = context.global.getSync('__ih_bootstrap', { reference: true }) as ivm.Reference;
   try {
-    return (await bootstrap.apply(undefined, [callbacks[0], fetch, ...callbacks.slice(1)], { result: { reference: true }, timeout: timeoutMs })) as ivm.Reference;
+    return (await bootstrap.apply(undefined, primitives, { result: { reference: true }, timeout: timeoutMs })) as ivm.Reference;
   } finally {
     bootstrap.release();
   }

@@ -22,6 +22,9 @@ function escapeRegExp(text: string): string {
 /** The file name the runtime's script is compiled under (runtime-snapshot.ts, realm.ts). */
 export const RUNTIME_FILENAME = 'sandbox-runtime.js';
 
+/** The filename of a lazily loaded runtime module's script in an isolate (its frames keep this name). */
+export const runtimeModuleFilename = (name: string): string => `sandbox-runtime-${name}.js`;
+
 /** A source map, parsed on first use; a broken one is null (it costs the mapping, never the log line). */
 function lazyMap(mapJson: string): () => SourceMap | null {
   let map: SourceMap | null | undefined;

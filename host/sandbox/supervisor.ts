@@ -2,7 +2,7 @@
 // dispatches, restarts dead workers, fails their in-flight work with 502, and strikes (then
 // quarantines) only an integration a crash can be pinned on. It never loads isolated-vm itself.
 
-import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope } from '../../sandbox-api/runtime/contract.ts';
+import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope, RuntimeModuleName } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressOptions } from '../bridge/egress-policy.ts';
 import { HostError } from '../common/errors.ts';
 import type { DispatchFailure, DispatchRequest, DispatchResult, FromWorker, SandboxLimits, ToWorker, WorkerCount } from './messages.ts';
@@ -39,6 +39,8 @@ export interface SupervisorOptions {
   runtimeScript: string;
   /** The runtime's startup-snapshot script, from which each worker builds the snapshot its isolates start from. */
   snapshotScript: string;
+  /** The lazily loaded runtime modules' scripts, by name (sent to every worker). */
+  runtimeModules: Record<RuntimeModuleName, string>;
   /** The two scripts' source maps, for the workers' stack mapper (stack-map.ts); optional. */
   runtimeMaps?: { runtime: string; snapshot: string };
   crashesBeforeQuarantine: number;
@@ -680,7 +682,7 @@ export class Supervisor {
     const isolateBudgetMb = Math.max(1, Math.floor(this.options.isolateMemoryMb / this.regularCount));
     // Only the two offenders' workers go under the quota (not solitary suspects, not regular workers).
     const quotaTasks = this.quotaGroup !== null && (index === this.offenderWorker || index === this.schedIdleIndex) ? this.quotaGroup.tasks : undefined;
-    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, snapshotScript: this.options.snapshotScript, ...(this.options.runtimeMaps !== undefined ? { runtimeMaps: this.options.runtimeMaps } : {}), limits: this.options.limits, isolateBudgetMb, egress: this.options.egress, priority, ...(this.options.schedIdleCommand !== undefined ? { schedIdleCommand: this.options.schedIdleCommand } : {}), ...(quotaTasks !== undefined ? { offenderCpuQuotaTasks: quotaTasks } : {}) });
+    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, snapshotScript: this.options.snapshotScript, runtimeModules: this.options.runtimeModules, ...(this.options.runtimeMaps !== undefined ? { runtimeMaps: this.options.runtimeMaps } : {}), limits: this.options.limits, isolateBudgetMb, egress: this.options.egress, priority, ...(this.options.schedIdleCommand !== undefined ? { schedIdleCommand: this.options.schedIdleCommand } : {}), ...(quotaTasks !== undefined ? { offenderCpuQuotaTasks: quotaTasks } : {}) });
     if (this.apiEndpoint !== null) post(slot, { type: 'configure', apiEndpoint: this.apiEndpoint });
     for (const [integration, pinned] of this.pins) {
       const bundle = this.bundles.get(integration);

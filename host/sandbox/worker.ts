@@ -14,6 +14,7 @@ import { createRuntimeSnapshot } from './runtime-snapshot.ts';
 import { fitsOneMore, isolatesToEvict, poolCandidates, surelyWithin, type PoolCandidate } from './isolate-budget.ts';
 import { IsolatePool } from './isolate-pool.ts';
 import { prepareRealm, type PreparedRealm } from './realm.ts';
+import { moduleSources } from './realm-primitives.ts';
 import { isKeyOf } from './held-environments.ts';
 import { BundlePrecompiler } from './bundle-precompiler.ts';
 import { GuestThreads } from './guest-threads.ts';
@@ -401,7 +402,7 @@ function receive(message: ToWorker): void {
   switch (message.type) {
     case 'init':
       init = message;
-      runtime = { code: message.runtimeScript, ...startupSnapshot(message.snapshotScript) };
+      runtime = { code: message.runtimeScript, modules: moduleSources(message.runtimeModules), ...startupSnapshot(message.snapshotScript) };
       // The map of the script this worker's isolates actually run: the snapshot's, or the runtime's without one.
       runtimeMap = runtime.snapshot !== undefined ? message.runtimeMaps?.snapshot : message.runtimeMaps?.runtime;
       pool = createPool(message, runtime);

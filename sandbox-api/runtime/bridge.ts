@@ -1,6 +1,7 @@
 // Wraps the raw BridgePrimitives so nothing of the host ever reaches guest code: each primitive is
 // called directly (never through .call/.apply, which a guest could patch), host exceptions are
 // swallowed or replaced by fresh isolate errors, and results are re-checked and re-copied.
+import type { RawPrimitives } from './bind.ts';
 import type { BridgePrimitives, BridgeResponse, UrlRecord } from './contract.ts';
 
 /** Same shape as the raw primitives: the wrapper changes what they may return, not their signatures. */
@@ -39,17 +40,17 @@ function copyBridgeResponse(value: unknown): BridgeResponse | null {
   };
 }
 
-export function wrapPrimitives(
-  rawLog: Raw<'log'>,
-  rawFetch: Raw<'fetch'>,
-  rawSetTimer: Raw<'setTimer'>,
-  rawClearTimer: Raw<'clearTimer'>,
-  rawParseUrl: Raw<'parseUrl'>,
-  rawDecodeText: Raw<'decodeText'>,
-  rawRandomBytes: Raw<'randomBytes'>,
-  rawDigest: Raw<'digest'>,
-  rawHmac: Raw<'hmac'>,
-): SafeBridge {
+export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
+  const rawLog: Raw<'log'> = raw.log;
+  const rawFetch: Raw<'fetch'> = raw.fetch;
+  const rawSetTimer: Raw<'setTimer'> = raw.setTimer;
+  const rawClearTimer: Raw<'clearTimer'> = raw.clearTimer;
+  const rawParseUrl: Raw<'parseUrl'> = raw.parseUrl;
+  const rawDecodeText: Raw<'decodeText'> = raw.decodeText;
+  const rawRandomBytes: Raw<'randomBytes'> = raw.randomBytes;
+  const rawDigest: Raw<'digest'> = raw.digest;
+  const rawHmac: Raw<'hmac'> = raw.hmac;
+  const rawLoadModule: Raw<'loadModule'> = raw.loadModule;
   return {
     log(level, text) {
       try {
@@ -135,6 +136,16 @@ export function wrapPrimitives(
         throw new Error(`crypto: the host could not compute HMAC-${algorithm}`);
       }
       return toBytes(bytes, 'crypto');
+    },
+    loadModule(name) {
+      let entry: unknown;
+      try {
+        entry = rawLoadModule(name);
+      } catch {
+        throw new Error(`the runtime could not load its ${name} module`);
+      }
+      if (typeof entry !== 'function') throw new Error(`the runtime could not load its ${name} module`);
+      return entry;
     },
   };
 }

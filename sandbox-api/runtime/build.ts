@@ -1,8 +1,10 @@
 // Builds the in-isolate runtime scripts (runs in Node, never in the isolate): install.ts bundled as
-// an IIFE whose completion value is the install function, creating no global, and snapshot.ts
-// bundled for the startup snapshot every worker's isolates are made from. Memoized per process.
+// an IIFE whose completion value is the install function, creating no global, snapshot.ts bundled
+// for the startup snapshot every worker's isolates are made from, and each lazily loaded runtime
+// module (modules/) as a script whose value is its entry. Memoized per process.
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
+import { MODULE_SCOPE_NAMES, RUNTIME_MODULES, type RuntimeModuleName } from './contract.ts';
 
 const ENTRY = fileURLToPath(new URL('./install.ts', import.meta.url));
 const SNAPSHOT_ENTRY = fileURLToPath(new URL('./snapshot.ts', import.meta.url));
@@ -16,7 +18,7 @@ interface Built {
   map: string;
 }
 
-async function bundle(entry: string, globalName?: string): Promise<{ code: string; map: string }> {
+async function bundle(entry: string, globalName?: string, outName = 'sandbox-runtime'): Promise<{ code: string; map: string }> {
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -30,7 +32,7 @@ async function bundle(entry: string, globalName?: string): Promise<{ code: strin
     legalComments: 'none',
     // Only named for the map's relative sources; nothing is written. The map never enters an
     // isolate: the worker uses it to name the provided sandbox-api modules' frames (stack-map.ts).
-    outfile: fileURLToPath(new URL('./sandbox-runtime.js', import.meta.url)),
+    outfile: fileURLToPath(new URL(`./${outName}.js`, import.meta.url)),
     sourcemap: 'external',
     sourcesContent: false,
   });
@@ -111,4 +113,30 @@ export function buildSnapshotScript(): Promise<string> {
 export async function buildRuntimeMaps(): Promise<{ runtime: string; snapshot: string }> {
   const [runtime, snapshot] = await Promise.all([runtimeBuild(), snapshotBuild()]);
   return { runtime: runtime.map, snapshot: snapshot.map };
+}
+
+let modulesMemo: Promise<Record<RuntimeModuleName, string>> | undefined;
+
+/**
+ * Each runtime module (RUNTIME_MODULES, `modules/<name>.ts`) as a script whose value is a function
+ * of MODULE_SCOPE_NAMES returning the module's entry: compiled in an isolate, running it only makes
+ * that function; the runtime calls it with its captured scope (modules.ts), so the module's free
+ * names resolve to those values, never to globals a guest may have replaced.
+ */
+export function buildRuntimeModules(): Promise<Record<RuntimeModuleName, string>> {
+  modulesMemo ??= (async () => {
+    const built = await Promise.all(
+      RUNTIME_MODULES.map(async (name) => {
+        const entry = fileURLToPath(new URL(`./modules/${name}.ts`, import.meta.url));
+        const output = await bundle(entry, '__ih_module', `sandbox-runtime-${name}`);
+        const code = `(function (${MODULE_SCOPE_NAMES.join(', ')}) {\n"use strict";\n${output.code}\nreturn __ih_module.default;\n})`;
+        return [name, code] as const;
+      }),
+    );
+    return Object.fromEntries(built) as Record<RuntimeModuleName, string>;
+  })().catch((error: unknown) => {
+    modulesMemo = undefined;
+    throw error;
+  });
+  return modulesMemo;
 }

@@ -82,9 +82,36 @@ export interface UrlRecord {
 export type DigestAlgorithm = 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512';
 
 /**
- * The host primitives handed to the runtime's install function, in this order, as plain
- * functions (isolated-vm Callbacks: arguments and results are copied). The runtime captures them
- * in closures; none is ever reachable from guest code.
+ * The runtime's modules that are not in the startup snapshot: each is compiled into an isolate only
+ * when its guest first touches one of its globals (BridgePrimitives.loadModule), so an integration
+ * that never uses them pays nothing for them (docs/architecture.md).
+ */
+export const RUNTIME_MODULES = ['streams'] as const;
+export type RuntimeModuleName = (typeof RUNTIME_MODULES)[number];
+
+/**
+ * The names a runtime module's code sees as parameters instead of globals (build.ts wraps every
+ * module in a function of these, in this order): the runtime passes the values it captured before
+ * any guest code ran, so a guest that replaced a global (globalThis stays writable) changes nothing
+ * in a module it loads afterwards. The ECMAScript intrinsics first, then the web names modules use.
+ */
+export const MODULE_SCOPE_NAMES = [
+  'Object', 'Function', 'Array', 'Number', 'parseFloat', 'parseInt', 'Boolean', 'String', 'Symbol', 'Date', 'Promise', 'RegExp',
+  'Error', 'AggregateError', 'EvalError', 'RangeError', 'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'JSON', 'Math',
+  'Intl', 'ArrayBuffer', 'Uint8Array', 'Int8Array', 'Uint16Array', 'Int16Array', 'Uint32Array', 'Int32Array', 'Float32Array',
+  'Float64Array', 'Uint8ClampedArray', 'BigUint64Array', 'BigInt64Array', 'DataView', 'Map', 'BigInt', 'Set', 'WeakMap', 'WeakSet',
+  'WeakRef', 'Proxy', 'Reflect', 'isFinite', 'isNaN', 'encodeURI', 'encodeURIComponent', 'decodeURI', 'decodeURIComponent', 'Iterator',
+  'globalThis', 'self', 'global', 'window', 'DOMException', 'queueMicrotask', 'structuredClone', 'AbortController', 'AbortSignal',
+  'TextEncoder', 'TextDecoder', 'setTimeout', 'clearTimeout', 'console',
+] as const;
+export type ModuleScopeName = (typeof MODULE_SCOPE_NAMES)[number];
+
+/**
+ * The host primitives handed to the runtime's install function (and the snapshot's bootstrap), in
+ * the order of PRIMITIVE_NAMES. Synchronous ones are isolated-vm Callbacks (arguments and results
+ * are copied); those in ASYNC_PRIMITIVES cross as host References, which the runtime applies with
+ * copied arguments and a promised, copied result. The runtime captures them in closures; none is
+ * ever reachable from guest code.
  */
 export interface BridgePrimitives {
   /** Console output of the guest, already formatted as text. */
@@ -101,7 +128,21 @@ export interface BridgePrimitives {
   randomBytes(length: number): Uint8Array;
   digest(algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array;
   hmac(algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array;
+  /**
+   * Compiles one of RUNTIME_MODULES into this isolate (from the worker's code cache) and returns its
+   * entry: a function the runtime calls with its own intrinsics. Throws for any other name.
+   */
+  loadModule(name: RuntimeModuleName): unknown;
 }
+
+/** The order in which install() and the snapshot's bootstrap receive the primitives. */
+export const PRIMITIVE_NAMES = ['log', 'fetch', 'setTimer', 'clearTimer', 'parseUrl', 'decodeText', 'randomBytes', 'digest', 'hmac', 'loadModule'] as const satisfies readonly (keyof BridgePrimitives)[];
+
+/** The primitives that return a promise: they cross as References (see BridgePrimitives). */
+export const ASYNC_PRIMITIVES: readonly (keyof BridgePrimitives)[] = ['fetch'];
+
+/** Fails to type-check when a primitive is missing from PRIMITIVE_NAMES. */
+export type PrimitivesListed = [Exclude<keyof BridgePrimitives, (typeof PRIMITIVE_NAMES)[number]>] extends [never] ? true : never;
 
 /** What the runtime's install function returns to the worker (held there as references). */
 export interface RuntimeApi {

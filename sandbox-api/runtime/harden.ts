@@ -188,15 +188,29 @@ function makeBuiltInsOverridable(): void {
   }
 }
 
-/** The values of the global object's data properties, but those left mutable. */
+/**
+ * The values of the global object's data properties, but those left mutable, and the functions of
+ * its accessors (the runtime's lazily loaded globals: modules.ts).
+ */
 function globalValues(): unknown[] {
   const roots: unknown[] = [];
   for (const key of ownKeys(globalThis)) {
     if (LEFT_MUTABLE.has(key)) continue;
     const descriptor = getOwnPropertyDescriptor(globalThis, key);
-    if (descriptor !== undefined && 'value' in descriptor) roots.push(descriptor.value);
+    if (descriptor === undefined) continue;
+    if ('value' in descriptor) roots.push(descriptor.value);
+    else roots.push(descriptor.get, descriptor.set);
   }
   return roots;
+}
+
+/**
+ * Freezes what a runtime module loaded after the realm was hardened exports (modules.ts), and
+ * everything it reaches that is not frozen yet, as hardenRealm froze the built-ins.
+ */
+export function hardenLoaded(exports: unknown): void {
+  const g = globalThis as unknown as Record<string, unknown>;
+  freezeGraph([exports], new Set([globalThis, g.console]), true);
 }
 
 /**

@@ -6,10 +6,11 @@
 import { atob, btoa } from './base64.ts';
 import { Blob, File } from './blob.ts';
 import { BodyStream } from './body.ts';
+import { bindPrimitives, type RawPrimitives } from './bind.ts';
 import { wrapPrimitives } from './bridge.ts';
 import { createConsole } from './console.ts';
 import { formatError } from './console-format.ts';
-import type { BridgePrimitives, RuntimeApi } from './contract.ts';
+import type { RuntimeApi } from './contract.ts';
 import { CryptoKey, createCrypto } from './crypto.ts';
 import { createRuntimeApi } from './dispatch.ts';
 import { DOMException } from './dom-exception.ts';
@@ -24,8 +25,16 @@ import { TextEncoder, createTextDecoderClass } from './text-codec.ts';
 import { PROVIDED_MODULES } from './provided.ts';
 import { createTimers } from './timers.ts';
 import { createUrlClass } from './url.ts';
+import { captureScope, createModuleLoader, defineLazyGlobals } from './modules.ts';
 import { createUrlCache } from './url-cache.ts';
 import { URLSearchParams } from './url-search-params.ts';
+
+/** The globals of the streams module (modules/streams.ts), loaded on first use. */
+const STREAM_GLOBALS = [
+  'ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest', 'ReadableStreamDefaultController',
+  'ReadableByteStreamController', 'WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController', 'TransformStream',
+  'TransformStreamDefaultController', 'ByteLengthQueuingStrategy', 'CountQueuingStrategy',
+];
 
 /** Plain V8 globals the design keeps away from untrusted code (shared memory, timing, raw Wasm). */
 const REMOVED_GLOBALS = ['SharedArrayBuffer', 'Atomics', 'WebAssembly'];
@@ -47,19 +56,10 @@ export function removeGlobals(): void {
   for (const name of REMOVED_GLOBALS) Reflect.deleteProperty(globalThis, name);
 }
 
-export function install(
-  log: BridgePrimitives['log'],
-  fetch: BridgePrimitives['fetch'],
-  setTimer: BridgePrimitives['setTimer'],
-  clearTimer: BridgePrimitives['clearTimer'],
-  parseUrl: BridgePrimitives['parseUrl'],
-  decodeText: BridgePrimitives['decodeText'],
-  randomBytes: BridgePrimitives['randomBytes'],
-  digest: BridgePrimitives['digest'],
-  hmac: BridgePrimitives['hmac'],
-): RuntimeApi {
+/** The runtime's entry without a snapshot: the primitives in the order of PRIMITIVE_NAMES (bind.ts). */
+export function install(...primitives: unknown[]): RuntimeApi {
   removeGlobals();
-  const api = defineRuntime(log, fetch, setTimer, clearTimer, parseUrl, decodeText, randomBytes, digest, hmac);
+  const api = defineRuntime(bindPrimitives(primitives));
   // Last, once every global is in place and before the worker runs any integration code.
   hardenRealm({ runtimeHidden: RUNTIME_HIDDEN });
   return api;
@@ -69,18 +69,8 @@ export function install(
  * Everything install() does but removing globals and hardening: the runtime's globals and its
  * RuntimeApi, built on the primitives given (snapshot.ts builds it once into a startup snapshot).
  */
-export function defineRuntime(
-  log: BridgePrimitives['log'],
-  fetch: BridgePrimitives['fetch'],
-  setTimer: BridgePrimitives['setTimer'],
-  clearTimer: BridgePrimitives['clearTimer'],
-  parseUrl: BridgePrimitives['parseUrl'],
-  decodeText: BridgePrimitives['decodeText'],
-  randomBytes: BridgePrimitives['randomBytes'],
-  digest: BridgePrimitives['digest'],
-  hmac: BridgePrimitives['hmac'],
-): RuntimeApi {
-  const bridge = wrapPrimitives(log, fetch, setTimer, clearTimer, parseUrl, decodeText, randomBytes, digest, hmac);
+export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
+  const bridge = wrapPrimitives(primitives);
   const urls = createUrlCache((input, base) => bridge.parseUrl(input, base));
   const parse = urls.parse;
 
@@ -123,18 +113,42 @@ export function defineRuntime(
   defineGlobal('setInterval', timers.setInterval);
   defineGlobal('clearInterval', timers.clearInterval);
   defineGlobal('console', guestConsole);
-  if (typeof (globalThis as { queueMicrotask?: unknown }).queueMicrotask !== 'function') {
-    defineGlobal('queueMicrotask', (callback: unknown): void => {
-      if (typeof callback !== 'function') throw new TypeError('queueMicrotask: callback must be a function');
-      void Promise.resolve().then(() => {
-        try {
-          callback();
-        } catch (error) {
-          guestConsole.error(`Uncaught exception in a microtask: ${formatError(error)}`);
-        }
-      });
-    });
-  }
+  const existingMicrotask = (globalThis as { queueMicrotask?: unknown }).queueMicrotask;
+  const queueMicrotask =
+    typeof existingMicrotask === 'function'
+      ? existingMicrotask
+      : (callback: unknown): void => {
+          if (typeof callback !== 'function') throw new TypeError('queueMicrotask: callback must be a function');
+          void Promise.resolve().then(() => {
+            try {
+              callback();
+            } catch (error) {
+              guestConsole.error(`Uncaught exception in a microtask: ${formatError(error)}`);
+            }
+          });
+        };
+  if (existingMicrotask !== queueMicrotask) defineGlobal('queueMicrotask', queueMicrotask);
+
+  // The runtime's modules outside the snapshot, and the globals that load them on first use.
+  const none = () => undefined;
+  const scope = captureScope({
+    globalThis: none,
+    self: none,
+    global: none,
+    window: none,
+    DOMException: () => DOMException,
+    queueMicrotask: () => queueMicrotask,
+    structuredClone: none,
+    AbortController: none,
+    AbortSignal: none,
+    TextEncoder: () => TextEncoder,
+    TextDecoder: () => TextDecoder,
+    setTimeout: () => timers.setTimeout,
+    clearTimeout: () => timers.clearTimeout,
+    console: () => guestConsole,
+  });
+  const modules = createModuleLoader((name) => bridge.loadModule(name), scope, { streams: () => ({}) });
+  defineLazyGlobals(STREAM_GLOBALS, (name) => (modules.get('streams') as unknown as Record<string, unknown>)[name]);
 
   const api = createRuntimeApi({
     classes: { Response, Request, Headers },

@@ -14,6 +14,8 @@ import { bundleScript } from '../../host/manifest/bundle.ts';
 import { createRuntimeSnapshot, bootstrapRuntime } from '../../host/sandbox/runtime-snapshot.ts';
 import { generateFixtures } from './generate.ts';
 import { WORKER_V8_FLAGS } from '../../host/sandbox/v8-flags.ts';
+import { moduleLoader, orderedPrimitives, type RuntimeModuleSources } from '../../host/sandbox/realm-primitives.ts';
+import { runtimeModules } from '../helpers/runtime-modules.ts';
 
 const args = process.argv.slice(2);
 const count = Number(args.find((arg) => /^\d+$/.test(arg)) ?? 200);
@@ -57,16 +59,20 @@ async function heapKb(isolates: ivm.Isolate[]): Promise<Omit<Row, 'stage' | 'rss
   return { physicalKb: per(sums.physicalKb), usedKb: per(sums.usedKb), totalKb: per(sums.totalKb), mallocedKb: per(sums.mallocedKb), externalKb: per(sums.externalKb) };
 }
 
-const callbacks = () => [
-  new ivm.Callback(() => undefined),
-  new ivm.Callback(() => undefined),
-  new ivm.Callback(() => undefined),
-  new ivm.Callback(() => null),
-  new ivm.Callback(() => ({ ok: true, value: '' })),
-  new ivm.Callback((length: number) => new Uint8Array(length)),
-  new ivm.Callback(() => new Uint8Array(32)),
-  new ivm.Callback(() => new Uint8Array(32)),
-];
+/** Inert primitives in the runtime's order (realm-primitives.ts), with the real module loader. */
+const primitivesFor = (isolate: ivm.Isolate, context: ivm.Context, modules: RuntimeModuleSources) =>
+  orderedPrimitives({
+    log: () => undefined,
+    fetch: async () => ({ ok: false, code: 'TypeError', message: 'no' }),
+    setTimer: () => undefined,
+    clearTimer: () => undefined,
+    parseUrl: () => null,
+    decodeText: () => ({ ok: true, value: '' }),
+    randomBytes: (length: number) => new Uint8Array(length),
+    digest: () => new Uint8Array(32),
+    hmac: () => new Uint8Array(32),
+    loadModule: moduleLoader(() => ({ isolate, context }), modules),
+  });
 
 async function main(): Promise<void> {
   const missing = WORKER_V8_FLAGS.filter((flag) => !process.execArgv.includes(flag));
@@ -91,6 +97,7 @@ async function main(): Promise<void> {
   if (variant === 'only-stack') snapshotScript = snapshotScript.replace(retouchedBody, 'stackAccessors(); const roots = [];');
   if (variant !== undefined && snapshotScript === (await buildSnapshotScript())) throw new Error(`variant ${variant} did not apply`);
   const snapshot = createRuntimeSnapshot(snapshotScript);
+  const modules = await runtimeModules();
   const rows: Row[] = [];
   const base = await settle();
 
@@ -121,7 +128,7 @@ async function main(): Promise<void> {
   await stage('snapshot isolate + context');
   const apis: ivm.Reference[] = [];
   for (let i = 0; i < count; i++) {
-    apis.push(await bootstrapRuntime(contexts[i], callbacks(), new ivm.Reference(async () => ({ ok: false, code: 'TypeError', message: 'no' })), 30_000));
+    apis.push(await bootstrapRuntime(contexts[i], primitivesFor(isolates[i], contexts[i], modules), 30_000));
   }
   await stage('after bootstrap');
   const dispatchers: ivm.Reference[] = [];

@@ -17,11 +17,12 @@ import { checkSandboxResponse } from '../../host/server/send-sandbox-response.ts
 import { newEventId } from '../../host/dispatch/dispatcher.ts';
 import { resolveOptions } from '../../host/config/options.ts';
 import { buildRuntimeScript, buildSnapshotScript } from '../../sandbox-api/runtime/build.ts';
+import { runtimeModules } from '../helpers/runtime-modules.ts';
 
 const [fixtures, integration] = process.argv.slice(2);
 if (fixtures === undefined || integration === undefined) throw new Error('usage: runtime-child.ts <fixtures> <integration>');
 const bundle = await bundleScript(join(fixtures, integration), 'index.ts', { cacheDir: join(fixtures, '.cache') });
-const runtime = { code: await buildRuntimeScript(), snapshot: createRuntimeSnapshot(await buildSnapshotScript()) };
+const runtime = { code: await buildRuntimeScript(), snapshot: createRuntimeSnapshot(await buildSnapshotScript()), modules: await runtimeModules() };
 const INSTALLATION = 'inst_runtime_only';
 const isolate = new IntegrationIsolate(integration, bundle.code, runtime, resolveOptions({}).limits, {
   fetch: async () => ({ ok: false, code: 'TypeError', message: 'no egress in the bench' }),

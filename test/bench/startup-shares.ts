@@ -16,12 +16,14 @@ import { WARM_ENVIRONMENT_JSON } from '../../host/sandbox/warm-up.ts';
 import { generateFixtures } from './generate.ts';
 import { buildSnapshotScript } from '../../sandbox-api/runtime/build.ts';
 import { bootstrapRuntime, createRuntimeSnapshot } from '../../host/sandbox/runtime-snapshot.ts';
+import { realmPrimitives } from '../../host/sandbox/realm-primitives.ts';
 import { prepareRealm, type PreparedRealm, type RealmOwner } from '../../host/sandbox/realm.ts';
 import { percentile, round } from './stats.ts';
+import { runtimeModules } from '../helpers/runtime-modules.ts';
 
 const STARTS = Number(process.argv[2] ?? 60);
 const snapshot = createRuntimeSnapshot(await buildSnapshotScript());
-const runtime = { code: '', snapshot };
+const runtime = { code: '', snapshot, modules: await runtimeModules() };
 const OWNER: RealmOwner = { log: () => undefined, fetch: async () => ({ ok: false, code: 'TypeError', message: 'offline' }), setTimer: () => undefined, clearTimer: () => undefined };
 
 type Rows = Map<string, number[]>;
@@ -83,10 +85,9 @@ async function onDemand(i: number, rows: Rows): Promise<void> {
   lap('new Isolate from snapshot');
   const context = await isolate.createContext();
   lap('createContext');
-  const callbacks = Array.from({ length: 8 }, () => new ivm.Callback(() => undefined));
-  const fetch = new ivm.Reference(OWNER.fetch);
+  const bound = realmPrimitives(() => OWNER, OWNER.fetch, () => ({ isolate, context }), runtime.modules);
   lap('bind primitives (Callbacks)');
-  const api = await bootstrapRuntime(context, callbacks, fetch, 30_000);
+  const api = await bootstrapRuntime(context, bound, 30_000);
   lap('__ih_bootstrap (incl. hardenRetouched)');
   const realm = {
     isolate,

@@ -17,6 +17,7 @@ import { createRuntimeSnapshot } from '../../host/sandbox/runtime-snapshot.ts';
 import { buildRuntimeScript, buildSnapshotScript } from '../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../unit/sandbox-api/harness.ts';
 import { sandboxTestLimits } from '../unit/sandbox/test-limits.ts';
+import { runtimeModules } from '../helpers/runtime-modules.ts';
 
 const PROBE = 'precompile-probe';
 const TOP_LEVEL_LINE = 'precompile-probe: top level ran';
@@ -87,7 +88,7 @@ describe("a precompiled bundle's code cache", () => {
     const precompiler = new BundlePrecompiler({ snapshot, memoryLimitMb: 64, busy: () => false });
     precompiler.request({ code: theirs, filename: 'theirs.js', wanted: () => true, done: (made) => (cache = made) });
     await waitFor(() => cache !== undefined, 20_000);
-    const isolate = new IntegrationIsolate('reloaded', mine, { code: await buildRuntimeScript(), snapshot }, LIMITS, { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined });
+    const isolate = new IntegrationIsolate('reloaded', mine, { code: await buildRuntimeScript(), snapshot, modules: await runtimeModules() }, LIMITS, { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined });
     // The old build's cache, late, offered to the new build (the worker also checks that the
     // build it was made for is still the registered one; this is the second guard).
     expect(isolate.offerCodeCache(theirs, cache!)).toBe(false);

@@ -15,6 +15,7 @@ import { buildRuntimeScript } from '../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../unit/sandbox-api/harness.ts';
 import { sandboxTestLimits } from '../unit/sandbox/test-limits.ts';
 import { waitFor } from '../helpers/host.ts';
+import { runtimeModules } from '../helpers/runtime-modules.ts';
 
 const DEADLINE_MS = 1_000;
 const LIMITS = sandboxTestLimits({ dispatchTimeoutMs: DEADLINE_MS });
@@ -88,7 +89,7 @@ async function offenderIsolate(runtime: RuntimeSource, source: string, lateLines
  */
 async function parkedAfterALateDeadline(): Promise<{ isolate: IntegrationIsolate; pool: SlowPool; lateLines: string[] }> {
   const lateLines: string[] = [];
-  const { isolate, pool } = await offenderIsolate({ code: await buildRuntimeScript() }, COUNTER, lateLines);
+  const { isolate, pool } = await offenderIsolate({ code: await buildRuntimeScript(), modules: await runtimeModules() }, COUNTER, lateLines);
   await expect(isolate.dispatch(request())).rejects.toMatchObject({ beforeGuest: true });
   pool.release();
   await waitFor(() => isolate.isParked);
@@ -97,7 +98,7 @@ async function parkedAfterALateDeadline(): Promise<{ isolate: IntegrationIsolate
 
 describe('a deadline that passes while an offenders\' worker still builds the realm', () => {
   it('is answered at the deadline with a timeout that is not the integration\'s, without waiting for the realm', async () => {
-    const runtime = { code: await buildRuntimeScript() };
+    const runtime = { code: await buildRuntimeScript(), modules: await runtimeModules() };
     const { isolate, pool } = await offenderIsolate(runtime, COUNTER);
     const sentAt = performance.now();
     const error = await isolate.dispatch(request()).then(() => undefined, (failure: unknown) => failure);
@@ -143,7 +144,7 @@ describe('a deadline that passes while an offenders\' worker still builds the re
   }, 60_000);
 
   it('counts a deadline that passes in the integration\'s own top level as its timeout, and disposes the isolate', async () => {
-    const runtime = { code: await buildRuntimeScript() };
+    const runtime = { code: await buildRuntimeScript(), modules: await runtimeModules() };
     const { isolate, pool } = await offenderIsolate(runtime, SPINNING_TOP_LEVEL);
     pool.holdBack = false;
     const error = await isolate.dispatch(request()).then(() => undefined, (failure: unknown) => failure);

@@ -16,7 +16,6 @@ describe('buildRuntimeScript', () => {
     const install = vm.runInContext(await buildRuntimeScript(), context);
     expect(typeof install).toBe('function');
     expect(install.name).toBe('install');
-    expect(install.length).toBe(9);
     expect(vm.runInContext('Object.getOwnPropertyNames(globalThis).join()', context)).toBe(before);
   });
 

@@ -7,6 +7,8 @@ import { build } from 'esbuild';
 import ivm from 'isolated-vm';
 import { buildRuntimeScript, buildSnapshotScript } from '../../../sandbox-api/runtime/build.ts';
 import { bootstrapRuntime, createRuntimeSnapshot } from '../../../host/sandbox/runtime-snapshot.ts';
+import { moduleLoader, orderedPrimitives } from '../../../host/sandbox/realm-primitives.ts';
+import { runtimeModules } from '../../helpers/runtime-modules.ts';
 import { collectBuildErrors, integrationBuildOptions, wrapBundle, type BundleMode } from '../../../host/manifest/bundle.ts';
 import { resolutionRoots } from '../../../host/manifest/resolution-roots.ts';
 import type {
@@ -168,20 +170,30 @@ export class Harness {
       return options.throwingPrimitives ? boom() : hmacWithNode(algorithm, key, data);
     }
 
-    const callbacks = [bridge_log, bridge_setTimer, bridge_clearTimer, bridge_parseUrl, bridge_decodeText, bridge_randomBytes, bridge_digest, bridge_hmac].map((fn) => new ivm.Callback(fn));
+    const modules = await runtimeModules();
+    const bound = orderedPrimitives(
+      {
+        log: bridge_log,
+        fetch: bridge_fetch,
+        setTimer: bridge_setTimer,
+        clearTimer: bridge_clearTimer,
+        parseUrl: bridge_parseUrl,
+        decodeText: bridge_decodeText,
+        randomBytes: bridge_randomBytes,
+        digest: bridge_digest,
+        hmac: bridge_hmac,
+        loadModule: moduleLoader(() => ({ isolate, context }), modules),
+      },
+      // The runtime's own defences are what these tests look at: host errors cross unsanitized here.
+      (fn) => fn,
+    );
     let api: ivm.Reference<Record<string, unknown>>;
     if (fromSnapshot) {
-      api = (await bootstrapRuntime(context, callbacks, new ivm.Reference(bridge_fetch), 30_000)) as ivm.Reference<Record<string, unknown>>;
+      api = (await bootstrapRuntime(context, bound, 30_000)) as ivm.Reference<Record<string, unknown>>;
     } else {
       const runtime = await isolate.compileScript(await buildRuntimeScript(), { filename: 'sandbox-runtime.js' });
       const installRef = (await runtime.run(context, { reference: true })) as ivm.Reference<(...args: unknown[]) => unknown>;
-      // An async ivm.Callback cannot carry a host Promise back ("could not be cloned"), so fetch
-      // crosses as a Reference wrapped by a tiny in-isolate adapter that keeps it in its closure.
-      const adapter = (await isolate.compileScript(
-        '"use strict"; (function (ref) { return function bridge_fetch(request) { return ref.apply(undefined, [request], { arguments: { copy: true }, result: { promise: true, copy: true } }); }; })',
-      ).then((script) => script.run(context, { reference: true }))) as ivm.Reference<(ref: unknown) => unknown>;
-      const fetchFn = adapter.applySync(undefined, [new ivm.Reference(bridge_fetch)], { result: { reference: true } }) as ivm.Reference<unknown>;
-      api = installRef.applySync(undefined, [callbacks[0], fetchFn.derefInto(), ...callbacks.slice(1)], { result: { reference: true } }) as ivm.Reference<Record<string, unknown>>;
+      api = installRef.applySync(undefined, bound as never[], { result: { reference: true } }) as ivm.Reference<Record<string, unknown>>;
     }
     harness.#api = api;
     return harness;

@@ -11,6 +11,7 @@ import { createRuntimeSnapshot } from '../../../host/sandbox/runtime-snapshot.ts
 import { buildRuntimeScript, buildSnapshotScript } from '../../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
 import { sandboxTestLimits } from './test-limits.ts';
+import { runtimeModules } from '../../helpers/runtime-modules.ts';
 
 const LIMITS = sandboxTestLimits();
 
@@ -59,7 +60,7 @@ describe('bundle precompiler', () => {
       import { createIntegration } from 'sandbox-api';
       export default createIntegration({ fetch: () => new Response('from the cache') });`);
     const snapshot = createRuntimeSnapshot(await buildSnapshotScript());
-    const runtime = { code: await buildRuntimeScript(), snapshot };
+    const runtime = { code: await buildRuntimeScript(), snapshot, modules: await runtimeModules() };
     const isolate = new IntegrationIsolate('precompiled', bundle, runtime, LIMITS, { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined });
     const { precompiler, results, job, settle, finished, compilingIsolate } = harness(snapshot);
     expect(isolate.wantsCodeCache).toBe(true);
@@ -122,7 +123,7 @@ describe('bundle precompiler', () => {
     const { precompiler, results, job, settle, finished } = harness(snapshot);
     precompiler.request(job('other', '({ value: 1 })'));
     await settle(finished);
-    const isolate = new IntegrationIsolate('exact', '({ value: 2 })', { code: await buildRuntimeScript(), snapshot }, LIMITS, { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined });
+    const isolate = new IntegrationIsolate('exact', '({ value: 2 })', { code: await buildRuntimeScript(), snapshot, modules: await runtimeModules() }, LIMITS, { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined });
     expect(isolate.offerCodeCache('({ value: 1 })', results.other as ivm.ExternalCopy<ArrayBuffer>)).toBe(false);
     expect(isolate.wantsCodeCache).toBe(true);
   });

@@ -10,6 +10,7 @@ import { CPU_EVIDENCE_MS } from '../../../host/sandbox/demotion.ts';
 import { buildRuntimeScript } from '../../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
 import { sandboxTestLimits } from './test-limits.ts';
+import { runtimeModules } from '../../helpers/runtime-modules.ts';
 
 const LIMITS = sandboxTestLimits({ dispatchTimeoutMs: 1_000 });
 
@@ -21,7 +22,7 @@ afterEach(() => {
 async function isolateOf(handler: string, limits: Partial<SandboxLimits> = {}): Promise<IntegrationIsolate> {
   const hooks = { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined };
   const source = `import { createIntegration } from 'sandbox-api';\nconst hoard = [];\nexport default createIntegration({ async fetch(request) { ${handler} } });`;
-  const isolate = new IntegrationIsolate('evidence-test', await bundleIntegration(source), { code: await buildRuntimeScript() }, { ...LIMITS, ...limits }, hooks);
+  const isolate = new IntegrationIsolate('evidence-test', await bundleIntegration(source), { code: await buildRuntimeScript(), modules: await runtimeModules() }, { ...LIMITS, ...limits }, hooks);
   isolates.push(isolate);
   return isolate;
 }

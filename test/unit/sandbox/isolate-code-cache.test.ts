@@ -8,6 +8,7 @@ import { createRuntimeSnapshot } from '../../../host/sandbox/runtime-snapshot.ts
 import { buildRuntimeScript, buildSnapshotScript } from '../../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
 import { sandboxTestLimits } from './test-limits.ts';
+import { runtimeModules } from '../../helpers/runtime-modules.ts';
 
 const LIMITS = sandboxTestLimits();
 
@@ -21,7 +22,7 @@ describe("a bundle's code cache", () => {
     const bundle = await bundleIntegration(`
       import { createIntegration } from 'sandbox-api';
       export default createIntegration({ fetch: () => new Response('answered') });`);
-    const runtime = { code: await buildRuntimeScript(), snapshot: createRuntimeSnapshot(await buildSnapshotScript()) };
+    const runtime = { code: await buildRuntimeScript(), snapshot: createRuntimeSnapshot(await buildSnapshotScript()), modules: await runtimeModules() };
     const isolate = new IntegrationIsolate('cache-test', bundle, runtime, LIMITS, { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined });
     // The cache the isolate holds for its next start (a private field: nothing else shows it).
     const cache = () => (isolate as unknown as { bundleCache?: ivm.ExternalCopy<ArrayBuffer> }).bundleCache;

@@ -3,10 +3,11 @@
 // well-behaved integration's first request into a 504; the integration's own top level and its
 // handler still count. The host's slowness is simulated by a runtime script that spins first.
 import { afterEach, describe, expect, it } from 'vitest';
-import { IntegrationIsolate, type WireEnvelope } from '../../../host/sandbox/isolate.ts';
+import { IntegrationIsolate, type RuntimeSource, type WireEnvelope } from '../../../host/sandbox/isolate.ts';
 import { buildRuntimeScript } from '../../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
 import { sandboxTestLimits } from './test-limits.ts';
+import { runtimeModules } from '../../helpers/runtime-modules.ts';
 
 const DEADLINE_MS = 1_000;
 const HOST_START_MS = 2_500;
@@ -14,8 +15,8 @@ const HOST_START_MS = 2_500;
 const LIMITS = sandboxTestLimits({ dispatchTimeoutMs: DEADLINE_MS });
 
 /** The real runtime script, behind a host-side start that takes HOST_START_MS of wall-clock time. */
-async function slowRuntime(): Promise<{ code: string }> {
-  return { code: `(function () { const until = Date.now() + ${HOST_START_MS}; while (Date.now() < until) {} return ${await buildRuntimeScript()}; })()` };
+async function slowRuntime(): Promise<RuntimeSource> {
+  return { modules: await runtimeModules(), code: `(function () { const until = Date.now() + ${HOST_START_MS}; while (Date.now() < until) {} return ${await buildRuntimeScript()}; })()` };
 }
 
 const isolates: IntegrationIsolate[] = [];
@@ -65,7 +66,7 @@ describe("a dispatch's own deadline", () => {
       import { createIntegration } from 'sandbox-api';
       export default createIntegration({ fetch: (request) => new URL(request.url).pathname === '/hang' ? new Promise(() => undefined) : new Response('up') });`;
     // Configured far beyond the test's own timeout: only the dispatch's deadline can end it.
-    const isolate = new IntegrationIsolate('own-deadline', await bundleIntegration(source), { code: await buildRuntimeScript() }, sandboxTestLimits({ dispatchTimeoutMs: 600_000 }), hooks);
+    const isolate = new IntegrationIsolate('own-deadline', await bundleIntegration(source), { code: await buildRuntimeScript(), modules: await runtimeModules() }, sandboxTestLimits({ dispatchTimeoutMs: 600_000 }), hooks);
     isolates.push(isolate);
     expect((await isolate.dispatch(request())).response.status).toBe(200);
     const hang = request();

@@ -10,14 +10,15 @@ import type { BridgeRequest } from '../../../sandbox-api/runtime/contract.ts';
 import { buildRuntimeScript, buildSnapshotScript } from '../../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
 import { sandboxTestLimits } from './test-limits.ts';
+import { runtimeModules } from '../../helpers/runtime-modules.ts';
 
 const LIMITS = sandboxTestLimits({ memoryLimitMb: 32, warmIsolatesPerWorker: 2 });
 
 const runtimes: Record<string, RuntimeSource> = {};
 beforeAll(async () => {
   const code = await buildRuntimeScript();
-  runtimes['from the snapshot'] = { code, snapshot: createRuntimeSnapshot(await buildSnapshotScript()) };
-  runtimes['without a snapshot'] = { code };
+  runtimes['from the snapshot'] = { code, snapshot: createRuntimeSnapshot(await buildSnapshotScript()), modules: await runtimeModules() };
+  runtimes['without a snapshot'] = { code, modules: await runtimeModules() };
 });
 
 const cleanup: (() => void)[] = [];

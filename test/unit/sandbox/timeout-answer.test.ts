@@ -9,6 +9,7 @@ import { prepareRealm, type PreparedRealm, type RuntimeSource } from '../../../h
 import { buildRuntimeScript } from '../../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
 import { sandboxTestLimits } from './test-limits.ts';
+import { runtimeModules } from '../../helpers/runtime-modules.ts';
 
 const DEADLINE_MS = 300;
 const LIMITS = sandboxTestLimits({ dispatchTimeoutMs: DEADLINE_MS, warmIsolatesPerWorker: 1 });
@@ -67,7 +68,7 @@ async function spinnerIn(runtime: RuntimeSource, realm: PreparedRealm, source = 
 
 describe('the answer to a dispatch deadline', () => {
   it('is answered in the turn of the deadline, with the lines logged before it, the isolate disposed', async () => {
-    const runtime = { code: await buildRuntimeScript() };
+    const runtime = { code: await buildRuntimeScript(), modules: await runtimeModules() };
     const realm = await prepareRealm(runtime, LIMITS.memoryLimitMb, { warm: true });
     cleanup.push(() => realm.isolate.isDisposed || realm.isolate.dispose());
     // When the deadline disposes the isolate, a check-phase callback is queued: an answer that
@@ -88,7 +89,7 @@ describe('the answer to a dispatch deadline', () => {
   }, 60_000);
 
   it('runs the next dispatch in a fresh isolate, even one sent from the timeout\'s own answer', async () => {
-    const runtime = { code: await buildRuntimeScript() };
+    const runtime = { code: await buildRuntimeScript(), modules: await runtimeModules() };
     const realm = await prepareRealm(runtime, LIMITS.memoryLimitMb, { warm: true });
     cleanup.push(() => realm.isolate.isDisposed || realm.isolate.dispose());
     const isolate = await spinnerIn(runtime, realm);
@@ -105,7 +106,7 @@ describe('the answer to a dispatch deadline', () => {
   }, 60_000);
 
   it('never puts a line the disposed isolate still sends into the next event of the same installation', async () => {
-    const runtime = { code: await buildRuntimeScript() };
+    const runtime = { code: await buildRuntimeScript(), modules: await runtimeModules() };
     const realm = await prepareRealm(runtime, LIMITS.memoryLimitMb, { warm: true });
     cleanup.push(() => realm.isolate.isDisposed || realm.isolate.dispose());
     const lateLines: string[] = [];
