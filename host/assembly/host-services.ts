@@ -105,12 +105,12 @@ export function createHostServices(parts: HostServicesParts): HostServices {
         nextCursor,
       };
     },
-    dispatch: (installation, event, fetchBody) => parts.dispatcher.run(installation, event, fetchBody),
-    dispatchToIntegration(name, event, fetchBody) {
+    dispatch: (installation, event, fetchBody, options) => parts.dispatcher.run(installation, event, fetchBody, options),
+    dispatchToIntegration(name, event, fetchBody, options) {
       // Built-ins are host code with no endpoint of their own.
       const integration = registry.get(name);
       if (integration === undefined || integration.builtin !== undefined) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${name}" not found`);
-      return parts.dispatcher.runForIntegration(name, event, fetchBody);
+      return parts.dispatcher.runForIntegration(name, event, fetchBody, options);
     },
     async readIntegrationAsset(name, path) {
       const integration = registry.get(name);

@@ -1,15 +1,18 @@
 // Host side of guest `fetch`: performs one guest request through the egress policy with
 // node:http(s), checking every resolved address at connect time, following redirects by hand
-// (each hop re-checked), capping time and decompressed bytes. Never throws: failures are data.
+// (each hop re-checked), capping time and decompressed bytes; the body whole, or handed on as it
+// arrives (fetch-body.ts). Never throws: failures are data.
 
 import http from 'node:http';
 import https from 'node:https';
 import dns from 'node:dns';
 import zlib from 'node:zlib';
 import type { LookupFunction } from 'node:net';
+import type { Readable } from 'node:stream';
 import type { BridgeRequest, BridgeResponse, BridgeResult } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressPolicy } from './egress-policy.ts';
 import { EgressRefusal as Refusal, checkedLookupFor, type ConnectAudit } from './egress-connect.ts';
+import { FetchBody } from './fetch-body.ts';
 
 export interface FetchBridgeOptions {
   policy: EgressPolicy;
@@ -23,6 +26,10 @@ export interface FetchBridgeOptions {
   onRefusal?: (url: string, reason: string) => void;
   /** Told every address:port a socket is pointed at (the connect audit). */
   onConnect?: ConnectAudit;
+  /** Hand the body on as it arrives (FetchOutcome.rest) instead of whole; `timeoutMs` then bounds each wait for more. */
+  streaming?: boolean;
+  /** Aborts the request until its head arrived (afterwards, cancel its FetchBody). */
+  signal?: AbortSignal;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -31,7 +38,7 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'up
 /** Request headers the host sets itself: a guest `host` could reach another virtual host behind an allowed address. */
 const HOST_SET = new Set(['host', 'content-length', 'expect']);
 
-function decodedStream(response: http.IncomingMessage): NodeJS.ReadableStream & { destroy(): void } {
+function decodedStream(response: http.IncomingMessage): Readable {
   const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip') return response.pipe(zlib.createGunzip());
   if (encoding === 'deflate') return response.pipe(zlib.createInflate());
@@ -43,7 +50,7 @@ interface Hop {
   status: number;
   statusText: string;
   headers: [string, string][];
-  body: Uint8Array;
+  body: FetchBody;
   location: string | null;
 }
 
@@ -57,20 +64,22 @@ function requestOnce(url: URL, request: BridgeRequest, body: Uint8Array | null, 
     }
     if (!Object.keys(headers).some((name) => name.toLowerCase() === 'accept-encoding')) headers['accept-encoding'] = 'gzip, deflate, br';
     const outgoing = transport.request(url, { method: request.method, headers, lookup, agent: false });
-    let stream: (NodeJS.ReadableStream & { destroy(): void }) | null = null;
     let settled = false;
-    // Whatever ends the hop first (an error, the cap, the deadline, the end) settles it once and
-    // tears everything down: a piped decompressor does not forward its source's errors by itself.
+    // Until the head arrives, whatever ends the hop first (an error, the deadline, an abort)
+    // settles it once and closes the connection; after it, the body (FetchBody) owns the connection.
     const finish = (error: Error | null, hop?: Hop) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', aborted);
       if (error !== null) {
-        stream?.destroy();
         outgoing.destroy();
         reject(error);
       } else resolve(hop!);
     };
+    const aborted = () => finish(new Refusal('the request was aborted'));
+    if (options.signal?.aborted) return aborted();
+    options.signal?.addEventListener('abort', aborted, { once: true });
     const timer = setTimeout(() => finish(new Error(`timed out after ${options.timeoutMs} ms`)), Math.max(0, remainingMs));
     outgoing.on('error', (error) => finish(error));
     outgoing.on('response', (response) => {
@@ -84,25 +93,62 @@ function requestOnce(url: URL, request: BridgeRequest, body: Uint8Array | null, 
         if (HOP_BY_HOP.has(name) || (decoded && (name === 'content-encoding' || name === 'content-length'))) continue;
         pairs.push([name, raw[i + 1]]);
       }
-      const chunks: Buffer[] = [];
-      let total = 0;
-      stream = decodedStream(response);
-      response.on('error', (error) => finish(error));
-      response.on('aborted', () => finish(new Error('the connection closed before the response ended')));
-      stream.on('data', (chunk: Buffer) => {
-        total += chunk.length;
-        if (total > options.maxResponseBytes) return finish(new Refusal(`response body exceeds ${options.maxResponseBytes} bytes`));
-        chunks.push(chunk);
+      const stream = decodedStream(response);
+      // A piped decompressor does not forward its source's errors by itself.
+      if (stream !== response) response.on('error', (error) => stream.destroy(error));
+      response.on('aborted', () => stream.destroy(new Error('the connection closed before the response ended')));
+      const fetched = new FetchBody(stream, {
+        maxBytes: options.maxResponseBytes,
+        idleTimeoutMs: options.timeoutMs,
+        destroy: () => {
+          response.destroy();
+          outgoing.destroy();
+        },
       });
-      stream.on('error', (error: Error) => finish(error));
-      stream.on('end', () => finish(null, { status, statusText: response.statusMessage ?? '', headers: pairs, body: new Uint8Array(Buffer.concat(chunks)), location }));
+      finish(null, { status, statusText: response.statusMessage ?? '', headers: pairs, body: fetched, location });
     });
     if (body !== null && body.length > 0) outgoing.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
     else outgoing.end();
   });
 }
 
-export async function performFetch(request: BridgeRequest, options: FetchBridgeOptions): Promise<BridgeResult<BridgeResponse>> {
+/** A response whose body may go on at the host: `rest` reads it (BridgeResponse.more is then set). */
+export type FetchOutcome = BridgeResult<BridgeResponse> & { rest?: FetchBody };
+
+/** Waits for the whole body within what is left of the deadline (cancelling it past that). */
+async function wholeBody(body: FetchBody, remainingMs: number, timeoutMs: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  const timer = setTimeout(() => body.cancel(), Math.max(0, remainingMs));
+  try {
+    for (;;) {
+      const read = await body.read();
+      if (!read.ok) throw new Refusal(body.failed === 'the response body was cancelled' ? `timed out after ${timeoutMs} ms` : read.message);
+      if (read.value === null) break;
+      chunks.push(read.value);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  const all = Buffer.concat(chunks);
+  return new Uint8Array(all.buffer, all.byteOffset, all.byteLength);
+}
+
+/**
+ * The answer to a guest: with `options.streaming`, the head as soon as it is here and the body
+ * whole only if it ended by the next turn of the event loop (else `rest` reads it on); without, the
+ * whole body within the deadline.
+ */
+async function answerOf(hop: Hop, url: URL, redirected: boolean, options: FetchBridgeOptions, remainingMs: number): Promise<FetchOutcome> {
+  const head = { status: hop.status, statusText: hop.statusText, headers: hop.headers, url: url.href, redirected };
+  if (options.streaming === true) {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!hop.body.complete) return { ok: true, value: { ...head, body: new Uint8Array(0), more: true }, rest: hop.body };
+    return { ok: true, value: { ...head, body: hop.body.takeAll() } };
+  }
+  return { ok: true, value: { ...head, body: await wholeBody(hop.body, remainingMs, options.timeoutMs) } };
+}
+
+export async function performFetch(request: BridgeRequest, options: FetchBridgeOptions): Promise<FetchOutcome> {
   let url: URL;
   try {
     url = new URL(request.url);
@@ -120,9 +166,9 @@ export async function performFetch(request: BridgeRequest, options: FetchBridgeO
     for (let hop = 0; ; hop++) {
       const pinned = await withDeadline(checkedLookupFor(url, options.policy, { lookup, refusals, audit: options.onConnect }), remaining(), options.timeoutMs);
       const result = await requestOnce(url, { ...request, method, headers }, body, options, pinned, remaining());
-      if (result.location === null || request.redirect === 'manual') {
-        return { ok: true, value: { status: result.status, statusText: result.statusText, headers: result.headers, body: result.body, url: url.href, redirected: hop > 0 } };
-      }
+      if (result.location === null || request.redirect === 'manual') return await answerOf(result, url, hop > 0, options, remaining());
+      // A redirect's own body is never read.
+      result.body.cancel();
       if (request.redirect === 'error') throw new Refusal('redirect encountered with redirect mode "error"');
       if (hop >= options.maxRedirects) throw new Refusal(`more than ${options.maxRedirects} redirects`);
       const next = new URL(result.location, url);

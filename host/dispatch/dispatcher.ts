@@ -12,6 +12,7 @@ import { installationShapesOf, type InstallationShapeContext } from '../gitbook/
 import type { IntegrationRegistry } from '../integrations/registry.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import type { Envelope, RuntimeVerdict, SandboxEvent, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { StreamedBody } from '../sandbox/streamed-body.ts';
 import { buildEnvironment } from './environment.ts';
 import type { EventLog } from './event-log.ts';
 import { recordDispatch, type DispatchObserver } from './record.ts';
@@ -25,22 +26,29 @@ export interface DispatchOutcome {
   verdict?: RuntimeVerdict;
   durationMs: number;
   logs: { level: string; text: string }[];
+  /** The body, when the caller asked for it as a stream (DispatchOptions) and it follows the answer. */
+  body?: StreamedBody;
+}
+
+/** `stream`: the caller can send a response body on as the integration produces it. */
+export interface DispatchOptions {
+  stream?: boolean;
 }
 
 /** What the dispatcher needs of the sandbox (the supervisor). */
 export interface SandboxRunner {
-  dispatch(integration: string, envelope: Envelope): Promise<{ response: SandboxResponse; logs: { level: string; text: string }[]; durationMs: number }>;
+  dispatch(integration: string, envelope: Envelope, options?: DispatchOptions): Promise<{ response: SandboxResponse; logs: { level: string; text: string }[]; durationMs: number; body?: StreamedBody }>;
   /** Makes ahead what dispatching this environment will need (its text for the workers); optional. */
   prepareEnvironment?(environment: Envelope['environment']): void;
 }
 
 export interface Dispatcher {
-  run(installation: Installation, event: DispatchEvent, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
+  run(installation: Installation, event: DispatchEvent, fetchBody: Uint8Array | null, options?: DispatchOptions): Promise<DispatchOutcome>;
   /**
    * Runs one event for the integration itself, with no installation: its integration-level public
    * endpoint and its tasks. The environment carries the integration token only.
    */
-  runForIntegration(integration: string, event: DispatchEvent, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
+  runForIntegration(integration: string, event: DispatchEvent, fetchBody: Uint8Array | null, options?: DispatchOptions): Promise<DispatchOutcome>;
   /**
    * Builds ahead what the first run() for this installation record would build on its own path:
    * its environment, and what the sandbox makes of it. Dispatches nothing. False when its
@@ -141,18 +149,18 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     return environment;
   };
 
-  const dispatch = async (integration: LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> }, event: SandboxEvent, environment: Record<string, unknown>, fetchBody: Uint8Array | null): Promise<DispatchOutcome> => {
+  const dispatch = async (integration: LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> }, event: SandboxEvent, environment: Record<string, unknown>, fetchBody: Uint8Array | null, options: DispatchOptions = {}): Promise<DispatchOutcome> => {
     const meta = { eventId: event.eventId, integration: integration.name, installationId: event.installationId ?? '', type: event.type };
-    const outcome = await recordDispatch(deps.eventLog, deps.now, meta, () => deps.sandbox.dispatch(integration.name, { event, environment, fetchBody }), deps.onDispatched);
+    const outcome = await recordDispatch(deps.eventLog, deps.now, meta, () => deps.sandbox.dispatch(integration.name, { event, environment, fetchBody }, options), deps.onDispatched);
     const { verdict, ...response } = outcome.response;
-    return { response, ...(verdict !== undefined ? { verdict } : {}), durationMs: outcome.durationMs, logs: outcome.logs };
+    return { response, ...(verdict !== undefined ? { verdict } : {}), durationMs: outcome.durationMs, logs: outcome.logs, ...(outcome.body !== undefined ? { body: outcome.body } : {}) };
   };
 
   return {
-    async run(installation, event, fetchBody) {
+    async run(installation, event, fetchBody, options) {
       const integration = runnable(deps.registry, installation.integration);
       const fullEvent = { ...event, eventId: event.eventId ?? newEventId(), installationId: installation.id } as SandboxEvent;
-      return dispatch(integration, fullEvent, await environmentOf(integration, installation), fetchBody);
+      return dispatch(integration, fullEvent, await environmentOf(integration, installation), fetchBody, options);
     },
 
     async prepare(installation) {
@@ -162,11 +170,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       return true;
     },
 
-    async runForIntegration(name, event, fetchBody) {
+    async runForIntegration(name, event, fetchBody, options) {
       const integration = runnable(deps.registry, name);
       const { installationId: _ignored, ...rest } = event as DispatchEvent & { installationId?: unknown };
       const fullEvent = { ...rest, eventId: event.eventId ?? newEventId() } as SandboxEvent;
-      return dispatch(integration, fullEvent, integrationEnvironmentOf(integration), fetchBody);
+      return dispatch(integration, fullEvent, integrationEnvironmentOf(integration), fetchBody, options);
     },
   };
 }

@@ -3,13 +3,16 @@
 // plain functions whose arguments and results are copies; no ivm object is placed in its reach.
 
 import ivm from 'isolated-vm';
-import type { BridgeRequest, BridgeResponse, BridgeResult, LogLevel, SandboxResponse, UrlRecord, WireAnswer } from '../../sandbox-api/runtime/contract.ts';
+import type { BridgeRequest, BridgeResponse, BridgeResult, LogLevel, SandboxResponse, StreamedBody, UrlRecord, WireAnswer } from '../../sandbox-api/runtime/contract.ts';
 import type { CapturedLog, DispatchFailure, SandboxLimits } from './messages.ts';
 import * as primitives from '../bridge/primitives.ts';
-import { decodeWireAnswer, validateSandboxResponse } from './validate-response.ts';
+import { decodeWireAnswer, streamedBodyOf, validateSandboxResponse } from './validate-response.ts';
 import { prepareRealm, type PreparedRealm, type RealmOwner, type RuntimeSource } from './realm.ts';
 import { sanitizeLogText } from '../common/log-text.ts';
 import { guestStack, scriptFilename } from './stack-map.ts';
+import type { FetchOutcome } from '../bridge/fetch.ts';
+import { FetchTable } from './fetch-table.ts';
+import { responseBody, type ResponseBody } from './response-body.ts';
 
 export class DispatchError extends Error {
   readonly failure: DispatchFailure;
@@ -40,7 +43,8 @@ export interface IsolateOptions {
 }
 
 export interface IsolateHooks {
-  fetch(request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
+  /** An outbound fetch; `signal` aborts it until its head arrived; a body that goes on comes as `rest`. */
+  fetch(request: BridgeRequest, signal: AbortSignal): Promise<FetchOutcome>;
   /** Console output while no dispatch of this integration is in flight (waitUntil work). */
   lateLog(eventIds: string[], level: string, text: string): void;
   /** Its waitUntil work is over and nothing else is in flight: the integration is idle again. */
@@ -106,7 +110,11 @@ interface Live {
   dispatch: ivm.Reference<(eventJson: string, environmentJson: string | null, fetchBody: Uint8Array | null, parsedUrlsJson: string | null) => Promise<WireAnswer>>;
   drain: ivm.Reference<(eventId: string) => Promise<void>>;
   fireTimer: ivm.Reference<(id: number) => void>;
+  pullBody: ivm.Reference<(id: number) => Promise<Uint8Array | null>>;
+  cancelBody: ivm.Reference<(id: number, reason: string) => void>;
   timers: Map<number, NodeJS.Timeout>;
+  /** Its outbound fetches in flight and their bodies still at the host. */
+  fetches: FetchTable;
   seededUrls: Set<string>;
   /**
    * The environment text this isolate's runtime holds parsed (the last one sent): an envelope with
@@ -126,6 +134,9 @@ interface RealmState {
 }
 
 const MEMORY_LIMIT_PATTERN = /memory limit/i;
+/** Work after a response is keyed by its event id, and a following body by the id and this suffix. */
+const BODY_KEY_SUFFIX = ' body';
+const eventOfWork = (key: string): string => (key.endsWith(BODY_KEY_SUFFIX) ? key.slice(0, -BODY_KEY_SUFFIX.length) : key);
 const STARTUP_DISCARDED = 'the integration was reset while it was starting';
 /** Fetches answered after their event ended, left pending in one isolate before it is reset. */
 const MAX_ABANDONED_CALLS = 1_000;
@@ -291,8 +302,11 @@ export class IntegrationIsolate {
     return this.resumeParked !== null;
   }
 
-  /** Runs one envelope; resolves with a validated response or rejects with a DispatchError. */
-  async dispatch(envelope: WireEnvelope): Promise<{ response: SandboxResponse; logs: CapturedLog[] }> {
+  /**
+   * Runs one envelope; resolves with a validated response (and, when its body follows it, that
+   * body: `response.body` is then empty) or rejects with a DispatchError.
+   */
+  async dispatch(envelope: WireEnvelope): Promise<{ response: SandboxResponse; logs: CapturedLog[]; body?: ResponseBody }> {
     this.lastUsedAt = performance.now();
     const entry: InFlight = { eventId: envelope.eventId, installationId: envelope.installationId, logs: [], logBytes: 0, droppedLogs: 0 };
     if (this.inFlight.size === 0 && this.draining.size === 0) this.startBusyPeriod();
@@ -339,10 +353,13 @@ export class IntegrationIsolate {
       if (entry.failure) throw entry.failure;
       const response = validateSandboxResponse(raw, this.limits.maxResponseBytes);
       if (typeof response === 'string') throw new DispatchError('bad-response', response);
+      const streamed = streamedBodyOf(raw);
+      if (typeof streamed === 'string') throw new DispatchError('bad-response', streamed);
       this.sampleMemory(live);
       // Draining costs a round trip into the isolate; only pay it when waitUntil work exists.
       if ((raw as { waitUntilPending?: unknown }).waitUntilPending === true) this.drainAfterResponse(live, entry.eventId);
-      return { response, logs: this.closeLogs(entry) };
+      const logs = this.closeLogs(entry);
+      return streamed === null ? { response, logs } : { response, logs, body: this.followingBody(live, entry.eventId, streamed) };
     } catch (error) {
       // Whether the runtime got the environment text of a call that failed is unknown: send the
       // next one its text again (sending it is always correct, only slower).
@@ -418,6 +435,7 @@ export class IntegrationIsolate {
     this.hooks.disposed?.(reason);
     for (const timer of live.timers.values()) clearTimeout(timer);
     live.timers.clear();
+    live.fetches.close();
     this.draining.clear();
     // Its realm's calls already on their way to this thread may still arrive: their lines go to
     // the host's log, never into an event of a later isolate (see recordLog).
@@ -487,7 +505,7 @@ export class IntegrationIsolate {
       }
       this.lateLines++;
       this.lateBytes += line.length;
-      const ids = disposed ? [] : this.inFlight.size === 0 ? [...this.draining] : [...this.inFlight].map((entry) => entry.eventId);
+      const ids = disposed ? [] : this.inFlight.size === 0 ? [...new Set([...this.draining].map(eventOfWork))] : [...this.inFlight].map((entry) => entry.eventId);
       this.hooks.lateLog(ids, level, line);
       return;
     }
@@ -532,6 +550,7 @@ export class IntegrationIsolate {
     this.lateBytes = 0;
     this.lateDropped = 0;
     this.dropIdleTimers();
+    this.live?.fetches.closeBodies();
     if (this.retiredBecause !== null) this.dispose(this.retiredBecause);
   }
 
@@ -547,6 +566,49 @@ export class IntegrationIsolate {
     for (const timer of live.timers.values()) clearTimeout(timer);
     live.timers.clear();
     this.hooks.lateLog([], 'warn', `${count} timer(s) still pending when the integration finished its work: dropped`);
+  }
+
+  /**
+   * The body that follows an answer: pulled from the isolate's stream, or from a fetch's body at the
+   * host that the integration handed on unread. The integration counts as busy (like waitUntil
+   * work: timers run, fetches are allowed) until the body ended; past limits.streamTimeoutMs it is
+   * stopped and the isolate reset.
+   */
+  private followingBody(live: Live, eventId: string, streamed: StreamedBody): ResponseBody {
+    const key = `${eventId}${BODY_KEY_SUFFIX}`;
+    this.draining.add(key);
+    const fetched = streamed.kind === 'fetch' ? live.fetches.take(streamed.id) : undefined;
+    const pullFromIsolate = async (): Promise<Uint8Array | null> => {
+      if (live.isolate.isDisposed) throw new Error('the integration was reset while producing its response body');
+      const chunk: unknown = await live.pullBody.apply(undefined, [streamed.id], { arguments: { copy: true }, result: { promise: true, copy: true } });
+      this.hooks.entered?.();
+      if (chunk !== null && !(chunk instanceof Uint8Array)) throw new Error('the integration streamed something that is not bytes');
+      return chunk;
+    };
+    const pullFromHost = async (): Promise<Uint8Array | null> => {
+      if (fetched === undefined) throw new Error('the fetch body it passed on is gone');
+      const read = await fetched.read();
+      if (!read.ok) throw new Error(read.message);
+      return read.value;
+    };
+    return responseBody({
+      pull: streamed.kind === 'fetch' ? pullFromHost : pullFromIsolate,
+      stop: (reason) => {
+        if (streamed.kind === 'fetch') fetched?.cancel();
+        else if (!live.isolate.isDisposed) live.cancelBody.apply(undefined, [streamed.id, reason], { arguments: { copy: true } }).catch(() => undefined);
+      },
+      maxBytes: this.limits.maxResponseBytes,
+      deadlineMs: this.limits.streamTimeoutMs,
+      onDeadline: () => {
+        this.hooks.lateLog([eventId], 'error', `the response body was still being produced after ${this.limits.streamTimeoutMs} ms: the isolate was reset`);
+        if (this.live === live) this.dispose('response body deadline passed');
+      },
+      done: () => {
+        if (!this.draining.delete(key)) return;
+        this.resetWindowIfIdle();
+        if (this.draining.size === 0 && this.inFlight.size === 0) this.hooks.onDrained?.();
+      },
+    });
   }
 
   private drainAfterResponse(live: Live, eventId: string): void {
@@ -642,10 +704,11 @@ export class IntegrationIsolate {
       const realm = pooledRealm ?? (await prepareRealm(this.runtime, this.limits.memoryLimitMb));
       isolate = realm.isolate;
       const timers = new Map<number, NodeJS.Timeout>();
+      const fetches = new FetchTable();
       realmState = { disposed: false, guest: false };
       this.startingRealm = realmState;
-      realm.claim(this.owner(timers, realmState));
-      const live: Live = { isolate, context: realm.context, timers, seededUrls: new Set(), environmentJson: undefined, pooled: pooledRealm !== undefined, dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer, realmState };
+      realm.claim(this.owner(timers, fetches, realmState));
+      const live: Live = { isolate, context: realm.context, timers, fetches, seededUrls: new Set(), environmentJson: undefined, pooled: pooledRealm !== undefined, dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer, pullBody: realm.pullBody, cancelBody: realm.cancelBody, realmState };
       // From here on it is the integration's code (compiling and running its bundle): its deadline runs.
       realmBuilt();
       // Every dispatch that asked for this start gave up at its deadline while the host built the
@@ -701,7 +764,7 @@ export class IntegrationIsolate {
   }
 
   /** This integration's side of a realm's per-integration primitives (the rest are pure: realm.ts). */
-  private owner(timers: Map<number, NodeJS.Timeout>, state: RealmState): RealmOwner {
+  private owner(timers: Map<number, NodeJS.Timeout>, fetches: FetchTable, state: RealmState): RealmOwner {
     const log = (level: LogLevel, text: string) => this.recordLog(String(level), String(text), state.disposed);
     const fetch = async (request: BridgeRequest): Promise<BridgeResult<BridgeResponse>> => {
       const allowance = this.limits.maxFetchesPerDispatch * Math.max(1, this.inFlight.size + this.draining.size);
@@ -709,18 +772,33 @@ export class IntegrationIsolate {
         this.warnOnce('fetch', `fetch refused: the limit of ${this.limits.maxFetchesPerDispatch} fetches per event was reached`);
         return { ok: false, code: 'TypeError', message: `fetch limit reached (${this.limits.maxFetchesPerDispatch} per event)` };
       }
-      let result: BridgeResult<BridgeResponse>;
+      const signal = fetches.begin(request.id);
+      if (signal === null) return { ok: false, code: 'TypeError', message: 'too many fetches open at once' };
+      let outcome: FetchOutcome;
       try {
-        result = await this.hooks.fetch(request);
+        outcome = await this.hooks.fetch(request, signal);
       } catch {
-        result = { ok: false, code: 'TypeError', message: 'network error' };
+        outcome = { ok: false, code: 'TypeError', message: 'network error' };
       }
+      const { rest, ...result } = outcome;
       // Settling it now would run the guest's continuation while nothing is in flight, outside any
       // deadline: a fetch nobody awaited (nor handed to waitUntil) is abandoned, as on other
-      // isolate platforms once the response is sent.
-      if (this.inFlight.size === 0 && this.draining.size === 0) return this.abandon();
+      // isolate platforms once the response is sent, and its body with it.
+      if (this.inFlight.size === 0 && this.draining.size === 0) {
+        rest?.cancel();
+        fetches.answered(request.id, undefined);
+        return this.abandon();
+      }
+      fetches.answered(request.id, state.disposed ? undefined : rest);
+      if (state.disposed) rest?.cancel();
       return result;
     };
+    const fetchRead = async (id: number): Promise<BridgeResult<Uint8Array | null>> => {
+      const read = await fetches.read(id);
+      if (this.inFlight.size === 0 && this.draining.size === 0) return this.abandon();
+      return read;
+    };
+    const fetchCancel = (id: number) => fetches.cancel(id);
     const setTimer = (id: number, delayMs: number) => {
       // Only a timer callback already on its way in can run while idle; it may not re-arm itself.
       if (this.inFlight.size === 0 && this.draining.size === 0) return;
@@ -736,7 +814,7 @@ export class IntegrationIsolate {
       clearTimeout(timers.get(Number(id)));
       timers.delete(Number(id));
     };
-    return { log, fetch, setTimer, clearTimer };
+    return { log, fetch, fetchRead, fetchCancel, setTimer, clearTimer };
   }
 
   /**

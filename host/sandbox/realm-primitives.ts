@@ -7,19 +7,13 @@ import ivm from 'isolated-vm';
 import { ASYNC_PRIMITIVES, PRIMITIVE_NAMES, RUNTIME_MODULES, type BridgePrimitives, type RuntimeModuleName } from '../../sandbox-api/runtime/contract.ts';
 import * as primitives from '../bridge/primitives.ts';
 import type { RealmOwner } from './realm.ts';
-import { runtimeModuleFilename } from './stack-map.ts';
 
-/** One runtime module's script as a worker holds it, with the V8 code cache its first compile made. */
-export interface RuntimeModuleSource {
-  code: string;
-  cache?: ivm.ExternalCopy<ArrayBuffer>;
-}
+/** The runtime modules' scripts as a worker holds them (build.ts buildRuntimeModules), by name. */
+export type RuntimeModuleSources = ReadonlyMap<RuntimeModuleName, string>;
 
-export type RuntimeModuleSources = ReadonlyMap<RuntimeModuleName, RuntimeModuleSource>;
-
-/** The module scripts as the worker receives them (build.ts buildRuntimeModules), ready to compile. */
+/** The module scripts as the worker receives them, ready to hand out. */
 export function moduleSources(scripts: Readonly<Record<RuntimeModuleName, string>>): RuntimeModuleSources {
-  return new Map(RUNTIME_MODULES.map((name) => [name, { code: scripts[name] }]));
+  return new Map(RUNTIME_MODULES.map((name) => [name, scripts[name]]));
 }
 
 /** Host errors must not carry host stacks or paths into the isolate. */
@@ -43,29 +37,18 @@ function safe<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R 
 const isModuleName = (value: unknown): value is RuntimeModuleName => typeof value === 'string' && (RUNTIME_MODULES as readonly string[]).includes(value);
 
 /**
- * Compiles a runtime module into the realm's isolate and returns its entry (the function build.ts
- * wraps it in) for the runtime to call. Runs inside the runtime's synchronous call, on this thread,
- * while the isolate waits for it; each module at most once per realm.
+ * Hands the runtime one of its modules' script text (it evaluates it itself: a script compiled and
+ * run from inside this synchronous call would end with a microtask checkpoint, running the guest's
+ * queued microtasks in the middle of its synchronous code). Each module at most once per realm.
  */
-export function moduleLoader(target: () => { isolate: ivm.Isolate; context: ivm.Context }, sources: RuntimeModuleSources) {
+export function moduleLoader(sources: RuntimeModuleSources) {
   const loaded = new Set<RuntimeModuleName>();
-  return (name: unknown): unknown => {
+  return (name: unknown): string => {
     if (!isModuleName(name)) throw new TypeError('no such runtime module');
     const source = sources.get(name);
     if (source === undefined || loaded.has(name)) throw new TypeError('this runtime module cannot be loaded');
     loaded.add(name);
-    const { isolate, context } = target();
-    const script = isolate.compileScriptSync(source.code, {
-      filename: runtimeModuleFilename(name),
-      ...(source.cache ? { cachedData: source.cache } : { produceCachedData: true }),
-    });
-    const produced = (script as ivm.Script & ivm.CachedDataResult).cachedData;
-    if (source.cache === undefined && produced !== undefined) source.cache = produced;
-    try {
-      return (script.runSync(context, { reference: true }) as ivm.Reference).derefInto();
-    } finally {
-      script.release();
-    }
+    return source;
   };
 }
 
@@ -83,18 +66,15 @@ export function orderedPrimitives(implementations: PrimitiveImplementations, wra
 
 /**
  * The realm's primitives, in the order install() and the bootstrap take them. `owner` is read at
- * every call (a realm made ahead of time has none until it is claimed), `target` once the isolate
- * and its context exist.
+ * every call (a realm made ahead of time has none until it is claimed; the async ones, given
+ * apart, answer a failure then).
  */
-export function realmPrimitives(
-  owner: () => RealmOwner,
-  fetch: BridgePrimitives['fetch'],
-  target: () => { isolate: ivm.Isolate; context: ivm.Context },
-  modules: RuntimeModuleSources,
-): unknown[] {
+export function realmPrimitives(owner: () => RealmOwner, async: Pick<BridgePrimitives, 'fetch' | 'fetchRead'>, modules: RuntimeModuleSources): unknown[] {
   return orderedPrimitives({
     log: (level, text) => owner().log(level, text),
-    fetch,
+    fetch: async.fetch,
+    fetchRead: async.fetchRead,
+    fetchCancel: (id) => owner().fetchCancel(id),
     setTimer: (id, delayMs) => owner().setTimer(id, delayMs),
     clearTimer: (id) => owner().clearTimer(id),
     parseUrl: primitives.parseUrl,
@@ -102,6 +82,6 @@ export function realmPrimitives(
     randomBytes: primitives.randomBytes,
     digest: primitives.digest,
     hmac: primitives.hmac,
-    loadModule: moduleLoader(target, modules),
+    loadModule: moduleLoader(modules),
   });
 }

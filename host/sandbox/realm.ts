@@ -28,6 +28,10 @@ export interface RuntimeSource {
 export interface RealmOwner {
   log(level: LogLevel, text: string): void;
   fetch(request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
+  /** The next bytes of a fetch's body that goes on at the host (null at its end). */
+  fetchRead(id: number): Promise<BridgeResult<Uint8Array | null>>;
+  /** Aborts a fetch, or cancels its body. */
+  fetchCancel(id: number): void;
   setTimer(id: number, delayMs: number): void;
   clearTimer(id: number): void;
 }
@@ -38,6 +42,8 @@ export interface PreparedRealm {
   dispatch: ivm.Reference<(eventJson: string, environmentJson: string | null, fetchBody: Uint8Array | null, parsedUrlsJson: string | null) => Promise<WireAnswer>>;
   drain: ivm.Reference<(eventId: string) => Promise<void>>;
   fireTimer: ivm.Reference<(id: number) => void>;
+  pullBody: ivm.Reference<(id: number) => Promise<Uint8Array | null>>;
+  cancelBody: ivm.Reference<(id: number, reason: string) => void>;
   setEntry: ivm.Reference<(namespace: unknown) => void>;
   /** Binds the realm's primitives to one integration, once; a second claim throws. */
   claim(owner: RealmOwner): void;
@@ -67,11 +73,15 @@ export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number
     if (owner === null) return { ok: false, code: 'TypeError', message: 'network error' };
     return owner.fetch(request);
   };
+  const fetchRead = async (id: number): Promise<BridgeResult<Uint8Array | null>> => {
+    if (owner === null) return { ok: false, code: 'TypeError', message: 'network error' };
+    return owner.fetchRead(id);
+  };
   const snapshot = runtime.snapshot;
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb, ...(snapshot ? { snapshot } : {}) });
   try {
     const context = await isolate.createContext();
-    const bound = realmPrimitives(current, fetch, () => ({ isolate, context }), runtime.modules);
+    const bound = realmPrimitives(current, { fetch, fetchRead }, runtime.modules);
     // From the snapshot the realm is built and hardened already: one call binds it.
     const api = snapshot ? await bootstrapRuntime(context, bound, RUNTIME_START_TIMEOUT_MS) : await installRuntime(runtime, isolate, context, bound);
     // Read synchronously: plain data properties of the runtime's own frozen object, in a realm no
@@ -82,6 +92,8 @@ export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number
       dispatch: api.getSync('dispatchWire', { reference: true }),
       drain: api.getSync('drain', { reference: true }),
       fireTimer: api.getSync('fireTimer', { reference: true }),
+      pullBody: api.getSync('pullBody', { reference: true }),
+      cancelBody: api.getSync('cancelBody', { reference: true }),
       setEntry: api.getSync('setEntry', { reference: true }),
       claim(next: RealmOwner): void {
         if (owner !== null) throw new Error('this realm was claimed already');

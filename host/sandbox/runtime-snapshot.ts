@@ -12,6 +12,8 @@ import { WARM_DISPATCHES, WARM_ENTRY, WARM_ENVIRONMENT_JSON, WARM_URL, warmEvent
 const STAND_INS: Record<keyof BridgePrimitives, string> = {
   log: '() => {}',
   fetch: "async () => ({ ok: false, code: 'TypeError', message: 'warm-up' })",
+  fetchRead: "async () => ({ ok: false, code: 'TypeError', message: 'warm-up' })",
+  fetchCancel: '() => {}',
   setTimer: '() => {}',
   clearTimer: '() => {}',
   parseUrl: 'record',

@@ -10,6 +10,7 @@ import { CrashLedger } from './crash-ledger.ts';
 import { settledBy, untilMoment } from './settled-by.ts';
 import { sendingBudget } from './offender-budget.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
+import { StreamedBody } from './streamed-body.ts';
 import { post, readyBy, spawnSlot, stopSlot, takePending, type LateVerdict, type Pending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
 import { Placement } from './placement.ts';
 import { environmentKey } from './held-environments.ts';
@@ -328,7 +329,11 @@ export class Supervisor {
     for (const slot of this.slots.values()) post(slot, { type: 'configure', apiEndpoint });
   }
 
-  async dispatch(integration: string, envelope: Envelope): Promise<SupervisedOutcome> {
+  /**
+   * Runs one envelope. With `stream`, a response body that the integration produces as a stream
+   * follows the answer (SupervisedOutcome.body) instead of being collected first.
+   */
+  async dispatch(integration: string, envelope: Envelope, options: { stream?: boolean } = {}): Promise<SupervisedOutcome> {
     // On the offenders' workers the host keeps the deadline from here, the dispatch's arrival:
     // what it waits for first (the verdict below, a restarting worker) comes out of that time, and
     // the worker gets what is left of it (sendingBudget).
@@ -402,6 +407,7 @@ export class Supervisor {
       fetchBody,
       environmentKey: key,
       ...(known ? {} : { environmentJson: this.environmentJson(environment) }),
+      ...(options.stream === true ? { stream: true } : {}),
     };
     let budget: number | undefined;
     if (slot.priority !== 'normal') {
@@ -710,6 +716,13 @@ export class Supervisor {
         return this.placement.disposed(slot.index, message.integration, message.evicted);
       case 'result':
         return this.settle(slot, message);
+      case 'body':
+        return slot.bodies.get(message.id)?.push(message.chunk);
+      case 'body-end': {
+        const body = slot.bodies.get(message.id);
+        slot.bodies.delete(message.id);
+        return body?.end(message.error);
+      }
     }
   }
 
@@ -731,7 +744,19 @@ export class Supervisor {
     for (const line of result.logs) this.options.onLog({ integration: pending.integration, eventIds: [pending.eventId], ...line });
     if (result.ok) {
       this.placement.started(slot.index, pending.integration);
-      return pending.resolve({ response: result.response, logs: result.logs, durationMs: result.durationMs });
+      const outcome: SupervisedOutcome = { response: result.response, logs: result.logs, durationMs: result.durationMs };
+      if (result.streamed === true) {
+        const id = result.id;
+        outcome.body = new StreamedBody({
+          ack: (bytes) => post(slot, { type: 'body-ack', id, bytes }),
+          cancel: () => {
+            slot.bodies.delete(id);
+            post(slot, { type: 'body-cancel', id });
+          },
+        });
+        slot.bodies.set(id, outcome.body);
+      }
+      return pending.resolve(outcome);
     }
     if (result.failure === 'memory') {
       this.strike(pending.integration, 'exceeded its memory limit');
@@ -754,6 +779,8 @@ export class Supervisor {
     for (const id of [...slot.pending.keys()]) {
       takePending(slot, id)?.reject(new HostError('ERR_SANDBOX_CRASHED', 'the sandbox running this integration crashed while handling the request'));
     }
+    for (const body of slot.bodies.values()) body.end('the sandbox running this integration crashed while it sent its response body');
+    slot.bodies.clear();
     slot.draining.clear();
     this.placement.restarted(slot.index);
     const solitaryOwner = [...this.solitary.entries()].find(([, entry]) => entry.index === slot.index)?.[0];

@@ -2,7 +2,7 @@
 // runs in, so the copied response may be anything. Pure; returns the response or a reason, and
 // decodes the runtime's compact answer (WireAnswer) without trusting its shape either.
 
-import type { RuntimeVerdict, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { RuntimeVerdict, SandboxResponse, StreamedBody } from '../../sandbox-api/runtime/contract.ts';
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE_FORBIDDEN = /[\0\r\n]/;
@@ -45,4 +45,20 @@ export function decodeWireAnswer(value: unknown): unknown {
   }
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return null;
   return { ...meta, body: value[1] };
+}
+
+/**
+ * The answer's StreamedBody (its body follows), or null when it has none; a malformed one is a
+ * reason, as for any bad answer. Only its shape is checked here: the ids mean something only to
+ * the isolate that gave them (a wrong one reads nothing).
+ */
+export function streamedBodyOf(value: unknown): StreamedBody | null | string {
+  const streamed = typeof value === 'object' && value !== null ? (value as { streamed?: unknown }).streamed : undefined;
+  if (streamed === undefined) return null;
+  if (typeof streamed !== 'object' || streamed === null) return 'the integration returned an invalid body stream';
+  const { kind, id } = streamed as Record<string, unknown>;
+  if ((kind !== 'runtime' && kind !== 'fetch') || typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) {
+    return 'the integration returned an invalid body stream';
+  }
+  return { kind, id };
 }

@@ -9,6 +9,7 @@ import { HostError } from '../common/errors.ts';
 import type { CapturedLog, FromWorker, ToWorker } from './messages.ts';
 import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
 import { WORKER_V8_FLAGS } from './v8-flags.ts';
+import type { StreamedBody } from './streamed-body.ts';
 import { HeldEnvironments } from './held-environments.ts';
 import { loweringProblem, type WorkerPriority } from './sched-policy.ts';
 
@@ -18,6 +19,8 @@ export interface SupervisedOutcome {
   response: SandboxResponse;
   logs: CapturedLog[];
   durationMs: number;
+  /** The body, when it follows the answer as it is produced (`response.body` is then empty). */
+  body?: StreamedBody;
 }
 
 /**
@@ -55,6 +58,8 @@ export interface Slot {
   pending: Map<number, Pending>;
   /** Integrations whose waitUntil work still runs here after their response (crash suspects too). */
   draining: Set<string>;
+  /** Bodies of its answered dispatches still arriving, by dispatch id. */
+  bodies: Map<number, StreamedBody>;
   stopping: boolean;
   /** The worker said it is ready and has not exited since (the readiness route counts these). */
   up: boolean;
@@ -89,7 +94,7 @@ export function spawnSlot(index: number, priority: WorkerPriority, handlers: Slo
   const send = batchedSender<ToWorker>((message) => {
     if (child.connected) child.send(message);
   });
-  const slot: Slot = { index, priority, child, ready, markReady, pending: new Map(), draining: new Set(), stopping: false, heldEnvironments: new HeldEnvironments(), up: false, send };
+  const slot: Slot = { index, priority, child, ready, markReady, pending: new Map(), draining: new Set(), bodies: new Map(), stopping: false, heldEnvironments: new HeldEnvironments(), up: false, send };
   const checkLowered = (reported: string | undefined) => {
     if (priority !== 'sched-idle' || child.pid === undefined) return;
     handlers.onSchedIdle?.(slot, reported ?? loweringProblem(child.pid, priority));

@@ -18,13 +18,14 @@ import { moduleSources } from './realm-primitives.ts';
 import { isKeyOf } from './held-environments.ts';
 import { BundlePrecompiler } from './bundle-precompiler.ts';
 import { GuestThreads } from './guest-threads.ts';
+import type { ResponseBody } from './response-body.ts';
+import { WINDOW_BYTES } from './streamed-body.ts';
 
 const MAX_REDIRECTS = 5;
 const EVICTED = 'evicted (least recently used)';
 /** What an isolate is assumed to take before any in this worker was measured (the runtime alone is ~2–4 MB). */
 const DEFAULT_ISOLATE_BYTES = 4 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 10_000;
-const FETCH_MAX_RESPONSE_BYTES = 5 * 1024 * 1024;
 
 let init: WorkerInit | null = null;
 let apiOrigin: string | null = null;
@@ -89,14 +90,16 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
   const lookup = lookupWithOverrides(init.egress.resolve);
   const isolate = new IntegrationIsolate(integration, bundleCode, runtime, init.limits, {
     // The guest resumes on an isolate thread once its fetch settles (lookAtThreads).
-    fetch: (request) =>
+    fetch: (request, signal) =>
       (isPlatformApi(request.url)
         ? callPlatformApi(integration, request)
         : performFetch(request, {
         policy,
         timeoutMs: FETCH_TIMEOUT_MS,
-        maxResponseBytes: FETCH_MAX_RESPONSE_BYTES,
+        maxResponseBytes: init!.limits.maxFetchResponseBytes,
         maxRedirects: MAX_REDIRECTS,
+        streaming: true,
+        signal,
         lookup,
         onRefusal: (url, reason) => {
           send({ type: 'count', integration, name: 'egress_refusal' });
@@ -266,20 +269,71 @@ function quietWaitMs(): number {
   return Math.max(0, lastActivity + QUIET_MS - performance.now());
 }
 
-async function dispatch(id: number, integration: string, envelope: Parameters<IntegrationIsolate['dispatch']>[0]): Promise<void> {
+/**
+ * Streamed bodies being sent on, by dispatch id: the credit the host gave (streamed-body.ts) and
+ * how to wake the pump waiting for more of it.
+ */
+const sending = new Map<number, { body: ResponseBody; credit: number; wake: () => void }>();
+
+/** Sends a body that follows its answer as `body` messages, no further ahead than the host's credit. */
+async function sendBody(id: number, body: ResponseBody): Promise<void> {
+  const state = { body, credit: WINDOW_BYTES, wake: () => undefined as void };
+  sending.set(id, state);
+  try {
+    for (;;) {
+      while (state.credit <= 0 && sending.has(id)) await new Promise<void>((resolve) => (state.wake = resolve));
+      if (!sending.has(id)) return;
+      const chunk = await body.next();
+      if (chunk === null) {
+        send({ type: 'body-end', id });
+        return;
+      }
+      state.credit -= chunk.byteLength;
+      send({ type: 'body', id, chunk });
+    }
+  } catch (error) {
+    send({ type: 'body-end', id, error: error instanceof Error ? error.message : 'the response body failed' });
+  } finally {
+    sending.delete(id);
+  }
+}
+
+/** A body the caller cannot take as a stream, read whole here (ResponseBody bounds its size and time). */
+async function collectBody(body: ResponseBody): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let length = 0;
+  for (let chunk = await body.next(); chunk !== null; chunk = await body.next()) {
+    parts.push(chunk);
+    length += chunk.byteLength;
+  }
+  const all = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    all.set(part, offset);
+    offset += part.byteLength;
+  }
+  return all;
+}
+
+async function dispatch(id: number, integration: string, envelope: Parameters<IntegrationIsolate['dispatch']>[0], stream: boolean): Promise<void> {
   const started = performance.now();
   lastActivity = started;
   const isolate = isolates.get(integration);
   // Only a start makes room: a dispatch joining one already under way adds nothing to the budget.
   if (isolate !== undefined && !isolate.isLive && !isolate.isStarting) enforceIsolateBudget(isolate);
   let result: DispatchResult;
+  let following: ResponseBody | undefined;
   if (isolate !== undefined) inFlight.set(id, isolate);
   if (isolate === undefined) {
     result = { type: 'result', id, ok: false, failure: 'not-registered', message: 'integration not loaded in this worker', logs: [], durationMs: 0 };
   } else {
     try {
-      const { response, logs } = await isolate.dispatch(envelope);
-      result = { type: 'result', id, ok: true, response, logs, durationMs: performance.now() - started, draining: isolate.isDraining };
+      const { response, logs, body } = await isolate.dispatch(envelope);
+      if (body !== undefined && !stream) response.body = await collectBody(body).catch((error: unknown) => {
+        throw new DispatchError('bad-response', error instanceof Error ? error.message : 'the response body failed');
+      });
+      else following = body;
+      result = { type: 'result', id, ok: true, response, logs, durationMs: performance.now() - started, draining: isolate.isDraining, ...(following !== undefined ? { streamed: true } : {}) };
     } catch (error) {
       const failure = error instanceof DispatchError ? error : new DispatchError('isolate-reset', 'the integration failed');
       const logs = (error as { logs?: DispatchResult['logs'] }).logs ?? [];
@@ -291,6 +345,7 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   // A timeout leaves at once rather than at the end of this turn: its caller has waited a whole
   // deadline already, and one more write is nothing beside it.
   send(result, !result.ok && result.failure === 'timeout');
+  if (following !== undefined) void sendBody(id, following);
   lastActivity = performance.now();
   // The answer is on its way: the pool may refill (at once if empty, else once the worker is
   // quiet) and the precompiler go on (off the critical path, once nothing waits).
@@ -437,7 +492,22 @@ function receive(message: ToWorker): void {
         fetchBody: message.fetchBody,
         ...(message.requestUrl !== undefined ? { requestUrl: message.requestUrl } : {}),
         ...(message.deadlineMs !== undefined ? { deadlineMs: message.deadlineMs } : {}),
-      });
+      }, message.stream === true);
+      return;
+    }
+    case 'body-ack': {
+      const state = sending.get(message.id);
+      if (state === undefined) return;
+      state.credit += Math.max(0, Number(message.bytes) || 0);
+      state.wake();
+      return;
+    }
+    case 'body-cancel': {
+      const state = sending.get(message.id);
+      if (state === undefined) return;
+      sending.delete(message.id);
+      state.body.cancel('the client went away');
+      state.wake();
       return;
     }
     case 'configure':

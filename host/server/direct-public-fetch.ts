@@ -10,7 +10,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HostError } from '../common/errors.ts';
 import type { Logger } from '../common/logger.ts';
 import { withRequestId } from '../common/request-context.ts';
-import { checkSandboxResponse, type CheckedResponse } from './send-sandbox-response.ts';
+import { pipeline } from 'node:stream';
+import { EMPTY_STATUSES, checkSandboxResponse, readableOf, type CheckedResponse } from './send-sandbox-response.ts';
 import { toHostError } from './errors-middleware.ts';
 import { accessLogLine } from './request-log.ts';
 import { isApiCall } from './routes/platform-api.ts';
@@ -26,20 +27,31 @@ const INSTALLATION_PATH = /^\/v1\/integrations\/([^/?%]+)\/installations\/([^/?%
 const INTEGRATION_PATH = /^\/v1\/integrations\/([^/?%]+)\/integration(?:\/[^?]*)?$/;
 const PREFIX = '/v1/integrations/';
 
-/** Statuses whose answer has no body (Koa's `statuses.empty`). */
-const EMPTY_STATUSES = new Set([204, 205, 304]);
-
 /** Koa's `ctx.writable`: whether an answer can still reach the client. */
 function writable(res: ServerResponse): boolean {
   if (res.writableEnded) return false;
   return res.socket === null ? true : res.socket.writable;
 }
 
-/** Writes a checked answer as Koa's `sendSandboxResponse` and its responder do, call for call. */
+/**
+ * Writes a checked answer as Koa's `sendSandboxResponse` and its responder do, call for call; a
+ * body stream goes out as it arrives (chunked), and a failure of it mid-way cuts the connection.
+ */
 function writeAnswer(req: IncomingMessage, res: ServerResponse, answer: CheckedResponse): void {
   res.statusCode = answer.status;
   if (answer.statusText) res.statusMessage = answer.statusText;
   for (const [name, values] of answer.headers) res.setHeader(name, values.length === 1 ? values[0] : values);
+  const stream = answer.stream;
+  if (stream !== undefined) {
+    if (!writable(res) || EMPTY_STATUSES.has(answer.status) || req.method === 'HEAD') {
+      stream.cancel();
+      if (EMPTY_STATUSES.has(answer.status)) res.removeHeader('Content-Type');
+      res.end();
+      return;
+    }
+    pipeline(readableOf(stream), res, () => undefined);
+    return;
+  }
   res.setHeader('Content-Length', answer.body.length);
   if (!writable(res)) {
     res.end();

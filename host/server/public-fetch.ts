@@ -1,8 +1,9 @@
 // What the public endpoints do between the request and the integration's answer, with no Koa in
 // it, so that the Koa routes (routes/public-endpoint.ts) and the direct node:http path
 // (direct-public-fetch.ts) run the same code: the body limit, the one installation lookup, the
-// fetch event with the endpoint's own cookies, the dispatch, and the browser isolation of the
-// answer. Never writes to the response: its callers do, each its own way.
+// fetch event with the endpoint's own cookies, the dispatch (its body streamed when the integration
+// streams it), and the browser isolation of the answer. Never writes to the response: its callers
+// do, each its own way.
 
 import type { IncomingMessage } from 'node:http';
 import { HostError } from '../common/errors.ts';
@@ -13,16 +14,25 @@ import { checkDeclaredLength, readBody } from './read-body.ts';
 import { cookiesForInstallation, integrationCookieKey, isolateInBrowser } from './browser-isolation.ts';
 import { integrationEndpointOf, publicEndpointOf } from '../installations/urls.ts';
 import type { Installation } from '../installations/model.ts';
+import type { StreamedBody } from '../sandbox/streamed-body.ts';
 
 // Methods a fetch Request cannot carry (the WHATWG forbidden methods): the runtime would throw
 // building the integration's Request, and the caller's request would come back as its 500.
 const UNREPRESENTABLE_METHODS = ['CONNECT', 'TRACE', 'TRACK'];
 
+/** The integration's answer; `stream` is its body when that follows as it is produced (`body` is then empty). */
+export type PublicAnswer = SandboxResponse & { stream?: StreamedBody };
+
 export interface PublicFetch {
   /** `ANY /v1/integrations/:name/installations/:id[/...]`; `target` is the path and query as received. */
-  installation(req: IncomingMessage, target: string, name: string, id: string): Promise<SandboxResponse>;
+  installation(req: IncomingMessage, target: string, name: string, id: string): Promise<PublicAnswer>;
   /** `ANY /v1/integrations/:name/integration[/...]`. */
-  integration(req: IncomingMessage, target: string, name: string): Promise<SandboxResponse>;
+  integration(req: IncomingMessage, target: string, name: string): Promise<PublicAnswer>;
+}
+
+/** The answer as its caller writes it: the body stream, when there is one, beside the response. */
+function answerOf(response: SandboxResponse, stream: StreamedBody | undefined): PublicAnswer {
+  return stream === undefined ? response : { ...response, stream };
 }
 
 /** The fetch event of a public request: its own cookies only (`cookieKey` is the endpoint's namespace). */
@@ -74,8 +84,8 @@ export function createPublicFetch(services: HostServices, maxBodyBytes: number):
       const body = await readBody(req, maxBodyBytes);
       // A fresh copy: small Buffers can be slices of Node's shared pool, whose other bytes must
       // never travel with the body.
-      const outcome = await services.dispatch(installation, event, body.length > 0 ? new Uint8Array(body) : null);
-      return isolateInBrowser(outcome.response, installation.id, endpointPath(installation));
+      const outcome = await services.dispatch(installation, event, body.length > 0 ? new Uint8Array(body) : null, { stream: true });
+      return answerOf(isolateInBrowser(outcome.response, installation.id, endpointPath(installation)), outcome.body);
     },
 
     // The integration's own endpoint: one fixed URL per integration (an OAuth provider's redirect
@@ -85,9 +95,9 @@ export function createPublicFetch(services: HostServices, maxBodyBytes: number):
       const cookieKey = integrationCookieKey(name);
       const { installationId: _none, ...event } = fetchEventOf(req, target, services, '', cookieKey);
       const body = await readBody(req, maxBodyBytes);
-      const outcome = await services.dispatchToIntegration(name, event, body.length > 0 ? new Uint8Array(body) : null);
+      const outcome = await services.dispatchToIntegration(name, event, body.length > 0 ? new Uint8Array(body) : null, { stream: true });
       const endpointPath = new URL(integrationEndpointOf(services.baseUrl(), name)).pathname;
-      return isolateInBrowser(outcome.response, cookieKey, endpointPath);
+      return answerOf(isolateInBrowser(outcome.response, cookieKey, endpointPath), outcome.body);
     },
   };
 }

@@ -3,7 +3,7 @@
 // through this, so tests can boot a fake and nothing in server/ loads the sandbox itself.
 
 import type { Logger } from '../common/logger.ts';
-import type { DispatchEvent, DispatchOutcome } from '../dispatch/dispatcher.ts';
+import type { DispatchEvent, DispatchOptions, DispatchOutcome } from '../dispatch/dispatcher.ts';
 import type { EventLogEntry, EventLogPage } from '../dispatch/event-log.ts';
 import type { EventFollower } from '../dispatch/event-feed.ts';
 import type { PublishResult } from '../events/publish.ts';
@@ -79,14 +79,14 @@ export interface HostServices {
    * Throws HostError with ERR_SANDBOX_TIMEOUT / ERR_SANDBOX_CRASHED / ERR_INTEGRATION_QUARANTINED /
    * ERR_SANDBOX_UNAVAILABLE.
    */
-  dispatch(installation: Installation, event: DispatchEvent, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
+  dispatch(installation: Installation, event: DispatchEvent, fetchBody: Uint8Array | null, options?: DispatchOptions): Promise<DispatchOutcome>;
 
   /**
    * Runs one event for an integration itself (its integration-level public endpoint), with no
    * installation. Rejects with ERR_INTEGRATION_NOT_FOUND for an unknown or built-in integration,
    * ERR_INTEGRATION_INVALID for one that cannot run, and the sandbox errors of dispatch().
    */
-  dispatchToIntegration(integration: string, event: DispatchEvent, fetchBody: Uint8Array | null): Promise<DispatchOutcome>;
+  dispatchToIntegration(integration: string, event: DispatchEvent, fetchBody: Uint8Array | null, options?: DispatchOptions): Promise<DispatchOutcome>;
 
   /** A site's published scripts: the list, and each script (fetch_published_script). */
   readonly siteScripts: SiteScripts;

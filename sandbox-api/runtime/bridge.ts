@@ -37,12 +37,18 @@ function copyBridgeResponse(value: unknown): BridgeResponse | null {
     body: value.body instanceof Uint8Array ? new Uint8Array(value.body) : new Uint8Array(0),
     url: String(value.url ?? ''),
     redirected: value.redirected === true,
+    more: value.more === true,
   };
 }
+
+/** The realm's own eval, taken before any guest code runs (a guest may replace the global). */
+const evaluate: (source: string) => unknown = globalThis.eval;
 
 export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
   const rawLog: Raw<'log'> = raw.log;
   const rawFetch: Raw<'fetch'> = raw.fetch;
+  const rawFetchRead: Raw<'fetchRead'> = raw.fetchRead;
+  const rawFetchCancel: Raw<'fetchCancel'> = raw.fetchCancel;
   const rawSetTimer: Raw<'setTimer'> = raw.setTimer;
   const rawClearTimer: Raw<'clearTimer'> = raw.clearTimer;
   const rawParseUrl: Raw<'parseUrl'> = raw.parseUrl;
@@ -70,6 +76,25 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
       if (result.ok !== true) return failure(String(result.code ?? 'fetch_failed'), String(result.message ?? 'request failed'));
       const value = copyBridgeResponse(result.value);
       return value === null ? failure('bridge_error', 'the host returned a malformed response') : { ok: true, value };
+    },
+    async fetchRead(id) {
+      let result: unknown;
+      try {
+        result = await rawFetchRead(id);
+      } catch {
+        return failure('bridge_error', 'the host could not read the response body');
+      }
+      if (!isRecord(result)) return failure('bridge_error', 'the host returned no result');
+      if (result.ok !== true) return failure(String(result.code ?? 'fetch_failed'), String(result.message ?? 'reading the body failed'));
+      if (result.value === null) return { ok: true, value: null };
+      return result.value instanceof Uint8Array ? { ok: true, value: new Uint8Array(result.value) } : failure('bridge_error', 'the host returned no bytes');
+    },
+    fetchCancel(id) {
+      try {
+        rawFetchCancel(id);
+      } catch {
+        // nothing left to cancel
+      }
     },
     setTimer(id, delayMs) {
       try {
@@ -138,14 +163,17 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
       return toBytes(bytes, 'crypto');
     },
     loadModule(name) {
-      let entry: unknown;
+      let source: unknown;
       try {
-        entry = rawLoadModule(name);
+        source = rawLoadModule(name);
       } catch {
         throw new Error(`the runtime could not load its ${name} module`);
       }
+      if (typeof source !== 'string') throw new Error(`the runtime could not load its ${name} module`);
+      // Indirect: evaluated in the global scope, where the script's value is the module's entry.
+      const entry: unknown = evaluate(source);
       if (typeof entry !== 'function') throw new Error(`the runtime could not load its ${name} module`);
-      return entry;
+      return entry as never;
     },
   };
 }

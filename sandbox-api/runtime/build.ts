@@ -119,9 +119,9 @@ let modulesMemo: Promise<Record<RuntimeModuleName, string>> | undefined;
 
 /**
  * Each runtime module (RUNTIME_MODULES, `modules/<name>.ts`) as a script whose value is a function
- * of MODULE_SCOPE_NAMES returning the module's entry: compiled in an isolate, running it only makes
- * that function; the runtime calls it with its captured scope (modules.ts), so the module's free
- * names resolve to those values, never to globals a guest may have replaced.
+ * of MODULE_SCOPE_NAMES returning the module's entry: evaluating it in an isolate only makes that
+ * function; the runtime calls it with its captured scope (modules.ts), so the module's free names
+ * resolve to those values, never to globals a guest may have replaced.
  */
 export function buildRuntimeModules(): Promise<Record<RuntimeModuleName, string>> {
   modulesMemo ??= (async () => {
@@ -129,7 +129,7 @@ export function buildRuntimeModules(): Promise<Record<RuntimeModuleName, string>
       RUNTIME_MODULES.map(async (name) => {
         const entry = fileURLToPath(new URL(`./modules/${name}.ts`, import.meta.url));
         const output = await bundle(entry, '__ih_module', `sandbox-runtime-${name}`);
-        const code = `(function (${MODULE_SCOPE_NAMES.join(', ')}) {\n"use strict";\n${output.code}\nreturn __ih_module.default;\n})`;
+        const code = `(function (${MODULE_SCOPE_NAMES.join(', ')}) {\n"use strict";\n${output.code}\nreturn __ih_module.default;\n})\n//# sourceURL=sandbox-runtime-${name}.js\n`;
         return [name, code] as const;
       }),
     );

@@ -31,8 +31,19 @@ export interface SandboxResponse {
   verdict?: RuntimeVerdict;
 }
 
-/** The runtime's answer: the response plus whether `context.waitUntil` work is still pending (so the worker only drains when there is something to drain). */
-export type DispatchAnswer = SandboxResponse & { waitUntilPending: boolean };
+/**
+ * A response body that follows its answer (SandboxResponse.body is then empty): a stream of the
+ * integration's, whose chunks the worker pulls with RuntimeApi.pullBody(id) as it sends them on, or
+ * an outbound fetch's body nobody in the isolate read, which the worker sends on from the host
+ * without the isolate (`id` is that fetch's BridgeRequest.id).
+ */
+export type StreamedBody = { kind: 'runtime'; id: number } | { kind: 'fetch'; id: number };
+
+/**
+ * The runtime's answer: the response, whether `context.waitUntil` work is still pending (so the
+ * worker only drains when there is something to drain), and its body when that follows.
+ */
+export type DispatchAnswer = SandboxResponse & { waitUntilPending: boolean; streamed?: StreamedBody };
 
 /**
  * The compact answer of RuntimeApi.dispatchWire: JSON text of the DispatchAnswer without its body
@@ -50,15 +61,23 @@ export interface BridgeRequest {
   headers: [string, string][];
   body: Uint8Array | null;
   redirect: 'follow' | 'manual' | 'error';
+  /**
+   * The runtime's number for this fetch, unique in its isolate: what fetchRead and fetchCancel
+   * name it by (its body after the answer, the request itself before). Absent: not cancellable.
+   */
+  id?: number;
 }
 
 export interface BridgeResponse {
   status: number;
   statusText: string;
   headers: [string, string][];
+  /** The body, or its first bytes when `more`. */
   body: Uint8Array;
   url: string;
   redirected: boolean;
+  /** The body goes on at the host: read the rest with fetchRead(request id). */
+  more?: boolean;
 }
 
 /** Host-side failures cross as data, never as host Error objects (no stack, no path). */
@@ -82,7 +101,7 @@ export interface UrlRecord {
 export type DigestAlgorithm = 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512';
 
 /**
- * The runtime's modules that are not in the startup snapshot: each is compiled into an isolate only
+ * The runtime's modules that are not in the startup snapshot: each is evaluated in an isolate only
  * when its guest first touches one of its globals (BridgePrimitives.loadModule), so an integration
  * that never uses them pays nothing for them (docs/architecture.md).
  */
@@ -118,6 +137,10 @@ export interface BridgePrimitives {
   log(level: LogLevel, text: string): void;
   /** Outbound HTTP through the worker's egress policy (async: returns a promise in the isolate). */
   fetch(request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
+  /** The next bytes of a fetch's body that went on at the host (BridgeResponse.more); null at its end. */
+  fetchRead(id: number): Promise<BridgeResult<Uint8Array | null>>;
+  /** The fetch is aborted or its body abandoned: the host stops it and closes its connection. */
+  fetchCancel(id: number): void;
   /** Ask the worker to call the runtime's `fireTimer(id)` after `delayMs`. */
   setTimer(id: number, delayMs: number): void;
   clearTimer(id: number): void;
@@ -129,17 +152,17 @@ export interface BridgePrimitives {
   digest(algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array;
   hmac(algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array;
   /**
-   * Compiles one of RUNTIME_MODULES into this isolate (from the worker's code cache) and returns its
-   * entry: a function the runtime calls with its own intrinsics. Throws for any other name.
+   * The script text of one of RUNTIME_MODULES, which the runtime evaluates into its entry (a
+   * function it calls with its own intrinsics). Throws for any other name, and for a second load.
    */
-  loadModule(name: RuntimeModuleName): unknown;
+  loadModule(name: RuntimeModuleName): string;
 }
 
 /** The order in which install() and the snapshot's bootstrap receive the primitives. */
-export const PRIMITIVE_NAMES = ['log', 'fetch', 'setTimer', 'clearTimer', 'parseUrl', 'decodeText', 'randomBytes', 'digest', 'hmac', 'loadModule'] as const satisfies readonly (keyof BridgePrimitives)[];
+export const PRIMITIVE_NAMES = ['log', 'fetch', 'fetchRead', 'fetchCancel', 'setTimer', 'clearTimer', 'parseUrl', 'decodeText', 'randomBytes', 'digest', 'hmac', 'loadModule'] as const satisfies readonly (keyof BridgePrimitives)[];
 
 /** The primitives that return a promise: they cross as References (see BridgePrimitives). */
-export const ASYNC_PRIMITIVES: readonly (keyof BridgePrimitives)[] = ['fetch'];
+export const ASYNC_PRIMITIVES: readonly (keyof BridgePrimitives)[] = ['fetch', 'fetchRead'];
 
 /** Fails to type-check when a primitive is missing from PRIMITIVE_NAMES. */
 export type PrimitivesListed = [Exclude<keyof BridgePrimitives, (typeof PRIMITIVE_NAMES)[number]>] extends [never] ? true : never;
@@ -167,6 +190,13 @@ export interface RuntimeApi {
   drain(eventId: string): Promise<void>;
   /** Called by the worker when a timer set through BridgePrimitives.setTimer is due. */
   fireTimer(id: number): void;
+  /**
+   * The next chunk of a StreamedBody of kind 'runtime' (null once it ended; then it is forgotten).
+   * Rejects when the stream errors or a chunk is not a Uint8Array.
+   */
+  pullBody(id: number): Promise<Uint8Array | null>;
+  /** The worker will not pull a StreamedBody any more (its client left, a limit): cancels the stream. */
+  cancelBody(id: number, reason: string): void;
 }
 
 /**

@@ -12,8 +12,11 @@ import {
   type RuntimeVerdict,
   type SandboxResponse,
   type DispatchAnswer,
+  type StreamedBody,
   type WireAnswer,
 } from './contract.ts';
+import type { BodyState } from './body.ts';
+import type { StreamsExports } from './modules/streams.ts';
 import { isModuleWorker, moduleWorkerRequest } from './module-worker.ts';
 import { utf8Encode } from './utf8.ts';
 
@@ -67,7 +70,9 @@ export interface DispatchDeps {
   /** What the integration protocol receives besides waitUntil (the runtime's own classes). */
   classes: { Response: unknown; Request: unknown; Headers: unknown };
   isResponse(value: unknown): boolean;
-  serializeResponse(value: unknown): SandboxResponse | null;
+  serializeResponse(value: unknown): { response: SandboxResponse; streamed: BodyState | null } | null;
+  /** The streams module, loaded: only ever asked for when a response body is a stream. */
+  streams(): StreamsExports;
   log(level: LogLevel, text: string): void;
   fireTimer(id: number): void;
   /** Records the host parsed already (Envelope.parsedUrls). */
@@ -135,10 +140,30 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     });
   }
 
+  /** Response bodies being sent on as they are produced (StreamedBody 'runtime'), by id. */
+  const bodies = new Map<number, { next(): Promise<Uint8Array | null>; cancel(reason: unknown): Promise<void> }>();
+  let lastBody = 0;
+
+  /**
+   * How a streamed body leaves: a fetch's body nobody read goes on from the host itself ('fetch');
+   * any other stream is pulled chunk by chunk by the worker ('runtime').
+   */
+  function streamBody(state: BodyState): StreamedBody {
+    const streams = deps.streams();
+    const host = state.stream === null ? state.host : streams.takeHostBody(state.stream);
+    if (host !== null) return { kind: 'fetch', id: host.id };
+    const id = ++lastBody;
+    bodies.set(id, streams.chunkReader(state.stream as NonNullable<BodyState['stream']>));
+    return { kind: 'runtime', id };
+  }
+
   /** The integration's answer as a SandboxResponse, or a logged 500 when it is not a sendable Response. */
-  function answer(result: unknown, what: string): SandboxResponse {
+  function answer(result: unknown, what: string): SandboxResponse & { streamed?: StreamedBody } {
     const serialized = deps.serializeResponse(result);
-    if (serialized !== null) return liftVerdict(serialized);
+    if (serialized !== null) {
+      const response = liftVerdict(serialized.response);
+      return serialized.streamed === null ? response : { ...response, streamed: streamBody(serialized.streamed) };
+    }
     log(
       'error',
       deps.isResponse(result)
@@ -148,7 +173,7 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     return verdictResponse(500, 'guest-error', 'Internal server error');
   }
 
-  async function runModuleWorker(worker: { fetch: (...args: unknown[]) => unknown }, envelope: Envelope, eventId: string): Promise<SandboxResponse> {
+  async function runModuleWorker(worker: { fetch: (...args: unknown[]) => unknown }, envelope: Envelope, eventId: string): Promise<SandboxResponse & { streamed?: StreamedBody }> {
     const RequestClass = deps.classes.Request as new (url: string, init: unknown) => unknown;
     const { url, init } = moduleWorkerRequest(envelope);
     const ctx = Object.freeze({
@@ -165,7 +190,7 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     return response;
   }
 
-  async function run(envelope: Envelope): Promise<SandboxResponse> {
+  async function run(envelope: Envelope): Promise<SandboxResponse & { streamed?: StreamedBody }> {
     const integration = entry;
     let handler: unknown;
     try {
@@ -187,7 +212,7 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
   }
 
   async function dispatch(envelope: Envelope): Promise<DispatchAnswer> {
-    let response: SandboxResponse;
+    let response: SandboxResponse & { streamed?: StreamedBody };
     try {
       response = await run(envelope);
     } catch (error) {
@@ -252,6 +277,27 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     },
     fireTimer(id: number): void {
       deps.fireTimer(Number(id));
+    },
+    async pullBody(id: number): Promise<Uint8Array | null> {
+      const key = Number(id);
+      const body = bodies.get(key);
+      if (body === undefined) return null;
+      try {
+        const chunk = await body.next();
+        if (chunk === null) bodies.delete(key);
+        return chunk;
+      } catch (error) {
+        bodies.delete(key);
+        log('error', `The response body stream failed: ${formatError(error)}`);
+        throw new Error('the response body stream failed');
+      }
+    },
+    cancelBody(id: number, reason: string): void {
+      const key = Number(id);
+      const body = bodies.get(key);
+      if (body === undefined) return;
+      bodies.delete(key);
+      void body.cancel(new TypeError(toText(reason)));
     },
   });
 }

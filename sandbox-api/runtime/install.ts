@@ -5,7 +5,7 @@
 // reach: they live only in closures.
 import { atob, btoa } from './base64.ts';
 import { Blob, File } from './blob.ts';
-import { BodyStream } from './body.ts';
+import { bindBodies } from './body.ts';
 import { bindPrimitives, type RawPrimitives } from './bind.ts';
 import { wrapPrimitives } from './bridge.ts';
 import { createConsole } from './console.ts';
@@ -45,11 +45,11 @@ function defineGlobal(name: string, value: unknown): void {
 }
 
 /**
- * The runtime's own objects that no global names but guest code receives (instances of the body
- * stream behind `Response#body`; the sandbox-api modules every bundle is linked to, provided.ts):
- * hardenRealm freezes them, and everything they reach, with the built-ins.
+ * The runtime's own objects that no global names but guest code receives (the sandbox-api modules
+ * every bundle is linked to, provided.ts): hardenRealm freezes them, and everything they reach,
+ * with the built-ins.
  */
-export const RUNTIME_HIDDEN: readonly unknown[] = [BodyStream, PROVIDED_MODULES];
+export const RUNTIME_HIDDEN: readonly unknown[] = [PROVIDED_MODULES];
 
 /** Deletes the globals the design keeps away from guests (V8 adds two of them back to every context made from a snapshot). */
 export function removeGlobals(): void {
@@ -90,7 +90,14 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
     hmac: (algorithm, key, data) => bridge.hmac(algorithm, key, data),
   });
 
-  defineGlobal('fetch', createFetch(Request, responseFromBridge, (request) => bridge.fetch(request)));
+  defineGlobal(
+    'fetch',
+    createFetch(Request, responseFromBridge, {
+      fetch: (request) => bridge.fetch(request),
+      read: (id) => bridge.fetchRead(id),
+      cancel: (id) => bridge.fetchCancel(id),
+    }),
+  );
   defineGlobal('Request', Request);
   defineGlobal('Response', Response);
   defineGlobal('Headers', Headers);
@@ -148,12 +155,14 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
     console: () => guestConsole,
   });
   const modules = createModuleLoader((name) => bridge.loadModule(name), scope, { streams: () => ({}) });
-  defineLazyGlobals(STREAM_GLOBALS, (name) => (modules.get('streams') as unknown as Record<string, unknown>)[name]);
+  defineLazyGlobals(STREAM_GLOBALS, (name) => (modules.get('streams').classes as unknown as Record<string, unknown>)[name]);
+  bindBodies({ streams: () => modules.get('streams'), loadedStreams: () => modules.peek('streams') });
 
   const api = createRuntimeApi({
     classes: { Response, Request, Headers },
     isResponse,
     serializeResponse,
+    streams: () => modules.get('streams'),
     log: (level, text) => bridge.log(level, text),
     fireTimer: (id) => timers.fire(id),
     seedUrls: urls.seed,

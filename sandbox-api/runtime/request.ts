@@ -1,6 +1,7 @@
-// The isolate's Request class (Fetch standard subset: no signal, cache, mode or credentials).
-// URLs are parsed by the host's parser passed in; relative URLs have no base here and throw.
-import { BodyCarrier, bindBodyHeaders, bodyStateOf, extractBody } from './body.ts';
+// The isolate's Request class (Fetch standard, as a server runtime has it). URLs are parsed by the
+// host's parser passed in; relative URLs have no base here and throw. A body may be a stream (with
+// `duplex: 'half'`, as the standard requires).
+import { BodyCarrier, bindBodyHeaders, bodyStateOf, cloneBody, emptyBody, extractBody, isNullBody, isUnusable, takeBody, type BodyState } from './body.ts';
 import { Headers, type HeadersInit } from './headers.ts';
 import type { ParseUrl } from './url.ts';
 
@@ -11,6 +12,7 @@ export interface RequestInit {
   headers?: HeadersInit;
   body?: unknown;
   redirect?: RequestRedirect;
+  duplex?: 'half';
   [option: string]: unknown;
 }
 
@@ -51,22 +53,24 @@ export function createRequestClass(parseUrl: ParseUrl) {
       const redirect = options.redirect !== undefined ? options.redirect : (source !== null ? source.#redirect : 'follow');
       if (!REDIRECT_MODES.includes(redirect)) throw new TypeError(`'${String(redirect)}' is not a valid redirect mode`);
       const headers = new Headers(options.headers !== undefined ? options.headers : source !== null ? source.#headers : undefined);
-      let bytes: Uint8Array | null = null;
+      let body: BodyState = emptyBody();
       if (options.body !== undefined && options.body !== null) {
         if (method === 'GET' || method === 'HEAD') throw new TypeError('Request with GET/HEAD method cannot have body.');
         const extracted = extractBody(options.body);
-        bytes = extracted.bytes;
+        if (extracted.stream !== null && options.duplex !== 'half') {
+          throw new TypeError("RequestInit: duplex option is required when sending a body stream ({ duplex: 'half' })");
+        }
+        body = { bytes: extracted.bytes, host: null, stream: extracted.stream, used: false };
         if (extracted.contentType !== null && !headers.has('content-type')) headers.set('content-type', extracted.contentType);
       } else if (source !== null && options.body === undefined) {
         const state = bodyStateOf(source);
-        if (state.bytes !== null) {
-          if (state.used) throw new TypeError('Cannot construct a Request with a Request whose body has already been read');
+        if (!isNullBody(state)) {
+          if (isUnusable(state)) throw new TypeError('Cannot construct a Request with a Request whose body has already been read');
           if (method === 'GET' || method === 'HEAD') throw new TypeError('Request with GET/HEAD method cannot have body.');
-          state.used = true; // the new request takes the body over, as in the spec
-          bytes = state.bytes;
+          body = takeBody(state); // the new request takes the body over, as in the spec
         }
       }
-      super(bytes);
+      super(body);
       bindBodyHeaders(this, headers);
       this.#method = method;
       this.#url = url;
@@ -90,21 +94,24 @@ export function createRequestClass(parseUrl: ParseUrl) {
       return this.#redirect;
     }
 
+    get duplex(): 'half' {
+      return 'half';
+    }
+
     clone(): Request {
       const state = bodyStateOf(this);
-      if (state.used) throw new TypeError('Cannot clone a Request whose body has already been read');
-      return new Request(this.#url, {
-        method: this.#method,
-        headers: this.#headers,
-        redirect: this.#redirect,
-        body: state.bytes === null ? null : state.bytes.slice(),
-      });
+      if (isUnusable(state)) throw new TypeError('Cannot clone a Request whose body has already been read');
+      const copy = new Request(this.#url, { method: this.#method, headers: this.#headers, redirect: this.#redirect });
+      Object.assign(bodyStateOf(copy), cloneBody(state));
+      return copy;
     }
 
     get [Symbol.toStringTag](): string {
       return 'Request';
     }
   }
+  // esbuild renames a class that shadows a global the bundle names elsewhere: the standard's name.
+  Object.defineProperty(Request, 'name', { value: 'Request' });
   return Request;
 }
 

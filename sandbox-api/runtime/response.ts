@@ -1,7 +1,9 @@
-// The isolate's Response class (Fetch standard subset) plus the runtime-only ways to make one:
-// fetched responses (immutable headers, url, redirected) and serialization to SandboxResponse.
-import { BodyCarrier, bindBodyHeaders, bodyStateOf, extractBody } from './body.ts';
+// The isolate's Response class (Fetch standard) plus the runtime-only ways to make one: fetched
+// responses (immutable headers, url, redirected, a body still at the host) and serialization to
+// SandboxResponse, whose body is bytes or, when it is a stream, sent on as it is produced.
+import { BodyCarrier, bindBodyHeaders, bodyStateOf, cloneBody, emptyBody, extractBody, isNullBody, isUnusable, type BodyState } from './body.ts';
 import type { BridgeResponse, SandboxResponse } from './contract.ts';
+import type { HostBodySource } from './modules/streams.ts';
 import { Headers, crossingHeaderPairs, setHeadersGuard, type HeadersInit } from './headers.ts';
 import type { ParseUrl } from './url.ts';
 import { utf8Encode } from './utf8.ts';
@@ -60,11 +62,11 @@ export function createResponseClass(parseUrl: ParseUrl) {
       if (!/^[\t\u0020-\u007e\u0080-\u00ff]*$/.test(statusText)) throw new TypeError('Invalid statusText');
       const headers = new Headers(options.headers);
       const extracted = extractBody(body);
-      if (extracted.bytes !== null && NULL_BODY_STATUSES.includes(status)) {
+      if ((extracted.bytes !== null || extracted.stream !== null) && NULL_BODY_STATUSES.includes(status)) {
         throw new TypeError(`Response with null body status (${status}) cannot have body`);
       }
       if (extracted.contentType !== null && !headers.has('content-type')) headers.set('content-type', extracted.contentType);
-      super(extracted.bytes);
+      super({ bytes: extracted.bytes, host: null, stream: extracted.stream, used: false });
       bindBodyHeaders(this, headers);
       this.#fields = { status, statusText, type: 'default', url: '', redirected: false };
       this.#headers = headers;
@@ -124,9 +126,9 @@ export function createResponseClass(parseUrl: ParseUrl) {
 
     clone(): Response {
       const state = bodyStateOf(this);
-      if (state.used) throw new TypeError('Cannot clone a Response whose body has already been read');
+      if (isUnusable(state)) throw new TypeError('Cannot clone a Response whose body has already been read');
       const copy = new Response(null, { headers: this.#headers });
-      bodyStateOf(copy).bytes = state.bytes === null ? null : state.bytes.slice();
+      Object.assign(bodyStateOf(copy), cloneBody(state));
       copy.#fields = { ...this.#fields };
       if (this.#fields.type !== 'default') setHeadersGuard(copy.#headers, 'immutable');
       return copy;
@@ -137,8 +139,15 @@ export function createResponseClass(parseUrl: ParseUrl) {
     }
   }
 
-  /** A Response for a fetch() result: any status the host saw, immutable headers, url/redirected set. */
-  function responseFromBridge(value: BridgeResponse): Response {
+  // esbuild renames a class that shadows a global the bundle names elsewhere: the standard's name.
+  Object.defineProperty(Response, 'name', { value: 'Response' });
+
+  /**
+   * A Response for a fetch() result: any status the host saw, immutable headers, url/redirected
+   * set; its body the bytes that came with it, or, when the host has more (`more`), a body read on
+   * from the host as it is asked for.
+   */
+  function responseFromBridge(value: BridgeResponse, more: HostBodySource | null): Response {
     const response = new Response(null, { status: 200 });
     const headers = headersOf(response);
     for (const [name, headerValue] of value.headers) {
@@ -150,26 +159,36 @@ export function createResponseClass(parseUrl: ParseUrl) {
     }
     setHeadersGuard(headers, 'immutable');
     const status = value.status;
-    bodyStateOf(response).bytes = NULL_BODY_STATUSES.includes(status) ? null : value.body;
+    const state = bodyStateOf(response);
+    if (NULL_BODY_STATUSES.includes(status)) more?.cancel();
+    else if (more !== null) state.host = more;
+    else state.bytes = value.body;
     Object.assign(fieldsOf(response), { status, statusText: value.statusText, type: 'basic', url: value.url, redirected: value.redirected });
     return response;
   }
 
   /**
-   * The SandboxResponse of a guest's Response, or null when `value` is not one of ours or is
-   * unusable. Throws a TypeError when its headers are over the crossing cap.
+   * A guest's Response as it leaves the isolate: the SandboxResponse (its body bytes, empty when the
+   * body goes on as a stream) and the body's state when it is a stream or still at the host. Null
+   * when `value` is not one of ours or is unusable. Throws a TypeError when its headers are over
+   * the crossing cap.
    */
-  function serializeResponse(value: unknown): SandboxResponse | null {
+  function serializeResponse(value: unknown): { response: SandboxResponse; streamed: BodyState | null } | null {
     if (!isResponse(value)) return null;
     const fields = fieldsOf(value);
     const state = bodyStateOf(value);
-    if (fields.type === 'error' || state.used) return null;
-    return {
+    if (fields.type === 'error' || isUnusable(state)) return null;
+    const response: SandboxResponse = {
       status: fields.status,
       statusText: fields.statusText.slice(0, MAX_STATUS_TEXT_LENGTH),
       headers: crossingHeaderPairs(headersOf(value), 'the response'),
-      body: state.bytes === null ? new Uint8Array(0) : state.bytes.slice(),
+      body: state.bytes !== null && state.stream === null ? state.bytes.slice() : new Uint8Array(0),
     };
+    if (isNullBody(state) || (state.bytes !== null && state.stream === null)) return { response, streamed: null };
+    // Sent on from here: the Response is used up, as a body read would leave it.
+    const streamed: BodyState = { ...state };
+    Object.assign(state, emptyBody(), { used: true });
+    return { response, streamed };
   }
 
   return { Response, responseFromBridge, serializeResponse, isResponse: (value: unknown) => isResponse(value) };

@@ -64,6 +64,8 @@ const primitivesFor = (isolate: ivm.Isolate, context: ivm.Context, modules: Runt
   orderedPrimitives({
     log: () => undefined,
     fetch: async () => ({ ok: false, code: 'TypeError', message: 'no' }),
+    fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'no' }),
+    fetchCancel: () => undefined,
     setTimer: () => undefined,
     clearTimer: () => undefined,
     parseUrl: () => null,
@@ -71,7 +73,7 @@ const primitivesFor = (isolate: ivm.Isolate, context: ivm.Context, modules: Runt
     randomBytes: (length: number) => new Uint8Array(length),
     digest: () => new Uint8Array(32),
     hmac: () => new Uint8Array(32),
-    loadModule: moduleLoader(() => ({ isolate, context }), modules),
+    loadModule: moduleLoader(modules),
   });
 
 async function main(): Promise<void> {

@@ -24,7 +24,7 @@ import { runtimeModules } from '../helpers/runtime-modules.ts';
 const STARTS = Number(process.argv[2] ?? 60);
 const snapshot = createRuntimeSnapshot(await buildSnapshotScript());
 const runtime = { code: '', snapshot, modules: await runtimeModules() };
-const OWNER: RealmOwner = { log: () => undefined, fetch: async () => ({ ok: false, code: 'TypeError', message: 'offline' }), setTimer: () => undefined, clearTimer: () => undefined };
+const OWNER: RealmOwner = { log: () => undefined, fetch: async () => ({ ok: false, code: 'TypeError', message: 'offline' }), fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'offline' }), fetchCancel: () => undefined, setTimer: () => undefined, clearTimer: () => undefined };
 
 type Rows = Map<string, number[]>;
 function lapper(rows: Rows): (step: string) => void {
@@ -85,7 +85,7 @@ async function onDemand(i: number, rows: Rows): Promise<void> {
   lap('new Isolate from snapshot');
   const context = await isolate.createContext();
   lap('createContext');
-  const bound = realmPrimitives(() => OWNER, OWNER.fetch, () => ({ isolate, context }), runtime.modules);
+  const bound = realmPrimitives(() => OWNER, OWNER, runtime.modules);
   lap('bind primitives (Callbacks)');
   const api = await bootstrapRuntime(context, bound, 30_000);
   lap('__ih_bootstrap (incl. hardenRetouched)');

@@ -20,6 +20,7 @@ import type {
   LogLevel,
   SandboxEvent,
   SandboxResponse,
+  StreamedBody,
   UrlRecord,
 } from '../../../sandbox-api/runtime/contract.ts';
 
@@ -84,7 +85,13 @@ function runtimeSnapshot(): Promise<ivm.ExternalCopy<ArrayBuffer>> {
   return snapshotMemo;
 }
 
-export type FetchStub = (request: BridgeRequest) => Promise<BridgeResult<BridgeResponse>> | BridgeResult<BridgeResponse>;
+/** The rest of a stubbed fetch's body, read on from the host (BridgeResponse.more). */
+export interface StubBody {
+  read(): Promise<Uint8Array | null>;
+  cancel(): void;
+}
+
+export type FetchStub = (request: BridgeRequest) => Promise<BridgeResult<BridgeResponse> & { rest?: StubBody }> | (BridgeResult<BridgeResponse> & { rest?: StubBody });
 
 export interface HarnessOptions {
   fetch?: FetchStub;
@@ -109,6 +116,8 @@ export function envelope(event: Partial<SandboxEvent> & { type: string }, fetchB
 export class Harness {
   readonly logs: LogLine[] = [];
   readonly fetchCalls: BridgeRequest[] = [];
+  /** Ids the runtime cancelled (fetchCancel): aborted fetches and abandoned bodies. */
+  readonly fetchCancels: number[] = [];
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
   #api: ivm.Reference<Record<string, unknown>>;
@@ -139,9 +148,32 @@ export class Harness {
     function bridge_log(level: LogLevel, text: string): void {
       harness.logs.push({ level, text });
     }
+    const bodies = new Map<number, StubBody>();
     async function bridge_fetch(request: BridgeRequest): Promise<BridgeResult<BridgeResponse>> {
       harness.fetchCalls.push(request);
-      return stubFetch(request);
+      const { rest, ...result } = await stubFetch(request);
+      if (rest !== undefined && result.ok && typeof request.id === 'number') {
+        bodies.set(request.id, rest);
+        return { ok: true, value: { ...result.value, body: new Uint8Array(0), more: true } };
+      }
+      return result;
+    }
+    async function bridge_fetchRead(id: number): Promise<BridgeResult<Uint8Array | null>> {
+      const body = bodies.get(id);
+      if (body === undefined) return { ok: false, code: 'TypeError', message: 'no such body' };
+      try {
+        const chunk = await body.read();
+        if (chunk === null) bodies.delete(id);
+        return { ok: true, value: chunk };
+      } catch (error) {
+        bodies.delete(id);
+        return { ok: false, code: 'TypeError', message: (error as Error).message };
+      }
+    }
+    function bridge_fetchCancel(id: number): void {
+      harness.fetchCancels.push(id);
+      bodies.get(id)?.cancel();
+      bodies.delete(id);
     }
     function bridge_setTimer(id: number, delayMs: number): void {
       clearTimeout(harness.#timers.get(id));
@@ -175,6 +207,8 @@ export class Harness {
       {
         log: bridge_log,
         fetch: bridge_fetch,
+        fetchRead: bridge_fetchRead,
+        fetchCancel: bridge_fetchCancel,
         setTimer: bridge_setTimer,
         clearTimer: bridge_clearTimer,
         parseUrl: bridge_parseUrl,
@@ -182,7 +216,7 @@ export class Harness {
         randomBytes: bridge_randomBytes,
         digest: bridge_digest,
         hmac: bridge_hmac,
-        loadModule: moduleLoader(() => ({ isolate, context }), modules),
+        loadModule: moduleLoader(modules),
       },
       // The runtime's own defences are what these tests look at: host errors cross unsanitized here.
       (fn) => fn,
@@ -211,9 +245,22 @@ export class Harness {
     await this.load(await bundleIntegration(source, loader, variant));
   }
 
-  async dispatch(value: Envelope): Promise<SandboxResponse> {
+  async dispatch(value: Envelope): Promise<SandboxResponse & { streamed?: StreamedBody }> {
     const dispatch = (await this.#api.get('dispatch', { reference: true })) as ivm.Reference<(e: Envelope) => Promise<SandboxResponse>>;
-    return (await dispatch.apply(undefined, [value], { arguments: { copy: true }, result: { promise: true, copy: true } })) as SandboxResponse;
+    return (await dispatch.apply(undefined, [value], { arguments: { copy: true }, result: { promise: true, copy: true } })) as SandboxResponse & { streamed?: StreamedBody };
+  }
+
+  /** The next chunk of a streamed response body of kind 'runtime' (RuntimeApi.pullBody). */
+  async pullBody(id: number): Promise<Uint8Array | null> {
+    const pull = (await this.#api.get('pullBody', { reference: true })) as ivm.Reference<(id: number) => Promise<Uint8Array | null>>;
+    return (await pull.apply(undefined, [id], { arguments: { copy: true }, result: { promise: true, copy: true } })) as Uint8Array | null;
+  }
+
+  /** Every chunk of a streamed response body of kind 'runtime', joined. */
+  async pullAll(id: number): Promise<Uint8Array> {
+    const parts: number[] = [];
+    for (let chunk = await this.pullBody(id); chunk !== null; chunk = await this.pullBody(id)) parts.push(...chunk);
+    return new Uint8Array(parts);
   }
 
   /** The worker's path: RuntimeApi.dispatchWire with JSON text, answered as [meta JSON, body]. */

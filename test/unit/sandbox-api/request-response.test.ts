@@ -4,6 +4,12 @@ import { createRequestClass } from '../../../sandbox-api/runtime/request.ts';
 import { createResponseClass } from '../../../sandbox-api/runtime/response.ts';
 import { URLSearchParams as RuntimeParams } from '../../../sandbox-api/runtime/url-search-params.ts';
 import { urlRecord } from './harness.ts';
+import { bindBodies } from '../../../sandbox-api/runtime/body.ts';
+import { createStreams } from '../../../sandbox-api/runtime/modules/streams.ts';
+
+// The runtime's streams module, as an isolate loads it on first use, here in Node.
+const streams = createStreams({});
+bindBodies({ streams: () => streams, loadedStreams: () => streams });
 
 const RuntimeRequest = createRequestClass(urlRecord);
 const { Response: RuntimeResponse, responseFromBridge, serializeResponse } = createResponseClass(urlRecord);
@@ -104,11 +110,13 @@ describe('Response (runtime)', () => {
     expect([error.status, error.type, error.ok]).toEqual([0, 'error', false]);
   });
 
-  it('exposes the body as a one-chunk stream that another Response can take over', async () => {
+  it('exposes the body as a one-chunk byte stream that another Response can take over', async () => {
     const upstream = new RuntimeResponse('streamed');
     const proxied = new RuntimeResponse(upstream.body, { status: 203 });
-    expect(upstream.bodyUsed).toBe(true);
+    // As in Node: the stream is only taken (locked, disturbed) once the new Response reads it.
+    expect([upstream.bodyUsed, upstream.body!.locked]).toEqual([false, false]);
     expect(await proxied.text()).toBe('streamed');
+    expect([upstream.bodyUsed, upstream.body!.locked]).toEqual([true, true]);
 
     const reader = new RuntimeResponse('abc').body!.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('abc');
@@ -126,12 +134,15 @@ describe('Response (runtime)', () => {
   it('serializes to a SandboxResponse, and refuses errors, used bodies and look-alikes', async () => {
     const response = new RuntimeResponse(new Uint8Array([0, 255]), { status: 418, statusText: 'Teapot', headers: [['Set-Cookie', 'a=1'], ['set-cookie', 'b=2']] });
     expect(serializeResponse(response)).toEqual({
-      status: 418,
-      statusText: 'Teapot',
-      headers: [['set-cookie', 'a=1'], ['set-cookie', 'b=2']],
-      body: new Uint8Array([0, 255]),
+      response: {
+        status: 418,
+        statusText: 'Teapot',
+        headers: [['set-cookie', 'a=1'], ['set-cookie', 'b=2']],
+        body: new Uint8Array([0, 255]),
+      },
+      streamed: null,
     });
-    expect(serializeResponse(new RuntimeResponse(null))?.body).toEqual(new Uint8Array(0));
+    expect(serializeResponse(new RuntimeResponse(null))?.response.body).toEqual(new Uint8Array(0));
     const used = new RuntimeResponse('x');
     await used.text();
     expect(serializeResponse(used)).toBeNull();
@@ -141,7 +152,7 @@ describe('Response (runtime)', () => {
   });
 
   it('builds fetched responses with any status, immutable headers and no body for null-body statuses', async () => {
-    const fetched = responseFromBridge({ status: 304, statusText: 'Not Modified', headers: [['etag', '"1"'], ['bad header', 'x']], body: new Uint8Array([1]), url: 'https://a.example/', redirected: false });
+    const fetched = responseFromBridge({ status: 304, statusText: 'Not Modified', headers: [['etag', '"1"'], ['bad header', 'x']], body: new Uint8Array([1]), url: 'https://a.example/', redirected: false }, null);
     expect([fetched.status, fetched.body, [...fetched.headers], fetched.type]).toEqual([304, null, [['etag', '"1"']], 'basic']);
     expect(() => fetched.headers.append('x', 'y')).toThrow(TypeError);
   });
