@@ -53,12 +53,13 @@ export function fileDeadlineMs(file: WptFile, timeoutMultiplier: number): number
 
 export async function runOurs(suite: WptSuite, files: WptFile[], options: RunOptions): Promise<Map<string, FileOutcome>> {
   const root = mkdtempSync(path.join(tmpdir(), 'ih-wpt-'));
+  const integrations = path.join(root, 'integrations');
   const names = new Map<string, string>();
   files.forEach((file, index) => {
     const name = integrationName(index);
     names.set(file.path, name);
-    const dir = path.join(root, name);
-    mkdirSync(dir);
+    const dir = path.join(integrations, name);
+    mkdirSync(dir, { recursive: true });
     writeFileSync(
       path.join(dir, 'platform-manifest.yaml'),
       `name: ${name}\ntitle: ${name}\ndescription: ${JSON.stringify(`WPT ${file.path}`)}\norganization: acme\nvisibility: public\nscopes: []\nscript: index.js\n`,
@@ -69,7 +70,9 @@ export async function runOurs(suite: WptSuite, files: WptFile[], options: RunOpt
   const logger = tailLogger();
   const host = await createHost({
     port: 0,
-    dirs: [root],
+    dirs: [integrations],
+    // Bundles of a temporary folder would only pile up in the repository's cache.
+    cacheDir: path.join(root, 'bundles'),
     dataPath: ':memory:',
     platformPath: path.join(REPOSITORY, 'fixtures', 'platform.yaml'),
     workers: 2,
