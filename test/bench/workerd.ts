@@ -55,7 +55,8 @@ export async function workerdBinary(): Promise<string> {
   return binary;
 }
 
-async function freePort(): Promise<number> {
+/** A free loopback port (the WPT runner's workerd listens on one too). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -81,12 +82,17 @@ const HELLO_WORKER = `export default {
 };
 `;
 
-export async function startWorkerd(): Promise<WorkerdServer> {
-  const binary = await workerdBinary();
+/** The newest compatibility date the binary supports (`workerd 2026-11-17` from --version). */
+export async function compatibilityDateOf(binary: string): Promise<string> {
   const { stdout } = await run(binary, ['--version'], { timeout: 30_000 });
-  // `workerd 2026-11-17`: the newest compatibility date this build supports.
   const compatibilityDate = /(\d{4}-\d{2}-\d{2})/.exec(stdout)?.[1];
   if (compatibilityDate === undefined) throw new Error(`unexpected workerd --version output: ${stdout.trim()}`);
+  return compatibilityDate;
+}
+
+export async function startWorkerd(): Promise<WorkerdServer> {
+  const binary = await workerdBinary();
+  const compatibilityDate = await compatibilityDateOf(binary);
   const port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), 'ih-workerd-'));
   writeFileSync(path.join(dir, 'hello.js'), HELLO_WORKER);
