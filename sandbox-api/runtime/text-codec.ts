@@ -10,12 +10,13 @@ export class TextEncoder {
   }
 
   encode(input: string = ''): Uint8Array {
-    return utf8Encode(String(input));
+    return utf8Encode(`${input}`);
   }
 
   encodeInto(source: string, destination: Uint8Array): { read: number; written: number } {
+    const text = `${source}`;
     if (!(destination instanceof Uint8Array)) throw new TypeError('TextEncoder.encodeInto: destination must be a Uint8Array');
-    return encodeIntoBuffer(String(source), destination);
+    return encodeIntoBuffer(text, destination);
   }
 
   get [Symbol.toStringTag](): string {
@@ -49,7 +50,7 @@ export function createTextDecoderClass(encodings: () => EncodingExports) {
     readonly #decoder: LegacyDecoder;
 
     constructor(label: unknown = 'utf-8', options: unknown = undefined) {
-      const text = String(label);
+      const text = `${label as string}`; // WebIDL's ToString: a Symbol throws, String() would not
       const settings = dictionary(options, 'TextDecoder');
       this.#fatal = Boolean(settings?.fatal);
       this.#ignoreBOM = Boolean(settings?.ignoreBOM);

@@ -22,7 +22,7 @@ export function createEncodingStreams(deps: EncodingStreamsDeps) {
       let pending = '';
       this.#transform = new Transform({
         transform(chunk: unknown, controller) {
-          let text = pending + String(chunk);
+          let text = pending + `${chunk as string}`; // ToString, as WebIDL converts: a Symbol throws
           pending = '';
           const last = text.charCodeAt(text.length - 1);
           if (last >= 0xd800 && last <= 0xdbff) {
