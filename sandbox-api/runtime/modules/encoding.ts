@@ -1,7 +1,9 @@
 // The runtime's encoding module, loaded into an isolate the first time a TextDecoder is asked for a
 // label that is not UTF-8's (modules.ts): the WHATWG Encoding label table and the decoders of every
-// other encoding, which hand the bytes to the host's (ICU) decoder. It never decodes bytes itself.
+// other encoding, which hand the bytes to the host's (ICU) decoder (ISO-2022-JP's escape sequences
+// excepted: iso-2022-jp.ts). It holds no table of characters.
 import type { BridgePrimitives } from '../contract.ts';
+import { Iso2022JpDecoder } from './iso-2022-jp.ts';
 
 export interface EncodingDeps {
   decodeText: BridgePrimitives['decodeText'];
@@ -59,7 +61,7 @@ const TABLE = `
 `;
 
 /** Encodings whose decoder keeps state between bytes: only their streams need the host to remember them. */
-const STATEFUL = new Set(['gbk', 'gb18030', 'big5', 'euc-jp', 'iso-2022-jp', 'shift_jis', 'euc-kr', 'utf-16be', 'utf-16le']);
+const STATEFUL = new Set(['gbk', 'gb18030', 'big5', 'euc-jp', 'shift_jis', 'euc-kr', 'utf-16be', 'utf-16le']);
 
 export function createEncoding(deps: EncodingDeps) {
   const decodeText = deps.decodeText;
@@ -99,13 +101,20 @@ export function createEncoding(deps: EncodingDeps) {
     }
   }
 
+  /** JIS X 0208 characters for ISO-2022-JP: EUC-JP bytes decoded on the host. */
+  const jis0208 = (euc: Uint8Array): string => {
+    const result = decodeText(euc, 'euc-jp', false, false, 0, true);
+    if (!result.ok) throw new TypeError('TextDecoder: the host could not decode iso-2022-jp');
+    return result.value;
+  };
+
   return {
     /** The encoding's name for an ASCII-lowercased, trimmed label, or null for an unknown one. */
     encodingOf(label: string): string | null {
       return names.get(label) ?? null;
     },
     createDecoder(encoding: string, fatal: boolean, ignoreBOM: boolean): LegacyDecoder {
-      return new HostDecoder(encoding, fatal, ignoreBOM);
+      return encoding === 'iso-2022-jp' ? new Iso2022JpDecoder(jis0208, fatal) : new HostDecoder(encoding, fatal, ignoreBOM);
     },
   };
 }
