@@ -34,10 +34,15 @@ function dictionary(value: unknown, what: string): Record<string, unknown> | nul
   return value as Record<string, unknown>;
 }
 
-/** The bytes of a BufferSource, not copied: decoding reads them at once, before any guest code can run. */
+const detached = (buffer: ArrayBufferLike): boolean => (buffer as { detached?: boolean }).detached === true;
+
+/**
+ * The bytes of a BufferSource, not copied: decoding reads them at once, before any guest code can
+ * run. A detached buffer holds no bytes (WebIDL), rather than making the view constructor throw.
+ */
 function bytesOf(input: unknown): Uint8Array {
-  if (input instanceof ArrayBuffer) return new Uint8Array(input);
-  if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  if (input instanceof ArrayBuffer) return detached(input) ? EMPTY : new Uint8Array(input);
+  if (ArrayBuffer.isView(input)) return detached(input.buffer) ? EMPTY : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
   throw new TypeError('TextDecoder.decode: the input must be an ArrayBuffer or ArrayBufferView');
 }
 

@@ -161,5 +161,8 @@ describe('TextDecoder (runtime)', () => {
     expect(() => decoder.decode(new Uint8Array(1), 1 as never)).toThrow(TypeError);
     expect(() => new RuntimeDecoder('utf-8', 'fatal' as never)).toThrow(TypeError);
     expect(new RuntimeDecoder('utf-8', null as never).fatal).toBe(false);
+    const gone = new Uint8Array([0x41, 0x42]);
+    structuredClone(gone.buffer, { transfer: [gone.buffer] });
+    expect([decoder.decode(gone), decoder.decode(gone.buffer), new RuntimeDecoder('big5').decode(gone)]).toEqual(['', '', '']);
   });
 });
