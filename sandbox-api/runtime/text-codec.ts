@@ -37,8 +37,9 @@ function dictionary(value: unknown, what: string): Record<string, unknown> | nul
 const detached = (buffer: ArrayBufferLike): boolean => (buffer as { detached?: boolean }).detached === true;
 
 /**
- * The bytes of a BufferSource, not copied: decoding reads them at once, before any guest code can
- * run. A detached buffer holds no bytes (WebIDL), rather than making the view constructor throw.
+ * The bytes of a BufferSource, not copied: decode() reads them synchronously, after the options
+ * (the point where the standard takes its copy), and no guest code runs while it reads. A detached
+ * buffer holds no bytes (WebIDL), rather than making the view constructor throw.
  */
 function bytesOf(input: unknown): Uint8Array {
   if (input instanceof ArrayBuffer) return detached(input) ? EMPTY : new Uint8Array(input);
