@@ -1,9 +1,9 @@
-// Node-backed implementations of the stateless bridge primitives (URL parsing, text decoding,
-// randomness, hashing). They receive copies and return copies; errors come back as data,
-// never as host Error objects, so no host stack or path can reach guest code.
+// Node-backed implementations of the stateless bridge primitives (URL parsing, randomness, hashing;
+// text decoding keeps state per realm: text-decoding.ts). They receive copies and return copies;
+// errors come back as data, never as host Error objects, so no host stack or path can reach guest code.
 
 import { createHash, createHmac, randomBytes as nodeRandomBytes } from 'node:crypto';
-import type { BridgeResult, DigestAlgorithm, UrlRecord } from '../../sandbox-api/runtime/contract.ts';
+import type { DigestAlgorithm, UrlRecord } from '../../sandbox-api/runtime/contract.ts';
 
 const NODE_DIGEST: Record<DigestAlgorithm, string> = {
   'SHA-1': 'sha1',
@@ -19,16 +19,6 @@ export function parseUrl(input: string, base: string | undefined): UrlRecord | n
   if (url === null) return null;
   const { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } = url;
   return { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash };
-}
-
-export function decodeText(bytes: Uint8Array, label: string, fatal: boolean, ignoreBOM: boolean): BridgeResult<string> {
-  try {
-    const decoder = new TextDecoder(String(label), { fatal: Boolean(fatal), ignoreBOM: Boolean(ignoreBOM) });
-    return { ok: true, value: decoder.decode(bytes instanceof Uint8Array ? bytes : new Uint8Array(0)) };
-  } catch (error) {
-    const code = (error as { code?: string }).code === 'ERR_ENCODING_NOT_SUPPORTED' ? 'RangeError' : 'TypeError';
-    return { ok: false, code, message: code === 'RangeError' ? `encoding "${label}" is not supported` : 'the data is not valid for this encoding' };
-  }
 }
 
 export function randomBytes(length: number): Uint8Array {

@@ -1,11 +1,13 @@
 // The primitives one realm's runtime is bound to, in the order of PRIMITIVE_NAMES: the owner's (log,
-// fetch, timers: whoever claimed the realm), the stateless ones of host/bridge/primitives.ts, and the
-// loader of the runtime's lazily loaded modules into this realm's own isolate. Every failure crosses
-// as a plain error without host details; nothing here hands guest code an isolated-vm object.
+// fetch, timers: whoever claimed the realm), the stateless ones of host/bridge/primitives.ts, the
+// realm's own text decoding (text-decoding.ts), and the loader of the runtime's lazily loaded modules
+// into this realm's own isolate. Every failure crosses as a plain error without host details; nothing
+// here hands guest code an isolated-vm object.
 
 import ivm from 'isolated-vm';
 import { ASYNC_PRIMITIVES, PRIMITIVE_NAMES, RUNTIME_MODULES, type BridgePrimitives, type RuntimeModuleName } from '../../sandbox-api/runtime/contract.ts';
 import * as primitives from '../bridge/primitives.ts';
+import { createTextDecoding } from '../bridge/text-decoding.ts';
 import type { RealmOwner } from './realm.ts';
 
 /** The runtime modules' scripts as a worker holds them (build.ts buildRuntimeModules), by name. */
@@ -78,7 +80,7 @@ export function realmPrimitives(owner: () => RealmOwner, async: Pick<BridgePrimi
     setTimer: (id, delayMs) => owner().setTimer(id, delayMs),
     clearTimer: (id) => owner().clearTimer(id),
     parseUrl: primitives.parseUrl,
-    decodeText: primitives.decodeText,
+    decodeText: createTextDecoding(),
     randomBytes: primitives.randomBytes,
     digest: primitives.digest,
     hmac: primitives.hmac,

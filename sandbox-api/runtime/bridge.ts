@@ -122,10 +122,10 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
       for (const field of URL_FIELDS) copy[field] = String(record[field] ?? '');
       return copy;
     },
-    decodeText(bytes, label, fatal, ignoreBOM) {
+    decodeText(bytes, encoding, fatal, ignoreBOM, stream, last) {
       let result: unknown;
       try {
-        result = rawDecodeText(bytes, label, fatal, ignoreBOM);
+        result = rawDecodeText(bytes, encoding, fatal, ignoreBOM, stream, last);
       } catch {
         return failure('bridge_error', 'the host could not decode the text');
       }

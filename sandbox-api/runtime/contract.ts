@@ -105,7 +105,7 @@ export type DigestAlgorithm = 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512';
  * when its guest first touches one of its globals (BridgePrimitives.loadModule), so an integration
  * that never uses them pays nothing for them (docs/architecture.md).
  */
-export const RUNTIME_MODULES = ['streams'] as const;
+export const RUNTIME_MODULES = ['streams', 'encoding', 'encoding-streams'] as const;
 export type RuntimeModuleName = (typeof RUNTIME_MODULES)[number];
 
 /**
@@ -146,8 +146,13 @@ export interface BridgePrimitives {
   clearTimer(id: number): void;
   /** WHATWG URL parsing by the host's spec implementation; null when the input is not a valid URL. */
   parseUrl(input: string, base: string | undefined): UrlRecord | null;
-  /** TextDecoder by the host's implementation. */
-  decodeText(bytes: Uint8Array, label: string, fatal: boolean, ignoreBOM: boolean): BridgeResult<string>;
+  /**
+   * TextDecoder for every encoding but UTF-8, by the host's (ICU) decoder; `encoding` is a canonical
+   * name. `stream` 0 decodes `bytes` on their own; another number is one of this realm's streams
+   * (`{ stream: true }`): numbered in increasing order by the runtime, opened by its first chunk,
+   * closed by `last` or an error; the host holds a few per realm (docs/architecture.md).
+   */
+  decodeText(bytes: Uint8Array, encoding: string, fatal: boolean, ignoreBOM: boolean, stream: number, last: boolean): BridgeResult<string>;
   randomBytes(length: number): Uint8Array;
   digest(algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array;
   hmac(algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array;

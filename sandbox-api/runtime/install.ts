@@ -25,7 +25,8 @@ import { TextEncoder, createTextDecoderClass } from './text-codec.ts';
 import { PROVIDED_MODULES } from './provided.ts';
 import { createTimers } from './timers.ts';
 import { createUrlClass } from './url.ts';
-import { captureScope, createModuleLoader, defineLazyGlobals } from './modules.ts';
+import { captureScope, createModuleLoader, defineLazyGlobals, type ModuleLoader } from './modules.ts';
+import type { EncodingStreamsDeps } from './modules/encoding-streams.ts';
 import { createUrlCache } from './url-cache.ts';
 import { URLSearchParams } from './url-search-params.ts';
 
@@ -35,6 +36,9 @@ const STREAM_GLOBALS = [
   'ReadableByteStreamController', 'WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController', 'TransformStream',
   'TransformStreamDefaultController', 'ByteLengthQueuingStrategy', 'CountQueuingStrategy',
 ];
+
+/** The globals of the encoding streams module (modules/encoding-streams.ts), loaded on first use. */
+const ENCODING_STREAM_GLOBALS = ['TextEncoderStream', 'TextDecoderStream'];
 
 /** Plain V8 globals the design keeps away from untrusted code (shared memory, timing, raw Wasm). */
 const REMOVED_GLOBALS = ['SharedArrayBuffer', 'Atomics', 'WebAssembly'];
@@ -77,7 +81,8 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   const URL = createUrlClass(parse);
   const Request = createRequestClass(parse);
   const { Response, responseFromBridge, serializeResponse, isResponse } = createResponseClass(parse);
-  const TextDecoder = createTextDecoderClass((bytes, label, fatal, ignoreBOM) => bridge.decodeText(bytes, label, fatal, ignoreBOM));
+  // The encoding module holds the label table and the other encodings (bound once `modules` exists).
+  const TextDecoder = createTextDecoderClass(() => modules.get('encoding'));
   const guestConsole = createConsole((level, text) => bridge.log(level, text));
   const timers = createTimers({
     setTimer: (id, delayMs) => bridge.setTimer(id, delayMs),
@@ -120,6 +125,8 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   defineGlobal('setInterval', timers.setInterval);
   defineGlobal('clearInterval', timers.clearInterval);
   defineGlobal('console', guestConsole);
+  // The global scope names itself, as a worker's does.
+  defineGlobal('self', globalThis);
   const existingMicrotask = (globalThis as { queueMicrotask?: unknown }).queueMicrotask;
   const queueMicrotask =
     typeof existingMicrotask === 'function'
@@ -154,8 +161,15 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
     clearTimeout: () => timers.clearTimeout,
     console: () => guestConsole,
   });
-  const modules = createModuleLoader((name) => bridge.loadModule(name), scope, { streams: () => ({}) });
+  const modules: ModuleLoader = createModuleLoader((name) => bridge.loadModule(name), scope, {
+    streams: () => ({}),
+    encoding: () => ({
+      decodeText: (bytes, encoding, fatal, ignoreBOM, stream, last) => bridge.decodeText(bytes, encoding, fatal, ignoreBOM, stream, last),
+    }),
+    'encoding-streams': (): EncodingStreamsDeps => ({ TransformStream: modules.get('streams').classes.TransformStream as EncodingStreamsDeps['TransformStream'] }),
+  });
   defineLazyGlobals(STREAM_GLOBALS, (name) => (modules.get('streams').classes as unknown as Record<string, unknown>)[name]);
+  defineLazyGlobals(ENCODING_STREAM_GLOBALS, (name) => (modules.get('encoding-streams') as unknown as Record<string, unknown>)[name]);
   bindBodies({ streams: () => modules.get('streams'), loadedStreams: () => modules.peek('streams') });
 
   const api = createRuntimeApi({

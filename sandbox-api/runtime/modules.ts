@@ -4,11 +4,15 @@
 // defines the globals that stand for a module until then. It never loads a module by a guest's name.
 import { MODULE_SCOPE_NAMES, type ModuleScopeName, type RuntimeModuleName } from './contract.ts';
 import { hardenLoaded } from './harden.ts';
+import type { EncodingDeps, EncodingExports } from './modules/encoding.ts';
+import type { EncodingStreamsDeps, EncodingStreamsExports } from './modules/encoding-streams.ts';
 import type { StreamsDeps, StreamsExports } from './modules/streams.ts';
 
 /** What each module's entry takes and returns (types only: each module is a script of its own). */
 export interface RuntimeModules {
   streams: { deps: StreamsDeps; exports: StreamsExports };
+  encoding: { deps: EncodingDeps; exports: EncodingExports };
+  'encoding-streams': { deps: EncodingStreamsDeps; exports: EncodingStreamsExports };
 }
 
 type Entry<N extends RuntimeModuleName> = (deps: RuntimeModules[N]['deps']) => RuntimeModules[N]['exports'];

@@ -1,10 +1,8 @@
-// TextEncoder (UTF-8, written here) and TextDecoder (UTF-8 here; other encodings through the
-// host's decoder passed in). Streaming decode is not supported: `{ stream: true }` throws.
-import type { BridgeResult } from './contract.ts';
-import { copyBufferSource } from './buffer-source.ts';
-import { encodeIntoBuffer, utf8Decode, utf8Encode } from './utf8.ts';
-
-export type DecodeText = (bytes: Uint8Array, label: string, fatal: boolean, ignoreBOM: boolean) => BridgeResult<string>;
+// TextEncoder (UTF-8, written here) and TextDecoder: UTF-8 decoded here (utf8.ts), streaming
+// included; every other label and encoding comes from the lazily loaded encoding module
+// (modules/encoding.ts), loaded only when a decoder for another label is made.
+import type { EncodingExports, LegacyDecoder } from './modules/encoding.ts';
+import { Utf8Decoder, encodeIntoBuffer, utf8Encode } from './utf8.ts';
 
 export class TextEncoder {
   get encoding(): string {
@@ -12,12 +10,13 @@ export class TextEncoder {
   }
 
   encode(input: string = ''): Uint8Array {
-    return utf8Encode(String(input));
+    return utf8Encode(`${input}`);
   }
 
   encodeInto(source: string, destination: Uint8Array): { read: number; written: number } {
+    const text = `${source}`;
     if (!(destination instanceof Uint8Array)) throw new TypeError('TextEncoder.encodeInto: destination must be a Uint8Array');
-    return encodeIntoBuffer(String(source), destination);
+    return encodeIntoBuffer(text, destination);
   }
 
   get [Symbol.toStringTag](): string {
@@ -26,41 +25,53 @@ export class TextEncoder {
 }
 
 const UTF8_LABELS = ['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8'];
-// Names for the labels people actually use; any other label the host accepts keeps its own name.
-const KNOWN_NAMES: Record<string, string> = {
-  'utf-16': 'utf-16le',
-  'utf-16le': 'utf-16le',
-  'utf-16be': 'utf-16be',
-  ucs2: 'utf-16le',
-  'ucs-2': 'utf-16le',
-  unicode: 'utf-16le',
-  ascii: 'windows-1252',
-  'us-ascii': 'windows-1252',
-  'iso-8859-1': 'windows-1252',
-  latin1: 'windows-1252',
-  l1: 'windows-1252',
-  'windows-1252': 'windows-1252',
-  cp1252: 'windows-1252',
-};
+const EMPTY = new Uint8Array(0);
 
-export function createTextDecoderClass(decodeText: DecodeText) {
+/** A WebIDL dictionary argument: undefined and null are empty; anything else must be an object. */
+function dictionary(value: unknown, what: string): Record<string, unknown> | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'object' && typeof value !== 'function') throw new TypeError(`${what}: the options must be an object`);
+  return value as Record<string, unknown>;
+}
+
+const detached = (buffer: ArrayBufferLike): boolean => (buffer as { detached?: boolean }).detached === true;
+
+/**
+ * The bytes of a BufferSource, not copied: decode() reads them synchronously, after the options
+ * (the point where the standard takes its copy), and no guest code runs while it reads. A detached
+ * buffer holds no bytes (WebIDL), rather than making the view constructor throw.
+ */
+function bytesOf(input: unknown): Uint8Array {
+  if (input instanceof ArrayBuffer) return detached(input) ? EMPTY : new Uint8Array(input);
+  if (ArrayBuffer.isView(input)) return detached(input.buffer) ? EMPTY : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  throw new TypeError('TextDecoder.decode: the input must be an ArrayBuffer or ArrayBufferView');
+}
+
+/** `encodings` loads the encoding module: called only for a label that is not UTF-8's. */
+export function createTextDecoderClass(encodings: () => EncodingExports) {
   class TextDecoder {
-    #encoding: string;
-    #label: string;
-    #fatal: boolean;
-    #ignoreBOM: boolean;
+    readonly #encoding: string;
+    readonly #fatal: boolean;
+    readonly #ignoreBOM: boolean;
+    readonly #decoder: LegacyDecoder;
 
-    constructor(label: string = 'utf-8', options: { fatal?: boolean; ignoreBOM?: boolean } = {}) {
-      const normalized = String(label).trim().toLowerCase();
-      this.#fatal = Boolean(options?.fatal);
-      this.#ignoreBOM = Boolean(options?.ignoreBOM);
-      this.#label = normalized;
-      if (UTF8_LABELS.includes(normalized)) this.#encoding = 'utf-8';
-      else {
-        const probe = decodeText(new Uint8Array(0), normalized, false, false);
-        if (!probe.ok) throw new RangeError(`The encoding label provided ('${String(label)}') is invalid.`);
-        this.#encoding = Object.hasOwn(KNOWN_NAMES, normalized) ? KNOWN_NAMES[normalized] : normalized;
+    constructor(label: unknown = 'utf-8', options: unknown = undefined) {
+      const text = `${label as string}`; // WebIDL's ToString: a Symbol throws, String() would not
+      const settings = dictionary(options, 'TextDecoder');
+      this.#fatal = Boolean(settings?.fatal);
+      this.#ignoreBOM = Boolean(settings?.ignoreBOM);
+      // Only ASCII whitespace is trimmed and only ASCII letters fold (the standard's "get an encoding").
+      const key = text.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, '').replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+      if (UTF8_LABELS.includes(key)) {
+        this.#encoding = 'utf-8';
+        this.#decoder = new Utf8Decoder(this.#fatal, this.#ignoreBOM);
+        return;
       }
+      const module = encodings();
+      const encoding = module.encodingOf(key);
+      if (encoding === null || encoding === 'replacement') throw new RangeError(`TextDecoder: the encoding label '${text}' is not supported`);
+      this.#encoding = encoding;
+      this.#decoder = module.createDecoder(encoding, this.#fatal, this.#ignoreBOM);
     }
 
     get encoding(): string {
@@ -75,15 +86,10 @@ export function createTextDecoderClass(decodeText: DecodeText) {
       return this.#ignoreBOM;
     }
 
-    decode(input?: ArrayBuffer | ArrayBufferView | null, options?: { stream?: boolean }): string {
-      if (options?.stream) throw new TypeError('TextDecoder: streaming decode ({ stream: true }) is not supported in this runtime');
-      if (input === undefined || input === null) return '';
-      const bytes = copyBufferSource(input);
-      if (bytes === null) throw new TypeError('TextDecoder.decode: input must be an ArrayBuffer or ArrayBufferView');
-      if (this.#encoding === 'utf-8') return utf8Decode(bytes, this.#fatal, this.#ignoreBOM);
-      const result = decodeText(bytes, this.#label, this.#fatal, this.#ignoreBOM);
-      if (!result.ok) throw new TypeError(`The encoded data was not valid for encoding ${this.#encoding}`);
-      return result.value;
+    decode(input: unknown = undefined, options: unknown = undefined): string {
+      const bytes = input === undefined ? EMPTY : bytesOf(input);
+      const stream = Boolean(dictionary(options, 'TextDecoder.decode')?.stream);
+      return this.#decoder.decode(bytes, stream);
     }
 
     get [Symbol.toStringTag](): string {

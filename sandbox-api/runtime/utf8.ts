@@ -67,68 +67,118 @@ export function utf8Length(input: string): number {
 }
 
 /**
- * WHATWG "UTF-8 decode" (BOM stripped unless `ignoreBOM`); invalid sequences become U+FFFD, or
- * throw a TypeError when `fatal`.
+ * WHATWG "UTF-8 decode" of a whole buffer (BOM stripped unless `ignoreBOM`); invalid sequences
+ * become U+FFFD, or throw a TypeError when `fatal`.
  */
 export function utf8Decode(bytes: Uint8Array, fatal = false, ignoreBOM = false): string {
-  let start = 0;
-  if (!ignoreBOM && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;
-  let result = '';
-  let units: number[] = [];
-  let codePoint = 0;
-  let needed = 0;
-  let seen = 0;
-  let lower = 0x80;
-  let upper = 0xbf;
-  const fail = (): void => {
-    if (fatal) throw new TypeError('The encoded data was not valid for encoding utf-8');
-    units.push(REPLACEMENT);
-  };
-  const emit = (cp: number): void => {
-    if (cp < 0x10000) units.push(cp);
-    else units.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
-    if (units.length >= FLUSH_UNITS) {
-      result += String.fromCharCode.apply(null, units);
-      units = [];
+  return new Utf8Decoder(fatal, ignoreBOM).decode(bytes, false);
+}
+
+/**
+ * The WHATWG UTF-8 decoder with its state kept between calls, for TextDecoder's `{ stream: true }`:
+ * an incomplete sequence at the end of a chunk waits for the next one; a call without `stream`
+ * flushes it (U+FFFD) and the call after that starts a new stream. The byte order mark is the
+ * first code point of a stream only. A fatal error throws and leaves the decoder as new.
+ */
+export class Utf8Decoder {
+  readonly #fatal: boolean;
+  readonly #ignoreBOM: boolean;
+  #codePoint = 0;
+  #needed = 0;
+  #seen = 0;
+  #lower = 0x80;
+  #upper = 0xbf;
+  #bomSeen = false;
+  #streaming = false;
+
+  constructor(fatal: boolean, ignoreBOM: boolean) {
+    this.#fatal = fatal;
+    this.#ignoreBOM = ignoreBOM;
+  }
+
+  decode(bytes: Uint8Array, stream: boolean): string {
+    if (!this.#streaming) this.#reset();
+    this.#streaming = stream;
+    let codePoint = this.#codePoint;
+    let needed = this.#needed;
+    let seen = this.#seen;
+    let lower = this.#lower;
+    let upper = this.#upper;
+    let result = '';
+    let units: number[] = [];
+    for (let i = 0; i < bytes.length; i++) {
+      const byte = bytes[i];
+      if (needed === 0) {
+        if (byte <= 0x7f) units.push(byte);
+        else if (byte >= 0xc2 && byte <= 0xdf) {
+          needed = 1;
+          codePoint = byte & 0x1f;
+        } else if (byte >= 0xe0 && byte <= 0xef) {
+          if (byte === 0xe0) lower = 0xa0;
+          if (byte === 0xed) upper = 0x9f;
+          needed = 2;
+          codePoint = byte & 0x0f;
+        } else if (byte >= 0xf0 && byte <= 0xf4) {
+          if (byte === 0xf0) lower = 0x90;
+          if (byte === 0xf4) upper = 0x8f;
+          needed = 3;
+          codePoint = byte & 0x07;
+        } else {
+          if (this.#fatal) this.#fail();
+          units.push(REPLACEMENT);
+        }
+      } else if (byte < lower || byte > upper) {
+        codePoint = needed = seen = 0;
+        lower = 0x80;
+        upper = 0xbf;
+        if (this.#fatal) this.#fail();
+        units.push(REPLACEMENT);
+        i--; // the offending byte starts over as a new sequence
+      } else {
+        lower = 0x80;
+        upper = 0xbf;
+        codePoint = (codePoint << 6) | (byte & 0x3f);
+        if (++seen === needed) {
+          if (codePoint < 0x10000) units.push(codePoint);
+          else units.push(0xd800 + ((codePoint - 0x10000) >> 10), 0xdc00 + ((codePoint - 0x10000) & 0x3ff));
+          codePoint = needed = seen = 0;
+        }
+      }
+      if (units.length >= FLUSH_UNITS) {
+        result += String.fromCharCode.apply(null, units);
+        units = [];
+      }
     }
-  };
-  for (let i = start; i < bytes.length; i++) {
-    const byte = bytes[i];
-    if (needed === 0) {
-      if (byte <= 0x7f) emit(byte);
-      else if (byte >= 0xc2 && byte <= 0xdf) {
-        needed = 1;
-        codePoint = byte & 0x1f;
-      } else if (byte >= 0xe0 && byte <= 0xef) {
-        if (byte === 0xe0) lower = 0xa0;
-        if (byte === 0xed) upper = 0x9f;
-        needed = 2;
-        codePoint = byte & 0x0f;
-      } else if (byte >= 0xf0 && byte <= 0xf4) {
-        if (byte === 0xf0) lower = 0x90;
-        if (byte === 0xf4) upper = 0x8f;
-        needed = 3;
-        codePoint = byte & 0x07;
-      } else fail();
-      continue;
-    }
-    if (byte < lower || byte > upper) {
+    if (!stream && needed !== 0) {
+      if (this.#fatal) this.#fail();
+      units.push(REPLACEMENT);
       codePoint = needed = seen = 0;
       lower = 0x80;
       upper = 0xbf;
-      fail();
-      i--; // the offending byte starts over as a new sequence
-      continue;
     }
-    lower = 0x80;
-    upper = 0xbf;
-    codePoint = (codePoint << 6) | (byte & 0x3f);
-    if (++seen === needed) {
-      emit(codePoint);
-      codePoint = needed = seen = 0;
+    if (units.length > 0) result += String.fromCharCode.apply(null, units);
+    this.#codePoint = codePoint;
+    this.#needed = needed;
+    this.#seen = seen;
+    this.#lower = lower;
+    this.#upper = upper;
+    if (!this.#bomSeen && result.length > 0) {
+      this.#bomSeen = true;
+      if (!this.#ignoreBOM && result.charCodeAt(0) === 0xfeff) return result.slice(1);
     }
+    return result;
   }
-  if (needed !== 0) fail();
-  if (units.length > 0) result += String.fromCharCode.apply(null, units);
-  return result;
+
+  #reset(): void {
+    this.#codePoint = this.#needed = this.#seen = 0;
+    this.#lower = 0x80;
+    this.#upper = 0xbf;
+    this.#bomSeen = false;
+  }
+
+  #fail(): never {
+    this.#reset();
+    this.#streaming = false;
+    throw new TypeError('The encoded data was not valid for encoding utf-8');
+  }
 }

@@ -1,6 +1,6 @@
-// Test harness: a real isolate running the built runtime, with Node-backed BridgePrimitives
-// (URL, TextDecoder, node:crypto, a stubbed fetch, real timers), and an esbuild bundler for tiny
-// integrations with the host's own bundle options.
+// Test harness: a real isolate running the built runtime, with Node-backed BridgePrimitives (URL,
+// the host's text decoding, node:crypto, a stubbed fetch, real timers), and an esbuild bundler for
+// tiny integrations with the host's own bundle options.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -8,6 +8,7 @@ import ivm from 'isolated-vm';
 import { buildRuntimeScript, buildSnapshotScript } from '../../../sandbox-api/runtime/build.ts';
 import { bootstrapRuntime, createRuntimeSnapshot } from '../../../host/sandbox/runtime-snapshot.ts';
 import { moduleLoader, orderedPrimitives } from '../../../host/sandbox/realm-primitives.ts';
+import { createTextDecoding } from '../../../host/bridge/text-decoding.ts';
 import { runtimeModules } from '../../helpers/runtime-modules.ts';
 import { collectBuildErrors, integrationBuildOptions, wrapBundle, type BundleMode } from '../../../host/manifest/bundle.ts';
 import { resolutionRoots } from '../../../host/manifest/resolution-roots.ts';
@@ -60,14 +61,6 @@ export function urlRecord(input: string, base?: string): UrlRecord | null {
   }
   const { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } = url;
   return { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash };
-}
-
-export function decodeWithNode(bytes: Uint8Array, label: string, fatal: boolean, ignoreBOM: boolean): BridgeResult<string> {
-  try {
-    return { ok: true, value: new TextDecoder(label, { fatal, ignoreBOM }).decode(bytes) };
-  } catch (error) {
-    return { ok: false, code: 'decode_failed', message: (error as Error).message };
-  }
 }
 
 const nodeHash = (algorithm: DigestAlgorithm): string => algorithm.replace('-', '').toLowerCase();
@@ -189,8 +182,9 @@ export class Harness {
     function bridge_parseUrl(input: string, base: string | undefined): UrlRecord | null {
       return options.throwingPrimitives ? boom() : urlRecord(input, base);
     }
-    function bridge_decodeText(bytes: Uint8Array, label: string, fatal: boolean, ignoreBOM: boolean): BridgeResult<string> {
-      return options.throwingPrimitives ? boom() : decodeWithNode(bytes, label, fatal, ignoreBOM);
+    const decodeText = createTextDecoding();
+    function bridge_decodeText(bytes: Uint8Array, encoding: string, fatal: boolean, ignoreBOM: boolean, stream: number, last: boolean): BridgeResult<string> {
+      return options.throwingPrimitives ? boom() : decodeText(bytes, encoding, fatal, ignoreBOM, stream, last);
     }
     function bridge_randomBytes(length: number): Uint8Array {
       return options.throwingPrimitives ? boom() : randomWithNode(length);

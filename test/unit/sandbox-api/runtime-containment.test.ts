@@ -149,7 +149,7 @@ describe('host failures', () => {
       await attempt(() => new URL('https://a.example/'));
       await attempt(() => crypto.randomUUID());
       await attempt(() => crypto.subtle.digest('SHA-256', new Uint8Array(1)));
-      await attempt(() => new TextDecoder('latin1'));
+      await attempt(() => new TextDecoder('latin1').decode(new Uint8Array([0x41])));
       return JSON.stringify(errors);
     })()`);
     const errors = JSON.parse(result) as { name: string; message: string; stack: string }[];
