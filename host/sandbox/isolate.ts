@@ -12,6 +12,7 @@ import { sanitizeLogText } from '../common/log-text.ts';
 import { guestStack, scriptFilename } from './stack-map.ts';
 import type { FetchOutcome } from '../bridge/fetch.ts';
 import { FetchTable } from './fetch-table.ts';
+import type { RealmResources } from './realm-primitives.ts';
 import { responseBody, type ResponseBody } from './response-body.ts';
 
 export class DispatchError extends Error {
@@ -115,6 +116,8 @@ interface Live {
   timers: Map<number, NodeJS.Timeout>;
   /** Its outbound fetches in flight and their bodies still at the host. */
   fetches: FetchTable;
+  /** What its realm holds on the host (compression streams). */
+  resources: RealmResources;
   seededUrls: Set<string>;
   /**
    * The environment text this isolate's runtime holds parsed (the last one sent): an envelope with
@@ -436,6 +439,7 @@ export class IntegrationIsolate {
     for (const timer of live.timers.values()) clearTimeout(timer);
     live.timers.clear();
     live.fetches.close();
+    live.resources.close();
     this.draining.clear();
     // Its realm's calls already on their way to this thread may still arrive: their lines go to
     // the host's log, never into an event of a later isolate (see recordLog).
@@ -551,6 +555,7 @@ export class IntegrationIsolate {
     this.lateDropped = 0;
     this.dropIdleTimers();
     this.live?.fetches.closeBodies();
+    this.live?.resources.idle();
     if (this.retiredBecause !== null) this.dispose(this.retiredBecause);
   }
 
@@ -708,7 +713,7 @@ export class IntegrationIsolate {
       realmState = { disposed: false, guest: false };
       this.startingRealm = realmState;
       realm.claim(this.owner(timers, fetches, realmState));
-      const live: Live = { isolate, context: realm.context, timers, fetches, seededUrls: new Set(), environmentJson: undefined, pooled: pooledRealm !== undefined, dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer, pullBody: realm.pullBody, cancelBody: realm.cancelBody, realmState };
+      const live: Live = { isolate, context: realm.context, timers, fetches, seededUrls: new Set(), environmentJson: undefined, pooled: pooledRealm !== undefined, dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer, pullBody: realm.pullBody, cancelBody: realm.cancelBody, resources: realm.resources, realmState };
       // From here on it is the integration's code (compiling and running its bundle): its deadline runs.
       realmBuilt();
       // Every dispatch that asked for this start gave up at its deadline while the host built the

@@ -8,6 +8,7 @@ import ivm from 'isolated-vm';
 import { ASYNC_PRIMITIVES, PRIMITIVE_NAMES, RUNTIME_MODULES, type BridgePrimitives, type RuntimeModuleName } from '../../sandbox-api/runtime/contract.ts';
 import * as primitives from '../bridge/primitives.ts';
 import { createTextDecoding } from '../bridge/text-decoding.ts';
+import { createCompressionTable, type CompressionTable } from '../bridge/compression.ts';
 import type { RealmOwner } from './realm.ts';
 
 /** The runtime modules' scripts as a worker holds them (build.ts buildRuntimeModules), by name. */
@@ -54,6 +55,20 @@ export function moduleLoader(sources: RuntimeModuleSources) {
   };
 }
 
+/** What a realm holds on the host for its guest beyond single calls: its open compression streams. */
+export interface RealmResources {
+  compression: CompressionTable;
+  /** The integration's work is over: what it left open is closed. */
+  idle(): void;
+  /** The realm is gone. */
+  close(): void;
+}
+
+export function createRealmResources(): RealmResources {
+  const compression = createCompressionTable();
+  return { compression, idle: () => compression.closeAll(), close: () => compression.closeAll() };
+}
+
 export type PrimitiveImplementations = { [K in keyof BridgePrimitives]: (...args: never[]) => unknown };
 
 /**
@@ -67,12 +82,11 @@ export function orderedPrimitives(implementations: PrimitiveImplementations, wra
 }
 
 /**
- * The realm's primitives, in the order install() and the bootstrap take them. `owner` is read at
- * every call (a realm made ahead of time has none until it is claimed; the async ones, given
- * apart, answer a failure then).
+ * What each primitive of a realm does. `owner` is read at every call (a realm made ahead of time
+ * has none until it is claimed; the async ones, given apart, answer a failure then).
  */
-export function realmPrimitives(owner: () => RealmOwner, async: Pick<BridgePrimitives, 'fetch' | 'fetchRead'>, modules: RuntimeModuleSources): unknown[] {
-  return orderedPrimitives({
+export function realmImplementations(owner: () => RealmOwner, async: Pick<BridgePrimitives, 'fetch' | 'fetchRead'>, modules: RuntimeModuleSources, resources: RealmResources): PrimitiveImplementations {
+  return {
     log: (level, text) => owner().log(level, text),
     fetch: async.fetch,
     fetchRead: async.fetchRead,
@@ -84,6 +98,14 @@ export function realmPrimitives(owner: () => RealmOwner, async: Pick<BridgePrimi
     randomBytes: primitives.randomBytes,
     digest: primitives.digest,
     hmac: primitives.hmac,
+    compressionOpen: (format, decompress) => resources.compression.open(format, decompress),
+    compressionWrite: (id, input, finish) => resources.compression.write(id, input, finish),
+    compressionClose: (id) => resources.compression.close(id),
     loadModule: moduleLoader(modules),
-  });
+  };
+}
+
+/** The realm's primitives, in the order install() and the bootstrap take them (realmImplementations). */
+export function realmPrimitives(owner: () => RealmOwner, async: Pick<BridgePrimitives, 'fetch' | 'fetchRead'>, modules: RuntimeModuleSources, resources: RealmResources = createRealmResources()): unknown[] {
+  return orderedPrimitives(realmImplementations(owner, async, modules, resources));
 }

@@ -6,7 +6,7 @@
 import ivm from 'isolated-vm';
 import type { BridgeRequest, BridgeResponse, BridgeResult, LogLevel, WireAnswer } from '../../sandbox-api/runtime/contract.ts';
 import * as primitives from '../bridge/primitives.ts';
-import { realmPrimitives, type RuntimeModuleSources } from './realm-primitives.ts';
+import { createRealmResources, realmPrimitives, type RealmResources, type RuntimeModuleSources } from './realm-primitives.ts';
 import { bootstrapRuntime } from './runtime-snapshot.ts';
 import { RUNTIME_FILENAME } from './stack-map.ts';
 import { WARM_DISPATCHES, WARM_ENTRY, WARM_ENVIRONMENT_JSON, WARM_URL, warmEventJson } from './warm-up.ts';
@@ -45,6 +45,8 @@ export interface PreparedRealm {
   pullBody: ivm.Reference<(id: number) => Promise<Uint8Array | null>>;
   cancelBody: ivm.Reference<(id: number, reason: string) => void>;
   setEntry: ivm.Reference<(namespace: unknown) => void>;
+  /** What the realm holds on the host for its guest (open compression streams). */
+  resources: RealmResources;
   /** Binds the realm's primitives to one integration, once; a second claim throws. */
   claim(owner: RealmOwner): void;
   /** Whether claim() was called (a claimed realm may have run guest code: never reused). */
@@ -81,7 +83,8 @@ export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb, ...(snapshot ? { snapshot } : {}) });
   try {
     const context = await isolate.createContext();
-    const bound = realmPrimitives(current, { fetch, fetchRead }, runtime.modules);
+    const resources = createRealmResources();
+    const bound = realmPrimitives(current, { fetch, fetchRead }, runtime.modules, resources);
     // From the snapshot the realm is built and hardened already: one call binds it.
     const api = snapshot ? await bootstrapRuntime(context, bound, RUNTIME_START_TIMEOUT_MS) : await installRuntime(runtime, isolate, context, bound);
     // Read synchronously: plain data properties of the runtime's own frozen object, in a realm no
@@ -95,6 +98,7 @@ export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number
       pullBody: api.getSync('pullBody', { reference: true }),
       cancelBody: api.getSync('cancelBody', { reference: true }),
       setEntry: api.getSync('setEntry', { reference: true }),
+      resources,
       claim(next: RealmOwner): void {
         if (owner !== null) throw new Error('this realm was claimed already');
         owner = next;

@@ -57,6 +57,9 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
   const rawDigest: Raw<'digest'> = raw.digest;
   const rawHmac: Raw<'hmac'> = raw.hmac;
   const rawLoadModule: Raw<'loadModule'> = raw.loadModule;
+  const rawCompressionOpen: Raw<'compressionOpen'> = raw.compressionOpen;
+  const rawCompressionWrite: Raw<'compressionWrite'> = raw.compressionWrite;
+  const rawCompressionClose: Raw<'compressionClose'> = raw.compressionClose;
   return {
     log(level, text) {
       try {
@@ -161,6 +164,37 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
         throw new Error(`crypto: the host could not compute HMAC-${algorithm}`);
       }
       return toBytes(bytes, 'crypto');
+    },
+    compressionOpen(format, decompress) {
+      let result: unknown;
+      try {
+        result = rawCompressionOpen(format, decompress);
+      } catch {
+        return failure('bridge_error', 'the host could not open a compression stream');
+      }
+      if (!isRecord(result)) return failure('bridge_error', 'the host returned no result');
+      if (result.ok !== true) return failure(String(result.code ?? 'TypeError'), String(result.message ?? 'compression failed'));
+      return typeof result.value === 'number' ? { ok: true, value: result.value } : failure('bridge_error', 'the host returned no stream');
+    },
+    async compressionWrite(id, input, finish) {
+      let result: unknown;
+      try {
+        result = await rawCompressionWrite(id, input, finish);
+      } catch {
+        return failure('bridge_error', 'the host could not run the compression stream');
+      }
+      if (!isRecord(result)) return failure('bridge_error', 'the host returned no result');
+      if (result.ok !== true) return failure(String(result.code ?? 'TypeError'), String(result.message ?? 'compression failed'));
+      const value = result.value;
+      if (!isRecord(value) || !(value.output instanceof Uint8Array)) return failure('bridge_error', 'the host returned no bytes');
+      return { ok: true, value: { output: new Uint8Array(value.output), more: value.more === true } };
+    },
+    compressionClose(id) {
+      try {
+        rawCompressionClose(id);
+      } catch {
+        // nothing left to close
+      }
     },
     loadModule(name) {
       let source: unknown;

@@ -98,6 +98,9 @@ export interface UrlRecord {
   hash: string;
 }
 
+/** The formats of the Compression standard. */
+export type CompressionFormat = 'gzip' | 'deflate' | 'deflate-raw';
+
 export type DigestAlgorithm = 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512';
 
 /**
@@ -105,7 +108,7 @@ export type DigestAlgorithm = 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512';
  * when its guest first touches one of its globals (BridgePrimitives.loadModule), so an integration
  * that never uses them pays nothing for them (docs/architecture.md).
  */
-export const RUNTIME_MODULES = ['streams', 'encoding', 'encoding-streams'] as const;
+export const RUNTIME_MODULES = ['streams', 'encoding', 'encoding-streams', 'compression'] as const;
 export type RuntimeModuleName = (typeof RUNTIME_MODULES)[number];
 
 /**
@@ -137,6 +140,15 @@ export interface BridgePrimitives {
   log(level: LogLevel, text: string): void;
   /** Outbound HTTP through the worker's egress policy (async: returns a promise in the isolate). */
   fetch(request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
+  /** Opens a zlib stream of the host for a CompressionStream (decompress: false) or DecompressionStream. */
+  compressionOpen(format: CompressionFormat, decompress: boolean): BridgeResult<number>;
+  /**
+   * Feeds a compression stream `input` (at most 1 MB; `finish` ends its input) and returns what came
+   * out, at most 256 KB; `more` means more is waiting: call again with an empty input first.
+   */
+  compressionWrite(id: number, input: Uint8Array | null, finish: boolean): Promise<BridgeResult<{ output: Uint8Array; more: boolean }>>;
+  /** Closes a compression stream the guest cancelled or abandoned. */
+  compressionClose(id: number): void;
   /** The next bytes of a fetch's body that went on at the host (BridgeResponse.more); null at its end. */
   fetchRead(id: number): Promise<BridgeResult<Uint8Array | null>>;
   /** The fetch is aborted or its body abandoned: the host stops it and closes its connection. */
@@ -164,10 +176,10 @@ export interface BridgePrimitives {
 }
 
 /** The order in which install() and the snapshot's bootstrap receive the primitives. */
-export const PRIMITIVE_NAMES = ['log', 'fetch', 'fetchRead', 'fetchCancel', 'setTimer', 'clearTimer', 'parseUrl', 'decodeText', 'randomBytes', 'digest', 'hmac', 'loadModule'] as const satisfies readonly (keyof BridgePrimitives)[];
+export const PRIMITIVE_NAMES = ['log', 'fetch', 'fetchRead', 'fetchCancel', 'setTimer', 'clearTimer', 'parseUrl', 'decodeText', 'randomBytes', 'digest', 'hmac', 'compressionOpen', 'compressionWrite', 'compressionClose', 'loadModule'] as const satisfies readonly (keyof BridgePrimitives)[];
 
 /** The primitives that return a promise: they cross as References (see BridgePrimitives). */
-export const ASYNC_PRIMITIVES: readonly (keyof BridgePrimitives)[] = ['fetch', 'fetchRead'];
+export const ASYNC_PRIMITIVES: readonly (keyof BridgePrimitives)[] = ['fetch', 'fetchRead', 'compressionWrite'];
 
 /** Fails to type-check when a primitive is missing from PRIMITIVE_NAMES. */
 export type PrimitivesListed = [Exclude<keyof BridgePrimitives, (typeof PRIMITIVE_NAMES)[number]>] extends [never] ? true : never;

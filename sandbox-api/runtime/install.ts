@@ -40,6 +40,9 @@ const STREAM_GLOBALS = [
 /** The globals of the encoding streams module (modules/encoding-streams.ts), loaded on first use. */
 const ENCODING_STREAM_GLOBALS = ['TextEncoderStream', 'TextDecoderStream'];
 
+/** The globals of the compression module (modules/compression.ts), loaded on first use. */
+const COMPRESSION_GLOBALS = ['CompressionStream', 'DecompressionStream'];
+
 /** Plain V8 globals the design keeps away from untrusted code (shared memory, timing, raw Wasm). */
 const REMOVED_GLOBALS = ['SharedArrayBuffer', 'Atomics', 'WebAssembly'];
 
@@ -167,9 +170,16 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
       decodeText: (bytes, encoding, fatal, ignoreBOM, stream, last) => bridge.decodeText(bytes, encoding, fatal, ignoreBOM, stream, last),
     }),
     'encoding-streams': (): EncodingStreamsDeps => ({ TransformStream: modules.get('streams').classes.TransformStream as EncodingStreamsDeps['TransformStream'] }),
+    compression: () => ({
+      TransformStream: modules.get('streams').classes.TransformStream,
+      open: (format, decompress) => bridge.compressionOpen(format, decompress),
+      write: (id, input, finish) => bridge.compressionWrite(id, input, finish),
+      close: (id) => bridge.compressionClose(id),
+    }),
   });
   defineLazyGlobals(STREAM_GLOBALS, (name) => (modules.get('streams').classes as unknown as Record<string, unknown>)[name]);
   defineLazyGlobals(ENCODING_STREAM_GLOBALS, (name) => (modules.get('encoding-streams') as unknown as Record<string, unknown>)[name]);
+  defineLazyGlobals(COMPRESSION_GLOBALS, (name) => (modules.get('compression') as unknown as Record<string, unknown>)[name]);
   bindBodies({ streams: () => modules.get('streams'), loadedStreams: () => modules.peek('streams') });
 
   const api = createRuntimeApi({

@@ -7,12 +7,14 @@ import { hardenLoaded } from './harden.ts';
 import type { EncodingDeps, EncodingExports } from './modules/encoding.ts';
 import type { EncodingStreamsDeps, EncodingStreamsExports } from './modules/encoding-streams.ts';
 import type { StreamsDeps, StreamsExports } from './modules/streams.ts';
+import type { CompressionDeps, CompressionExports } from './modules/compression.ts';
 
 /** What each module's entry takes and returns (types only: each module is a script of its own). */
 export interface RuntimeModules {
   streams: { deps: StreamsDeps; exports: StreamsExports };
   encoding: { deps: EncodingDeps; exports: EncodingExports };
   'encoding-streams': { deps: EncodingStreamsDeps; exports: EncodingStreamsExports };
+  compression: { deps: CompressionDeps; exports: CompressionExports };
 }
 
 type Entry<N extends RuntimeModuleName> = (deps: RuntimeModules[N]['deps']) => RuntimeModules[N]['exports'];

@@ -14,7 +14,8 @@ import { bundleScript } from '../../host/manifest/bundle.ts';
 import { createRuntimeSnapshot, bootstrapRuntime } from '../../host/sandbox/runtime-snapshot.ts';
 import { generateFixtures } from './generate.ts';
 import { WORKER_V8_FLAGS } from '../../host/sandbox/v8-flags.ts';
-import { moduleLoader, orderedPrimitives, type RuntimeModuleSources } from '../../host/sandbox/realm-primitives.ts';
+import { realmPrimitives, type RuntimeModuleSources } from '../../host/sandbox/realm-primitives.ts';
+import type { RealmOwner } from '../../host/sandbox/realm.ts';
 import { runtimeModules } from '../helpers/runtime-modules.ts';
 
 const args = process.argv.slice(2);
@@ -59,22 +60,18 @@ async function heapKb(isolates: ivm.Isolate[]): Promise<Omit<Row, 'stage' | 'rss
   return { physicalKb: per(sums.physicalKb), usedKb: per(sums.usedKb), totalKb: per(sums.totalKb), mallocedKb: per(sums.mallocedKb), externalKb: per(sums.externalKb) };
 }
 
-/** Inert primitives in the runtime's order (realm-primitives.ts), with the real module loader. */
-const primitivesFor = (isolate: ivm.Isolate, context: ivm.Context, modules: RuntimeModuleSources) =>
-  orderedPrimitives({
+/** A realm's primitives (realm-primitives.ts) with an owner that does nothing. */
+const primitivesFor = (modules: RuntimeModuleSources) => {
+  const owner: RealmOwner = {
     log: () => undefined,
     fetch: async () => ({ ok: false, code: 'TypeError', message: 'no' }),
     fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'no' }),
     fetchCancel: () => undefined,
     setTimer: () => undefined,
     clearTimer: () => undefined,
-    parseUrl: () => null,
-    decodeText: () => ({ ok: true, value: '' }),
-    randomBytes: (length: number) => new Uint8Array(length),
-    digest: () => new Uint8Array(32),
-    hmac: () => new Uint8Array(32),
-    loadModule: moduleLoader(modules),
-  });
+  };
+  return realmPrimitives(() => owner, owner, modules);
+};
 
 async function main(): Promise<void> {
   const missing = WORKER_V8_FLAGS.filter((flag) => !process.execArgv.includes(flag));
@@ -130,7 +127,7 @@ async function main(): Promise<void> {
   await stage('snapshot isolate + context');
   const apis: ivm.Reference[] = [];
   for (let i = 0; i < count; i++) {
-    apis.push(await bootstrapRuntime(contexts[i], primitivesFor(isolates[i], contexts[i], modules), 30_000));
+    apis.push(await bootstrapRuntime(contexts[i], primitivesFor(modules), 30_000));
   }
   await stage('after bootstrap');
   const dispatchers: ivm.Reference[] = [];

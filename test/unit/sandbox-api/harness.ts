@@ -7,7 +7,8 @@ import { build } from 'esbuild';
 import ivm from 'isolated-vm';
 import { buildRuntimeScript, buildSnapshotScript } from '../../../sandbox-api/runtime/build.ts';
 import { bootstrapRuntime, createRuntimeSnapshot } from '../../../host/sandbox/runtime-snapshot.ts';
-import { moduleLoader, orderedPrimitives } from '../../../host/sandbox/realm-primitives.ts';
+import { createRealmResources, orderedPrimitives, realmImplementations } from '../../../host/sandbox/realm-primitives.ts';
+import type { RealmOwner } from '../../../host/sandbox/realm.ts';
 import { createTextDecoding } from '../../../host/bridge/text-decoding.ts';
 import { runtimeModules } from '../../helpers/runtime-modules.ts';
 import { collectBuildErrors, integrationBuildOptions, wrapBundle, type BundleMode } from '../../../host/manifest/bundle.ts';
@@ -197,20 +198,16 @@ export class Harness {
     }
 
     const modules = await runtimeModules();
+    // The host's implementations (realm-primitives.ts) for everything a test does not stand in for.
+    const owner: RealmOwner = { log: bridge_log, fetch: bridge_fetch, fetchRead: bridge_fetchRead, fetchCancel: bridge_fetchCancel, setTimer: bridge_setTimer, clearTimer: bridge_clearTimer };
     const bound = orderedPrimitives(
       {
-        log: bridge_log,
-        fetch: bridge_fetch,
-        fetchRead: bridge_fetchRead,
-        fetchCancel: bridge_fetchCancel,
-        setTimer: bridge_setTimer,
-        clearTimer: bridge_clearTimer,
+        ...realmImplementations(() => owner, owner, modules, createRealmResources()),
         parseUrl: bridge_parseUrl,
         decodeText: bridge_decodeText,
         randomBytes: bridge_randomBytes,
         digest: bridge_digest,
         hmac: bridge_hmac,
-        loadModule: moduleLoader(modules),
       },
       // The runtime's own defences are what these tests look at: host errors cross unsanitized here.
       (fn) => fn,
