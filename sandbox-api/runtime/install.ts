@@ -147,7 +147,7 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
     clearTimeout: () => timers.clearTimeout,
     console: () => guestConsole,
   });
-  const modules = createModuleLoader((name) => bridge.loadModule(name), scope, { streams: () => ({}) });
+  const modules = createModuleLoader((name) => bridge.loadModule(name), scope, () => ({}));
   defineLazyGlobals(STREAM_GLOBALS, (name) => (modules.get('streams') as unknown as Record<string, unknown>)[name]);
 
   const api = createRuntimeApi({
