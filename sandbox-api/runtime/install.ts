@@ -8,6 +8,7 @@ import { Blob, File } from './blob.ts';
 import { BodyStream } from './body.ts';
 import { bindPrimitives, type RawPrimitives } from './bind.ts';
 import { wrapPrimitives } from './bridge.ts';
+import { startClock } from './clock.ts';
 import { createConsole } from './console.ts';
 import { formatError } from './console-format.ts';
 import type { RuntimeApi } from './contract.ts';
@@ -19,6 +20,7 @@ import { createFetch } from './fetch.ts';
 import { FormData } from './form-data.ts';
 import { hardenRealm } from './harden.ts';
 import { Headers } from './headers.ts';
+import { Navigator, navigator } from './navigator.ts';
 import { createRequestClass } from './request.ts';
 import { createResponseClass } from './response.ts';
 import { TextEncoder, createTextDecoderClass } from './text-codec.ts';
@@ -45,6 +47,14 @@ function defineGlobal(name: string, value: unknown): void {
 }
 
 /**
+ * What each realm does when it starts, before any guest code (install() and the snapshot's
+ * bootstrap): its clock starts now.
+ */
+export function beginRealm(): void {
+  startClock();
+}
+
+/**
  * The runtime's own objects that no global names but guest code receives (instances of the body
  * stream behind `Response#body`; the sandbox-api modules every bundle is linked to, provided.ts):
  * hardenRealm freezes them, and everything they reach, with the built-ins.
@@ -59,6 +69,7 @@ export function removeGlobals(): void {
 /** The runtime's entry without a snapshot: the primitives in the order of PRIMITIVE_NAMES (bind.ts). */
 export function install(...primitives: unknown[]): RuntimeApi {
   removeGlobals();
+  beginRealm();
   const api = defineRuntime(bindPrimitives(primitives));
   // Last, once every global is in place and before the worker runs any integration code.
   hardenRealm({ runtimeHidden: RUNTIME_HIDDEN });
@@ -113,6 +124,9 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   defineGlobal('setInterval', timers.setInterval);
   defineGlobal('clearInterval', timers.clearInterval);
   defineGlobal('console', guestConsole);
+  defineGlobal('self', globalThis);
+  defineGlobal('navigator', navigator);
+  defineGlobal('Navigator', Navigator);
   const existingMicrotask = (globalThis as { queueMicrotask?: unknown }).queueMicrotask;
   const queueMicrotask =
     typeof existingMicrotask === 'function'
