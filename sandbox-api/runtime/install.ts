@@ -25,9 +25,11 @@ import { createRequestClass } from './request.ts';
 import { createResponseClass } from './response.ts';
 import { TextEncoder, createTextDecoderClass } from './text-codec.ts';
 import { PROVIDED_MODULES } from './provided.ts';
+import { realmFloat16Array, takeLateIntrinsics } from './late-intrinsics.ts';
+import { moduleDeps } from './module-deps.ts';
 import { createTimers } from './timers.ts';
 import { createUrlClass } from './url.ts';
-import { captureScope, createModuleLoader, defineLazyGlobals } from './modules.ts';
+import { captureScope, createModuleLoader, defineLazyGlobals, type ModuleLoader } from './modules.ts';
 import { createUrlCache } from './url-cache.ts';
 import { URLSearchParams } from './url-search-params.ts';
 
@@ -38,20 +40,28 @@ const STREAM_GLOBALS = [
   'TransformStreamDefaultController', 'ByteLengthQueuingStrategy', 'CountQueuingStrategy',
 ];
 
+/** The globals of the events module (modules/events.ts), loaded on first use. */
+const EVENT_GLOBALS = ['Event', 'EventTarget', 'CustomEvent', 'AbortController', 'AbortSignal', 'Performance', 'performance'] as const;
+
 /** Plain V8 globals the design keeps away from untrusted code (shared memory, timing, raw Wasm). */
 const REMOVED_GLOBALS = ['SharedArrayBuffer', 'Atomics', 'WebAssembly'];
+
+/** The values of the globals the runtime defined, as it defined them (its platform objects: platform-objects.ts). */
+const definedGlobals: unknown[] = [];
 
 function defineGlobal(name: string, value: unknown): void {
   // Like web platform globals: writable and configurable, but not enumerable.
   Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+  definedGlobals.push(value);
 }
 
 /**
  * What each realm does when it starts, before any guest code (install() and the snapshot's
- * bootstrap): its clock starts now.
+ * bootstrap): its clock starts now, and the intrinsics V8 adds to a context are taken for modules.
  */
 export function beginRealm(): void {
   startClock();
+  takeLateIntrinsics();
 }
 
 /**
@@ -153,16 +163,25 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
     DOMException: () => DOMException,
     queueMicrotask: () => queueMicrotask,
     structuredClone: none,
-    AbortController: none,
-    AbortSignal: none,
+    // A module that uses these must load the events module in its deps (they run before the scope is read).
+    AbortController: () => modules.peek('events')?.AbortController,
+    AbortSignal: () => modules.peek('events')?.AbortSignal,
     TextEncoder: () => TextEncoder,
     TextDecoder: () => TextDecoder,
     setTimeout: () => timers.setTimeout,
     clearTimeout: () => timers.clearTimeout,
     console: () => guestConsole,
+    URL: () => URL,
+    Float16Array: realmFloat16Array,
   });
-  const modules = createModuleLoader((name) => bridge.loadModule(name), scope, () => ({}));
+  const modules: ModuleLoader = createModuleLoader((name) => bridge.loadModule(name), scope, (name) =>
+    moduleDeps(name, { modules, setTimeout: timers.setTimeout, console: guestConsole, definedGlobals }),
+  );
+  const events = () => modules.get('events');
   defineLazyGlobals(STREAM_GLOBALS, (name) => (modules.get('streams') as unknown as Record<string, unknown>)[name]);
+  defineLazyGlobals(EVENT_GLOBALS, (name) => events()[name as (typeof EVENT_GLOBALS)[number]]);
+  defineLazyGlobals(['structuredClone'], () => modules.get('structured-clone').structuredClone);
+  defineLazyGlobals(['URLPattern'], () => modules.get('urlpattern').URLPattern);
 
   const api = createRuntimeApi({
     classes: { Response, Request, Headers },

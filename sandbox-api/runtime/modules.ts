@@ -4,11 +4,17 @@
 // defines the globals that stand for a module until then. It never loads a module by a guest's name.
 import { MODULE_SCOPE_NAMES, type ModuleScopeName, type RuntimeModuleName } from './contract.ts';
 import { hardenLoaded } from './harden.ts';
+import type { EventsDeps, EventsExports } from './modules/events.ts';
 import type { StreamsDeps, StreamsExports } from './modules/streams.ts';
+import type { StructuredCloneDeps, StructuredCloneExports } from './modules/structured-clone.ts';
+import type { UrlPatternDeps, UrlPatternExports } from './modules/urlpattern.ts';
 
 /** What each module's entry takes and returns (types only: each module is a script of its own). */
 export interface RuntimeModules {
   streams: { deps: StreamsDeps; exports: StreamsExports };
+  events: { deps: EventsDeps; exports: EventsExports };
+  'structured-clone': { deps: StructuredCloneDeps; exports: StructuredCloneExports };
+  urlpattern: { deps: UrlPatternDeps; exports: UrlPatternExports };
 }
 
 type Entry<N extends RuntimeModuleName> = (deps: RuntimeModules[N]['deps']) => RuntimeModules[N]['exports'];
