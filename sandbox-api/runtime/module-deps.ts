@@ -35,7 +35,7 @@ export function moduleDeps<N extends RuntimeModuleName>(name: N, env: ModuleDeps
       Blob,
       File,
       blobBytes: (blob) => blobBytes(blob as Blob),
-      isPlatformObject: createPlatformCheck(env.definedGlobals, new Set([Blob, File, DOMException]), () =>
+      isPlatformObject: createPlatformCheck(env.definedGlobals, [Blob, File, DOMException], () =>
         RUNTIME_MODULES.flatMap((loaded) => env.modules.peek(loaded) ?? []),
       ),
       Float16Array: realmFloat16Array,

@@ -27,7 +27,7 @@ export interface ModuleLoader {
   peek<N extends RuntimeModuleName>(name: N): RuntimeModules[N]['exports'] | null;
 }
 
-const { defineProperty, freeze } = Object;
+const { create, defineProperty, freeze } = Object;
 const hasOwn = Object.hasOwn;
 
 /**
@@ -42,7 +42,7 @@ export function captureScope(web: Partial<Record<ModuleScopeName, () => unknown>
   return () => {
     const values: unknown[] = [];
     // A module's `globalThis` (and `self`) is a frozen stand-in holding the same values, never the real global.
-    const stand = Object.create(null) as Record<string, unknown>;
+    const stand = create(null) as Record<string, unknown>;
     for (const name of MODULE_SCOPE_NAMES) {
       const value = hasOwn(web, name) ? (web[name] as () => unknown)() : intrinsics.get(name);
       values.push(value);
