@@ -2,7 +2,7 @@
 // runtime's events module, and AbortInternals: what the runtime itself (Request, fetch) does with
 // signals. AbortInternals is handed to the runtime only; no guest object ever reaches it.
 import { enumerable, tag, type EventInternals } from './event.ts';
-import type { SignalHooks, TargetInternals } from './event-target.ts';
+import type { SignalHooks, TargetInternals, createEventTarget } from './event-target.ts';
 
 /** The runtime's own access to signals (the lead's Request#signal and fetch use these). */
 export interface AbortInternals {
@@ -40,7 +40,7 @@ interface SignalState {
 }
 
 export interface AbortDeps {
-  EventTarget: new () => object;
+  EventTarget: ReturnType<typeof createEventTarget>['EventTarget'];
   events: EventInternals;
   targets: TargetInternals;
   /** The runtime's setTimeout (timers run only while the integration has work in flight). */
@@ -144,6 +144,8 @@ export function createAbortClasses(deps: AbortDeps) {
 
   class AbortSignal extends deps.EventTarget {
     #state: SignalState;
+    /** Defined on the prototype by defineEventHandler below. */
+    declare onabort: ((event: object) => unknown) | null;
 
     static {
       stateOf = (signal) => (signal as AbortSignal).#state;

@@ -2,6 +2,7 @@
 // timeOrigin and toJSON() over the realm's clock (clock.ts, 1 ms resolution on purpose: see
 // docs/security.md). An EventTarget, as the standard says; the one instance is the `performance` global.
 import { enumerable, tag } from './event.ts';
+import type { createEventTarget } from './event-target.ts';
 
 export interface PerformanceClock {
   now(): number;
@@ -10,7 +11,7 @@ export interface PerformanceClock {
 
 const CREATE = Object.freeze({});
 
-export function createPerformance(EventTarget: new () => object, clock: PerformanceClock) {
+export function createPerformance(EventTarget: ReturnType<typeof createEventTarget>['EventTarget'], clock: PerformanceClock) {
   let check!: (value: unknown) => void;
 
   class Performance extends EventTarget {
