@@ -108,7 +108,7 @@ export type DigestAlgorithm = 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512';
  * when its guest first touches one of its globals (BridgePrimitives.loadModule), so an integration
  * that never uses them pays nothing for them (docs/architecture.md).
  */
-export const RUNTIME_MODULES = ['streams', 'encoding', 'encoding-streams', 'compression'] as const;
+export const RUNTIME_MODULES = ['streams', 'encoding', 'encoding-streams', 'compression', 'events', 'structured-clone', 'urlpattern'] as const;
 export type RuntimeModuleName = (typeof RUNTIME_MODULES)[number];
 
 /**
@@ -123,8 +123,8 @@ export const MODULE_SCOPE_NAMES = [
   'Intl', 'ArrayBuffer', 'Uint8Array', 'Int8Array', 'Uint16Array', 'Int16Array', 'Uint32Array', 'Int32Array', 'Float32Array',
   'Float64Array', 'Uint8ClampedArray', 'BigUint64Array', 'BigInt64Array', 'DataView', 'Map', 'BigInt', 'Set', 'WeakMap', 'WeakSet',
   'WeakRef', 'Proxy', 'Reflect', 'isFinite', 'isNaN', 'encodeURI', 'encodeURIComponent', 'decodeURI', 'decodeURIComponent', 'Iterator',
-  'globalThis', 'self', 'global', 'window', 'DOMException', 'queueMicrotask', 'structuredClone', 'AbortController', 'AbortSignal',
-  'TextEncoder', 'TextDecoder', 'setTimeout', 'clearTimeout', 'console',
+  'Float16Array', 'globalThis', 'self', 'global', 'window', 'DOMException', 'queueMicrotask', 'structuredClone', 'AbortController', 'AbortSignal',
+  'TextEncoder', 'TextDecoder', 'setTimeout', 'clearTimeout', 'console', 'URL',
 ] as const;
 export type ModuleScopeName = (typeof MODULE_SCOPE_NAMES)[number];
 

@@ -9,6 +9,12 @@ const ERROR_FIELDS = ['constructor', 'name', 'message'];
 
 const { defineProperty, freeze, getOwnPropertyDescriptor, getPrototypeOf, isFrozen, preventExtensions } = Object;
 const { ownKeys } = Reflect;
+// Taken before any guest code: hardenLoaded runs after a guest may have rebound these globals
+// (a Set whose `has` always answers true would have it freeze nothing).
+const SafeSet = Set;
+const SafeError = Error;
+const SafeDataView = DataView;
+const { isView } = ArrayBuffer;
 
 /**
  * Freezing alone breaks ordinary code through the "override mistake": with Error.prototype frozen,
@@ -124,11 +130,11 @@ function hiddenIntrinsics(): unknown[] {
 }
 
 function freezeOne(value: object): void {
-  if (value === Error) return freezeErrorConstructor();
+  if (value === SafeError) return freezeErrorConstructor();
   if (isFrozen(value)) return;
   // A typed array with elements cannot be frozen; none is reachable from the built-ins, but a
   // runtime object could hold one: it is sealed against new properties at least.
-  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) return void preventExtensions(value);
+  if (isView(value) && !(value instanceof SafeDataView)) return void preventExtensions(value);
   freeze(value);
 }
 
@@ -139,7 +145,7 @@ function freezeOne(value: object): void {
  * walked into but left unfrozen themselves (a snapshot's retouched intrinsics, see hardenRealm).
  */
 function freezeGraph(roots: unknown[], skip: Set<unknown>, stopAtFrozen = false, walkOnly?: Set<unknown>): void {
-  const seen = new Set<unknown>(skip);
+  const seen = new SafeSet<unknown>(skip);
   const pending = [...roots];
   while (pending.length > 0) {
     const value = pending.pop();
@@ -210,7 +216,7 @@ function globalValues(): unknown[] {
  */
 export function hardenLoaded(exports: unknown): void {
   const g = globalThis as unknown as Record<string, unknown>;
-  freezeGraph([exports], new Set([globalThis, g.console]), true);
+  freezeGraph([exports], new SafeSet([globalThis, g.console]), true);
 }
 
 /**
@@ -227,8 +233,8 @@ export function hardenLoaded(exports: unknown): void {
 export function hardenRealm(options: { deferRetouched?: boolean; runtimeHidden?: readonly unknown[] } = {}): void {
   makeBuiltInsOverridable();
   const g = globalThis as unknown as Record<string, unknown>;
-  const skip = new Set<unknown>([globalThis, g.console]);
-  const walkOnly = options.deferRetouched ? new Set<unknown>(retouchedIntrinsics()) : undefined;
+  const skip = new SafeSet<unknown>([globalThis, g.console]);
+  const walkOnly = options.deferRetouched ? new SafeSet<unknown>(retouchedIntrinsics()) : undefined;
   freezeGraph([...globalValues(), ...hiddenIntrinsics(), ...(options.runtimeHidden ?? [])], skip, false, walkOnly);
 }
 
@@ -248,5 +254,5 @@ export function hardenRetouched(): void {
     ...globalValues().filter((value) => (typeof value === 'object' || typeof value === 'function') && value !== null && !isFrozen(value)),
   ];
   const g = globalThis as unknown as Record<string, unknown>;
-  freezeGraph(roots, new Set([globalThis, g.console]), true);
+  freezeGraph(roots, new SafeSet([globalThis, g.console]), true);
 }

@@ -8,6 +8,7 @@ import { Blob, File } from './blob.ts';
 import { bindBodies } from './body.ts';
 import { bindPrimitives, type RawPrimitives } from './bind.ts';
 import { wrapPrimitives } from './bridge.ts';
+import { startClock } from './clock.ts';
 import { createConsole } from './console.ts';
 import { formatError } from './console-format.ts';
 import type { RuntimeApi } from './contract.ts';
@@ -19,14 +20,16 @@ import { createFetch } from './fetch.ts';
 import { FormData } from './form-data.ts';
 import { hardenRealm } from './harden.ts';
 import { Headers } from './headers.ts';
+import { Navigator, navigator } from './navigator.ts';
 import { createRequestClass } from './request.ts';
 import { createResponseClass } from './response.ts';
 import { TextEncoder, createTextDecoderClass } from './text-codec.ts';
 import { PROVIDED_MODULES } from './provided.ts';
+import { realmFloat16Array, takeLateIntrinsics } from './late-intrinsics.ts';
+import { moduleDeps } from './module-deps.ts';
 import { createTimers } from './timers.ts';
 import { createUrlClass } from './url.ts';
 import { captureScope, createModuleLoader, defineLazyGlobals, type ModuleLoader } from './modules.ts';
-import type { EncodingStreamsDeps } from './modules/encoding-streams.ts';
 import { createUrlCache } from './url-cache.ts';
 import { URLSearchParams } from './url-search-params.ts';
 
@@ -43,12 +46,28 @@ const ENCODING_STREAM_GLOBALS = ['TextEncoderStream', 'TextDecoderStream'];
 /** The globals of the compression module (modules/compression.ts), loaded on first use. */
 const COMPRESSION_GLOBALS = ['CompressionStream', 'DecompressionStream'];
 
+/** The globals of the events module (modules/events.ts), loaded on first use. */
+const EVENT_GLOBALS = ['Event', 'EventTarget', 'CustomEvent', 'AbortController', 'AbortSignal', 'Performance', 'performance'] as const;
+
 /** Plain V8 globals the design keeps away from untrusted code (shared memory, timing, raw Wasm). */
 const REMOVED_GLOBALS = ['SharedArrayBuffer', 'Atomics', 'WebAssembly'];
+
+/** The values of the globals the runtime defined, as it defined them (its platform objects: platform-objects.ts). */
+const definedGlobals: unknown[] = [];
 
 function defineGlobal(name: string, value: unknown): void {
   // Like web platform globals: writable and configurable, but not enumerable.
   Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+  definedGlobals.push(value);
+}
+
+/**
+ * What each realm does when it starts, before any guest code (install() and the snapshot's
+ * bootstrap): its clock starts now, and the intrinsics V8 adds to a context are taken for modules.
+ */
+export function beginRealm(): void {
+  startClock();
+  takeLateIntrinsics();
 }
 
 /**
@@ -66,6 +85,7 @@ export function removeGlobals(): void {
 /** The runtime's entry without a snapshot: the primitives in the order of PRIMITIVE_NAMES (bind.ts). */
 export function install(...primitives: unknown[]): RuntimeApi {
   removeGlobals();
+  beginRealm();
   const api = defineRuntime(bindPrimitives(primitives));
   // Last, once every global is in place and before the worker runs any integration code.
   hardenRealm({ runtimeHidden: RUNTIME_HIDDEN });
@@ -128,8 +148,9 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   defineGlobal('setInterval', timers.setInterval);
   defineGlobal('clearInterval', timers.clearInterval);
   defineGlobal('console', guestConsole);
-  // The global scope names itself, as a worker's does.
   defineGlobal('self', globalThis);
+  defineGlobal('navigator', navigator);
+  defineGlobal('Navigator', Navigator);
   const existingMicrotask = (globalThis as { queueMicrotask?: unknown }).queueMicrotask;
   const queueMicrotask =
     typeof existingMicrotask === 'function'
@@ -156,30 +177,27 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
     DOMException: () => DOMException,
     queueMicrotask: () => queueMicrotask,
     structuredClone: none,
-    AbortController: none,
-    AbortSignal: none,
+    // A module that uses these must load the events module in its deps (they run before the scope is read).
+    AbortController: () => modules.peek('events')?.AbortController,
+    AbortSignal: () => modules.peek('events')?.AbortSignal,
     TextEncoder: () => TextEncoder,
     TextDecoder: () => TextDecoder,
     setTimeout: () => timers.setTimeout,
     clearTimeout: () => timers.clearTimeout,
     console: () => guestConsole,
+    URL: () => URL,
+    Float16Array: realmFloat16Array,
   });
-  const modules: ModuleLoader = createModuleLoader((name) => bridge.loadModule(name), scope, {
-    streams: () => ({}),
-    encoding: () => ({
-      decodeText: (bytes, encoding, fatal, ignoreBOM, stream, last) => bridge.decodeText(bytes, encoding, fatal, ignoreBOM, stream, last),
-    }),
-    'encoding-streams': (): EncodingStreamsDeps => ({ TransformStream: modules.get('streams').classes.TransformStream as EncodingStreamsDeps['TransformStream'] }),
-    compression: () => ({
-      TransformStream: modules.get('streams').classes.TransformStream,
-      open: (format, decompress) => bridge.compressionOpen(format, decompress),
-      write: (id, input, finish) => bridge.compressionWrite(id, input, finish),
-      close: (id) => bridge.compressionClose(id),
-    }),
-  });
+  const modules: ModuleLoader = createModuleLoader((name) => bridge.loadModule(name), scope, (name) =>
+    moduleDeps(name, { modules, setTimeout: timers.setTimeout, console: guestConsole, definedGlobals, bridge }),
+  );
+  const events = () => modules.get('events');
   defineLazyGlobals(STREAM_GLOBALS, (name) => (modules.get('streams').classes as unknown as Record<string, unknown>)[name]);
   defineLazyGlobals(ENCODING_STREAM_GLOBALS, (name) => (modules.get('encoding-streams') as unknown as Record<string, unknown>)[name]);
   defineLazyGlobals(COMPRESSION_GLOBALS, (name) => (modules.get('compression') as unknown as Record<string, unknown>)[name]);
+  defineLazyGlobals(EVENT_GLOBALS, (name) => events()[name as (typeof EVENT_GLOBALS)[number]]);
+  defineLazyGlobals(['structuredClone'], () => modules.get('structured-clone').structuredClone);
+  defineLazyGlobals(['URLPattern'], () => modules.get('urlpattern').URLPattern);
   bindBodies({ streams: () => modules.get('streams'), loadedStreams: () => modules.peek('streams') });
 
   const api = createRuntimeApi({

@@ -8,6 +8,9 @@ import type { EncodingDeps, EncodingExports } from './modules/encoding.ts';
 import type { EncodingStreamsDeps, EncodingStreamsExports } from './modules/encoding-streams.ts';
 import type { StreamsDeps, StreamsExports } from './modules/streams.ts';
 import type { CompressionDeps, CompressionExports } from './modules/compression.ts';
+import type { EventsDeps, EventsExports } from './modules/events.ts';
+import type { StructuredCloneDeps, StructuredCloneExports } from './modules/structured-clone.ts';
+import type { UrlPatternDeps, UrlPatternExports } from './modules/urlpattern.ts';
 
 /** What each module's entry takes and returns (types only: each module is a script of its own). */
 export interface RuntimeModules {
@@ -15,6 +18,9 @@ export interface RuntimeModules {
   encoding: { deps: EncodingDeps; exports: EncodingExports };
   'encoding-streams': { deps: EncodingStreamsDeps; exports: EncodingStreamsExports };
   compression: { deps: CompressionDeps; exports: CompressionExports };
+  events: { deps: EventsDeps; exports: EventsExports };
+  'structured-clone': { deps: StructuredCloneDeps; exports: StructuredCloneExports };
+  urlpattern: { deps: UrlPatternDeps; exports: UrlPatternExports };
 }
 
 type Entry<N extends RuntimeModuleName> = (deps: RuntimeModules[N]['deps']) => RuntimeModules[N]['exports'];
@@ -54,10 +60,11 @@ export function captureScope(web: Partial<Record<ModuleScopeName, () => unknown>
   };
 }
 
-export function createModuleLoader<D extends { [N in RuntimeModuleName]: () => RuntimeModules[N]['deps'] }>(
+/** `deps(name)` makes what the module's entry is given, when it loads. */
+export function createModuleLoader(
   load: (name: RuntimeModuleName) => unknown,
   scope: () => unknown[],
-  deps: D,
+  deps: <N extends RuntimeModuleName>(name: N) => RuntimeModules[N]['deps'],
 ): ModuleLoader {
   const modules = new Map<RuntimeModuleName, unknown>();
   const loading = new Set<RuntimeModuleName>();
@@ -66,9 +73,11 @@ export function createModuleLoader<D extends { [N in RuntimeModuleName]: () => R
     if (loading.has(name)) throw new Error(`the runtime's ${name} module requires itself`);
     loading.add(name);
     try {
+      // Deps first: they may load the modules this one's scope names come from (scope reads them with peek).
+      const moduleDeps = deps(name);
       const outer = load(name) as ScopeEntry;
       const entry = outer(...scope()) as Entry<N>;
-      const exports = entry(deps[name]() as RuntimeModules[N]['deps']);
+      const exports = entry(moduleDeps);
       hardenLoaded(exports);
       modules.set(name, exports);
       return exports;
@@ -90,17 +99,13 @@ export function createModuleLoader<D extends { [N in RuntimeModuleName]: () => R
  */
 export function defineLazyGlobals(names: readonly string[], resolve: (name: string) => unknown): void {
   for (const name of names) {
-    // Method syntax: accessors without a `prototype` object each (hardenRealm freezes them all).
-    const accessors = {
-      get(): unknown {
-        const value = resolve(name);
-        defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
-        return value;
-      },
-      set(value: unknown): void {
-        defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
-      },
+    // One arrow per name serves as getter (no argument) and setter (one): no `prototype` object, and
+    // one function instead of two in every isolate (hardenRealm freezes them all).
+    const accessor = (...assigned: unknown[]): unknown => {
+      const value = assigned.length === 0 ? resolve(name) : assigned[0];
+      defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+      return value;
     };
-    defineProperty(globalThis, name, { get: accessors.get, set: accessors.set, configurable: true, enumerable: false });
+    defineProperty(globalThis, name, { get: accessor, set: accessor, configurable: true, enumerable: false });
   }
 }

@@ -8,7 +8,7 @@
 // FinalizationRegistry or a non-extensible intrinsic in the heap (the deserialization would abort).
 import { bindPrimitives, type RawPrimitives } from './bind.ts';
 import { PRIMITIVE_NAMES, type RuntimeApi } from './contract.ts';
-import { RUNTIME_HIDDEN, defineRuntime, removeGlobals } from './install.ts';
+import { RUNTIME_HIDDEN, beginRealm, defineRuntime, removeGlobals } from './install.ts';
 import { hardenRealm, hardenRetouched } from './harden.ts';
 
 /** The primitives bound after deserialization (bootstrap); null before. */
@@ -35,6 +35,7 @@ function bootstrap(...primitives: unknown[]): RuntimeApi {
   if (bound !== null) throw new Error('the sandbox runtime is bound already');
   bound = bindPrimitives(primitives);
   removeGlobals();
+  beginRealm();
   hardenRetouched();
   return api;
 }

@@ -10,7 +10,13 @@ import { endpointOf, startTestHost, type TestHost } from '../helpers/host.ts';
 let host: TestHost;
 let server: http.Server;
 let base = '';
+/** Gates: a request to /gate/<name> waits until the test opens <name> (before or after it arrives). */
 const gates = new Map<string, () => void>();
+const opened = new Set<string>();
+function open(name: string): void {
+  opened.add(name);
+  gates.get(name)?.();
+}
 /** OpenAI's chat completions, streamed: the answer's pieces, each sent once the test releases it. */
 let releaseRest: (() => void) | null = null;
 
@@ -21,7 +27,9 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     const path = req.url ?? '';
     if (path.startsWith('/gate/')) {
-      gates.set(path.slice('/gate/'.length), () => res.end('open'));
+      const name = path.slice('/gate/'.length);
+      if (opened.has(name)) return res.end('open');
+      gates.set(name, () => res.end('open'));
       return;
     }
     if (path === '/openai/chat/completions') {
@@ -77,7 +85,7 @@ describe('hono 4', () => {
     let text = '';
     for await (const piece of textChunks(response)) {
       text += piece;
-      if (text === 'first\n') gates.get('hono')?.();
+      if (text === 'first\n') open('hono');
     }
     expect(text).toBe('first\nsecond\n');
   });

@@ -1,0 +1,59 @@
+// What each lazily loaded runtime module is given when it loads (modules.ts). Only compiled then:
+// a snapshot holds this file's source, never objects or code built from it, so an integration that
+// loads no module pays nothing more for it. It hands modules runtime internals, never guest objects.
+import { Blob, File, blobBytes } from './blob.ts';
+import { clockNow, timeOrigin } from './clock.ts';
+import { formatError } from './console-format.ts';
+import { RUNTIME_MODULES, type RuntimeModuleName } from './contract.ts';
+import { DOMException } from './dom-exception.ts';
+import { realmFloat16Array } from './late-intrinsics.ts';
+import type { ModuleLoader, RuntimeModules } from './modules.ts';
+import { createPlatformCheck } from './platform-objects.ts';
+import type { SafeBridge } from './bridge.ts';
+
+export interface ModuleDepsEnv {
+  modules: ModuleLoader;
+  setTimeout(callback: () => void, ms: number): unknown;
+  console: { error(...data: unknown[]): void };
+  /** The values of the globals the runtime defined (its platform objects, for structuredClone). */
+  definedGlobals: readonly unknown[];
+  /** The host primitives modules work through (text decoding, compression). */
+  bridge: Pick<SafeBridge, 'decodeText' | 'compressionOpen' | 'compressionWrite' | 'compressionClose'>;
+}
+
+export function moduleDeps<N extends RuntimeModuleName>(name: N, env: ModuleDepsEnv): RuntimeModules[N]['deps'] {
+  const deps: { [K in RuntimeModuleName]: () => RuntimeModules[K]['deps'] } = {
+    streams: () => {
+      // WritableStreamDefaultController#signal is an AbortSignal: the module scope reads it from events.
+      env.modules.get('events');
+      return {};
+    },
+    events: () => ({
+      now: clockNow,
+      timeOrigin,
+      setTimeout: env.setTimeout,
+      reportError: (error) => env.console.error(`Uncaught exception in an event listener: ${formatError(error)}`),
+    }),
+    'structured-clone': () => ({
+      Blob,
+      File,
+      blobBytes: (blob) => blobBytes(blob as Blob),
+      isPlatformObject: createPlatformCheck(env.definedGlobals, [Blob, File, DOMException], () =>
+        RUNTIME_MODULES.flatMap((loaded) => env.modules.peek(loaded) ?? []),
+      ),
+      Float16Array: realmFloat16Array,
+    }),
+    urlpattern: () => ({}),
+    encoding: () => ({
+      decodeText: (bytes, encoding, fatal, ignoreBOM, stream, last) => env.bridge.decodeText(bytes, encoding, fatal, ignoreBOM, stream, last),
+    }),
+    'encoding-streams': () => ({ TransformStream: env.modules.get('streams').classes.TransformStream as RuntimeModules['encoding-streams']['deps']['TransformStream'] }),
+    compression: () => ({
+      TransformStream: env.modules.get('streams').classes.TransformStream,
+      open: (format, decompress) => env.bridge.compressionOpen(format, decompress),
+      write: (id, input, finish) => env.bridge.compressionWrite(id, input, finish),
+      close: (id) => env.bridge.compressionClose(id),
+    }),
+  };
+  return deps[name]();
+}
