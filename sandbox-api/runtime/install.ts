@@ -4,7 +4,7 @@
 // It never leaves a bridge function reachable from globalThis or from any object guest code can
 // reach: they live only in closures.
 import { atob, btoa } from './base64.ts';
-import { Blob, File } from './blob.ts';
+import { Blob, File, setBlobStreams } from './blob.ts';
 import { BodyStream } from './body.ts';
 import { bindPrimitives, type RawPrimitives } from './bind.ts';
 import { wrapPrimitives } from './bridge.ts';
@@ -149,6 +149,7 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   });
   const modules = createModuleLoader((name) => bridge.loadModule(name), scope, { streams: () => ({}) });
   defineLazyGlobals(STREAM_GLOBALS, (name) => (modules.get('streams') as unknown as Record<string, unknown>)[name]);
+  setBlobStreams(() => modules.get('streams').ReadableStream);
 
   const api = createRuntimeApi({
     classes: { Response, Request, Headers },
