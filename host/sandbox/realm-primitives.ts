@@ -98,6 +98,7 @@ export function realmPrimitives(
     setTimer: (id, delayMs) => owner().setTimer(id, delayMs),
     clearTimer: (id) => owner().clearTimer(id),
     parseUrl: primitives.parseUrl,
+    setUrlComponent: primitives.setUrlComponent,
     decodeText: primitives.decodeText,
     randomBytes: primitives.randomBytes,
     digest: primitives.digest,

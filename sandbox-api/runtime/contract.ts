@@ -79,6 +79,17 @@ export interface UrlRecord {
   hash: string;
 }
 
+/** The UrlRecord parts the URL class's setters change (BridgePrimitives.setUrlComponent). */
+export const URL_COMPONENTS = ['protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
+export type UrlComponent = (typeof URL_COMPONENTS)[number];
+
+/**
+ * Longest input (URL plus base, or href plus a setter's value, in UTF-16 code units) that crosses
+ * to the host's URL parser: each crossing copies it, and its result, outside the isolate's heap.
+ * Roomy for data: URLs; a longer one is not a URL the runtime parses.
+ */
+export const MAX_URL_INPUT_LENGTH = 4 * 1024 * 1024;
+
 export type DigestAlgorithm = 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512';
 
 /**
@@ -123,6 +134,12 @@ export interface BridgePrimitives {
   clearTimer(id: number): void;
   /** WHATWG URL parsing by the host's spec implementation; null when the input is not a valid URL. */
   parseUrl(input: string, base: string | undefined): UrlRecord | null;
+  /**
+   * A WHATWG URL setter by the host's spec implementation: the record of `href` once `component`
+   * is set to `value` (unchanged where the standard's setter ignores the value); null when `href`
+   * does not parse or the input is malformed or too long.
+   */
+  setUrlComponent(href: string, component: UrlComponent, value: string): UrlRecord | null;
   /** TextDecoder by the host's implementation. */
   decodeText(bytes: Uint8Array, label: string, fatal: boolean, ignoreBOM: boolean): BridgeResult<string>;
   randomBytes(length: number): Uint8Array;
@@ -136,7 +153,7 @@ export interface BridgePrimitives {
 }
 
 /** The order in which install() and the snapshot's bootstrap receive the primitives. */
-export const PRIMITIVE_NAMES = ['log', 'fetch', 'setTimer', 'clearTimer', 'parseUrl', 'decodeText', 'randomBytes', 'digest', 'hmac', 'loadModule'] as const satisfies readonly (keyof BridgePrimitives)[];
+export const PRIMITIVE_NAMES = ['log', 'fetch', 'setTimer', 'clearTimer', 'parseUrl', 'setUrlComponent', 'decodeText', 'randomBytes', 'digest', 'hmac', 'loadModule'] as const satisfies readonly (keyof BridgePrimitives)[];
 
 /** The primitives that return a promise: they cross as References (see BridgePrimitives). */
 export const ASYNC_PRIMITIVES: readonly (keyof BridgePrimitives)[] = ['fetch'];

@@ -74,7 +74,7 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   const urls = createUrlCache((input, base) => bridge.parseUrl(input, base));
   const parse = urls.parse;
 
-  const URL = createUrlClass(parse);
+  const URL = createUrlClass(parse, (href, component, value) => bridge.setUrlComponent(href, component, value));
   const Request = createRequestClass(parse);
   const { Response, responseFromBridge, serializeResponse, isResponse } = createResponseClass(parse);
   const TextDecoder = createTextDecoderClass((bytes, label, fatal, ignoreBOM) => bridge.decodeText(bytes, label, fatal, ignoreBOM));

@@ -67,6 +67,7 @@ const primitivesFor = (isolate: ivm.Isolate, context: ivm.Context, modules: Runt
     setTimer: () => undefined,
     clearTimer: () => undefined,
     parseUrl: () => null,
+    setUrlComponent: () => null,
     decodeText: () => ({ ok: true, value: '' }),
     randomBytes: (length: number) => new Uint8Array(length),
     digest: () => new Uint8Array(32),

@@ -1,6 +1,6 @@
 // Test harness: a real isolate running the built runtime, with Node-backed BridgePrimitives
-// (URL, TextDecoder, node:crypto, a stubbed fetch, real timers), and an esbuild bundler for tiny
-// integrations with the host's own bundle options.
+// (URL, the host's URL setter primitive, TextDecoder, node:crypto, a stubbed fetch, real timers),
+// and an esbuild bundler for tiny integrations with the host's own bundle options.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -11,6 +11,7 @@ import { moduleLoader, orderedPrimitives } from '../../../host/sandbox/realm-pri
 import { runtimeModules } from '../../helpers/runtime-modules.ts';
 import { collectBuildErrors, integrationBuildOptions, wrapBundle, type BundleMode } from '../../../host/manifest/bundle.ts';
 import { resolutionRoots } from '../../../host/manifest/resolution-roots.ts';
+import { setUrlComponent } from '../../../host/bridge/primitives.ts';
 import type {
   BridgeRequest,
   BridgeResponse,
@@ -20,6 +21,7 @@ import type {
   LogLevel,
   SandboxEvent,
   SandboxResponse,
+  UrlComponent,
   UrlRecord,
 } from '../../../sandbox-api/runtime/contract.ts';
 
@@ -157,6 +159,9 @@ export class Harness {
     function bridge_parseUrl(input: string, base: string | undefined): UrlRecord | null {
       return options.throwingPrimitives ? boom() : urlRecord(input, base);
     }
+    function bridge_setUrlComponent(href: string, component: UrlComponent, value: string): UrlRecord | null {
+      return options.throwingPrimitives ? boom() : setUrlComponent(href, component, value);
+    }
     function bridge_decodeText(bytes: Uint8Array, label: string, fatal: boolean, ignoreBOM: boolean): BridgeResult<string> {
       return options.throwingPrimitives ? boom() : decodeWithNode(bytes, label, fatal, ignoreBOM);
     }
@@ -178,6 +183,7 @@ export class Harness {
         setTimer: bridge_setTimer,
         clearTimer: bridge_clearTimer,
         parseUrl: bridge_parseUrl,
+        setUrlComponent: bridge_setUrlComponent,
         decodeText: bridge_decodeText,
         randomBytes: bridge_randomBytes,
         digest: bridge_digest,
