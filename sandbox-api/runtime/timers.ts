@@ -14,11 +14,13 @@ export interface TimerPrimitives {
   reportError(error: unknown): void;
 }
 
-const MAX_DELAY_MS = 2 ** 31 - 1;
-
+/**
+ * The timeout is a WebIDL `long`: ToInt32, so 2 ** 32 is 0 and 2 ** 31 is negative (then 0, as
+ * the HTML standard makes every negative timeout), as in browsers. A BigInt or a Symbol throws.
+ */
 function normalizeDelay(delay: unknown): number {
-  const ms = Math.trunc(Number(delay));
-  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_DELAY_MS) : 0;
+  const ms = (delay as number) | 0;
+  return ms > 0 ? ms : 0;
 }
 
 export function createTimers(primitives: TimerPrimitives) {

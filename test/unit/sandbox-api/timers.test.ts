@@ -46,4 +46,13 @@ describe('runtime timers', () => {
     expect(errors).toHaveLength(1);
     expect((errors[0] as Error).message).toBe('timer boom');
   });
+
+  it('convert the delay as a WebIDL long: 2 ** 32 wraps to 0, negatives and NaN are 0', () => {
+    const { timers, due } = clock();
+    const delays = [2 ** 32, 2 ** 32 + 5, 2 ** 31, -5, NaN, '12', 7.9, Infinity, 2 ** 31 - 1].map((delay) => due.get(timers.setTimeout(() => {}, delay)));
+    expect(delays).toEqual([0, 5, 0, 0, 0, 12, 7, 0, 2 ** 31 - 1]);
+    expect(due.get(timers.setInterval(() => {}, 2 ** 32))).toBe(1);
+    expect(() => timers.setTimeout(() => {}, 1n)).toThrow(TypeError);
+  });
 });
+
