@@ -3,7 +3,7 @@
 // multipart encoding, never reachable from a guest object. stream() takes ReadableStream from the
 // lazily loaded streams module through setBlobStreams (install.ts), never from a global.
 import { utf8Decode, utf8Encode } from './utf8.ts';
-import { enumerableMembers, toDOMString, toSequence, toUSVString } from './webidl.ts';
+import { defineInterface, toDOMString, toSequence, toUSVString } from './webidl.ts';
 
 type ReadableStreamClass = new (source: object) => object;
 type BlobPart = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | string;
@@ -176,12 +176,8 @@ export const Blob = {
       return utf8Decode(this.#bytes);
     }
 
-    get [Symbol.toStringTag](): string {
-      return 'Blob';
-    }
-
     static {
-      enumerableMembers(this.prototype);
+      defineInterface(this.prototype, 'Blob');
     }
   },
 }.Blob;
@@ -222,12 +218,8 @@ export const File = {
       return '';
     }
 
-    get [Symbol.toStringTag](): string {
-      return 'File';
-    }
-
     static {
-      enumerableMembers(this.prototype);
+      defineInterface(this.prototype, 'File');
     }
   },
 }.File;

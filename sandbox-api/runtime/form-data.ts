@@ -107,12 +107,8 @@ export const FormData = {
 
     declare [Symbol.iterator]: () => IterableIterator<[string, FormDataEntryValue]>;
 
-    get [Symbol.toStringTag](): string {
-      return 'FormData';
-    }
-
     static {
-      defineIterable(this.prototype);
+      defineIterable(this.prototype, 'FormData');
     }
   },
 }.FormData;

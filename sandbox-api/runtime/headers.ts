@@ -190,12 +190,8 @@ export const Headers = {
 
     declare [Symbol.iterator]: () => IterableIterator<[string, string]>;
 
-    get [Symbol.toStringTag](): string {
-      return 'Headers';
-    }
-
     static {
-      defineIterable(this.prototype);
+      defineIterable(this.prototype, 'Headers');
     }
   },
 }.Headers;

@@ -212,12 +212,8 @@ export const URLSearchParams = {
       return serializeUrlencoded(this.#list);
     }
 
-    get [Symbol.toStringTag](): string {
-      return 'URLSearchParams';
-    }
-
     static {
-      defineIterable(this.prototype);
+      defineIterable(this.prototype, 'URLSearchParams');
     }
   },
 }.URLSearchParams;

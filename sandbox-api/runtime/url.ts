@@ -3,7 +3,7 @@
 // are Node's own. Never holds anything of the host but a copied UrlRecord.
 import type { UrlComponent, UrlRecord } from './contract.ts';
 import { URLSearchParams, bindSearchParams } from './url-search-params.ts';
-import { enumerableMembers, requireArguments, toUSVString } from './webidl.ts';
+import { defineInterface, requireArguments, toUSVString } from './webidl.ts';
 
 export type ParseUrl = (input: string, base: string | undefined) => UrlRecord | null;
 export type SetUrlComponent = (href: string, component: UrlComponent, value: string) => UrlRecord | null;
@@ -140,12 +140,8 @@ export function createUrlClass(parseUrl: ParseUrl, setUrlComponent: SetUrlCompon
         return this.#record.href;
       }
 
-      get [Symbol.toStringTag](): string {
-        return 'URL';
-      }
-
       static {
-        enumerableMembers(this.prototype);
+        defineInterface(this.prototype, 'URL');
       }
     },
   }.URL;

@@ -1,5 +1,5 @@
 // The WebIDL rules the runtime's interfaces share: argument counts, ByteString/USVString and
-// record conversions, enumerable members, and pair iterators (`iterable<K, V>`: entries/keys/values
+// record conversions, prototype members and class strings, and pair iterators (`iterable<K, V>`: entries/keys/values
 // over a list read afresh at every step, "<Interface> Iterator" objects over %IteratorPrototype%).
 // Pure; never exposes a constructor of its own (iterator prototypes have none).
 
@@ -64,12 +64,17 @@ export function toSequence<T>(object: object, method: unknown, convert: (item: u
   }
 }
 
-/** WebIDL operations and attributes are enumerable; class members are not by default. */
-export function enumerableMembers(prototype: object): void {
+/**
+ * What WebIDL gives an interface's prototype beyond a class's: enumerable operations and
+ * attributes, and the class string as a data property (`Object.prototype.toString` says
+ * `[object <name>]`).
+ */
+export function defineInterface(prototype: object, name: string): void {
   for (const key of Reflect.ownKeys(prototype)) {
     if (key === 'constructor' || typeof key === 'symbol') continue;
     Object.defineProperty(prototype, key, { enumerable: true });
   }
+  Object.defineProperty(prototype, Symbol.toStringTag, { value: name, writable: false, enumerable: false, configurable: true });
 }
 
 /**
@@ -120,10 +125,10 @@ export function forEachPair<T>(target: T, pairsOf: (target: T) => Pairs, callbac
 }
 
 /**
- * What WebIDL's `iterable<K, V>` adds to an interface's prototype beside its own methods:
- * @@iterator is the very function `entries` is, and every member is enumerable.
+ * defineInterface, and what WebIDL's `iterable<K, V>` adds beside the interface's own methods:
+ * @@iterator is the very function `entries` is.
  */
-export function defineIterable(prototype: { entries: unknown }): void {
-  enumerableMembers(prototype);
+export function defineIterable(prototype: { entries: unknown }, name: string): void {
+  defineInterface(prototype, name);
   Object.defineProperty(prototype, Symbol.iterator, { value: prototype.entries, writable: true, enumerable: false, configurable: true });
 }
