@@ -99,6 +99,10 @@ export function createConsole(log: LogSink) {
   // the console itself stays the guest's to change), and it is tagged "console".
   const console = Object.create(Object.freeze(Object.create(Object.prototype))) as typeof methods;
   Object.defineProperties(console, Object.getOwnPropertyDescriptors(methods));
+  // The writers are made by one function: each is named after its method, as browsers name them.
+  for (const [name, method] of Object.entries(methods)) {
+    if (method.name !== name) Object.defineProperty(method, 'name', { value: name, configurable: true });
+  }
   Object.defineProperty(console, Symbol.toStringTag, { value: 'console', writable: false, enumerable: false, configurable: true });
   return console;
 }

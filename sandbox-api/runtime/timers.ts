@@ -47,11 +47,13 @@ export function createTimers(primitives: TimerPrimitives) {
     if (timers.delete(key)) primitives.clearTimer(key);
   }
 
+  // Each global its own function named as HTML spells it, with WebIDL's length (optional
+  // arguments do not count); one list of ids, so either clear function clears either kind.
   return {
-    setTimeout: (callback: unknown, delay?: unknown, ...args: unknown[]): number => schedule(callback, delay, args, false),
-    setInterval: (callback: unknown, delay?: unknown, ...args: unknown[]): number => schedule(callback, delay, args, true),
-    clearTimeout: clear,
-    clearInterval: clear,
+    setTimeout: (callback: unknown, delay: unknown = 0, ...args: unknown[]): number => schedule(callback, delay, args, false),
+    setInterval: (callback: unknown, delay: unknown = 0, ...args: unknown[]): number => schedule(callback, delay, args, true),
+    clearTimeout: (id: unknown = 0): void => clear(id),
+    clearInterval: (id: unknown = 0): void => clear(id),
     /** The worker says timer `id` is due. Unknown or cleared ids are ignored. */
     fire(id: number): void {
       const timer = timers.get(id);

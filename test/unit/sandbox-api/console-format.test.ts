@@ -156,6 +156,7 @@ describe('createConsole', () => {
     expect(Object.prototype.toString.call(console)).toBe('[object console]');
     expect(Object.getOwnPropertyDescriptor(console, Symbol.toStringTag)).toEqual({ value: 'console', writable: false, enumerable: false, configurable: true });
     expect(Object.getOwnPropertyDescriptor(console, 'log')).toMatchObject({ writable: true, enumerable: true, configurable: true });
+    expect(Object.entries(console).filter(([name, method]) => method.name !== name)).toEqual([]);
   });
 });
 

@@ -54,5 +54,14 @@ describe('runtime timers', () => {
     expect(due.get(timers.setInterval(() => {}, 2 ** 32))).toBe(1);
     expect(() => timers.setTimeout(() => {}, 1n)).toThrow(TypeError);
   });
+
+  it('are four functions named as HTML spells them, with WebIDL lengths, sharing one list of ids', async () => {
+    const { timers, due } = clock();
+    const named = (['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval'] as const).map((name) => [timers[name].name, timers[name].length]);
+    expect(named).toEqual([['setTimeout', 1], ['setInterval', 1], ['clearTimeout', 0], ['clearInterval', 0]]);
+    const interval = timers.setInterval(() => {}, 5);
+    timers.clearTimeout(interval);
+    expect(due.has(interval)).toBe(false);
+  });
 });
 
