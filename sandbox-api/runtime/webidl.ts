@@ -1,5 +1,5 @@
 // The WebIDL rules the runtime's interfaces share: argument counts, ByteString/USVString and
-// record conversions, prototype members and class strings, and pair iterators (`iterable<K, V>`: entries/keys/values
+// record conversions, class strings, and pair iterators (`iterable<K, V>`: entries/keys/values
 // over a list read afresh at every step, "<Interface> Iterator" objects over %IteratorPrototype%).
 // Pure; never exposes a constructor of its own (iterator prototypes have none).
 
@@ -65,23 +65,26 @@ export function toSequence<T>(object: object, method: unknown, convert: (item: u
 }
 
 /**
- * What WebIDL gives an interface's prototype beyond a class's: enumerable operations and
- * attributes, and the class string as a data property (`Object.prototype.toString` says
- * `[object <name>]`).
+ * The class string WebIDL gives an interface's prototype, as a data property (so
+ * `Object.prototype.toString` says `[object <name>]`). Members stay non-enumerable, as classes
+ * make them: making each enumerable reshapes every prototype, a cost to every isolate.
  */
 export function defineInterface(prototype: object, name: string): void {
-  for (const key of Reflect.ownKeys(prototype)) {
-    if (key === 'constructor' || typeof key === 'symbol') continue;
-    Object.defineProperty(prototype, key, { enumerable: true });
-  }
   Object.defineProperty(prototype, Symbol.toStringTag, { value: name, writable: false, enumerable: false, configurable: true });
 }
 
 /**
  * A maker of iterators over `pairsOf(target)`, tagged `${name} Iterator`. pairsOf runs on every
- * next() and must be cheap (the caller caches what it sorts).
+ * next() and must be cheap (the caller caches what it sorts). The iterator prototype is made, and
+ * frozen like the built-ins, the first time one is asked for: an isolate that never iterates does
+ * not hold it.
  */
 export function pairIterators<T>(name: string, pairsOf: (target: T) => Pairs): (target: T, kind: IterationKind) => object {
+  let make: ((target: T, kind: IterationKind) => object) | null = null;
+  return (target, kind) => (make ??= iteratorMaker(name, pairsOf))(target, kind);
+}
+
+function iteratorMaker<T>(name: string, pairsOf: (target: T) => Pairs): (target: T, kind: IterationKind) => object {
   let make!: (target: T, kind: IterationKind) => object;
   const prototype = class {
     #target!: T;
@@ -112,6 +115,10 @@ export function pairIterators<T>(name: string, pairsOf: (target: T) => Pairs): (
   Reflect.deleteProperty(prototype, 'constructor');
   Object.defineProperty(prototype, 'next', { enumerable: true });
   Object.defineProperty(prototype, Symbol.toStringTag, { value: `${name} Iterator`, configurable: true });
+  // Made after the realm was hardened: frozen here, with the one function it holds (what else it
+  // reaches, %IteratorPrototype% and Function.prototype, the realm froze already).
+  Object.freeze(prototype.next);
+  Object.freeze(prototype);
   return make;
 }
 

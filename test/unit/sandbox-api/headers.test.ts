@@ -116,11 +116,12 @@ describe('Headers (runtime)', () => {
     const prototype = Object.getPrototypeOf(iterator);
     expect(Object.getPrototypeOf(prototype)).toBe(Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())));
     expect(Object.prototype.toString.call(iterator)).toBe('[object Headers Iterator]');
-    expect(Object.getOwnPropertyDescriptor(prototype, 'next')).toMatchObject({ enumerable: true, writable: true, configurable: true });
+    // Frozen like every built-in prototype of the realm: one dispatch cannot change it for the next.
+    expect(Object.getOwnPropertyDescriptor(prototype, 'next')).toMatchObject({ enumerable: true, writable: false, configurable: false });
     expect(Object.hasOwn(prototype, 'constructor')).toBe(false);
     expect(() => prototype.next.call({})).toThrow(TypeError);
     expect(RuntimeHeaders.prototype[Symbol.iterator]).toBe(RuntimeHeaders.prototype.entries);
     expect([RuntimeHeaders.name, RuntimeHeaders.length]).toEqual(['Headers', 0]);
-    expect(Object.getOwnPropertyDescriptor(RuntimeHeaders.prototype, 'append')?.enumerable).toBe(true);
+    expect(Object.isFrozen(prototype)).toBe(true);
   });
 });
