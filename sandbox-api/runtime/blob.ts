@@ -86,7 +86,7 @@ function blobOptions(value: unknown, what: string): { native: boolean; type: str
 /** The blob parts argument: an iterable object, each item converted as it is taken. */
 function blobParts(value: unknown, what: string): BlobPart[] {
   if (value === undefined) return [];
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) throw new TypeError(`${what}: the parts must be a sequence`);
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) throw new TypeError(`${what}: The provided value cannot be converted to a sequence.`);
   return toSequence(value, (value as Record<PropertyKey, unknown>)[Symbol.iterator], convertPart, what);
 }
 

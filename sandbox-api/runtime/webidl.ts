@@ -51,7 +51,7 @@ export function toRecord(object: object, convertKey: (key: unknown) => string, c
  * each item converted as it is taken.
  */
 export function toSequence<T>(object: object, method: unknown, convert: (item: unknown) => T, what: string): T[] {
-  if (typeof method !== 'function') throw new TypeError(`${what}: the value is not iterable`);
+  if (typeof method !== 'function') throw new TypeError(`${what}: The provided value cannot be converted to a sequence.`);
   const iterator = Reflect.apply(method, object, []) as Iterator<unknown>;
   if (iterator === null || (typeof iterator !== 'object' && typeof iterator !== 'function')) throw new TypeError(`${what}: the iterator is not an object`);
   const next = iterator.next;
