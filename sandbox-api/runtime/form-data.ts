@@ -35,7 +35,6 @@ function entry(name: unknown, value: unknown, filename: unknown, argc: number): 
 }
 
 const iterate = pairIterators<FormData>('FormData', (form) => entriesOf(form));
-const what = (method: string) => `Failed to execute '${method}' on 'FormData'`;
 
 // The class is a property value named as the standard spells it: the bundler renames bindings,
 // never property keys, and a class takes its name, and its name in stack traces, from the key.
@@ -52,12 +51,12 @@ export const FormData = {
     }
 
     append(name: string, value: string | Blob, filename: string | undefined = undefined): void {
-      requireArguments(arguments.length, 2, what('append'));
+      requireArguments(arguments.length, 2, 'FormData', 'append');
       this.#entries.push(entry(name, value, filename, arguments.length));
     }
 
     set(name: string, value: string | Blob, filename: string | undefined = undefined): void {
-      requireArguments(arguments.length, 2, what('set'));
+      requireArguments(arguments.length, 2, 'FormData', 'set');
       const replacement = entry(name, value, filename, arguments.length);
       const first = this.#entries.findIndex(([key]) => key === replacement[0]);
       if (first < 0) this.#entries.push(replacement);
@@ -65,26 +64,26 @@ export const FormData = {
     }
 
     delete(name: string): void {
-      requireArguments(arguments.length, 1, what('delete'));
+      requireArguments(arguments.length, 1, 'FormData', 'delete');
       const key = toUSVString(name);
       this.#entries = this.#entries.filter(([n]) => n !== key);
     }
 
     get(name: string): FormDataEntryValue | null {
-      requireArguments(arguments.length, 1, what('get'));
+      requireArguments(arguments.length, 1, 'FormData', 'get');
       const key = toUSVString(name);
       const found = this.#entries.find(([n]) => n === key);
       return found === undefined ? null : found[1];
     }
 
     getAll(name: string): FormDataEntryValue[] {
-      requireArguments(arguments.length, 1, what('getAll'));
+      requireArguments(arguments.length, 1, 'FormData', 'getAll');
       const key = toUSVString(name);
       return this.#entries.filter(([n]) => n === key).map(([, value]) => value);
     }
 
     has(name: string): boolean {
-      requireArguments(arguments.length, 1, what('has'));
+      requireArguments(arguments.length, 1, 'FormData', 'has');
       const key = toUSVString(name);
       return this.#entries.some(([n]) => n === key);
     }

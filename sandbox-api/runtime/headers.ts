@@ -1,7 +1,7 @@
 // Headers per the Fetch standard: case-insensitive names, values combined with ", ", iteration
 // sorted by lowercase name, `set-cookie` kept apart (getSetCookie). No forbidden header names:
 // this is a server runtime. Pure: no bridge.
-import { defineIterable, forEachPair, pairIterators, requireArguments, toByteString, toRecord, toSequence } from './webidl.ts';
+import { defineIterable, failed, forEachPair, pairIterators, requireArguments, toByteString, toPairs } from './webidl.ts';
 
 type Pair = [string, string];
 export type HeadersGuard = 'none' | 'immutable';
@@ -14,19 +14,19 @@ export type HeadersGuard = 'none' | 'immutable';
 export const MAX_CROSSING_HEADER_BYTES = 64 * 1024;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-function normalizeName(name: unknown, what: string): string {
-  const text = toByteString(name, what);
-  if (!TOKEN.test(text)) throw new TypeError(`${what}: invalid header name "${text}"`);
+function normalizeName(name: unknown, method: string): string {
+  const text = toByteString(name);
+  if (!TOKEN.test(text)) throw new TypeError(`${failed('Headers', method)}: invalid header name "${text}"`);
   return text.toLowerCase();
 }
 
-function normalizeValue(value: unknown, what: string): string {
-  const raw = toByteString(value, what);
+function normalizeValue(value: unknown, method: string): string {
+  const raw = toByteString(value);
   // A value this long could never leave the isolate (see crossingHeaderPairs): refuse it before
   // scanning it, so one huge string appended many times costs nothing.
-  if (raw.length > MAX_CROSSING_HEADER_BYTES) throw new TypeError(`${what}: invalid header value, longer than ${MAX_CROSSING_HEADER_BYTES} characters`);
+  if (raw.length > MAX_CROSSING_HEADER_BYTES) throw new TypeError(`${failed('Headers', method)}: invalid header value, longer than ${MAX_CROSSING_HEADER_BYTES} characters`);
   const text = raw.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
-  if (/[\0\r\n]/.test(text)) throw new TypeError(`${what}: invalid header value "${text}"`);
+  if (/[\0\r\n]/.test(text)) throw new TypeError(`${failed('Headers', method)}: invalid header value "${text}"`);
   return text;
 }
 
@@ -71,22 +71,12 @@ export function setHeadersGuard(headers: Headers, guard: HeadersGuard): void {
 
 export type HeadersInit = Headers | Iterable<Iterable<string>> | Record<string, string> | [string, string][];
 
-const byteString = (what: string) => (value: unknown) => toByteString(value, what);
-
 /** WebIDL's conversion of `(sequence<sequence<ByteString>> or record<ByteString, ByteString>)`. */
 function convertInit(init: unknown): Pair[] {
-  const what = "Failed to construct 'Headers'";
   if (init === null || (typeof init !== 'object' && typeof init !== 'function')) {
-    throw new TypeError(`${what}: the init must be an object, an iterable of pairs or a Headers`);
+    throw new TypeError(`${failed('Headers', 'constructor')}: the init must be an object, an iterable of pairs or a Headers`);
   }
-  const method = (init as Record<PropertyKey, unknown>)[Symbol.iterator];
-  if (method === undefined || method === null) return toRecord(init, byteString(what), byteString(what));
-  const pairs = toSequence(init, method, (item) => {
-    if (item === null || (typeof item !== 'object' && typeof item !== 'function')) throw new TypeError(`${what}: each header pair must be an iterable [name, value]`);
-    return toSequence(item, (item as Record<PropertyKey, unknown>)[Symbol.iterator], byteString(what), what);
-  }, what);
-  for (const pair of pairs) if (pair.length !== 2) throw new TypeError(`${what}: each header pair must have exactly two items`);
-  return pairs as Pair[];
+  return toPairs(init, toByteString, failed('Headers', 'constructor'));
 }
 
 const iterate = pairIterators<Headers>('Headers', (headers) => sortedOf(headers));
@@ -112,7 +102,7 @@ export const Headers = {
 
     constructor(init: unknown = undefined) {
       if (init === undefined) return;
-      for (const [name, value] of convertInit(init)) this.#append(name, value, "Failed to construct 'Headers'");
+      for (const [name, value] of convertInit(init)) this.#append(name, value, 'constructor');
     }
 
     #checkMutable(): void {
@@ -125,29 +115,29 @@ export const Headers = {
     }
 
     /** The standard's "append" (the constructor's too, never an overridden method). */
-    #append(name: unknown, value: unknown, what: string): void {
-      const key = normalizeName(name, what);
-      const text = normalizeValue(value, what);
+    #append(name: unknown, value: unknown, method: string): void {
+      const key = normalizeName(name, method);
+      const text = normalizeValue(value, method);
       this.#checkMutable();
       this.#list.push([key, text]);
       this.#sorted = null;
     }
 
     append(name: string, value: string): void {
-      requireArguments(arguments.length, 2, "Failed to execute 'append' on 'Headers'");
-      this.#append(name, value, "Failed to execute 'append' on 'Headers'");
+      requireArguments(arguments.length, 2, 'Headers', 'append');
+      this.#append(name, value, 'append');
     }
 
     delete(name: string): void {
-      requireArguments(arguments.length, 1, "Failed to execute 'delete' on 'Headers'");
-      const key = normalizeName(name, "Failed to execute 'delete' on 'Headers'");
+      requireArguments(arguments.length, 1, 'Headers', 'delete');
+      const key = normalizeName(name, 'delete');
       this.#checkMutable();
       if (this.#list.some(([n]) => n === key)) this.#changed(this.#list.filter(([n]) => n !== key));
     }
 
     get(name: string): string | null {
-      requireArguments(arguments.length, 1, "Failed to execute 'get' on 'Headers'");
-      const key = normalizeName(name, "Failed to execute 'get' on 'Headers'");
+      requireArguments(arguments.length, 1, 'Headers', 'get');
+      const key = normalizeName(name, 'get');
       const values = this.#list.filter(([n]) => n === key).map(([, v]) => v);
       return values.length === 0 ? null : values.join(', ');
     }
@@ -157,15 +147,15 @@ export const Headers = {
     }
 
     has(name: string): boolean {
-      requireArguments(arguments.length, 1, "Failed to execute 'has' on 'Headers'");
-      const key = normalizeName(name, "Failed to execute 'has' on 'Headers'");
+      requireArguments(arguments.length, 1, 'Headers', 'has');
+      const key = normalizeName(name, 'has');
       return this.#list.some(([n]) => n === key);
     }
 
     set(name: string, value: string): void {
-      requireArguments(arguments.length, 2, "Failed to execute 'set' on 'Headers'");
-      const key = normalizeName(name, "Failed to execute 'set' on 'Headers'");
-      const text = normalizeValue(value, "Failed to execute 'set' on 'Headers'");
+      requireArguments(arguments.length, 2, 'Headers', 'set');
+      const key = normalizeName(name, 'set');
+      const text = normalizeValue(value, 'set');
       this.#checkMutable();
       const first = this.#list.findIndex(([n]) => n === key);
       if (first < 0) this.#changed([...this.#list, [key, text]]);

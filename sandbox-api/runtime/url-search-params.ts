@@ -1,7 +1,7 @@
 // URLSearchParams per the WHATWG URL standard (application/x-www-form-urlencoded parsing and
 // serializing). Pure: the URL class binds it to a URL through `bindSearchParams`, never a global.
 import { utf8Decode, utf8Encode } from './utf8.ts';
-import { defineIterable, forEachPair, pairIterators, requireArguments, toRecord, toSequence, toUSVString } from './webidl.ts';
+import { defineIterable, failed, forEachPair, pairIterators, requireArguments, toPairs, toUSVString } from './webidl.ts';
 
 type Pair = [string, string];
 
@@ -90,26 +90,14 @@ export function bindSearchParams(params: URLSearchParams, onUpdate: (serialized:
   return (query) => replaceList(params, parseUrlencoded(query.startsWith('?') ? query.slice(1) : query));
 }
 
-const CONSTRUCT = "Failed to construct 'URLSearchParams'";
-
 /** WebIDL's conversion of `(sequence<sequence<USVString>> or record<USVString, USVString> or USVString)`. */
 function convertInit(init: unknown): Pair[] {
-  if (init === null || (typeof init !== 'object' && typeof init !== 'function')) {
-    const text = toUSVString(init);
-    return parseUrlencoded(text.startsWith('?') ? text.slice(1) : text);
-  }
-  const method = (init as Record<PropertyKey, unknown>)[Symbol.iterator];
-  if (method === undefined || method === null) return toRecord(init, toUSVString, toUSVString);
-  const pairs = toSequence(init, method, (item) => {
-    if (item === null || (typeof item !== 'object' && typeof item !== 'function')) throw new TypeError(`${CONSTRUCT}: each pair must be an iterable [name, value]`);
-    return toSequence(item, (item as Record<PropertyKey, unknown>)[Symbol.iterator], toUSVString, CONSTRUCT);
-  }, CONSTRUCT);
-  for (const pair of pairs) if (pair.length !== 2) throw new TypeError(`${CONSTRUCT}: each pair must have exactly two items`);
-  return pairs as Pair[];
+  if (init !== null && (typeof init === 'object' || typeof init === 'function')) return toPairs(init, toUSVString, failed('URLSearchParams', 'constructor'));
+  const text = toUSVString(init);
+  return parseUrlencoded(text.startsWith('?') ? text.slice(1) : text);
 }
 
 const iterate = pairIterators<URLSearchParams>('URLSearchParams', (params) => listOf(params));
-const what = (method: string) => `Failed to execute '${method}' on 'URLSearchParams'`;
 
 // The class is a property value named as the standard spells it: the bundler renames bindings
 // (URLSearchParams is a global other bundled modules use), never property keys, and a class takes
@@ -142,13 +130,13 @@ export const URLSearchParams = {
     }
 
     append(name: string, value: string): void {
-      requireArguments(arguments.length, 2, what('append'));
+      requireArguments(arguments.length, 2, 'URLSearchParams', 'append');
       this.#list.push([toUSVString(name), toUSVString(value)]);
       this.#update();
     }
 
     delete(name: string, value: string | undefined = undefined): void {
-      requireArguments(arguments.length, 1, what('delete'));
+      requireArguments(arguments.length, 1, 'URLSearchParams', 'delete');
       const key = toUSVString(name);
       const match = value === undefined ? null : toUSVString(value);
       this.#list = this.#list.filter(([n, v]) => !(n === key && (match === null || v === match)));
@@ -156,26 +144,26 @@ export const URLSearchParams = {
     }
 
     get(name: string): string | null {
-      requireArguments(arguments.length, 1, what('get'));
+      requireArguments(arguments.length, 1, 'URLSearchParams', 'get');
       const key = toUSVString(name);
       return this.#list.find(([n]) => n === key)?.[1] ?? null;
     }
 
     getAll(name: string): string[] {
-      requireArguments(arguments.length, 1, what('getAll'));
+      requireArguments(arguments.length, 1, 'URLSearchParams', 'getAll');
       const key = toUSVString(name);
       return this.#list.filter(([n]) => n === key).map(([, v]) => v);
     }
 
     has(name: string, value: string | undefined = undefined): boolean {
-      requireArguments(arguments.length, 1, what('has'));
+      requireArguments(arguments.length, 1, 'URLSearchParams', 'has');
       const key = toUSVString(name);
       const match = value === undefined ? null : toUSVString(value);
       return this.#list.some(([n, v]) => n === key && (match === null || v === match));
     }
 
     set(name: string, value: string): void {
-      requireArguments(arguments.length, 2, what('set'));
+      requireArguments(arguments.length, 2, 'URLSearchParams', 'set');
       const key = toUSVString(name);
       const val = toUSVString(value);
       const first = this.#list.findIndex(([n]) => n === key);

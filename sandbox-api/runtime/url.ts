@@ -21,7 +21,7 @@ export function createUrlClass(parseUrl: ParseUrl, setUrlComponent: SetUrlCompon
       #syncParams: (query: string) => void;
 
       constructor(url: string, base: string | undefined = undefined) {
-        requireArguments(arguments.length, 1, "Failed to construct 'URL'");
+        requireArguments(arguments.length, 1, 'URL', 'constructor');
         const record = parse(url, base);
         if (record === null) throw new TypeError(`Invalid URL: ${String(url)}`);
         this.#record = record;
@@ -34,12 +34,12 @@ export function createUrlClass(parseUrl: ParseUrl, setUrlComponent: SetUrlCompon
       }
 
       static canParse(url: string, base: string | undefined = undefined): boolean {
-        requireArguments(arguments.length, 1, "Failed to execute 'canParse' on 'URL'");
+        requireArguments(arguments.length, 1, 'URL', 'canParse');
         return parse(url, base) !== null;
       }
 
       static parse(url: string, base: string | undefined = undefined): URL | null {
-        requireArguments(arguments.length, 1, "Failed to execute 'parse' on 'URL'");
+        requireArguments(arguments.length, 1, 'URL', 'parse');
         return parse(url, base) === null ? null : new URL(url, base);
       }
 

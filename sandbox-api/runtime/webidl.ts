@@ -9,9 +9,14 @@ type Pairs = readonly (readonly [unknown, unknown])[];
 /** %IteratorPrototype%, read while the runtime is built (before any guest code). */
 const ITERATOR_PROTOTYPE = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())) as object;
 
+/** The prefix of a TypeError an operation throws, as browsers word it. */
+export function failed(interfaceName: string, method: string): string {
+  return method === 'constructor' ? `Failed to construct '${interfaceName}'` : `Failed to execute '${method}' on '${interfaceName}'`;
+}
+
 /** WebIDL's "N arguments required" TypeError for a call with fewer. */
-export function requireArguments(given: number, required: number, what: string): void {
-  if (given < required) throw new TypeError(`${what}: ${required} argument${required === 1 ? '' : 's'} required, but only ${given} present.`);
+export function requireArguments(given: number, required: number, interfaceName: string, method: string): void {
+  if (given < required) throw new TypeError(`${failed(interfaceName, method)}: ${required} argument${required === 1 ? '' : 's'} required, but only ${given} present.`);
 }
 
 /** ToString as WebIDL does it: a Symbol is a TypeError (String(symbol) would not throw). */
@@ -25,9 +30,9 @@ export function toUSVString(value: unknown): string {
 }
 
 /** DOMString whose code units must all be bytes. */
-export function toByteString(value: unknown, what: string): string {
+export function toByteString(value: unknown): string {
   const text = toDOMString(value);
-  if (/[^\u0000-\u00ff]/.test(text)) throw new TypeError(`${what}: the string contains a character above U+00FF`);
+  if (/[^\u0000-\u00ff]/.test(text)) throw new TypeError(`The string contains a character above U+00FF: "${text.slice(0, 64)}"`);
   return text;
 }
 
@@ -62,6 +67,21 @@ export function toSequence<T>(object: object, method: unknown, convert: (item: u
     if (step.done) return items;
     items.push(convert(step.value));
   }
+}
+
+/**
+ * The usual init of a pair list (Headers, URLSearchParams): `(sequence<sequence<T>> or
+ * record<T, T>)`, chosen by whether the object has @@iterator; every pair must have two items.
+ */
+export function toPairs(init: object, convert: (value: unknown) => string, what: string): [string, string][] {
+  const method = (init as Record<PropertyKey, unknown>)[Symbol.iterator];
+  if (method === undefined || method === null) return toRecord(init, convert, convert);
+  const pairs = toSequence(init, method, (item) => {
+    if (item === null || (typeof item !== 'object' && typeof item !== 'function')) throw new TypeError(`${what}: each pair must be an iterable [name, value]`);
+    return toSequence(item, (item as Record<PropertyKey, unknown>)[Symbol.iterator], convert, what);
+  }, what);
+  for (const pair of pairs) if (pair.length !== 2) throw new TypeError(`${what}: each pair must have exactly two items`);
+  return pairs as [string, string][];
 }
 
 /**
