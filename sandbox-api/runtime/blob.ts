@@ -3,7 +3,7 @@
 // multipart encoding, never reachable from a guest object. stream() takes ReadableStream from the
 // lazily loaded streams module through setBlobStreams (install.ts), never from a global.
 import { utf8Decode, utf8Encode } from './utf8.ts';
-import { defineInterface, toDOMString, toSequence, toUSVString } from './webidl.ts';
+import { defineInterface, failed, requireArguments, toDOMString, toSequence, toUSVString } from './webidl.ts';
 
 type ReadableStreamClass = new (source: object) => object;
 type BlobPart = Uint8Array | ArrayBuffer | ArrayBufferView | Blob | string;
@@ -131,7 +131,7 @@ export const Blob = {
     }
 
     constructor(parts: Iterable<unknown> | undefined = undefined, options: BlobPropertyBag | undefined = undefined) {
-      const what = `Failed to construct '${new.target === Blob ? 'Blob' : 'File'}'`;
+      const what = failed(new.target === File ? 'File' : 'Blob', 'constructor');
       const converted = blobParts(parts, what);
       const { native, type } = blobOptions(options, what);
       this.#bytes = concat(converted.map((part) => partBytes(part, native)));
@@ -199,10 +199,10 @@ export const File = {
     #lastModified: number;
 
     constructor(parts: Iterable<unknown>, name: string, options: FilePropertyBag | undefined = undefined) {
-      if (arguments.length < 2) throw new TypeError("Failed to construct 'File': 2 arguments required.");
+      requireArguments(arguments.length, 2, 'File', 'constructor');
       super(parts, options);
       this.#name = toUSVString(name);
-      const last = dictionary(options, "Failed to construct 'File'").lastModified;
+      const last = dictionary(options, failed('File', 'constructor')).lastModified;
       this.#lastModified = last === undefined ? Date.now() : toLongLong(last);
     }
 
