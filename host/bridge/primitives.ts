@@ -3,7 +3,7 @@
 // errors come back as data, never as host Error objects, so no host stack or path can reach guest code.
 
 import { createHash, createHmac, randomBytes as nodeRandomBytes } from 'node:crypto';
-import type { DigestAlgorithm, UrlRecord } from '../../sandbox-api/runtime/contract.ts';
+import { MAX_URL_INPUT_LENGTH, URL_COMPONENTS, type DigestAlgorithm, type UrlComponent, type UrlRecord } from '../../sandbox-api/runtime/contract.ts';
 
 const NODE_DIGEST: Record<DigestAlgorithm, string> = {
   'SHA-1': 'sha1',
@@ -13,12 +13,28 @@ const NODE_DIGEST: Record<DigestAlgorithm, string> = {
 };
 const MAX_RANDOM_BYTES = 65_536;
 
-export function parseUrl(input: string, base: string | undefined): UrlRecord | null {
-  if (typeof input !== 'string' || (base !== undefined && typeof base !== 'string')) return null;
-  const url = URL.parse(input, base);
-  if (url === null) return null;
+const COMPONENTS: ReadonlySet<string> = new Set(URL_COMPONENTS);
+
+function urlRecord(url: URL): UrlRecord {
   const { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } = url;
   return { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash };
+}
+
+export function parseUrl(input: string, base: string | undefined): UrlRecord | null {
+  if (typeof input !== 'string' || (base !== undefined && typeof base !== 'string')) return null;
+  if (input.length + (base?.length ?? 0) > MAX_URL_INPUT_LENGTH) return null;
+  const url = URL.parse(input, base);
+  return url === null ? null : urlRecord(url);
+}
+
+/** Node's own WHATWG setter does the work: the spec's rules (ignored values included) exactly. */
+export function setUrlComponent(href: string, component: UrlComponent, value: string): UrlRecord | null {
+  if (typeof href !== 'string' || typeof component !== 'string' || typeof value !== 'string' || !COMPONENTS.has(component)) return null;
+  if (href.length + value.length > MAX_URL_INPUT_LENGTH) return null;
+  const url = URL.parse(href);
+  if (url === null) return null;
+  url[component] = value;
+  return urlRecord(url);
 }
 
 export function randomBytes(length: number): Uint8Array {

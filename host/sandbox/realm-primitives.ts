@@ -94,6 +94,7 @@ export function realmImplementations(owner: () => RealmOwner, async: Pick<Bridge
     setTimer: (id, delayMs) => owner().setTimer(id, delayMs),
     clearTimer: (id) => owner().clearTimer(id),
     parseUrl: primitives.parseUrl,
+    setUrlComponent: primitives.setUrlComponent,
     decodeText: createTextDecoding(),
     randomBytes: primitives.randomBytes,
     digest: primitives.digest,

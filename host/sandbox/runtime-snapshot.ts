@@ -17,6 +17,7 @@ const STAND_INS: Record<keyof BridgePrimitives, string> = {
   setTimer: '() => {}',
   clearTimer: '() => {}',
   parseUrl: 'record',
+  setUrlComponent: '() => null',
   decodeText: "() => ({ ok: true, value: '' })",
   randomBytes: '(length) => new Uint8Array(length)',
   digest: '() => new Uint8Array(32)',

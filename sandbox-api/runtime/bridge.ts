@@ -2,7 +2,7 @@
 // called directly (never through .call/.apply, which a guest could patch), host exceptions are
 // swallowed or replaced by fresh isolate errors, and results are re-checked and re-copied.
 import type { RawPrimitives } from './bind.ts';
-import type { BridgePrimitives, BridgeResponse, UrlRecord } from './contract.ts';
+import { MAX_URL_INPUT_LENGTH, type BridgePrimitives, type BridgeResponse, type UrlRecord } from './contract.ts';
 
 /** Same shape as the raw primitives: the wrapper changes what they may return, not their signatures. */
 export type SafeBridge = BridgePrimitives;
@@ -15,6 +15,14 @@ const failure = (code: string, message: string): { ok: false; code: string; mess
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object';
+}
+
+/** A fresh record of strings, or null for anything that is not an object. */
+function copyUrlRecord(record: unknown): UrlRecord | null {
+  if (!isRecord(record)) return null;
+  const copy = {} as UrlRecord;
+  for (const field of URL_FIELDS) copy[field] = String(record[field] ?? '');
+  return copy;
 }
 
 function toBytes(value: unknown, what: string): Uint8Array {
@@ -52,6 +60,7 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
   const rawSetTimer: Raw<'setTimer'> = raw.setTimer;
   const rawClearTimer: Raw<'clearTimer'> = raw.clearTimer;
   const rawParseUrl: Raw<'parseUrl'> = raw.parseUrl;
+  const rawSetUrlComponent: Raw<'setUrlComponent'> = raw.setUrlComponent;
   const rawDecodeText: Raw<'decodeText'> = raw.decodeText;
   const rawRandomBytes: Raw<'randomBytes'> = raw.randomBytes;
   const rawDigest: Raw<'digest'> = raw.digest;
@@ -114,16 +123,25 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
       }
     },
     parseUrl(input, base) {
+      // Longer inputs are refused before they are copied out (the host refuses them too).
+      if (input.length + (base?.length ?? 0) > MAX_URL_INPUT_LENGTH) return null;
       let record: unknown;
       try {
         record = rawParseUrl(input, base);
       } catch {
         return null;
       }
-      if (!isRecord(record)) return null;
-      const copy = {} as UrlRecord;
-      for (const field of URL_FIELDS) copy[field] = String(record[field] ?? '');
-      return copy;
+      return copyUrlRecord(record);
+    },
+    setUrlComponent(href, component, value) {
+      if (href.length + value.length > MAX_URL_INPUT_LENGTH) return null;
+      let record: unknown;
+      try {
+        record = rawSetUrlComponent(href, component, value);
+      } catch {
+        return null;
+      }
+      return copyUrlRecord(record);
     },
     decodeText(bytes, encoding, fatal, ignoreBOM, stream, last) {
       let result: unknown;

@@ -1,7 +1,9 @@
-// The guest's console: every call becomes one log(level, text) line, formatted by
-// console-format.ts and capped at 8 KiB. No method ever throws into guest code.
+// The guest's console (the standard's namespace object): every call becomes one log(level, text)
+// line, formatted by console-format.ts and capped at 8 KiB. No method throws into guest code but
+// for what the standard rethrows: a label whose conversion to a string throws.
 import type { LogLevel } from './contract.ts';
 import { capLine, formatError, formatLogArgs, inspect } from './console-format.ts';
+import { toDOMString } from './webidl.ts';
 
 export type LogSink = (level: LogLevel, text: string) => void;
 
@@ -19,16 +21,17 @@ export function createConsole(log: LogSink) {
     }
   };
   const writer = (level: LogLevel) => (...args: unknown[]): void => emit(level, formatLogArgs(args));
-  const labelOf = (label: unknown): string => (label === undefined ? 'default' : String(label));
+  // WebIDL's `optional DOMString label = "default"`: the conversion throws what toString throws.
+  const labelOf = (label: unknown): string => (label === undefined ? 'default' : toDOMString(label));
   const guard = (body: () => void): void => {
     try {
       body();
     } catch {
-      // e.g. a label whose toString throws
+      // formatting a trace or a count is best effort, as the output is
     }
   };
 
-  return {
+  const methods = {
     log: writer('log'),
     info: writer('info'),
     warn: writer('warn'),
@@ -45,32 +48,41 @@ export function createConsole(log: LogSink) {
     assert: (condition?: unknown, ...args: unknown[]): void => {
       if (!condition) emit('error', 'Assertion failed' + (args.length > 0 ? ': ' + formatLogArgs(args) : ''));
     },
-    count: (label?: unknown): void =>
+    count: (label?: unknown): void => {
+      const key = labelOf(label);
       guard(() => {
-        const key = labelOf(label);
         const count = (counts.get(key) ?? 0) + 1;
         counts.set(key, count);
         emit('log', `${key}: ${count}`);
-      }),
-    countReset: (label?: unknown): void => guard(() => void counts.delete(labelOf(label))),
-    time: (label?: unknown): void => guard(() => void timers.set(labelOf(label), Date.now())),
-    timeLog: (label?: unknown, ...args: unknown[]): void =>
+      });
+    },
+    countReset: (label?: unknown): void => {
+      const key = labelOf(label);
+      counts.delete(key);
+    },
+    time: (label?: unknown): void => {
+      const key = labelOf(label);
+      timers.set(key, Date.now());
+    },
+    timeLog: (label?: unknown, ...args: unknown[]): void => {
+      const key = labelOf(label);
       guard(() => {
-        const key = labelOf(label);
         const started = timers.get(key);
         if (started === undefined) emit('warn', `No such label '${key}' for console.timeLog()`);
         else emit('log', `${key}: ${Date.now() - started}ms` + (args.length > 0 ? ' ' + formatLogArgs(args) : ''));
-      }),
-    timeEnd: (label?: unknown): void =>
+      });
+    },
+    timeEnd: (label?: unknown): void => {
+      const key = labelOf(label);
       guard(() => {
-        const key = labelOf(label);
         const started = timers.get(key);
         if (started === undefined) emit('warn', `No such label '${key}' for console.timeEnd()`);
         else {
           timers.delete(key);
           emit('log', `${key}: ${Date.now() - started}ms`);
         }
-      }),
+      });
+    },
     group: (...label: unknown[]): void => {
       if (label.length > 0) emit('log', formatLogArgs(label));
       indent += '  ';
@@ -83,4 +95,14 @@ export function createConsole(log: LogSink) {
       indent = indent.slice(2);
     },
   };
+  // A WebIDL namespace: its [[Prototype]] is an empty object over Object.prototype (frozen here:
+  // the console itself stays the guest's to change), and it is tagged "console".
+  const console = Object.create(Object.freeze(Object.create(Object.prototype))) as typeof methods;
+  Object.defineProperties(console, Object.getOwnPropertyDescriptors(methods));
+  // The writers are made by one function: each is named after its method, as browsers name them.
+  for (const [name, method] of Object.entries(methods)) {
+    if (method.name !== name) Object.defineProperty(method, 'name', { value: name, configurable: true });
+  }
+  Object.defineProperty(console, Symbol.toStringTag, { value: 'console', writable: false, enumerable: false, configurable: true });
+  return console;
 }

@@ -101,6 +101,17 @@ export interface UrlRecord {
 /** The formats of the Compression standard. */
 export type CompressionFormat = 'gzip' | 'deflate' | 'deflate-raw';
 
+/** The UrlRecord parts the URL class's setters change (BridgePrimitives.setUrlComponent). */
+export const URL_COMPONENTS = ['protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
+export type UrlComponent = (typeof URL_COMPONENTS)[number];
+
+/**
+ * Longest input (URL plus base, or href plus a setter's value, in UTF-16 code units) that crosses
+ * to the host's URL parser: each crossing copies it, and its result, outside the isolate's heap.
+ * Roomy for data: URLs; a longer one is not a URL the runtime parses.
+ */
+export const MAX_URL_INPUT_LENGTH = 4 * 1024 * 1024;
+
 export type DigestAlgorithm = 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512';
 
 /**
@@ -159,6 +170,12 @@ export interface BridgePrimitives {
   /** WHATWG URL parsing by the host's spec implementation; null when the input is not a valid URL. */
   parseUrl(input: string, base: string | undefined): UrlRecord | null;
   /**
+   * A WHATWG URL setter by the host's spec implementation: the record of `href` once `component`
+   * is set to `value` (unchanged where the standard's setter ignores the value); null when `href`
+   * does not parse or the input is malformed or too long.
+   */
+  setUrlComponent(href: string, component: UrlComponent, value: string): UrlRecord | null;
+  /**
    * TextDecoder for every encoding but UTF-8, by the host's (ICU) decoder; `encoding` is a canonical
    * name. `stream` 0 decodes `bytes` on their own; another number is one of this realm's streams
    * (`{ stream: true }`): numbered in increasing order by the runtime, opened by its first chunk,
@@ -176,7 +193,7 @@ export interface BridgePrimitives {
 }
 
 /** The order in which install() and the snapshot's bootstrap receive the primitives. */
-export const PRIMITIVE_NAMES = ['log', 'fetch', 'fetchRead', 'fetchCancel', 'setTimer', 'clearTimer', 'parseUrl', 'decodeText', 'randomBytes', 'digest', 'hmac', 'compressionOpen', 'compressionWrite', 'compressionClose', 'loadModule'] as const satisfies readonly (keyof BridgePrimitives)[];
+export const PRIMITIVE_NAMES = ['log', 'fetch', 'fetchRead', 'fetchCancel', 'setTimer', 'clearTimer', 'parseUrl', 'setUrlComponent', 'decodeText', 'randomBytes', 'digest', 'hmac', 'compressionOpen', 'compressionWrite', 'compressionClose', 'loadModule'] as const satisfies readonly (keyof BridgePrimitives)[];
 
 /** The primitives that return a promise: they cross as References (see BridgePrimitives). */
 export const ASYNC_PRIMITIVES: readonly (keyof BridgePrimitives)[] = ['fetch', 'fetchRead', 'compressionWrite'];

@@ -2,7 +2,7 @@
 // File (named `blob` unless a filename is given), strings are USVStrings. Pure: no bridge;
 // `formDataEntries`/`formDataFrom` are the runtime's internal access for bodies and parsing.
 import { Blob, File } from './blob.ts';
-import { utf8Decode, utf8Encode } from './utf8.ts';
+import { defineIterable, forEachPair, pairIterators, requireArguments, toUSVString } from './webidl.ts';
 
 export type FormDataEntryValue = string | File;
 type Entry = [string, FormDataEntryValue];
@@ -21,91 +21,94 @@ export function formDataFrom(entries: Entry[]): FormData {
   return form;
 }
 
-function usv(value: unknown): string {
-  const text = String(value);
-  return /[\ud800-\udfff]/.test(text) ? utf8Decode(utf8Encode(text), false, true) : text; // a leading U+FEFF is text here, not a byte order mark
-}
-
 /** The XHR standard's "create an entry". */
 function entry(name: unknown, value: unknown, filename: unknown, argc: number): Entry {
-  const key = usv(name);
+  const key = toUSVString(name);
   if (value instanceof Blob) {
     const isFile = value instanceof File;
     if (isFile && argc < 3) return [key, value];
-    const fileName = argc >= 3 ? usv(filename) : isFile ? value.name : 'blob';
+    const fileName = argc >= 3 ? toUSVString(filename) : isFile ? value.name : 'blob';
     return [key, new File([value], fileName, { type: value.type, lastModified: isFile ? value.lastModified : undefined })];
   }
   if (argc >= 3) throw new TypeError("Failed to execute 'append' on 'FormData': parameter 2 is not of type 'Blob'.");
-  return [key, usv(value)];
+  return [key, toUSVString(value)];
 }
 
-export class FormData {
-  #entries: Entry[] = [];
+const iterate = pairIterators<FormData>('FormData', (form) => entriesOf(form));
 
-  static {
-    entriesOf = (form) => form.#entries;
-  }
+// The class is a property value named as the standard spells it: the bundler renames bindings,
+// never property keys, and a class takes its name, and its name in stack traces, from the key.
+export const FormData = {
+  FormData: class {
+    #entries: Entry[] = [];
 
-  constructor(form?: unknown) {
-    if (form !== undefined) throw new TypeError("Failed to construct 'FormData': HTML form elements do not exist in this runtime");
-  }
+    static {
+      entriesOf = (form) => form.#entries;
+    }
 
-  append(name: string, value: string | Blob, filename?: string): void {
-    if (arguments.length < 2) throw new TypeError("Failed to execute 'append' on 'FormData': 2 arguments required.");
-    this.#entries.push(entry(name, value, filename, arguments.length));
-  }
+    constructor(form: unknown = undefined) {
+      if (form !== undefined) throw new TypeError("Failed to construct 'FormData': HTML form elements do not exist in this runtime");
+    }
 
-  set(name: string, value: string | Blob, filename?: string): void {
-    if (arguments.length < 2) throw new TypeError("Failed to execute 'set' on 'FormData': 2 arguments required.");
-    const replacement = entry(name, value, filename, arguments.length);
-    const first = this.#entries.findIndex(([key]) => key === replacement[0]);
-    if (first < 0) this.#entries.push(replacement);
-    else this.#entries = this.#entries.filter(([key], index) => index <= first || key !== replacement[0]).map((pair, index) => (index === first ? replacement : pair));
-  }
+    append(name: string, value: string | Blob, filename: string | undefined = undefined): void {
+      requireArguments(arguments.length, 2, 'FormData', 'append');
+      this.#entries.push(entry(name, value, filename, arguments.length));
+    }
 
-  delete(name: string): void {
-    const key = usv(name);
-    this.#entries = this.#entries.filter(([n]) => n !== key);
-  }
+    set(name: string, value: string | Blob, filename: string | undefined = undefined): void {
+      requireArguments(arguments.length, 2, 'FormData', 'set');
+      const replacement = entry(name, value, filename, arguments.length);
+      const first = this.#entries.findIndex(([key]) => key === replacement[0]);
+      if (first < 0) this.#entries.push(replacement);
+      else this.#entries = this.#entries.flatMap((pair, i): Entry[] => (i === first ? [replacement] : pair[0] === replacement[0] ? [] : [pair]));
+    }
 
-  get(name: string): FormDataEntryValue | null {
-    const key = usv(name);
-    const found = this.#entries.find(([n]) => n === key);
-    return found === undefined ? null : found[1];
-  }
+    delete(name: string): void {
+      requireArguments(arguments.length, 1, 'FormData', 'delete');
+      const key = toUSVString(name);
+      this.#entries = this.#entries.filter(([n]) => n !== key);
+    }
 
-  getAll(name: string): FormDataEntryValue[] {
-    const key = usv(name);
-    return this.#entries.filter(([n]) => n === key).map(([, value]) => value);
-  }
+    get(name: string): FormDataEntryValue | null {
+      requireArguments(arguments.length, 1, 'FormData', 'get');
+      const key = toUSVString(name);
+      const found = this.#entries.find(([n]) => n === key);
+      return found === undefined ? null : found[1];
+    }
 
-  has(name: string): boolean {
-    const key = usv(name);
-    return this.#entries.some(([n]) => n === key);
-  }
+    getAll(name: string): FormDataEntryValue[] {
+      requireArguments(arguments.length, 1, 'FormData', 'getAll');
+      const key = toUSVString(name);
+      return this.#entries.filter(([n]) => n === key).map(([, value]) => value);
+    }
 
-  forEach(callback: (value: FormDataEntryValue, name: string, form: FormData) => void, thisArg?: unknown): void {
-    if (typeof callback !== 'function') throw new TypeError('FormData.forEach: callback is not a function');
-    for (const [name, value] of [...this.#entries]) callback.call(thisArg, value, name, this);
-  }
+    has(name: string): boolean {
+      requireArguments(arguments.length, 1, 'FormData', 'has');
+      const key = toUSVString(name);
+      return this.#entries.some(([n]) => n === key);
+    }
 
-  *entries(): IterableIterator<[string, FormDataEntryValue]> {
-    for (const [name, value] of [...this.#entries]) yield [name, value];
-  }
+    forEach(callback: (value: FormDataEntryValue, name: string, form: FormData) => void, thisArg: unknown = undefined): void {
+      forEachPair(this, entriesOf, callback, thisArg, 'FormData');
+    }
 
-  *keys(): IterableIterator<string> {
-    for (const [name] of [...this.#entries]) yield name;
-  }
+    entries(): IterableIterator<[string, FormDataEntryValue]> {
+      return iterate(this, 'key+value') as IterableIterator<[string, FormDataEntryValue]>;
+    }
 
-  *values(): IterableIterator<FormDataEntryValue> {
-    for (const [, value] of [...this.#entries]) yield value;
-  }
+    keys(): IterableIterator<string> {
+      return iterate(this, 'key') as IterableIterator<string>;
+    }
 
-  [Symbol.iterator](): IterableIterator<[string, FormDataEntryValue]> {
-    return this.entries();
-  }
+    values(): IterableIterator<FormDataEntryValue> {
+      return iterate(this, 'value') as IterableIterator<FormDataEntryValue>;
+    }
 
-  get [Symbol.toStringTag](): string {
-    return 'FormData';
-  }
-}
+    declare [Symbol.iterator]: () => IterableIterator<[string, FormDataEntryValue]>;
+
+    static {
+      defineIterable(this.prototype, 'FormData');
+    }
+  },
+}.FormData;
+export type FormData = InstanceType<typeof FormData>;

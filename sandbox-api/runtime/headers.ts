@@ -1,6 +1,7 @@
 // Headers per the Fetch standard: case-insensitive names, values combined with ", ", iteration
 // sorted by lowercase name, `set-cookie` kept apart (getSetCookie). No forbidden header names:
 // this is a server runtime. Pure: no bridge.
+import { defineIterable, failed, forEachPair, pairIterators, requireArguments, toByteString, toPairs } from './webidl.ts';
 
 type Pair = [string, string];
 export type HeadersGuard = 'none' | 'immutable';
@@ -13,31 +14,37 @@ export type HeadersGuard = 'none' | 'immutable';
 export const MAX_CROSSING_HEADER_BYTES = 64 * 1024;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-function normalizeName(name: unknown): string {
-  const text = String(name);
-  if (!TOKEN.test(text)) throw new TypeError(`Invalid header name: "${text}"`);
+function normalizeName(name: unknown, method: string): string {
+  const text = toByteString(name);
+  if (!TOKEN.test(text)) throw new TypeError(`${failed('Headers', method)}: invalid header name "${text}"`);
   return text.toLowerCase();
 }
 
-function normalizeValue(value: unknown): string {
-  const raw = String(value);
+function normalizeValue(value: unknown, method: string): string {
+  const raw = toByteString(value);
   // A value this long could never leave the isolate (see crossingHeaderPairs): refuse it before
   // scanning it, so one huge string appended many times costs nothing.
-  if (raw.length > MAX_CROSSING_HEADER_BYTES) throw new TypeError(`Invalid header value: longer than ${MAX_CROSSING_HEADER_BYTES} characters`);
+  if (raw.length > MAX_CROSSING_HEADER_BYTES) throw new TypeError(`${failed('Headers', method)}: invalid header value, longer than ${MAX_CROSSING_HEADER_BYTES} characters`);
   const text = raw.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
-  if (/[\0\r\n]/.test(text) || /[^\u0000-\u00ff]/.test(text)) throw new TypeError(`Invalid header value: "${text}"`);
+  if (/[\0\r\n]/.test(text)) throw new TypeError(`${failed('Headers', method)}: invalid header value "${text}"`);
   return text;
 }
 
 let guardOf: (headers: Headers) => { set(guard: HeadersGuard): void };
 let listOf: (headers: Headers) => Pair[];
+let sortedOf: (headers: Headers) => Pair[];
 
 /** The spec's "sort and combine": one pair per name, except one per `set-cookie` value. */
 function sortAndCombine(list: Pair[]): Pair[] {
-  const names = [...new Set(list.map(([n]) => n))].sort();
+  const byName = new Map<string, string[]>();
+  for (const [name, value] of list) {
+    const values = byName.get(name);
+    if (values === undefined) byName.set(name, [value]);
+    else values.push(value);
+  }
   const out: Pair[] = [];
-  for (const name of names) {
-    const values = list.filter(([n]) => n === name).map(([, v]) => v);
+  for (const name of [...byName.keys()].sort()) {
+    const values = byName.get(name) as string[];
     if (name === 'set-cookie') for (const value of values) out.push([name, value]);
     else out.push([name, values.join(', ')]);
   }
@@ -64,108 +71,118 @@ export function setHeadersGuard(headers: Headers, guard: HeadersGuard): void {
 
 export type HeadersInit = Headers | Iterable<Iterable<string>> | Record<string, string> | [string, string][];
 
-export class Headers {
-  #list: Pair[] = [];
-  #guard: HeadersGuard = 'none';
-
-  static {
-    listOf = (headers) => headers.#list;
-    guardOf = (headers) => ({
-      set: (guard) => {
-        headers.#guard = guard;
-      },
-    });
+/** WebIDL's conversion of `(sequence<sequence<ByteString>> or record<ByteString, ByteString>)`. */
+function convertInit(init: unknown): Pair[] {
+  if (init === null || (typeof init !== 'object' && typeof init !== 'function')) {
+    throw new TypeError(`${failed('Headers', 'constructor')}: the init must be an object, an iterable of pairs or a Headers`);
   }
-
-  constructor(init?: HeadersInit | null) {
-    if (init === undefined || init === null) return;
-    if (typeof init !== 'object' && typeof init !== 'function') {
-      throw new TypeError('Headers init must be an object, an iterable of pairs or a Headers');
-    }
-    const source = init as unknown as Record<PropertyKey, unknown>;
-    if (typeof source[Symbol.iterator] === 'function') {
-      for (const pair of source as unknown as Iterable<unknown>) {
-        if (pair === null || typeof pair !== 'object' || typeof (pair as Iterable<unknown>)[Symbol.iterator] !== 'function') {
-          throw new TypeError('Each header init pair must be an iterable [name, value]');
-        }
-        const items = [...(pair as Iterable<unknown>)];
-        if (items.length !== 2) throw new TypeError('Each header init pair must have exactly two items');
-        this.append(items[0] as string, items[1] as string);
-      }
-      return;
-    }
-    for (const key of Reflect.ownKeys(source)) {
-      if (typeof key !== 'string') continue;
-      if (Reflect.getOwnPropertyDescriptor(source, key)?.enumerable) this.append(key, source[key] as string);
-    }
-  }
-
-  #checkMutable(): void {
-    if (this.#guard === 'immutable') throw new TypeError('Headers are immutable');
-  }
-
-  append(name: string, value: string): void {
-    const key = normalizeName(name);
-    const text = normalizeValue(value);
-    this.#checkMutable();
-    this.#list.push([key, text]);
-  }
-
-  delete(name: string): void {
-    const key = normalizeName(name);
-    this.#checkMutable();
-    this.#list = this.#list.filter(([n]) => n !== key);
-  }
-
-  get(name: string): string | null {
-    const key = normalizeName(name);
-    const values = this.#list.filter(([n]) => n === key).map(([, v]) => v);
-    return values.length === 0 ? null : values.join(', ');
-  }
-
-  getSetCookie(): string[] {
-    return this.#list.filter(([n]) => n === 'set-cookie').map(([, v]) => v);
-  }
-
-  has(name: string): boolean {
-    const key = normalizeName(name);
-    return this.#list.some(([n]) => n === key);
-  }
-
-  set(name: string, value: string): void {
-    const key = normalizeName(name);
-    const text = normalizeValue(value);
-    this.#checkMutable();
-    const first = this.#list.findIndex(([n]) => n === key);
-    if (first < 0) this.#list.push([key, text]);
-    else {
-      this.#list[first] = [key, text];
-      this.#list = this.#list.filter(([n], i) => i <= first || n !== key);
-    }
-  }
-
-  forEach(callback: (value: string, name: string, headers: Headers) => void, thisArg?: unknown): void {
-    if (typeof callback !== 'function') throw new TypeError('Headers.forEach: callback is not a function');
-    for (const [name, value] of sortAndCombine(this.#list)) callback.call(thisArg, value, name, this);
-  }
-
-  *entries(): IterableIterator<[string, string]> {
-    for (const [name, value] of sortAndCombine(this.#list)) yield [name, value];
-  }
-
-  *keys(): IterableIterator<string> {
-    for (const [name] of sortAndCombine(this.#list)) yield name;
-  }
-
-  *values(): IterableIterator<string> {
-    for (const [, value] of sortAndCombine(this.#list)) yield value;
-  }
-
-  [Symbol.iterator](): IterableIterator<[string, string]> {
-    return this.entries();
-  }
-
-  get [Symbol.toStringTag](): string {
-    return 'Headers';
-  }
+  return toPairs(init, toByteString, failed('Headers', 'constructor'));
 }
+
+const iterate = pairIterators<Headers>('Headers', (headers) => sortedOf(headers));
+
+// The class is a property value named as the standard spells it: the bundler renames bindings
+// (never property keys), and a class takes its name, and its name in stack traces, from the key.
+export const Headers = {
+  Headers: class {
+    #list: Pair[] = [];
+    /** sortAndCombine(#list), kept until the list changes: iterators read it at every step. */
+    #sorted: Pair[] | null = null;
+    #guard: HeadersGuard = 'none';
+
+    static {
+      listOf = (headers) => headers.#list;
+      sortedOf = (headers) => (headers.#sorted ??= sortAndCombine(headers.#list));
+      guardOf = (headers) => ({
+        set: (guard) => {
+          headers.#guard = guard;
+        },
+      });
+    }
+
+    constructor(init: unknown = undefined) {
+      if (init === undefined) return;
+      for (const [name, value] of convertInit(init)) this.#append(name, value, 'constructor');
+    }
+
+    #checkMutable(): void {
+      if (this.#guard === 'immutable') throw new TypeError('Headers are immutable');
+    }
+
+    #changed(list: Pair[]): void {
+      this.#list = list;
+      this.#sorted = null;
+    }
+
+    /** The standard's "append" (the constructor's too, never an overridden method). */
+    #append(name: unknown, value: unknown, method: string): void {
+      const key = normalizeName(name, method);
+      const text = normalizeValue(value, method);
+      this.#checkMutable();
+      this.#list.push([key, text]);
+      this.#sorted = null;
+    }
+
+    append(name: string, value: string): void {
+      requireArguments(arguments.length, 2, 'Headers', 'append');
+      this.#append(name, value, 'append');
+    }
+
+    delete(name: string): void {
+      requireArguments(arguments.length, 1, 'Headers', 'delete');
+      const key = normalizeName(name, 'delete');
+      this.#checkMutable();
+      if (this.#list.some(([n]) => n === key)) this.#changed(this.#list.filter(([n]) => n !== key));
+    }
+
+    get(name: string): string | null {
+      requireArguments(arguments.length, 1, 'Headers', 'get');
+      const key = normalizeName(name, 'get');
+      const values = this.#list.filter(([n]) => n === key).map(([, v]) => v);
+      return values.length === 0 ? null : values.join(', ');
+    }
+
+    getSetCookie(): string[] {
+      return this.#list.filter(([n]) => n === 'set-cookie').map(([, v]) => v);
+    }
+
+    has(name: string): boolean {
+      requireArguments(arguments.length, 1, 'Headers', 'has');
+      const key = normalizeName(name, 'has');
+      return this.#list.some(([n]) => n === key);
+    }
+
+    set(name: string, value: string): void {
+      requireArguments(arguments.length, 2, 'Headers', 'set');
+      const key = normalizeName(name, 'set');
+      const text = normalizeValue(value, 'set');
+      this.#checkMutable();
+      const first = this.#list.findIndex(([n]) => n === key);
+      if (first < 0) this.#changed([...this.#list, [key, text]]);
+      else this.#changed(this.#list.flatMap((pair, i): Pair[] => (i === first ? [[key, text]] : pair[0] === key ? [] : [pair])));
+    }
+
+    forEach(callback: (value: string, name: string, headers: Headers) => void, thisArg: unknown = undefined): void {
+      forEachPair(this, sortedOf, callback, thisArg, 'Headers');
+    }
+
+    entries(): IterableIterator<[string, string]> {
+      return iterate(this, 'key+value') as IterableIterator<[string, string]>;
+    }
+
+    keys(): IterableIterator<string> {
+      return iterate(this, 'key') as IterableIterator<string>;
+    }
+
+    values(): IterableIterator<string> {
+      return iterate(this, 'value') as IterableIterator<string>;
+    }
+
+    declare [Symbol.iterator]: () => IterableIterator<[string, string]>;
+
+    static {
+      defineIterable(this.prototype, 'Headers');
+    }
+  },
+}.Headers;
+export type Headers = InstanceType<typeof Headers>;

@@ -4,7 +4,7 @@
 // It never leaves a bridge function reachable from globalThis or from any object guest code can
 // reach: they live only in closures.
 import { atob, btoa } from './base64.ts';
-import { Blob, File } from './blob.ts';
+import { Blob, File, setBlobStreams } from './blob.ts';
 import { bindBodies } from './body.ts';
 import { bindPrimitives, type RawPrimitives } from './bind.ts';
 import { wrapPrimitives } from './bridge.ts';
@@ -101,7 +101,7 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   const urls = createUrlCache((input, base) => bridge.parseUrl(input, base));
   const parse = urls.parse;
 
-  const URL = createUrlClass(parse);
+  const URL = createUrlClass(parse, (href, component, value) => bridge.setUrlComponent(href, component, value));
   const Request = createRequestClass(parse);
   const { Response, responseFromBridge, serializeResponse, isResponse } = createResponseClass(parse);
   // The encoding module holds the label table and the other encodings (bound once `modules` exists).
@@ -199,6 +199,7 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   defineLazyGlobals(['structuredClone'], () => modules.get('structured-clone').structuredClone);
   defineLazyGlobals(['URLPattern'], () => modules.get('urlpattern').URLPattern);
   bindBodies({ streams: () => modules.get('streams'), loadedStreams: () => modules.peek('streams') });
+  setBlobStreams(() => modules.get('streams').classes.ReadableStream);
 
   const api = createRuntimeApi({
     classes: { Response, Request, Headers },

@@ -14,11 +14,13 @@ export interface TimerPrimitives {
   reportError(error: unknown): void;
 }
 
-const MAX_DELAY_MS = 2 ** 31 - 1;
-
+/**
+ * The timeout is a WebIDL `long`: ToInt32, so 2 ** 32 is 0 and 2 ** 31 is negative (then 0, as
+ * the HTML standard makes every negative timeout), as in browsers. A BigInt or a Symbol throws.
+ */
 function normalizeDelay(delay: unknown): number {
-  const ms = Math.trunc(Number(delay));
-  return Number.isFinite(ms) && ms > 0 ? Math.min(ms, MAX_DELAY_MS) : 0;
+  const ms = (delay as number) | 0;
+  return ms > 0 ? ms : 0;
 }
 
 export function createTimers(primitives: TimerPrimitives) {
@@ -45,11 +47,13 @@ export function createTimers(primitives: TimerPrimitives) {
     if (timers.delete(key)) primitives.clearTimer(key);
   }
 
+  // Each global its own function named as HTML spells it, with WebIDL's length (optional
+  // arguments do not count); one list of ids, so either clear function clears either kind.
   return {
-    setTimeout: (callback: unknown, delay?: unknown, ...args: unknown[]): number => schedule(callback, delay, args, false),
-    setInterval: (callback: unknown, delay?: unknown, ...args: unknown[]): number => schedule(callback, delay, args, true),
-    clearTimeout: clear,
-    clearInterval: clear,
+    setTimeout: (callback: unknown, delay: unknown = 0, ...args: unknown[]): number => schedule(callback, delay, args, false),
+    setInterval: (callback: unknown, delay: unknown = 0, ...args: unknown[]): number => schedule(callback, delay, args, true),
+    clearTimeout: (id: unknown = 0): void => clear(id),
+    clearInterval: (id: unknown = 0): void => clear(id),
     /** The worker says timer `id` is due. Unknown or cleared ids are ignored. */
     fire(id: number): void {
       const timer = timers.get(id);

@@ -1,26 +1,11 @@
 // URLSearchParams per the WHATWG URL standard (application/x-www-form-urlencoded parsing and
 // serializing). Pure: the URL class binds it to a URL through `bindSearchParams`, never a global.
 import { utf8Decode, utf8Encode } from './utf8.ts';
+import { defineIterable, failed, forEachPair, pairIterators, requireArguments, toPairs, toUSVString } from './webidl.ts';
 
 type Pair = [string, string];
 
 const HEX = '0123456789ABCDEF';
-
-/** Percent-decodes the UTF-8 bytes of `input` and decodes them back (invalid UTF-8 → U+FFFD). */
-export function percentDecode(input: string): string {
-  if (!input.includes('%')) return toUSVString(input);
-  const bytes = utf8Encode(input);
-  const out = new Uint8Array(bytes.length);
-  let length = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i];
-    if (byte === 0x25 && i + 2 < bytes.length && isHex(bytes[i + 1]) && isHex(bytes[i + 2])) {
-      out[length++] = (hexValue(bytes[i + 1]) << 4) | hexValue(bytes[i + 2]);
-      i += 2;
-    } else out[length++] = byte;
-  }
-  return utf8Decode(out.subarray(0, length), false, true);
-}
 
 function isHex(byte: number): boolean {
   return (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x46) || (byte >= 0x61 && byte <= 0x66);
@@ -30,19 +15,48 @@ function hexValue(byte: number): number {
   return byte <= 0x39 ? byte - 0x30 : (byte & 0xdf) - 0x37;
 }
 
-function toUSVString(input: string): string {
-  return /[\ud800-\udfff]/.test(input) ? utf8Decode(utf8Encode(input), false, true) : input; // a leading U+FEFF is text here, not a byte order mark
+/** One name or value: `+` is a space, then percent-decoded bytes, then UTF-8 without BOM handling. */
+function decodeField(bytes: Uint8Array): string {
+  const out = new Uint8Array(bytes.length);
+  let length = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (byte === 0x25 && i + 2 < bytes.length && isHex(bytes[i + 1]) && isHex(bytes[i + 2])) {
+      out[length++] = (hexValue(bytes[i + 1]) << 4) | hexValue(bytes[i + 2]);
+      i += 2;
+    } else out[length++] = byte === 0x2b ? 0x20 : byte;
+  }
+  // A leading U+FEFF is text here, not a byte order mark.
+  return utf8Decode(out.subarray(0, length), false, true);
 }
 
-/** The application/x-www-form-urlencoded parser. */
+/** The application/x-www-form-urlencoded parser, on bytes as the standard defines it (form bodies). */
+export function parseUrlencodedBytes(bytes: Uint8Array): Pair[] {
+  const pairs: Pair[] = [];
+  let start = 0;
+  while (start <= bytes.length) {
+    let end = bytes.indexOf(0x26, start);
+    if (end < 0) end = bytes.length;
+    if (end > start) {
+      const sequence = bytes.subarray(start, end);
+      const eq = sequence.indexOf(0x3d);
+      const name = eq < 0 ? sequence : sequence.subarray(0, eq);
+      const value = eq < 0 ? sequence.subarray(sequence.length) : sequence.subarray(eq + 1);
+      pairs.push([decodeField(name), decodeField(value)]);
+    }
+    start = end + 1;
+  }
+  return pairs;
+}
+
+/** The same parser on a string (its UTF-8 bytes); a string with nothing to decode skips the bytes. */
 export function parseUrlencoded(input: string): Pair[] {
+  if (/[%+\ud800-\udfff]/.test(input)) return parseUrlencodedBytes(utf8Encode(input));
   const pairs: Pair[] = [];
   for (const sequence of input.split('&')) {
     if (sequence === '') continue;
     const eq = sequence.indexOf('=');
-    const name = eq < 0 ? sequence : sequence.slice(0, eq);
-    const value = eq < 0 ? '' : sequence.slice(eq + 1);
-    pairs.push([percentDecode(name.replace(/\+/g, ' ')), percentDecode(value.replace(/\+/g, ' '))]);
+    pairs.push(eq < 0 ? [sequence, ''] : [sequence.slice(0, eq), sequence.slice(eq + 1)]);
   }
   return pairs;
 }
@@ -66,6 +80,7 @@ export function serializeUrlencoded(pairs: readonly Pair[]): string {
   return pairs.map(([name, value]) => `${encodeUrlencoded(name)}=${encodeUrlencoded(value)}`).join('&');
 }
 
+let listOf: (params: URLSearchParams) => Pair[];
 let replaceList: (params: URLSearchParams, list: Pair[]) => void;
 let setUpdateSteps: (params: URLSearchParams, steps: (serialized: string) => void) => void;
 
@@ -75,127 +90,119 @@ export function bindSearchParams(params: URLSearchParams, onUpdate: (serialized:
   return (query) => replaceList(params, parseUrlencoded(query.startsWith('?') ? query.slice(1) : query));
 }
 
-export class URLSearchParams {
-  #list: Pair[] = [];
-  #onUpdate: ((serialized: string) => void) | null = null;
-
-  static {
-    replaceList = (params, list) => {
-      params.#list = list;
-    };
-    setUpdateSteps = (params, steps) => {
-      params.#onUpdate = steps;
-    };
-  }
-
-  constructor(init: unknown = '') {
-    if (init !== null && (typeof init === 'object' || typeof init === 'function')) {
-      const source = init as Record<PropertyKey, unknown>;
-      if (typeof source[Symbol.iterator] === 'function') {
-        for (const pair of source as unknown as Iterable<unknown>) {
-          if (pair === null || typeof pair !== 'object' || typeof (pair as Iterable<unknown>)[Symbol.iterator] !== 'function') {
-            throw new TypeError('Each URLSearchParams init pair must be an iterable [name, value]');
-          }
-          const items = [...(pair as Iterable<unknown>)];
-          if (items.length !== 2) throw new TypeError('Each URLSearchParams init pair must have exactly two items');
-          this.#list.push([toUSVString(String(items[0])), toUSVString(String(items[1]))]);
-        }
-      } else {
-        for (const key of Reflect.ownKeys(source)) {
-          if (typeof key !== 'string') continue;
-          const descriptor = Reflect.getOwnPropertyDescriptor(source, key);
-          if (descriptor?.enumerable) this.#list.push([toUSVString(key), toUSVString(String(source[key]))]);
-        }
-      }
-    } else {
-      const text = String(init);
-      this.#list = parseUrlencoded(text.startsWith('?') ? text.slice(1) : text);
-    }
-  }
-
-  #update(): void {
-    this.#onUpdate?.(serializeUrlencoded(this.#list));
-  }
-
-  get size(): number {
-    return this.#list.length;
-  }
-
-  append(name: string, value: string): void {
-    this.#list.push([toUSVString(String(name)), toUSVString(String(value))]);
-    this.#update();
-  }
-
-  delete(name: string, value?: string): void {
-    const key = toUSVString(String(name));
-    const match = value === undefined ? null : toUSVString(String(value));
-    this.#list = this.#list.filter(([n, v]) => !(n === key && (match === null || v === match)));
-    this.#update();
-  }
-
-  get(name: string): string | null {
-    const key = toUSVString(String(name));
-    return this.#list.find(([n]) => n === key)?.[1] ?? null;
-  }
-
-  getAll(name: string): string[] {
-    const key = toUSVString(String(name));
-    return this.#list.filter(([n]) => n === key).map(([, v]) => v);
-  }
-
-  has(name: string, value?: string): boolean {
-    const key = toUSVString(String(name));
-    const match = value === undefined ? null : toUSVString(String(value));
-    return this.#list.some(([n, v]) => n === key && (match === null || v === match));
-  }
-
-  set(name: string, value: string): void {
-    const key = toUSVString(String(name));
-    const val = toUSVString(String(value));
-    const first = this.#list.findIndex(([n]) => n === key);
-    if (first < 0) this.#list.push([key, val]);
-    else {
-      this.#list[first] = [key, val];
-      this.#list = this.#list.filter(([n], i) => i <= first || n !== key);
-    }
-    this.#update();
-  }
-
-  sort(): void {
-    // Stable sort by code units, as the spec asks (Array.prototype.sort is stable).
-    this.#list.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    this.#update();
-  }
-
-  forEach(callback: (value: string, name: string, params: URLSearchParams) => void, thisArg?: unknown): void {
-    if (typeof callback !== 'function') throw new TypeError('URLSearchParams.forEach: callback is not a function');
-    for (let i = 0; i < this.#list.length; i++) {
-      const [name, value] = this.#list[i];
-      callback.call(thisArg, value, name, this);
-    }
-  }
-
-  *entries(): IterableIterator<[string, string]> {
-    for (let i = 0; i < this.#list.length; i++) yield [this.#list[i][0], this.#list[i][1]];
-  }
-
-  *keys(): IterableIterator<string> {
-    for (let i = 0; i < this.#list.length; i++) yield this.#list[i][0];
-  }
-
-  *values(): IterableIterator<string> {
-    for (let i = 0; i < this.#list.length; i++) yield this.#list[i][1];
-  }
-
-  [Symbol.iterator](): IterableIterator<[string, string]> {
-    return this.entries();
-  }
-
-  toString(): string {
-    return serializeUrlencoded(this.#list);
-  }
-
-  get [Symbol.toStringTag](): string {
-    return 'URLSearchParams';
-  }
+/** WebIDL's conversion of `(sequence<sequence<USVString>> or record<USVString, USVString> or USVString)`. */
+function convertInit(init: unknown): Pair[] {
+  if (init !== null && (typeof init === 'object' || typeof init === 'function')) return toPairs(init, toUSVString, failed('URLSearchParams', 'constructor'));
+  const text = toUSVString(init);
+  return parseUrlencoded(text.startsWith('?') ? text.slice(1) : text);
 }
+
+const iterate = pairIterators<URLSearchParams>('URLSearchParams', (params) => listOf(params));
+
+// The class is a property value named as the standard spells it: the bundler renames bindings
+// (URLSearchParams is a global other bundled modules use), never property keys, and a class takes
+// its name, and its name in stack traces, from the key.
+export const URLSearchParams = {
+  URLSearchParams: class {
+    #list: Pair[] = [];
+    #onUpdate: ((serialized: string) => void) | null = null;
+
+    static {
+      listOf = (params) => params.#list;
+      replaceList = (params, list) => {
+        params.#list = list;
+      };
+      setUpdateSteps = (params, steps) => {
+        params.#onUpdate = steps;
+      };
+    }
+
+    constructor(init: unknown = '') {
+      this.#list = convertInit(init);
+    }
+
+    #update(): void {
+      this.#onUpdate?.(serializeUrlencoded(this.#list));
+    }
+
+    get size(): number {
+      return this.#list.length;
+    }
+
+    append(name: string, value: string): void {
+      requireArguments(arguments.length, 2, 'URLSearchParams', 'append');
+      this.#list.push([toUSVString(name), toUSVString(value)]);
+      this.#update();
+    }
+
+    delete(name: string, value: string | undefined = undefined): void {
+      requireArguments(arguments.length, 1, 'URLSearchParams', 'delete');
+      const key = toUSVString(name);
+      const match = value === undefined ? null : toUSVString(value);
+      this.#list = this.#list.filter(([n, v]) => !(n === key && (match === null || v === match)));
+      this.#update();
+    }
+
+    get(name: string): string | null {
+      requireArguments(arguments.length, 1, 'URLSearchParams', 'get');
+      const key = toUSVString(name);
+      return this.#list.find(([n]) => n === key)?.[1] ?? null;
+    }
+
+    getAll(name: string): string[] {
+      requireArguments(arguments.length, 1, 'URLSearchParams', 'getAll');
+      const key = toUSVString(name);
+      return this.#list.filter(([n]) => n === key).map(([, v]) => v);
+    }
+
+    has(name: string, value: string | undefined = undefined): boolean {
+      requireArguments(arguments.length, 1, 'URLSearchParams', 'has');
+      const key = toUSVString(name);
+      const match = value === undefined ? null : toUSVString(value);
+      return this.#list.some(([n, v]) => n === key && (match === null || v === match));
+    }
+
+    set(name: string, value: string): void {
+      requireArguments(arguments.length, 2, 'URLSearchParams', 'set');
+      const key = toUSVString(name);
+      const val = toUSVString(value);
+      const first = this.#list.findIndex(([n]) => n === key);
+      if (first < 0) this.#list.push([key, val]);
+      else this.#list = this.#list.flatMap((pair, i): Pair[] => (i === first ? [[key, val]] : pair[0] === key ? [] : [pair]));
+      this.#update();
+    }
+
+    sort(): void {
+      // Stable sort by code units, as the standard asks (Array.prototype.sort is stable).
+      this.#list.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      this.#update();
+    }
+
+    forEach(callback: (value: string, name: string, params: URLSearchParams) => void, thisArg: unknown = undefined): void {
+      forEachPair(this, listOf, callback, thisArg, 'URLSearchParams');
+    }
+
+    entries(): IterableIterator<[string, string]> {
+      return iterate(this, 'key+value') as IterableIterator<[string, string]>;
+    }
+
+    keys(): IterableIterator<string> {
+      return iterate(this, 'key') as IterableIterator<string>;
+    }
+
+    values(): IterableIterator<string> {
+      return iterate(this, 'value') as IterableIterator<string>;
+    }
+
+    declare [Symbol.iterator]: () => IterableIterator<[string, string]>;
+
+    toString(): string {
+      return serializeUrlencoded(this.#list);
+    }
+
+    static {
+      defineIterable(this.prototype, 'URLSearchParams');
+    }
+  },
+}.URLSearchParams;
+export type URLSearchParams = InstanceType<typeof URLSearchParams>;

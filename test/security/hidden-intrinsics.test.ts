@@ -1,10 +1,11 @@
 // A guest changing the intrinsics no global names, so that a freeze of the globals alone misses
 // them: %SetIteratorPrototype%.next replaced would make `[...set]` return [] for the runtime and
 // every later dispatch; likewise the other iterator, generator and async prototypes, iterator
-// helpers, Intl segment iterators, V8's call sites and `stack` accessors, and the runtime's own body
-// stream. The guest enumerates every object reachable in its realm (from the global object and from
-// each hidden intrinsic) and finds none unfrozen but the documented exceptions; every change is
-// refused, and neither the next dispatch nor a second installation sharing the isolate sees one.
+// helpers, Intl segment iterators, V8's call sites and `stack` accessors, the runtime's own body
+// stream and its Headers, URLSearchParams and FormData iterator prototypes. The guest enumerates
+// every object reachable in its realm (from the global object and from each hidden intrinsic) and
+// finds none unfrozen but the documented exceptions; every change is refused, and neither the next
+// dispatch nor a second installation sharing the isolate sees one.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, endpointOf, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
@@ -15,7 +16,7 @@ let secondEndpoint: string;
 
 const CLEAN = {
   set: [1, 2], map: [[1, 2]], array: [1, 2], string: ['a', 'b'], matchAll: ['1', '2'], generator: [1], asyncGenerator: [1, 2], helper: [10, 20],
-  segments: ['a', 'b'], typedArray: [7], body: 'real body', requestBody: 'sent body', callSiteForged: false,
+  segments: ['a', 'b'], typedArray: [7], headers: [['a', '1']], searchParams: ['a'], body: 'real body', requestBody: 'sent body', callSiteForged: false,
 };
 
 const ask = async (endpoint: string, step?: string) => {
@@ -40,7 +41,7 @@ describe('hidden intrinsics', () => {
 
   it('refuse every change the guest tries (a sloppy-mode write is ignored, a strict one throws)', async () => {
     const { attempts, behaviour } = await ask(endpointOf(host, 'hidden-intrinsics'), 'tamper');
-    expect(Object.keys(attempts).length).toBeGreaterThanOrEqual(17);
+    expect(Object.keys(attempts).length).toBeGreaterThanOrEqual(20);
     for (const [name, outcome] of Object.entries(attempts)) expect(`${name}: ${outcome}`).toMatch(/: (refused: TypeError|ignored)$/);
     expect(behaviour).toEqual(CLEAN);
   });

@@ -1,5 +1,5 @@
 // Console formatting (runtime): util.format-like specifiers, one-line inspection, 8 KiB cap, and
-// a console that never throws.
+// a console that never throws but for a label that cannot be converted.
 import { describe, expect, it } from 'vitest';
 import { format } from 'node:util';
 import { createConsole } from '../../../sandbox-api/runtime/console.ts';
@@ -130,4 +130,33 @@ describe('createConsole', () => {
     });
     expect(() => console.log('x')).not.toThrow();
   });
+
+  it('rethrows what converting a label throws, as the standard says, and logs nothing for it', () => {
+    const lines: string[] = [];
+    const console = createConsole((_level, text) => lines.push(text));
+    const label = {
+      toString() {
+        throw new Error('conversion error');
+      },
+    };
+    for (const method of ['count', 'countReset', 'time', 'timeLog', 'timeEnd'] as const) {
+      expect(() => console[method](label), method).toThrow('conversion error');
+    }
+    expect(() => console.count(Symbol('label'))).toThrow(TypeError);
+    console.count({ toString: () => 'converted' });
+    expect(lines).toEqual(['converted: 1']);
+  });
+
+  it('is a namespace object: tagged "console", over an empty frozen prototype', () => {
+    const console = createConsole(() => {});
+    const prototype = Object.getPrototypeOf(console);
+    expect(Object.getOwnPropertyNames(prototype)).toEqual([]);
+    expect(Object.isFrozen(prototype)).toBe(true);
+    expect(Object.getPrototypeOf(prototype)).toBe(Object.prototype);
+    expect(Object.prototype.toString.call(console)).toBe('[object console]');
+    expect(Object.getOwnPropertyDescriptor(console, Symbol.toStringTag)).toEqual({ value: 'console', writable: false, enumerable: false, configurable: true });
+    expect(Object.getOwnPropertyDescriptor(console, 'log')).toMatchObject({ writable: true, enumerable: true, configurable: true });
+    expect(Object.entries(console).filter(([name, method]) => method.name !== name)).toEqual([]);
+  });
 });
+

@@ -30,6 +30,43 @@ describe('Blob and File', () => {
   it('keep their bytes: writing to the source buffer later changes nothing', async () => {
     expect(await run(`const source = new Uint8Array([1, 2]); const blob = new Blob([source]); source[0] = 9; return [...await blob.bytes()];`)).toEqual([1, 2]);
   });
+
+  it('convert their arguments as WebIDL does: parts one by one as taken, then endings and type', async () => {
+    const result = await run(`
+      const log = [];
+      const parts = ['a', { toString() { log.push('toString 1'); parts.pop(); return 'b'; } }, 'never'];
+      const options = new Proxy({}, { get(target, key) { log.push('get ' + String(key)); return undefined; } });
+      const blob = new Blob(parts, options);
+      const errors = [null, 7, new Date(), /re/].map((bad) => { try { new Blob(bad); return 'no error'; } catch (e) { return e.name; } });
+      const bags = [123, 'abc', true].map((bad) => { try { new Blob([], bad); return 'no error'; } catch (e) { return e.name; } });
+      let endings = ''; try { new Blob([], { endings: 'unix' }); } catch (e) { endings = e.name; }
+      return { log, text: await blob.text(), errors, bags, endings,
+        native: await new Blob(['a\\r\\nb\\rc\\n'], { endings: 'native' }).text(), transparent: (await new Blob(['a\\r\\n']).text()).length,
+        lengths: [Blob.length, File.length], names: [Blob.name, File.name] };`);
+    expect(result).toEqual({
+      log: ['toString 1', 'get endings', 'get type'], text: 'ab', errors: ['TypeError', 'TypeError', 'TypeError', 'TypeError'],
+      bags: ['TypeError', 'TypeError', 'TypeError'], endings: 'TypeError', native: 'a\nb\nc\n', transparent: 3, lengths: [0, 2], names: ['Blob', 'File'],
+    });
+  });
+
+  it('slice with [Clamp] positions: halves round to even, NaN is 0', async () => {
+    expect(await run(`const blob = new Blob(['0123456789']);
+      return [await blob.slice(1.5, 4.5).text(), await blob.slice(2.5).text(), await blob.slice(NaN, -2).text(), await blob.slice(-Infinity, Infinity).text()];`)).toEqual(['23', '23456789', '01234567', '0123456789']);
+  });
+
+  it('stream() gives a ReadableStream of their bytes in chunks, from the lazily loaded streams module', async () => {
+    const result = await run(`
+      const big = new Uint8Array(150 * 1024).map((_, i) => i % 251);
+      const stream = new Blob([big]).stream();
+      const chunks = [];
+      for await (const chunk of stream) chunks.push(chunk);
+      const joined = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+      let offset = 0; for (const c of chunks) { joined.set(c, offset); offset += c.length; }
+      const empty = await new Blob([]).stream().getReader().read();
+      return { isStream: stream instanceof ReadableStream, chunks: chunks.length, same: joined.every((b, i) => b === big[i]), length: joined.length, emptyDone: empty.done,
+        byob: typeof new Blob(['x']).stream().getReader({ mode: 'byob' }).read };`);
+    expect(result).toEqual({ isStream: true, chunks: 3, same: true, length: 150 * 1024, emptyDone: true, byob: 'function' });
+  });
 });
 
 describe('FormData', () => {
@@ -45,6 +82,16 @@ describe('FormData', () => {
     expect(result).toEqual({
       entries: [['a', '3'], ['b', 'file:blob'], ['c', 'file:renamed.txt']], all: ['3'], b: [true, 'blob', 'text/plain'], c: 'renamed.txt', has: [true, false], none: null,
     });
+  });
+
+  it('iterates live and has "FormData Iterator" objects', async () => {
+    expect(await run(`
+      const form = new FormData(); form.append('a', '1'); form.append('b', '2');
+      const seen = [];
+      for (const [name] of form) { seen.push(name); if (name === 'a') { form.delete('b'); form.append('c', '3'); } }
+      return [seen, Object.prototype.toString.call(form.keys()), FormData.length, FormData.prototype[Symbol.iterator] === FormData.prototype.entries];`)).toEqual([
+      ['a', 'c'], '[object FormData Iterator]', 0, true,
+    ]);
   });
 
   it('keeps a leading U+FEFF of a name or value that also holds a lone surrogate (it is text, not a byte order mark)', async () => {

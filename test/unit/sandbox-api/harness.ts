@@ -1,6 +1,6 @@
-// Test harness: a real isolate running the built runtime, with Node-backed BridgePrimitives (URL,
-// the host's text decoding, node:crypto, a stubbed fetch, real timers), and an esbuild bundler for
-// tiny integrations with the host's own bundle options.
+// Test harness: a real isolate running the built runtime, with Node-backed BridgePrimitives (URL
+// and its setters, the host's text decoding, node:crypto, a stubbed fetch, real timers), and an
+// esbuild bundler for tiny integrations with the host's own bundle options.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -13,6 +13,7 @@ import { createTextDecoding } from '../../../host/bridge/text-decoding.ts';
 import { runtimeModules } from '../../helpers/runtime-modules.ts';
 import { collectBuildErrors, integrationBuildOptions, wrapBundle, type BundleMode } from '../../../host/manifest/bundle.ts';
 import { resolutionRoots } from '../../../host/manifest/resolution-roots.ts';
+import { setUrlComponent } from '../../../host/bridge/primitives.ts';
 import type {
   BridgeRequest,
   BridgeResponse,
@@ -23,6 +24,7 @@ import type {
   SandboxEvent,
   SandboxResponse,
   StreamedBody,
+  UrlComponent,
   UrlRecord,
 } from '../../../sandbox-api/runtime/contract.ts';
 
@@ -183,6 +185,9 @@ export class Harness {
     function bridge_parseUrl(input: string, base: string | undefined): UrlRecord | null {
       return options.throwingPrimitives ? boom() : urlRecord(input, base);
     }
+    function bridge_setUrlComponent(href: string, component: UrlComponent, value: string): UrlRecord | null {
+      return options.throwingPrimitives ? boom() : setUrlComponent(href, component, value);
+    }
     const decodeText = createTextDecoding();
     function bridge_decodeText(bytes: Uint8Array, encoding: string, fatal: boolean, ignoreBOM: boolean, stream: number, last: boolean): BridgeResult<string> {
       return options.throwingPrimitives ? boom() : decodeText(bytes, encoding, fatal, ignoreBOM, stream, last);
@@ -204,6 +209,7 @@ export class Harness {
       {
         ...realmImplementations(() => owner, owner, modules, createRealmResources()),
         parseUrl: bridge_parseUrl,
+        setUrlComponent: bridge_setUrlComponent,
         decodeText: bridge_decodeText,
         randomBytes: bridge_randomBytes,
         digest: bridge_digest,

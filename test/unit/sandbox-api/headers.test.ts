@@ -69,4 +69,59 @@ describe('Headers (runtime)', () => {
     expect(() => headers.delete('a')).toThrow(TypeError);
     expect(headers.get('a')).toBe('1');
   });
+
+  it('throws for null, symbol keys and characters above U+00FF, as WebIDL converts the init', () => {
+    expect(() => new RuntimeHeaders(null as never)).toThrow(TypeError);
+    expect(() => new RuntimeHeaders({ [Symbol.toStringTag]: 'x' } as never)).toThrow(TypeError);
+    expect(() => new RuntimeHeaders({ a: '\u0100' })).toThrow(TypeError);
+    expect(() => new RuntimeHeaders([['a', 'b']]).append('c', Symbol('v') as never)).toThrow(TypeError);
+    expect(() => (new RuntimeHeaders().append as (name: string) => void)('a')).toThrow('2 arguments required');
+    // Non-enumerable symbol keys are skipped without being converted.
+    const record = Object.defineProperty({ a: '1' }, Symbol.iterator, { value: undefined, enumerable: false });
+    expect([...new RuntimeHeaders(record as never)]).toEqual([['a', '1']]);
+  });
+
+  it('reads a record key by key: descriptor, key conversion, then the value', () => {
+    const log: string[] = [];
+    const target = { a: 'b', '\uFFFF': 'd' };
+    const proxy = new Proxy(target, {
+      get: (object, key, receiver) => (log.push(`get ${String(key)}`), Reflect.get(object, key, receiver)),
+      ownKeys: (object) => (log.push('ownKeys'), Reflect.ownKeys(object)),
+      getOwnPropertyDescriptor: (object, key) => (log.push(`describe ${String(key)}`), Reflect.getOwnPropertyDescriptor(object, key)),
+    });
+    expect(() => new RuntimeHeaders(proxy)).toThrow(TypeError);
+    // The invalid key throws before its value is read.
+    expect(log).toEqual(['get Symbol(Symbol.iterator)', 'ownKeys', 'describe a', 'get a', 'describe \uFFFF']);
+  });
+
+  it('iterates live: deletions and additions during iteration show at the next step', () => {
+    const headers = new RuntimeHeaders({ foo: '2', baz: '1', BAR: '0', quux: '3' });
+    const seen: string[] = [];
+    for (const [name] of headers) {
+      seen.push(name);
+      if (name === 'bar') headers.delete('foo');
+      if (name === 'baz') headers.append('x-yz', '4');
+    }
+    expect(seen).toEqual(['bar', 'baz', 'quux', 'x-yz']);
+    const forEachSeen: string[] = [];
+    headers.forEach((_value, name) => {
+      forEachSeen.push(name);
+      if (name === 'bar') headers.append('abc', '-1');
+    });
+    expect(forEachSeen).toEqual(['bar', 'bar', 'baz', 'quux', 'x-yz']);
+  });
+
+  it('has WebIDL iterators: "Headers Iterator" objects over %IteratorPrototype%, @@iterator being entries', () => {
+    const iterator = new RuntimeHeaders({ a: '1' }).keys();
+    const prototype = Object.getPrototypeOf(iterator);
+    expect(Object.getPrototypeOf(prototype)).toBe(Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())));
+    expect(Object.prototype.toString.call(iterator)).toBe('[object Headers Iterator]');
+    // Frozen like every built-in prototype of the realm: one dispatch cannot change it for the next.
+    expect(Object.getOwnPropertyDescriptor(prototype, 'next')).toMatchObject({ enumerable: true, writable: false, configurable: false });
+    expect(Object.hasOwn(prototype, 'constructor')).toBe(false);
+    expect(() => prototype.next.call({})).toThrow(TypeError);
+    expect(RuntimeHeaders.prototype[Symbol.iterator]).toBe(RuntimeHeaders.prototype.entries);
+    expect([RuntimeHeaders.name, RuntimeHeaders.length]).toEqual(['Headers', 0]);
+    expect(Object.isFrozen(prototype)).toBe(true);
+  });
 });

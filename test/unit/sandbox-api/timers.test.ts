@@ -46,4 +46,22 @@ describe('runtime timers', () => {
     expect(errors).toHaveLength(1);
     expect((errors[0] as Error).message).toBe('timer boom');
   });
+
+  it('convert the delay as a WebIDL long: 2 ** 32 wraps to 0, negatives and NaN are 0', () => {
+    const { timers, due } = clock();
+    const delays = [2 ** 32, 2 ** 32 + 5, 2 ** 31, -5, NaN, '12', 7.9, Infinity, 2 ** 31 - 1].map((delay) => due.get(timers.setTimeout(() => {}, delay)));
+    expect(delays).toEqual([0, 5, 0, 0, 0, 12, 7, 0, 2 ** 31 - 1]);
+    expect(due.get(timers.setInterval(() => {}, 2 ** 32))).toBe(1);
+    expect(() => timers.setTimeout(() => {}, 1n)).toThrow(TypeError);
+  });
+
+  it('are four functions named as HTML spells them, with WebIDL lengths, sharing one list of ids', async () => {
+    const { timers, due } = clock();
+    const named = (['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval'] as const).map((name) => [timers[name].name, timers[name].length]);
+    expect(named).toEqual([['setTimeout', 1], ['setInterval', 1], ['clearTimeout', 0], ['clearInterval', 0]]);
+    const interval = timers.setInterval(() => {}, 5);
+    timers.clearTimeout(interval);
+    expect(due.has(interval)).toBe(false);
+  });
 });
+

@@ -1,7 +1,7 @@
 // URLSearchParams (runtime) against Node's WHATWG implementation as the oracle.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { URLSearchParams as RuntimeParams } from '../../../sandbox-api/runtime/url-search-params.ts';
+import { URLSearchParams as RuntimeParams, parseUrlencodedBytes } from '../../../sandbox-api/runtime/url-search-params.ts';
 
 const queryChars = fc.constantFrom(...'ab=&+%2F0A zé€?#\u0000\ud800\udc00\ud83d\ude00'.split(''), '%', '%2', '%zz', '%C3%A9', '%FF');
 const query = fc.array(queryChars, { maxLength: 20 }).map((parts) => parts.join(''));
@@ -100,5 +100,28 @@ describe('URLSearchParams (runtime)', () => {
       if (name === 'a') params.append('c', '3');
     }
     expect(names).toEqual(['a', 'b', 'c']);
+  });
+
+  it('converts a record as WebIDL does: keys made USVStrings, a repeated key keeping its first place', () => {
+    // Both lone surrogates become U+FFFD: one key, the last value, at the first key's position.
+    const params = new RuntimeParams({ '\ud835x': '1', xx: '2', '\ud83dx': '3' });
+    expect([...params]).toEqual([['\ufffdx', '3'], ['xx', '2']]);
+    expect(() => new RuntimeParams({ [Symbol('k')]: 'v' } as never)).toThrow(TypeError);
+    expect(() => new RuntimeParams([['a']] as never)).toThrow(TypeError);
+    expect(() => (new RuntimeParams().append as (name: string) => void)('a')).toThrow('2 arguments required');
+    expect(() => new RuntimeParams().get(Symbol('k') as never)).toThrow(TypeError);
+  });
+
+  it('parses form bodies as bytes, keeping a leading U+FEFF as text', () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from('test=%EF%BB%BF&a+b=c%2')]);
+    expect(parseUrlencodedBytes(bytes)).toEqual([['\ufefftest', '\ufeff'], ['a b', 'c%2']]);
+  });
+
+  it('has WebIDL iterators named "URLSearchParams Iterator" and the standard class name', () => {
+    const iterator = new RuntimeParams('a=1').entries();
+    expect(Object.prototype.toString.call(iterator)).toBe('[object URLSearchParams Iterator]');
+    expect(Object.getPrototypeOf(Object.getPrototypeOf(iterator))).toBe(Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())));
+    expect(RuntimeParams.prototype[Symbol.iterator]).toBe(RuntimeParams.prototype.entries);
+    expect([RuntimeParams.name, RuntimeParams.length, RuntimeParams.prototype.delete.length, RuntimeParams.prototype.has.length]).toEqual(['URLSearchParams', 0, 1, 1]);
   });
 });

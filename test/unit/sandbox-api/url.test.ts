@@ -1,10 +1,11 @@
-// The runtime's URL class (host parser + re-parsing setters) against Node's own URL as the oracle.
+// The runtime's URL class (the host's parser and setter primitives) against Node's own URL as the oracle.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createUrlClass } from '../../../sandbox-api/runtime/url.ts';
+import { setUrlComponent } from '../../../host/bridge/primitives.ts';
 import { urlRecord } from './harness.ts';
 
-const RuntimeURL = createUrlClass(urlRecord);
+const RuntimeURL = createUrlClass(urlRecord, setUrlComponent);
 
 const BASES = [
   'https://user:pw@example.com:8443/a/b?x=1&y=2#frag',
@@ -113,4 +114,30 @@ describe('URL (runtime) against Node URL', () => {
     expect(RuntimeURL.parse('nope')).toBeNull();
     expect(RuntimeURL.parse('https://x/')?.href).toBe('https://x/');
   });
+
+  it('applies the standard setter rules the old re-parse approximated: a host with an invalid port sets only the hostname', () => {
+    const url = new RuntimeURL('http://example.net/path');
+    url.host = 'example.com:65536';
+    expect(url.href).toBe('http://example.com/path');
+    const opaque = new RuntimeURL('wpt++://host/');
+    opaque.hostname = 'te\u001fst';
+    expect(opaque.hostname).toBe('te%1Fst');
+    // A query emptied through searchParams goes through the same setter: an opaque path keeps the standard's form.
+    const [ours, node] = [new RuntimeURL('data:space   ?q=1'), new URL('data:space   ?q=1')];
+    for (const url of [ours, node]) url.searchParams.delete('q');
+    expect(ours.href).toBe(node.href);
+  });
+
+  it('converts arguments as WebIDL does and carries the standard class name', () => {
+    expect([RuntimeURL.name, RuntimeURL.length]).toEqual(['URL', 1]);
+    expect(() => new (RuntimeURL as unknown as new () => unknown)()).toThrow(TypeError);
+    const url = new RuntimeURL('https://a.example/');
+    expect(() => {
+      url.hash = Symbol('h') as never;
+    }).toThrow(TypeError);
+    url.pathname = { toString: () => '/from-object' } as never;
+    expect(url.pathname).toBe('/from-object');
+    expect(Object.getOwnPropertyDescriptor(RuntimeURL.prototype, Symbol.toStringTag)).toEqual({ value: 'URL', writable: false, enumerable: false, configurable: true });
+  });
 });
+
