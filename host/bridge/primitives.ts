@@ -1,16 +1,10 @@
 // Node-backed implementations of the stateless bridge primitives (URL parsing, text decoding,
-// randomness, hashing). They receive copies and return copies; errors come back as data,
+// randomness). They receive copies and return copies; errors come back as data,
 // never as host Error objects, so no host stack or path can reach guest code.
 
-import { createHash, createHmac, randomBytes as nodeRandomBytes } from 'node:crypto';
-import type { BridgeResult, DigestAlgorithm, UrlRecord } from '../../sandbox-api/runtime/contract.ts';
+import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import type { BridgeResult, UrlRecord } from '../../sandbox-api/runtime/contract.ts';
 
-const NODE_DIGEST: Record<DigestAlgorithm, string> = {
-  'SHA-1': 'sha1',
-  'SHA-256': 'sha256',
-  'SHA-384': 'sha384',
-  'SHA-512': 'sha512',
-};
 const MAX_RANDOM_BYTES = 65_536;
 
 export function parseUrl(input: string, base: string | undefined): UrlRecord | null {
@@ -34,18 +28,4 @@ export function decodeText(bytes: Uint8Array, label: string, fatal: boolean, ign
 export function randomBytes(length: number): Uint8Array {
   const size = Math.max(0, Math.min(MAX_RANDOM_BYTES, Math.floor(Number(length) || 0)));
   return new Uint8Array(nodeRandomBytes(size));
-}
-
-function digestName(algorithm: DigestAlgorithm): string {
-  const name = NODE_DIGEST[algorithm];
-  if (name === undefined) throw new TypeError('unsupported digest algorithm');
-  return name;
-}
-
-export function digest(algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array {
-  return new Uint8Array(createHash(digestName(algorithm)).update(data).digest());
-}
-
-export function hmac(algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array {
-  return new Uint8Array(createHmac(digestName(algorithm), key).update(data).digest());
 }

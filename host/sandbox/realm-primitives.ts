@@ -1,11 +1,13 @@
 // The primitives one realm's runtime is bound to, in the order of PRIMITIVE_NAMES: the owner's (log,
-// fetch, timers: whoever claimed the realm), the stateless ones of host/bridge/primitives.ts, and the
-// loader of the runtime's lazily loaded modules into this realm's own isolate. Every failure crosses
+// fetch, timers: whoever claimed the realm), the stateless ones of host/bridge/primitives.ts, the
+// realm's SubtleCrypto with its own key table (host/bridge/webcrypto.ts), and the loader of the
+// runtime's lazily loaded modules into this realm's own isolate. Every failure crosses
 // as a plain error without host details; nothing here hands guest code an isolated-vm object.
 
 import ivm from 'isolated-vm';
 import { ASYNC_PRIMITIVES, PRIMITIVE_NAMES, RUNTIME_MODULES, type BridgePrimitives, type RuntimeModuleName } from '../../sandbox-api/runtime/contract.ts';
 import * as primitives from '../bridge/primitives.ts';
+import { createSubtle } from '../bridge/webcrypto.ts';
 import type { RealmOwner } from './realm.ts';
 import { runtimeModuleFilename } from './stack-map.ts';
 
@@ -100,8 +102,8 @@ export function realmPrimitives(
     parseUrl: primitives.parseUrl,
     decodeText: primitives.decodeText,
     randomBytes: primitives.randomBytes,
-    digest: primitives.digest,
-    hmac: primitives.hmac,
+    // The realm's key table lives in this closure: its isolate's References are all that reach it.
+    subtle: createSubtle({ alive: () => !target().isolate.isDisposed, late: () => owner().lateAnswer() }),
     loadModule: moduleLoader(target, modules),
   });
 }

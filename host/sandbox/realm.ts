@@ -30,6 +30,11 @@ export interface RealmOwner {
   fetch(request: BridgeRequest): Promise<BridgeResult<BridgeResponse>>;
   setTimer(id: number, delayMs: number): void;
   clearTimer(id: number): void;
+  /**
+   * Whether an answer of the realm's crypto.subtle arriving now comes after the integration
+   * finished its work; such an answer is dropped (counted as abandoned, like a late fetch).
+   */
+  lateAnswer(): boolean;
 }
 
 export interface PreparedRealm {

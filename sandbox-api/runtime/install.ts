@@ -11,7 +11,7 @@ import { wrapPrimitives } from './bridge.ts';
 import { createConsole } from './console.ts';
 import { formatError } from './console-format.ts';
 import type { RuntimeApi } from './contract.ts';
-import { CryptoKey, createCrypto } from './crypto.ts';
+import { Crypto, createCrypto } from './crypto.ts';
 import { createRuntimeApi } from './dispatch.ts';
 import { DOMException } from './dom-exception.ts';
 import { FinalizationRegistry } from './finalization-registry.ts';
@@ -35,6 +35,9 @@ const STREAM_GLOBALS = [
   'ReadableByteStreamController', 'WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController', 'TransformStream',
   'TransformStreamDefaultController', 'ByteLengthQueuingStrategy', 'CountQueuingStrategy',
 ];
+
+/** The globals of the webcrypto module (modules/webcrypto.ts), loaded on first use (as is `crypto.subtle`). */
+const WEBCRYPTO_GLOBALS = ['SubtleCrypto', 'CryptoKey'];
 
 /** Plain V8 globals the design keeps away from untrusted code (shared memory, timing, raw Wasm). */
 const REMOVED_GLOBALS = ['SharedArrayBuffer', 'Atomics', 'WebAssembly'];
@@ -71,6 +74,9 @@ export function install(...primitives: unknown[]): RuntimeApi {
  */
 export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   const bridge = wrapPrimitives(primitives);
+  // V8's own, before the runtime replaces the global: only the webcrypto module uses it, for a
+  // cleanup that merely records handles (modules/webcrypto.ts). No instance exists in the snapshot.
+  const NativeFinalizationRegistry = globalThis.FinalizationRegistry;
   const urls = createUrlCache((input, base) => bridge.parseUrl(input, base));
   const parse = urls.parse;
 
@@ -84,11 +90,10 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
     clearTimer: (id) => bridge.clearTimer(id),
     reportError: (error) => guestConsole.error(`Uncaught exception in a timer callback: ${formatError(error)}`),
   });
-  const crypto = createCrypto({
-    randomBytes: (length) => bridge.randomBytes(length),
-    digest: (algorithm, data) => bridge.digest(algorithm, data),
-    hmac: (algorithm, key, data) => bridge.hmac(algorithm, key, data),
-  });
+  const crypto = createCrypto(
+    (length) => bridge.randomBytes(length),
+    () => modules.get('webcrypto').subtle,
+  );
 
   defineGlobal('fetch', createFetch(Request, responseFromBridge, (request) => bridge.fetch(request)));
   defineGlobal('Request', Request);
@@ -106,8 +111,8 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   defineGlobal('DOMException', DOMException);
   // Replaces V8's: its cleanup callbacks would run guest code while the integration is idle.
   defineGlobal('FinalizationRegistry', FinalizationRegistry);
+  defineGlobal('Crypto', Crypto);
   defineGlobal('crypto', crypto);
-  defineGlobal('CryptoKey', CryptoKey);
   defineGlobal('setTimeout', timers.setTimeout);
   defineGlobal('clearTimeout', timers.clearTimeout);
   defineGlobal('setInterval', timers.setInterval);
@@ -147,8 +152,15 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
     clearTimeout: () => timers.clearTimeout,
     console: () => guestConsole,
   });
-  const modules = createModuleLoader((name) => bridge.loadModule(name), scope, { streams: () => ({}) });
+  const modules = createModuleLoader((name) => bridge.loadModule(name), scope, {
+    streams: () => ({}),
+    webcrypto: () => ({
+      call: (operation, args, released) => bridge.subtle(operation, args, released),
+      FinalizationRegistry: NativeFinalizationRegistry,
+    }),
+  });
   defineLazyGlobals(STREAM_GLOBALS, (name) => (modules.get('streams') as unknown as Record<string, unknown>)[name]);
+  defineLazyGlobals(WEBCRYPTO_GLOBALS, (name) => (modules.get('webcrypto') as unknown as Record<string, unknown>)[name]);
 
   const api = createRuntimeApi({
     classes: { Response, Request, Headers },

@@ -5,10 +5,12 @@
 import { MODULE_SCOPE_NAMES, type ModuleScopeName, type RuntimeModuleName } from './contract.ts';
 import { hardenLoaded } from './harden.ts';
 import type { StreamsDeps, StreamsExports } from './modules/streams.ts';
+import type { WebCryptoDeps, WebCryptoExports } from './modules/webcrypto.ts';
 
 /** What each module's entry takes and returns (types only: each module is a script of its own). */
 export interface RuntimeModules {
   streams: { deps: StreamsDeps; exports: StreamsExports };
+  webcrypto: { deps: WebCryptoDeps; exports: WebCryptoExports };
 }
 
 type Entry<N extends RuntimeModuleName> = (deps: RuntimeModules[N]['deps']) => RuntimeModules[N]['exports'];

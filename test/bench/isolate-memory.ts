@@ -69,8 +69,7 @@ const primitivesFor = (isolate: ivm.Isolate, context: ivm.Context, modules: Runt
     parseUrl: () => null,
     decodeText: () => ({ ok: true, value: '' }),
     randomBytes: (length: number) => new Uint8Array(length),
-    digest: () => new Uint8Array(32),
-    hmac: () => new Uint8Array(32),
+    subtle: async () => ({ ok: false, code: 'OperationError', message: 'no' }),
     loadModule: moduleLoader(() => ({ isolate, context }), modules),
   });
 

@@ -1,13 +1,14 @@
 // Test harness: a real isolate running the built runtime, with Node-backed BridgePrimitives
 // (URL, TextDecoder, node:crypto, a stubbed fetch, real timers), and an esbuild bundler for tiny
 // integrations with the host's own bundle options.
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import ivm from 'isolated-vm';
 import { buildRuntimeScript, buildSnapshotScript } from '../../../sandbox-api/runtime/build.ts';
 import { bootstrapRuntime, createRuntimeSnapshot } from '../../../host/sandbox/runtime-snapshot.ts';
 import { moduleLoader, orderedPrimitives } from '../../../host/sandbox/realm-primitives.ts';
+import { createSubtle, type SubtleOptions } from '../../../host/bridge/webcrypto.ts';
 import { runtimeModules } from '../../helpers/runtime-modules.ts';
 import { collectBuildErrors, integrationBuildOptions, wrapBundle, type BundleMode } from '../../../host/manifest/bundle.ts';
 import { resolutionRoots } from '../../../host/manifest/resolution-roots.ts';
@@ -15,7 +16,6 @@ import type {
   BridgeRequest,
   BridgeResponse,
   BridgeResult,
-  DigestAlgorithm,
   Envelope,
   LogLevel,
   SandboxEvent,
@@ -69,11 +69,6 @@ export function decodeWithNode(bytes: Uint8Array, label: string, fatal: boolean,
   }
 }
 
-const nodeHash = (algorithm: DigestAlgorithm): string => algorithm.replace('-', '').toLowerCase();
-export const digestWithNode = (algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array =>
-  new Uint8Array(createHash(nodeHash(algorithm)).update(data).digest());
-export const hmacWithNode = (algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array =>
-  new Uint8Array(createHmac(nodeHash(algorithm), key).update(data).digest());
 export const randomWithNode = (length: number): Uint8Array => new Uint8Array(randomBytes(length));
 
 let snapshotMemo: Promise<ivm.ExternalCopy<ArrayBuffer>> | undefined;
@@ -88,13 +83,15 @@ export type FetchStub = (request: BridgeRequest) => Promise<BridgeResult<BridgeR
 
 export interface HarnessOptions {
   fetch?: FetchStub;
-  /** Makes every synchronous primitive except log throw a host Error carrying a host path. */
+  /** Makes every synchronous primitive except log, and `subtle`, throw a host Error carrying a host path. */
   throwingPrimitives?: boolean;
   /**
    * How the realm is built: from the runtime's startup snapshot, as the worker does (the default),
    * or by running the runtime script and install() in a fresh isolate.
    */
   runtime?: 'snapshot' | 'install';
+  /** Options of the realm's SubtleCrypto bridge (a smaller key table, a `late` answer). */
+  subtle?: Partial<SubtleOptions>;
 }
 
 export interface LogLine {
@@ -163,11 +160,10 @@ export class Harness {
     function bridge_randomBytes(length: number): Uint8Array {
       return options.throwingPrimitives ? boom() : randomWithNode(length);
     }
-    function bridge_digest(algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array {
-      return options.throwingPrimitives ? boom() : digestWithNode(algorithm, data);
-    }
-    function bridge_hmac(algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array {
-      return options.throwingPrimitives ? boom() : hmacWithNode(algorithm, key, data);
+    // The host's own SubtleCrypto bridge, with this isolate's key table.
+    const subtle = createSubtle({ alive: () => !isolate.isDisposed, ...options.subtle });
+    async function bridge_subtle(...args: Parameters<typeof subtle>): ReturnType<typeof subtle> {
+      return options.throwingPrimitives ? boom() : subtle(...args);
     }
 
     const modules = await runtimeModules();
@@ -180,8 +176,7 @@ export class Harness {
         parseUrl: bridge_parseUrl,
         decodeText: bridge_decodeText,
         randomBytes: bridge_randomBytes,
-        digest: bridge_digest,
-        hmac: bridge_hmac,
+        subtle: bridge_subtle,
         loadModule: moduleLoader(() => ({ isolate, context }), modules),
       },
       // The runtime's own defences are what these tests look at: host errors cross unsanitized here.
