@@ -41,6 +41,11 @@ async function withSlot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Calls of this worker on the thread pool now, and waiting for a slot (for tests and metrics). */
+export function workerCryptoLoad(): { running: number; waiting: number } {
+  return { running, waiting: waiting.length };
+}
+
 export interface SubtleOptions {
   /** Whether the realm's isolate still lives; once it does not, the table is dropped and calls are refused. */
   alive(): boolean;
@@ -148,7 +153,7 @@ export function createSubtle(options: SubtleOptions) {
     return { ok: true, value: answer(result) };
   }
 
-  return async function subtle(operation: unknown, args: unknown, released: unknown): Promise<BridgeResult<SubtleValue>> {
+  async function call(operation: unknown, args: unknown, released: unknown): Promise<BridgeResult<SubtleValue>> {
     try {
       if (busy) throw new Refusal('OperationError', 'one crypto.subtle call at a time per isolate');
       const call = checkCall(operation, args, released);
@@ -161,5 +166,14 @@ export function createSubtle(options: SubtleOptions) {
     } catch (error) {
       return asFailure(error);
     }
+  }
+
+  return {
+    /** The primitive itself (BridgePrimitives.subtle). */
+    call,
+    /** Keys in the table now (0 once the isolate is gone). */
+    liveKeys: (): number => (keys !== null && options.alive() ? keys.size : 0),
   };
 }
+
+export type SubtleBridge = ReturnType<typeof createSubtle>;

@@ -103,7 +103,7 @@ export function realmPrimitives(
     decodeText: primitives.decodeText,
     randomBytes: primitives.randomBytes,
     // The realm's key table lives in this closure: its isolate's References are all that reach it.
-    subtle: createSubtle({ alive: () => !target().isolate.isDisposed, late: () => owner().lateAnswer() }),
+    subtle: createSubtle({ alive: () => !target().isolate.isDisposed, late: () => owner().lateAnswer() }).call,
     loadModule: moduleLoader(target, modules),
   });
 }

@@ -21,25 +21,29 @@ function isIntegerTypedArray(value: ArrayBufferView): boolean {
   );
 }
 
+let check: (receiver: unknown) => void;
+
 export class Crypto {
   #brand = true;
+
+  static {
+    check = (receiver) => {
+      if (typeof receiver !== 'object' || receiver === null || !(#brand in receiver)) throw new TypeError('Illegal invocation');
+    };
+  }
 
   constructor(token?: unknown) {
     if (token !== INTERNAL) throw new TypeError('Illegal constructor');
     void this.#brand;
   }
 
-  static #check(receiver: unknown): void {
-    if (typeof receiver !== 'object' || receiver === null || !(#brand in receiver)) throw new TypeError('Illegal invocation');
-  }
-
   get subtle(): unknown {
-    Crypto.#check(this);
+    check(this);
     return subtle();
   }
 
   getRandomValues<T extends ArrayBufferView | null>(array: T): T {
-    Crypto.#check(this);
+    check(this);
     if (!ArrayBuffer.isView(array)) throw new TypeError("Failed to execute 'getRandomValues' on 'Crypto': parameter 1 is not of type 'ArrayBufferView'");
     if (!isIntegerTypedArray(array)) throw new DOMException('The data argument must be an integer-type TypedArray', 'TypeMismatchError');
     if (array.byteLength > MAX_RANDOM_BYTES) {
@@ -50,7 +54,7 @@ export class Crypto {
   }
 
   randomUUID(): string {
-    Crypto.#check(this);
+    check(this);
     const bytes = randomBytes(16);
     bytes[6] = (bytes[6] & 0x0f) | 0x40;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;

@@ -33,7 +33,6 @@ export class CryptoKey {
 
   static {
     handleOf = (value) => (typeof value === 'object' && value !== null && #handle in value ? (value as CryptoKey).#handle : undefined);
-    makeKey = (value) => new CryptoKey(INTERNAL, value);
   }
 
   constructor(token: unknown, value?: unknown) {
@@ -134,6 +133,9 @@ export class SubtleCrypto {
     return perform(this, 'unwrapKey', arguments);
   }
 }
+
+// Outside the class body: a class that names itself inside gets renamed by the bundler (`_CryptoKey`).
+makeKey = (value) => new CryptoKey(INTERNAL, value);
 
 for (const [target, tag] of [[CryptoKey.prototype, 'CryptoKey'], [SubtleCrypto.prototype, 'SubtleCrypto']] as const) {
   Object.defineProperty(target, Symbol.toStringTag, { value: tag, writable: false, enumerable: false, configurable: true });

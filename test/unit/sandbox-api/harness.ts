@@ -8,7 +8,7 @@ import ivm from 'isolated-vm';
 import { buildRuntimeScript, buildSnapshotScript } from '../../../sandbox-api/runtime/build.ts';
 import { bootstrapRuntime, createRuntimeSnapshot } from '../../../host/sandbox/runtime-snapshot.ts';
 import { moduleLoader, orderedPrimitives } from '../../../host/sandbox/realm-primitives.ts';
-import { createSubtle, type SubtleOptions } from '../../../host/bridge/webcrypto.ts';
+import { createSubtle, type SubtleBridge, type SubtleOptions } from '../../../host/bridge/webcrypto.ts';
 import { runtimeModules } from '../../helpers/runtime-modules.ts';
 import { collectBuildErrors, integrationBuildOptions, wrapBundle, type BundleMode } from '../../../host/manifest/bundle.ts';
 import { resolutionRoots } from '../../../host/manifest/resolution-roots.ts';
@@ -108,20 +108,25 @@ export class Harness {
   readonly fetchCalls: BridgeRequest[] = [];
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
+  /** The realm's SubtleCrypto bridge, with this isolate's key table (host/bridge/webcrypto.ts). */
+  readonly subtle: SubtleBridge;
+  /** The runtime modules this isolate loaded, in order. */
+  readonly loadedModules: string[] = [];
   #api: ivm.Reference<Record<string, unknown>>;
   #timers = new Map<number, NodeJS.Timeout>();
 
-  private constructor(isolate: ivm.Isolate, context: ivm.Context, api: ivm.Reference<Record<string, unknown>>) {
+  private constructor(isolate: ivm.Isolate, context: ivm.Context, api: ivm.Reference<Record<string, unknown>>, subtle: Partial<SubtleOptions> = {}) {
     this.isolate = isolate;
     this.context = context;
     this.#api = api;
+    this.subtle = createSubtle({ alive: () => !isolate.isDisposed, ...subtle });
   }
 
   static async create(options: HarnessOptions = {}): Promise<Harness> {
     const fromSnapshot = (options.runtime ?? 'snapshot') === 'snapshot';
     const isolate = new ivm.Isolate({ memoryLimit: 64, ...(fromSnapshot ? { snapshot: await runtimeSnapshot() } : {}) });
     const context = await isolate.createContext();
-    const harness = new Harness(isolate, context, undefined as never);
+    const harness = new Harness(isolate, context, undefined as never, options.subtle);
 
     const boom = (): never => {
       throw new Error('host failure at /srv/host/secret/path.ts');
@@ -161,12 +166,12 @@ export class Harness {
       return options.throwingPrimitives ? boom() : randomWithNode(length);
     }
     // The host's own SubtleCrypto bridge, with this isolate's key table.
-    const subtle = createSubtle({ alive: () => !isolate.isDisposed, ...options.subtle });
-    async function bridge_subtle(...args: Parameters<typeof subtle>): ReturnType<typeof subtle> {
-      return options.throwingPrimitives ? boom() : subtle(...args);
+    async function bridge_subtle(...args: Parameters<SubtleBridge['call']>): ReturnType<SubtleBridge['call']> {
+      return options.throwingPrimitives ? boom() : harness.subtle.call(...args);
     }
 
     const modules = await runtimeModules();
+    const loadModule = moduleLoader(() => ({ isolate, context }), modules);
     const bound = orderedPrimitives(
       {
         log: bridge_log,
@@ -177,7 +182,10 @@ export class Harness {
         decodeText: bridge_decodeText,
         randomBytes: bridge_randomBytes,
         subtle: bridge_subtle,
-        loadModule: moduleLoader(() => ({ isolate, context }), modules),
+        loadModule: (name: unknown) => {
+          harness.loadedModules.push(String(name));
+          return loadModule(name);
+        },
       },
       // The runtime's own defences are what these tests look at: host errors cross unsanitized here.
       (fn) => fn,
