@@ -48,6 +48,7 @@ const ALGORITHM_MEMBERS: Readonly<Record<string, 'string' | 'number' | 'bytes' |
 
 const JWK_STRINGS = ['kty', 'use', 'alg', 'crv', 'x', 'y', 'd', 'n', 'e', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 const MAX_LIST = 16;
+const MAX_ITEMS = 1_024;
 
 type Budget = { left: number };
 
@@ -88,15 +89,20 @@ function strings(value: unknown, budget: Budget, what: string): string[] {
     throw new TypeError(`${what} is not a sequence`);
   }
   const seen = new Set<string>();
+  let count = 0;
   for (const item of value as unknown as Iterable<unknown>) {
+    // An endless iterator ends here, not in a hung isolate.
+    if (++count > MAX_ITEMS) throw new TypeError(`${what} holds more than ${MAX_ITEMS} values`);
     seen.add(text(item, budget));
     if (seen.size > MAX_LIST) throw new TypeError(`${what} holds more than ${MAX_LIST} different values`);
   }
   return [...seen];
 }
 
+/** An AlgorithmIdentifier; a `hash` member is one too, normalized as a digest, whose only member is its name. */
 function algorithm(value: unknown, budget: Budget, handleOf: (key: unknown) => number | undefined, depth = 0): unknown {
   if (!isObject(value)) return text(value, budget);
+  if (depth > 0) return value.name === undefined ? {} : { name: text(value.name, budget) };
   const copy: Record<string, unknown> = {};
   for (const member of Object.keys(ALGORITHM_MEMBERS)) {
     const item = value[member];
@@ -106,7 +112,7 @@ function algorithm(value: unknown, budget: Budget, handleOf: (key: unknown) => n
     else if (kind === 'number') copy[member] = numeric(item);
     else if (kind === 'bytes') copy[member] = bytes(item, budget);
     else if (kind === 'key') copy[member] = handleOf(item) ?? null;
-    else copy[member] = depth === 0 ? algorithm(item, budget, handleOf, 1) : isObject(item) ? { name: text(item.name, budget) } : text(item, budget);
+    else copy[member] = algorithm(item, budget, handleOf, 1);
   }
   return copy;
 }

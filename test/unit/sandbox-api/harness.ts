@@ -110,6 +110,8 @@ export class Harness {
   readonly context: ivm.Context;
   /** The realm's SubtleCrypto bridge, with this isolate's key table (host/bridge/webcrypto.ts). */
   readonly subtle: SubtleBridge;
+  /** The operation of every crypto.subtle call that reached the host, in order. */
+  readonly subtleCalls: string[] = [];
   /** The runtime modules this isolate loaded, in order. */
   readonly loadedModules: string[] = [];
   #api: ivm.Reference<Record<string, unknown>>;
@@ -167,6 +169,7 @@ export class Harness {
     }
     // The host's own SubtleCrypto bridge, with this isolate's key table.
     async function bridge_subtle(...args: Parameters<SubtleBridge['call']>): ReturnType<SubtleBridge['call']> {
+      harness.subtleCalls.push(String(args[0]));
       return options.throwingPrimitives ? boom() : harness.subtle.call(...args);
     }
 
