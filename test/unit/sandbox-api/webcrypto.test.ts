@@ -220,6 +220,20 @@ describe('the SubtleCrypto and CryptoKey interfaces', () => {
     ]);
   });
 
+  it('are frozen once loaded, like the built-ins, so no dispatch can change them for the next', async () => {
+    const result = await run<unknown[]>(`
+      const subtle = crypto.subtle;
+      const targets = [Crypto, Crypto.prototype, crypto, SubtleCrypto, SubtleCrypto.prototype, subtle, CryptoKey, CryptoKey.prototype];
+      const attempts = [
+        () => { 'use strict'; SubtleCrypto.prototype.sign = async () => new ArrayBuffer(0); },
+        () => { Object.defineProperty(CryptoKey.prototype, 'usages', { get: () => ['sign'] }); },
+        () => { 'use strict'; subtle.digest = async () => new ArrayBuffer(0); },
+        () => { Object.setPrototypeOf(subtle, {}); },
+      ].map((attempt) => { try { attempt(); return 'changed'; } catch (error) { return error.name; } });
+      return [targets.map((target) => Object.isFrozen(target)), attempts];`);
+    expect(result).toEqual([Array(8).fill(true), ['TypeError', 'TypeError', 'TypeError', 'TypeError']]);
+  });
+
   it('reject a call on another receiver instead of throwing', async () => {
     const result = await run<string[]>(`
       const digest = crypto.subtle.digest;
