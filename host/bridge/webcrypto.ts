@@ -135,7 +135,8 @@ export function createSubtle(options: SubtleOptions) {
     return args;
   }
 
-  async function perform(call: CheckedCall): Promise<BridgeResult<SubtleValue>> {
+  /** Node's result for the call (nothing registered yet). */
+  async function perform(call: CheckedCall): Promise<unknown> {
     const current = table();
     for (const handle of call.released) current.delete(handle);
     if (current.size + (NEW_KEYS[call.operation] ?? 0) > maxKeys) {
@@ -148,21 +149,41 @@ export function createSubtle(options: SubtleOptions) {
       table();
       return method.apply(webcrypto.subtle, args);
     });
-    if (options.late?.() === true) return ABANDONED;
+    // A realm gone meanwhile answers as gone (and keeps no key).
     table();
-    return { ok: true, value: answer(result) };
+    return result;
+  }
+
+  /** Whether the integration finished its work before this answer (a realm no one claimed yet has none). */
+  function late(): boolean {
+    try {
+      return keys !== null && options.alive() && options.late?.() === true;
+    } catch {
+      return false;
+    }
   }
 
   async function call(operation: unknown, args: unknown, released: unknown): Promise<BridgeResult<SubtleValue>> {
+    let result: unknown;
+    let failed: BridgeResult<never> | null = null;
     try {
       if (busy) throw new Refusal('OperationError', 'one crypto.subtle call at a time per isolate');
-      const call = checkCall(operation, args, released);
+      const checked = checkCall(operation, args, released);
       busy = true;
       try {
-        return await perform(call);
+        result = await perform(checked);
       } finally {
         busy = false;
       }
+    } catch (error) {
+      failed = asFailure(error);
+    }
+    // Success or failure, an answer must not settle the guest's promise once the integration is
+    // idle (a call the isolate queued behind an abandoned one starts then, and would answer then).
+    if (late()) return ABANDONED;
+    if (failed !== null) return failed;
+    try {
+      return { ok: true, value: answer(result) };
     } catch (error) {
       return asFailure(error);
     }

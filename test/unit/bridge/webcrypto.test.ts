@@ -71,12 +71,14 @@ describe('a realm\'s SubtleCrypto on the host', () => {
     expect(await subtle.call('digest', ['SHA-256', bytes('x')], [])).toMatchObject({ ok: false, code: 'InvalidStateError' });
   });
 
-  it('answers a result that came after the integration finished its work as abandoned, keeping no key', async () => {
+  it('answers a result or a failure that came after the integration finished its work as abandoned, keeping no key', async () => {
     let late = false;
     const subtle = realm({ alive: () => true, late: () => late });
     await importHmac(subtle);
     late = true;
     expect(await subtle.call('generateKey', ['Ed25519', false, ['sign']], [])).toEqual(ABANDONED);
+    expect(await subtle.call('digest', ['MD5', bytes('x')], [])).toEqual(ABANDONED);
+    expect(await subtle.call('digest', 'not a list', [])).toEqual(ABANDONED);
     expect(subtle.liveKeys()).toBe(1);
   });
 
