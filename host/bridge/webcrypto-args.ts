@@ -45,6 +45,8 @@ export interface CheckedCall {
   operation: SubtleOperation;
   args: unknown[];
   released: number[];
+  /** Bytes and characters of the arguments (an upper bound of an imported key's material). */
+  inputBytes: number;
 }
 
 /** A call refused before Node saw it, with the error name the isolate gets. */
@@ -193,7 +195,23 @@ export function checkCall(operation: unknown, args: unknown, released: unknown):
   const budget: Budget = { left: SUBTLE_LIMITS.inputBytes };
   const checked = args.map((value, index) => argument(kinds[index], value, budget));
   checkWork(op, checked);
-  return { operation: op, args: checked, released: released as number[] };
+  return { operation: op, args: checked, released: released as number[], inputBytes: SUBTLE_LIMITS.inputBytes - budget.left };
+}
+
+/**
+ * At most how many bytes of key material a call may add to the table, known before the work: an
+ * import's or unwrap's input, a generated or derived key's size from its algorithm.
+ */
+export function newKeyBytes(call: CheckedCall): number {
+  const made = call.operation === 'generateKey' ? call.args[0] : call.operation === 'deriveKey' ? call.args[2] : undefined;
+  if (call.operation === 'importKey' || call.operation === 'unwrapKey') return call.inputBytes;
+  if (made === undefined) return 0;
+  if (!isPlainRecord(made)) return 128;
+  const bits = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value / 8) : 0);
+  // An RSA pair: the modulus in each key, the private one's four more parts of half its size.
+  if (made.modulusLength !== undefined) return bits(Number(made.modulusLength)) * 4;
+  // A key without a length (HMAC's default is its hash's block, at most 128 bytes) counts as 128.
+  return Math.max(bits(Number(made.length ?? 0)), 128);
 }
 
 /** Where keys go in a method's arguments (top level), for swapping handles for the host's keys. */

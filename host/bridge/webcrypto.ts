@@ -6,7 +6,7 @@
 import { webcrypto, type webcrypto as WebCrypto } from 'node:crypto';
 import type { BridgeResult, CryptoKeyDescriptor, KeyAlgorithmData, SubtleValue } from '../../sandbox-api/runtime/contract.ts';
 import { SUBTLE_LIMITS } from '../../sandbox-api/runtime/contract.ts';
-import { Refusal, checkCall, isAlgorithmPosition, isHandle, keyPositions, type CheckedCall } from './webcrypto-args.ts';
+import { Refusal, checkCall, isAlgorithmPosition, isHandle, keyPositions, newKeyBytes, type CheckedCall } from './webcrypto-args.ts';
 
 type NodeKey = WebCrypto.CryptoKey;
 /** Node's CryptoKey class (a global of Node's; `crypto.webcrypto` has none). */
@@ -58,6 +58,16 @@ export interface SubtleOptions {
   maxKeys?: number;
 }
 
+/** What a key's material costs the table: its bytes for a secret key, RSA's modulus and private parts, a curve key's few. */
+function keyBytes(key: NodeKey, inputBytes: number): number {
+  const algorithm = key.algorithm as { length?: unknown; modulusLength?: unknown };
+  if (typeof algorithm.modulusLength === 'number') return Math.ceil(algorithm.modulusLength / 8) * (key.type === 'private' ? 3 : 1);
+  if (typeof algorithm.length === 'number') return Math.ceil(algorithm.length / 8);
+  // PBKDF2 and HKDF keys are the bytes they were imported from.
+  if (key.type === 'secret') return inputBytes;
+  return 128;
+}
+
 const failure = (code: string, message: string): BridgeResult<never> => ({ ok: false, code, message: message.slice(0, 1_024) });
 
 const DOM_NAMES = new Set(['NotSupportedError', 'SyntaxError', 'InvalidAccessError', 'DataError', 'OperationError', 'QuotaExceededError', 'InvalidStateError', 'NotAllowedError']);
@@ -90,35 +100,48 @@ const NEW_KEYS: Partial<Record<CheckedCall['operation'], number>> = { generateKe
  */
 export function createSubtle(options: SubtleOptions) {
   const maxKeys = options.maxKeys ?? SUBTLE_LIMITS.keys;
-  let keys: Map<number, NodeKey> | null = new Map();
+  let keys: Map<number, { key: NodeKey; bytes: number }> | null = new Map();
+  let heldBytes = 0;
   let busy = false;
 
-  function table(): Map<number, NodeKey> {
-    if (keys !== null && !options.alive()) keys = null;
+  function table(): Map<number, { key: NodeKey; bytes: number }> {
+    if (keys !== null && !options.alive()) {
+      keys = null;
+      heldBytes = 0;
+    }
     if (keys === null) throw new Refusal('InvalidStateError', 'the isolate is gone');
     return keys;
   }
 
   function keyOf(handle: unknown): NodeKey | null {
     if (handle === null) return null;
-    const key = isHandle(handle) ? table().get(handle) : undefined;
-    if (key === undefined) throw new Refusal('TypeError', 'the key is not a CryptoKey of this isolate');
-    return key;
+    const entry = isHandle(handle) ? table().get(handle) : undefined;
+    if (entry === undefined) throw new Refusal('TypeError', 'the key is not a CryptoKey of this isolate');
+    return entry.key;
   }
 
-  function register(key: NodeKey): CryptoKeyDescriptor {
+  function release(handle: number): void {
+    const entry = table().get(handle);
+    if (entry === undefined) return;
+    heldBytes -= entry.bytes;
+    table().delete(handle);
+  }
+
+  function register(key: NodeKey, inputBytes: number): CryptoKeyDescriptor {
     const handle = ++lastHandle;
-    table().set(handle, key);
+    const bytes = keyBytes(key, inputBytes);
+    table().set(handle, { key, bytes });
+    heldBytes += bytes;
     return { handle, type: key.type, extractable: key.extractable, algorithm: algorithmData(key.algorithm as unknown as Record<string, unknown>), usages: [...key.usages] };
   }
 
-  function answer(result: unknown): SubtleValue {
+  function answer(result: unknown, inputBytes: number): SubtleValue {
     if (result instanceof ArrayBuffer) return { kind: 'bytes', bytes: new Uint8Array(result) };
     if (typeof result === 'boolean') return { kind: 'boolean', value: result };
-    if (result instanceof NodeCryptoKey) return { kind: 'key', key: register(result) };
+    if (result instanceof NodeCryptoKey) return { kind: 'key', key: register(result, inputBytes) };
     const record = result as Record<string, unknown>;
     if (record.publicKey instanceof NodeCryptoKey && record.privateKey instanceof NodeCryptoKey) {
-      return { kind: 'pair', publicKey: register(record.publicKey), privateKey: register(record.privateKey) };
+      return { kind: 'pair', publicKey: register(record.publicKey, inputBytes), privateKey: register(record.privateKey, inputBytes) };
     }
     return { kind: 'jwk', jwk: JSON.parse(JSON.stringify(record)) as Record<string, unknown> };
   }
@@ -138,9 +161,12 @@ export function createSubtle(options: SubtleOptions) {
   /** Node's result for the call (nothing registered yet). */
   async function perform(call: CheckedCall): Promise<unknown> {
     const current = table();
-    for (const handle of call.released) current.delete(handle);
+    for (const handle of call.released) release(handle);
     if (current.size + (NEW_KEYS[call.operation] ?? 0) > maxKeys) {
       throw new Refusal('QuotaExceededError', `this isolate holds ${current.size} CryptoKeys, the most it may (${maxKeys}); keys are released once garbage-collected`);
+    }
+    if (heldBytes + newKeyBytes(call) > SUBTLE_LIMITS.keyBytes) {
+      throw new Refusal('QuotaExceededError', `this isolate's CryptoKeys hold ${heldBytes} bytes of key material, and this key could take it past the most they may (${SUBTLE_LIMITS.keyBytes}); keys are released once garbage-collected`);
     }
     const args = withKeys(call);
     const method = webcrypto.subtle[call.operation] as (...params: unknown[]) => Promise<unknown>;
@@ -165,10 +191,12 @@ export function createSubtle(options: SubtleOptions) {
 
   async function call(operation: unknown, args: unknown, released: unknown): Promise<BridgeResult<SubtleValue>> {
     let result: unknown;
+    let inputBytes = 0;
     let failed: BridgeResult<never> | null = null;
     try {
       if (busy) throw new Refusal('OperationError', 'one crypto.subtle call at a time per isolate');
       const checked = checkCall(operation, args, released);
+      inputBytes = checked.inputBytes;
       busy = true;
       try {
         result = await perform(checked);
@@ -183,7 +211,7 @@ export function createSubtle(options: SubtleOptions) {
     if (late()) return ABANDONED;
     if (failed !== null) return failed;
     try {
-      return { ok: true, value: answer(result) };
+      return { ok: true, value: answer(result, inputBytes) };
     } catch (error) {
       return asFailure(error);
     }
@@ -194,6 +222,8 @@ export function createSubtle(options: SubtleOptions) {
     call,
     /** Keys in the table now (0 once the isolate is gone). */
     liveKeys: (): number => (keys !== null && options.alive() ? keys.size : 0),
+    /** Bytes of key material the table holds now, as counted against SUBTLE_LIMITS.keyBytes. */
+    keyMaterialBytes: (): number => (keys !== null && options.alive() ? heldBytes : 0),
   };
 }
 

@@ -117,6 +117,8 @@ export type SubtleValue =
 export const SUBTLE_LIMITS = {
   /** Live keys in one isolate's key table. */
   keys: 2_048,
+  /** Bytes of key material in one isolate's key table (a secret key's bytes; RSA's modulus and its private parts). */
+  keyBytes: 16 * 1024 * 1024,
   /** Bytes of BufferSources plus characters of strings in one call's arguments. */
   inputBytes: 16 * 1024 * 1024,
   /** RSA generateKey modulusLength. */

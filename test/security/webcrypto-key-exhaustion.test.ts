@@ -3,7 +3,8 @@
 // At the table's bound (SUBTLE_LIMITS.keys) the next key is refused with a QuotaExceededError
 // naming the bound, before any work; a key pair with one place left is refused whole; the
 // isolate's other crypto goes on; once the guest lets its keys go and V8 collects them, their
-// places are released with its next call and keys can be made again.
+// places are released with its next call and keys can be made again. Few but huge keys (HMAC
+// keys of megabytes, imported or generated) meet the bound on key material instead.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBTLE_LIMITS } from '../../sandbox-api/runtime/contract.ts';
 import { Harness } from '../unit/sandbox-api/harness.ts';
@@ -41,6 +42,26 @@ describe('a guest filling the host\'s key table', () => {
       return names;`);
     expect(result).toEqual(['QuotaExceededError', 'none', 'none']);
     expect(harness.subtle.liveKeys()).toBeLessThanOrEqual(SUBTLE_LIMITS.keys);
+  });
+
+  it('meets the bound on key material with few but huge keys, whatever their count', async () => {
+    const other = await Harness.create();
+    try {
+      const result = await other.evaluate<string>(`(async () => {
+        const hoard = [];
+        const fail = (promise) => promise.then((key) => { hoard.push(key); return 'none'; }, (error) => error.name);
+        const names = [];
+        for (let i = 0; i < 3; i++) names.push(await fail(crypto.subtle.importKey('raw', new Uint8Array(${6 * 1024 * 1024}), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])));
+        names.push(await fail(crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256', length: ${2 ** 30} }, false, ['sign'])));
+        globalThis.hoard = hoard;
+        return JSON.stringify(names);
+      })()`);
+      expect(JSON.parse(result)).toEqual(['none', 'none', 'QuotaExceededError', 'QuotaExceededError']);
+      expect(other.subtle.liveKeys()).toBe(2);
+      expect(other.subtle.keyMaterialBytes()).toBeLessThanOrEqual(SUBTLE_LIMITS.keyBytes);
+    } finally {
+      other.dispose();
+    }
   });
 
   it('makes keys again once the guest lets its keys go and they are collected', async () => {

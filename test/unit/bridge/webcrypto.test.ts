@@ -60,6 +60,22 @@ describe('a realm\'s SubtleCrypto on the host', () => {
     expect(subtle.liveKeys()).toBe(3);
   });
 
+  it('bounds the key material it holds, counting what a key could hold before making it', async () => {
+    const subtle = realm();
+    const big = new Uint8Array(9 * 1024 * 1024);
+    const first = await subtle.call('importKey', ['raw', big, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']], []);
+    expect(first).toMatchObject({ ok: true, value: { kind: 'key', key: { algorithm: { length: big.length * 8 } } } });
+    expect(subtle.keyMaterialBytes()).toBe(big.length);
+    expect(await subtle.call('importKey', ['raw', big, 'PBKDF2', false, ['deriveBits']], [])).toMatchObject({ ok: false, code: 'QuotaExceededError', message: expect.stringContaining('bytes of key material') });
+    expect(await subtle.call('generateKey', [{ name: 'HMAC', hash: 'SHA-256', length: 2 ** 31 }, false, ['sign']], [])).toMatchObject({ ok: false, code: 'QuotaExceededError' });
+    const small = await subtle.call('generateKey', [{ name: 'RSA-OAEP', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, false, ['encrypt', 'decrypt']], []);
+    expect(small).toMatchObject({ ok: true });
+    expect(subtle.keyMaterialBytes()).toBe(big.length + 256 * 4);
+    if (!first.ok || first.value.kind !== 'key') return;
+    await subtle.call('digest', ['SHA-256', bytes('x')], [first.value.key.handle]);
+    expect(subtle.keyMaterialBytes()).toBe(256 * 4);
+  });
+
   it('drops its table and refuses every call once its isolate is gone', async () => {
     let alive = true;
     const subtle = realm({ alive: () => alive });
