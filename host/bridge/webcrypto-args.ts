@@ -44,7 +44,6 @@ const ALGORITHMS = new Set([
 export interface CheckedCall {
   operation: SubtleOperation;
   args: unknown[];
-  released: number[];
   /** Bytes and characters of the arguments (an upper bound of an imported key's material). */
   inputBytes: number;
 }
@@ -185,17 +184,22 @@ function checkWork(operation: SubtleOperation, args: unknown[]): void {
   }
 }
 
+/** The handles of collected keys a call carries, checked, or a Refusal thrown. */
+export function checkReleased(released: unknown): number[] {
+  if (!Array.isArray(released) || released.length > SUBTLE_LIMITS.keys || !released.every(isHandle)) return refuse('released handles are not a list of handles');
+  return released as number[];
+}
+
 /** The call checked and copied into host objects, or a Refusal thrown. */
-export function checkCall(operation: unknown, args: unknown, released: unknown): CheckedCall {
+export function checkCall(operation: unknown, args: unknown): CheckedCall {
   if (typeof operation !== 'string' || !(SUBTLE_OPERATIONS as readonly string[]).includes(operation)) return refuse('no such SubtleCrypto method');
   const op = operation as SubtleOperation;
   const kinds = SIGNATURES[op];
   if (!Array.isArray(args) || args.length > kinds.length) return refuse('the arguments are not a list');
-  if (!Array.isArray(released) || released.length > SUBTLE_LIMITS.keys || !released.every(isHandle)) return refuse('released handles are not a list of handles');
   const budget: Budget = { left: SUBTLE_LIMITS.inputBytes };
   const checked = args.map((value, index) => argument(kinds[index], value, budget));
   checkWork(op, checked);
-  return { operation: op, args: checked, released: released as number[], inputBytes: SUBTLE_LIMITS.inputBytes - budget.left };
+  return { operation: op, args: checked, inputBytes: SUBTLE_LIMITS.inputBytes - budget.left };
 }
 
 /**

@@ -5,8 +5,8 @@
 // Node object, a host Error or key material of a key that is not extractable.
 import { webcrypto, type webcrypto as WebCrypto } from 'node:crypto';
 import type { BridgeResult, CryptoKeyDescriptor, KeyAlgorithmData, SubtleValue } from '../../sandbox-api/runtime/contract.ts';
-import { SUBTLE_LIMITS } from '../../sandbox-api/runtime/contract.ts';
-import { Refusal, checkCall, isAlgorithmPosition, isHandle, keyPositions, newKeyBytes, type CheckedCall } from './webcrypto-args.ts';
+import { SUBTLE_ABANDONED, SUBTLE_LIMITS } from '../../sandbox-api/runtime/contract.ts';
+import { Refusal, checkCall, checkReleased, isAlgorithmPosition, isHandle, keyPositions, newKeyBytes, type CheckedCall } from './webcrypto-args.ts';
 
 type NodeKey = WebCrypto.CryptoKey;
 /** Node's CryptoKey class (a global of Node's; `crypto.webcrypto` has none). */
@@ -21,7 +21,7 @@ const NodeCryptoKey = (globalThis as unknown as { CryptoKey: abstract new () => 
 export const WORKER_CRYPTO_SLOTS = 2;
 
 /** The answer for a call whose result came after its integration finished its work (see SubtleOptions.late). */
-export const ABANDONED = { ok: false, code: 'abandoned', message: 'the integration finished its work before this call did' } as const;
+export const ABANDONED = { ok: false, code: SUBTLE_ABANDONED, message: 'the integration finished its work before this call did' } as const;
 
 /** Handles are unique in the worker process: a handle of one realm names no key in another realm's table. */
 let lastHandle = 0;
@@ -41,7 +41,7 @@ async function withSlot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Calls of this worker on the thread pool now, and waiting for a slot (for tests and metrics). */
+/** Calls of this worker on the thread pool now, and waiting for a slot (for tests). */
 export function workerCryptoLoad(): { running: number; waiting: number } {
   return { running, waiting: waiting.length };
 }
@@ -161,7 +161,6 @@ export function createSubtle(options: SubtleOptions) {
   /** Node's result for the call (nothing registered yet). */
   async function perform(call: CheckedCall): Promise<unknown> {
     const current = table();
-    for (const handle of call.released) release(handle);
     if (current.size + (NEW_KEYS[call.operation] ?? 0) > maxKeys) {
       throw new Refusal('QuotaExceededError', `this isolate holds ${current.size} CryptoKeys, the most it may (${maxKeys}); keys are released once garbage-collected`);
     }
@@ -194,8 +193,11 @@ export function createSubtle(options: SubtleOptions) {
     let inputBytes = 0;
     let failed: BridgeResult<never> | null = null;
     try {
+      // Released first: the isolate hands each collected key's handle over once, whatever becomes
+      // of the call that carries it.
+      for (const handle of checkReleased(released)) release(handle);
       if (busy) throw new Refusal('OperationError', 'one crypto.subtle call at a time per isolate');
-      const checked = checkCall(operation, args, released);
+      const checked = checkCall(operation, args);
       inputBytes = checked.inputBytes;
       busy = true;
       try {

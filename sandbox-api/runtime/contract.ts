@@ -113,6 +113,12 @@ export type SubtleValue =
   | { kind: 'key'; key: CryptoKeyDescriptor }
   | { kind: 'pair'; publicKey: CryptoKeyDescriptor; privateKey: CryptoKeyDescriptor };
 
+/**
+ * The failure code of a SubtleCrypto answer that came after the integration finished its work: the
+ * runtime never settles the guest's promise with it (no guest code may run while it is idle).
+ */
+export const SUBTLE_ABANDONED = 'abandoned';
+
 /** The bounds of SubtleCrypto work one isolate may ask of the host (docs/limits.md); both sides check them. */
 export const SUBTLE_LIMITS = {
   /** Live keys in one isolate's key table. */

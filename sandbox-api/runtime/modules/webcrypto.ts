@@ -3,7 +3,7 @@
 // the host's WebCrypto across the bridge one call at a time, and CryptoKey objects that stand for
 // keys held by the host. A key's handle lives in a private field only: no guest code can read it
 // or make one up, and key material never enters the isolate unless an extractable key is exported.
-import type { BridgeResult, SubtleOperation, SubtleValue } from '../contract.ts';
+import { SUBTLE_ABANDONED, type BridgeResult, type SubtleOperation, type SubtleValue } from '../contract.ts';
 import { convertArguments } from './webcrypto-args.ts';
 import { keyDescriptor, subtleError, subtleResult } from './webcrypto-results.ts';
 
@@ -15,8 +15,6 @@ export interface WebCryptoDeps {
 }
 
 const INTERNAL = Symbol('internal');
-/** The bridge's answer to a call whose result came while the integration was idle: dropped (host/sandbox/isolate.ts). */
-const ABANDONED = 'abandoned';
 
 let handleOf: (key: unknown) => number | undefined;
 let makeKey: (value: unknown) => CryptoKey;
@@ -156,7 +154,7 @@ async function perform(receiver: unknown, operation: SubtleOperation, given: Arr
   const result = await send(operation, args);
   if (result.ok) return subtleResult(result.value, makeKey);
   // Answered after the integration finished its work: the guest's continuation must not run then.
-  if (result.code === ABANDONED) return new Promise<never>(() => undefined);
+  if (result.code === SUBTLE_ABANDONED) return new Promise<never>(() => undefined);
   throw subtleError(result.code, result.message);
 }
 

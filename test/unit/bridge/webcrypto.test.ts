@@ -42,10 +42,13 @@ describe('a realm\'s SubtleCrypto on the host', () => {
     expect(await first.call('sign', ['HMAC', foreign, bytes('x')], [])).toMatchObject({ ok: true });
   });
 
-  it('releases the handles the isolate reports, and refuses them afterwards', async () => {
+  it('releases the handles the isolate reports, even with a call it refuses, and refuses them afterwards', async () => {
     const subtle = realm();
     const handle = await importHmac(subtle);
+    const other = await importHmac(subtle);
     expect(await subtle.call('sign', ['HMAC', handle, bytes('x')], [handle])).toMatchObject({ ok: false, code: 'TypeError' });
+    expect(subtle.liveKeys()).toBe(1);
+    expect(await subtle.call('digest', [256, bytes('x')], [other])).toMatchObject({ ok: false, code: 'TypeError' });
     expect(subtle.liveKeys()).toBe(0);
   });
 
