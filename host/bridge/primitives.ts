@@ -1,16 +1,11 @@
-// Node-backed implementations of the stateless bridge primitives (URL parsing, randomness, hashing;
-// text decoding keeps state per realm: text-decoding.ts). They receive copies and return copies;
-// errors come back as data, never as host Error objects, so no host stack or path can reach guest code.
+// Node-backed implementations of the stateless bridge primitives (URL parsing and setters,
+// randomness; text decoding keeps state per realm: text-decoding.ts, and so does SubtleCrypto:
+// webcrypto.ts). They receive copies and return copies; errors come back as data, never as host
+// Error objects, so no host stack or path can reach guest code.
 
-import { createHash, createHmac, randomBytes as nodeRandomBytes } from 'node:crypto';
-import { MAX_URL_INPUT_LENGTH, URL_COMPONENTS, type DigestAlgorithm, type UrlComponent, type UrlRecord } from '../../sandbox-api/runtime/contract.ts';
+import { randomBytes as nodeRandomBytes } from 'node:crypto';
+import { MAX_URL_INPUT_LENGTH, URL_COMPONENTS, type UrlComponent, type UrlRecord } from '../../sandbox-api/runtime/contract.ts';
 
-const NODE_DIGEST: Record<DigestAlgorithm, string> = {
-  'SHA-1': 'sha1',
-  'SHA-256': 'sha256',
-  'SHA-384': 'sha384',
-  'SHA-512': 'sha512',
-};
 const MAX_RANDOM_BYTES = 65_536;
 
 const COMPONENTS: ReadonlySet<string> = new Set(URL_COMPONENTS);
@@ -40,18 +35,4 @@ export function setUrlComponent(href: string, component: UrlComponent, value: st
 export function randomBytes(length: number): Uint8Array {
   const size = Math.max(0, Math.min(MAX_RANDOM_BYTES, Math.floor(Number(length) || 0)));
   return new Uint8Array(nodeRandomBytes(size));
-}
-
-function digestName(algorithm: DigestAlgorithm): string {
-  const name = NODE_DIGEST[algorithm];
-  if (name === undefined) throw new TypeError('unsupported digest algorithm');
-  return name;
-}
-
-export function digest(algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array {
-  return new Uint8Array(createHash(digestName(algorithm)).update(data).digest());
-}
-
-export function hmac(algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array {
-  return new Uint8Array(createHmac(digestName(algorithm), key).update(data).digest());
 }

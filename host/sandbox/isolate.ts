@@ -819,7 +819,13 @@ export class IntegrationIsolate {
       clearTimeout(timers.get(Number(id)));
       timers.delete(Number(id));
     };
-    return { log, fetch, fetchRead, fetchCancel, setTimer, clearTimer };
+    // As for a fetch: a crypto.subtle answer that comes while idle is abandoned, never settled.
+    const lateAnswer = (): boolean => {
+      if (this.inFlight.size > 0 || this.draining.size > 0) return false;
+      void this.abandon('crypto.subtle call');
+      return true;
+    };
+    return { log, fetch, fetchRead, fetchCancel, setTimer, clearTimer, lateAnswer };
   }
 
   /**
@@ -827,11 +833,11 @@ export class IntegrationIsolate {
    * Each leaves a small pending promise in the isolate, so past MAX_ABANDONED_CALLS the isolate is
    * reset (with a log line) rather than left to accumulate them.
    */
-  private abandon(): Promise<never> {
+  private abandon(what: 'fetch' | 'crypto.subtle call' = 'fetch'): Promise<never> {
     this.abandonedCalls++;
-    if (this.abandonedCalls === 1) this.hooks.lateLog([], 'warn', 'a fetch answered after the integration finished its work (neither awaited nor passed to waitUntil): its result was dropped');
+    if (this.abandonedCalls === 1) this.hooks.lateLog([], 'warn', `a ${what} answered after the integration finished its work (neither awaited nor passed to waitUntil): its result was dropped`);
     if (this.abandonedCalls > MAX_ABANDONED_CALLS) {
-      this.hooks.lateLog([], 'warn', `more than ${MAX_ABANDONED_CALLS} fetches were abandoned after their events ended: the isolate was reset`);
+      this.hooks.lateLog([], 'warn', `more than ${MAX_ABANDONED_CALLS} fetches and crypto.subtle calls were abandoned after their events ended: the isolate was reset`);
       this.dispose('too many abandoned fetches');
     }
     return new Promise<never>(() => undefined);

@@ -1,14 +1,16 @@
 // The primitives one realm's runtime is bound to, in the order of PRIMITIVE_NAMES: the owner's (log,
 // fetch, timers: whoever claimed the realm), the stateless ones of host/bridge/primitives.ts, the
-// realm's own text decoding (text-decoding.ts), and the loader of the runtime's lazily loaded modules
-// into this realm's own isolate. Every failure crosses as a plain error without host details; nothing
-// here hands guest code an isolated-vm object.
+// realm's own text decoding (text-decoding.ts), compression streams (compression.ts) and SubtleCrypto
+// with its own key table (webcrypto.ts), and the runtime's lazily loaded modules' script text. Every
+// failure crosses as a plain error without host details; nothing here hands guest code an
+// isolated-vm object.
 
 import ivm from 'isolated-vm';
 import { ASYNC_PRIMITIVES, PRIMITIVE_NAMES, RUNTIME_MODULES, type BridgePrimitives, type RuntimeModuleName } from '../../sandbox-api/runtime/contract.ts';
 import * as primitives from '../bridge/primitives.ts';
 import { createTextDecoding } from '../bridge/text-decoding.ts';
 import { createCompressionTable, type CompressionTable } from '../bridge/compression.ts';
+import { createSubtle } from '../bridge/webcrypto.ts';
 import type { RealmOwner } from './realm.ts';
 
 /** The runtime modules' scripts as a worker holds them (build.ts buildRuntimeModules), by name. */
@@ -58,15 +60,29 @@ export function moduleLoader(sources: RuntimeModuleSources) {
 /** What a realm holds on the host for its guest beyond single calls: its open compression streams. */
 export interface RealmResources {
   compression: CompressionTable;
+  /** Set once the realm is gone: late host work for it is dropped. */
+  readonly closed: boolean;
   /** The integration's work is over: what it left open is closed. */
   idle(): void;
   /** The realm is gone. */
   close(): void;
 }
 
-export function createRealmResources(): RealmResources {
+/** `alive`: whether the realm's isolate is still there (a disposed isolate closes its resources too). */
+export function createRealmResources(alive: () => boolean = () => true): RealmResources {
   const compression = createCompressionTable();
-  return { compression, idle: () => compression.closeAll(), close: () => compression.closeAll() };
+  let closed = false;
+  return {
+    compression,
+    get closed() {
+      return closed || !alive();
+    },
+    idle: () => compression.closeAll(),
+    close: () => {
+      closed = true;
+      compression.closeAll();
+    },
+  };
 }
 
 export type PrimitiveImplementations = { [K in keyof BridgePrimitives]: (...args: never[]) => unknown };
@@ -97,11 +113,11 @@ export function realmImplementations(owner: () => RealmOwner, async: Pick<Bridge
     setUrlComponent: primitives.setUrlComponent,
     decodeText: createTextDecoding(),
     randomBytes: primitives.randomBytes,
-    digest: primitives.digest,
-    hmac: primitives.hmac,
     compressionOpen: (format, decompress) => resources.compression.open(format, decompress),
     compressionWrite: (id, input, finish) => resources.compression.write(id, input, finish),
     compressionClose: (id) => resources.compression.close(id),
+    // The realm's key table lives in this closure: its isolate's References are all that reach it.
+    subtle: createSubtle({ alive: () => !resources.closed, late: () => owner().lateAnswer() }).call,
     loadModule: moduleLoader(modules),
   };
 }

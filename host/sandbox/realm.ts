@@ -34,6 +34,11 @@ export interface RealmOwner {
   fetchCancel(id: number): void;
   setTimer(id: number, delayMs: number): void;
   clearTimer(id: number): void;
+  /**
+   * Whether an answer of the realm's crypto.subtle arriving now comes after the integration
+   * finished its work; such an answer is dropped (counted as abandoned, like a late fetch).
+   */
+  lateAnswer(): boolean;
 }
 
 export interface PreparedRealm {
@@ -83,7 +88,7 @@ export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number
   const isolate = new ivm.Isolate({ memoryLimit: memoryLimitMb, ...(snapshot ? { snapshot } : {}) });
   try {
     const context = await isolate.createContext();
-    const resources = createRealmResources();
+    const resources = createRealmResources(() => !isolate.isDisposed);
     const bound = realmPrimitives(current, { fetch, fetchRead }, runtime.modules, resources);
     // From the snapshot the realm is built and hardened already: one call binds it.
     const api = snapshot ? await bootstrapRuntime(context, bound, RUNTIME_START_TIMEOUT_MS) : await installRuntime(runtime, isolate, context, bound);

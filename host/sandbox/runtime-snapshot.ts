@@ -20,11 +20,10 @@ const STAND_INS: Record<keyof BridgePrimitives, string> = {
   setUrlComponent: '() => null',
   decodeText: "() => ({ ok: true, value: '' })",
   randomBytes: '(length) => new Uint8Array(length)',
-  digest: '() => new Uint8Array(32)',
-  hmac: '() => new Uint8Array(32)',
   compressionOpen: "() => ({ ok: false, code: 'TypeError', message: 'warm-up' })",
   compressionWrite: "async () => ({ ok: false, code: 'TypeError', message: 'warm-up' })",
   compressionClose: '() => {}',
+  subtle: "async () => ({ ok: false, code: 'OperationError', message: 'warm-up' })",
   loadModule: "() => { throw new Error('no runtime module during the warm-up'); }",
 };
 // Async primitives cross as References: their stand-ins have the one method the runtime calls.

@@ -2,7 +2,7 @@
 // called directly (never through .call/.apply, which a guest could patch), host exceptions are
 // swallowed or replaced by fresh isolate errors, and results are re-checked and re-copied.
 import type { RawPrimitives } from './bind.ts';
-import { MAX_URL_INPUT_LENGTH, type BridgePrimitives, type BridgeResponse, type UrlRecord } from './contract.ts';
+import { MAX_URL_INPUT_LENGTH, type BridgePrimitives, type BridgeResponse, type SubtleValue, type UrlRecord } from './contract.ts';
 
 /** Same shape as the raw primitives: the wrapper changes what they may return, not their signatures. */
 export type SafeBridge = BridgePrimitives;
@@ -63,8 +63,7 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
   const rawSetUrlComponent: Raw<'setUrlComponent'> = raw.setUrlComponent;
   const rawDecodeText: Raw<'decodeText'> = raw.decodeText;
   const rawRandomBytes: Raw<'randomBytes'> = raw.randomBytes;
-  const rawDigest: Raw<'digest'> = raw.digest;
-  const rawHmac: Raw<'hmac'> = raw.hmac;
+  const rawSubtle: Raw<'subtle'> = raw.subtle;
   const rawLoadModule: Raw<'loadModule'> = raw.loadModule;
   const rawCompressionOpen: Raw<'compressionOpen'> = raw.compressionOpen;
   const rawCompressionWrite: Raw<'compressionWrite'> = raw.compressionWrite;
@@ -165,23 +164,18 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
       if (copy.length !== length) throw new Error('crypto: the host returned the wrong number of random bytes');
       return copy;
     },
-    digest(algorithm, data) {
-      let bytes: unknown;
+    async subtle(operation, args, released) {
+      let result: unknown;
       try {
-        bytes = rawDigest(algorithm, data);
+        result = await rawSubtle(operation, args, released);
       } catch {
-        throw new Error(`crypto: the host could not compute ${algorithm}`);
+        return failure('OperationError', 'the host could not complete this call');
       }
-      return toBytes(bytes, 'crypto');
-    },
-    hmac(algorithm, key, data) {
-      let bytes: unknown;
-      try {
-        bytes = rawHmac(algorithm, key, data);
-      } catch {
-        throw new Error(`crypto: the host could not compute HMAC-${algorithm}`);
-      }
-      return toBytes(bytes, 'crypto');
+      if (!isRecord(result)) return failure('OperationError', 'the host returned no result');
+      if (result.ok !== true) return failure(String(result.code ?? 'OperationError'), String(result.message ?? 'the operation failed'));
+      // Its shape is checked member by member by the webcrypto module (modules/webcrypto-results.ts),
+      // which the snapshot does not carry.
+      return { ok: true, value: result.value as SubtleValue };
     },
     compressionOpen(format, decompress) {
       let result: unknown;

@@ -112,14 +112,69 @@ export type UrlComponent = (typeof URL_COMPONENTS)[number];
  */
 export const MAX_URL_INPUT_LENGTH = 4 * 1024 * 1024;
 
-export type DigestAlgorithm = 'SHA-1' | 'SHA-256' | 'SHA-384' | 'SHA-512';
+
+/** The SubtleCrypto methods the host performs for the isolate (BridgePrimitives.subtle). */
+export const SUBTLE_OPERATIONS = ['encrypt', 'decrypt', 'sign', 'verify', 'digest', 'generateKey', 'deriveKey', 'deriveBits', 'importKey', 'exportKey', 'wrapKey', 'unwrapKey'] as const;
+export type SubtleOperation = (typeof SUBTLE_OPERATIONS)[number];
+
+/** A KeyAlgorithm as it crosses: only these members, each of its standard type. */
+export interface KeyAlgorithmData {
+  name: string;
+  hash?: { name: string };
+  length?: number;
+  namedCurve?: string;
+  modulusLength?: number;
+  publicExponent?: Uint8Array;
+}
+
+/**
+ * A CryptoKey as it crosses: its handle in the realm's key table on the host (the runtime keeps it
+ * in a private field; guest code never sees it) and the key's public slots.
+ */
+export interface CryptoKeyDescriptor {
+  handle: number;
+  type: 'secret' | 'public' | 'private';
+  extractable: boolean;
+  algorithm: KeyAlgorithmData;
+  usages: string[];
+}
+
+/** What a SubtleCrypto call resolves with, as it crosses. */
+export type SubtleValue =
+  | { kind: 'bytes'; bytes: Uint8Array }
+  | { kind: 'boolean'; value: boolean }
+  | { kind: 'jwk'; jwk: Record<string, unknown> }
+  | { kind: 'key'; key: CryptoKeyDescriptor }
+  | { kind: 'pair'; publicKey: CryptoKeyDescriptor; privateKey: CryptoKeyDescriptor };
+
+/**
+ * The failure code of a SubtleCrypto answer that came after the integration finished its work: the
+ * runtime never settles the guest's promise with it (no guest code may run while it is idle).
+ */
+export const SUBTLE_ABANDONED = 'abandoned';
+
+/** The bounds of SubtleCrypto work one isolate may ask of the host (docs/limits.md); both sides check them. */
+export const SUBTLE_LIMITS = {
+  /** Live keys in one isolate's key table. */
+  keys: 2_048,
+  /** Bytes of key material in one isolate's key table (a secret key's bytes; RSA's modulus and its private parts). */
+  keyBytes: 16 * 1024 * 1024,
+  /** Bytes of BufferSources plus characters of strings in one call's arguments. */
+  inputBytes: 16 * 1024 * 1024,
+  /** RSA generateKey modulusLength. */
+  rsaModulusBits: 4_096,
+  /** PBKDF2 iterations. */
+  pbkdf2Iterations: 1_000_000,
+  /** Bits a PBKDF2 deriveBits may ask for. */
+  pbkdf2Bits: 4_096,
+} as const;
 
 /**
  * The runtime's modules that are not in the startup snapshot: each is evaluated in an isolate only
  * when its guest first touches one of its globals (BridgePrimitives.loadModule), so an integration
  * that never uses them pays nothing for them (docs/architecture.md).
  */
-export const RUNTIME_MODULES = ['streams', 'encoding', 'encoding-streams', 'compression', 'events', 'structured-clone', 'urlpattern'] as const;
+export const RUNTIME_MODULES = ['streams', 'encoding', 'encoding-streams', 'compression', 'events', 'structured-clone', 'urlpattern', 'webcrypto'] as const;
 export type RuntimeModuleName = (typeof RUNTIME_MODULES)[number];
 
 /**
@@ -183,8 +238,13 @@ export interface BridgePrimitives {
    */
   decodeText(bytes: Uint8Array, encoding: string, fatal: boolean, ignoreBOM: boolean, stream: number, last: boolean): BridgeResult<string>;
   randomBytes(length: number): Uint8Array;
-  digest(algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array;
-  hmac(algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array;
+  /**
+   * One SubtleCrypto call, performed by the host's WebCrypto against this realm's key table (async):
+   * the method's arguments as copies (a BufferSource as a Uint8Array, a CryptoKey as its handle;
+   * modules/webcrypto-args.ts) and the handles of keys the isolate collected since its last call,
+   * which the host releases first.
+   */
+  subtle(operation: SubtleOperation, args: unknown[], released: number[]): Promise<BridgeResult<SubtleValue>>;
   /**
    * The script text of one of RUNTIME_MODULES, which the runtime evaluates into its entry (a
    * function it calls with its own intrinsics). Throws for any other name, and for a second load.
@@ -193,10 +253,10 @@ export interface BridgePrimitives {
 }
 
 /** The order in which install() and the snapshot's bootstrap receive the primitives. */
-export const PRIMITIVE_NAMES = ['log', 'fetch', 'fetchRead', 'fetchCancel', 'setTimer', 'clearTimer', 'parseUrl', 'setUrlComponent', 'decodeText', 'randomBytes', 'digest', 'hmac', 'compressionOpen', 'compressionWrite', 'compressionClose', 'loadModule'] as const satisfies readonly (keyof BridgePrimitives)[];
+export const PRIMITIVE_NAMES = ['log', 'fetch', 'fetchRead', 'fetchCancel', 'setTimer', 'clearTimer', 'parseUrl', 'setUrlComponent', 'decodeText', 'randomBytes', 'subtle', 'compressionOpen', 'compressionWrite', 'compressionClose', 'loadModule'] as const satisfies readonly (keyof BridgePrimitives)[];
 
 /** The primitives that return a promise: they cross as References (see BridgePrimitives). */
-export const ASYNC_PRIMITIVES: readonly (keyof BridgePrimitives)[] = ['fetch', 'fetchRead', 'compressionWrite'];
+export const ASYNC_PRIMITIVES: readonly (keyof BridgePrimitives)[] = ['fetch', 'fetchRead', 'subtle', 'compressionWrite'];
 
 /** Fails to type-check when a primitive is missing from PRIMITIVE_NAMES. */
 export type PrimitivesListed = [Exclude<keyof BridgePrimitives, (typeof PRIMITIVE_NAMES)[number]>] extends [never] ? true : never;

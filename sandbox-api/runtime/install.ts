@@ -12,7 +12,7 @@ import { startClock } from './clock.ts';
 import { createConsole } from './console.ts';
 import { formatError } from './console-format.ts';
 import type { RuntimeApi } from './contract.ts';
-import { CryptoKey, createCrypto } from './crypto.ts';
+import { Crypto, createCrypto } from './crypto.ts';
 import { createRuntimeApi } from './dispatch.ts';
 import { DOMException } from './dom-exception.ts';
 import { FinalizationRegistry } from './finalization-registry.ts';
@@ -48,6 +48,9 @@ const COMPRESSION_GLOBALS = ['CompressionStream', 'DecompressionStream'];
 
 /** The globals of the events module (modules/events.ts), loaded on first use. */
 const EVENT_GLOBALS = ['Event', 'EventTarget', 'CustomEvent', 'AbortController', 'AbortSignal', 'Performance', 'performance'] as const;
+
+/** The globals of the webcrypto module (modules/webcrypto.ts), loaded on first use (as is `crypto.subtle`). */
+const WEBCRYPTO_GLOBALS = ['SubtleCrypto', 'CryptoKey'];
 
 /** Plain V8 globals the design keeps away from untrusted code (shared memory, timing, raw Wasm). */
 const REMOVED_GLOBALS = ['SharedArrayBuffer', 'Atomics', 'WebAssembly'];
@@ -98,6 +101,9 @@ export function install(...primitives: unknown[]): RuntimeApi {
  */
 export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   const bridge = wrapPrimitives(primitives);
+  // V8's own, before the runtime replaces the global: only the webcrypto module uses it, for a
+  // cleanup that merely records handles (modules/webcrypto.ts). No instance exists in the snapshot.
+  const NativeFinalizationRegistry = globalThis.FinalizationRegistry;
   const urls = createUrlCache((input, base) => bridge.parseUrl(input, base));
   const parse = urls.parse;
 
@@ -112,11 +118,10 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
     clearTimer: (id) => bridge.clearTimer(id),
     reportError: (error) => guestConsole.error(`Uncaught exception in a timer callback: ${formatError(error)}`),
   });
-  const crypto = createCrypto({
-    randomBytes: (length) => bridge.randomBytes(length),
-    digest: (algorithm, data) => bridge.digest(algorithm, data),
-    hmac: (algorithm, key, data) => bridge.hmac(algorithm, key, data),
-  });
+  const crypto = createCrypto(
+    (length) => bridge.randomBytes(length),
+    () => modules.get('webcrypto').subtle,
+  );
 
   defineGlobal(
     'fetch',
@@ -141,8 +146,8 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   defineGlobal('DOMException', DOMException);
   // Replaces V8's: its cleanup callbacks would run guest code while the integration is idle.
   defineGlobal('FinalizationRegistry', FinalizationRegistry);
+  defineGlobal('Crypto', Crypto);
   defineGlobal('crypto', crypto);
-  defineGlobal('CryptoKey', CryptoKey);
   defineGlobal('setTimeout', timers.setTimeout);
   defineGlobal('clearTimeout', timers.clearTimeout);
   defineGlobal('setInterval', timers.setInterval);
@@ -189,7 +194,7 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
     Float16Array: realmFloat16Array,
   });
   const modules: ModuleLoader = createModuleLoader((name) => bridge.loadModule(name), scope, (name) =>
-    moduleDeps(name, { modules, setTimeout: timers.setTimeout, console: guestConsole, definedGlobals, bridge }),
+    moduleDeps(name, { modules, setTimeout: timers.setTimeout, console: guestConsole, definedGlobals, bridge, FinalizationRegistry: NativeFinalizationRegistry }),
   );
   const events = () => modules.get('events');
   defineLazyGlobals(STREAM_GLOBALS, (name) => (modules.get('streams').classes as unknown as Record<string, unknown>)[name]);
@@ -198,6 +203,7 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   defineLazyGlobals(EVENT_GLOBALS, (name) => events()[name as (typeof EVENT_GLOBALS)[number]]);
   defineLazyGlobals(['structuredClone'], () => modules.get('structured-clone').structuredClone);
   defineLazyGlobals(['URLPattern'], () => modules.get('urlpattern').URLPattern);
+  defineLazyGlobals(WEBCRYPTO_GLOBALS, (name) => (modules.get('webcrypto') as unknown as Record<string, unknown>)[name]);
   bindBodies({ streams: () => modules.get('streams'), loadedStreams: () => modules.peek('streams') });
   setBlobStreams(() => modules.get('streams').classes.ReadableStream);
 

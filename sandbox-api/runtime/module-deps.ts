@@ -17,8 +17,10 @@ export interface ModuleDepsEnv {
   console: { error(...data: unknown[]): void };
   /** The values of the globals the runtime defined (its platform objects, for structuredClone). */
   definedGlobals: readonly unknown[];
-  /** The host primitives modules work through (text decoding, compression). */
-  bridge: Pick<SafeBridge, 'decodeText' | 'compressionOpen' | 'compressionWrite' | 'compressionClose'>;
+  /** The host primitives modules work through (text decoding, compression, SubtleCrypto). */
+  bridge: Pick<SafeBridge, 'decodeText' | 'compressionOpen' | 'compressionWrite' | 'compressionClose' | 'subtle'>;
+  /** V8's own FinalizationRegistry, taken before the runtime replaced the global (webcrypto releases keys with it). */
+  FinalizationRegistry: typeof globalThis.FinalizationRegistry;
 }
 
 export function moduleDeps<N extends RuntimeModuleName>(name: N, env: ModuleDepsEnv): RuntimeModules[N]['deps'] {
@@ -48,6 +50,10 @@ export function moduleDeps<N extends RuntimeModuleName>(name: N, env: ModuleDeps
       decodeText: (bytes, encoding, fatal, ignoreBOM, stream, last) => env.bridge.decodeText(bytes, encoding, fatal, ignoreBOM, stream, last),
     }),
     'encoding-streams': () => ({ TransformStream: env.modules.get('streams').classes.TransformStream as RuntimeModules['encoding-streams']['deps']['TransformStream'] }),
+    webcrypto: () => ({
+      call: (operation, args, released) => env.bridge.subtle(operation, args, released),
+      FinalizationRegistry: env.FinalizationRegistry,
+    }),
     compression: () => ({
       TransformStream: env.modules.get('streams').classes.TransformStream,
       open: (format, decompress) => env.bridge.compressionOpen(format, decompress),

@@ -11,6 +11,7 @@ import type { CompressionDeps, CompressionExports } from './modules/compression.
 import type { EventsDeps, EventsExports } from './modules/events.ts';
 import type { StructuredCloneDeps, StructuredCloneExports } from './modules/structured-clone.ts';
 import type { UrlPatternDeps, UrlPatternExports } from './modules/urlpattern.ts';
+import type { WebCryptoDeps, WebCryptoExports } from './modules/webcrypto.ts';
 
 /** What each module's entry takes and returns (types only: each module is a script of its own). */
 export interface RuntimeModules {
@@ -21,6 +22,7 @@ export interface RuntimeModules {
   events: { deps: EventsDeps; exports: EventsExports };
   'structured-clone': { deps: StructuredCloneDeps; exports: StructuredCloneExports };
   urlpattern: { deps: UrlPatternDeps; exports: UrlPatternExports };
+  webcrypto: { deps: WebCryptoDeps; exports: WebCryptoExports };
 }
 
 type Entry<N extends RuntimeModuleName> = (deps: RuntimeModules[N]['deps']) => RuntimeModules[N]['exports'];

@@ -69,6 +69,7 @@ const primitivesFor = (modules: RuntimeModuleSources) => {
     fetchCancel: () => undefined,
     setTimer: () => undefined,
     clearTimer: () => undefined,
+    lateAnswer: () => false,
   };
   return realmPrimitives(() => owner, owner, modules);
 };

@@ -24,7 +24,7 @@ import { runtimeModules } from '../helpers/runtime-modules.ts';
 const STARTS = Number(process.argv[2] ?? 60);
 const snapshot = createRuntimeSnapshot(await buildSnapshotScript());
 const runtime = { code: '', snapshot, modules: await runtimeModules() };
-const OWNER: RealmOwner = { log: () => undefined, fetch: async () => ({ ok: false, code: 'TypeError', message: 'offline' }), fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'offline' }), fetchCancel: () => undefined, setTimer: () => undefined, clearTimer: () => undefined };
+const OWNER: RealmOwner = { log: () => undefined, fetch: async () => ({ ok: false, code: 'TypeError', message: 'offline' }), fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'offline' }), fetchCancel: () => undefined, setTimer: () => undefined, clearTimer: () => undefined, lateAnswer: () => false };
 
 type Rows = Map<string, number[]>;
 function lapper(rows: Rows): (step: string) => void {

@@ -1,7 +1,7 @@
 // Test harness: a real isolate running the built runtime, with Node-backed BridgePrimitives (URL
 // and its setters, the host's text decoding, node:crypto, a stubbed fetch, real timers), and an
 // esbuild bundler for tiny integrations with the host's own bundle options.
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import ivm from 'isolated-vm';
@@ -10,6 +10,7 @@ import { bootstrapRuntime, createRuntimeSnapshot } from '../../../host/sandbox/r
 import { createRealmResources, orderedPrimitives, realmImplementations } from '../../../host/sandbox/realm-primitives.ts';
 import type { RealmOwner } from '../../../host/sandbox/realm.ts';
 import { createTextDecoding } from '../../../host/bridge/text-decoding.ts';
+import { createSubtle, type SubtleBridge, type SubtleOptions } from '../../../host/bridge/webcrypto.ts';
 import { runtimeModules } from '../../helpers/runtime-modules.ts';
 import { collectBuildErrors, integrationBuildOptions, wrapBundle, type BundleMode } from '../../../host/manifest/bundle.ts';
 import { resolutionRoots } from '../../../host/manifest/resolution-roots.ts';
@@ -18,7 +19,6 @@ import type {
   BridgeRequest,
   BridgeResponse,
   BridgeResult,
-  DigestAlgorithm,
   Envelope,
   LogLevel,
   SandboxEvent,
@@ -66,11 +66,6 @@ export function urlRecord(input: string, base?: string): UrlRecord | null {
   return { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash };
 }
 
-const nodeHash = (algorithm: DigestAlgorithm): string => algorithm.replace('-', '').toLowerCase();
-export const digestWithNode = (algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array =>
-  new Uint8Array(createHash(nodeHash(algorithm)).update(data).digest());
-export const hmacWithNode = (algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array =>
-  new Uint8Array(createHmac(nodeHash(algorithm), key).update(data).digest());
 export const randomWithNode = (length: number): Uint8Array => new Uint8Array(randomBytes(length));
 
 let snapshotMemo: Promise<ivm.ExternalCopy<ArrayBuffer>> | undefined;
@@ -91,13 +86,15 @@ export type FetchStub = (request: BridgeRequest) => Promise<BridgeResult<BridgeR
 
 export interface HarnessOptions {
   fetch?: FetchStub;
-  /** Makes every synchronous primitive except log throw a host Error carrying a host path. */
+  /** Makes every synchronous primitive except log, and `subtle`, throw a host Error carrying a host path. */
   throwingPrimitives?: boolean;
   /**
    * How the realm is built: from the runtime's startup snapshot, as the worker does (the default),
    * or by running the runtime script and install() in a fresh isolate.
    */
   runtime?: 'snapshot' | 'install';
+  /** Options of the realm's SubtleCrypto bridge (a smaller key table, a `late` answer). */
+  subtle?: Partial<SubtleOptions>;
 }
 
 export interface LogLine {
@@ -116,20 +113,27 @@ export class Harness {
   readonly fetchCancels: number[] = [];
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
+  /** The realm's SubtleCrypto bridge, with this isolate's key table (host/bridge/webcrypto.ts). */
+  readonly subtle: SubtleBridge;
+  /** The operation of every crypto.subtle call that reached the host, in order. */
+  readonly subtleCalls: string[] = [];
+  /** The runtime modules this isolate loaded, in order. */
+  readonly loadedModules: string[] = [];
   #api: ivm.Reference<Record<string, unknown>>;
   #timers = new Map<number, NodeJS.Timeout>();
 
-  private constructor(isolate: ivm.Isolate, context: ivm.Context, api: ivm.Reference<Record<string, unknown>>) {
+  private constructor(isolate: ivm.Isolate, context: ivm.Context, api: ivm.Reference<Record<string, unknown>>, subtle: Partial<SubtleOptions> = {}) {
     this.isolate = isolate;
     this.context = context;
     this.#api = api;
+    this.subtle = createSubtle({ alive: () => !isolate.isDisposed, ...subtle });
   }
 
   static async create(options: HarnessOptions = {}): Promise<Harness> {
     const fromSnapshot = (options.runtime ?? 'snapshot') === 'snapshot';
     const isolate = new ivm.Isolate({ memoryLimit: 64, ...(fromSnapshot ? { snapshot: await runtimeSnapshot() } : {}) });
     const context = await isolate.createContext();
-    const harness = new Harness(isolate, context, undefined as never);
+    const harness = new Harness(isolate, context, undefined as never, options.subtle);
 
     const boom = (): never => {
       throw new Error('host failure at /srv/host/secret/path.ts');
@@ -195,25 +199,28 @@ export class Harness {
     function bridge_randomBytes(length: number): Uint8Array {
       return options.throwingPrimitives ? boom() : randomWithNode(length);
     }
-    function bridge_digest(algorithm: DigestAlgorithm, data: Uint8Array): Uint8Array {
-      return options.throwingPrimitives ? boom() : digestWithNode(algorithm, data);
-    }
-    function bridge_hmac(algorithm: DigestAlgorithm, key: Uint8Array, data: Uint8Array): Uint8Array {
-      return options.throwingPrimitives ? boom() : hmacWithNode(algorithm, key, data);
+    // The host's own SubtleCrypto bridge, with this isolate's key table.
+    async function bridge_subtle(...args: Parameters<SubtleBridge['call']>): ReturnType<SubtleBridge['call']> {
+      harness.subtleCalls.push(String(args[0]));
+      return options.throwingPrimitives ? boom() : harness.subtle.call(...args);
     }
 
     const modules = await runtimeModules();
     // The host's implementations (realm-primitives.ts) for everything a test does not stand in for.
-    const owner: RealmOwner = { log: bridge_log, fetch: bridge_fetch, fetchRead: bridge_fetchRead, fetchCancel: bridge_fetchCancel, setTimer: bridge_setTimer, clearTimer: bridge_clearTimer };
+    const owner: RealmOwner = { log: bridge_log, fetch: bridge_fetch, fetchRead: bridge_fetchRead, fetchCancel: bridge_fetchCancel, setTimer: bridge_setTimer, clearTimer: bridge_clearTimer, lateAnswer: () => false };
+    const implementations = realmImplementations(() => owner, owner, modules, createRealmResources());
     const bound = orderedPrimitives(
       {
-        ...realmImplementations(() => owner, owner, modules, createRealmResources()),
+        ...implementations,
         parseUrl: bridge_parseUrl,
         setUrlComponent: bridge_setUrlComponent,
         decodeText: bridge_decodeText,
         randomBytes: bridge_randomBytes,
-        digest: bridge_digest,
-        hmac: bridge_hmac,
+        subtle: bridge_subtle,
+        loadModule: (name: never) => {
+          harness.loadedModules.push(String(name));
+          return implementations.loadModule(name);
+        },
       },
       // The runtime's own defences are what these tests look at: host errors cross unsanitized here.
       (fn) => fn,

@@ -83,7 +83,7 @@ describe.each(['from the snapshot', 'without a snapshot'])('a pooled realm %s', 
     const realm = await pooled(runtimes[which]);
     const isolate = await integration('once', ANSWERING, runtimes[which], realm);
     await isolate.dispatch(request());
-    expect(() => realm.claim({ log() {}, fetch: async () => ({ ok: false, code: 'TypeError', message: 'x' }), fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'x' }), fetchCancel() {}, setTimer() {}, clearTimer() {} })).toThrow(/claimed already/);
+    expect(() => realm.claim({ log() {}, fetch: async () => ({ ok: false, code: 'TypeError', message: 'x' }), fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'x' }), fetchCancel() {}, setTimer() {}, clearTimer() {}, lateAnswer: () => false })).toThrow(/claimed already/);
     isolate.dispose('reset');
     expect(realm.isolate.isDisposed).toBe(true);
     // The next start makes its own realm (the hook offers nothing more) and answers.
@@ -103,7 +103,7 @@ describe.each(['from the snapshot', 'without a snapshot'])('a pooled realm %s', 
 
   it('keeps nothing of the warm-up: no entry is set until the guest sets its own', async () => {
     const realm = await pooled(runtimes[which]);
-    realm.claim({ log() {}, fetch: async () => ({ ok: false, code: 'TypeError', message: 'x' }), fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'x' }), fetchCancel() {}, setTimer() {}, clearTimer() {} });
+    realm.claim({ log() {}, fetch: async () => ({ ok: false, code: 'TypeError', message: 'x' }), fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'x' }), fetchCancel() {}, setTimer() {}, clearTimer() {}, lateAnswer: () => false });
     const { eventJson, environmentJson } = request();
     const [meta] = (await realm.dispatch.apply(undefined, [eventJson, environmentJson, null, null], { arguments: { copy: true }, result: { promise: true, copy: true } })) as [string, unknown];
     expect(JSON.parse(meta)).toMatchObject({ status: 500, verdict: 'bad-entry' });
