@@ -6,6 +6,7 @@
 import { atob, btoa } from './base64.ts';
 import { Blob, File, setBlobStreams } from './blob.ts';
 import { bindBodies } from './body.ts';
+import { bindSignals } from './signals.ts';
 import { bindPrimitives, type RawPrimitives } from './bind.ts';
 import { wrapPrimitives } from './bridge.ts';
 import { startClock } from './clock.ts';
@@ -205,6 +206,7 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   defineLazyGlobals(['URLPattern'], () => modules.get('urlpattern').URLPattern);
   defineLazyGlobals(WEBCRYPTO_GLOBALS, (name) => (modules.get('webcrypto') as unknown as Record<string, unknown>)[name]);
   bindBodies({ streams: () => modules.get('streams'), loadedStreams: () => modules.peek('streams') });
+  bindSignals({ internals: () => events().abort, loadedInternals: () => modules.peek('events')?.abort ?? null });
   setBlobStreams(() => modules.get('streams').classes.ReadableStream);
 
   const api = createRuntimeApi({

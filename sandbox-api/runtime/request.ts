@@ -1,8 +1,9 @@
 // The isolate's Request class (Fetch standard, as a server runtime has it). URLs are parsed by the
 // host's parser passed in; relative URLs have no base here and throw. A body may be a stream (with
-// `duplex: 'half'`, as the standard requires).
+// `duplex: 'half'`, as the standard requires); `signal` follows the signal it was made with.
 import { BodyCarrier, bindBodyHeaders, bodyStateOf, cloneBody, emptyBody, extractBody, isNullBody, isUnusable, takeBody, type BodyState } from './body.ts';
 import { Headers, type HeadersInit } from './headers.ts';
+import { signalOf, signalSources } from './signals.ts';
 import type { ParseUrl } from './url.ts';
 
 export type RequestRedirect = 'follow' | 'manual' | 'error';
@@ -13,6 +14,7 @@ export interface RequestInit {
   body?: unknown;
   redirect?: RequestRedirect;
   duplex?: 'half';
+  signal?: AbortSignal | null;
   [option: string]: unknown;
 }
 
@@ -28,12 +30,26 @@ function normalizeMethod(value: unknown): string {
   return NORMALIZED_METHODS.includes(upper) ? upper : method;
 }
 
+let signalsOf: (request: object) => readonly object[] = () => [];
+
+/** The signals a runtime Request follows (fetch aborts with them). */
+export function requestSignals(request: object): readonly object[] {
+  return signalsOf(request);
+}
+
 export function createRequestClass(parseUrl: ParseUrl) {
   class Request extends BodyCarrier {
     #method: string;
     #url: string;
     #headers: Headers;
     #redirect: RequestRedirect;
+    /** The signals this request follows; its own `signal` is made from them when first read. */
+    #signals: readonly object[];
+    #signal: object | null = null;
+
+    static {
+      signalsOf = (request) => (request as Request).#signals;
+    }
 
     constructor(input: unknown, init?: RequestInit | null) {
       if (init !== undefined && init !== null && typeof init !== 'object') throw new TypeError('Request init must be an object');
@@ -53,6 +69,7 @@ export function createRequestClass(parseUrl: ParseUrl) {
       const redirect = options.redirect !== undefined ? options.redirect : (source !== null ? source.#redirect : 'follow');
       if (!REDIRECT_MODES.includes(redirect)) throw new TypeError(`'${String(redirect)}' is not a valid redirect mode`);
       const headers = new Headers(options.headers !== undefined ? options.headers : source !== null ? source.#headers : undefined);
+      const signals = signalSources(options, source !== null ? source.#signals : []);
       let body: BodyState = emptyBody();
       if (options.body !== undefined && options.body !== null) {
         if (method === 'GET' || method === 'HEAD') throw new TypeError('Request with GET/HEAD method cannot have body.');
@@ -76,6 +93,13 @@ export function createRequestClass(parseUrl: ParseUrl) {
       this.#url = url;
       this.#headers = headers;
       this.#redirect = redirect;
+      this.#signals = signals;
+    }
+
+    /** The request's AbortSignal: aborted when the signal it was made with aborts. */
+    get signal(): AbortSignal {
+      this.#signal ??= signalOf(this.#signals);
+      return this.#signal as AbortSignal;
     }
 
     get method(): string {
@@ -102,6 +126,7 @@ export function createRequestClass(parseUrl: ParseUrl) {
       const state = bodyStateOf(this);
       if (isUnusable(state)) throw new TypeError('Cannot clone a Request whose body has already been read');
       const copy = new Request(this.#url, { method: this.#method, headers: this.#headers, redirect: this.#redirect });
+      copy.#signals = this.#signals;
       Object.assign(bodyStateOf(copy), cloneBody(state));
       return copy;
     }

@@ -17,6 +17,8 @@ const hits = new Map<string, number>();
 /** Gates: a request to /gate/<name> waits until the test opens <name>. */
 const gates = new Map<string, () => void>();
 const opened = new Set<string>();
+/** Requests to /hang/<name> that were never answered, by name: their sockets. */
+const hanging = new Map<string, import('node:net').Socket>();
 /** Upstreams that send their first part and wait for /signal/<name> before the rest. */
 const signalled = new Map<string, () => void>();
 
@@ -44,6 +46,12 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.write('part-1;');
       signalled.set(name, () => res.end('part-2;part-3'));
+      return;
+    }
+    if (kind === 'hang') {
+      // Never answers: only the host closing the connection ends it. Opens the gate of its name.
+      hanging.set(name, req.socket);
+      open(name);
       return;
     }
     if (kind === 'bytes') {
@@ -169,5 +177,13 @@ describe('an outbound fetch body', () => {
     const response = await call(`mode=pass&upstream=${encodeURIComponent(`${base}/bytes/${2 * 1024 * 1024}`)}`);
     expect(response.status).toBe(200);
     await expect(response.arrayBuffer()).rejects.toThrow();
+  });
+});
+
+describe('an aborted outbound fetch', () => {
+  it('rejects with an AbortError in the integration and closes its connection on the host', async () => {
+    const response = await call(`mode=abort&upstream=${encodeURIComponent(`${base}/hang/aborted`)}&gate=${encodeURIComponent(`${base}/gate/aborted`)}`);
+    expect(await response.json()).toEqual({ name: 'AbortError' });
+    await waitFor(() => hanging.get('aborted')?.destroyed === true);
   });
 });
