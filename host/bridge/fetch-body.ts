@@ -54,12 +54,16 @@ export class FetchBody {
     return this.failure;
   }
 
-  /** The next bytes (whatever is buffered, up to MAX_READ_BYTES), null at the end, or why it failed. */
-  async read(): Promise<BodyRead> {
+  /**
+   * The next bytes (whatever is buffered, up to MAX_READ_BYTES), null at the end, or why it failed.
+   * `forIsolate` (the default): a fresh copy, since they cross into an isolate; otherwise (the host
+   * sends them on itself) what the connection delivered, as it is.
+   */
+  async read(forIsolate = true): Promise<BodyRead> {
     while (this.chunks.length === 0 && !this.ended && this.failure === null) {
       await new Promise<void>((resolve) => (this.waiter = resolve));
     }
-    if (this.chunks.length > 0) return { ok: true, value: this.take() };
+    if (this.chunks.length > 0) return { ok: true, value: forIsolate ? this.take() : this.takeFirst() };
     if (this.failure !== null) return { ok: false, message: this.failure };
     return { ok: true, value: null };
   }
@@ -76,6 +80,14 @@ export class FetchBody {
   cancel(): void {
     if (this.ended && this.chunks.length === 0) return;
     this.fail('the response body was cancelled');
+  }
+
+  /** The first buffered chunk as it arrived (no copy). */
+  private takeFirst(): Uint8Array {
+    const first = this.chunks.shift() as Buffer;
+    this.buffered -= first.length;
+    if (this.buffered < HIGH_WATER_BYTES && this.stream.isPaused() && !this.ended) this.stream.resume();
+    return first;
   }
 
   private take(): Uint8Array {

@@ -592,7 +592,8 @@ export class IntegrationIsolate {
     };
     const pullFromHost = async (): Promise<Uint8Array | null> => {
       if (fetched === undefined) throw new Error('the fetch body it passed on is gone');
-      const read = await fetched.read();
+      // Sent on by the host, never into an isolate: as the connection delivered it.
+      const read = await fetched.read(false);
       if (!read.ok) throw new Error(read.message);
       return read.value;
     };

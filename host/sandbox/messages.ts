@@ -91,23 +91,10 @@ export interface DispatchRequest {
   deadlineMs?: number;
   /**
    * The caller can send a response body on as it is produced: a body that follows the answer
-   * (a stream) comes as `body` messages after a result with `streamed`. Absent: the worker
-   * collects it and the result carries it whole.
+   * (a stream) comes over the body channel (body-channel.ts) after a result with `streamed`.
+   * Absent: the worker collects it and the result carries it whole.
    */
   stream?: boolean;
-}
-
-/** The host's reader took `bytes` of a streamed body: the worker may send that much more (streamed-body.ts). */
-export interface BodyAck {
-  type: 'body-ack';
-  id: number;
-  bytes: number;
-}
-
-/** The host reads no more of a streamed body (its client left): the worker stops its source. */
-export interface BodyCancel {
-  type: 'body-cancel';
-  id: number;
 }
 
 /** Sent once the host listens: guest fetches to this origin go to the platform API over IPC. */
@@ -146,7 +133,7 @@ export interface AbandonDispatch {
   id: number;
 }
 
-export type ToWorker = WorkerInit | RegisterIntegration | UnregisterIntegration | DispatchRequest | ForgetEnvironments | ConfigureWorker | ApiResult | AbandonDispatch | BodyAck | BodyCancel;
+export type ToWorker = WorkerInit | RegisterIntegration | UnregisterIntegration | DispatchRequest | ForgetEnvironments | ConfigureWorker | ApiResult | AbandonDispatch;
 
 export interface CapturedLog {
   level: string;
@@ -167,20 +154,6 @@ export type DispatchFailure = 'timeout' | 'memory' | 'bad-response' | 'not-regis
 export type DispatchResult =
   | { type: 'result'; id: number; ok: true; response: SandboxResponse; logs: CapturedLog[]; durationMs: number; draining?: boolean; streamed?: boolean }
   | { type: 'result'; id: number; ok: false; failure: DispatchFailure; message: string; logs: CapturedLog[]; durationMs: number; draining?: boolean; executedMs?: number; beforeGuest?: boolean };
-
-/** The next chunk of a dispatch's streamed body (its result said `streamed`). */
-export interface BodyChunk {
-  type: 'body';
-  id: number;
-  chunk: Uint8Array;
-}
-
-/** A dispatch's streamed body ended, or failed (`error`, a message safe to log). */
-export interface BodyEnd {
-  type: 'body-end';
-  id: number;
-  error?: string;
-}
 
 /** The integration's work after its responses (waitUntil) is over: it is idle in this worker. */
 export interface Drained {
@@ -240,4 +213,4 @@ export interface IsolateDisposed {
   evicted: boolean;
 }
 
-export type FromWorker = DispatchResult | BodyChunk | BodyEnd | Drained | LateLog | WorkerReady | ApiCall | EgressConnect | HogReport | WorkerCount | IsolateDisposed;
+export type FromWorker = DispatchResult | Drained | LateLog | WorkerReady | ApiCall | EgressConnect | HogReport | WorkerCount | IsolateDisposed;

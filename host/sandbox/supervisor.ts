@@ -11,6 +11,7 @@ import { settledBy, untilMoment } from './settled-by.ts';
 import { sendingBudget } from './offender-budget.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
 import { StreamedBody } from './streamed-body.ts';
+import { Frame, writeFrame } from './body-channel.ts';
 import { post, readyBy, spawnSlot, stopSlot, takePending, type LateVerdict, type Pending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
 import { Placement } from './placement.ts';
 import { environmentKey } from './held-environments.ts';
@@ -678,6 +679,7 @@ export class Supervisor {
       priority,
       {
         onMessage: (from, message) => this.onMessage(from, message),
+        onBodyFrame: (from, kind, id, _value, payload) => this.onBodyFrame(from, kind, id, payload),
         onExit: (from, code, signal) => this.onExit(from, code, signal),
         onError: (_from, error) => this.options.onNotice('error', `sandbox worker ${index} error: ${error.message}`),
         onSchedIdle: (from, problem) => {
@@ -716,13 +718,38 @@ export class Supervisor {
         return this.placement.disposed(slot.index, message.integration, message.evicted);
       case 'result':
         return this.settle(slot, message);
-      case 'body':
-        return slot.bodies.get(message.id)?.push(message.chunk);
-      case 'body-end': {
-        const body = slot.bodies.get(message.id);
-        slot.bodies.delete(message.id);
-        return body?.end(message.error);
-      }
+    }
+  }
+
+  /**
+   * The body following dispatch `id` of `slot`: made by its answer, or by its first frame when that
+   * came first (the body channel and the IPC channel are not ordered with each other).
+   */
+  private bodyOf(slot: Slot, id: number): StreamedBody {
+    let body = slot.bodies.get(id);
+    if (body === undefined) {
+      body = new StreamedBody({
+        ack: (bytes) => writeFrame(slot.channel, Frame.Ack, id, bytes),
+        cancel: () => {
+          slot.bodies.delete(id);
+          writeFrame(slot.channel, Frame.Cancel, id, 0);
+        },
+      });
+      slot.bodies.set(id, body);
+    }
+    return body;
+  }
+
+  /** A frame of a worker's body channel: only a dispatch still waiting for its answer, or answered with a body, gets one. */
+  private onBodyFrame(slot: Slot, kind: Frame, id: number, payload: Buffer | null): void {
+    const known = slot.bodies.has(id) || slot.pending.has(id);
+    if (!known) return;
+    const body = this.bodyOf(slot, id);
+    if (kind === Frame.Chunk && payload !== null) body.push(payload);
+    else if (kind === Frame.End || kind === Frame.Error) {
+      // Kept for its answer when that is still on its way (settle takes it then).
+      if (!slot.pending.has(id)) slot.bodies.delete(id);
+      body.end(kind === Frame.Error ? (payload?.toString('utf8') ?? 'the response body failed') : undefined);
     }
   }
 
@@ -746,15 +773,9 @@ export class Supervisor {
       this.placement.started(slot.index, pending.integration);
       const outcome: SupervisedOutcome = { response: result.response, logs: result.logs, durationMs: result.durationMs };
       if (result.streamed === true) {
-        const id = result.id;
-        outcome.body = new StreamedBody({
-          ack: (bytes) => post(slot, { type: 'body-ack', id, bytes }),
-          cancel: () => {
-            slot.bodies.delete(id);
-            post(slot, { type: 'body-cancel', id });
-          },
-        });
-        slot.bodies.set(id, outcome.body);
+        outcome.body = this.bodyOf(slot, result.id);
+        // All of it may have come before this answer (the two channels are not ordered).
+        if (outcome.body.settled) slot.bodies.delete(result.id);
       }
       return pending.resolve(outcome);
     }

@@ -10,6 +10,8 @@ import type { CapturedLog, FromWorker, ToWorker } from './messages.ts';
 import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
 import { WORKER_V8_FLAGS } from './v8-flags.ts';
 import type { StreamedBody } from './streamed-body.ts';
+import type { Duplex } from 'node:stream';
+import { BODY_CHANNEL_FD, readFrames, type Frame } from './body-channel.ts';
 import { HeldEnvironments } from './held-environments.ts';
 import { loweringProblem, type WorkerPriority } from './sched-policy.ts';
 
@@ -60,6 +62,8 @@ export interface Slot {
   draining: Set<string>;
   /** Bodies of its answered dispatches still arriving, by dispatch id. */
   bodies: Map<number, StreamedBody>;
+  /** The byte channel that carries those bodies (body-channel.ts): the worker's fd 4. */
+  channel: Duplex;
   stopping: boolean;
   /** The worker said it is ready and has not exited since (the readiness route counts these). */
   up: boolean;
@@ -73,6 +77,8 @@ export interface SlotHandlers {
   onMessage(slot: Slot, message: Exclude<FromWorker, { type: 'ready' }>): void;
   onExit(slot: Slot, code: number | null, signal: NodeJS.Signals | null): void;
   onError(slot: Slot, error: Error): void;
+  /** A frame of the body channel (body-channel.ts). */
+  onBodyFrame(slot: Slot, kind: Frame, id: number, value: number, payload: Buffer | null): void;
   /** A `sched-idle` worker's guest threads were lowered (`problem` null) or could not be (why, in words). */
   onSchedIdle?(slot: Slot, problem: string | null): void;
 }
@@ -87,14 +93,18 @@ export function spawnSlot(index: number, priority: WorkerPriority, handlers: Slo
   const child = fork(WORKER_ENTRY, [], {
     execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...WORKER_V8_FLAGS],
     serialization: 'advanced',
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // The fifth: the byte channel for streamed response bodies (body-channel.ts BODY_CHANNEL_FD).
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'],
   });
+  const channel = child.stdio[BODY_CHANNEL_FD] as Duplex;
+  // A worker that dies closes its end; whatever the channel then reports is the exit's business.
+  channel.on('error', () => undefined);
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   const send = batchedSender<ToWorker>((message) => {
     if (child.connected) child.send(message);
   });
-  const slot: Slot = { index, priority, child, ready, markReady, pending: new Map(), draining: new Set(), bodies: new Map(), stopping: false, heldEnvironments: new HeldEnvironments(), up: false, send };
+  const slot: Slot = { index, priority, child, ready, markReady, pending: new Map(), draining: new Set(), bodies: new Map(), channel, stopping: false, heldEnvironments: new HeldEnvironments(), up: false, send };
   const checkLowered = (reported: string | undefined) => {
     if (priority !== 'sched-idle' || child.pid === undefined) return;
     handlers.onSchedIdle?.(slot, reported ?? loweringProblem(child.pid, priority));
@@ -108,6 +118,7 @@ export function spawnSlot(index: number, priority: WorkerPriority, handlers: Slo
     handlers.onMessage(slot, message);
   };
   child.on('message', (message: FromWorker | MessageBatch<FromWorker>) => unbatch(message, receive));
+  readFrames(channel, (kind, id, value, payload) => handlers.onBodyFrame(slot, kind, id, value, payload));
   child.on('exit', (code, signal) => {
     slot.up = false;
     handlers.onExit(slot, code, signal);

@@ -20,6 +20,8 @@ import { BundlePrecompiler } from './bundle-precompiler.ts';
 import { GuestThreads } from './guest-threads.ts';
 import type { ResponseBody } from './response-body.ts';
 import { WINDOW_BYTES } from './streamed-body.ts';
+import { BODY_CHANNEL_FD, Frame, readFrames, writeFrame } from './body-channel.ts';
+import net from 'node:net';
 
 const MAX_REDIRECTS = 5;
 const EVICTED = 'evicted (least recently used)';
@@ -271,11 +273,25 @@ function quietWaitMs(): number {
 
 /**
  * Streamed bodies being sent on, by dispatch id: the credit the host gave (streamed-body.ts) and
- * how to wake the pump waiting for more of it.
+ * how to wake the pump waiting for more of it. Their bytes go over the body channel
+ * (body-channel.ts), not the IPC channel.
  */
 const sending = new Map<number, { body: ResponseBody; credit: number; wake: () => void }>();
+const channel = new net.Socket({ fd: BODY_CHANNEL_FD, readable: true, writable: true });
+channel.on('error', () => undefined);
+channel.unref();
+readFrames(channel, (kind, id, value) => {
+  const state = sending.get(id);
+  if (state === undefined) return;
+  if (kind === Frame.Ack) state.credit += value;
+  else if (kind === Frame.Cancel) {
+    sending.delete(id);
+    state.body.cancel('the client went away');
+  }
+  state.wake();
+});
 
-/** Sends a body that follows its answer as `body` messages, no further ahead than the host's credit. */
+/** Sends a body that follows its answer, no further ahead than the host's credit. */
 async function sendBody(id: number, body: ResponseBody): Promise<void> {
   const state = { body, credit: WINDOW_BYTES, wake: () => undefined as void };
   sending.set(id, state);
@@ -285,14 +301,14 @@ async function sendBody(id: number, body: ResponseBody): Promise<void> {
       if (!sending.has(id)) return;
       const chunk = await body.next();
       if (chunk === null) {
-        send({ type: 'body-end', id });
+        writeFrame(channel, Frame.End, id, 0);
         return;
       }
       state.credit -= chunk.byteLength;
-      send({ type: 'body', id, chunk });
+      writeFrame(channel, Frame.Chunk, id, 0, chunk);
     }
   } catch (error) {
-    send({ type: 'body-end', id, error: error instanceof Error ? error.message : 'the response body failed' });
+    writeFrame(channel, Frame.Error, id, 0, Buffer.from(error instanceof Error ? error.message : 'the response body failed'));
   } finally {
     sending.delete(id);
   }
@@ -493,21 +509,6 @@ function receive(message: ToWorker): void {
         ...(message.requestUrl !== undefined ? { requestUrl: message.requestUrl } : {}),
         ...(message.deadlineMs !== undefined ? { deadlineMs: message.deadlineMs } : {}),
       }, message.stream === true);
-      return;
-    }
-    case 'body-ack': {
-      const state = sending.get(message.id);
-      if (state === undefined) return;
-      state.credit += Math.max(0, Number(message.bytes) || 0);
-      state.wake();
-      return;
-    }
-    case 'body-cancel': {
-      const state = sending.get(message.id);
-      if (state === undefined) return;
-      sending.delete(message.id);
-      state.body.cancel('the client went away');
-      state.wake();
       return;
     }
     case 'configure':

@@ -1,7 +1,7 @@
 // `npm run bench`: measures the host against its targets on loopback (docs/performance.md), beside
 // plain Koa and workerd in the same run, prints a human table, then one JSON line. Not part of
 // `npm test`; never asserts, only reports. `--only <section>` runs one section (dispatch, startup,
-// overrun, neighbour, scale, webhook, stores); `--no-workerd` skips workerd.
+// overrun, neighbour, scale, webhook, stores, streaming); `--no-workerd` skips workerd.
 
 import { rmSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -12,6 +12,7 @@ import { generateFixtures } from './generate.ts';
 import { startHost } from './hosts.ts';
 import { busyCores, loadAverage } from './machine.ts';
 import { measureStartup } from './startup.ts';
+import { measureStreaming } from './streaming.ts';
 import { median, round } from './stats.ts';
 import { startWorkerd, type WorkerdServer } from './workerd.ts';
 import { WORKER_V8_FLAGS } from '../../host/sandbox/v8-flags.ts';
@@ -20,6 +21,8 @@ const ROUNDS = 3;
 /** The isolate memory budget of the startup and scale hosts: room for 1,000 live isolates. */
 const SCALE_BUDGET_MB = 4_096;
 const ROUND_MS = 3_000;
+/** The body the streaming section passes through an integration. */
+const STREAM_MB = 50;
 const figures: string[][] = [];
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
@@ -261,6 +264,21 @@ if (wanted('stores')) {
   const stores = await measureStores();
   report.stores = stores;
   note('stores: sqlite 1 host / postgres 1 host / 2 hosts (deliveries/s)', `${stores.sqliteOneHost} / ${stores.postgresOneHost ?? '-'} / ${stores.postgresTwoHosts ?? '-'}`);
+}
+
+if (wanted('streaming')) {
+  process.stderr.write(`streaming: ${STREAM_MB} MB through an integration (fetch upstream → new Response(upstream.body)), beside workerd…\n`);
+  const streaming = await measureStreaming({ rounds: ROUNDS, megabytes: STREAM_MB, workerd: !args.includes('--no-workerd') });
+  report.streaming = streaming;
+  const server = (name: string) => streaming.servers[name];
+  const w = server('workerd');
+  note(`streaming.pass MB/s (${STREAM_MB} MB passed on unread)`, String(server('pass').mbPerSec), '', w ? String(w.mbPerSec) : 'n/a');
+  note('streaming.pass host memory growth MB', String(server('pass').memoryGrowthMb), '', w ? String(w.memoryGrowthMb) : 'n/a');
+  note(`streaming.through MB/s (every chunk read in the isolate)`, String(server('through').mbPerSec));
+  note('streaming.through host memory growth MB', String(server('through').memoryGrowthMb));
+  const failures = Object.entries(streaming.servers).filter(([, figures]) => figures.failures > 0);
+  if (failures.length > 0) note('streaming failures', failures.map(([name, figures]) => `${name} ${figures.failures}`).join(', '));
+  if ('unavailable' in streaming.workerd) process.stderr.write(`  workerd unavailable, measured without it: ${streaming.workerd.unavailable}\n`);
 }
 
 machine.loadAverageAtEnd = loadAverage();

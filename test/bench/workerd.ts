@@ -90,22 +90,25 @@ export async function compatibilityDateOf(binary: string): Promise<string> {
   return compatibilityDate;
 }
 
-export async function startWorkerd(): Promise<WorkerdServer> {
+export async function startWorkerd(options: { script?: string; outboundToLoopback?: boolean } = {}): Promise<WorkerdServer> {
   const binary = await workerdBinary();
   const compatibilityDate = await compatibilityDateOf(binary);
   const port = await freePort();
   const dir = mkdtempSync(path.join(tmpdir(), 'ih-workerd-'));
-  writeFileSync(path.join(dir, 'hello.js'), HELLO_WORKER);
+  writeFileSync(path.join(dir, 'hello.js'), options.script ?? HELLO_WORKER);
+  // A worker that fetches the bench's own loopback servers needs an outbound network that allows them
+  // (workerd's default allows public addresses only).
+  const outbound = options.outboundToLoopback === true;
   writeFileSync(
     path.join(dir, 'config.capnp'),
     `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
-  services = [ (name = "main", worker = .hello) ],
+  services = [ (name = "main", worker = .hello)${outbound ? ', (name = "loopback", network = (allow = ["local", "private", "public"]))' : ''} ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
 );
 const hello :Workerd.Worker = (
   modules = [ (name = "worker", esModule = embed "hello.js") ],
-  compatibilityDate = "${compatibilityDate}",
+  compatibilityDate = "${compatibilityDate}",${outbound ? '\n  globalOutbound = "loopback",' : ''}
 );
 `,
   );
