@@ -20,7 +20,7 @@ describe('buildRuntimeScript', () => {
   });
 
   it('runs in strict mode', async () => {
-    expect(await buildRuntimeScript()).toMatch(/^\(function \(\) \{\n"use strict";\n/);
+    expect(await buildRuntimeScript()).toMatch(/^\(function \(\) \{\n"use strict";/);
   });
 
   it('contains nothing from Node or the host', async () => {
