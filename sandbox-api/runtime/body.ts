@@ -9,7 +9,7 @@ import { FormData, formDataEntries, formDataFrom } from './form-data.ts';
 import type { Headers } from './headers.ts';
 import type { BodyStream, HostBodySource, StreamsExports } from './modules/streams.ts';
 import { encodeMultipart, multipartBoundary, parseMultipart } from './multipart.ts';
-import { parseUrlencoded, URLSearchParams } from './url-search-params.ts';
+import { parseUrlencodedBytes, URLSearchParams } from './url-search-params.ts';
 import { utf8Decode, utf8Encode } from './utf8.ts';
 
 export interface BodyState {
@@ -217,13 +217,14 @@ export class BodyCarrier {
   /** multipart/form-data (strings and Files) or application/x-www-form-urlencoded; else a TypeError. */
   async formData(): Promise<FormData> {
     const type = this.#contentType();
+    // The body is read first (as the standard's "consume body" does): a failing stream is its error.
+    const bytes = await consumeBody(this.#state);
     const boundary = multipartBoundary(type);
     const essence = type.split(';')[0].trim().toLowerCase();
     if (boundary === null && essence !== 'application/x-www-form-urlencoded') {
       const why = essence === 'multipart/form-data' ? 'its multipart/form-data type has no valid boundary' : `its Content-Type is "${type}", not multipart/form-data or application/x-www-form-urlencoded`;
       throw new TypeError(`Failed to parse body as FormData: ${why}`);
     }
-    const bytes = await consumeBody(this.#state);
-    return formDataFrom(boundary !== null ? parseMultipart(bytes, boundary) : parseUrlencoded(utf8Decode(bytes)));
+    return formDataFrom(boundary !== null ? parseMultipart(bytes, boundary) : parseUrlencodedBytes(bytes));
   }
 }
