@@ -142,6 +142,13 @@ describe('the streaming host functions called by a forged caller', () => {
     expect(signal?.aborted).toBe(false);
     table.close();
     expect(table.size).toBe(0);
+    // A fetch in flight when its isolate goes is aborted; calls after that read and cancel nothing.
+    const fresh = new FetchTable();
+    const inFlight = fresh.begin(1);
+    fresh.close();
+    expect(inFlight?.aborted).toBe(true);
+    expect(await fresh.read(1)).toMatchObject({ ok: false, code: 'TypeError' });
+    expect(() => fresh.cancel(1)).not.toThrow();
   });
 
   it('runtime modules: only the runtime’s own names, each once', async () => {

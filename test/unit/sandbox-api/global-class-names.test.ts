@@ -56,3 +56,23 @@ describe('global class names', () => {
     ).toEqual(['[object Headers Iterator]', '[object URLSearchParams Iterator]', '[object FormData Iterator]', '[object console]']);
   });
 });
+
+describe('every global', () => {
+  it('that is a class or function carries the name it is reached by, and the runtime objects their class strings', async () => {
+    const seen = await harness.evaluate<{ misnamed: string[]; tags: string[] }>(`(() => {
+      const misnamed = [];
+      for (const name of Object.getOwnPropertyNames(globalThis)) {
+        const value = globalThis[name];
+        if (typeof value === 'function' && value.name !== name) misnamed.push(name + ' is named ' + JSON.stringify(value.name));
+      }
+      const tags = [crypto, crypto.subtle, navigator, performance, console, new TransformStream(), new Response('x').body, new AbortController().signal, new TextDecoderStream(), new CompressionStream('gzip')]
+        .map((value) => Object.prototype.toString.call(value));
+      return { misnamed, tags };
+    })()`);
+    expect(seen.misnamed).toEqual([]);
+    expect(seen.tags).toEqual([
+      '[object Crypto]', '[object SubtleCrypto]', '[object Navigator]', '[object Performance]', '[object console]',
+      '[object TransformStream]', '[object ReadableStream]', '[object AbortSignal]', '[object TextDecoderStream]', '[object CompressionStream]',
+    ]);
+  });
+});
