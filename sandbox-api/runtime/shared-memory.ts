@@ -1,8 +1,8 @@
 // SharedArrayBuffer in the realm without shared memory ever crossing to the host. Its global is an
 // accessor until first read, which loads the shared-memory module (modules/shared-memory.ts) and
 // from then on copies every value that crosses (bind.ts, dispatch.ts) out of shared memory. Before
-// that read no shared memory can exist here: the global is the only way to it (Atomics and
-// WebAssembly are removed). It never hands the class out before the copy is in place.
+// that read no shared memory can exist here: the global is the only way to it (WebAssembly, whose
+// shared Memory would be another, is removed). It never hands the class out before the copy is in place.
 import { defineLazyGlobals } from './modules.ts';
 import { realmSharedArrayBuffer } from './late-intrinsics.ts';
 import type { SharedMemoryExports } from './modules/shared-memory.ts';
