@@ -5,6 +5,7 @@
 
 import zlib from 'node:zlib';
 import type { BridgeResult, CompressionFormat } from '../../sandbox-api/runtime/contract.ts';
+import { isOwnBytes } from './own-bytes.ts';
 
 /** Streams one realm may hold open; opening another closes its least recently used one. */
 export const MAX_OPEN_COMPRESSIONS = 8;
@@ -145,7 +146,7 @@ export function createCompressionTable(): CompressionTable {
     async write(id, input, finish) {
       const codec = typeof id === 'number' ? open.get(id) : undefined;
       if (codec === undefined) return { ok: false, code: 'TypeError', message: 'this compression stream was closed (too many were open at once, or its work ended)' };
-      if ((input !== null && !(input instanceof Uint8Array)) || typeof finish !== 'boolean') return { ok: false, code: 'TypeError', message: 'malformed compression input' };
+      if ((input !== null && !isOwnBytes(input)) || typeof finish !== 'boolean') return { ok: false, code: 'TypeError', message: 'malformed compression input' };
       if (input !== null && input.byteLength > MAX_INPUT_PER_CALL) return { ok: false, code: 'TypeError', message: `more than ${MAX_INPUT_PER_CALL} bytes in one call` };
       // Most recently used last: the one a full table closes first is the one touched longest ago.
       open.delete(id as number);

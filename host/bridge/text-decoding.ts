@@ -3,6 +3,7 @@
 // (`{ stream: true }`), bounded. Only copies and data cross back: never a host error or object.
 
 import type { BridgeResult } from '../../sandbox-api/runtime/contract.ts';
+import { isOwnBytes } from './own-bytes.ts';
 
 /**
  * Open streams one realm may hold at once. Each is a Node TextDecoder (an ICU converter, measured
@@ -42,7 +43,7 @@ export function createTextDecoding(): DecodeText {
   const open = new Map<number, TextDecoder>();
   let newest = 0;
   return (bytes, encoding, fatal, ignoreBOM, stream, last) => {
-    if (!(bytes instanceof Uint8Array) || typeof encoding !== 'string' || !ENCODINGS.has(encoding)) return failure('RangeError', 'unsupported encoding or input');
+    if (!isOwnBytes(bytes) || typeof encoding !== 'string' || !ENCODINGS.has(encoding)) return failure('RangeError', 'unsupported encoding or input');
     if (typeof fatal !== 'boolean' || typeof ignoreBOM !== 'boolean' || typeof last !== 'boolean') return failure('TypeError', 'malformed options');
     if (!Number.isSafeInteger(stream) || stream < 0) return failure('TypeError', 'malformed stream');
     if (stream === 0) return decodeWith(new TextDecoder(encoding, { fatal, ignoreBOM }), bytes, false);

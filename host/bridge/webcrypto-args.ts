@@ -4,6 +4,7 @@
 // (input size, RSA key generation, PBKDF2 work). It never trusts the isolate: anything else is
 // refused as data, and it reads nothing but own data properties of plain copies.
 import { SUBTLE_LIMITS, SUBTLE_OPERATIONS, type SubtleOperation } from '../../sandbox-api/runtime/contract.ts';
+import { isOwnBytes } from './own-bytes.ts';
 
 type Kind = 'algorithm' | 'key' | 'bytes' | 'boolean' | 'usages' | 'format' | 'keyData' | 'length';
 
@@ -86,6 +87,8 @@ function string(value: unknown, budget: Budget, what: string): string {
 /** A BufferSource copy, or a primitive the host's WebCrypto will refuse with its own TypeError. */
 function bytes(value: unknown, budget: Budget, what: string): unknown {
   if (value instanceof Uint8Array) {
+    // Never read: the guest could change it while the host's WebCrypto does.
+    if (!isOwnBytes(value)) refuse(`${what} must not be shared memory`);
     spend(budget, value.byteLength);
     return value;
   }

@@ -14,6 +14,7 @@ import type { FetchOutcome } from '../bridge/fetch.ts';
 import { FetchTable } from './fetch-table.ts';
 import type { RealmResources } from './realm-primitives.ts';
 import { responseBody, type ResponseBody } from './response-body.ts';
+import { isOwnBytes } from '../bridge/own-bytes.ts';
 
 export class DispatchError extends Error {
   readonly failure: DispatchFailure;
@@ -587,7 +588,7 @@ export class IntegrationIsolate {
       if (live.isolate.isDisposed) throw new Error('the integration was reset while producing its response body');
       const chunk: unknown = await live.pullBody.apply(undefined, [streamed.id], { arguments: { copy: true }, result: { promise: true, copy: true } });
       this.hooks.entered?.();
-      if (chunk !== null && !(chunk instanceof Uint8Array)) throw new Error('the integration streamed something that is not bytes');
+      if (chunk !== null && !isOwnBytes(chunk)) throw new Error('the integration streamed something that is not bytes of its own');
       return chunk;
     };
     const pullFromHost = async (): Promise<Uint8Array | null> => {

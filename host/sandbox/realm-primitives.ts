@@ -11,6 +11,7 @@ import * as primitives from '../bridge/primitives.ts';
 import { createTextDecoding } from '../bridge/text-decoding.ts';
 import { createCompressionTable, type CompressionTable } from '../bridge/compression.ts';
 import { createSubtle } from '../bridge/webcrypto.ts';
+import { isOwnBytes } from '../bridge/own-bytes.ts';
 import type { RealmOwner } from './realm.ts';
 
 /** The runtime modules' scripts as a worker holds them (build.ts buildRuntimeModules), by name. */
@@ -85,6 +86,18 @@ export function createRealmResources(alive: () => boolean = () => true): RealmRe
   };
 }
 
+/**
+ * A guest fetch whose body is a view on shared memory is refused before anything reads it (the
+ * guest could change it while it is sent); the runtime sends none (its bodies are copies).
+ */
+function refusingSharedBodies(fetch: BridgePrimitives['fetch']): BridgePrimitives['fetch'] {
+  return async (request) => {
+    const body = typeof request === 'object' && request !== null ? request.body : undefined;
+    if (body !== null && body !== undefined && !isOwnBytes(body)) return { ok: false, code: 'TypeError', message: 'the request body is not bytes of its own' };
+    return fetch(request);
+  };
+}
+
 export type PrimitiveImplementations = { [K in keyof BridgePrimitives]: (...args: never[]) => unknown };
 
 /**
@@ -104,7 +117,7 @@ export function orderedPrimitives(implementations: PrimitiveImplementations, wra
 export function realmImplementations(owner: () => RealmOwner, async: Pick<BridgePrimitives, 'fetch' | 'fetchRead'>, modules: RuntimeModuleSources, resources: RealmResources): PrimitiveImplementations {
   return {
     log: (level, text) => owner().log(level, text),
-    fetch: async.fetch,
+    fetch: refusingSharedBodies(async.fetch),
     fetchRead: async.fetchRead,
     fetchCancel: (id) => owner().fetchCancel(id),
     setTimer: (id, delayMs) => owner().setTimer(id, delayMs),

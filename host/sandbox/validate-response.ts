@@ -3,6 +3,7 @@
 // decodes the runtime's compact answer (WireAnswer) without trusting its shape either.
 
 import type { RuntimeVerdict, SandboxResponse, StreamedBody } from '../../sandbox-api/runtime/contract.ts';
+import { isOwnBytes } from '../bridge/own-bytes.ts';
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE_FORBIDDEN = /[\0\r\n]/;
@@ -23,7 +24,7 @@ export function validateSandboxResponse(value: unknown, maxBodyBytes: number): S
     if (!HEADER_NAME.test(pair[0])) return `the integration returned an invalid header name ${JSON.stringify(pair[0].slice(0, 64))}`;
     if (HEADER_VALUE_FORBIDDEN.test(pair[1])) return `the integration returned an invalid value for header "${pair[0]}"`;
   }
-  if (!(body instanceof Uint8Array)) return 'the integration returned an invalid body';
+  if (!isOwnBytes(body)) return 'the integration returned an invalid body';
   if (body.byteLength > maxBodyBytes) return `the integration's response body exceeds ${maxBodyBytes} bytes`;
   const text = typeof statusText === 'string' && !HEADER_VALUE_FORBIDDEN.test(statusText) ? statusText.slice(0, 256) : undefined;
   // Only the runtime's known verdicts mean something to the host; anything else is dropped.

@@ -1,8 +1,10 @@
 // Turns the host's positional primitives (install()'s and the snapshot bootstrap's arguments, in
 // the order of PRIMITIVE_NAMES) into one object of plain functions. Async primitives arrive as
 // isolated-vm References and are applied here with copied arguments and a promised, copied result.
-// The References stay in these closures; nothing here is ever reachable from guest code.
+// Once a guest may hold shared memory, every call's arguments are copied out of it first
+// (shared-memory.ts). The References stay in these closures; nothing here is reachable from guest code.
 import { ASYNC_PRIMITIVES, PRIMITIVE_NAMES, type BridgePrimitives, type PrimitivesListed } from './contract.ts';
+import { crossing, sharedMemoryInUse } from './shared-memory.ts';
 
 /** How isolated-vm shows a host Reference inside the isolate: only the call the async primitives need. */
 interface HostReference {
@@ -11,6 +13,16 @@ interface HostReference {
 
 const APPLY_OPTIONS = { arguments: { copy: true }, result: { promise: true, copy: true } };
 const listed: PrimitivesListed = true;
+
+/**
+ * The arguments as they may cross: isolated-vm would hand a view on a SharedArrayBuffer to the host
+ * as the same memory, which the guest could change while the host reads it, even with `copy`.
+ */
+function crossingArguments(call: unknown[]): unknown[] {
+  if (!sharedMemoryInUse()) return call;
+  for (let index = 0; index < call.length; index++) call[index] = crossing(call[index]);
+  return call;
+}
 
 export type RawPrimitives = { [K in keyof BridgePrimitives]: (...args: Parameters<BridgePrimitives[K]>) => unknown };
 
@@ -23,10 +35,10 @@ export function bindPrimitives(args: readonly unknown[]): RawPrimitives {
     const value = args[index];
     if (ASYNC_PRIMITIVES.includes(name)) {
       const reference = value as HostReference;
-      bound[name] = (...call: unknown[]) => reference.apply(undefined, call, APPLY_OPTIONS);
+      bound[name] = (...call: unknown[]) => reference.apply(undefined, crossingArguments(call), APPLY_OPTIONS);
     } else {
       const fn = value as (...call: unknown[]) => unknown;
-      bound[name] = (...call: unknown[]) => fn(...call);
+      bound[name] = (...call: unknown[]) => fn(...crossingArguments(call));
     }
   }
   return bound as unknown as RawPrimitives;

@@ -174,7 +174,7 @@ export const SUBTLE_LIMITS = {
  * when its guest first touches one of its globals (BridgePrimitives.loadModule), so an integration
  * that never uses them pays nothing for them (docs/architecture.md).
  */
-export const RUNTIME_MODULES = ['streams', 'encoding', 'encoding-streams', 'compression', 'events', 'structured-clone', 'urlpattern', 'webcrypto'] as const;
+export const RUNTIME_MODULES = ['streams', 'encoding', 'encoding-streams', 'compression', 'events', 'structured-clone', 'urlpattern', 'webcrypto', 'shared-memory'] as const;
 export type RuntimeModuleName = (typeof RUNTIME_MODULES)[number];
 
 /**

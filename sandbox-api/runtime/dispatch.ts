@@ -19,6 +19,7 @@ import type { BodyState } from './body.ts';
 import type { StreamsExports } from './modules/streams.ts';
 import { isModuleWorker, moduleWorkerRequest } from './module-worker.ts';
 import { utf8Encode } from './utf8.ts';
+import { crossing } from './shared-memory.ts';
 
 /** The key under which createIntegration()'s value carries its `(envelope, host) => Promise<Response>`. */
 export const INTEGRATION_PROTOCOL = Symbol.for('sandbox-api.integration');
@@ -225,7 +226,8 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     } catch {
       // A malformed envelope has no event id and so no waitUntil work either.
     }
-    return { ...response, waitUntilPending };
+    // The body as it may leave: bytes of its own, never a view on the guest's shared memory.
+    return { ...response, body: crossing(response.body), waitUntilPending };
   }
 
   return Object.freeze({
@@ -285,7 +287,8 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
       try {
         const chunk = await body.next();
         if (chunk === null) bodies.delete(key);
-        return chunk;
+        // A guest's chunk may be a view on its shared memory: it leaves as a copy.
+        return crossing(chunk);
       } catch (error) {
         bodies.delete(key);
         log('error', `The response body stream failed: ${formatError(error)}`);

@@ -32,6 +32,7 @@ import { createTimers } from './timers.ts';
 import { createUrlClass } from './url.ts';
 import { captureScope, createModuleLoader, defineLazyGlobals, type ModuleLoader } from './modules.ts';
 import { createUrlCache } from './url-cache.ts';
+import { bindSharedMemory, defineSharedArrayBuffer } from './shared-memory.ts';
 import { URLSearchParams } from './url-search-params.ts';
 
 /** The globals of the streams module (modules/streams.ts), loaded on first use. */
@@ -53,8 +54,12 @@ const EVENT_GLOBALS = ['Event', 'EventTarget', 'CustomEvent', 'AbortController',
 /** The globals of the webcrypto module (modules/webcrypto.ts), loaded on first use (as is `crypto.subtle`). */
 const WEBCRYPTO_GLOBALS = ['SubtleCrypto', 'CryptoKey'];
 
-/** Plain V8 globals the design keeps away from untrusted code (shared memory, timing, raw Wasm). */
-const REMOVED_GLOBALS = ['SharedArrayBuffer', 'Atomics', 'WebAssembly'];
+/**
+ * Plain V8 globals the design keeps away from untrusted code: Atomics (waits and shared-memory
+ * timing) and WebAssembly (raw Wasm, and shared Wasm memories). SharedArrayBuffer stays: one
+ * isolate has no second thread to share it with, and it never crosses to the host (shared-memory.ts).
+ */
+const REMOVED_GLOBALS = ['Atomics', 'WebAssembly'];
 
 /** The values of the globals the runtime defined, as it defined them (its platform objects: platform-objects.ts). */
 const definedGlobals: unknown[] = [];
@@ -67,11 +72,13 @@ function defineGlobal(name: string, value: unknown): void {
 
 /**
  * What each realm does when it starts, before any guest code (install() and the snapshot's
- * bootstrap): its clock starts now, and the intrinsics V8 adds to a context are taken for modules.
+ * bootstrap): its clock starts now, the intrinsics V8 adds to a context are taken for modules, and
+ * SharedArrayBuffer becomes the global that loads the shared-memory module on first read.
  */
 export function beginRealm(): void {
   startClock();
   takeLateIntrinsics();
+  defineSharedArrayBuffer();
 }
 
 /**
@@ -81,7 +88,7 @@ export function beginRealm(): void {
  */
 export const RUNTIME_HIDDEN: readonly unknown[] = [PROVIDED_MODULES];
 
-/** Deletes the globals the design keeps away from guests (V8 adds two of them back to every context made from a snapshot). */
+/** Deletes the globals the design keeps away from guests (V8 puts WebAssembly back into every context made from a snapshot). */
 export function removeGlobals(): void {
   for (const name of REMOVED_GLOBALS) Reflect.deleteProperty(globalThis, name);
 }
@@ -208,6 +215,7 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   defineLazyGlobals(['structuredClone'], () => modules.get('structured-clone').structuredClone);
   defineLazyGlobals(['URLPattern'], () => modules.get('urlpattern').URLPattern);
   defineLazyGlobals(WEBCRYPTO_GLOBALS, (name) => (modules.get('webcrypto') as unknown as Record<string, unknown>)[name]);
+  bindSharedMemory(() => modules.get('shared-memory'));
   bindBodies({ streams: () => modules.get('streams'), loadedStreams: () => modules.peek('streams') });
   bindSignals({ internals: () => events().abort, loadedInternals: () => modules.peek('events')?.abort ?? null });
   setBlobStreams(() => modules.get('streams').classes.ReadableStream);

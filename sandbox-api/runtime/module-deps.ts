@@ -6,7 +6,7 @@ import { clockNow, timeOrigin } from './clock.ts';
 import { formatError } from './console-format.ts';
 import { RUNTIME_MODULES, type RuntimeModuleName } from './contract.ts';
 import { DOMException } from './dom-exception.ts';
-import { realmFloat16Array } from './late-intrinsics.ts';
+import { realmFloat16Array, realmSharedArrayBuffer, sharedBufferLength } from './late-intrinsics.ts';
 import type { ModuleLoader, RuntimeModules } from './modules.ts';
 import { createPlatformCheck } from './platform-objects.ts';
 import type { SafeBridge } from './bridge.ts';
@@ -44,6 +44,7 @@ export function moduleDeps<N extends RuntimeModuleName>(name: N, env: ModuleDeps
         RUNTIME_MODULES.flatMap((loaded) => env.modules.peek(loaded) ?? []),
       ),
       Float16Array: realmFloat16Array,
+      isSharedArrayBuffer: (value) => sharedBufferLength(value) !== undefined,
     }),
     urlpattern: () => ({}),
     encoding: () => ({
@@ -54,6 +55,7 @@ export function moduleDeps<N extends RuntimeModuleName>(name: N, env: ModuleDeps
       call: (operation, args, released) => env.bridge.subtle(operation, args, released),
       FinalizationRegistry: env.FinalizationRegistry,
     }),
+    'shared-memory': () => ({ SharedArrayBuffer: realmSharedArrayBuffer(), sharedBufferLength }),
     compression: () => ({
       TransformStream: env.modules.get('streams').classes.TransformStream,
       open: (format, decompress) => env.bridge.compressionOpen(format, decompress),

@@ -12,6 +12,7 @@ import type { EventsDeps, EventsExports } from './modules/events.ts';
 import type { StructuredCloneDeps, StructuredCloneExports } from './modules/structured-clone.ts';
 import type { UrlPatternDeps, UrlPatternExports } from './modules/urlpattern.ts';
 import type { WebCryptoDeps, WebCryptoExports } from './modules/webcrypto.ts';
+import type { SharedMemoryDeps, SharedMemoryExports } from './modules/shared-memory.ts';
 
 /** What each module's entry takes and returns (types only: each module is a script of its own). */
 export interface RuntimeModules {
@@ -23,6 +24,7 @@ export interface RuntimeModules {
   'structured-clone': { deps: StructuredCloneDeps; exports: StructuredCloneExports };
   urlpattern: { deps: UrlPatternDeps; exports: UrlPatternExports };
   webcrypto: { deps: WebCryptoDeps; exports: WebCryptoExports };
+  'shared-memory': { deps: SharedMemoryDeps; exports: SharedMemoryExports };
 }
 
 type Entry<N extends RuntimeModuleName> = (deps: RuntimeModules[N]['deps']) => RuntimeModules[N]['exports'];

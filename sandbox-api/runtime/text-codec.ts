@@ -3,6 +3,7 @@
 // (modules/encoding.ts), loaded only when a decoder for another label is made.
 import type { EncodingExports, LegacyDecoder } from './modules/encoding.ts';
 import { Utf8Decoder, encodeIntoBuffer, utf8Encode } from './utf8.ts';
+import { sharedBufferLength } from './late-intrinsics.ts';
 
 export class TextEncoder {
   get encoding(): string {
@@ -44,6 +45,8 @@ const detached = (buffer: ArrayBufferLike): boolean => (buffer as { detached?: b
 function bytesOf(input: unknown): Uint8Array {
   if (input instanceof ArrayBuffer) return detached(input) ? EMPTY : new Uint8Array(input);
   if (ArrayBuffer.isView(input)) return detached(input.buffer) ? EMPTY : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  // decode() takes an [AllowShared] BufferSource: a SharedArrayBuffer too (decoded here, or copied on its way to the host).
+  if (sharedBufferLength(input) !== undefined) return new Uint8Array(input as SharedArrayBuffer);
   throw new TypeError('TextDecoder.decode: the input must be an ArrayBuffer or ArrayBufferView');
 }
 

@@ -1,6 +1,6 @@
 // A guest probing the isolate for anything of the host through the real host: no Node or
-// isolated-vm globals and no leaked bridge function among the globals, no SharedArrayBuffer,
-// Atomics or WebAssembly (not even by a roundabout way), and every bridge primitive's failure
+// isolated-vm globals and no leaked bridge function among the globals, no Atomics or WebAssembly
+// (not even by a roundabout way), no shared memory through structuredClone, and every bridge primitive's failure
 // arrives as a plain error of the isolate's own realm, without host stack, path or extra fields.
 // (Constructor chains and module access have their own files.)
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
@@ -32,13 +32,13 @@ describe('escape probe', () => {
     for (const [name, type] of Object.entries(report.typeofs)) expect(`${name}:${type}`).toBe(`${name}:undefined`);
   });
 
-  it('has no shared memory or WebAssembly, not even through a roundabout way', () => {
+  it('has no WebAssembly memory to share, not even through a roundabout way, and structuredClone refuses shared memory', () => {
     expect(report.sharedMemory.message).toMatch(/undefined/);
-    expect(report.sharedViaStructuredClone).toEqual(['[object ArrayBuffer]', 'undefined']);
+    expect(report.sharedViaStructuredClone).toEqual(['[object ArrayBuffer]', 'DataCloneError']);
   });
 
   it('sees only ECMAScript built-ins and the documented web globals', () => {
-    const ecmascript = new Set(Object.getOwnPropertyNames(globalThis).filter((name) => !/^(process|require|module|global|Buffer|structuredClone|performance|navigator|fetch|Request|Response|Headers|FormData|URL|URLSearchParams|TextEncoder|TextDecoder|crypto|atob|btoa|setTimeout|clearTimeout|setInterval|clearInterval|setImmediate|clearImmediate|queueMicrotask|console|DOMException|SharedArrayBuffer|Atomics|WebAssembly)$/.test(name)));
+    const ecmascript = new Set(Object.getOwnPropertyNames(globalThis).filter((name) => !/^(process|require|module|global|Buffer|structuredClone|performance|navigator|fetch|Request|Response|Headers|FormData|URL|URLSearchParams|TextEncoder|TextDecoder|crypto|atob|btoa|setTimeout|clearTimeout|setInterval|clearInterval|setImmediate|clearImmediate|queueMicrotask|console|DOMException|Atomics|WebAssembly)$/.test(name)));
     const unexpected = (report.functionGlobals as string[]).filter((name) => !WEB_GLOBALS.includes(name) && !ecmascript.has(name));
     expect(unexpected).toEqual([]);
     expect((report.globals as string[]).some((name) => /ivm|bridge|__ih|isolate/i.test(name))).toBe(false);

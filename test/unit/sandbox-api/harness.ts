@@ -2,12 +2,13 @@
 // and its setters, the host's text decoding, node:crypto, a stubbed fetch, real timers), and an
 // esbuild bundler for tiny integrations with the host's own bundle options.
 import { randomBytes } from 'node:crypto';
+import { isSharedArrayBuffer } from 'node:util/types';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import ivm from 'isolated-vm';
 import { buildRuntimeScript, buildSnapshotScript } from '../../../sandbox-api/runtime/build.ts';
 import { bootstrapRuntime, createRuntimeSnapshot } from '../../../host/sandbox/runtime-snapshot.ts';
-import { createRealmResources, orderedPrimitives, realmImplementations } from '../../../host/sandbox/realm-primitives.ts';
+import { createRealmResources, orderedPrimitives, realmImplementations, type PrimitiveImplementations } from '../../../host/sandbox/realm-primitives.ts';
 import type { RealmOwner } from '../../../host/sandbox/realm.ts';
 import { createTextDecoding } from '../../../host/bridge/text-decoding.ts';
 import { createSubtle, type SubtleBridge, type SubtleOptions } from '../../../host/bridge/webcrypto.ts';
@@ -95,6 +96,32 @@ export interface HarnessOptions {
   runtime?: 'snapshot' | 'install';
   /** Options of the realm's SubtleCrypto bridge (a smaller key table, a `late` answer). */
   subtle?: Partial<SubtleOptions>;
+  /** Records every primitive call as the host receives it in `Harness.crossings`. */
+  recordCrossings?: boolean;
+}
+
+/** One primitive call as the host received it: whether any of its arguments, deep, is or views shared memory. */
+export interface Crossing {
+  primitive: string;
+  shared: boolean;
+  /** How many byte views (typed arrays, DataViews) its arguments held. */
+  views: number;
+}
+
+/** Walks what a primitive received (arrays, objects, views, buffers) for shared memory. */
+function inspectCrossing(value: unknown, found: { shared: boolean; views: number }, seen = new Set<unknown>()): void {
+  if (typeof value !== 'object' || value === null || seen.has(value)) return;
+  seen.add(value);
+  if (ArrayBuffer.isView(value)) {
+    found.views++;
+    if (isSharedArrayBuffer(value.buffer)) found.shared = true;
+    return;
+  }
+  if (isSharedArrayBuffer(value)) {
+    found.shared = true;
+    return;
+  }
+  for (const item of Object.values(value)) inspectCrossing(item, found, seen);
 }
 
 export interface LogLine {
@@ -104,6 +131,20 @@ export interface LogLine {
 
 export function envelope(event: Partial<SandboxEvent> & { type: string }, fetchBody: Uint8Array | null = null, environment: Record<string, unknown> = {}): Envelope {
   return { event: { eventId: `evt-${Math.random().toString(36).slice(2)}`, ...event }, environment, fetchBody };
+}
+
+/** The implementations, each recording what it receives before it runs. */
+function recording(implementations: PrimitiveImplementations, crossings: Crossing[]): PrimitiveImplementations {
+  const wrapped = {} as Record<string, (...args: unknown[]) => unknown>;
+  for (const [primitive, implementation] of Object.entries(implementations)) {
+    wrapped[primitive] = (...args: unknown[]) => {
+      const found = { shared: false, views: 0 };
+      inspectCrossing(args, found);
+      crossings.push({ primitive, ...found });
+      return (implementation as (...call: unknown[]) => unknown)(...args);
+    };
+  }
+  return wrapped as unknown as PrimitiveImplementations;
 }
 
 export class Harness {
@@ -119,6 +160,8 @@ export class Harness {
   readonly subtleCalls: string[] = [];
   /** The runtime modules this isolate loaded, in order. */
   readonly loadedModules: string[] = [];
+  /** Every primitive call as the host received it, in order (with HarnessOptions.recordCrossings). */
+  readonly crossings: Crossing[] = [];
   #api: ivm.Reference<Record<string, unknown>>;
   #timers = new Map<number, NodeJS.Timeout>();
 
@@ -209,19 +252,20 @@ export class Harness {
     // The host's implementations (realm-primitives.ts) for everything a test does not stand in for.
     const owner: RealmOwner = { log: bridge_log, fetch: bridge_fetch, fetchRead: bridge_fetchRead, fetchCancel: bridge_fetchCancel, setTimer: bridge_setTimer, clearTimer: bridge_clearTimer, lateAnswer: () => false };
     const implementations = realmImplementations(() => owner, owner, modules, createRealmResources());
-    const bound = orderedPrimitives(
-      {
-        ...implementations,
-        parseUrl: bridge_parseUrl,
-        setUrlComponent: bridge_setUrlComponent,
-        decodeText: bridge_decodeText,
-        randomBytes: bridge_randomBytes,
-        subtle: bridge_subtle,
-        loadModule: (name: never) => {
-          harness.loadedModules.push(String(name));
-          return implementations.loadModule(name);
-        },
+    const chosen: PrimitiveImplementations = {
+      ...implementations,
+      parseUrl: bridge_parseUrl,
+      setUrlComponent: bridge_setUrlComponent,
+      decodeText: bridge_decodeText,
+      randomBytes: bridge_randomBytes,
+      subtle: bridge_subtle,
+      loadModule: (name: never) => {
+        harness.loadedModules.push(String(name));
+        return implementations.loadModule(name);
       },
+    };
+    const bound = orderedPrimitives(
+      options.recordCrossings ? recording(chosen, harness.crossings) : chosen,
       // The runtime's own defences are what these tests look at: host errors cross unsanitized here.
       (fn) => fn,
     );

@@ -81,10 +81,13 @@ describe('the realm made from the runtime snapshot', () => {
     for (const root of ['%CallSite%', '%ErrorStackGetter%', '%Segments%', '%SegmentIterator%', '%ResponseBodyStream%']) expect(actual[root]).toMatch(/^true false /);
   });
 
-  it('has no bootstrap left, and no shared memory, Atomics or WebAssembly', async () => {
+  it('has no bootstrap left, no Atomics or WebAssembly, and the SharedArrayBuffer V8 adds, frozen', async () => {
     expect(await snapshotted.evaluate<string>('[typeof __ih_bootstrap, typeof SharedArrayBuffer, typeof Atomics, typeof WebAssembly].join()')).toBe(
-      'undefined,undefined,undefined,undefined',
+      'undefined,function,undefined,undefined',
     );
+    const frozen = 'Object.isFrozen(SharedArrayBuffer) && Object.isFrozen(SharedArrayBuffer.prototype) && Object.isFrozen(Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength").get)';
+    expect(await snapshotted.evaluate<boolean>(frozen)).toBe(true);
+    expect(await installed.evaluate<boolean>(frozen)).toBe(true);
   });
 
   it('gives every isolate its own fresh copy: module state, the global object and Math.random start over', async () => {

@@ -12,6 +12,8 @@ export interface CloneDeps {
   isPlatformObject(value: object): boolean;
   /** The realm's Float16Array (V8 adds it to each context): undefined where there is none. */
   Float16Array(): unknown;
+  /** Whether a value is a SharedArrayBuffer, by its internal slot (V8 adds the class to each context). */
+  isSharedArrayBuffer(value: object): boolean;
 }
 
 export type Kind =
@@ -24,6 +26,7 @@ const call = Reflect.apply as (fn: Fn, receiver: unknown, args: unknown[]) => un
 const { getOwnPropertyDescriptor, getPrototypeOf, defineProperty } = Object;
 const getter = (prototype: object, key: PropertyKey): Fn => getOwnPropertyDescriptor(prototype, key)!.get as Fn;
 
+const ObjectPrototype = Object.prototype;
 const objectToString = Object.prototype.toString as Fn;
 const TypedArrayPrototype = getPrototypeOf(Uint8Array.prototype) as object;
 const typedArrayName = getter(TypedArrayPrototype, Symbol.toStringTag);
@@ -152,6 +155,11 @@ export function createKinds(deps: CloneDeps) {
       default:
         if (UNCLONEABLE.has(tag) || tag.startsWith('Intl.')) uncloneable(value);
     }
+    // The HTML standard refuses shared memory outside a cross-origin isolated realm, which this is
+    // not. A SharedArrayBuffer hiding its tag is found by its brand; only objects that are not
+    // plain are asked (the check throws for the rest), so one posing as a plain object clones as
+    // one, holding no memory.
+    if (getPrototypeOf(value) !== ObjectPrototype && deps.isSharedArrayBuffer(value)) uncloneable(value);
     if (inherits(value, FilePrototype)) return 'file';
     if (inherits(value, BlobPrototype)) return 'blob';
     if (deps.isPlatformObject(value)) uncloneable(value);
