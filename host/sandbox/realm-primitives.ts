@@ -104,10 +104,31 @@ export type PrimitiveImplementations = { [K in keyof BridgePrimitives]: (...args
  * Implementations as install() and the bootstrap take them, in the order of PRIMITIVE_NAMES:
  * Callbacks for the synchronous ones (each through `wrap`), References for ASYNC_PRIMITIVES.
  */
-export function orderedPrimitives(implementations: PrimitiveImplementations, wrap: (fn: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown = safe): unknown[] {
+export function orderedPrimitives(
+  implementations: PrimitiveImplementations,
+  wrap: (fn: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown = safe,
+  wrapAsync: (fn: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown = settled,
+): unknown[] {
   return PRIMITIVE_NAMES.map((name) =>
-    ASYNC_PRIMITIVES.includes(name) ? new ivm.Reference(implementations[name]) : new ivm.Callback(wrap(implementations[name] as (...args: unknown[]) => unknown)),
+    ASYNC_PRIMITIVES.includes(name)
+      ? new ivm.Reference(wrapAsync(implementations[name] as (...args: unknown[]) => unknown))
+      : new ivm.Callback(wrap(implementations[name] as (...args: unknown[]) => unknown)),
   );
+}
+
+/**
+ * An async host function that never rejects: its failures are data (a BridgeResult), as every
+ * async primitive answers. A rejection would reach the isolate through isolated-vm only after
+ * Node had seen it unhandled, which ends a worker process.
+ */
+function settled(fn: (...args: unknown[]) => unknown): (...args: unknown[]) => Promise<unknown> {
+  return async (...args) => {
+    try {
+      return await fn(...args);
+    } catch {
+      return { ok: false, code: 'bridge_error', message: 'the host could not complete this call' };
+    }
+  };
 }
 
 /**

@@ -266,8 +266,14 @@ export class Harness {
     };
     const bound = orderedPrimitives(
       options.recordCrossings ? recording(chosen, harness.crossings) : chosen,
-      // The runtime's own defences are what these tests look at: host errors cross unsanitized here.
+      // The runtime's own defences are what these tests look at: host errors cross unsanitized here,
+      // rejections too (marked handled, so that Node does not report them before isolated-vm takes them).
       (fn) => fn,
+      (fn) => (...args) => {
+        const answer = Promise.resolve().then(() => fn(...args));
+        answer.catch(() => undefined);
+        return answer;
+      },
     );
     let api: ivm.Reference<Record<string, unknown>>;
     if (fromSnapshot) {
