@@ -13,8 +13,7 @@ import { guestStack, scriptFilename } from './stack-map.ts';
 import type { FetchOutcome } from '../bridge/fetch.ts';
 import { FetchTable } from './fetch-table.ts';
 import type { RealmResources } from './realm-primitives.ts';
-import { responseBody, type ResponseBody } from './response-body.ts';
-import { isOwnBytes } from '../bridge/own-bytes.ts';
+import { hostBodySource, isolateBodySource, responseBody, type ResponseBody } from './response-body.ts';
 
 export class DispatchError extends Error {
   readonly failure: DispatchFailure;
@@ -583,27 +582,12 @@ export class IntegrationIsolate {
   private followingBody(live: Live, eventId: string, streamed: StreamedBody): ResponseBody {
     const key = `${eventId}${BODY_KEY_SUFFIX}`;
     this.draining.add(key);
-    const fetched = streamed.kind === 'fetch' ? live.fetches.take(streamed.id) : undefined;
-    const pullFromIsolate = async (): Promise<Uint8Array | null> => {
-      if (live.isolate.isDisposed) throw new Error('the integration was reset while producing its response body');
-      const chunk: unknown = await live.pullBody.apply(undefined, [streamed.id], { arguments: { copy: true }, result: { promise: true, copy: true } });
-      this.hooks.entered?.();
-      if (chunk !== null && !isOwnBytes(chunk)) throw new Error('the integration streamed something that is not bytes of its own');
-      return chunk;
-    };
-    const pullFromHost = async (): Promise<Uint8Array | null> => {
-      if (fetched === undefined) throw new Error('the fetch body it passed on is gone');
-      // Sent on by the host, never into an isolate: as the connection delivered it.
-      const read = await fetched.read(false);
-      if (!read.ok) throw new Error(read.message);
-      return read.value;
-    };
+    const source =
+      streamed.kind === 'fetch'
+        ? hostBodySource(live.fetches.take(streamed.id))
+        : isolateBodySource(live.isolate, live.pullBody, live.cancelBody, streamed.id, () => this.hooks.entered?.());
     return responseBody({
-      pull: streamed.kind === 'fetch' ? pullFromHost : pullFromIsolate,
-      stop: (reason) => {
-        if (streamed.kind === 'fetch') fetched?.cancel();
-        else if (!live.isolate.isDisposed) live.cancelBody.apply(undefined, [streamed.id, reason], { arguments: { copy: true } }).catch(() => undefined);
-      },
+      ...source,
       maxBytes: this.limits.maxResponseBytes,
       deadlineMs: this.limits.streamTimeoutMs,
       onDeadline: () => {

@@ -1,7 +1,11 @@
 // A response body that follows its answer (StreamedBody), on the worker's side: pulled chunk by
 // chunk as the host sends it on, every byte counted against the response limit, bounded in time,
-// and ended exactly once however it ends (its end, a failure, a cancel, the deadline). Knows
-// nothing of where the chunks come from (the isolate, or a fetch's body at the host).
+// and ended exactly once however it ends (its end, a failure, a cancel, the deadline); and its two
+// sources: the isolate's stream (RuntimeApi.pullBody), or a fetch's body the host sends on.
+
+import type ivm from 'isolated-vm';
+import type { FetchBody } from '../bridge/fetch-body.ts';
+import { isOwnBytes } from '../bridge/own-bytes.ts';
 
 export interface ResponseBody {
   /** The next chunk, or null at the end; rejects with an Error whose message is safe to log. */
@@ -70,6 +74,46 @@ export function responseBody(options: ResponseBodyOptions): ResponseBody {
       if (over !== null) return;
       end(`the response body was cancelled: ${reason}`);
       options.stop(reason);
+    },
+  };
+}
+
+/** Where a body's chunks come from, and how to stop it. */
+export type BodySource = Pick<ResponseBodyOptions, 'pull' | 'stop'>;
+
+/** A stream of the integration's, pulled from its isolate (each chunk a copy of its own bytes). */
+export function isolateBodySource(
+  isolate: ivm.Isolate,
+  pullBody: ivm.Reference<(id: number) => Promise<Uint8Array | null>>,
+  cancelBody: ivm.Reference<(id: number, reason: string) => void>,
+  id: number,
+  entered: () => void,
+): BodySource {
+  return {
+    async pull() {
+      if (isolate.isDisposed) throw new Error('the integration was reset while producing its response body');
+      const chunk: unknown = await pullBody.apply(undefined, [id], { arguments: { copy: true }, result: { promise: true, copy: true } });
+      entered();
+      if (chunk !== null && !isOwnBytes(chunk)) throw new Error('the integration streamed something that is not bytes of its own');
+      return chunk as Uint8Array | null;
+    },
+    stop(reason) {
+      if (!isolate.isDisposed) cancelBody.apply(undefined, [id, reason], { arguments: { copy: true } }).catch(() => undefined);
+    },
+  };
+}
+
+/** A fetch's body the integration handed on unread: sent on by the host as the connection delivered it. */
+export function hostBodySource(fetched: FetchBody | undefined): BodySource {
+  return {
+    async pull() {
+      if (fetched === undefined) throw new Error('the fetch body it passed on is gone');
+      const read = await fetched.read(false);
+      if (!read.ok) throw new Error(read.message);
+      return read.value;
+    },
+    stop() {
+      fetched?.cancel();
     },
   };
 }

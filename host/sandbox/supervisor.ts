@@ -10,8 +10,7 @@ import { CrashLedger } from './crash-ledger.ts';
 import { settledBy, untilMoment } from './settled-by.ts';
 import { sendingBudget } from './offender-budget.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
-import { StreamedBody } from './streamed-body.ts';
-import { Frame, writeFrame } from './body-channel.ts';
+import { answeredBody, failBodies, onBodyFrame } from './slot-bodies.ts';
 import { post, readyBy, spawnSlot, stopSlot, takePending, type LateVerdict, type Pending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
 import { Placement } from './placement.ts';
 import { environmentKey } from './held-environments.ts';
@@ -679,7 +678,7 @@ export class Supervisor {
       priority,
       {
         onMessage: (from, message) => this.onMessage(from, message),
-        onBodyFrame: (from, kind, id, _value, payload) => this.onBodyFrame(from, kind, id, payload),
+        onBodyFrame: (from, kind, id, _value, payload) => onBodyFrame(from, kind, id, payload),
         onExit: (from, code, signal) => this.onExit(from, code, signal),
         onError: (_from, error) => this.options.onNotice('error', `sandbox worker ${index} error: ${error.message}`),
         onSchedIdle: (from, problem) => {
@@ -721,38 +720,6 @@ export class Supervisor {
     }
   }
 
-  /**
-   * The body following dispatch `id` of `slot`: made by its answer, or by its first frame when that
-   * came first (the body channel and the IPC channel are not ordered with each other).
-   */
-  private bodyOf(slot: Slot, id: number): StreamedBody {
-    let body = slot.bodies.get(id);
-    if (body === undefined) {
-      body = new StreamedBody({
-        ack: (bytes) => writeFrame(slot.channel, Frame.Ack, id, bytes),
-        cancel: () => {
-          slot.bodies.delete(id);
-          writeFrame(slot.channel, Frame.Cancel, id, 0);
-        },
-      });
-      slot.bodies.set(id, body);
-    }
-    return body;
-  }
-
-  /** A frame of a worker's body channel: only a dispatch still waiting for its answer, or answered with a body, gets one. */
-  private onBodyFrame(slot: Slot, kind: Frame, id: number, payload: Buffer | null): void {
-    const known = slot.bodies.has(id) || slot.pending.has(id);
-    if (!known) return;
-    const body = this.bodyOf(slot, id);
-    if (kind === Frame.Chunk && payload !== null) body.push(payload);
-    else if (kind === Frame.End || kind === Frame.Error) {
-      // Kept for its answer when that is still on its way (settle takes it then).
-      if (!slot.pending.has(id)) slot.bodies.delete(id);
-      body.end(kind === Frame.Error ? (payload?.toString('utf8') ?? 'the response body failed') : undefined);
-    }
-  }
-
   private answerApi(slot: Slot, id: number, integration: string, request: BridgeRequest): void {
     // The worker names the integration whose isolate called; the platform API then requires the
     // token to belong to that integration, so one integration cannot act with another's token.
@@ -772,11 +739,7 @@ export class Supervisor {
     if (result.ok) {
       this.placement.started(slot.index, pending.integration);
       const outcome: SupervisedOutcome = { response: result.response, logs: result.logs, durationMs: result.durationMs };
-      if (result.streamed === true) {
-        outcome.body = this.bodyOf(slot, result.id);
-        // All of it may have come before this answer (the two channels are not ordered).
-        if (outcome.body.settled) slot.bodies.delete(result.id);
-      }
+      if (result.streamed === true) outcome.body = answeredBody(slot, result.id);
       return pending.resolve(outcome);
     }
     if (result.failure === 'memory') {
@@ -800,8 +763,7 @@ export class Supervisor {
     for (const id of [...slot.pending.keys()]) {
       takePending(slot, id)?.reject(new HostError('ERR_SANDBOX_CRASHED', 'the sandbox running this integration crashed while handling the request'));
     }
-    for (const body of slot.bodies.values()) body.end('the sandbox running this integration crashed while it sent its response body');
-    slot.bodies.clear();
+    failBodies(slot, 'the sandbox running this integration crashed while it sent its response body');
     slot.draining.clear();
     this.placement.restarted(slot.index);
     const solitaryOwner = [...this.solitary.entries()].find(([, entry]) => entry.index === slot.index)?.[0];

@@ -139,6 +139,9 @@ export function stopSlot(slot: Slot, reason: string): Promise<void> {
   return new Promise<void>((resolve) => {
     slot.stopping = true;
     for (const id of [...slot.pending.keys()]) takePending(slot, id)?.reject(new HostError('ERR_SANDBOX_UNAVAILABLE', reason));
+    // Bodies still arriving end with the worker (their clients' answers are cut, not left hanging).
+    for (const body of slot.bodies.values()) body.end(reason);
+    slot.bodies.clear();
     slot.markReady();
     if (slot.child.exitCode !== null || slot.child.signalCode !== null) return resolve();
     const kill = setTimeout(() => slot.child.kill('SIGKILL'), 1_000);

@@ -19,9 +19,8 @@ import { isKeyOf } from './held-environments.ts';
 import { BundlePrecompiler } from './bundle-precompiler.ts';
 import { GuestThreads } from './guest-threads.ts';
 import type { ResponseBody } from './response-body.ts';
-import { WINDOW_BYTES } from './streamed-body.ts';
-import { BODY_CHANNEL_FD, Frame, readFrames, writeFrame } from './body-channel.ts';
-import net from 'node:net';
+import { BODY_CHANNEL_FD } from './body-channel.ts';
+import { createBodySender } from './body-sender.ts';
 
 const MAX_REDIRECTS = 5;
 const EVICTED = 'evicted (least recently used)';
@@ -271,65 +270,7 @@ function quietWaitMs(): number {
   return Math.max(0, lastActivity + QUIET_MS - performance.now());
 }
 
-/**
- * Streamed bodies being sent on, by dispatch id: the credit the host gave (streamed-body.ts) and
- * how to wake the pump waiting for more of it. Their bytes go over the body channel
- * (body-channel.ts), not the IPC channel.
- */
-const sending = new Map<number, { body: ResponseBody; credit: number; wake: () => void }>();
-const channel = new net.Socket({ fd: BODY_CHANNEL_FD, readable: true, writable: true });
-channel.on('error', () => undefined);
-channel.unref();
-readFrames(channel, (kind, id, value) => {
-  const state = sending.get(id);
-  if (state === undefined) return;
-  if (kind === Frame.Ack) state.credit += value;
-  else if (kind === Frame.Cancel) {
-    sending.delete(id);
-    state.body.cancel('the client went away');
-  }
-  state.wake();
-});
-
-/** Sends a body that follows its answer, no further ahead than the host's credit. */
-async function sendBody(id: number, body: ResponseBody): Promise<void> {
-  const state = { body, credit: WINDOW_BYTES, wake: () => undefined as void };
-  sending.set(id, state);
-  try {
-    for (;;) {
-      while (state.credit <= 0 && sending.has(id)) await new Promise<void>((resolve) => (state.wake = resolve));
-      if (!sending.has(id)) return;
-      const chunk = await body.next();
-      if (chunk === null) {
-        writeFrame(channel, Frame.End, id, 0);
-        return;
-      }
-      state.credit -= chunk.byteLength;
-      writeFrame(channel, Frame.Chunk, id, 0, chunk);
-    }
-  } catch (error) {
-    writeFrame(channel, Frame.Error, id, 0, Buffer.from(error instanceof Error ? error.message : 'the response body failed'));
-  } finally {
-    sending.delete(id);
-  }
-}
-
-/** A body the caller cannot take as a stream, read whole here (ResponseBody bounds its size and time). */
-async function collectBody(body: ResponseBody): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let length = 0;
-  for (let chunk = await body.next(); chunk !== null; chunk = await body.next()) {
-    parts.push(chunk);
-    length += chunk.byteLength;
-  }
-  const all = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    all.set(part, offset);
-    offset += part.byteLength;
-  }
-  return all;
-}
+const bodies = createBodySender(BODY_CHANNEL_FD);
 
 async function dispatch(id: number, integration: string, envelope: Parameters<IntegrationIsolate['dispatch']>[0], stream: boolean): Promise<void> {
   const started = performance.now();
@@ -345,7 +286,7 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   } else {
     try {
       const { response, logs, body } = await isolate.dispatch(envelope);
-      if (body !== undefined && !stream) response.body = await collectBody(body).catch((error: unknown) => {
+      if (body !== undefined && !stream) response.body = await bodies.collect(body).catch((error: unknown) => {
         throw new DispatchError('bad-response', error instanceof Error ? error.message : 'the response body failed');
       });
       else following = body;
@@ -361,7 +302,7 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   // A timeout leaves at once rather than at the end of this turn: its caller has waited a whole
   // deadline already, and one more write is nothing beside it.
   send(result, !result.ok && result.failure === 'timeout');
-  if (following !== undefined) void sendBody(id, following);
+  if (following !== undefined) void bodies.send(id, following);
   lastActivity = performance.now();
   // The answer is on its way: the pool may refill (at once if empty, else once the worker is
   // quiet) and the precompiler go on (off the critical path, once nothing waits).
