@@ -183,6 +183,13 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
         }.queueMicrotask;
   if (existingMicrotask !== queueMicrotask) defineGlobal('queueMicrotask', queueMicrotask);
 
+  /**
+   * The streams module's AbortController until the events module is loaded: a ReadableStream (a
+   * body) needs none, so the events module loads with the first WritableStream instead. Never a
+   * global: `new` returns the events module's own AbortController.
+   */
+  const lazyAbortController = { AbortController: function (): object { return new (modules.get('events').AbortController)(); } }.AbortController;
+
   // The runtime's modules outside the snapshot, and the globals that load them on first use.
   const none = () => undefined;
   const scope = captureScope({
@@ -193,8 +200,9 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
     DOMException: () => DOMException,
     queueMicrotask: () => queueMicrotask,
     structuredClone: none,
-    // A module that uses these must load the events module in its deps (they run before the scope is read).
-    AbortController: () => modules.peek('events')?.AbortController,
+    // A module that uses these must load the events module in its deps (they run before the scope is
+    // read), or, for AbortController, gets a constructor that loads it when first called (streams).
+    AbortController: () => modules.peek('events')?.AbortController ?? lazyAbortController,
     AbortSignal: () => modules.peek('events')?.AbortSignal,
     TextEncoder: () => TextEncoder,
     TextDecoder: () => TextDecoder,

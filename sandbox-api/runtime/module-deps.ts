@@ -25,11 +25,9 @@ export interface ModuleDepsEnv {
 
 export function moduleDeps<N extends RuntimeModuleName>(name: N, env: ModuleDepsEnv): RuntimeModules[N]['deps'] {
   const deps: { [K in RuntimeModuleName]: () => RuntimeModules[K]['deps'] } = {
-    streams: () => {
-      // WritableStreamDefaultController#signal is an AbortSignal: the module scope reads it from events.
-      env.modules.get('events');
-      return {};
-    },
+    // WritableStreamDefaultController#signal is an AbortSignal: the module scope's AbortController
+    // loads the events module when the first WritableStream is made (install.ts), not before.
+    streams: () => ({}),
     events: () => ({
       now: clockNow,
       timeOrigin,
