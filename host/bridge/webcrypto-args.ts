@@ -3,31 +3,10 @@
 // modules/webcrypto-args.ts), only the standard's algorithms, and the bounds of docs/limits.md
 // (input size, RSA key generation, PBKDF2 work). It never trusts the isolate: anything else is
 // refused as data, and it reads nothing but own data properties of plain copies.
-import { SUBTLE_LIMITS, SUBTLE_OPERATIONS, type SubtleOperation } from '../../sandbox-api/runtime/contract.ts';
+import { SUBTLE_ALGORITHM_MEMBERS, SUBTLE_LIMITS, SUBTLE_OPERATIONS, SUBTLE_SIGNATURES, type SubtleArgumentKind, type SubtleOperation } from '../../sandbox-api/runtime/contract.ts';
 import { isOwnBytes } from './own-bytes.ts';
 
-type Kind = 'algorithm' | 'key' | 'bytes' | 'boolean' | 'usages' | 'format' | 'keyData' | 'length';
-
-const SIGNATURES: Readonly<Record<SubtleOperation, readonly Kind[]>> = {
-  encrypt: ['algorithm', 'key', 'bytes'],
-  decrypt: ['algorithm', 'key', 'bytes'],
-  sign: ['algorithm', 'key', 'bytes'],
-  verify: ['algorithm', 'key', 'bytes', 'bytes'],
-  digest: ['algorithm', 'bytes'],
-  generateKey: ['algorithm', 'boolean', 'usages'],
-  deriveKey: ['algorithm', 'key', 'algorithm', 'boolean', 'usages'],
-  deriveBits: ['algorithm', 'key', 'length'],
-  importKey: ['format', 'keyData', 'algorithm', 'boolean', 'usages'],
-  exportKey: ['format', 'key'],
-  wrapKey: ['format', 'key', 'key', 'algorithm'],
-  unwrapKey: ['format', 'bytes', 'key', 'algorithm', 'algorithm', 'boolean', 'usages'],
-};
-
-const ALGORITHM_MEMBERS = new Map<string, 'string' | 'number' | 'bytes' | 'hash' | 'key'>([
-  ['name', 'string'], ['namedCurve', 'string'], ['hash', 'hash'], ['length', 'number'], ['modulusLength', 'number'],
-  ['saltLength', 'number'], ['tagLength', 'number'], ['iterations', 'number'], ['publicExponent', 'bytes'], ['iv', 'bytes'],
-  ['additionalData', 'bytes'], ['counter', 'bytes'], ['label', 'bytes'], ['salt', 'bytes'], ['info', 'bytes'], ['public', 'key'],
-]);
+const ALGORITHM_MEMBERS = new Map(SUBTLE_ALGORITHM_MEMBERS);
 const JWK_STRINGS = new Set(['kty', 'use', 'alg', 'crv', 'x', 'y', 'd', 'n', 'e', 'p', 'q', 'dp', 'dq', 'qi', 'k']);
 const MAX_LIST = 16;
 
@@ -148,7 +127,7 @@ function jwk(value: Record<string, unknown>, budget: Budget): Record<string, unk
   return copy;
 }
 
-function argument(kind: Kind, value: unknown, budget: Budget): unknown {
+function argument(kind: SubtleArgumentKind, value: unknown, budget: Budget): unknown {
   switch (kind) {
     case 'algorithm':
       return algorithm(value, budget);
@@ -197,7 +176,7 @@ export function checkReleased(released: unknown): number[] {
 export function checkCall(operation: unknown, args: unknown): CheckedCall {
   if (typeof operation !== 'string' || !(SUBTLE_OPERATIONS as readonly string[]).includes(operation)) return refuse('no such SubtleCrypto method');
   const op = operation as SubtleOperation;
-  const kinds = SIGNATURES[op];
+  const kinds = SUBTLE_SIGNATURES[op];
   if (!Array.isArray(args) || args.length > kinds.length) return refuse('the arguments are not a list');
   const budget: Budget = { left: SUBTLE_LIMITS.inputBytes };
   const checked = args.map((value, index) => argument(kinds[index], value, budget));
@@ -224,9 +203,9 @@ export function newKeyBytes(call: CheckedCall): number {
 /** Where keys go in a method's arguments (top level), for swapping handles for the host's keys. */
 export function keyPositions(operation: SubtleOperation): number[] {
   const positions: number[] = [];
-  SIGNATURES[operation].forEach((kind, index) => kind === 'key' && positions.push(index));
+  SUBTLE_SIGNATURES[operation].forEach((kind, index) => kind === 'key' && positions.push(index));
   return positions;
 }
 
 /** Whether the argument at `index` is an algorithm dictionary (which may hold a `public` key). */
-export const isAlgorithmPosition = (operation: SubtleOperation, index: number): boolean => SIGNATURES[operation][index] === 'algorithm';
+export const isAlgorithmPosition = (operation: SubtleOperation, index: number): boolean => SUBTLE_SIGNATURES[operation][index] === 'algorithm';

@@ -117,6 +117,31 @@ export const MAX_URL_INPUT_LENGTH = 4 * 1024 * 1024;
 export const SUBTLE_OPERATIONS = ['encrypt', 'decrypt', 'sign', 'verify', 'digest', 'generateKey', 'deriveKey', 'deriveBits', 'importKey', 'exportKey', 'wrapKey', 'unwrapKey'] as const;
 export type SubtleOperation = (typeof SUBTLE_OPERATIONS)[number];
 
+/** What each argument of a SubtleCrypto method is, in order (its WebIDL signature): the runtime
+ * copies by it, the host checks by it. */
+export type SubtleArgumentKind = 'algorithm' | 'key' | 'bytes' | 'boolean' | 'usages' | 'format' | 'keyData' | 'length';
+/** The members of every algorithm dictionary WebCrypto defines, each with its type: all that
+ * crosses of an algorithm. */
+export const SUBTLE_ALGORITHM_MEMBERS: readonly (readonly [string, 'string' | 'number' | 'bytes' | 'hash' | 'key'])[] = [
+  ['name', 'string'], ['namedCurve', 'string'], ['hash', 'hash'], ['length', 'number'], ['modulusLength', 'number'],
+  ['saltLength', 'number'], ['tagLength', 'number'], ['iterations', 'number'], ['publicExponent', 'bytes'], ['iv', 'bytes'],
+  ['additionalData', 'bytes'], ['counter', 'bytes'], ['label', 'bytes'], ['salt', 'bytes'], ['info', 'bytes'], ['public', 'key'],
+];
+export const SUBTLE_SIGNATURES: Readonly<Record<SubtleOperation, readonly SubtleArgumentKind[]>> = {
+  encrypt: ['algorithm', 'key', 'bytes'],
+  decrypt: ['algorithm', 'key', 'bytes'],
+  sign: ['algorithm', 'key', 'bytes'],
+  verify: ['algorithm', 'key', 'bytes', 'bytes'],
+  digest: ['algorithm', 'bytes'],
+  generateKey: ['algorithm', 'boolean', 'usages'],
+  deriveKey: ['algorithm', 'key', 'algorithm', 'boolean', 'usages'],
+  deriveBits: ['algorithm', 'key', 'length'],
+  importKey: ['format', 'keyData', 'algorithm', 'boolean', 'usages'],
+  exportKey: ['format', 'key'],
+  wrapKey: ['format', 'key', 'key', 'algorithm'],
+  unwrapKey: ['format', 'bytes', 'key', 'algorithm', 'algorithm', 'boolean', 'usages'],
+};
+
 /** A KeyAlgorithm as it crosses: only these members, each of its standard type. */
 export interface KeyAlgorithmData {
   name: string;

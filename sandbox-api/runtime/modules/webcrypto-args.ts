@@ -4,47 +4,9 @@
 // WebIDL needs to make a copy: the host's WebCrypto normalizes and rejects; this never decides
 // what an algorithm allows, and never lets a guest's value pass as a handle.
 import { copyBufferSource } from '../buffer-source.ts';
-import { SUBTLE_LIMITS, type SubtleOperation } from '../contract.ts';
+import { SUBTLE_ALGORITHM_MEMBERS, SUBTLE_LIMITS, SUBTLE_SIGNATURES, type SubtleOperation } from '../contract.ts';
 // DOMException is the runtime's (a name of the module's scope, MODULE_SCOPE_NAMES), never imported:
 // an import would bundle a second class of that name into the module.
-
-/** What each argument of a method is, in order (the WebIDL signatures of SubtleCrypto). */
-type Kind = 'algorithm' | 'key' | 'bytes' | 'boolean' | 'usages' | 'format' | 'keyData' | 'length';
-
-export const SIGNATURES: Readonly<Record<SubtleOperation, readonly Kind[]>> = {
-  encrypt: ['algorithm', 'key', 'bytes'],
-  decrypt: ['algorithm', 'key', 'bytes'],
-  sign: ['algorithm', 'key', 'bytes'],
-  verify: ['algorithm', 'key', 'bytes', 'bytes'],
-  digest: ['algorithm', 'bytes'],
-  generateKey: ['algorithm', 'boolean', 'usages'],
-  deriveKey: ['algorithm', 'key', 'algorithm', 'boolean', 'usages'],
-  deriveBits: ['algorithm', 'key', 'length'],
-  importKey: ['format', 'keyData', 'algorithm', 'boolean', 'usages'],
-  exportKey: ['format', 'key'],
-  wrapKey: ['format', 'key', 'key', 'algorithm'],
-  unwrapKey: ['format', 'bytes', 'key', 'algorithm', 'algorithm', 'boolean', 'usages'],
-};
-
-/** The members of every algorithm dictionary WebCrypto defines, by type. */
-const ALGORITHM_MEMBERS: Readonly<Record<string, 'string' | 'number' | 'bytes' | 'hash' | 'key'>> = {
-  name: 'string',
-  namedCurve: 'string',
-  hash: 'hash',
-  length: 'number',
-  modulusLength: 'number',
-  saltLength: 'number',
-  tagLength: 'number',
-  iterations: 'number',
-  publicExponent: 'bytes',
-  iv: 'bytes',
-  additionalData: 'bytes',
-  counter: 'bytes',
-  label: 'bytes',
-  salt: 'bytes',
-  info: 'bytes',
-  public: 'key',
-};
 
 const JWK_STRINGS = ['kty', 'use', 'alg', 'crv', 'x', 'y', 'd', 'n', 'e', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 const MAX_LIST = 16;
@@ -104,10 +66,9 @@ function algorithm(value: unknown, budget: Budget, handleOf: (key: unknown) => n
   if (!isObject(value)) return text(value, budget);
   if (depth > 0) return value.name === undefined ? {} : { name: text(value.name, budget) };
   const copy: Record<string, unknown> = {};
-  for (const member of Object.keys(ALGORITHM_MEMBERS)) {
+  for (const [member, kind] of SUBTLE_ALGORITHM_MEMBERS) {
     const item = value[member];
     if (item === undefined) continue;
-    const kind = ALGORITHM_MEMBERS[member];
     if (kind === 'string') copy[member] = text(item, budget);
     else if (kind === 'number') copy[member] = numeric(item);
     else if (kind === 'bytes') copy[member] = bytes(item, budget);
@@ -145,7 +106,7 @@ function jwk(value: Record<string, unknown>, budget: Budget): Record<string, unk
  * runtime CryptoKey and undefined for anything else, which then crosses as null.
  */
 export function convertArguments(operation: SubtleOperation, given: ArrayLike<unknown>, handleOf: (key: unknown) => number | undefined): unknown[] {
-  const kinds = SIGNATURES[operation];
+  const kinds = SUBTLE_SIGNATURES[operation];
   const budget: Budget = { left: SUBTLE_LIMITS.inputBytes };
   const count = Math.min(given.length, kinds.length);
   const args: unknown[] = [];
