@@ -90,6 +90,31 @@ export async function compatibilityDateOf(binary: string): Promise<string> {
   return compatibilityDate;
 }
 
+/**
+ * Starts `workerd serve config.capnp` in `dir`; `stop` ends it (SIGTERM, SIGKILL after 3 s) and
+ * removes `dir`; the process is killed if this one exits first; `stderr` is its last 4,000 characters.
+ */
+export function spawnWorkerd(binary: string, dir: string): { child: ChildProcess; stop: () => Promise<void>; stderr: () => string } {
+  const child = spawn(binary, ['serve', 'config.capnp'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      process.removeListener('exit', killOnExit);
+      const done = () => {
+        rmSync(dir, { recursive: true, force: true });
+        resolve();
+      };
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      child.once('exit', done);
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
+    });
+  return { child, stop, stderr: () => stderr };
+}
+
 export async function startWorkerd(options: { script?: string; outboundToLoopback?: boolean } = {}): Promise<WorkerdServer> {
   const binary = await workerdBinary();
   const compatibilityDate = await compatibilityDateOf(binary);
@@ -112,28 +137,12 @@ const hello :Workerd.Worker = (
 );
 `,
   );
-  const child: ChildProcess = spawn(binary, ['serve', 'config.capnp'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2_000)));
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      process.removeListener('exit', killOnExit);
-      const done = () => {
-        rmSync(dir, { recursive: true, force: true });
-        resolve();
-      };
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      child.once('exit', done);
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
-    });
+  const { child, stop, stderr } = spawnWorkerd(binary, dir);
   const url = `http://127.0.0.1:${port}/`;
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) {
       await stop();
-      throw new Error(`workerd exited with ${child.exitCode}: ${stderr.trim().split('\n').pop() ?? ''}`);
+      throw new Error(`workerd exited with ${child.exitCode}: ${stderr().trim().split('\n').pop() ?? ''}`);
     }
     try {
       const response = await fetch(url);

@@ -3,11 +3,10 @@
 // loopback port that passes `/<service>` to that file's worker through a service binding.
 // Compatibility date: the binary's newest; no compatibility flags. Writes only a temporary folder.
 
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { compatibilityDateOf, freePort, workerdBinary, WORKERD_VERSION } from '../bench/workerd.ts';
+import { compatibilityDateOf, freePort, spawnWorkerd, workerdBinary, WORKERD_VERSION } from '../bench/workerd.ts';
 import { runOne } from './ask.ts';
 import { fileDeadlineMs, type RunOptions } from './ours.ts';
 import { failedOutcome, type FileOutcome } from './outcome.ts';
@@ -55,28 +54,12 @@ export async function runWorkerd(suite: WptSuite, files: WptFile[], options: Run
   writeFileSync(path.join(dir, 'router.js'), ROUTER);
   const port = await freePort();
   writeFileSync(path.join(dir, 'config.capnp'), config(services, port, compatibilityDate));
-  const child = spawn(binary, ['serve', 'config.capnp'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      process.removeListener('exit', killOnExit);
-      const done = () => {
-        rmSync(dir, { recursive: true, force: true });
-        resolve();
-      };
-      if (child.exitCode !== null || child.signalCode !== null) return done();
-      child.once('exit', done);
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
-    });
+  const { child, stop, stderr } = spawnWorkerd(binary, dir);
   const url = `http://127.0.0.1:${port}`;
   try {
     const started = Date.now();
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`workerd exited with ${child.exitCode}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+      if (child.exitCode !== null) throw new Error(`workerd exited with ${child.exitCode}: ${stderr().trim().split('\n').slice(-3).join(' | ')}`);
       try {
         await (await fetch(`${url}/ready`)).arrayBuffer();
         break;
@@ -100,7 +83,7 @@ export async function runWorkerd(suite: WptSuite, files: WptFile[], options: Run
           resolve();
         });
       });
-    const lastLine = () => stderr.trim().split('\n').filter((line) => !line.startsWith('stack:')).pop()?.slice(0, 300);
+    const lastLine = () => stderr().trim().split('\n').filter((line) => !line.startsWith('stack:')).pop()?.slice(0, 300);
     await runPool(files, options.concurrency, async (file) => {
       const before = exited();
       let outcome = before === null ? await runOne(`${url}/${byPath.get(file.path)}`, fileDeadlineMs(file, options.timeoutMultiplier) + 30_000) : failedOutcome(before, 0, lastLine());
