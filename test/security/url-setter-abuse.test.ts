@@ -9,6 +9,7 @@ import { parseUrl, setUrlComponent } from '../../host/bridge/primitives.ts';
 import { MAX_URL_INPUT_LENGTH, type UrlComponent } from '../../sandbox-api/runtime/contract.ts';
 import { endpointOf, startTestHost, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy, neighbourAnswers } from '../helpers/host-health.ts';
+import { COMPONENTS, START, wrongTypeOutcomes } from '../../fixtures/hostile/url-setter-abuse/setter-values.ts';
 
 let host: TestHost;
 
@@ -16,35 +17,6 @@ const hostBytes = () => {
   const usage = process.memoryUsage();
   return usage.heapUsed + usage.arrayBuffers;
 };
-
-const START = 'https://user:pw@example.com:8443/path?q=1#h';
-const COMPONENTS = ['protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash', 'href'] as const;
-
-/** What Node's own URL does with the same values (the fixture's `types` mode, on the host). */
-function nodeOutcomes(): Record<string, string> {
-  const values: Record<string, () => unknown> = {
-    symbol: () => Symbol('value'),
-    throwingToString: () => ({ toString: () => { throw new Error('toString refused'); } }),
-    object: () => ({ toString: () => 'other.example' }),
-    plainObject: () => ({}),
-    nullValue: () => null,
-    number: () => 8080,
-    array: () => ['a', 'b'],
-  };
-  const outcomes: Record<string, string> = {};
-  for (const component of COMPONENTS) {
-    for (const [name, make] of Object.entries(values)) {
-      const url = new URL(START);
-      try {
-        (url as unknown as Record<string, unknown>)[component] = make();
-        outcomes[`${component} ${name}`] = url.href;
-      } catch (error) {
-        outcomes[`${component} ${name}`] = `throws ${(error as Error).name}`;
-      }
-    }
-  }
-  return outcomes;
-}
 
 beforeAll(async () => {
   // One regular worker: the attacker and its neighbour `hello` share it.
@@ -57,7 +29,7 @@ describe('URL setter abuse', () => {
     const answer = await fetch(`${endpointOf(host, 'url-setter-abuse')}?mode=types`);
     expect(answer.status).toBe(200);
     const outcomes = (await answer.json()) as Record<string, string>;
-    expect(outcomes).toEqual(nodeOutcomes());
+    expect(outcomes).toEqual(wrongTypeOutcomes(URL));
     expect(outcomes['host symbol']).toBe('throws TypeError');
     expect(outcomes['search throwingToString']).toBe('throws Error');
   });
