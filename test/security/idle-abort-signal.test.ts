@@ -2,34 +2,25 @@
 // (and those of AbortSignal.any signals that follow it) would run whenever the time comes, with
 // nothing in flight: CPU, fetches and log lines no request paid for. The timeout is one of the
 // runtime's timers, so it follows their rule: dropped when the integration goes idle, never fired.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointOf, startTestHost, waitFor, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
+import { startReceiver, type Receiver } from '../helpers/receivers.ts';
 
 const DROPPED = /\[idle-abort-signal[^\]]*\] warn: (\d+) timer\(s\) still pending when the integration finished its work: dropped/;
 const ARMED = 40;
 const DUE_MS = 200;
 
 let host: TestHost;
-let receiver: Server;
-let receiverHits = 0;
-let receiverUrl = '';
+let receiver: Receiver;
 
 beforeAll(async () => {
-  receiver = createServer((_req, res) => {
-    receiverHits++;
-    res.end('ok');
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const port = (receiver.address() as AddressInfo).port;
-  receiverUrl = `http://127.0.0.1:${port}/abort`;
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], allowEgress: [`127.0.0.1:${port}`] });
+  receiver = await startReceiver('ok');
+  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], allowEgress: [`127.0.0.1:${receiver.port}`] });
 });
 afterAll(async () => {
   await host?.close();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
 });
 
 const ask = async (query: string) => {
@@ -46,7 +37,7 @@ describe('AbortSignal.timeout listeners after the response', () => {
   it('never run once the integration is idle: the timeouts are dropped with its other timers', async () => {
     const before = host.logs.length;
     const armedAt = Date.now();
-    expect(await ask(`mode=arm&count=${ARMED}&ms=${DUE_MS}&url=${encodeURIComponent(receiverUrl)}`)).toEqual({ armed: ARMED, ran: 0 });
+    expect(await ask(`mode=arm&count=${ARMED}&ms=${DUE_MS}&url=${encodeURIComponent(`${receiver.url}/abort`)}`)).toEqual({ armed: ARMED, ran: 0 });
     // Idle now: the worker drops what was pending (one line, every timeout accounted for).
     await waitFor(() => host.logs.slice(before).some((line) => DROPPED.test(line)), 10_000);
     const dropped = Number(DROPPED.exec(host.logs.slice(before).find((line) => DROPPED.test(line))!)![1]);
@@ -57,7 +48,7 @@ describe('AbortSignal.timeout listeners after the response', () => {
     const lines = host.logs.slice(before).filter((line) => line.includes('[idle-abort-signal'));
     expect(lines.filter((line) => line.includes('abort listener ran'))).toEqual([]);
     expect(lines.filter((line) => line.includes('fired after the integration finished its work'))).toEqual([]);
-    expect(receiverHits).toBe(0);
+    expect(receiver.hits).toEqual([]);
   });
 
   it('leaves the host and its neighbour answering', async () => {

@@ -2,30 +2,21 @@
 // them after a collection, with nothing in flight): CPU, fetches and log lines no request paid for.
 // The runtime's FinalizationRegistry never calls its cleanup callback (the standard allows a host
 // never to), so collections run nothing of the guest's.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointOf, startTestHost, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
+import { startReceiver, type Receiver } from '../helpers/receivers.ts';
 
 let host: TestHost;
-let receiver: Server;
-let receiverHits = 0;
-let receiverUrl = '';
+let receiver: Receiver;
 
 beforeAll(async () => {
-  receiver = createServer((_req, res) => {
-    receiverHits++;
-    res.end('ok');
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const port = (receiver.address() as AddressInfo).port;
-  receiverUrl = `http://127.0.0.1:${port}/cleanup`;
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], allowEgress: [`127.0.0.1:${port}`], limits: { memoryLimitMb: 64 } });
+  receiver = await startReceiver('ok');
+  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], allowEgress: [`127.0.0.1:${receiver.port}`], limits: { memoryLimitMb: 64 } });
 });
 afterAll(async () => {
   await host?.close();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
 });
 
 const cleanupLines = () => host.logs.filter((line) => line.includes('cleanup ran for'));
@@ -38,7 +29,7 @@ describe('FinalizationRegistry in the sandbox', () => {
 
   it('never runs a cleanup callback, during later requests or while idle', async () => {
     const endpoint = endpointOf(host, 'idle-finalizer');
-    const armed = await (await fetch(`${endpoint}?mode=arm&count=2000&url=${encodeURIComponent(receiverUrl)}`)).json();
+    const armed = await (await fetch(`${endpoint}?mode=arm&count=2000&url=${encodeURIComponent(`${receiver.url}/cleanup`)}`)).json();
     expect(armed.armed).toBe(2000);
     // Enough allocation to force many collections of the 2,000 dead targets, in flight and between.
     for (let round = 0; round < 6; round++) {
@@ -48,6 +39,6 @@ describe('FinalizationRegistry in the sandbox', () => {
     // Idle now: the host's own answers prove the worker is responsive; no guest line appeared.
     await expectHostHealthy(host);
     expect(cleanupLines()).toEqual([]);
-    expect(receiverHits).toBe(0);
+    expect(receiver.hits).toEqual([]);
   });
 });
