@@ -3,6 +3,7 @@
 // collects a body whole for the callers that cannot take a stream. Never sends a byte unasked.
 
 import net from 'node:net';
+import { concatBytes } from '../common/concat-bytes.ts';
 import { Frame, readFrames, writeFrame } from './body-channel.ts';
 import type { ResponseBody } from './response-body.ts';
 import { WINDOW_BYTES } from './streamed-body.ts';
@@ -56,18 +57,8 @@ export function createBodySender(fd: number): BodySender {
     },
     async collect(body) {
       const parts: Uint8Array[] = [];
-      let length = 0;
-      for (let chunk = await body.next(); chunk !== null; chunk = await body.next()) {
-        parts.push(chunk);
-        length += chunk.byteLength;
-      }
-      const all = new Uint8Array(length);
-      let offset = 0;
-      for (const part of parts) {
-        all.set(part, offset);
-        offset += part.byteLength;
-      }
-      return all;
+      for (let chunk = await body.next(); chunk !== null; chunk = await body.next()) parts.push(chunk);
+      return concatBytes(parts);
     },
   };
 }

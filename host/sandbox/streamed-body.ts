@@ -4,6 +4,8 @@
 // slow client holds the integration back instead of filling the host's memory. Never throws from
 // its feeding side; a failure ends the iteration with an error.
 
+import { concatBytes } from '../common/concat-bytes.ts';
+
 /** Bytes a worker may send ahead of what the host's reader took. */
 export const WINDOW_BYTES = 1024 * 1024;
 
@@ -86,13 +88,7 @@ export class StreamedBody implements AsyncIterable<Uint8Array> {
       if (length > maxBytes) throw new Error(`the response body exceeds ${maxBytes} bytes`);
       parts.push(chunk);
     }
-    const all = new Uint8Array(length);
-    let offset = 0;
-    for (const part of parts) {
-      all.set(part, offset);
-      offset += part.byteLength;
-    }
-    return all;
+    return concatBytes(parts);
   }
 
   private wake(): void {

@@ -2,6 +2,7 @@
 // lastModified. Pure: no bridge; `blobBytes` is the runtime's internal read access for bodies and
 // multipart encoding, never reachable from a guest object. stream() takes ReadableStream from the
 // lazily loaded streams module through setBlobStreams (install.ts), never from a global.
+import { concatBytes } from './buffer-source.ts';
 import { utf8Decode, utf8Encode } from './utf8.ts';
 import { defineInterface, failed, requireArguments, toDOMString, toSequence, toUSVString } from './webidl.ts';
 
@@ -48,18 +49,6 @@ function partBytes(part: BlobPart, nativeEndings: boolean): Uint8Array {
   if (part instanceof ArrayBuffer) return new Uint8Array(part.slice(0));
   if (ArrayBuffer.isView(part)) return new Uint8Array(part.buffer, part.byteOffset, part.byteLength).slice();
   return bytesOf(part);
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const chunk of chunks) length += chunk.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }
 
 export interface BlobPropertyBag {
@@ -134,7 +123,7 @@ export const Blob = {
       const what = failed(new.target === File ? 'File' : 'Blob', 'constructor');
       const converted = blobParts(parts, what);
       const { native, type } = blobOptions(options, what);
-      this.#bytes = concat(converted.map((part) => partBytes(part, native)));
+      this.#bytes = concatBytes(converted.map((part) => partBytes(part, native)));
       this.#type = normalizeType(type);
     }
 

@@ -4,7 +4,7 @@
 // code that only calls text() or json() never loads it. Never holds a bridge itself: the host
 // reads come through bindBodies().
 import { Blob, blobBytes } from './blob.ts';
-import { copyBufferSource } from './buffer-source.ts';
+import { concatBytes, copyBufferSource } from './buffer-source.ts';
 import { FormData, formDataEntries, formDataFrom } from './form-data.ts';
 import type { Headers } from './headers.ts';
 import type { BodyStream, HostBodySource, StreamsExports } from './modules/streams.ts';
@@ -80,19 +80,8 @@ export function streamOf(state: BodyState): BodyStream | null {
 /** Reads every chunk of a host body (the fast path of text() and friends: no stream needed). */
 async function readHost(source: HostBodySource): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
-  let length = 0;
-  for (let chunk = await source.read(); chunk !== null; chunk = await source.read()) {
-    chunks.push(chunk);
-    length += chunk.byteLength;
-  }
-  if (chunks.length === 1) return chunks[0];
-  const all = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return all;
+  for (let chunk = await source.read(); chunk !== null; chunk = await source.read()) chunks.push(chunk);
+  return concatBytes(chunks);
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   WritableStreamDefaultController,
   WritableStreamDefaultWriter,
 } from 'web-streams-polyfill';
+import { concatBytes } from '../buffer-source.ts';
 
 /** A body's stream, as the polyfill types it. */
 export type BodyStream = ReadableStream<Uint8Array>;
@@ -94,7 +95,6 @@ export function createStreams(_deps: StreamsDeps) {
   async function readAll(stream: ReadableStream): Promise<Uint8Array> {
     const reader = stream.getReader();
     const chunks: Uint8Array[] = [];
-    let length = 0;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
@@ -104,16 +104,8 @@ export function createStreams(_deps: StreamsDeps) {
         throw error;
       }
       chunks.push(value);
-      length += value.byteLength;
     }
-    if (chunks.length === 1) return chunks[0];
-    const all = new Uint8Array(length);
-    let offset = 0;
-    for (const chunk of chunks) {
-      all.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    return all;
+    return concatBytes(chunks);
   }
 
   /** A reader handing out Uint8Array chunks one at a time (null at the end), for a body sent on. */
