@@ -149,6 +149,15 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX tasks_by_integration ON tasks (integration, seq);
 `,
   },
+  {
+    version: 7,
+    name: 'built-in integrations in their namespace',
+    // The built-in webhook integration was named `webhook` until built-ins got a namespace no
+    // manifest name can enter (integrations/builtin-names.ts). Until then a folder named
+    // `webhook` never loaded, so every installation of that name is the built-in's; from now on
+    // `webhook` is an author's name.
+    sql: "UPDATE installations SET integration = 'host:webhook' WHERE integration = 'webhook';",
+  },
 ];
 
 /** Applies every migration the database lacks, in one transaction under an advisory lock; returns the versions applied. */

@@ -224,6 +224,15 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX webhook_deliveries_by_installation ON webhook_deliveries (installation_id, seq);
 `,
   },
+  {
+    version: 9,
+    name: 'built-in integrations in their namespace',
+    // The built-in webhook integration was named `webhook` until built-ins got a namespace no
+    // manifest name can enter (integrations/builtin-names.ts). Until then a folder named
+    // `webhook` never loaded, so every installation of that name is the built-in's; from now on
+    // `webhook` is an author's name.
+    sql: "UPDATE installations SET integration = 'host:webhook' WHERE integration = 'webhook';",
+  },
 ];
 
 /** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */
