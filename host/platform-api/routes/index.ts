@@ -6,6 +6,7 @@ import type { PlatformApiDeps } from '../deps.ts';
 import { contentRoutes } from './content.ts';
 import { spaceRoutes } from './spaces.ts';
 import { gitRoutes } from './git.ts';
+import { revisionRoutes } from './revisions.ts';
 import { siteRoutes } from './sites.ts';
 import { adaptiveRoutes } from './adaptive.ts';
 import { openApiRoutes } from './openapi.ts';
@@ -19,6 +20,7 @@ export const platformRoutes: ApiRoute<PlatformApiDeps>[] = [
   ...contentRoutes,
   ...spaceRoutes,
   ...gitRoutes,
+  ...revisionRoutes,
   ...siteRoutes,
   ...adaptiveRoutes,
   ...openApiRoutes,
