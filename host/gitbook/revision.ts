@@ -84,3 +84,39 @@ export function gitbookSemanticChanges(changes: readonly PageChange[], limit: nu
   const shown = changes.slice(0, limit).map(gitbookChange);
   return changes.length > limit ? { changes: shown, more: changes.length - limit } : { changes: shown };
 }
+
+/** What a content URL of this host names: a space, a revision of it, a page of the current content or of a revision. */
+export interface ContentLocation {
+  space: string;
+  revision?: string;
+  page?: string;
+}
+
+/**
+ * The content one of this host's own URLs names (the `urls.app` of spaces, revisions and pages it
+ * answers, and `…/content/page/:page`), or undefined for any other URL.
+ */
+export function contentLocationOf(baseUrl: string, url: string): ContentLocation | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const base = new URL(baseUrl);
+  const prefix = `${base.pathname.replace(/\/$/, '')}/v1/spaces/`;
+  if (parsed.origin !== base.origin || !parsed.pathname.startsWith(prefix)) return undefined;
+  let segments: string[];
+  try {
+    segments = parsed.pathname.slice(prefix.length).replace(/\/$/, '').split('/').map(decodeURIComponent);
+  } catch {
+    return undefined;
+  }
+  if (segments.some((segment) => segment === '')) return undefined;
+  const [space, kind, a, b, c] = segments;
+  if (segments.length === 1) return { space };
+  if (kind === 'content' && a === 'page' && segments.length === 4) return { space, page: b };
+  if (kind === 'revisions' && segments.length === 3) return { space, revision: a };
+  if (kind === 'revisions' && b === 'page' && segments.length === 5) return { space, revision: a, page: c };
+  return undefined;
+}

@@ -52,7 +52,7 @@ export function expectValidAgainstSpec(schema: string, value: unknown): void {
 
 /** Fails the test unless `value` is valid against the JSON 200 answer of the operation `operationId` (for answers the spec gives no schema name). */
 export function expectValidAnswerOf(operationId: string, value: unknown): void {
-  const paths = (loadGitBookSpec() as { paths: Record<string, Record<string, { operationId?: string }>> }).paths;
+  const paths = testSpec().paths as Record<string, Record<string, { operationId?: string }>>;
   const found = Object.entries(paths).flatMap(([path, operations]) => Object.entries(operations).flatMap(([method, operation]) => (operation?.operationId === operationId ? [[path, method]] : [])))[0];
   if (found === undefined) throw new Error(`no operation ${operationId} in the GitBook spec`);
   const pointer = ['paths', found[0], found[1], 'responses', '200', 'content', 'application/json', 'schema'].map((token) => encodeURIComponent(token.replaceAll('~', '~0').replaceAll('/', '~1'))).join('/');

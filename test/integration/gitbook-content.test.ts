@@ -168,6 +168,27 @@ describe('each method through @gitbook/api\'s client', () => {
     }
   });
 
+  it('getContentByUrl resolves this host\'s URLs of a space, a revision and a page, and nothing else', async () => {
+    const space = await call('getContentByUrl', { url: `${host.url}/v1/spaces/${SPACE}` });
+    expect(space.status).toBe(200);
+    expectValidAnswerOf('getContentByUrl', space.data);
+    expect(space.data.space).toMatchObject({ object: 'space', id: SPACE, urls: { app: `${host.url}/v1/spaces/${SPACE}` } });
+    expect(space.data.page).toBeUndefined();
+    const revision = await call('getContentByUrl', { url: `${host.url}/v1/spaces/${SPACE}/revisions/${first}` });
+    expect([revision.status, revision.data.space.id]).toEqual([200, SPACE]);
+    // A page's own urls.app, from an earlier revision: that version of it.
+    const { data: listed } = await call('listPagesInRevisionById', SPACE, first);
+    const page = await call('getContentByUrl', { url: listed.pages[0].urls.app });
+    expectValidAnswerOf('getContentByUrl', page.data);
+    expect(page.data.page).toMatchObject({ id: 'page_intro', markdown: '# Welcome to Acme' });
+    const current = await call('getContentByUrl', { url: `${host.url}/v1/spaces/${SPACE}/content/page/page_intro` });
+    expect(current.data.page).toMatchObject({ id: 'page_intro', markdown: '# Welcome to Acme, again' });
+    for (const url of [`${host.url}/v1/spaces/space_globex_docs`, `${host.url}/v1/spaces/${SPACE}/revisions/${globexFirst}`, 'https://docs.acme.test/', `${host.url}/v1/sites/site_acme`, `${host.url}/v1/spaces/${SPACE}/content/page/nope`]) {
+      const answer = await call('getContentByUrl', { url });
+      expect(answer.status, url).toBe(404);
+    }
+  });
+
   it('importGitRepository answers 204 and records the request; a body GitBook\'s schema refuses is 400 naming the field', async () => {
     const imported = await call('importGitRepository', SPACE, { url: `https://oauth2:${SECRET}@git.example.test/acme/docs.git`, ref: 'refs/heads/main', repoProjectDirectory: 'docs', force: true, standalone: false });
     expect(imported).toEqual({ status: 204, data: null });

@@ -46,6 +46,7 @@ const OPERATIONS: Operation[] = [
   { name: 'read a current page (GitBook)', method: 'GET', scope: 'space:content:read', path: (r) => `/v1/spaces/${r.space}/content/page/${r.page}`, okStatus: 200 },
   { name: 'read a current page by path (GitBook)', method: 'GET', scope: 'space:content:read', path: (r) => `/v1/spaces/${r.space}/content/path/${r.page}`, okStatus: 200 },
   { name: 'import a Git repository (GitBook)', method: 'POST', scope: 'space:git:sync', path: (r) => `/v1/spaces/${r.space}/git/import`, body: () => REPOSITORY, okStatus: 204 },
+  { name: 'resolve a content URL (GitBook)', method: 'GET', scope: 'space:metadata:read', path: (r) => `/v1/urls/content?url=${encodeURIComponent(`${host.url}/v1/spaces/${r.space}`)}`, okStatus: 200 },
   { name: 'export to a Git repository (GitBook)', method: 'POST', scope: 'space:git:sync', path: (r) => `/v1/spaces/${r.space}/git/export`, body: () => ({ ...REPOSITORY, commitMessage: 'matrix' }), okStatus: 204 },
   { name: 'read site metadata', method: 'GET', scope: 'site:metadata:read', path: (r) => `/v1/sites/${r.site}`, okStatus: 200 },
   { name: 'read site views', method: 'GET', scope: 'site:views:read', path: (r) => `/v1/sites/${r.site}/views`, okStatus: 200 },

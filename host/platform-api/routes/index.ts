@@ -15,6 +15,7 @@ import { installationSelfRoutes } from './installation-self.ts';
 import { gitbookInstallationRoutes } from './gitbook-installations.ts';
 import { gitbookOrgRoutes } from './gitbook-orgs.ts';
 import { gitbookTaskRoutes } from './gitbook-tasks.ts';
+import { gitbookUrlRoutes } from './gitbook-urls.ts';
 
 export const platformRoutes: ApiRoute<PlatformApiDeps>[] = [
   ...contentRoutes,
@@ -29,4 +30,5 @@ export const platformRoutes: ApiRoute<PlatformApiDeps>[] = [
   ...gitbookInstallationRoutes,
   ...gitbookOrgRoutes,
   ...gitbookTaskRoutes,
+  ...gitbookUrlRoutes,
 ];

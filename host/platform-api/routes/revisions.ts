@@ -18,14 +18,14 @@ const notFound = (what: string): HostError => new HostError('ERR_NOT_FOUND', `${
 const CHANGES_DEFAULT = 10;
 const CHANGES_MAX = 1_000;
 
-async function revisionOf(deps: PlatformApiDeps, spaceId: string, revisionId: string): Promise<SpaceRevision> {
+export async function revisionOf(deps: PlatformApiDeps, spaceId: string, revisionId: string): Promise<SpaceRevision> {
   const revision = await deps.platform.getRevision(spaceId, revisionId);
   // A space keeps its newest revisions only (platform/revisions.ts): an older one is as unknown as a made-up id.
   if (revision === undefined) throw notFound(`revision "${revisionId}" of space "${spaceId}" (a space keeps its newest revisions)`);
   return revision;
 }
 
-async function currentOf(deps: PlatformApiDeps, spaceId: string): Promise<SpaceRevision> {
+export async function currentOf(deps: PlatformApiDeps, spaceId: string): Promise<SpaceRevision> {
   return found(await deps.platform.getCurrentRevision(spaceId), `current revision of space "${spaceId}"`);
 }
 
@@ -45,7 +45,7 @@ async function pagesAnswer(deps: PlatformApiDeps, revision: SpaceRevision): Prom
 }
 
 /** One page of a revision, by id (a page's path is its id here, so both lookups name it). */
-async function pageAnswer(deps: PlatformApiDeps, revision: SpaceRevision, pageId: string, by: 'id' | 'path'): Promise<Record<string, unknown>> {
+export async function pageAnswer(deps: PlatformApiDeps, revision: SpaceRevision, pageId: string, by: 'id' | 'path'): Promise<Record<string, unknown>> {
   const what = by === 'id' ? `page "${pageId}"` : `page at path "${pageId}"`;
   const ref = revision.pages.find((page) => page.id === pageId);
   if (ref === undefined) throw notFound(`${what} in revision "${revision.id}"`);
