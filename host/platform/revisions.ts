@@ -16,9 +16,9 @@ export const MAX_REVISIONS_PER_SPACE = 100;
  * the space's content. Page versions only ever grow, so an id is never reused for another state.
  */
 export function revisionIdOf(pages: readonly RevisionPageRef[]): string {
-  const hash = createHash('sha256');
-  for (const page of [...pages].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) hash.update(`${page.id}:${page.revision}\n`);
-  return `rev_${hash.digest('hex').slice(0, 20)}`;
+  const sorted = [...pages].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((page) => [page.id, page.revision]);
+  // JSON, so no page id, whatever its characters, reads as another split of the same text.
+  return `rev_${createHash('sha256').update(JSON.stringify(sorted)).digest('hex').slice(0, 20)}`;
 }
 
 /**
