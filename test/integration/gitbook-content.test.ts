@@ -112,6 +112,8 @@ describe('each method through @gitbook/api\'s client', () => {
     const current = (await host.stores.platform.getCurrentRevision(SPACE))!;
     expect(data.id).toBe(current.id);
     expect(data).toMatchObject({ spaceId: SPACE, items: [{ id: 'page_intro', revision: 2 }, { id: 'page_api', revision: 1 }] });
+    // The space names the same revision as current.
+    expect((await call('getSpaceById', SPACE)).data.revision).toBe(current.id);
   });
 
   it('lists the pages of a revision and of the current content', async () => {
