@@ -224,6 +224,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     routes: platformRoutes,
     deps: {
       platform: stores.platform,
+      log,
       directory,
       installations: installationLookup,
       gitbook: {
