@@ -121,3 +121,22 @@ export interface SessionInfo {
   csrfToken: string;
   expiresAt: string;
 }
+
+/** A secret stored for an integration: never its value (the host has no route that returns one). */
+export interface StoredSecret {
+  name: string;
+  setAt: string;
+  setBy: 'cli' | 'api' | 'console' | string;
+  keyId: number;
+  readable: boolean;
+  problem?: string;
+  usedBy: string[];
+}
+
+export interface IntegrationSecrets {
+  integration: string;
+  status: 'ready' | 'invalid';
+  key: { configured: boolean; current?: number };
+  items: StoredSecret[];
+  manifest: { secret: string; variable?: string; source: 'store' | 'environment' | 'manifest' | 'missing' | string; command?: string }[];
+}

@@ -134,6 +134,13 @@ export function IntegrationPage(props: { name: string }) {
         </section>
       ) : null}
 
+      <section class="panel">
+        <h2>Secrets</h2>
+        <p>
+          Values the integration reads as <code>environment.secrets</code>, stored encrypted for every host:{' '}
+          <Link href={`${BASE}/integrations/${encodeURIComponent(data.name)}/secrets`}>Manage the secrets of {data.name}</Link>
+        </p>
+      </section>
       <IntegrationInstallations name={data.name} />
       {data.status === 'ready' ? <InstallForm integration={data} /> : <p>Fix the problems above to install this integration.</p>}
       <p>
