@@ -10,6 +10,7 @@ import { resolveOptions, type HostOptions, type HostOptionsInput } from '../conf
 import { createDispatcher } from '../dispatch/dispatcher.ts';
 import { createEventFeed, publishingEventLog, type EventFeed } from '../dispatch/event-feed.ts';
 import { withLateRows } from '../dispatch/late-rows.ts';
+import { maskerOf, maskingEventLog } from '../dispatch/masked-log.ts';
 import { createEventPublisher } from '../events/publish.ts';
 import { createLifecycle } from '../installations/lifecycle.ts';
 import { createOAuthStates } from '../installations/oauth-state.ts';
@@ -114,11 +115,12 @@ function registryOf(loaded: LoadedIntegration[], builtins: LoadedIntegration[]):
   return createIntegrationRegistry([...loaded, ...builtins]);
 }
 
-function logIntegrationLine(log: HostServices['log']) {
+/** `mask` hides the integration's secret values in the line (dispatch/masked-log.ts). */
+function logIntegrationLine(log: HostServices['log'], mask: (integration: string) => (text: string) => string) {
   return (line: { integration: string; eventIds: string[]; level: string; text: string }) => {
     const prefix = `[${line.integration}${line.eventIds.length ? ` ${line.eventIds.join(',')}` : ''}]`;
     const method = line.level === 'error' ? 'error' : line.level === 'warn' ? 'warn' : 'info';
-    log[method](`${prefix} ${line.level}: ${line.text}`);
+    log[method](`${prefix} ${line.level}: ${mask(line.integration)(line.text)}`);
   };
 }
 
@@ -174,6 +176,8 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const loaded = await loadIntegrations(options.dirs, loadOptions);
   const builtins = [createWebhookIntegration(stores.signingSecrets, { allow: options.allowEgress, hostPorts })];
   const registry = registryOf(loaded, builtins);
+  // An integration that prints one of its secrets leaves `***` in the host log and the event log.
+  const secretMask = maskerOf((name) => registry.get(name));
 
   const supervisor = new Supervisor({
     workers: options.workers,
@@ -193,7 +197,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     ...(options.machineSaturated ? { machineSaturated: options.machineSaturated } : {}),
     ...(options.schedIdleStarved ? { schedIdleStarved: options.schedIdleStarved } : {}),
     solitary: { maxWorkers: options.limits.maxSolitaryWorkers, probationMs: options.limits.solitaryProbationMs },
-    onLog: logIntegrationLine(log),
+    onLog: logIntegrationLine(log, secretMask),
     onNotice: (level, message) => log[level](message),
     onCount: (name, integration) => metrics.counted(name, integration),
     ...(options.onEgressConnect ? { onEgressConnect: options.onEgressConnect } : {}),
@@ -208,7 +212,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   // Every recorded entry also goes to the live followers (GET …/events/stream, npm run logs); reads
   // wait for rows still on their way (late-rows.ts).
   const feed = createEventFeed();
-  const eventLog = withLateRows(publishingEventLog(stores.eventLog, feed));
+  const eventLog = withLateRows(maskingEventLog(publishingEventLog(stores.eventLog, feed), secretMask));
   const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event), platform, getInstallation: (id) => stores.installations.getInstallation(id) });
   const run = dispatcher.run;
   const lifecycle = createLifecycle({ store: stores.installations, registry, run, log, now: options.clock });
