@@ -43,10 +43,10 @@ export interface HostServicesParts {
 
 export function createHostServices(parts: HostServicesParts): HostServices {
   const { installations, registry, webhooks } = parts;
-  /** Secrets belong to integrations this host loads from folders; built-ins have none. */
+  /** Secrets belong to integrations this host loads from folders; built-ins (`host:…`) have none. */
   const ownIntegration = (name: string) => {
-    const integration = registry.get(name);
-    if (integration === undefined || integration.builtin !== undefined) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${name}" not found${integration?.builtin !== undefined ? ' (built-in integrations take no secrets)' : ''}`);
+    const integration = registry.require(name);
+    if (integration.builtin !== undefined) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${name}" is built in; built-in integrations take no secrets`);
     return integration;
   };
   return {

@@ -1,7 +1,8 @@
 // The console's secrets page in Chromium against a real host: from the integration page to its
 // secrets, the missing variable offered for storing, a refused name shown by its field, a value
 // stored (the integration becomes ready and its next request sees it) and cleared from the form,
-// never present in the page's HTML afterwards, then removed after a confirmation.
+// never present in the page's HTML afterwards, then removed after a confirmation; a built-in's
+// page offers none.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startTestHost, type TestHost } from '../helpers/host.ts';
@@ -73,5 +74,12 @@ describe.skipIf(chromiumMissing !== null)('the secrets page of the console', () 
     await page.getByRole('status').filter({ hasText: 'Removed VENDOR_CLIENT_ID.' }).waitFor();
     await page.getByText('Nothing stored for secret-echo yet.').waitFor();
     expect(((await (await host.admin('/v1/integrations/secret-echo')).json()) as { status: string }).status).toBe('invalid');
+  });
+
+  it('offers no secrets on a built-in integration\'s page', async () => {
+    await page.goto(`${host.consoleUrl}/console/integrations/${encodeURIComponent('host:webhook')}`);
+    await page.getByRole('link', { name: 'Open the event log of host:webhook' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Secrets' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: /Manage the secrets/ }).count()).toBe(0);
   });
 });

@@ -114,7 +114,8 @@ describe('secrets stored for an integration', () => {
     expect(await refused(put('lower-case-dash', 'v'))).toMatchObject({ status: 400, error: { code: 'ERR_VALIDATION', details: [{ pointer: '/name' }] } });
     expect(await refused(put('VENDOR_CLIENT_ID', ''))).toMatchObject({ status: 400, error: { details: [{ pointer: '/value', message: expect.stringMatching(/must not be empty/) }] } });
     expect(await refused(put('VENDOR_CLIENT_ID', 'v', 'nobody'))).toMatchObject({ status: 404, error: { code: 'ERR_INTEGRATION_NOT_FOUND' } });
-    expect(await refused(put('VENDOR_CLIENT_ID', 'v', 'webhook'))).toMatchObject({ status: 404, error: { message: expect.stringMatching(/built-in integrations take no secrets/) } });
+    expect(await refused(put('VENDOR_CLIENT_ID', 'v', 'host:webhook'))).toMatchObject({ status: 404, error: { code: 'ERR_INTEGRATION_NOT_FOUND', message: expect.stringMatching(/built-in integrations take no secrets/) } });
+    expect(await refused(put('VENDOR_CLIENT_ID', 'v', 'webhook'))).toMatchObject({ status: 404, error: { message: 'integration "webhook" not found; the host\'s built-in webhook integration is "host:webhook"' } });
     expect(await refused(host.admin('/v1/integrations/secret-echo/secrets/X', { method: 'PUT', body: JSON.stringify({ value: 'v', extra: 1 }) }))).toMatchObject({ status: 400, error: { details: [{ pointer: '/extra' }] } });
     expect(await refused(host.admin('/v1/integrations/secret-echo/secrets/X', { method: 'PUT', body: 'v', headers: { 'content-type': 'text/plain' } }))).toMatchObject({ status: 415 });
     expect((await fetch(`${host.url}/v1/integrations/secret-echo/secrets`)).status).toBe(401);
