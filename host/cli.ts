@@ -1,20 +1,17 @@
-// The command line: `npm run host`, `dev`, `check`, `new` and `logs`. Picks the command (cli/) and reports a
-// failure as one line. The only entry that reads argv or calls process.exit.
+// The command line: `npm run host`, `dev`, `check`, `new`, `logs` and `secrets`. Picks the command
+// (cli/) and reports a failure as one line. The only entry that reads argv or calls process.exit.
 
 import { HostError } from './common/errors.ts';
-import { runCheck } from './cli/check-command.ts';
-import { runDev } from './cli/dev-command.ts';
-import { runHost } from './cli/host-command.ts';
-import { runLogs } from './cli/logs-command.ts';
-import { runNew } from './cli/new-command.ts';
 import { fail } from './cli/usage.ts';
 
+// Each command's modules load only when it runs: `secrets list` need not load the sandbox and esbuild.
 const COMMANDS = new Map<string, (args: string[]) => Promise<void>>([
-  ['host', runHost],
-  ['dev', runDev],
-  ['check', runCheck],
-  ['logs', runLogs],
-  ['new', runNew],
+  ['host', async (args) => (await import('./cli/host-command.ts')).runHost(args)],
+  ['dev', async (args) => (await import('./cli/dev-command.ts')).runDev(args)],
+  ['check', async (args) => (await import('./cli/check-command.ts')).runCheck(args)],
+  ['logs', async (args) => (await import('./cli/logs-command.ts')).runLogs(args)],
+  ['new', async (args) => (await import('./cli/new-command.ts')).runNew(args)],
+  ['secrets', async (args) => (await import('./cli/secrets-command.ts')).runSecrets(args)],
 ]);
 
 const [command, ...rest] = process.argv.slice(2);

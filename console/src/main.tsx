@@ -17,6 +17,7 @@ import { InstallationPage } from './pages/installation.tsx';
 import { PreviewPage } from './pages/preview.tsx';
 import { EventsPage } from './pages/events.tsx';
 import { DeliveriesPage } from './pages/deliveries.tsx';
+import { SecretsPage } from './pages/secrets.tsx';
 
 type SessionState = { kind: 'loading' } | { kind: 'signed-out'; message?: string } | { kind: 'signed-in'; session: SessionInfo } | { kind: 'failed'; error: unknown };
 
@@ -31,6 +32,7 @@ function View(props: { path: string; query: URLSearchParams }) {
   let params: Record<string, string> | null;
   if (path === BASE || path === `${BASE}/integrations`) return <IntegrationsPage />;
   if ((params = match(`${BASE}/integrations/:name`, path))) return <IntegrationPage name={params.name} />;
+  if ((params = match(`${BASE}/integrations/:name/secrets`, path))) return <SecretsPage name={params.name} />;
   if (path === `${BASE}/installations`) return <InstallationsPage query={query} />;
   if ((params = match(`${BASE}/installations/:id`, path))) return <InstallationPage id={params.id} />;
   if ((params = match(`${BASE}/installations/:id/preview`, path))) return <PreviewPage id={params.id} />;

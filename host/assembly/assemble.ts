@@ -10,6 +10,7 @@ import { resolveOptions, type HostOptions, type HostOptionsInput } from '../conf
 import { createDispatcher } from '../dispatch/dispatcher.ts';
 import { createEventFeed, publishingEventLog, type EventFeed } from '../dispatch/event-feed.ts';
 import { withLateRows } from '../dispatch/late-rows.ts';
+import { maskerOf, maskingEventLog } from '../dispatch/masked-log.ts';
 import { createEventPublisher } from '../events/publish.ts';
 import { createLifecycle } from '../installations/lifecycle.ts';
 import { createOAuthStates } from '../installations/oauth-state.ts';
@@ -50,6 +51,11 @@ import { openMetricsListener } from './metrics-listener.ts';
 import { openStoresExplained } from './open-stores.ts';
 import { createReadiness } from './readiness.ts';
 import { installationShapesOf } from '../gitbook/installation.ts';
+import { readKeyRing } from '../secrets/keys.ts';
+import { createSecretService } from '../secrets/service.ts';
+import { createSecretRefresher } from './secret-refresh.ts';
+import { createSecretReload } from './secret-reload.ts';
+import { installOneForDevelopment } from './dev-installations.ts';
 
 export interface Host {
   url: string;
@@ -109,11 +115,12 @@ function registryOf(loaded: LoadedIntegration[], builtins: LoadedIntegration[]):
   return createIntegrationRegistry([...loaded, ...builtins]);
 }
 
-function logIntegrationLine(log: HostServices['log']) {
+/** `mask` hides the integration's secret values in the line (dispatch/masked-log.ts). */
+function logIntegrationLine(log: HostServices['log'], mask: (integration: string) => (text: string) => string) {
   return (line: { integration: string; eventIds: string[]; level: string; text: string }) => {
     const prefix = `[${line.integration}${line.eventIds.length ? ` ${line.eventIds.join(',')}` : ''}]`;
     const method = line.level === 'error' ? 'error' : line.level === 'warn' ? 'warn' : 'info';
-    log[method](`${prefix} ${line.level}: ${line.text}`);
+    log[method](`${prefix} ${line.level}: ${mask(line.integration)(line.text)}`);
   };
 }
 
@@ -146,6 +153,12 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   await stores.platform.seed(platform);
   const directory = await stores.platform.loadDirectory();
   const tokenSecret = await loadTokenSecret(stores.meta);
+  // Secrets stored per integration, decrypted with the operator's keys (none: they stay sealed,
+  // and storing new ones is refused with how to configure a key; the host starts either way).
+  const secretService = createSecretService({ store: stores.secrets, ring: await readKeyRing(options.env), now: options.clock });
+  const secretSnapshot = { current: await secretService.snapshot() };
+  const unreadable = [...secretSnapshot.current.byIntegration].flatMap(([integration, values]) => [...values].filter(([, stored]) => 'problem' in stored).map(([name]) => `${integration}/${name}`));
+  if (unreadable.length > 0) log.warn(`secrets: ${unreadable.length} stored secret(s) cannot be decrypted with the configured keys (${secretService.ring.source}): ${unreadable.join(', ')}; integrations using them are invalid until the key is configured`);
   // An empty HOST_ADMIN_TOKEN counts as unset: an empty token would let anyone in.
   const configuredToken = options.adminToken || options.env.HOST_ADMIN_TOKEN || undefined;
   const adminToken = configuredToken ?? randomBytes(24).toString('base64url');
@@ -157,10 +170,13 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
     devVars: options.devVars,
     mode: options.bundleMode,
+    storedSecrets: (integration: string) => secretSnapshot.current.byIntegration.get(integration),
   };
   const loaded = await loadIntegrations(options.dirs, loadOptions);
   const builtins = [createWebhookIntegration(stores.signingSecrets, { allow: options.allowEgress, hostPorts })];
   const registry = registryOf(loaded, builtins);
+  // An integration that prints one of its secrets leaves `***` in the host log and the event log.
+  const secretMask = maskerOf((name) => registry.get(name));
 
   const supervisor = new Supervisor({
     workers: options.workers,
@@ -180,7 +196,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     ...(options.machineSaturated ? { machineSaturated: options.machineSaturated } : {}),
     ...(options.schedIdleStarved ? { schedIdleStarved: options.schedIdleStarved } : {}),
     solitary: { maxWorkers: options.limits.maxSolitaryWorkers, probationMs: options.limits.solitaryProbationMs },
-    onLog: logIntegrationLine(log),
+    onLog: logIntegrationLine(log, secretMask),
     onNotice: (level, message) => log[level](message),
     onCount: (name, integration) => metrics.counted(name, integration),
     ...(options.onEgressConnect ? { onEgressConnect: options.onEgressConnect } : {}),
@@ -195,7 +211,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   // Every recorded entry also goes to the live followers (GET …/events/stream, npm run logs); reads
   // wait for rows still on their way (late-rows.ts).
   const feed = createEventFeed();
-  const eventLog = withLateRows(publishingEventLog(stores.eventLog, feed));
+  const eventLog = withLateRows(maskingEventLog(publishingEventLog(stores.eventLog, feed), secretMask));
   const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event), platform, getInstallation: (id) => stores.installations.getInstallation(id) });
   const run = dispatcher.run;
   const lifecycle = createLifecycle({ store: stores.installations, registry, run, log, now: options.clock });
@@ -279,6 +295,29 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const webhooks = createWebhookService({ installations: stores.installations, outbox: stores.outbox, dispatcher: webhookDispatcher, secrets: stores.signingSecrets, now: options.clock });
   const publish = createEventPublisher({ registry, installations: stores.installations, directory, dispatcher, queueWebhooks: webhooks.queueWebhooks });
 
+  // Filled once the host is up (dev installations); a secret that makes an integration ready later adds its own.
+  const devInstallations: DevInstallation[] = [];
+  const secretRefresher = createSecretRefresher({
+    service: secretService,
+    revision: () => stores.secrets.revision(),
+    ...(stores.secrets.subscribe ? { subscribe: stores.secrets.subscribe.bind(stores.secrets) } : {}),
+    snapshot: secretSnapshot,
+    reload: createSecretReload({
+      dirs: options.dirs,
+      loadOptions,
+      registry,
+      sandbox: supervisor,
+      log,
+      async onServing(integration) {
+        if (!options.autoInstall) return;
+        const made = await installOneForDevelopment(integration, installations, stores.installations, platform);
+        if (made !== undefined && !devInstallations.some((entry) => entry.integration === made.integration)) devInstallations.push(made);
+      },
+    }),
+    pollMs: options.secretsPollMs,
+    log,
+  });
+  onFailure(() => secretRefresher.stop());
   const services = createHostServices({
     adminToken,
     log,
@@ -296,6 +335,8 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     metrics: async () => ({ contentType: metrics.contentType, body: await metrics.render() }),
     tasks: stores.tasks,
     siteScripts: createSiteScripts({ store: stores.installations, registry, dispatcher, baseUrl }),
+    secrets: secretService,
+    secretRefresher,
   });
   const appLimits = { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes };
   if (consoleHttp && consoleAssets) {
@@ -307,7 +348,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   await webhookDispatcher.start();
   // Likewise the tasks left waiting or in flight.
   tasks.start();
-  const devInstallations = options.autoInstall ? await installForDevelopment(registry, installations, stores.installations, platform) : [];
+  if (options.autoInstall) devInstallations.push(...(await installForDevelopment(registry, installations, stores.installations, platform)));
   // What each installation's first request would build on its path (after a restart: every one's),
   // built now in the background, requests first.
   const prefill = prefillFirstRequests({ list: () => stores.installations.listInstallations(), prepare: dispatcher.prepare, warn: (text) => log.warn(text) });
@@ -327,6 +368,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   function stopTheRest(): Promise<void> {
     stopping ??= (async () => {
       prefill.stop();
+      secretRefresher.stop();
       await tasks.stop();
       await webhookDispatcher.stop();
       await supervisor.stop();

@@ -16,6 +16,9 @@ import type { WebhookService } from '../webhooks/service.ts';
 import { readIntegrationAsset } from '../integrations/assets.ts';
 import type { TaskStore } from '../tasks/model.ts';
 import type { SiteScripts } from '../site-scripts/site-scripts.ts';
+import type { SecretService } from '../secrets/service.ts';
+import { integrationSecretsView, storedSecretView } from '../secrets/view.ts';
+import type { SecretRefresher } from './secret-refresh.ts';
 
 export interface HostServicesParts {
   adminToken: string;
@@ -34,10 +37,18 @@ export interface HostServicesParts {
   metrics: HostServices['metrics'];
   tasks: TaskStore;
   siteScripts: SiteScripts;
+  secrets: SecretService;
+  secretRefresher: SecretRefresher;
 }
 
 export function createHostServices(parts: HostServicesParts): HostServices {
   const { installations, registry, webhooks } = parts;
+  /** Secrets belong to integrations this host loads from folders; built-ins (`host:…`) have none. */
+  const ownIntegration = (name: string) => {
+    const integration = registry.require(name);
+    if (integration.builtin !== undefined) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${name}" is built in; built-in integrations take no secrets`);
+    return integration;
+  };
   return {
     adminToken: parts.adminToken,
     log: parts.log,
@@ -122,6 +133,26 @@ export function createHostServices(parts: HostServicesParts): HostServices {
     listDeliveries: (id, page) => webhooks.listDeliveries(id, page),
     redeliver: (id) => webhooks.redeliver(id),
     rotateSigningSecret: (id) => webhooks.rotateSigningSecret(id),
+
+    async listSecrets(name) {
+      const integration = ownIntegration(name);
+      return integrationSecretsView(integration, await parts.secrets.list(name), parts.secrets.ring);
+    },
+    async setSecret(name, secret, value, via) {
+      ownIntegration(name);
+      const { created, ...listing } = await parts.secrets.set(name, secret, value, via);
+      parts.log.info(`secrets: ${secret} of ${name} ${created ? 'stored' : 'replaced'} through the ${via === 'api' ? 'admin API' : 'console'} (key ${listing.keyId})`);
+      await parts.secretRefresher.refresh([name]);
+      const integration = ownIntegration(name);
+      return { secret: storedSecretView(integration, listing), created, status: integration.status };
+    },
+    async unsetSecret(name, secret) {
+      ownIntegration(name);
+      if (!(await parts.secrets.unset(name, secret))) throw new HostError('ERR_NOT_FOUND', `integration "${name}" has no stored secret "${secret}"`);
+      parts.log.info(`secrets: ${secret} of ${name} removed`);
+      await parts.secretRefresher.refresh([name]);
+      return { status: ownIntegration(name).status };
+    },
 
     readiness: () => parts.readiness(),
     metrics: () => parts.metrics(),

@@ -12,7 +12,8 @@ export const USAGE = `usage:
   npm run dev -- [the flags of host]            (default --dir integrations; reloads on change)
   npm run check -- [DIR...] [--no-types]       (default DIR integrations)
   npm run new -- NAME [--template blank|block|oauth|webhook-consumer] [--dir D] [--organization O]
-  npm run logs -- INTEGRATION [--installation ID] [--url URL] [--admin-token T]`;
+  npm run logs -- INTEGRATION [--installation ID] [--url URL] [--admin-token T]
+  npm run secrets -- set|list|unset|rotate|new-key …   (stored secrets per integration; --help)`;
 
 export function fail(message: string, code = 2): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);

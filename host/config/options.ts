@@ -107,6 +107,11 @@ export interface HostOptions {
    * over (its claimant presumed dead). Default: the attempt timeout (10 s) + 20 s.
    */
   webhookLeaseMs?: number;
+  /**
+   * How often the host looks at the store's revision of stored secrets (ms; default 1 s): how soon
+   * it sees a change another process made (`npm run secrets`, or a host whose notification was lost).
+   */
+  secretsPollMs: number;
   /** Milliseconds since the epoch; injectable so tests can age OAuth states. Default Date.now. */
   clock: () => number;
   /** How long an OAuth `state` stays acceptable (docs/installations.md); default 10 minutes. */
@@ -191,6 +196,7 @@ const OPTIONS_SCHEMA = {
     metricsListen: { type: 'string', minLength: 1 },
     shutdownGraceMs: { type: 'integer', minimum: 0 },
     webhookLeaseMs: { type: 'integer', minimum: 1_000 },
+    secretsPollMs: { type: 'integer', minimum: 50, maximum: 3_600_000 },
     clock: {},
     oauthStateTtlMs: positive,
     consolePort: { type: 'integer', minimum: 0, maximum: 65535 },
@@ -245,6 +251,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     ...(input.metricsListen ? { metricsListen: input.metricsListen } : {}),
     shutdownGraceMs: input.shutdownGraceMs ?? 10_000,
     ...(input.webhookLeaseMs ? { webhookLeaseMs: input.webhookLeaseMs } : {}),
+    secretsPollMs: input.secretsPollMs ?? 1_000,
     clock: input.clock ?? Date.now,
     oauthStateTtlMs: input.oauthStateTtlMs ?? OAUTH_STATE_TTL_MS,
     ...(input.consolePort !== undefined ? { consolePort: input.consolePort } : {}),

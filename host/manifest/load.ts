@@ -12,7 +12,7 @@ import { MANIFEST_FILES, type LoadedIntegration, type Manifest, type ManifestKin
 import { checkSchema, escapePointer, type Issue } from './validate.ts';
 import { checkSemantics, findUnknownKeys, findUnusedKeys, isObject, semanticWarnings } from './semantic.ts';
 import { checkManifestPaths } from './paths.ts';
-import { resolveSecrets } from './secrets.ts';
+import { resolveSecrets, type StoredSecretValue } from './secrets.ts';
 import { DEV_VARS_FILE, readDevVars, withDevVars } from './dev-vars.ts';
 import { ownerOf } from './secret-namespace.ts';
 import { bundleScript, type BundleMode } from './bundle.ts';
@@ -46,6 +46,11 @@ export interface LoadOptions {
    * the test harness turn it on; createHost() from code leaves it off unless asked.
    */
   devVars?: boolean;
+  /**
+   * The values the operator stored for an integration (host/secrets/), by variable name: they win
+   * over the environment. Read at each load, so a reload sees the newest. Ignored by `check`.
+   */
+  storedSecrets?: (integration: string) => ReadonlyMap<string, StoredSecretValue> | undefined;
 }
 
 /** A checked integration before bundling; `declaredName` is the manifest's own name, if a string. */
@@ -65,15 +70,17 @@ export async function loadIntegration(dir: string, options: LoadOptions): Promis
 
 /**
  * Every subfolder (one level) of each dir holding a manifest, or the dir itself when it holds one;
- * `name` must be unique across all.
+ * `name` must be unique across all. With `only`, every manifest is still read (names are judged
+ * against all of them) but only those integrations are bundled and returned.
  */
-export async function loadIntegrations(dirs: string[], options: LoadOptions): Promise<LoadedIntegration[]> {
+export async function loadIntegrations(dirs: string[], options: LoadOptions, only?: ReadonlySet<string>): Promise<LoadedIntegration[]> {
   const roots = [...new Set(dirs.map((dir) => path.resolve(dir)))];
   const folders = (await Promise.all(roots.map(async (root) => (await listIntegrationFolders(root)).map((folder) => ({ folder, root }))))).flat();
   const inspected = await Promise.all(folders.map(({ folder, root }) => inspectIntegration(folder, root, options)));
   markDuplicateNames(inspected);
   markForeignSecretVariables(inspected);
-  return Promise.all(inspected.map((item) => finish(item, options)));
+  const wanted = only === undefined ? inspected : inspected.filter((item) => only.has(item.loaded.name));
+  return Promise.all(wanted.map((item) => finish(item, options)));
 }
 
 async function listIntegrationFolders(root: string): Promise<string[]> {
@@ -126,7 +133,9 @@ async function inspectIntegration(dir: string, root: string, options: LoadOption
   const owner = typeof doc.name === 'string' && doc.name !== '' ? doc.name : path.basename(dir);
   const devVars = options.devVars ? await readDevVars(dir, owner) : undefined;
   const { env, filled } = devVars ? withDevVars(options.env, devVars) : { env: options.env, filled: [] };
-  const secrets = resolveSecrets(doc.secrets, env, owner, { unsetIsWarning: options.check === true });
+  const stored = options.check === true ? undefined : options.storedSecrets?.(owner);
+  const secrets = resolveSecrets(doc.secrets, env, owner, { unsetIsWarning: options.check === true, ...(stored !== undefined ? { stored } : {}) });
+  if (Object.keys(secrets.sources).length > 0) loaded.secretSources = secrets.sources;
   loaded.errors.push(...attach([
     ...schemaIssues,
     ...checkSemantics(doc, options),

@@ -125,6 +125,8 @@ export interface LoadedIntegration {
   bundle?: IntegrationBundle;
   errors: ManifestProblem[];
   warnings: ManifestProblem[];
+  /** Each manifest secret's variable and where its value comes from (names only, never a value). */
+  secretSources?: Record<string, { variable?: string; source: 'store' | 'environment' | 'manifest' | 'missing' }>;
   /** Variables filled in from the folder's `.dev.vars` for its secrets (names only). */
   devVars?: { file: string; variables: string[] };
   /**

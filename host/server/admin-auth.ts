@@ -25,6 +25,11 @@ export interface SessionAuth {
   authenticate(ctx: Context): void;
 }
 
+/** How an admin request was authenticated: a console session, or the bearer token (the API). */
+export function adminViaOf(ctx: Context): 'api' | 'console' {
+  return ctx.state.adminVia === 'console' ? 'console' : 'api';
+}
+
 /** 401 when the credentials are missing or malformed, 403 when they are wrong. */
 export function createAdminAuth(adminToken: string, sessionAuth?: SessionAuth): Middleware {
   const expected = digest(adminToken);
@@ -32,6 +37,7 @@ export function createAdminAuth(adminToken: string, sessionAuth?: SessionAuth): 
     const header = ctx.get('authorization');
     if (!header && sessionAuth?.present(ctx)) {
       sessionAuth.authenticate(ctx);
+      ctx.state.adminVia = 'console';
       await next();
       return;
     }

@@ -27,6 +27,7 @@ import { registerPublicEndpointRoutes } from './routes/public-endpoint.ts';
 import { registerRenderRoutes } from './routes/render.ts';
 import { registerConsoleRedirect } from './console/redirect.ts';
 import { registerSiteScriptRoutes } from './routes/site-scripts.ts';
+import { registerSecretRoutes } from './routes/secrets.ts';
 
 export interface AppLimits {
   maxPublicBodyBytes: number;
@@ -43,6 +44,7 @@ export const DEFAULT_APP_LIMITS: AppLimits = { maxPublicBodyBytes: 1_048_576, ma
  */
 export function registerAdminRoutes(router: Router, services: HostServices, adminAuth: Middleware, limits: AppLimits): void {
   registerIntegrationRoutes(router, services, adminAuth);
+  registerSecretRoutes(router, services, adminAuth);
   registerInstallationRoutes(router, services, adminAuth);
   registerConfigurationRoutes(router, services, adminAuth);
   // Before the event routes, so `stream` is never taken for an event id.

@@ -13,6 +13,7 @@ import type { LoadedIntegration } from '../manifest/types.ts';
 import type { PlatformApi } from '../platform-api/router.ts';
 import type { DeliveryView } from '../webhooks/delivery-view.ts';
 import type { SiteScripts } from '../site-scripts/site-scripts.ts';
+import type { IntegrationSecretsView, StoredSecretView } from '../secrets/view.ts';
 
 /** A queued task as the admin sees it (docs/installations.md#tasks): its state, never its payload. */
 export interface TaskView {
@@ -106,6 +107,20 @@ export interface HostServices {
   redeliver(deliveryId: string): Promise<DeliveryView>;
   /** A new signing secret for a webhook installation; the previous one keeps signing during the rotation window. */
   rotateSigningSecret(installationId: string): Promise<{ signingSecret: string }>;
+
+  /**
+   * The secrets stored for an integration this host serves: names, when and how set, never a
+   * value. Rejects with ERR_INTEGRATION_NOT_FOUND (unknown or built-in).
+   */
+  listSecrets(integration: string): Promise<IntegrationSecretsView>;
+  /**
+   * Stores (or replaces) a secret of an integration this host serves, and resolves once the
+   * integration serves with it. Rejects with ERR_INTEGRATION_NOT_FOUND, ERR_VALIDATION (name or
+   * value), ERR_SECRETS_KEY_MISSING.
+   */
+  setSecret(integration: string, name: string, value: unknown, via: 'api' | 'console'): Promise<{ secret: StoredSecretView; created: boolean; status: 'ready' | 'invalid' }>;
+  /** Removes a stored secret; resolves once the integration serves without it. Rejects with ERR_INTEGRATION_NOT_FOUND, ERR_NOT_FOUND. */
+  unsetSecret(integration: string, name: string): Promise<{ status: 'ready' | 'invalid' }>;
 
   /** Whether this host can serve now: store reachable, sandbox workers up, not shutting down; each check says why not. */
   readiness(): Promise<{ ready: boolean; checks: { store: string; workers: string; host: string } }>;

@@ -7,6 +7,7 @@ import type { OAuthStateStore } from '../installations/oauth-state.ts';
 import type { PlatformStore } from '../platform/records.ts';
 import type { Outbox } from '../webhooks/outbox.ts';
 import type { SigningSecretStore } from '../webhooks/secrets.ts';
+import type { IntegrationSecretStore } from '../secrets/model.ts';
 import type { TaskStore } from '../tasks/model.ts';
 
 /** Small named values kept across restarts (the token secret). */
@@ -33,6 +34,8 @@ export interface HostStores {
   oauthStates: OAuthStateStore;
   outbox: Outbox;
   signingSecrets: SigningSecretStore;
+  /** Secrets an operator stored per integration (ciphertext only; host/secrets/ decrypts). */
+  secrets: IntegrationSecretStore;
   tasks: TaskStore;
   /** Flushes what is buffered (the event log) and closes the database. */
   close(): Promise<void>;

@@ -1,6 +1,6 @@
 // The compiler settings `npm run check` type-checks an integration with: generated, hermetic (no
 // tsconfig of the user or the repository is read, no @types are picked up), shaped like the
-// isolate (ES2022 and the web-worker globals, no DOM, no Node) with sandbox-api's declared types.
+// isolate (ES2024 and the web-worker globals, no DOM, no Node) with sandbox-api's declared types.
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,8 +39,9 @@ export function typecheckConfig({ dir, entry, jsxImportSource }: TypecheckTarget
       target: 'es2022',
       module: 'esnext',
       moduleResolution: 'bundler',
-      // The isolate offers ECMAScript and web-worker-like globals (fetch, Request, crypto, …).
-      lib: ['es2022', 'webworker'],
+      // The isolate offers ECMAScript (V8 of Node 24: ES2024 and more, e.g. Array#findLast,
+      // Object.groupBy) and web-worker-like globals (fetch, Request, crypto, …).
+      lib: ['es2024', 'webworker'],
       types: [],
       strict: true,
       noEmit: true,

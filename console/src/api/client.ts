@@ -98,6 +98,7 @@ export const api = {
   get: <T>(path: string, signal?: AbortSignal) => request<T>('GET', path, signal ? { signal } : {}),
   post: <T>(path: string, body?: unknown) => request<T>('POST', path, body === undefined ? {} : { body }),
   patch: <T>(path: string, body: unknown) => request<T>('PATCH', path, { body }),
+  put: <T>(path: string, body: unknown) => request<T>('PUT', path, { body }),
   delete: (path: string) => request<void>('DELETE', path),
 };
 

@@ -2,6 +2,8 @@
 // from the documentation, not imported from host/: the console is a client like curl, and every
 // value in these shapes is untrusted text until a view puts it on screen as text.
 
+/** The namespace of the host's built-in integrations (no manifest name holds a colon). */
+export const BUILTIN_PREFIX = 'host:';
 /**
  * The host's built-in webhook integration (docs/webhooks.md). Built-ins are named `host:…`, which
  * no manifest name can be, so an author's integration called `webhook` is never mistaken for it.
@@ -126,4 +128,23 @@ export type RenderAnswer =
 export interface SessionInfo {
   csrfToken: string;
   expiresAt: string;
+}
+
+/** A secret stored for an integration: never its value (the host has no route that returns one). */
+export interface StoredSecret {
+  name: string;
+  setAt: string;
+  setBy: 'cli' | 'api' | 'console' | string;
+  keyId: number;
+  readable: boolean;
+  problem?: string;
+  usedBy: string[];
+}
+
+export interface IntegrationSecrets {
+  integration: string;
+  status: 'ready' | 'invalid';
+  key: { configured: boolean; current?: number };
+  items: StoredSecret[];
+  manifest: { secret: string; variable?: string; source: 'store' | 'environment' | 'manifest' | 'missing' | string; command?: string }[];
 }

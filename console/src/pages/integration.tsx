@@ -2,7 +2,7 @@
 // its installations, and the form to install it.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, segment } from '../api/client.ts';
-import { BUILTIN_WEBHOOK, type Installation, type IntegrationDetail, type Page, type Target } from '../api/types.ts';
+import { BUILTIN_PREFIX, BUILTIN_WEBHOOK, type Installation, type IntegrationDetail, type Page, type Target } from '../api/types.ts';
 import { renderMarkdown } from '../contentkit/markdown.ts';
 import { putFlash } from '../flash.ts';
 import { BASE, navigate } from '../router.ts';
@@ -134,6 +134,16 @@ export function IntegrationPage(props: { name: string }) {
         </section>
       ) : null}
 
+      {/* Built-ins (`host:…`) read no manifest secrets, so the host stores none for them. */}
+      {data.name.startsWith(BUILTIN_PREFIX) ? null : (
+        <section class="panel">
+          <h2>Secrets</h2>
+          <p>
+            Values the integration reads as <code>environment.secrets</code>, stored encrypted for every host:{' '}
+            <Link href={`${BASE}/integrations/${encodeURIComponent(data.name)}/secrets`}>Manage the secrets of {data.name}</Link>
+          </p>
+        </section>
+      )}
       <IntegrationInstallations name={data.name} />
       {data.status === 'ready' ? <InstallForm integration={data} /> : <p>Fix the problems above to install this integration.</p>}
       <p>

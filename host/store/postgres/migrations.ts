@@ -178,6 +178,27 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   ALTER TABLE git_syncs ADD COLUMN request TEXT;
 `,
   },
+  {
+    version: 9,
+    name: 'integration secrets',
+    // Secrets an operator stores per integration (host/secrets/): only AES-256-GCM ciphertext, the
+    // nonce and the id of the key; the revision moves with every change (hosts poll it, and are
+    // notified at commit as well).
+    sql: `
+  CREATE TABLE integration_secrets (
+    integration TEXT NOT NULL,
+    name TEXT NOT NULL,
+    key_id INTEGER NOT NULL,
+    nonce TEXT NOT NULL,
+    ciphertext TEXT NOT NULL,
+    set_at TEXT NOT NULL,
+    set_by TEXT NOT NULL CHECK (set_by IN ('cli', 'api', 'console')),
+    PRIMARY KEY (integration, name)
+  );
+  CREATE TABLE integration_secrets_revision (id INTEGER PRIMARY KEY CHECK (id = 1), revision BIGINT NOT NULL);
+  INSERT INTO integration_secrets_revision (id, revision) VALUES (1, 0);
+`,
+  },
 ];
 
 /** Applies every migration the database lacks, in one transaction under an advisory lock; returns the versions applied. */

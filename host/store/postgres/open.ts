@@ -16,6 +16,7 @@ import { createPostgresOAuthStateStore } from './oauth-states.ts';
 import { createPostgresOutbox } from './outbox.ts';
 import { createPostgresPlatformStore } from './platform.ts';
 import { createPostgresSigningSecretStore } from './signing-secrets.ts';
+import { createPostgresSecretStore } from './integration-secrets.ts';
 import { createPostgresTaskStore } from './tasks.ts';
 
 export interface PostgresStoreOptions {
@@ -42,7 +43,12 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
     const applied = await migratePostgres(db);
     if (applied.length > 0) log.info(`store: applied migration(s) ${applied.join(', ')}`);
     const installations = withInstallationCache(createPostgresInstallationStore(db));
-    const listener = listenForChanges(db.connectionString, installations, log);
+    const secrets = createPostgresSecretStore(db);
+    const listener = listenForChanges(db.connectionString, {
+      invalidate: (id) => installations.invalidate(id),
+      setEnabled: (enabled) => installations.setEnabled(enabled),
+      secretsChanged: (integration) => secrets.announce(integration),
+    }, log);
     await listener.ready;
     const eventLog = createPostgresEventLog(db, log);
     return {
@@ -56,6 +62,7 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
       oauthStates: createPostgresOAuthStateStore(db),
       outbox: createPostgresOutbox(db),
       signingSecrets: createPostgresSigningSecretStore(db),
+      secrets,
       tasks: createPostgresTaskStore(db),
       async close() {
         try {

@@ -10,6 +10,7 @@ import { createSqliteOAuthStateStore } from './oauth-states.ts';
 import { createOutbox } from './outbox.ts';
 import { createSqlitePlatformStore } from './platform.ts';
 import { createSigningSecretStore } from './signing-secrets.ts';
+import { createSqliteSecretStore } from './integration-secrets.ts';
 import { createSqliteTaskStore } from './tasks.ts';
 import { withInstallationCache } from '../installation-cache.ts';
 import type { HostStores } from '../types.ts';
@@ -30,6 +31,7 @@ export function openSqliteStores(path: string): HostStores {
       oauthStates: createSqliteOAuthStateStore(db),
       outbox: createOutbox(db),
       signingSecrets: createSigningSecretStore(db),
+      secrets: createSqliteSecretStore(db),
       tasks: createSqliteTaskStore(db),
       async close() {
         try {

@@ -46,7 +46,7 @@ describe('loading with .dev.vars', () => {
     expect(on.devVars).toEqual({ file: expect.stringMatching(/greeter\/\.dev\.vars$/), variables: ['GREETER_KEY'] });
     const [off] = await loadIntegrations([root], { env: {}, cacheDir: temp.make() });
     expect(off.status).toBe('invalid');
-    expect(off.errors[0].message).toBe('secret "KEY" needs environment variable GREETER_KEY, which is not set');
+    expect(off.errors[0].message).toBe('secret "KEY" needs environment variable GREETER_KEY, which is not set (or store it: npm run secrets -- set greeter GREETER_KEY)');
   });
 
   it('never lets one folder’s .dev.vars set another integration’s secret', async () => {

@@ -188,7 +188,7 @@ secrets:
     expect(checked.status).toBe('ready');
     expect(checked.warnings.map((w) => w.message)).toEqual([
       'scope "site:script:inject" is internal: granted only if the host where it runs names it the platform\'s own (--first-party or firstPartyIntegrations) or organization "gitbook" is first-party there (the platform data checked here does not know it)',
-      'secret "API_KEY" needs environment variable CHECK_ME_API_KEY, which is not set: the host will refuse to load the integration until it is set',
+      'secret "API_KEY" needs environment variable CHECK_ME_API_KEY, which is not set: the host will refuse to load the integration until it is set (or stored with npm run secrets -- set check-me CHECK_ME_API_KEY)',
     ]);
     // Where the host loads it, both are errors.
     const hosted = await loadIntegration(dir, { env: {}, cacheDir, firstPartyOrganizations: [] });

@@ -39,7 +39,7 @@ const BAD_FIXTURES: [string, string, string][] = [
   ['script-bad-extension', '/script', 'must be a .ts, .tsx, .js, .jsx or .mjs file'],
   ['script-symlink-escape', '/script', '"index.ts" resolves outside the integration folder'],
   ['icon-missing', '/icon', '"assets/icon.png" does not exist'],
-  ['secret-env-missing', '/secrets/CLIENT_ID', 'secret "CLIENT_ID" needs environment variable SECRET_ENV_MISSING_CLIENT_ID, which is not set'],
+  ['secret-env-missing', '/secrets/CLIENT_ID', 'secret "CLIENT_ID" needs environment variable SECRET_ENV_MISSING_CLIENT_ID, which is not set (or store it: npm run secrets -- set secret-env-missing SECRET_ENV_MISSING_CLIENT_ID)'],
   ['internal-scope', '/scopes/1', 'scope "site:script:inject" is internal and only granted to the platform\'s own integrations (--first-party or firstPartyIntegrations) and first-party organizations'],
   ['imports-node-fs', '/script', 'script imports "node:fs" (from index.js): Node built-ins are not available in the sandbox'],
   ['imports-outside', '/script', 'script imports "../../outside-the-folder.ts" (from index.ts), which resolves outside the integration folder and its node_modules'],
@@ -140,6 +140,39 @@ describe('loadIntegrations', () => {
     expect(byName.oauth.status).toBe('invalid');
     expect(byName.oauth.secrets).toEqual({});
     expect(byName.oauth.errors.map(formatProblem).join('\n')).toMatch(/secret "STOLEN" cannot read OAUTH_DEMO_CLIENT_SECRET: it belongs to the integration "oauth-demo"/);
+  });
+
+  it('takes a stored secret over the environment, even one inside another loaded integration\'s namespace', async () => {
+    const root = temp.make({
+      'gitlab/platform-manifest.yaml': manifestYaml('gitlab', 'secrets:\n  CLIENT_ID: ${{ env.GITLAB_CLIENT_ID }}\n'),
+      'gitlab-files/platform-manifest.yaml': manifestYaml('gitlab-files', 'secrets:\n  CLIENT_ID: ${{ env.GITLAB_CLIENT_ID }}\n'),
+    });
+    const env = { GITLAB_CLIENT_ID: 'gitlab-own' };
+    const without = await loadIntegrations([root], { ...options, env, storedSecrets: () => undefined });
+    expect(without.find((integration) => integration.name === 'gitlab-files')?.errors.map(formatProblem).join('\n')).toMatch(/cannot read GITLAB_CLIENT_ID: .*store it for this integration instead: npm run secrets -- set gitlab-files GITLAB_CLIENT_ID/);
+    const stored = new Map([['gitlab-files', new Map([['GITLAB_CLIENT_ID', { value: 'stored-for-files' }]])]]);
+    const loaded = await loadIntegrations([root], { ...options, env, storedSecrets: (name) => stored.get(name) });
+    const byName = Object.fromEntries(loaded.map((integration) => [integration.name, integration]));
+    expect(byName['gitlab-files']).toMatchObject({ status: 'ready', secrets: { CLIENT_ID: 'stored-for-files' }, secretSources: { CLIENT_ID: { variable: 'GITLAB_CLIENT_ID', source: 'store' } } });
+    expect(byName.gitlab).toMatchObject({ status: 'ready', secrets: { CLIENT_ID: 'gitlab-own' }, secretSources: { CLIENT_ID: { variable: 'GITLAB_CLIENT_ID', source: 'environment' } } });
+  });
+
+  it('ignores stored secrets for npm run check, which judges the folder', async () => {
+    const root = temp.make({ 'copilot/platform-manifest.yaml': manifestYaml('copilot', 'secrets:\n  APP_ID: ${{ env.OTHER_APP_ID }}\n') });
+    const [loaded] = await loadIntegrations([root], { ...options, check: true, storedSecrets: () => new Map([['OTHER_APP_ID', { value: 'x' }]]) });
+    expect(loaded.status).toBe('ready');
+    expect(loaded.warnings.map(formatProblem).join('\n')).toMatch(/reads OTHER_APP_ID, which a host never takes from its environment .*: store it for this integration with npm run secrets -- set copilot OTHER_APP_ID/);
+  });
+
+  it('bundles and returns only the integrations asked for, judging names against all', async () => {
+    const root = temp.make({
+      'one/platform-manifest.yaml': manifestYaml('one'),
+      'two/platform-manifest.yaml': manifestYaml('two'),
+      'twin-a/platform-manifest.yaml': manifestYaml('twin'),
+      'twin-b/platform-manifest.yaml': manifestYaml('twin'),
+    });
+    const loaded = await loadIntegrations([root], options, new Set(['two', 'twin']));
+    expect(loaded.map((integration) => [integration.name, integration.status])).toEqual([['twin', 'invalid'], ['twin', 'invalid'], ['two', 'ready']]);
   });
 
   it('makes both holders of a duplicate name invalid, each naming the other folder', async () => {

@@ -198,6 +198,16 @@ export function createFakeServices(): FakeServices {
     rotateSigningSecret: async (id) => {
       throw new HostError('ERR_NOT_FOUND', `installation "${id}" is not a webhook installation`);
     },
+    // Stored secrets are tested against the real host (test/integration/stored-secrets.test.ts).
+    listSecrets: async (integration) => {
+      throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
+    },
+    setSecret: async (integration) => {
+      throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
+    },
+    unsetSecret: async (integration) => {
+      throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
+    },
   };
   return fake;
 }
