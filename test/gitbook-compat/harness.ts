@@ -1,0 +1,123 @@
+// Starts what the exercise runs against: the loopback mock of every third party, and one real host
+// (in this process, its sandbox workers forked with the loopback guard and the mock's CA) loading
+// every integration, with a platform file naming the site-script ones first-party and placeholder secrets.
+
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CORE_SCHEMA, dump, load } from 'js-yaml';
+import { createHost, type Host } from '../../host/index.ts';
+import { createMemoryLogger } from '../../host/common/logger.ts';
+import { INTERNAL_SCOPES } from '../../host/manifest/types.ts';
+import { hostClient, type HostClient } from './host-client.ts';
+import { startMockThirdParty, type MockThirdParty } from './mock-third-party.ts';
+import { placeholderHost, placeholderSecret } from './placeholders.ts';
+import type { ExercisePlan } from './plan.ts';
+
+export interface HarnessOptions {
+  /** The folders holding the integrations (each a `--dir`). */
+  dirs: string[];
+  plans: ExercisePlan[];
+  /** The mock's loopback address and ports (443/80 for URLs without a port; 0 for free ones). */
+  address: string;
+  httpsPort: number;
+  httpPort: number;
+}
+
+export interface Harness {
+  host: Host;
+  mock: MockThirdParty;
+  client: HostClient;
+  /** Every socket a sandbox worker pointed somewhere other than the mock (must stay empty). */
+  strayConnections: string[];
+  /** The first-party integrations the platform file names. */
+  firstParty: string[];
+  waitIdle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const GUARD = fileURLToPath(new URL('./loopback-guard.ts', import.meta.url));
+const ADMIN_TOKEN = `gitbook-compat-${process.pid}-admin-token`;
+
+/** The repository's platform data with the integrations that need internal scopes named first-party. */
+function platformFile(folder: string, plans: ExercisePlan[]): { file: string; firstParty: string[] } {
+  const data = load(readFileSync(path.join(ROOT, 'fixtures/platform.yaml'), 'utf8'), { schema: CORE_SCHEMA }) as Record<string, unknown>;
+  const firstParty = plans.filter((plan) => plan.scopes.some((scope) => (INTERNAL_SCOPES as readonly string[]).includes(scope))).map((plan) => plan.name);
+  data.firstPartyIntegrations = firstParty;
+  const file = path.join(folder, 'platform.yaml');
+  writeFileSync(file, dump(data));
+  return { file, firstParty };
+}
+
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
+  const mock = await startMockThirdParty({ address: options.address, httpsPort: options.httpsPort, httpPort: options.httpPort });
+  const scratch = mkdtempSync(path.join(tmpdir(), 'gitbook-compat-'));
+  const saved = { NODE_OPTIONS: process.env.NODE_OPTIONS, NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS, GITBOOK_COMPAT_LOOPBACK: process.env.GITBOOK_COMPAT_LOOPBACK };
+  const restore = () => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+  // The sandbox workers are forked with this process's environment: they resolve every name to the
+  // mock, refuse sockets outside loopback, and trust the mock's CA.
+  process.env.NODE_OPTIONS = `${saved.NODE_OPTIONS ?? ''} --import=${JSON.stringify(GUARD)}`.trim();
+  process.env.NODE_EXTRA_CA_CERTS = mock.caFile;
+  process.env.GITBOOK_COMPAT_LOOPBACK = options.address;
+  const env: Record<string, string> = {};
+  const resolve: Record<string, string[]> = {};
+  for (const plan of options.plans) {
+    const context = { integration: plan.name, originFor: mock.originFor };
+    for (const variable of plan.secretVariables) env[variable] ??= placeholderSecret(variable, context);
+    for (const host of [...plan.hosts, placeholderHost(plan.name), ...plan.blocks.flatMap((block) => (block.link ? [new URL(block.link).hostname] : []))]) resolve[host] = [options.address];
+  }
+  const strayConnections: string[] = [];
+  const { file, firstParty } = platformFile(scratch, options.plans);
+  let host: Host;
+  try {
+    host = await createHost({
+      dirs: options.dirs,
+      host: '127.0.0.1',
+      port: 0,
+      dataPath: ':memory:',
+      platformPath: file,
+      adminToken: ADMIN_TOKEN,
+      allowEgress: [options.address],
+      egressResolve: resolve,
+      onEgressConnect: ({ integration, address, port }) => {
+        if (address !== options.address) strayConnections.push(`${integration} → ${address}:${port}`);
+      },
+      autoInstall: false,
+      env,
+      logger: createMemoryLogger(),
+      workers: 2,
+    });
+  } catch (error) {
+    restore();
+    await mock.close();
+    rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
+  const waitIdle = async () => {
+    for (let quiet = 0; quiet < 3; ) {
+      quiet = host.supervisor.inFlightCount() === 0 ? quiet + 1 : 0;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+  return {
+    host,
+    mock,
+    client: hostClient(host.url, ADMIN_TOKEN),
+    strayConnections,
+    firstParty,
+    waitIdle,
+    async close() {
+      await host.close();
+      restore();
+      await mock.close();
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}
