@@ -149,6 +149,16 @@ export async function exerciseIntegration(context: ExerciseContext, plan: Exerci
   await context.waitIdle();
   const configuredFrom = new Date().toISOString();
 
+  // Buttons first, as a user connects an account before choosing what the connection offers: each
+  // (OAuth through the loopback provider) on whichever installation shows one.
+  for (const [, installation] of installations) {
+    const fresh = await client.admin('GET', `/v1/installations/${installation.id}`);
+    for (const [property, url] of Object.entries((fresh.json as Installation | undefined)?.urls.buttons ?? {})) {
+      await connectButton(client, mock, installation.id, property, url, steps);
+      exercised.push(`connect ${property}`);
+    }
+  }
+
   // Configure: the required properties of each level with a schema (the space level falls back to the site's, as the host does).
   const placeholders = { integration: plan.name, originFor: mock.originFor };
   const levels: [('organization' | InstallTarget), Level | undefined][] = [
@@ -166,15 +176,6 @@ export async function exerciseIntegration(context: ExerciseContext, plan: Exerci
     steps.push(stepOf(`configure ${target}`, answer));
     if (answer.status === 200) installations.set(target, answer.json as Installation);
     exercised.push(`configure ${target}`);
-  }
-
-  // Buttons: connect each (OAuth through the loopback provider), on whichever installation shows one.
-  for (const [, installation] of installations) {
-    const fresh = await client.admin('GET', `/v1/installations/${installation.id}`);
-    for (const [property, url] of Object.entries((fresh.json as Installation | undefined)?.urls.buttons ?? {})) {
-      await connectButton(client, mock, installation.id, property, url, steps);
-      exercised.push(`connect ${property}`);
-    }
   }
   await context.waitIdle();
 

@@ -2,6 +2,7 @@
 // (in this process, its sandbox workers forked with the loopback guard and the mock's CA) loading
 // every integration, with a platform file naming the site-script ones first-party and placeholder secrets.
 
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { CORE_SCHEMA, dump, load } from 'js-yaml';
 import { createHost, type Host } from '../../host/index.ts';
 import { createMemoryLogger } from '../../host/common/logger.ts';
+import { namespaceProblem, ownerOf } from '../../host/manifest/secret-namespace.ts';
 import { INTERNAL_SCOPES } from '../../host/manifest/types.ts';
 import { hostClient, type HostClient } from './host-client.ts';
 import { startMockThirdParty, type MockThirdParty } from './mock-third-party.ts';
@@ -33,6 +35,8 @@ export interface Harness {
   strayConnections: string[];
   /** The first-party integrations the platform file names. */
   firstParty: string[];
+  /** Secrets outside an integration's namespace put in the host's secret store (`integration/NAME`), or why not. */
+  storedSecrets: { stored: string[]; unavailable?: string };
   waitIdle(): Promise<void>;
   close(): Promise<void>;
 }
@@ -51,6 +55,35 @@ function platformFile(folder: string, plans: ExercisePlan[]): { file: string; fi
   return { file, firstParty };
 }
 
+/**
+ * Stores, through the admin API, the placeholder of every secret variable outside its integration's
+ * namespace, as an operator would, then waits (bounded) for the host to reload those integrations.
+ * A host without a secret store answers 404 and they stay refused at load.
+ */
+async function storeOutsideSecrets(client: HostClient, plans: ExercisePlan[], env: Record<string, string>): Promise<Harness['storedSecrets']> {
+  const names = plans.map((plan) => plan.name);
+  const stored: string[] = [];
+  for (const plan of plans) {
+    for (const variable of plan.secretVariables) {
+      if (namespaceProblem(variable, plan.name) === null && ownerOf(variable, names) === plan.name) continue;
+      const answer = await client.admin('PUT', `/v1/integrations/${encodeURIComponent(plan.name)}/secrets/${encodeURIComponent(variable)}`, { value: env[variable] });
+      if (answer.status === 404 && stored.length === 0) return { stored, unavailable: `the host has no secret store (PUT …/secrets answered ${answer.status})` };
+      if (answer.status >= 300) return { stored, unavailable: `storing ${plan.name}/${variable} answered ${answer.status}: ${answer.text.slice(0, 200)}` };
+      stored.push(`${plan.name}/${variable}`);
+    }
+  }
+  const waiting = new Set(stored.map((entry) => entry.split('/')[0]));
+  for (let round = 0; round < 100 && waiting.size > 0; round++) {
+    const listing = ((await client.admin('GET', '/v1/integrations')).json as { items?: { name: string; status: string; errors?: string[] }[] } | undefined)?.items ?? [];
+    for (const name of [...waiting]) {
+      const entries = listing.filter((entry) => entry.name === name);
+      if (entries.some((entry) => entry.status === 'ready') || entries.every((entry) => !(entry.errors ?? []).some((error) => error.includes('/secrets/')))) waiting.delete(name);
+    }
+    if (waiting.size > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return stored.length > 0 && waiting.size > 0 ? { stored, unavailable: `still refused after storing their secrets: ${[...waiting].join(', ')}` } : { stored };
+}
+
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const mock = await startMockThirdParty({ address: options.address, httpsPort: options.httpsPort, httpPort: options.httpPort });
   const scratch = mkdtempSync(path.join(tmpdir(), 'gitbook-compat-'));
@@ -66,7 +99,9 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   process.env.NODE_OPTIONS = `${saved.NODE_OPTIONS ?? ''} --import=${JSON.stringify(GUARD)}`.trim();
   process.env.NODE_EXTRA_CA_CERTS = mock.caFile;
   process.env.GITBOOK_COMPAT_LOOPBACK = options.address;
-  const env: Record<string, string> = {};
+  // A key for the host's secret store, where a host has one (the environment never gives a variable
+  // outside an integration's namespace; an operator stores those).
+  const env: Record<string, string> = { HOST_SECRETS_KEYS: `1:${randomBytes(32).toString('base64')}` };
   const resolve: Record<string, string[]> = {};
   for (const plan of options.plans) {
     const context = { integration: plan.name, originFor: mock.originFor };
@@ -100,6 +135,8 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     rmSync(scratch, { recursive: true, force: true });
     throw error;
   }
+  const client = hostClient(host.url, ADMIN_TOKEN);
+  const storedSecrets = await storeOutsideSecrets(client, options.plans, env);
   const waitIdle = async () => {
     for (let quiet = 0; quiet < 3; ) {
       quiet = host.supervisor.inFlightCount() === 0 ? quiet + 1 : 0;
@@ -109,9 +146,10 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   return {
     host,
     mock,
-    client: hostClient(host.url, ADMIN_TOKEN),
+    client,
     strayConnections,
     firstParty,
+    storedSecrets,
     waitIdle,
     async close() {
       await host.close();

@@ -64,6 +64,9 @@ interface Answer {
 
 const json = (value: unknown): Answer => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) });
 
+/** Who the token or answer is about, under the names providers use for it, so an integration reading one finds an object. */
+const PARTIES = Object.fromEntries(['team', 'user', 'authed_user', 'owner', 'account', 'workspace', 'organization', 'guild'].map((name) => [name, { id: `mock-${name}`, name: 'Placeholder' }]));
+
 /** What a third party plausibly answers: pure, so the test can check it without a server. */
 export function mockAnswer(method: string, host: string, target: string, body: string, sequence: number): Answer {
   const url = new URL(target, `https://${host}`);
@@ -83,12 +86,12 @@ export function mockAnswer(method: string, host: string, target: string, body: s
     return { status: 302, headers: { location: back.toString() }, body: '' };
   }
   if (/(^|[&"{\s])grant_type["=:]/.test(body) || /\/(oauth2?\/)?(access_)?token$/.test(url.pathname)) {
-    return json({ ok: true, access_token: `mock-access-token-${sequence}`, token_type: 'bearer', refresh_token: `mock-refresh-token-${sequence}`, expires_in: 3600, scope: '' });
+    return json({ ok: true, access_token: `mock-access-token-${sequence}`, token_type: 'bearer', refresh_token: `mock-refresh-token-${sequence}`, expires_in: 3600, scope: '', ...PARTIES });
   }
   if (method === 'GET' && /\.m?js$/.test(url.pathname)) return { status: 200, headers: { 'content-type': 'application/javascript' }, body: '/* loopback third-party script */' };
   return json({
     ok: true, id: 'mock-1', name: 'Placeholder', title: 'Placeholder', login: 'placeholder', email: 'placeholder@mock.test',
-    url: `https://${host}/placeholder`, width: 640, height: 360, data: [], items: [], results: [], values: [],
+    url: `https://${host}/placeholder`, width: 640, height: 360, data: [], items: [], results: [], values: [], ...PARTIES,
   });
 }
 

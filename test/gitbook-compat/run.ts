@@ -99,6 +99,8 @@ async function main(argv: string[]): Promise<number> {
   process.stderr.write(`loading ${plans.length} integrations from ${root} into one host…\n`);
   const harness = await startHarness({ dirs: [root], plans, address, httpsPort: port(values['https-port'], 'https-port', 443), httpPort: port(values['http-port'], 'http-port', 80) });
   const results: IntegrationResult[] = [];
+  const { stored, unavailable } = harness.storedSecrets;
+  if (stored.length > 0 || unavailable) process.stderr.write(`secrets outside their integration's namespace: ${stored.length > 0 ? `stored ${stored.join(', ')}` : 'none stored'}${unavailable ? ` (${unavailable})` : ''}\n`);
   try {
     const context = { client: harness.client, mock: harness.mock, runtimeGlobals: workersGlobals(), waitIdle: harness.waitIdle };
     for (const [index, plan] of selected.entries()) {
@@ -112,7 +114,7 @@ async function main(argv: string[]): Promise<number> {
   const record = path.join(tree, TREE_RECORD);
   const commit = existsSync(record) ? (JSON.parse(readFileSync(record, 'utf8')) as { commit?: string | null }).commit ?? null : null;
   if (values.json) {
-    process.stdout.write(`${reportJson(results, { tree, commit, loaded: plans.length, firstParty: harness.firstParty, strayConnections: harness.strayConnections })}\n`);
+    process.stdout.write(`${reportJson(results, { tree, commit, loaded: plans.length, firstParty: harness.firstParty, storedSecrets: harness.storedSecrets, strayConnections: harness.strayConnections })}\n`);
   } else {
     process.stdout.write(`${formatTable(results)}\n\n${byOutcome(results)}\n\n${summaryLine(results)}\n`);
     if (harness.strayConnections.length > 0) process.stdout.write(`\nSOCKETS OUTSIDE THE MOCK: ${harness.strayConnections.join(', ')}\n`);
