@@ -24,7 +24,7 @@ const results = new Map<string, IntegrationResult>();
 beforeAll(async () => {
   const plans = DIRS.flatMap((dir) => integrationFolders(dir)).map(planExercise);
   harness = await startHarness({ dirs: DIRS, plans, address: ADDRESS, httpsPort: 0, httpPort: 0 });
-  const context = { client: harness.client, mock: harness.mock, runtimeGlobals: workersGlobals(), waitIdle: harness.waitIdle };
+  const context = { client: harness.client, mock: harness.mock, runtimeGlobals: workersGlobals(), waitIdle: harness.waitIdle, currentRevision: harness.currentRevision };
   for (const plan of plans) results.set(plan.name, await exerciseIntegration(context, plan));
 }, 240_000);
 afterAll(() => harness?.close());

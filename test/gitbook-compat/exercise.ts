@@ -21,6 +21,8 @@ export interface ExerciseContext {
   runtimeGlobals: ReadonlySet<string>;
   /** Resolves once the host has no dispatch in flight (setup events run after their HTTP answer). */
   waitIdle(): Promise<void>;
+  /** The space's current revision, which the platform names in its space events. */
+  currentRevision(space: string): Promise<string>;
 }
 
 export interface IntegrationResult extends Verdict {
@@ -55,16 +57,16 @@ function mentionsFolder(line: string, folder: string): boolean {
 
 const VISITOR = { anonymousId: 'visitor-compat', userAgent: 'gitbook-compat', ip: '127.0.0.1', cookies: {} };
 
-/** The body of POST /v1/events for a platform event type, on the scene's space and site. */
-export function platformEvent(type: string): Record<string, unknown> {
+/** The body of POST /v1/events for a platform event type, on the scene's space (at `revisionId`) and site. */
+export function platformEvent(type: string, revisionId: string): Record<string, unknown> {
   const { space, site, page } = SCENE;
   const seen = { visitor: VISITOR, url: 'https://docs.acme.test/', referrer: '' };
   switch (type) {
     case 'space_view': return { type, spaceId: space, pageId: page, ...seen };
-    case 'space_content_updated': return { type, spaceId: space, revisionId: 'rev-compat-1' };
+    case 'space_content_updated': return { type, spaceId: space, revisionId };
     case 'space_visibility_updated': return { type, spaceId: space, previousVisibility: 'private', visibility: 'public' };
-    case 'space_gitsync_started': return { type, spaceId: space, revisionId: 'rev-compat-1', commitId: 'c0ffee' };
-    case 'space_gitsync_completed': return { type, spaceId: space, revisionId: 'rev-compat-1', commitId: 'c0ffee', state: 'success' };
+    case 'space_gitsync_started': return { type, spaceId: space, revisionId, commitId: 'c0ffee' };
+    case 'space_gitsync_completed': return { type, spaceId: space, revisionId, commitId: 'c0ffee', state: 'success' };
     case 'site_view': return { type, siteId: site, ...seen };
     case 'page_feedback': return { type, siteId: site, spaceId: space, pageId: page, feedback: { rating: 'good', comment: 'Clear.' }, ...seen };
     default: throw new Error(`no platform event ${type}`);
@@ -220,7 +222,12 @@ export async function exerciseIntegration(context: ExerciseContext, plan: Exerci
     .filter(([target]) => target !== 'organization' || plan.installs.length === 0)
     .map(([target, installation]) => [`GET ${target} installation endpoint`, installation.urls.publicEndpoint]);
   if (plan.usesIntegrationEndpoint) endpoints.unshift(['GET integration endpoint', `${client.url}/v1/integrations/${encodeURIComponent(plan.name)}/integration`]);
-  for (const [what, endpoint] of endpoints) steps.push(stepOf(what, await client.open('GET', endpoint)));
+  for (const [what, endpoint] of endpoints) {
+    const step = stepOf(what, await client.open('GET', endpoint));
+    // An OAuth start the host refuses without a button's ticket is its protection working: the flow is
+    // exercised through the button (connect above), never by a bare GET.
+    steps.push(step.code === 'ERR_OAUTH_TICKET_INVALID' ? { what, status: step.status, message: `${step.code}: an OAuth start needs the button's ticket` } : step);
+  }
   exercised.push(`endpoints ×${endpoints.length}`);
 
   const site = installations.get('site');
@@ -240,7 +247,7 @@ export async function exerciseIntegration(context: ExerciseContext, plan: Exerci
 
   const handled: string[] = [];
   for (const type of plan.events) {
-    const answer = await client.admin('POST', '/v1/events', platformEvent(type));
+    const answer = await client.admin('POST', '/v1/events', platformEvent(type, await context.currentRevision(SCENE.space)));
     if (answer.status !== 202) {
       steps.push(stepOf(`event ${type}`, answer));
       continue;

@@ -12,6 +12,7 @@ import { createHost, type Host } from '../../host/index.ts';
 import { createMemoryLogger } from '../../host/common/logger.ts';
 import { namespaceProblem, ownerOf } from '../../host/manifest/secret-namespace.ts';
 import { INTERNAL_SCOPES } from '../../host/manifest/types.ts';
+import { SCENE } from './exercise.ts';
 import { hostClient, type HostClient } from './host-client.ts';
 import { startMockThirdParty, type MockThirdParty } from './mock-third-party.ts';
 import { placeholderHost, placeholderSecret } from './placeholders.ts';
@@ -38,11 +39,16 @@ export interface Harness {
   /** Secrets outside an integration's namespace put in the host's secret store (`integration/NAME`), or why not. */
   storedSecrets: { stored: string[]; unavailable?: string };
   waitIdle(): Promise<void>;
+  /** The current revision of a space as the platform API reports it (what the platform puts in its events). */
+  currentRevision(space: string): Promise<string>;
   close(): Promise<void>;
 }
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GUARD = fileURLToPath(new URL('./loopback-guard.ts', import.meta.url));
+/** The platform's own probe (gitbook-compat-platform), loaded beside the integrations under exercise. */
+const PLATFORM_DIR = fileURLToPath(new URL('./platform', import.meta.url));
+const PROBE = 'gitbook-compat-platform';
 const ADMIN_TOKEN = `gitbook-compat-${process.pid}-admin-token`;
 
 /** The repository's platform data with the integrations that need internal scopes named first-party. */
@@ -113,7 +119,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   let host: Host;
   try {
     host = await createHost({
-      dirs: options.dirs,
+      dirs: [...options.dirs, PLATFORM_DIR],
       host: '127.0.0.1',
       port: 0,
       dataPath: ':memory:',
@@ -137,6 +143,20 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   }
   const client = hostClient(host.url, ADMIN_TOKEN);
   const storedSecrets = await storeOutsideSecrets(client, options.plans, env);
+  const probe = await client.admin('POST', `/v1/integrations/${PROBE}/installations`, { organization: SCENE.organization, target: 'space', space: SCENE.space });
+  if (probe.status !== 201) {
+    await host.close();
+    restore();
+    await mock.close();
+    throw new Error(`could not install the exercise's probe ${PROBE}: ${probe.status} ${probe.text.slice(0, 300)}`);
+  }
+  const probeEndpoint = (probe.json as { urls: { publicEndpoint: string } }).urls.publicEndpoint;
+  const currentRevision = async (space: string) => {
+    const answer = await client.open('GET', `${probeEndpoint}?space=${encodeURIComponent(space)}`);
+    const revision = (answer.json as { revision?: unknown } | undefined)?.revision;
+    if (answer.status !== 200 || (typeof revision !== 'string' && typeof revision !== 'number')) throw new Error(`the probe could not read the revision of ${space}: ${answer.status} ${answer.text.slice(0, 200)}`);
+    return String(revision);
+  };
   const waitIdle = async () => {
     for (let quiet = 0; quiet < 3; ) {
       quiet = host.supervisor.inFlightCount() === 0 ? quiet + 1 : 0;
@@ -151,6 +171,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     firstParty,
     storedSecrets,
     waitIdle,
+    currentRevision,
     async close() {
       await host.close();
       restore();

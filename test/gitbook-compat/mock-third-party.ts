@@ -91,7 +91,8 @@ export function mockAnswer(method: string, host: string, target: string, body: s
   if (method === 'GET' && /\.m?js$/.test(url.pathname)) return { status: 200, headers: { 'content-type': 'application/javascript' }, body: '/* loopback third-party script */' };
   return json({
     ok: true, id: 'mock-1', name: 'Placeholder', title: 'Placeholder', login: 'placeholder', email: 'placeholder@mock.test',
-    url: `https://${host}/placeholder`, width: 640, height: 360, data: [], items: [], results: [], values: [], ...PARTIES,
+    url: `https://${host}/placeholder`, width: 640, height: 360, content: btoa('placeholder\n'), encoding: 'base64',
+    total_count: 0, data: [], items: [], results: [], values: [], installations: [], ...PARTIES,
   });
 }
 

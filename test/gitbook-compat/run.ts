@@ -102,7 +102,7 @@ async function main(argv: string[]): Promise<number> {
   const { stored, unavailable } = harness.storedSecrets;
   if (stored.length > 0 || unavailable) process.stderr.write(`secrets outside their integration's namespace: ${stored.length > 0 ? `stored ${stored.join(', ')}` : 'none stored'}${unavailable ? ` (${unavailable})` : ''}\n`);
   try {
-    const context = { client: harness.client, mock: harness.mock, runtimeGlobals: workersGlobals(), waitIdle: harness.waitIdle };
+    const context = { client: harness.client, mock: harness.mock, runtimeGlobals: workersGlobals(), waitIdle: harness.waitIdle, currentRevision: harness.currentRevision };
     for (const [index, plan] of selected.entries()) {
       const result = await exerciseIntegration(context, plan);
       results.push(result);

@@ -3,6 +3,7 @@
 // is classified from its answers and logs, and the report's summary line.
 import { describe, expect, it } from 'vitest';
 import { actionsIn, filledState, resolveBindings } from './components.ts';
+import { CookieJar } from './connect.ts';
 import { planDependencies } from './dependency-plan.ts';
 import { hostEvidenceIn, judgeExercise, judgeLoad, type Step } from './evidence.ts';
 import { mockAnswer } from './mock-third-party.ts';
@@ -115,6 +116,17 @@ describe('pressing a rendered component', () => {
 
   it('resolves $state bindings in an action as GitBook\'s client does', () => {
     expect(resolveBindings({ action: 'save', token: { $state: 'token' }, nested: [{ $state: 'missing' }] }, { token: 't' })).toEqual({ action: 'save', token: 't', nested: [undefined] });
+  });
+});
+
+describe('the browser of a connect flow', () => {
+  it('sends back the cookies the host set, on their path only, and forgets an expired one', () => {
+    const jar = new CookieJar();
+    jar.store(['ih-oauth=abc; Path=/v1/integrations/x; HttpOnly; SameSite=Lax', 'other=1; Path=/elsewhere']);
+    expect(jar.header('/v1/integrations/x/integration/oauth')).toBe('ih-oauth=abc');
+    expect(jar.header('/v1/integrations/xy')).toBeUndefined();
+    jar.store(['ih-oauth=; Path=/v1/integrations/x; Max-Age=0']);
+    expect(jar.header('/v1/integrations/x/oauth')).toBeUndefined();
   });
 });
 
