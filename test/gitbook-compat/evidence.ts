@@ -71,13 +71,18 @@ function firstError(dispatch: Dispatch): string {
 }
 
 /**
- * Why an integration the host refused to load did not load: a module its own build generates
- * (an unresolved relative import in a folder with a `build` script) or the host's refusal.
+ * Why an integration the host refused to load did not load: a module its own build generates (a
+ * relative import that does not exist, in a folder with a `build` script or one the host's check
+ * calls generated) or the host's refusal.
  */
 export function judgeLoad(errors: string[], build: string | undefined): Verdict {
-  const generated = errors.filter((error) => /\/script: .*imports "\.{1,2}\/[^"]*".*(cannot be resolved|build)/.test(error));
-  if (build !== undefined && generated.length > 0 && generated.length === errors.length) {
-    return { outcome: 'cannot be built', evidence: [...generated.map((error) => error.replace(/^.*?\/script: /, '')), `its build step: ${build}`] };
+  const generated = errors.filter((error) => /\/script: .*imports "\.{1,2}\/[^"]*".*(cannot be resolved|does not exist)/.test(error)
+    && (build !== undefined || error.includes('probably generated')));
+  if (generated.length > 0 && generated.length === errors.length) {
+    const messages = generated.map((error) => error.replace(/^.*?\/script: /, ''));
+    // The host's check names the build script itself; the folder's is added only where it does not.
+    const named = build === undefined || messages.some((message) => message.includes(build));
+    return { outcome: 'cannot be built', evidence: named ? messages : [...messages, `its build step: ${build}`] };
   }
   return { outcome: 'broken by the host', evidence: errors.map((error) => `refused at load: ${error.replace(/^.*?gitbook-manifest\.yaml: /, '')}`) };
 }
