@@ -21,7 +21,9 @@ export interface RenderTarget {
 
 /**
  * The state a user leaves after filling a form: every input bound to an empty state key gets a
- * placeholder (a text input its placeholder text, a select its first option, a switch or checkbox on).
+ * placeholder (a text input its placeholder text, a select its first option), and every switch or
+ * checkbox is turned on, as a user enables what the integration offers (GitBook's webhook refuses
+ * to save with all its event switches off, as they start).
  */
 export function filledState(element: unknown, state: Record<string, unknown>, context: PlaceholderContext): Record<string, unknown> {
   const filled = { ...state };
@@ -30,14 +32,14 @@ export function filledState(element: unknown, state: Record<string, unknown>, co
     if (Array.isArray(value)) return value.forEach((entry) => walk(entry, depth + 1));
     const record = value as Record<string, unknown>;
     const key = record.state;
-    if (typeof key === 'string' && (filled[key] === undefined || filled[key] === '' || filled[key] === null)) {
+    if (typeof key === 'string' && (record.type === 'switch' || record.type === 'checkbox') && filled[key] !== true) {
+      filled[key] = record.type === 'checkbox' && record.value !== undefined ? record.value : true;
+    } else if (typeof key === 'string' && (filled[key] === undefined || filled[key] === '' || filled[key] === null)) {
       if (record.type === 'textinput') {
         filled[key] = placeholderFor(key, { type: record.inputType === 'number' ? 'number' : 'string', ...(record.inputType === 'url' ? { format: 'uri' } : {}) }, context);
       } else if (record.type === 'select' && Array.isArray(record.options) && record.options.length > 0) {
         const option = record.options[0] as { id?: unknown };
         if (option.id !== undefined) filled[key] = record.multiple === true ? [option.id] : option.id;
-      } else if (record.type === 'switch' || record.type === 'checkbox') {
-        filled[key] = record.type === 'checkbox' && record.value !== undefined ? record.value : true;
       }
     }
     for (const entry of Object.values(record)) walk(entry, depth + 1);

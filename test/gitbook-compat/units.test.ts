@@ -111,7 +111,12 @@ describe('pressing a rendered component', () => {
   });
 
   it('fills the empty inputs a form binds to state, keeping what the state already holds', () => {
-    expect(filledState(element, { token: '', enabled: false }, context)).toEqual({ token: 'placeholder-token', project: 'p1', enabled: false });
+    expect(filledState(element, { token: '', project: 'p2', enabled: true }, context)).toEqual({ token: 'placeholder-token', project: 'p2', enabled: true });
+  });
+
+  it('turns on every switch and checkbox, including those the state starts off', () => {
+    const form = [{ type: 'switch', state: 'events' }, { type: 'checkbox', state: 'notify', value: 'yes' }, { type: 'textinput', state: 'url' }];
+    expect(filledState(form, { events: false, notify: null, url: 'https://kept.example' }, context)).toEqual({ events: true, notify: 'yes', url: 'https://kept.example' });
   });
 
   it('resolves $state bindings in an action as GitBook\'s client does', () => {
