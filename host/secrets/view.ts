@@ -8,13 +8,7 @@ import type { KeyRing } from './keys.ts';
 import type { SecretSetBy } from './model.ts';
 import type { SecretListing } from './service.ts';
 
-export interface StoredSecretView {
-  name: string;
-  setAt: string;
-  setBy: SecretSetBy;
-  keyId: number;
-  readable: boolean;
-  problem?: string;
+export interface StoredSecretView extends Omit<SecretListing, 'integration'> {
   /** The manifest secrets whose `${{ env.NAME }}` names it. */
   usedBy: string[];
 }
