@@ -5,7 +5,6 @@
 import { setSecretCommand, type SecretSource } from '../manifest/secrets.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import type { KeyRing } from './keys.ts';
-import type { SecretSetBy } from './model.ts';
 import type { SecretListing } from './service.ts';
 
 export interface StoredSecretView extends Omit<SecretListing, 'integration'> {
