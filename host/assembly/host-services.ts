@@ -16,6 +16,7 @@ import type { WebhookService } from '../webhooks/service.ts';
 import { readIntegrationAsset } from '../integrations/assets.ts';
 import type { TaskStore } from '../tasks/model.ts';
 import type { SiteScripts } from '../site-scripts/site-scripts.ts';
+import type { OAuthSeal } from '../oauth-seal/seal.ts';
 
 export interface HostServicesParts {
   adminToken: string;
@@ -34,6 +35,7 @@ export interface HostServicesParts {
   metrics: HostServices['metrics'];
   tasks: TaskStore;
   siteScripts: SiteScripts;
+  oauthSeal: OAuthSeal;
 }
 
 export function createHostServices(parts: HostServicesParts): HostServices {
@@ -44,6 +46,7 @@ export function createHostServices(parts: HostServicesParts): HostServices {
     baseUrl: () => parts.baseUrl,
     platformApi: parts.platformApi,
     siteScripts: parts.siteScripts,
+    oauthSeal: parts.oauthSeal,
 
     listIntegrations: () => registry.list(),
     getIntegration: (name) => registry.get(name),
