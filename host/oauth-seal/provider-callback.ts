@@ -22,15 +22,13 @@ function isFormBody(method: string, contentType: string | undefined): boolean {
  * its bytes (read only for an urlencoded POST).
  */
 export function findCallback(method: string, query: string, contentType: string | undefined, body: Uint8Array | null): ProviderCallback | undefined {
-  const has = (raw: string, name: string) => paramValues(raw, name).length > 0;
-  // `code` alone is a callback too: one that lost (or never had) its state must not reach the integration.
-  if (has(query, 'code') || (has(query, 'error') && has(query, 'state'))) return { where: 'query', states: paramValues(query, 'state') };
+  // `code` alone is a callback too: one that lost (or never had) its state must not reach the
+  // integration. The same names in a form: GitBook's integrations post no other urlencoded `code`.
+  const isCallback = (raw: string) => paramValues(raw, 'code').length > 0 || (paramValues(raw, 'error').length > 0 && paramValues(raw, 'state').length > 0);
+  if (isCallback(query)) return { where: 'query', states: paramValues(query, 'state') };
   if (body === null || body.length === 0 || !isFormBody(method, contentType)) return undefined;
   const form = new TextDecoder().decode(body);
-  // A form is a callback only with its state: urlencoded POSTs are also what webhooks and slash
-  // commands send, and a stray `code` field there is not the host's concern.
-  if (has(form, 'state') && (has(form, 'code') || has(form, 'error'))) return { where: 'form', states: paramValues(form, 'state') };
-  return undefined;
+  return isCallback(form) ? { where: 'form', states: paramValues(form, 'state') } : undefined;
 }
 
 /** The form body with its `state` replaced by the integration's own (removed when it had none). */

@@ -17,14 +17,15 @@ describe('finding a provider callback', () => {
   it('in an urlencoded POST body (form_post)', () => {
     expect(findCallback('POST', '', `${FORM}; charset=utf-8`, bytes('code=c&state=s'))).toEqual({ where: 'form', states: ['s'] });
     expect(findCallback('POST', '', FORM, bytes('error=denied&state=s'))).toEqual({ where: 'form', states: ['s'] });
+    expect(findCallback('POST', '', FORM, bytes('code=c'))).toEqual({ where: 'form', states: [] });
   });
 
   it('not in other requests', () => {
     expect(findCallback('GET', '', undefined, null)).toBeUndefined();
     expect(findCallback('GET', 'error=x', undefined, null)).toBeUndefined();
     expect(findCallback('GET', 'state=s&installation_id=1&setup_action=install', undefined, null)).toBeUndefined();
-    // A webhook or slash command posting a form without a state, or a JSON body, is not a callback.
-    expect(findCallback('POST', '', FORM, bytes('command=%2Fdeploy&code=1'))).toBeUndefined();
+    // A webhook or slash command posting a form of other fields, or a JSON body, is not a callback.
+    expect(findCallback('POST', '', FORM, bytes('command=%2Fdeploy&text=code&error=none'))).toBeUndefined();
     expect(findCallback('POST', '', 'application/json', bytes('{"code":"c","state":"s"}'))).toBeUndefined();
     expect(findCallback('PUT', '', FORM, bytes('code=c&state=s'))).toBeUndefined();
   });
