@@ -19,14 +19,21 @@ export interface SealedOAuthWorld {
   close(): Promise<void>;
 }
 
-export async function startSealedOAuthWorld(options: HostOptionsInput = {}): Promise<SealedOAuthWorld> {
+/**
+ * `authorizeHostName` names the provider's authorization page for the browser: a name a test
+ * browser resolves to loopback puts it on another site than the host's `127.0.0.1`, as a real
+ * provider is. The token endpoint the integration calls stays on `127.0.0.1`.
+ */
+export async function startSealedOAuthWorld(options: HostOptionsInput = {}, authorizeHostName = '127.0.0.1'): Promise<SealedOAuthWorld> {
   const provider = await startOAuthProvider(OAUTH_CLIENT);
+  const authorizeURL = new URL(provider.authorizeURL);
+  authorizeURL.hostname = authorizeHostName;
   const env: Record<string, string | undefined> = { ...process.env };
   for (const prefix of ['SPACE_DIGEST', 'HAND_ROLLED']) {
     Object.assign(env, {
       [`${prefix}_CLIENT_ID`]: OAUTH_CLIENT.clientId,
       [`${prefix}_CLIENT_SECRET`]: OAUTH_CLIENT.clientSecret,
-      [`${prefix}_AUTHORIZE_URL`]: provider.authorizeURL,
+      [`${prefix}_AUTHORIZE_URL`]: authorizeURL.toString(),
       [`${prefix}_TOKEN_URL`]: provider.tokenURL,
     });
   }
