@@ -8,7 +8,7 @@ import type { ApiClient } from './api-client.ts';
 export interface IntegrationEnvironment {
   apiEndpoint?: string;
   apiTokens?: { installation?: string; integration?: string };
-  /** GitBook's Integration object; `urls.publicEndpoint` is the integration's own endpoint (no installation). */
+  /** GitBook's Integration object; `urls.publicEndpoint` is the dispatched installation's public endpoint (with no installation: the integration's own). */
   integration?: { name?: string; urls?: { publicEndpoint?: string; publicContentEndpoint?: string }; [field: string]: unknown };
   /** GitBook's organization installation (for a space or site installation: the one it belongs to). */
   installation?: { id?: string; status?: string; configuration?: Record<string, unknown>; [field: string]: unknown };

@@ -39,7 +39,7 @@ import { createConsoleSessions } from '../server/console/sessions.ts';
 import type { HostServices } from '../server/services.ts';
 import type { HostStores, MetaStore } from '../store/types.ts';
 import { createWebhookIntegration } from '../webhooks/builtin.ts';
-import { WEBHOOK_INTEGRATION_NAME, webhookUrlOf } from '../webhooks/config.ts';
+import { webhookUrlOf } from '../webhooks/config.ts';
 import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/dispatcher.ts';
 import { createWebhookService } from '../webhooks/service.ts';
 import { buildRuntimeModules, buildRuntimeScript, buildRuntimeMaps, buildSnapshotScript } from '../../sandbox-api/runtime/build.ts';
@@ -106,7 +106,7 @@ async function loadTokenSecret(meta: MetaStore): Promise<string> {
   return (await meta.get(TOKEN_SECRET_META_KEY)) ?? (await meta.setIfAbsent(TOKEN_SECRET_META_KEY, newTokenSecret()));
 }
 
-/** The loaded integrations plus the built-ins (loading already refused a built-in's name). */
+/** The loaded integrations plus the built-ins (whose `host:` names no manifest can declare). */
 function registryOf(loaded: LoadedIntegration[], builtins: LoadedIntegration[]): IntegrationRegistry {
   return createIntegrationRegistry([...loaded, ...builtins]);
 }
@@ -156,7 +156,6 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     env: options.env,
     firstPartyOrganizations: platform.firstPartyOrganizations,
     firstPartyIntegrations: [...platform.firstPartyIntegrations, ...options.firstPartyIntegrations],
-    reservedNames: [WEBHOOK_INTEGRATION_NAME],
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
     devVars: options.devVars,
     mode: options.bundleMode,
@@ -227,6 +226,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     routes: platformRoutes,
     deps: {
       platform: stores.platform,
+      log,
       directory,
       installations: installationLookup,
       gitbook: {
@@ -324,7 +324,6 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     loadOptions,
     registry,
     sandbox: supervisor,
-    reservedNames: builtins.map((builtin) => builtin.name),
     autoInstall: options.autoInstall,
     installations,
     store: stores.installations,

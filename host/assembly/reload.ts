@@ -30,8 +30,6 @@ export interface ReloadDeps {
   loadOptions: LoadOptions;
   registry: IntegrationRegistry;
   sandbox: { register(integration: string, bundle: SandboxBundle): void };
-  /** Names no fixture may take (built-ins). */
-  reservedNames: string[];
   autoInstall: boolean;
   installations: InstallationService;
   store: InstallationStore;
@@ -69,8 +67,9 @@ export function createReloader(deps: ReloadDeps): { reload(): Promise<ReloadChan
       const changes: ReloadChange[] = [];
       const seen = new Set<string>();
       for (const next of fresh) {
-        if (deps.reservedNames.includes(next.name)) continue; // reported once, at startup
         seen.add(next.name);
+        // A folder declaring a built-in's name is invalid (no manifest name holds a colon): reported at startup, never served.
+        if (deps.registry.get(next.name)?.builtin !== undefined) continue;
         const current = deps.registry.get(next.name);
         if (current === undefined) {
           deps.registry.set(next);

@@ -4,6 +4,7 @@
 // failures are values; cancel() closes the connection at once.
 
 import type { Readable } from 'node:stream';
+import { concatBytes } from '../common/concat-bytes.ts';
 
 /** Bytes buffered before the connection is paused until the reader catches up. */
 const HIGH_WATER_BYTES = 256 * 1024;
@@ -70,10 +71,10 @@ export class FetchBody {
 
   /** Every byte, once the body ended (for a body that ended before anyone read it). */
   takeAll(): Uint8Array {
-    const all = Buffer.concat(this.chunks);
+    const all = concatBytes(this.chunks);
     this.chunks.length = 0;
     this.buffered = 0;
-    return new Uint8Array(all.buffer, all.byteOffset, all.byteLength);
+    return all;
   }
 
   /** The reader is gone: closes the connection and drops what is buffered. */
@@ -86,7 +87,7 @@ export class FetchBody {
   private takeFirst(): Uint8Array {
     const first = this.chunks.shift() as Buffer;
     this.buffered -= first.length;
-    if (this.buffered < HIGH_WATER_BYTES && this.stream.isPaused() && !this.ended) this.stream.resume();
+    this.resumeIfDrained();
     return first;
   }
 
@@ -108,7 +109,7 @@ export class FetchBody {
       out = Buffer.concat(parts, size);
     }
     this.buffered -= out.length;
-    if (this.buffered < HIGH_WATER_BYTES && this.stream.isPaused() && !this.ended) this.stream.resume();
+    this.resumeIfDrained();
     // A copy: a Buffer may share Node's pool with unrelated bytes, which must never cross.
     return new Uint8Array(out);
   }
@@ -122,9 +123,23 @@ export class FetchBody {
     }
     this.chunks.push(chunk);
     this.buffered += chunk.length;
-    if (this.buffered >= HIGH_WATER_BYTES) this.stream.pause();
-    this.armIdle();
+    if (this.buffered >= HIGH_WATER_BYTES) {
+      // Paused by its reader, not stalled by its peer: the idle clock waits until it resumes.
+      this.stream.pause();
+      this.stopIdle();
+    } else this.armIdle();
     this.wake();
+  }
+
+  private resumeIfDrained(): void {
+    if (this.buffered >= HIGH_WATER_BYTES || !this.stream.isPaused() || this.ended || this.failure !== null) return;
+    this.stream.resume();
+    this.armIdle();
+  }
+
+  private stopIdle(): void {
+    if (this.idle !== null) clearTimeout(this.idle);
+    this.idle = null;
   }
 
   private armIdle(): void {
@@ -135,8 +150,7 @@ export class FetchBody {
 
   private settle(change: () => void): void {
     change();
-    if (this.idle !== null) clearTimeout(this.idle);
-    this.idle = null;
+    this.stopIdle();
     this.wake();
   }
 

@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream';
 import type { BridgeRequest, BridgeResponse, BridgeResult } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressPolicy } from './egress-policy.ts';
 import { EgressRefusal as Refusal, checkedLookupFor, type ConnectAudit } from './egress-connect.ts';
+import { concatBytes } from '../common/concat-bytes.ts';
 import { FetchBody } from './fetch-body.ts';
 
 export interface FetchBridgeOptions {
@@ -31,6 +32,9 @@ export interface FetchBridgeOptions {
   /** Aborts the request until its head arrived (afterwards, cancel its FetchBody). */
   signal?: AbortSignal;
 }
+
+/** The guest aborted its own fetch: not a refusal of the egress policy, so not counted as one. */
+class Aborted extends Error {}
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const CROSS_ORIGIN_STRIPPED = new Set(['authorization', 'cookie', 'proxy-authorization']);
@@ -56,6 +60,7 @@ interface Hop {
 
 function requestOnce(url: URL, request: BridgeRequest, body: Uint8Array | null, options: FetchBridgeOptions, lookup: LookupFunction, remainingMs: number): Promise<Hop> {
   return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) return reject(new Aborted('the request was aborted'));
     const transport = url.protocol === 'https:' ? https : http;
     const headers: Record<string, string> = {};
     for (const [name, value] of request.headers) {
@@ -65,8 +70,12 @@ function requestOnce(url: URL, request: BridgeRequest, body: Uint8Array | null, 
     if (!Object.keys(headers).some((name) => name.toLowerCase() === 'accept-encoding')) headers['accept-encoding'] = 'gzip, deflate, br';
     const outgoing = transport.request(url, { method: request.method, headers, lookup, agent: false });
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
     // Until the head arrives, whatever ends the hop first (an error, the deadline, an abort)
     // settles it once and closes the connection; after it, the body (FetchBody) owns the connection.
+    // The error listener comes first and stays: an error after settling must never go unheard
+    // (an 'error' event without a listener ends the worker process).
+    outgoing.on('error', (error) => finish(error));
     const finish = (error: Error | null, hop?: Hop) => {
       if (settled) return;
       settled = true;
@@ -77,11 +86,9 @@ function requestOnce(url: URL, request: BridgeRequest, body: Uint8Array | null, 
         reject(error);
       } else resolve(hop!);
     };
-    const aborted = () => finish(new Refusal('the request was aborted'));
-    if (options.signal?.aborted) return aborted();
+    const aborted = () => finish(new Aborted('the request was aborted'));
     options.signal?.addEventListener('abort', aborted, { once: true });
-    const timer = setTimeout(() => finish(new Error(`timed out after ${options.timeoutMs} ms`)), Math.max(0, remainingMs));
-    outgoing.on('error', (error) => finish(error));
+    timer = setTimeout(() => finish(new Error(`timed out after ${options.timeoutMs} ms`)), Math.max(0, remainingMs));
     outgoing.on('response', (response) => {
       const status = response.statusCode ?? 0;
       const location = REDIRECT_STATUSES.has(status) ? (response.headers.location ?? null) : null;
@@ -129,8 +136,7 @@ async function wholeBody(body: FetchBody, remainingMs: number, timeoutMs: number
   } finally {
     clearTimeout(timer);
   }
-  const all = Buffer.concat(chunks);
-  return new Uint8Array(all.buffer, all.byteOffset, all.byteLength);
+  return concatBytes(chunks);
 }
 
 /**
@@ -181,7 +187,7 @@ export async function performFetch(request: BridgeRequest, options: FetchBridgeO
       }
     }
   } catch (error) {
-    const message = error instanceof Refusal ? error.message : describeNetworkError(error);
+    const message = error instanceof Refusal || error instanceof Aborted ? error.message : describeNetworkError(error);
     if (error instanceof Refusal) options.onRefusal?.(request.url, message);
     return { ok: false, code: 'TypeError', message };
   }

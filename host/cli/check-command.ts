@@ -10,7 +10,6 @@ import { formatProblem } from '../manifest/format.ts';
 import { JSX_IMPORT_SOURCE, loadIntegrations } from '../manifest/load.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import { loadPlatformData } from '../platform/data.ts';
-import { WEBHOOK_INTEGRATION_NAME } from '../webhooks/config.ts';
 import { formatTypeProblem, typecheckIntegration } from '../typecheck/run-tsc.ts';
 import { DEFAULT_INTEGRATIONS_DIR } from './defaults.ts';
 import { fail } from './usage.ts';
@@ -57,7 +56,7 @@ export async function runCheck(args: string[]): Promise<void> {
   }
   const { env, defaulted } = withDevDefaults(process.env);
   // `check` judges the folders: whether an unknown organization is first-party is the host's call.
-  const integrations = await loadIntegrations(dirs, { env, check: true, firstPartyOrganizations: firstParty, firstPartyIntegrations, knownOrganizations: known, reservedNames: [WEBHOOK_INTEGRATION_NAME], devVars: true });
+  const integrations = await loadIntegrations(dirs, { env, check: true, firstPartyOrganizations: firstParty, firstPartyIntegrations, knownOrganizations: known, devVars: true });
   const note = describeDefaulted(defaulted, integrations.flatMap((integration) => Object.values(integration.manifest?.secrets ?? {})));
   if (note !== undefined) process.stdout.write(`${note}\n`);
   for (const line of describeDevVars(integrations)) process.stdout.write(`${line}\n`);

@@ -45,6 +45,21 @@ function ownView(baseUrl: string, installation: Installation): Record<string, un
   };
 }
 
+/**
+ * The `integration` object. For a platform-manifest.yaml integration dispatched to an installation,
+ * its `urls.publicEndpoint` is that installation's public endpoint, as the specification says
+ * (seed-spec §2.7 and §4.1; its OAuth sample builds `redirectURL` from it). A gitbook-manifest.yaml
+ * integration keeps GitBook's meaning, the integration's own endpoint, which is also what every
+ * integration gets when there is no installation (its own endpoint, tasks).
+ */
+function integrationOf(baseUrl: string, integration: LoadedIntegration, owner: Record<string, unknown>, installation: Installation | undefined): Record<string, unknown> {
+  const shape = gitbookIntegration(baseUrl, integration, owner);
+  if (integration.manifestKind === 'gitbook' || installation === undefined) return shape;
+  const endpoint = publicEndpointOf(baseUrl, installation.integration, installation.id);
+  // No separate content origin here either: the content endpoint stays equal to the endpoint.
+  return { ...shape, urls: { ...(shape.urls as Record<string, unknown>), publicEndpoint: endpoint, publicContentEndpoint: endpoint } };
+}
+
 export function buildEnvironment(input: EnvironmentInput): Record<string, unknown> {
   const { baseUrl, integration, installation, parent, shapes } = input;
   const organizationInstallation = installation?.target === 'organization' ? installation : parent;
@@ -52,7 +67,7 @@ export function buildEnvironment(input: EnvironmentInput): Record<string, unknow
   return {
     apiEndpoint: baseUrl,
     apiTokens: { integration: input.tokens.integration, ...(input.tokens.installation !== undefined ? { installation: input.tokens.installation } : {}) },
-    integration: gitbookIntegration(baseUrl, integration, input.owner),
+    integration: integrationOf(baseUrl, integration, input.owner, installation),
     ...(organizationInstallation !== undefined ? { installation: gitbookInstallation(shapes, organizationInstallation) } : {}),
     ...(content?.target === 'space' ? { spaceInstallation: gitbookContentInstallation(shapes, content) } : {}),
     ...(content?.target === 'site' ? { siteInstallation: gitbookContentInstallation(shapes, content) } : {}),

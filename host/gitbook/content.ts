@@ -2,19 +2,9 @@
 // its API answers them to integrations. Pure. What this platform has no notion of (change
 // requests, comments, emoji, plans, site features) is reported as absent, empty or zero.
 
-import { createHash } from 'node:crypto';
 import type { PageSummary, SiteRecord, SpaceRecord } from '../platform/records.ts';
+import { revisionIdOf } from '../platform/revisions.ts';
 import { UNKNOWN_CREATED_AT } from './organization.ts';
-
-/**
- * A space's current revision id: derived from its pages' ids and revisions, so it changes exactly
- * when a page does (this platform versions pages, not whole spaces).
- */
-export function spaceRevisionOf(pages: readonly PageSummary[]): string {
-  const hash = createHash('sha256');
-  for (const page of [...pages].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) hash.update(`${page.id}:${page.revision}\n`);
-  return `rev_${hash.digest('hex').slice(0, 20)}`;
-}
 
 /** When the space last changed: its newest page's update, else unknown. */
 function lastUpdate(pages: readonly PageSummary[]): string {
@@ -27,7 +17,8 @@ export function gitbookSpaceFields(baseUrl: string, space: SpaceRecord, pages: r
   return {
     object: 'space',
     emoji: '',
-    revision: spaceRevisionOf(pages),
+    // The current revision's id, derived from the pages as they are (platform/revisions.ts).
+    revision: revisionIdOf(pages),
     createdAt: UNKNOWN_CREATED_AT,
     updatedAt: lastUpdate(pages),
     comments: 0,

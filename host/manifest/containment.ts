@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Loader, Plugin } from 'esbuild';
 import { isInside } from './paths.ts';
+import { describeMissingImport } from './missing-import.ts';
 import { MAX_SOURCE_FILE_BYTES, readRegularFile, UnreadableFileError } from './read-file.ts';
 import type { ResolutionRoots } from './resolution-roots.ts';
 import { PROVIDED_MODULES } from '../../sandbox-api/runtime/provided.ts';
@@ -70,6 +71,12 @@ export function containmentPlugin(roots: ResolutionRoots, offenses: string[], co
           with: args.with,
           pluginData: { ihResolving: true },
         });
+        // A relative import of the integration's own code naming no file: say why it is likely
+        // missing (an uncommitted build output) rather than only that it cannot be resolved.
+        const ownCode = isInside(dirReal, args.importer) && !inNodeModules(args.importer);
+        if (resolved.errors.length > 0 && ownCode && /^\.\.?(\/|$)/.test(args.path)) {
+          return reject((await describeMissingImport(dirReal, args.resolveDir, args.path)) ?? ', which cannot be resolved');
+        }
         // Anything but a plain file (data: URLs, externals) has no place in a sandbox bundle.
         if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file') {
           return reject(', which cannot be resolved');

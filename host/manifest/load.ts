@@ -39,8 +39,6 @@ export interface LoadOptions {
    */
   check?: boolean;
   knownOrganizations?: string[];
-  /** Names of the host's built-in integrations: a loaded integration may not take one (in any case). */
-  reservedNames?: string[];
   /** `MODE` and `process.env.NODE_ENV` in bundles; default production (`npm run dev` passes development). */
   mode?: BundleMode;
   /**
@@ -74,7 +72,6 @@ export async function loadIntegrations(dirs: string[], options: LoadOptions): Pr
   const folders = (await Promise.all(roots.map(async (root) => (await listIntegrationFolders(root)).map((folder) => ({ folder, root }))))).flat();
   const inspected = await Promise.all(folders.map(({ folder, root }) => inspectIntegration(folder, root, options)));
   markDuplicateNames(inspected);
-  markReservedNames(inspected, options.reservedNames ?? []);
   markForeignSecretVariables(inspected);
   return Promise.all(inspected.map((item) => finish(item, options)));
 }
@@ -195,16 +192,6 @@ function markDuplicateNames(inspected: Inspected[]): void {
       item.loaded.errors.push({ file, pointer: '/name', message: `name "${item.declaredName}" is also used by the integration in ${others.join(', ')}` });
       item.loaded.secrets = {};
     }
-  }
-}
-
-/** A built-in's name (compared without case: names share secret namespaces that way) is refused. */
-function markReservedNames(inspected: Inspected[], reserved: string[]): void {
-  const taken = new Set(reserved.map((name) => name.toLowerCase()));
-  for (const item of inspected) {
-    if (!item.declaredName || !taken.has(item.declaredName.toLowerCase())) continue;
-    item.loaded.errors.push({ file: displayPath(item.loaded.manifestPath), pointer: '/name', message: `"${item.declaredName}" is the name of a built-in integration of this host` });
-    item.loaded.secrets = {};
   }
 }
 

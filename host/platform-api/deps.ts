@@ -8,6 +8,7 @@ import type { Installation, InstallationView } from '../installations/model.ts';
 import type { PlatformOrganization } from '../platform/data.ts';
 import type { InstallationShapeContext } from '../gitbook/installation.ts';
 import type { InstallationLookup } from './authorize.ts';
+import type { Logger } from '../common/logger.ts';
 
 /** What integrations may store through the API; a write past one is 507 ERR_QUOTA_EXCEEDED. */
 export interface ApiQuotas {
@@ -20,7 +21,7 @@ export interface ApiQuotas {
 
 export interface PlatformApiDeps {
   quotas: ApiQuotas;
-  /** Spaces, pages, sites, views, OpenAPI specs, adaptive claims, git syncs, conversations. */
+  /** Spaces, pages and revisions, sites, views, OpenAPI specs, adaptive claims, Git requests, conversations. */
   platform: PlatformStore;
   /** Which organization owns each space and site: for checks of resources named in a body. */
   directory: ResourceDirectory;
@@ -32,6 +33,8 @@ export interface PlatformApiDeps {
   connectTickets: ConnectTickets;
   /** The installation's own configuration edit (what its OAuth flow obtained); validated like the admin PATCH. */
   updateOwnConfiguration(installationId: string, patch: Record<string, unknown>): Promise<InstallationView>;
+  /** The host log: what routes record for the operator (Git requests), never a secret. */
+  log: Logger;
   /** What GitBook's API routes need beyond the records above (routes/gitbook-*.ts). */
   gitbook: GitBookApiDeps;
 }

@@ -92,6 +92,54 @@ export interface GitSyncRecord {
   createdAt: string;
 }
 
+/**
+ * What an integration asked of a Git import or export (GitBook's `importGitRepository` /
+ * `exportToGitRepository`), as recorded: the repository URL never keeps its credentials.
+ */
+export interface GitRepositoryRequest {
+  /** The repository URL without user name or password. */
+  url: string;
+  /** Whether the URL the integration sent carried credentials (they are not kept). */
+  credentials: boolean;
+  ref: string;
+  commitMessage?: string;
+  repoTreeURL?: string;
+  repoCommitURL?: string;
+  repoProjectDirectory?: string;
+  timestamp?: string;
+  force?: boolean;
+  standalone?: boolean;
+  /** For an export: the space revision current when it was asked for. */
+  revision?: string;
+}
+
+/** A recorded Git request of any kind: `sync` (this platform's git/sync), `import` or `export`. */
+export interface GitRequestRecord extends GitSyncRecord {
+  kind: 'sync' | 'import' | 'export';
+  /** What an import or export asked for; null for a sync. */
+  request: GitRepositoryRequest | null;
+}
+
+/** Which version of a page a space revision holds. */
+export interface RevisionPageRef {
+  id: string;
+  revision: number;
+}
+
+/**
+ * One recorded state of a space's content: the version of each of its pages, in page order. Every
+ * page write records one; its id is derived from those versions (host/gitbook/content.ts), so a
+ * space's current revision is always the id of its pages as they are.
+ */
+export interface SpaceRevision {
+  id: string;
+  spaceId: string;
+  /** The revision it was made from; null for the first one recorded. */
+  parent: string | null;
+  pages: RevisionPageRef[];
+  createdAt: string;
+}
+
 export interface ConversationRecord {
   id: string;
   organization: string;
@@ -114,7 +162,11 @@ export interface Paginated<T> {
  * seeding, and answered from memory: authorization costs no round trip.
  */
 export interface PlatformStore {
-  /** Inserts the rows of `data` that do not exist yet; never overwrites stored rows. */
+  /**
+   * Inserts the rows of `data` that do not exist yet; never overwrites stored rows. Then records a
+   * revision for every space whose pages are not its newest recorded revision (a new database, or
+   * pages the data added).
+   */
   seed(data: PlatformData): Promise<void>;
   /** Which organization owns each space and site, as stored now. */
   loadDirectory(): Promise<ResourceDirectory>;
@@ -122,9 +174,22 @@ export interface PlatformStore {
   updateSpace(id: string, patch: SpacePatch): Promise<SpaceRecord | undefined>;
   listPages(spaceId: string): Promise<PageSummary[]>;
   getPage(spaceId: string, pageId: string): Promise<PageRecord | undefined>;
-  /** Creates the page (revision 1, title defaults to its id) or updates it (revision + 1), atomically. */
+  /**
+   * Creates the page (revision 1, title defaults to its id) or updates it (revision + 1), and
+   * records the space's new revision, atomically.
+   */
   putPage(spaceId: string, pageId: string, input: { title?: string; markdown: string }): Promise<{ page: PageRecord; created: boolean }>;
   recordGitSync(spaceId: string, installationId: string): Promise<GitSyncRecord>;
+  /** Records a Git import or export an integration asked for (kept with the syncs, newest 1,000 per space). */
+  recordGitRequest(spaceId: string, installationId: string, kind: 'import' | 'export', request: GitRepositoryRequest): Promise<GitRequestRecord>;
+  /** The space's recorded Git requests (syncs, imports, exports), newest first. */
+  listGitRequests(spaceId: string): Promise<GitRequestRecord[]>;
+  /** A revision of the space, while it is among the newest the space keeps. */
+  getRevision(spaceId: string, revisionId: string): Promise<SpaceRevision | undefined>;
+  /** The space's current revision (its newest). */
+  getCurrentRevision(spaceId: string): Promise<SpaceRevision | undefined>;
+  /** The page versions `refs` name, in their order; a version no longer held is left out. */
+  getPageVersions(spaceId: string, refs: readonly RevisionPageRef[]): Promise<PageRecord[]>;
   getSite(id: string): Promise<SiteRecord | undefined>;
   /** `cursor` must be a `next` this method returned; undefined starts at the newest view. */
   listSiteViews(siteId: string, options: { limit: number; cursor?: string }): Promise<Paginated<SiteView>>;

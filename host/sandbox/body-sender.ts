@@ -3,10 +3,10 @@
 // collects a body whole for the callers that cannot take a stream. Never sends a byte unasked.
 
 import net from 'node:net';
-import { concatBytes } from '../common/concat-bytes.ts';
+import type { Duplex } from 'node:stream';
 import { Frame, readFrames, writeFrame } from './body-channel.ts';
 import type { ResponseBody } from './response-body.ts';
-import { WINDOW_BYTES } from './streamed-body.ts';
+import { WINDOW_BYTES, creditOf } from './streamed-body.ts';
 
 export interface BodySender {
   /** Sends a body that follows the answer of dispatch `id`, as the host's credit allows. */
@@ -17,11 +17,16 @@ export interface BodySender {
 
 /** The sender over the channel the supervisor gave this process at descriptor `fd`. */
 export function createBodySender(fd: number): BodySender {
-  /** Bodies being sent, by dispatch id: the credit the host gave and how to wake the pump waiting for more. */
-  const sending = new Map<number, { body: ResponseBody; credit: number; wake: () => void }>();
   const channel = new net.Socket({ fd, readable: true, writable: true });
   channel.on('error', () => undefined);
   channel.unref();
+  return bodySenderOver(channel);
+}
+
+/** The sender over `channel`, which carries the host's acks and cancels in and the frames out. */
+export function bodySenderOver(channel: Duplex): BodySender {
+  /** Bodies being sent, by dispatch id: the credit the host gave and how to wake the pump waiting for more. */
+  const sending = new Map<number, { body: ResponseBody; credit: number; wake: () => void }>();
   readFrames(channel, (kind, id, value) => {
     const state = sending.get(id);
     if (state === undefined) return;
@@ -37,16 +42,19 @@ export function createBodySender(fd: number): BodySender {
     async send(id, body) {
       const state = { body, credit: WINDOW_BYTES, wake: () => undefined as void };
       sending.set(id, state);
+      body.onOver(() => state.wake());
       try {
         for (;;) {
-          while (state.credit <= 0 && sending.has(id)) await new Promise<void>((resolve) => (state.wake = resolve));
+          // Waits for credit, or for the body to end on its own (its deadline): next() then says why.
+          while (state.credit <= 0 && sending.has(id) && !body.over) await new Promise<void>((resolve) => (state.wake = resolve));
           if (!sending.has(id)) return;
           const chunk = await body.next();
           if (chunk === null) {
             writeFrame(channel, Frame.End, id, 0);
             return;
           }
-          state.credit -= chunk.byteLength;
+          if (chunk.byteLength === 0) continue;
+          state.credit -= creditOf(chunk);
           writeFrame(channel, Frame.Chunk, id, 0, chunk);
         }
       } catch (error) {
@@ -56,9 +64,19 @@ export function createBodySender(fd: number): BodySender {
       }
     },
     async collect(body) {
-      const parts: Uint8Array[] = [];
-      for (let chunk = await body.next(); chunk !== null; chunk = await body.next()) parts.push(chunk);
-      return concatBytes(parts);
+      // One growing buffer, not a list of chunks: a body of a million one-byte chunks costs its bytes.
+      let buffer = new Uint8Array(64 * 1024);
+      let length = 0;
+      for (let chunk = await body.next(); chunk !== null; chunk = await body.next()) {
+        if (length + chunk.byteLength > buffer.byteLength) {
+          const grown = new Uint8Array(Math.max(buffer.byteLength * 2, length + chunk.byteLength));
+          grown.set(buffer.subarray(0, length));
+          buffer = grown;
+        }
+        buffer.set(chunk, length);
+        length += chunk.byteLength;
+      }
+      return buffer.slice(0, length);
     },
   };
 }

@@ -112,7 +112,7 @@ interface Live {
   drain: ivm.Reference<(eventId: string) => Promise<void>>;
   fireTimer: ivm.Reference<(id: number) => void>;
   pullBody: ivm.Reference<(id: number) => Promise<Uint8Array | null>>;
-  cancelBody: ivm.Reference<(id: number, reason: string) => void>;
+  cancelBody: ivm.Reference<(id: number, reason: string) => Promise<void>>;
   timers: Map<number, NodeJS.Timeout>;
   /** Its outbound fetches in flight and their bodies still at the host. */
   fetches: FetchTable;
@@ -758,7 +758,10 @@ export class IntegrationIsolate {
   private owner(timers: Map<number, NodeJS.Timeout>, fetches: FetchTable, state: RealmState): RealmOwner {
     const log = (level: LogLevel, text: string) => this.recordLog(String(level), String(text), state.disposed);
     const fetch = async (request: BridgeRequest): Promise<BridgeResult<BridgeResponse>> => {
-      const allowance = this.limits.maxFetchesPerDispatch * Math.max(1, this.inFlight.size + this.draining.size);
+      // Per event at work: a dispatch, its waitUntil work and its streamed body are one event.
+      const events = new Set([...this.inFlight].map((entry) => entry.eventId));
+      for (const key of this.draining) events.add(eventOfWork(key));
+      const allowance = this.limits.maxFetchesPerDispatch * Math.max(1, events.size);
       if (++this.fetchesInWindow > allowance) {
         this.warnOnce('fetch', `fetch refused: the limit of ${this.limits.maxFetchesPerDispatch} fetches per event was reached`);
         return { ok: false, code: 'TypeError', message: `fetch limit reached (${this.limits.maxFetchesPerDispatch} per event)` };

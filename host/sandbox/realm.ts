@@ -48,7 +48,7 @@ export interface PreparedRealm {
   drain: ivm.Reference<(eventId: string) => Promise<void>>;
   fireTimer: ivm.Reference<(id: number) => void>;
   pullBody: ivm.Reference<(id: number) => Promise<Uint8Array | null>>;
-  cancelBody: ivm.Reference<(id: number, reason: string) => void>;
+  cancelBody: ivm.Reference<(id: number, reason: string) => Promise<void>>;
   setEntry: ivm.Reference<(namespace: unknown) => void>;
   /** What the realm holds on the host for its guest (open compression streams). */
   resources: RealmResources;

@@ -12,13 +12,17 @@ export interface ResponseBody {
   next(): Promise<Uint8Array | null>;
   /** The host will not take more (its client left, it answered otherwise): stops the source. */
   cancel(reason: string): void;
+  /** Whether it ended, in any way. */
+  readonly over: boolean;
+  /** Calls `listener` once it ended in any way (at once if it has). */
+  onOver(listener: () => void): void;
 }
 
 export interface ResponseBodyOptions {
   /** The source's next chunk (null at its end); may reject. */
   pull(): Promise<Uint8Array | null>;
-  /** Stops the source. */
-  stop(reason: string): void;
+  /** Stops the source; settles when it stopped (an integration's cancel callback ran). */
+  stop(reason: string): Promise<void> | void;
   maxBytes: number;
   /** From the answer: the whole body must be sent by then. */
   deadlineMs: number;
@@ -31,22 +35,41 @@ export interface ResponseBodyOptions {
 export function responseBody(options: ResponseBodyOptions): ResponseBody {
   let sent = 0;
   let over: string | null = null;
+  let stopping = false;
+  const overListeners: (() => void)[] = [];
   const timer = setTimeout(() => {
-    if (over !== null) return;
+    // Still stopping at the deadline: the integration's cancel callback overran it.
+    if (over !== null) return stopping ? options.onDeadline() : undefined;
     end(`the response body was still being produced after ${options.deadlineMs} ms`);
-    options.stop('the response body took too long');
+    void options.stop('the response body took too long');
     options.onDeadline();
   }, options.deadlineMs);
   function refuse(why: string, reason: string): never {
-    end(why);
-    options.stop(reason);
+    end(why, reason);
     throw new Error(why);
   }
-  function end(why: string): void {
+  /**
+   * Ends the body once. With `stopReason` the source is stopped first, and the body counts as ended
+   * (`done`: the integration may go idle) only when that settled, its deadline still armed: an
+   * integration's cancel callback runs inside its work and its time, never while it is idle.
+   */
+  function end(why: string, stopReason?: string): void {
     if (over !== null) return;
     over = why;
-    clearTimeout(timer);
-    options.done();
+    for (const listener of overListeners.splice(0)) listener();
+    const finished = () => {
+      clearTimeout(timer);
+      options.done();
+    };
+    if (stopReason === undefined) return finished();
+    stopping = true;
+    Promise.resolve()
+      .then(() => options.stop(stopReason))
+      .catch(() => undefined)
+      .finally(() => {
+        stopping = false;
+        finished();
+      });
   }
   return {
     async next() {
@@ -71,9 +94,14 @@ export function responseBody(options: ResponseBodyOptions): ResponseBody {
       return chunk;
     },
     cancel(reason) {
-      if (over !== null) return;
-      end(`the response body was cancelled: ${reason}`);
-      options.stop(reason);
+      end(`the response body was cancelled: ${reason}`, reason);
+    },
+    get over() {
+      return over !== null;
+    },
+    onOver(listener) {
+      if (over !== null) listener();
+      else overListeners.push(listener);
     },
   };
 }
@@ -85,7 +113,7 @@ export type BodySource = Pick<ResponseBodyOptions, 'pull' | 'stop'>;
 export function isolateBodySource(
   isolate: ivm.Isolate,
   pullBody: ivm.Reference<(id: number) => Promise<Uint8Array | null>>,
-  cancelBody: ivm.Reference<(id: number, reason: string) => void>,
+  cancelBody: ivm.Reference<(id: number, reason: string) => Promise<void>>,
   id: number,
   entered: () => void,
 ): BodySource {
@@ -97,8 +125,10 @@ export function isolateBodySource(
       if (chunk !== null && !isOwnBytes(chunk)) throw new Error('the integration streamed something that is not bytes of its own');
       return chunk as Uint8Array | null;
     },
-    stop(reason) {
-      if (!isolate.isDisposed) cancelBody.apply(undefined, [id, reason], { arguments: { copy: true } }).catch(() => undefined);
+    async stop(reason) {
+      if (isolate.isDisposed) return;
+      await cancelBody.apply(undefined, [id, reason], { arguments: { copy: true }, result: { promise: true } }).catch(() => undefined);
+      entered();
     },
   };
 }

@@ -32,7 +32,11 @@ export function answeredBody(slot: Slot, id: number): StreamedBody {
 
 /** A frame of the worker's body channel, for a dispatch of this slot. */
 export function onBodyFrame(slot: Slot, kind: Frame, id: number, payload: Buffer | null): void {
-  if (!slot.bodies.has(id) && !slot.pending.has(id)) return;
+  if (!slot.bodies.has(id) && !slot.pending.has(id)) {
+    // A body nobody here reads any more: the worker stops sending it.
+    if (kind === Frame.Chunk) writeFrame(slot.channel, Frame.Cancel, id, 0);
+    return;
+  }
   const body = bodyOf(slot, id);
   if (kind === Frame.Chunk && payload !== null) body.push(payload);
   else if (kind === Frame.End || kind === Frame.Error) {

@@ -1,6 +1,6 @@
 // A response body arriving from a sandbox worker after its answer (the worker's `body` messages),
 // as the host's HTTP side reads it: an async iterable of chunks. Credit-based flow control: the
-// worker sends at most WINDOW_BYTES ahead of what was read here, and each chunk read is acked, so a
+// worker sends at most WINDOW_BYTES ahead of what was read here (creditOf), and each chunk read is acked, so a
 // slow client holds the integration back instead of filling the host's memory. Never throws from
 // its feeding side; a failure ends the iteration with an error.
 
@@ -8,6 +8,14 @@ import { concatBytes } from '../common/concat-bytes.ts';
 
 /** Bytes a worker may send ahead of what the host's reader took. */
 export const WINDOW_BYTES = 1024 * 1024;
+/**
+ * What a chunk costs of the credit at the least: a frame the host holds costs memory beyond its
+ * bytes, so a stream of tiny chunks may not put a million of them in the window.
+ */
+const MIN_CHUNK_CREDIT = 4 * 1024;
+
+/** The credit a chunk takes, the same on both sides of the channel. */
+export const creditOf = (chunk: Uint8Array): number => Math.max(chunk.byteLength, MIN_CHUNK_CREDIT);
 
 export interface StreamedBodyLink {
   /** Tells the worker `bytes` were read (it may send that much more). */
@@ -65,7 +73,7 @@ export class StreamedBody implements AsyncIterable<Uint8Array> {
       for (;;) {
         const chunk = this.chunks.shift();
         if (chunk !== undefined) {
-          this.link.ack(chunk.byteLength);
+          this.link.ack(creditOf(chunk));
           yield chunk;
           continue;
         }

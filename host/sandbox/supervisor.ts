@@ -459,6 +459,8 @@ export class Supervisor {
     let deliver: (details: LateVerdict) => void = () => undefined;
     const verdict = new Promise<LateVerdict>((resolve) => (deliver = resolve));
     pending.resolve = (outcome) => {
+      // Nobody will read its body: the worker stops producing it.
+      outcome.body?.cancel();
       // The guest finished inside its own deadline as its worker counts it (from the dispatch's
       // arrival there), but after the host had answered: say so to its author; nothing is counted.
       this.options.onLog({ integration: pending.integration, eventIds: [pending.eventId], level: 'warn', text: `its answer arrived ${Math.round(performance.now() - answeredAt)} ms after the host had answered 504 at its deadline of ${this.options.limits.dispatchTimeoutMs} ms: dropped` });

@@ -1,7 +1,7 @@
-// The platform's space and page rows and their mapping to records (shared by both stores), with
-// how many git sync requests a space keeps. Pure data and conversion.
+// The platform's space, page, revision and Git request rows and their mapping to records (shared
+// by both stores), with how many Git requests a space keeps. Pure data and conversion.
 
-import type { PageRecord, SpaceRecord } from '../platform/records.ts';
+import type { GitRepositoryRequest, GitRequestRecord, PageRecord, RevisionPageRef, SpaceRecord, SpaceRevision } from '../platform/records.ts';
 
 /** Git sync requests kept per space: a record of requests, so the oldest go first. */
 export const MAX_GIT_SYNCS_PER_SPACE = 1_000;
@@ -37,4 +37,44 @@ export function toSpace(row: SpaceRow): SpaceRecord {
 
 export function toPage(row: PageRow): PageRecord {
   return { id: row.id, spaceId: row.space, title: row.title, markdown: row.markdown, revision: row.revision, updatedAt: row.updated_at };
+}
+
+export interface RevisionRow {
+  space: string;
+  id: string;
+  parent: string | null;
+  /** JSON `[[pageId, version], …]` in page order. */
+  pages: string;
+  created_at: string;
+}
+
+export function revisionPagesJson(pages: readonly RevisionPageRef[]): string {
+  return JSON.stringify(pages.map((page) => [page.id, page.revision]));
+}
+
+export function toRevision(row: RevisionRow): SpaceRevision {
+  const pages = (JSON.parse(row.pages) as [string, number][]).map(([id, revision]) => ({ id, revision: Number(revision) }));
+  return { id: row.id, spaceId: row.space, parent: row.parent, pages, createdAt: row.created_at };
+}
+
+export interface GitRequestRow {
+  id: string;
+  space: string;
+  installation_id: string;
+  status: string;
+  created_at: string;
+  kind: string;
+  request: string | null;
+}
+
+export function toGitRequest(row: GitRequestRow): GitRequestRecord {
+  return {
+    id: row.id,
+    spaceId: row.space,
+    installationId: row.installation_id,
+    status: 'queued',
+    createdAt: row.created_at,
+    kind: row.kind as GitRequestRecord['kind'],
+    request: row.request === null ? null : (JSON.parse(row.request) as GitRepositoryRequest),
+  };
 }

@@ -3,9 +3,11 @@
 // problems as { pointer, message } for a 422, never throws, never resolves DNS (deliver.ts does).
 
 import { createEgressPolicy, isExplicitlyAllowed, portOf, type EgressOptions } from '../bridge/egress-policy.ts';
+import { builtinName } from '../integrations/builtin-names.ts';
 import type { WebhookEventType } from './payload.ts';
 
-export const WEBHOOK_INTEGRATION_NAME = 'webhook';
+/** `host:webhook`: in the built-ins' namespace, so an author's `webhook` is the author's. */
+export const WEBHOOK_INTEGRATION_NAME = builtinName('webhook');
 
 export const WEBHOOK_EVENTS_BY_TARGET: Record<'space' | 'site', readonly WebhookEventType[]> = {
   space: ['space_content_updated'],

@@ -314,8 +314,11 @@ export interface RuntimeApi {
    * Rejects when the stream errors or a chunk is not a Uint8Array.
    */
   pullBody(id: number): Promise<Uint8Array | null>;
-  /** The worker will not pull a StreamedBody any more (its client left, a limit): cancels the stream. */
-  cancelBody(id: number, reason: string): void;
+  /**
+   * The worker will not pull a StreamedBody any more (its client left, a limit): cancels the stream,
+   * settling when its cancel callback did (never rejects).
+   */
+  cancelBody(id: number, reason: string): Promise<void>;
 }
 
 /**

@@ -152,7 +152,12 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
   function streamBody(state: BodyState): StreamedBody {
     const streams = deps.streams();
     const host = state.stream === null ? state.host : streams.takeHostBody(state.stream);
-    if (host !== null) return { kind: 'fetch', id: host.id };
+    if (host !== null) {
+      // The host reads it from now on: the Response's body is used, as if sent by the integration.
+      state.host = null;
+      state.used = true;
+      return { kind: 'fetch', id: host.id };
+    }
     const id = ++lastBody;
     bodies.set(id, streams.chunkReader(state.stream as NonNullable<BodyState['stream']>));
     return { kind: 'runtime', id };
@@ -295,12 +300,13 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
         throw new Error('the response body stream failed');
       }
     },
-    cancelBody(id: number, reason: string): void {
+    async cancelBody(id: number, reason: string): Promise<void> {
       const key = Number(id);
       const body = bodies.get(key);
       if (body === undefined) return;
       bodies.delete(key);
-      void body.cancel(new TypeError(toText(reason)));
+      // Settles when the stream's cancel callback did: the host keeps the work open until then.
+      await body.cancel(new TypeError(toText(reason))).catch(() => undefined);
     },
   });
 }

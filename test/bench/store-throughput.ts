@@ -46,7 +46,7 @@ async function setUp(options: Record<string, unknown>, hostCount: number): Promi
   const hosts: HostProcess[] = [];
   for (let i = 0; i < hostCount; i++) hosts.push(await startHostProcess(common));
   const hook = await receiver();
-  const created = await (await hosts[0].admin('/v1/integrations/webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) })).json();
+  const created = await (await hosts[0].admin('/v1/integrations/host:webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) })).json();
   await hosts[0].admin(`/v1/installations/${created.id}/configuration`, { method: 'PATCH', body: JSON.stringify({ url: hook.url, events: ['space_content_updated'] }) });
   return { hosts, hook };
 }

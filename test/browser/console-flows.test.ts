@@ -222,7 +222,7 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
   });
 
   it('shows webhook deliveries with every attempt, redelivers one, and shows a rotated secret once', async () => {
-    const id = await installThroughForm('webhook', 'space');
+    const id = await installThroughForm('host:webhook', 'space');
     const secret = await page.getByLabel('Signing secret').inputValue();
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43,}$/);
 

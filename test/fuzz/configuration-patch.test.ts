@@ -19,7 +19,7 @@ beforeAll(async () => {
   const targets: [string, Record<string, unknown>][] = [
     ['settings-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' }],
     ['settings-demo', { organization: 'acme', target: 'organization' }],
-    ['webhook', { organization: 'acme', target: 'space', space: 'space_acme_docs' }],
+    ['host:webhook', { organization: 'acme', target: 'space', space: 'space_acme_docs' }],
   ];
   for (const [integration, body] of targets) {
     const created = await install(host, integration, body);

@@ -56,7 +56,7 @@ describe('the startup table after a restart', () => {
       return (await answer.json()).id as string;
     };
     const space = await create('hello', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
-    const webhook = await create('webhook', { organization: 'acme', target: 'site', site: 'site_acme' });
+    const webhook = await create('host:webhook', { organization: 'acme', target: 'site', site: 'site_acme' });
     expect(await first.stop()).toBe(0);
 
     const second = runCli(args, { env });
@@ -66,7 +66,7 @@ describe('the startup table after a restart', () => {
       const hello = lines.findIndex((line) => /^hello\s+ready\s+http/.test(line));
       expect(lines[hello]).toMatch(/installations\/inst_\w+  \(organization acme, active\)$/);
       expect(lines[hello + 1]).toMatch(new RegExp(`^\\s+http://127\\.0\\.0\\.1:\\d+/v1/integrations/hello/installations/${space}  \\(space space_acme_docs, active\\)$`));
-      expect(second.stdout).toMatch(new RegExp(`^webhook\\s+ready\\s+${webhook}  \\(site site_acme, pending; built in\\)$`, 'm'));
+      expect(second.stdout).toMatch(new RegExp(`^host:webhook\\s+ready\\s+${webhook}  \\(site site_acme, pending; built in\\)$`, 'm'));
     } finally {
       await second.stop();
     }

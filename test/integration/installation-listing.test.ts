@@ -33,7 +33,7 @@ beforeAll(async () => {
   await create('hello-org', 'hello', { organization: 'acme', target: 'organization' });
   await create('hello-space', 'hello', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
   await create('counter-site', 'counter', { organization: 'acme', target: 'site', site: 'site_acme' });
-  await create('webhook-space', 'webhook', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
+  await create('webhook-space', 'host:webhook', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
   await create('hello-globex', 'hello', { organization: 'globex', target: 'organization' });
   created = [...made].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1)).map((entry) => entry.id);
 }, 60_000);

@@ -68,7 +68,7 @@ async function receiver(status: number): Promise<{ url: string; received: string
 }
 
 async function installWebhook(admin: (path: string, init?: RequestInit) => Promise<Response>, url: string): Promise<string> {
-  const created = await (await admin('/v1/integrations/webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) })).json();
+  const created = await (await admin('/v1/integrations/host:webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) })).json();
   const patched = await admin(`/v1/installations/${created.id}/configuration`, { method: 'PATCH', body: JSON.stringify({ url, events: ['space_content_updated'] }) });
   expect(patched.status).toBe(200);
   return created.id;

@@ -88,7 +88,7 @@ describe('request ids and the live event log', () => {
   });
 
   it('writes one host-log line for a delivered webhook attempt, without the URL path or query', async () => {
-    const created = await host.admin('/v1/integrations/webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) });
+    const created = await host.admin('/v1/integrations/host:webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) });
     const id = (await created.json()).id;
     const configured = await host.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: JSON.stringify({ url: receiverUrl, events: ['space_content_updated'] }) });
     expect(configured.status).toBe(200);

@@ -76,7 +76,7 @@ async function receiver(hold: (eventId: string) => boolean = () => false): Promi
 }
 
 async function installWebhook(host: HostProcess, url: string): Promise<string> {
-  const created = await json(host.admin('/v1/integrations/webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) }));
+  const created = await json(host.admin('/v1/integrations/host:webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) }));
   expect(created.status).toBe(201);
   const configured = await json(host.admin(`/v1/installations/${created.body.id}/configuration`, { method: 'PATCH', body: JSON.stringify({ url, events: ['space_content_updated'] }) }));
   expect(configured.body.status).toBe('active');

@@ -67,7 +67,7 @@ async function rawReceiver(): Promise<{ url: string; requests: { body: Buffer; h
 }
 
 const webhookOn = (id: string, url: string): Installation => ({
-  id, integration: 'webhook', organization: 'org_1', target: 'space', space: 'space_1', status: 'active',
+  id, integration: 'host:webhook', organization: 'org_1', target: 'space', space: 'space_1', status: 'active',
   configuration: { url, events: ['space_content_updated'] }, createdAt: '2026-01-01T00:00:00Z',
 });
 

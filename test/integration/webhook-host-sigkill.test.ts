@@ -64,7 +64,7 @@ describe('webhook delivery across a SIGKILL of the host', () => {
     const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
     try {
       const first = await startHostProcess();
-      const installation = await (await admin(first.url, '/v1/integrations/webhook/installations', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).json();
+      const installation = await (await admin(first.url, '/v1/integrations/host:webhook/installations', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).json();
       const configured = await admin(first.url, `/v1/installations/${installation.id}/configuration`, { url: receiverUrl, events: ['space_content_updated'] }, 'PATCH');
       expect((await configured.json()).status).toBe('active');
       const { eventId } = await (await admin(first.url, '/v1/events', { type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_kill' })).json();

@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 async function install(body: object): Promise<Response> {
-  return host.admin('/v1/integrations/webhook/installations', { method: 'POST', body: JSON.stringify(body) });
+  return host.admin('/v1/integrations/host:webhook/installations', { method: 'POST', body: JSON.stringify(body) });
 }
 
 async function configure(id: string, patch: object): Promise<Response> {
@@ -55,7 +55,7 @@ function independentlyValid(header: string, body: string, secret: string): boole
 describe('built-in webhook integration', () => {
   it('is listed with the others and refuses organization installations', async () => {
     const { items } = await (await host.admin('/v1/integrations')).json();
-    expect(items).toContainEqual(expect.objectContaining({ name: 'webhook', status: 'ready' }));
+    expect(items).toContainEqual(expect.objectContaining({ name: 'host:webhook', status: 'ready' }));
     const response = await install({ organization: 'acme', target: 'organization' });
     expect(response.status).toBe(400);
     expect((await response.json()).error.message).toMatch(/space or site only/);
@@ -81,7 +81,7 @@ describe('built-in webhook integration', () => {
     const published = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_7' }) });
     expect(published.status).toBe(202);
     const { eventId, dispatched } = await published.json();
-    expect(dispatched).toContainEqual(expect.objectContaining({ installationId: installation.id, integration: 'webhook', queued: true }));
+    expect(dispatched).toContainEqual(expect.objectContaining({ installationId: installation.id, integration: 'host:webhook', queued: true }));
 
     await waitFor(() => received.some((r) => r.body.includes(eventId)));
     const delivery = received.find((r) => r.body.includes(eventId))!;

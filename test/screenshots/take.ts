@@ -73,7 +73,7 @@ try {
   await shot('console-integration');
 
   // Configuration: a refused value by its field, then a completion and the OAuth connection.
-  const webhook = await install('webhook', 'space');
+  const webhook = await install('host:webhook', 'space');
   await page.getByLabel(/^Receiver URL/).fill('http://10.0.0.1/hooks');
   await page.getByRole('checkbox', { name: 'space_content_updated' }).check();
   await page.getByRole('button', { name: 'Save configuration' }).click();

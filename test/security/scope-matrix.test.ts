@@ -12,10 +12,13 @@ interface Resources {
   space: string;
   page: string;
   site: string;
+  /** The space's first revision (recorded at seeding; read in beforeAll). */
+  revision: string;
 }
 
-const OWN: Resources = { org: 'acme', space: 'space_acme_docs', page: 'page_intro', site: 'site_acme' };
-const FOREIGN: Resources = { org: 'globex', space: 'space_globex_docs', page: 'page_globex_home', site: 'site_globex' };
+const OWN: Resources = { org: 'acme', space: 'space_acme_docs', page: 'page_intro', site: 'site_acme', revision: '' };
+const FOREIGN: Resources = { org: 'globex', space: 'space_globex_docs', page: 'page_globex_home', site: 'site_globex', revision: '' };
+const REPOSITORY = { url: 'https://git.example.test/matrix.git', ref: 'refs/heads/main' };
 
 interface Operation {
   name: string;
@@ -33,6 +36,18 @@ const OPERATIONS: Operation[] = [
   { name: 'read space metadata', method: 'GET', scope: 'space:metadata:read', path: (r) => `/v1/spaces/${r.space}`, okStatus: 200 },
   { name: 'update space metadata', method: 'PATCH', scope: 'space:metadata:write', path: (r) => `/v1/spaces/${r.space}`, body: () => ({ description: 'matrix' }), okStatus: 200 },
   { name: 'start a Git sync', method: 'POST', scope: 'space:git:sync', path: (r) => `/v1/spaces/${r.space}/git/sync`, okStatus: 202 },
+  // GitBook's space content and Git routes (docs/platform-api.md#revisions).
+  { name: 'read a revision (GitBook)', method: 'GET', scope: 'space:content:read', path: (r) => `/v1/spaces/${r.space}/revisions/${r.revision}`, okStatus: 200 },
+  { name: 'list a revision\'s pages (GitBook)', method: 'GET', scope: 'space:content:read', path: (r) => `/v1/spaces/${r.space}/revisions/${r.revision}/pages`, okStatus: 200 },
+  { name: 'read a page of a revision (GitBook)', method: 'GET', scope: 'space:content:read', path: (r) => `/v1/spaces/${r.space}/revisions/${r.revision}/page/${r.page}`, okStatus: 200 },
+  { name: 'read a page of a revision by path (GitBook)', method: 'GET', scope: 'space:content:read', path: (r) => `/v1/spaces/${r.space}/revisions/${r.revision}/path/${r.page}`, okStatus: 200 },
+  { name: 'read a revision\'s changes (GitBook)', method: 'GET', scope: 'space:content:read', path: (r) => `/v1/spaces/${r.space}/revisions/${r.revision}/changes`, okStatus: 200 },
+  { name: 'list the current pages (GitBook)', method: 'GET', scope: 'space:content:read', path: (r) => `/v1/spaces/${r.space}/content/pages`, okStatus: 200 },
+  { name: 'read a current page (GitBook)', method: 'GET', scope: 'space:content:read', path: (r) => `/v1/spaces/${r.space}/content/page/${r.page}`, okStatus: 200 },
+  { name: 'read a current page by path (GitBook)', method: 'GET', scope: 'space:content:read', path: (r) => `/v1/spaces/${r.space}/content/path/${r.page}`, okStatus: 200 },
+  { name: 'import a Git repository (GitBook)', method: 'POST', scope: 'space:git:sync', path: (r) => `/v1/spaces/${r.space}/git/import`, body: () => REPOSITORY, okStatus: 204 },
+  { name: 'resolve a content URL (GitBook)', method: 'GET', scope: 'space:metadata:read', path: (r) => `/v1/urls/content?url=${encodeURIComponent(`${host.url}/v1/spaces/${r.space}`)}`, okStatus: 200 },
+  { name: 'export to a Git repository (GitBook)', method: 'POST', scope: 'space:git:sync', path: (r) => `/v1/spaces/${r.space}/git/export`, body: () => ({ ...REPOSITORY, commitMessage: 'matrix' }), okStatus: 204 },
   { name: 'read site metadata', method: 'GET', scope: 'site:metadata:read', path: (r) => `/v1/sites/${r.site}`, okStatus: 200 },
   { name: 'read site views', method: 'GET', scope: 'site:views:read', path: (r) => `/v1/sites/${r.site}/views`, okStatus: 200 },
   { name: 'read adaptive claims', method: 'GET', scope: 'site:adaptive:read', path: (r) => `/v1/sites/${r.site}/adaptive`, okStatus: 200 },
@@ -56,6 +71,8 @@ beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'test/fixtures'] });
   // A reader inside globex, to prove foreign writes changed nothing.
   globexReader = await installationToken(host, (await install(host, 'api-probe-all', { organization: 'globex', target: 'organization' })).id);
+  OWN.revision = (await host.stores.platform.getCurrentRevision(OWN.space))!.id;
+  FOREIGN.revision = (await host.stores.platform.getCurrentRevision(FOREIGN.space))!.id;
 });
 afterAll(() => host?.close());
 
@@ -120,6 +137,7 @@ describe('foreign resources after the matrix', () => {
     expect((await callApi(host, globexReader, 'GET', `/v1/sites/${FOREIGN.site}/adaptive`)).body.claims).toEqual({ plan: 'free' });
     expect((await callApi(host, globexReader, 'GET', `/v1/sites/${FOREIGN.site}/openapi`)).body.spec).toMatch(/^swagger: "2\.0"/);
     expect((await callApi(host, globexReader, 'GET', `/v1/orgs/${FOREIGN.org}/sites/${FOREIGN.site}/adaptive-schema`)).status).toBe(404);
+    expect(await host.stores.platform.listGitRequests(FOREIGN.space)).toEqual([]);
   });
 
   it('a foreign site under its own organization\'s path is 404 too', async () => {

@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => host?.close());
 
 async function webhookInstallation(): Promise<string> {
-  const created = await host.admin('/v1/integrations/webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) });
+  const created = await host.admin('/v1/integrations/host:webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) });
   expect(created.status).toBe(201);
   return (await created.json()).id;
 }

@@ -36,7 +36,7 @@ describe('changing a webhook URL while a delivery is retrying', () => {
   it('sends the remaining attempts to the new URL only', async () => {
     const oldUrl = await receiver('old', 503);
     const newUrl = await receiver('new', 200);
-    const created = await (await host.admin('/v1/integrations/webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) })).json();
+    const created = await (await host.admin('/v1/integrations/host:webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) })).json();
     const configure = (url: string) => host.admin(`/v1/installations/${created.id}/configuration`, { method: 'PATCH', body: JSON.stringify({ url, events: ['space_content_updated'] }) });
     expect((await configure(oldUrl)).status).toBe(200);
     await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'r1' }) });

@@ -2,6 +2,12 @@
 // from the documentation, not imported from host/: the console is a client like curl, and every
 // value in these shapes is untrusted text until a view puts it on screen as text.
 
+/**
+ * The host's built-in webhook integration (docs/webhooks.md). Built-ins are named `host:…`, which
+ * no manifest name can be, so an author's integration called `webhook` is never mistaken for it.
+ */
+export const BUILTIN_WEBHOOK = 'host:webhook';
+
 export interface ErrorDetail {
   pointer?: string;
   message: string;

@@ -2,7 +2,7 @@
 // from the manifest's schema (or the webhook's own form), and uninstalling.
 import { useState } from 'preact/hooks';
 import { api, segment } from '../api/client.ts';
-import type { Installation, IntegrationDetail } from '../api/types.ts';
+import { BUILTIN_WEBHOOK, type Installation, type IntegrationDetail } from '../api/types.ts';
 import { takeFlash } from '../flash.ts';
 import { BASE, navigate } from '../router.ts';
 import { ErrorAlert, Notice } from '../ui/alert.tsx';
@@ -32,7 +32,7 @@ export function InstallationTabs(props: { context: InstallationContext; current:
   const base = `${BASE}/installations/${encodeURIComponent(installation.id)}`;
   const tabs = [
     { key: 'configuration', href: base, label: 'Configuration' },
-    ...(installation.integration === 'webhook' ? [{ key: 'deliveries', href: `${base}/deliveries`, label: 'Deliveries' }] : [{ key: 'preview', href: `${base}/preview`, label: 'Component preview' }]),
+    ...(installation.integration === BUILTIN_WEBHOOK ? [{ key: 'deliveries', href: `${base}/deliveries`, label: 'Deliveries' }] : [{ key: 'preview', href: `${base}/preview`, label: 'Component preview' }]),
   ];
   return (
     <nav class="tabs" aria-label="Installation">
@@ -70,7 +70,7 @@ export function InstallationHeader(props: { context: InstallationContext; curren
 
 function StatusPanel(props: { context: InstallationContext }) {
   const { installation, integration } = props.context;
-  const reasons = pendingReasons(installation, schemaFor(integration.configurations, installation.target), installation.integration === 'webhook');
+  const reasons = pendingReasons(installation, schemaFor(integration.configurations, installation.target), installation.integration === BUILTIN_WEBHOOK);
   let why: string;
   if (installation.status === 'active') why = 'Every required property has a value, so the installation receives events and dispatches.';
   else if (installation.status === 'pending') why = reasons.length > 0 ? `Waiting for: ${reasons.join(', ')}.` : 'Waiting for its required configuration.';
@@ -143,7 +143,7 @@ export function InstallationPage(props: { id: string }) {
 
       <section class="panel">
         <h2>Configuration</h2>
-        {installation.integration === 'webhook' ? (
+        {installation.integration === BUILTIN_WEBHOOK ? (
           <WebhookConfigForm installation={installation} onSaved={update} />
         ) : schema && Object.keys(schema.properties).length > 0 ? (
           <ConfigForm installation={installation} schema={schema} onSaved={update} />

@@ -2,7 +2,7 @@
 // its installations, and the form to install it.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, segment } from '../api/client.ts';
-import type { Installation, IntegrationDetail, Page, Target } from '../api/types.ts';
+import { BUILTIN_WEBHOOK, type Installation, type IntegrationDetail, type Page, type Target } from '../api/types.ts';
 import { renderMarkdown } from '../contentkit/markdown.ts';
 import { putFlash } from '../flash.ts';
 import { BASE, navigate } from '../router.ts';
@@ -193,7 +193,7 @@ export function InstallationTable(props: { items: Installation[]; showIntegratio
 function InstallForm(props: { integration: IntegrationDetail }) {
   const integration = props.integration;
   const [organization, setOrganization] = useState(integration.organization ?? '');
-  const [target, setTarget] = useState<Target>(integration.name === 'webhook' ? 'space' : 'organization');
+  const [target, setTarget] = useState<Target>(integration.name === BUILTIN_WEBHOOK ? 'space' : 'organization');
   const [space, setSpace] = useState('');
   const [site, setSite] = useState('');
   const [selection, setSelection] = useState<'all' | 'list'>('all');

@@ -1,12 +1,14 @@
 // Space content routes (docs/platform-api.md): list pages, read a page (`space:content:read`) and write a
-// page (`space:content:write`). Authorization happened before a handler runs; handlers never
-// check scopes or ownership themselves.
+// page (`space:content:write`). The list is also GitBook's getCurrentRevision (same path): it answers
+// GitBook's Revision fields beside the platform's own. Authorization happened before a handler
+// runs; handlers never check scopes or ownership themselves.
 
 import type { ApiRoute } from '../types.ts';
 import type { PlatformApiDeps } from '../deps.ts';
 import { compileBodyValidator } from '../../common/validate-body.ts';
 import { found, requireId } from './params.ts';
 import { HostError } from '../../common/errors.ts';
+import { currentRevisionAnswer } from './revisions.ts';
 
 const space = (params: Record<string, string>) => ({ kind: 'space', id: params.space }) as const;
 
@@ -43,7 +45,11 @@ export const contentRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/spaces/:space/content',
     scope: 'space:content:read',
     resource: space,
-    handle: async ({ params, deps }) => ({ status: 200, body: { spaceId: params.space, items: await deps.platform.listPages(params.space) } }),
+    // The platform's `{ spaceId, items }` keep their meaning; GitBook's Revision fields sit beside them.
+    handle: async ({ params, deps }) => ({
+      status: 200,
+      body: { ...(await currentRevisionAnswer(deps, params.space)), spaceId: params.space, items: await deps.platform.listPages(params.space) },
+    }),
   },
   {
     method: 'GET',

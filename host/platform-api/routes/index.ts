@@ -6,6 +6,7 @@ import type { PlatformApiDeps } from '../deps.ts';
 import { contentRoutes } from './content.ts';
 import { spaceRoutes } from './spaces.ts';
 import { gitRoutes } from './git.ts';
+import { revisionRoutes } from './revisions.ts';
 import { siteRoutes } from './sites.ts';
 import { adaptiveRoutes } from './adaptive.ts';
 import { openApiRoutes } from './openapi.ts';
@@ -14,11 +15,13 @@ import { installationSelfRoutes } from './installation-self.ts';
 import { gitbookInstallationRoutes } from './gitbook-installations.ts';
 import { gitbookOrgRoutes } from './gitbook-orgs.ts';
 import { gitbookTaskRoutes } from './gitbook-tasks.ts';
+import { gitbookUrlRoutes } from './gitbook-urls.ts';
 
 export const platformRoutes: ApiRoute<PlatformApiDeps>[] = [
   ...contentRoutes,
   ...spaceRoutes,
   ...gitRoutes,
+  ...revisionRoutes,
   ...siteRoutes,
   ...adaptiveRoutes,
   ...openApiRoutes,
@@ -27,4 +30,5 @@ export const platformRoutes: ApiRoute<PlatformApiDeps>[] = [
   ...gitbookInstallationRoutes,
   ...gitbookOrgRoutes,
   ...gitbookTaskRoutes,
+  ...gitbookUrlRoutes,
 ];

@@ -26,7 +26,7 @@ const validateSpacePatch = compileBodyValidator<SpacePatch>({
  * This platform's space record with GitBook's Space fields added (GitBook's client calls the same
  * path: `spaces.getSpaceById`); the platform's own fields keep their meaning.
  */
-async function spaceAnswer(deps: PlatformApiDeps, space: SpaceRecord): Promise<Record<string, unknown>> {
+export async function spaceAnswer(deps: PlatformApiDeps, space: SpaceRecord): Promise<Record<string, unknown>> {
   return { ...gitbookSpaceFields(deps.gitbook.baseUrl, space, await deps.platform.listPages(space.id)), ...space };
 }
 

@@ -3,7 +3,7 @@
 
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { HostError } from '../../common/errors.ts';
+import { integrationNotFound } from '../../integrations/builtin-names.ts';
 import type { HostServices } from '../services.ts';
 import { describeIntegration, summarizeIntegration } from '../integration-view.ts';
 
@@ -14,7 +14,7 @@ export function registerIntegrationRoutes(router: Router, services: HostServices
 
   router.get('/v1/integrations/:name', adminAuth, (ctx) => {
     const integration = services.getIntegration(ctx.params.name);
-    if (!integration) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${ctx.params.name}" not found`);
+    if (!integration) throw integrationNotFound(ctx.params.name, (name) => services.getIntegration(name)?.builtin !== undefined);
     const installLink = services.installLinkOf(integration.name);
     ctx.body = describeIntegration(integration, installLink === undefined ? {} : { installLink });
   });

@@ -1,5 +1,5 @@
 // The platform API over HTTP (docs/http-api.md, docs/platform-api.md): `/v1/spaces/…`, `/v1/sites/…`,
-// `/v1/orgs/…`, `/v1/conversations`, `/v1/installation[/…]` and GitBook's `/v1/integrations/:name/{tasks,spaces,sites}`
+// `/v1/orgs/…`, `/v1/urls/…`, `/v1/conversations`, `/v1/installation[/…]` and GitBook's `/v1/integrations/:name/{tasks,spaces,sites}`
 // pass through to services.platformApi, which authenticates the token alone. Under
 // `/v1/integrations/:name/installations…`, which public endpoints and admin routes share with
 // GitBook's API, a request carrying a host API token (`Bearer iht_…` / `Bearer ihi_…`) is an API
@@ -41,7 +41,7 @@ function passThroughTo(services: HostServices): (ctx: Context) => Promise<void> 
 
 export function registerPlatformApiRoutes(router: Router, services: HostServices): void {
   const passThrough = passThroughTo(services);
-  for (const path of ['/v1/spaces/*rest', '/v1/sites/*rest', '/v1/orgs/*rest', '/v1/conversations', '/v1/installation', '/v1/installation/*rest']) {
+  for (const path of ['/v1/spaces/*rest', '/v1/sites/*rest', '/v1/orgs/*rest', '/v1/urls/*rest', '/v1/conversations', '/v1/installation', '/v1/installation/*rest']) {
     router.all(path, passThrough);
   }
   for (const path of ['/v1/integrations/:name/spaces', '/v1/integrations/:name/sites']) router.all(path, passThrough);

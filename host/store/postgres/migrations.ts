@@ -151,9 +151,38 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
+    name: 'built-in integrations in their namespace',
+    // The built-in webhook integration was named `webhook` until built-ins got a namespace no
+    // manifest name can enter (integrations/builtin-names.ts). Until then a folder named
+    // `webhook` never loaded, so every installation of that name is the built-in's; from now on
+    // `webhook` is an author's name.
+    sql: "UPDATE installations SET integration = 'host:webhook' WHERE integration = 'webhook';",
+  },
+  {
+    version: 8,
+    name: 'space revisions and Git requests',
+    // As SQLite's version 10: a space's revisions with the page versions they hold (superseded ones
+    // in page_versions), the first recorded at startup; Git imports and exports beside the syncs.
+    sql: `
+  CREATE TABLE space_revisions (
+    seq BIGSERIAL PRIMARY KEY, space TEXT NOT NULL REFERENCES spaces (id), id TEXT NOT NULL, parent TEXT,
+    pages TEXT NOT NULL, created_at TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX space_revisions_by_id ON space_revisions (space, id);
+  CREATE INDEX space_revisions_by_space ON space_revisions (space, seq);
+  CREATE TABLE page_versions (
+    space TEXT NOT NULL REFERENCES spaces (id), page TEXT NOT NULL, revision INTEGER NOT NULL, title TEXT NOT NULL,
+    markdown TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (space, page, revision)
+  );
+  ALTER TABLE git_syncs ADD COLUMN kind TEXT NOT NULL DEFAULT 'sync';
+  ALTER TABLE git_syncs ADD COLUMN request TEXT;
+`,
+  },
+  {
+    version: 10,
     name: 'sealed OAuth states',
-    // The states the host puts in GitBook-runtime OAuth redirects (oauth-seal/sealed-states.ts):
-    // redeemed once across every host, then forgotten once expired.
+    // As SQLite's version 12: the states the host puts in GitBook-runtime OAuth redirects
+    // (oauth-seal/sealed-states.ts), redeemed once across every host, then forgotten once expired.
     sql: `
   CREATE TABLE sealed_oauth_states (
     nonce TEXT PRIMARY KEY,

@@ -1,14 +1,16 @@
 // The platform store on PostgreSQL: spaces with pages, sites with views and feedback, OpenAPI
-// specs, adaptive claims, and the records integrations write. Seeding inserts only missing rows,
-// under an advisory lock, so hosts starting together seed once and never overwrite API writes.
+// specs, adaptive claims, space revisions (platform-revisions.ts), and the records integrations
+// write. Seeding inserts only missing rows, under an advisory lock, so hosts starting together seed
+// once and never overwrite API writes.
 // Storage only; authorization is platform-api's.
 
 import { randomUUID } from 'node:crypto';
 import type { PlatformData } from '../../platform/data.ts';
-import { createResourceDirectory, type ConversationRecord, type GitSyncRecord, type PlatformStore } from '../../platform/records.ts';
+import { createResourceDirectory, type ConversationRecord, type GitRequestRecord, type GitSyncRecord, type PlatformStore } from '../../platform/records.ts';
 import type { Db, Queryable } from './connection.ts';
 import { LOCK_NAMESPACE, LOCK_SEED } from './migrations.ts';
-import { MAX_GIT_SYNCS_PER_SPACE, toPage, toSpace, type PageRow, type SpaceRow } from '../platform-rows.ts';
+import { MAX_GIT_SYNCS_PER_SPACE, toGitRequest, toPage, toSpace, type GitRequestRow, type PageRow, type SpaceRow } from '../platform-rows.ts';
+import { createPostgresRevisionRecords, keepPageVersion, lockSpace, reconcileRevisions, recordRevision } from './platform-revisions.ts';
 
 async function seed(client: Queryable, data: PlatformData): Promise<void> {
   const now = new Date().toISOString();
@@ -37,13 +39,30 @@ async function seed(client: Queryable, data: PlatformData): Promise<void> {
   }
 }
 
+async function insertGitRequest(db: Db, record: GitRequestRecord): Promise<void> {
+  await db.query('INSERT INTO git_syncs (id, space, installation_id, status, created_at, kind, request) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
+    record.id,
+    record.spaceId,
+    record.installationId,
+    record.status,
+    record.createdAt,
+    record.kind,
+    record.request === null ? null : JSON.stringify(record.request),
+  ]);
+  // Bounded like SQLite's: the newest records of the space stay, the oldest go.
+  await db.query('DELETE FROM git_syncs WHERE space = $1 AND seq <= (SELECT seq FROM git_syncs WHERE space = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2)', [record.spaceId, MAX_GIT_SYNCS_PER_SPACE]);
+}
+
 export function createPostgresPlatformStore(db: Db): PlatformStore {
   return {
     seed: (data) =>
       db.transaction(async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_NAMESPACE, LOCK_SEED]);
         await seed(client, data);
+        // Spaces seeded just now (or before revisions were recorded) get their first revision.
+        await reconcileRevisions(client, new Date().toISOString());
       }),
+    ...createPostgresRevisionRecords(db),
     async loadDirectory() {
       const spaces = (await db.query<{ id: string; organization: string }>('SELECT id, organization FROM spaces')).rows;
       const sites = (await db.query<{ id: string; organization: string }>('SELECT id, organization FROM sites')).rows;
@@ -74,23 +93,37 @@ export function createPostgresPlatformStore(db: Db): PlatformStore {
       return row ? toPage(row) : undefined;
     },
     async putPage(spaceId, pageId, input) {
-      // One statement, so concurrent writers (on any host) can never both create revision 1.
-      const row = (
-        await db.query<PageRow>(
-          `INSERT INTO pages (space, id, title, markdown, revision, updated_at) VALUES ($1, $2, COALESCE($3, $2), $4, 1, $5)
-           ON CONFLICT (space, id) DO UPDATE SET title = COALESCE($3, pages.title), markdown = excluded.markdown, revision = pages.revision + 1, updated_at = excluded.updated_at
-           RETURNING *`,
-          [spaceId, pageId, input.title ?? null, input.markdown, new Date().toISOString()],
-        )
-      ).rows[0];
+      const now = new Date().toISOString();
+      // The page and the space revision it makes are written together, or neither is; the space's
+      // row lock makes writers of one space (on any host) take turns.
+      const row = await db.transaction(async (client) => {
+        await lockSpace(client, spaceId);
+        await keepPageVersion(client, spaceId, pageId);
+        const written = (
+          await client.query<PageRow>(
+            `INSERT INTO pages (space, id, title, markdown, revision, updated_at) VALUES ($1, $2, COALESCE($3, $2), $4, 1, $5)
+             ON CONFLICT (space, id) DO UPDATE SET title = COALESCE($3, pages.title), markdown = excluded.markdown, revision = pages.revision + 1, updated_at = excluded.updated_at
+             RETURNING *`,
+            [spaceId, pageId, input.title ?? null, input.markdown, now],
+          )
+        ).rows[0];
+        await recordRevision(client, spaceId, now);
+        return written;
+      });
       return { page: toPage(row), created: row.revision === 1 };
     },
     async recordGitSync(spaceId, installationId) {
       const record: GitSyncRecord = { id: `sync_${randomUUID().replaceAll('-', '')}`, spaceId, installationId, status: 'queued', createdAt: new Date().toISOString() };
-      await db.query('INSERT INTO git_syncs (id, space, installation_id, status, created_at) VALUES ($1, $2, $3, $4, $5)', [record.id, record.spaceId, record.installationId, record.status, record.createdAt]);
-      // Bounded like SQLite's: the newest records of the space stay, the oldest go.
-      await db.query('DELETE FROM git_syncs WHERE space = $1 AND seq <= (SELECT seq FROM git_syncs WHERE space = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2)', [spaceId, MAX_GIT_SYNCS_PER_SPACE]);
+      await insertGitRequest(db, { ...record, kind: 'sync', request: null });
       return record;
+    },
+    async recordGitRequest(spaceId, installationId, kind, request) {
+      const record: GitRequestRecord = { id: `${kind}_${randomUUID().replaceAll('-', '')}`, spaceId, installationId, status: 'queued', createdAt: new Date().toISOString(), kind, request };
+      await insertGitRequest(db, record);
+      return record;
+    },
+    async listGitRequests(spaceId) {
+      return (await db.query<GitRequestRow>('SELECT * FROM git_syncs WHERE space = $1 ORDER BY seq DESC', [spaceId])).rows.map(toGitRequest);
     },
     async spaceContentUsage(spaceId) {
       const row = (await db.query<{ pages: number; chars: number }>('SELECT COUNT(*)::int AS pages, COALESCE(SUM(LENGTH(markdown)), 0)::bigint AS chars FROM pages WHERE space = $1', [spaceId])).rows[0];

@@ -226,6 +226,38 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 9,
+    name: 'built-in integrations in their namespace',
+    // The built-in webhook integration was named `webhook` until built-ins got a namespace no
+    // manifest name can enter (integrations/builtin-names.ts). Until then a folder named
+    // `webhook` never loaded, so every installation of that name is the built-in's; from now on
+    // `webhook` is an author's name.
+    sql: "UPDATE installations SET integration = 'host:webhook' WHERE integration = 'webhook';",
+  },
+  {
+    version: 10,
+    name: 'space revisions and Git requests',
+    // A space's revisions (GitBook's getRevisionById and the rest): each records which version of
+    // every page it holds; page_versions keeps the superseded versions the kept revisions hold (a
+    // page's current version stays in pages). The first revision of each space is recorded at
+    // startup, from its pages as they are (platform store seed). Git imports and exports are kept
+    // with the syncs, with what they asked for (never the URL's credentials).
+    sql: `
+  CREATE TABLE space_revisions (
+    seq INTEGER PRIMARY KEY, space TEXT NOT NULL REFERENCES spaces (id), id TEXT NOT NULL, parent TEXT,
+    pages TEXT NOT NULL, created_at TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX space_revisions_by_id ON space_revisions (space, id);
+  CREATE INDEX space_revisions_by_space ON space_revisions (space, seq);
+  CREATE TABLE page_versions (
+    space TEXT NOT NULL REFERENCES spaces (id), page TEXT NOT NULL, revision INTEGER NOT NULL, title TEXT NOT NULL,
+    markdown TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (space, page, revision)
+  );
+  ALTER TABLE git_syncs ADD COLUMN kind TEXT NOT NULL DEFAULT 'sync';
+  ALTER TABLE git_syncs ADD COLUMN request TEXT;
+`,
+  },
+  {
+    version: 12,
     name: 'sealed OAuth states',
     // The states the host puts in GitBook-runtime OAuth redirects (oauth-seal/sealed-states.ts):
     // redeemed once, then forgotten once expired.

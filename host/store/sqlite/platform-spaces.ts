@@ -1,14 +1,20 @@
-// node:sqlite records of spaces: space metadata, pages (with their revision), and the Git syncs
-// integrations start. Plain reads and writes; never checks who is asking.
+// node:sqlite records of spaces: space metadata, pages (each write recording the space's revision,
+// platform-revisions.ts), and the Git syncs, imports and exports integrations ask for. Plain reads
+// and writes; never checks who is asking.
 
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
-import type { GitSyncRecord, PageSummary, PlatformStore } from '../../platform/records.ts';
-import { MAX_GIT_SYNCS_PER_SPACE, toPage, toSpace, type PageRow, type SpaceRow } from '../platform-rows.ts';
+import type { GitRequestRecord, GitSyncRecord, PageSummary, PlatformStore } from '../../platform/records.ts';
+import { MAX_GIT_SYNCS_PER_SPACE, toGitRequest, toPage, toSpace, type GitRequestRow, type PageRow, type SpaceRow } from '../platform-rows.ts';
+import type { SqliteRevisions } from './platform-revisions.ts';
+import { inTransaction } from './transaction.ts';
 
-type SpaceRecords = Pick<PlatformStore, 'getSpace' | 'updateSpace' | 'listPages' | 'getPage' | 'putPage' | 'recordGitSync' | 'spaceContentUsage'>;
+type SpaceRecords = Pick<
+  PlatformStore,
+  'getSpace' | 'updateSpace' | 'listPages' | 'getPage' | 'putPage' | 'recordGitSync' | 'recordGitRequest' | 'listGitRequests' | 'spaceContentUsage'
+>;
 
-export function createSpaceRecords(db: DatabaseSync): SpaceRecords {
+export function createSpaceRecords(db: DatabaseSync, revisions: SqliteRevisions): SpaceRecords {
   const statements = {
     getSpace: db.prepare('SELECT * FROM spaces WHERE id = ?'),
     updateSpace: db.prepare(
@@ -24,8 +30,17 @@ export function createSpaceRecords(db: DatabaseSync): SpaceRecords {
       ON CONFLICT (space, id) DO UPDATE SET
         title = COALESCE($title, pages.title), markdown = excluded.markdown, revision = pages.revision + 1, updated_at = excluded.updated_at
       RETURNING *`),
-    insertGitSync: db.prepare('INSERT INTO git_syncs (id, space, installation_id, status, created_at) VALUES (?, ?, ?, ?, ?)'),
+    insertGitSync: db.prepare('INSERT INTO git_syncs (id, space, installation_id, status, created_at, kind, request) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    listGitRequests: db.prepare('SELECT * FROM git_syncs WHERE space = ? ORDER BY rowid DESC'),
   };
+
+  function insertGitRequest(record: GitRequestRecord): void {
+    inTransaction(db, () => {
+      statements.insertGitSync.run(record.id, record.spaceId, record.installationId, record.status, record.createdAt, record.kind, record.request === null ? null : JSON.stringify(record.request));
+      statements.pruneGitSyncs.run({ space: record.spaceId, keep: MAX_GIT_SYNCS_PER_SPACE });
+    });
+  }
+
   return {
     async getSpace(id) {
       const row = statements.getSpace.get(id) as SpaceRow | undefined;
@@ -45,14 +60,27 @@ export function createSpaceRecords(db: DatabaseSync): SpaceRecords {
     },
     async putPage(spaceId, pageId, input) {
       const now = new Date().toISOString();
-      const row = statements.putPage.get({ space: spaceId, id: pageId, title: input.title ?? null, markdown: input.markdown, now }) as unknown as PageRow;
+      // The page and the space revision it makes are written together, or neither is.
+      const row = inTransaction(db, () => {
+        revisions.keepVersion(spaceId, pageId);
+        const written = statements.putPage.get({ space: spaceId, id: pageId, title: input.title ?? null, markdown: input.markdown, now }) as unknown as PageRow;
+        revisions.record(spaceId, now);
+        return written;
+      });
       return { page: toPage(row), created: row.revision === 1 };
     },
     async recordGitSync(spaceId, installationId) {
       const record: GitSyncRecord = { id: `sync_${randomUUID().replaceAll('-', '')}`, spaceId, installationId, status: 'queued', createdAt: new Date().toISOString() };
-      statements.insertGitSync.run(record.id, record.spaceId, record.installationId, record.status, record.createdAt);
-      statements.pruneGitSyncs.run({ space: spaceId, keep: MAX_GIT_SYNCS_PER_SPACE });
+      insertGitRequest({ ...record, kind: 'sync', request: null });
       return record;
+    },
+    async recordGitRequest(spaceId, installationId, kind, request) {
+      const record: GitRequestRecord = { id: `${kind}_${randomUUID().replaceAll('-', '')}`, spaceId, installationId, status: 'queued', createdAt: new Date().toISOString(), kind, request };
+      insertGitRequest(record);
+      return record;
+    },
+    async listGitRequests(spaceId) {
+      return (statements.listGitRequests.all(spaceId) as unknown as GitRequestRow[]).map(toGitRequest);
     },
     async spaceContentUsage(spaceId) {
       const row = statements.usage.get(spaceId) as { pages: number; chars: number };

@@ -5,6 +5,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import { createResourceDirectory, type PlatformStore } from '../../platform/records.ts';
 import { seedPlatformTables } from './platform-seed.ts';
 import { createSpaceRecords } from './platform-spaces.ts';
+import { createRevisionRecords } from './platform-revisions.ts';
+import { inTransaction } from './transaction.ts';
 import { createSiteRecords } from './platform-sites.ts';
 import { createConversationRecords } from './platform-conversations.ts';
 
@@ -15,11 +17,17 @@ export function createSqlitePlatformStore(db: DatabaseSync): PlatformStore {
     sites: db.prepare('SELECT id, organization FROM sites'),
     siteSpaces: db.prepare('SELECT site, space FROM site_spaces ORDER BY site, position, space'),
   };
+  const revisions = createRevisionRecords(db);
   return {
-    ...createSpaceRecords(db),
+    ...createSpaceRecords(db, revisions),
+    ...revisions.reads,
     ...createSiteRecords(db),
     ...createConversationRecords(db),
-    seed: async (data) => seedPlatformTables(db, data),
+    async seed(data) {
+      seedPlatformTables(db, data);
+      // Spaces seeded just now (or before revisions were recorded) get their first revision.
+      inTransaction(db, () => revisions.reconcile(new Date().toISOString()));
+    },
     async loadDirectory() {
       const spaces = new Map((statements.spaces.all() as unknown as { id: string; organization: string }[]).map((row) => [row.id, row.organization]));
       const sites = new Map((statements.sites.all() as unknown as { id: string; organization: string }[]).map((row) => [row.id, { organization: row.organization, spaces: [] as string[] }]));

@@ -19,7 +19,7 @@ const oauth = createOAuthHandler(({ environment }) => ({
 
 export default createIntegration({
   async fetch(request, context) {
-    // The endpoint of the installation dispatched to (`integration.urls` is the integration's own).
+    // The endpoint of the installation dispatched to (`integration.urls.publicEndpoint` is the same URL).
     const base = new URL(context.environment.urls?.publicEndpoint ?? request.url).pathname;
     const path = new URL(request.url).pathname.slice(base.length) || '/';
     if (path === '/oauth') return oauth(request, context);

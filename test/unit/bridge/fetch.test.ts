@@ -136,6 +136,26 @@ describe('performFetch', () => {
     expect(!result.ok && result.message).toMatch(/timed out after 400 ms/);
   });
 
+  it('opens no socket for a fetch aborted while its host name resolves, and counts no refusal', async () => {
+    const controller = new AbortController();
+    const lookup = ((_host: string, _opts: unknown, callback: (e: null, a: { address: string; family: number }[]) => void) => {
+      controller.abort();
+      queueMicrotask(() => callback(null, [{ address: '127.0.0.1', family: 4 }]));
+    }) as unknown as LookupFunction;
+    const refusals: string[] = [];
+    const connect = vi.spyOn(net.Socket.prototype, 'connect');
+    const port = new URL(base).port;
+    const result = await performFetch(
+      request(`http://aborted.example.test:${port}/slow`),
+      options({ lookup, signal: controller.signal, streaming: true, onRefusal: (_url, reason) => refusals.push(reason) }),
+    );
+    const calls = connect.mock.calls.length;
+    connect.mockRestore();
+    expect(result).toEqual({ ok: false, code: 'TypeError', message: 'the request was aborted' });
+    expect(calls).toBe(0);
+    expect(refusals).toEqual([]);
+  });
+
   it('sets Host from the URL, never from the guest', async () => {
     const result = await performFetch(request(`${base}/host`, { headers: [['Host', 'admin.internal']] }), options());
     expect(result.ok && new TextDecoder().decode(result.value.body)).toBe(base.slice('http://'.length));

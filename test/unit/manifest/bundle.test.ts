@@ -122,6 +122,6 @@ describe('bundleScript cache', () => {
     const cacheDir = temp.make();
     await bundleScript(dir, 'index.js', { cacheDir });
     rmSync(path.join(dir, 'v.js'));
-    await expect(bundleScript(dir, 'index.js', { cacheDir })).rejects.toThrow('script imports "./v.js" (from index.js), which cannot be resolved');
+    await expect(bundleScript(dir, 'index.js', { cacheDir })).rejects.toThrow('script imports "./v.js" (from index.js), which does not exist');
   });
 });

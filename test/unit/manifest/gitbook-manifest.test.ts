@@ -129,13 +129,21 @@ describe('gitbook-manifest.yaml', () => {
   });
 });
 
-describe('names reserved by built-in integrations', () => {
-  it('refuses a built-in\'s name in any case, for check and host alike', async () => {
+describe('names of built-in integrations', () => {
+  it('loads an author\'s integration named like a built-in (`webhook`, in any case), for check and host alike', async () => {
     const root = temp.make();
-    temp.write(root, 'hook/gitbook-manifest.yaml', 'name: Webhook\ntitle: A\ndescription: a\norganization: acme\nvisibility: private\nscopes: []\n');
-    const [loaded] = await loadIntegrations([root], { env: {}, cacheDir, check: true, reservedNames: ['webhook'] });
+    temp.write(root, 'hook/gitbook-manifest.yaml', 'name: webhook\ntitle: A\ndescription: a\norganization: acme\nvisibility: private\nscopes: []\n');
+    temp.write(root, 'other/platform-manifest.yaml', 'name: Webhook-Relay\ntitle: B\ndescription: b\norganization: acme\nvisibility: private\nscopes: []\n');
+    const loaded = await loadIntegrations([root], { env: {}, cacheDir, check: true });
+    expect(loaded.map((one) => [one.name, one.status, one.errors])).toEqual([['webhook', 'ready', []], ['Webhook-Relay', 'ready', []]]);
+  });
+
+  it('refuses a manifest that declares a built-in\'s own name (`host:…`): no manifest name holds a colon', async () => {
+    const root = temp.make();
+    temp.write(root, 'hook/gitbook-manifest.yaml', 'name: host:webhook\ntitle: A\ndescription: a\norganization: acme\nvisibility: private\nscopes: []\n');
+    const [loaded] = await loadIntegrations([root], { env: {}, cacheDir, check: true });
     expect(loaded.status).toBe('invalid');
-    expect(loaded.errors.map((e) => `${e.pointer}: ${e.message}`)).toEqual(['/name: "Webhook" is the name of a built-in integration of this host']);
+    expect(loaded.errors.map((e) => `${e.pointer}: ${e.message}`)).toEqual(['/name: must be kebab-case: letters, digits and single dashes, e.g. "my-integration" (got "host:webhook")']);
   });
 });
 

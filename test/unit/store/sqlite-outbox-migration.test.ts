@@ -11,11 +11,14 @@ import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
 let dir = '';
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The migrations up to `version`: later ones are not this test's business. */
+const upTo = (version: number) => SQLITE_MIGRATIONS.filter((migration) => migration.version <= version);
+
 function openAt(version: number): DatabaseSync {
   dir = mkdtempSync(path.join(tmpdir(), 'outbox-migrate-'));
   const db = new DatabaseSync(path.join(dir, 'host.db'));
   db.exec('PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON;');
-  migrateSqlite(db, SQLITE_MIGRATIONS.filter((migration) => migration.version <= version));
+  migrateSqlite(db, upTo(version));
   return db;
 }
 
@@ -44,7 +47,7 @@ describe('sqlite outbox migration (version 8)', () => {
     const numbersBefore = db.prepare('SELECT seq, id FROM webhook_deliveries ORDER BY seq').all();
     expect(numbersBefore.map((row) => (row as { seq: number }).seq)).toEqual([1, 3, 4]);
 
-    expect(migrateSqlite(db, SQLITE_MIGRATIONS.filter((migration) => migration.version <= 8))).toEqual([8]);
+    expect(migrateSqlite(db, upTo(8))).toEqual([8]);
     expect(db.prepare('SELECT seq, id FROM webhook_deliveries ORDER BY seq').all()).toEqual(numbersBefore);
     const after = createOutbox(db, { newId: () => `whd_${++ids}` });
     expect(await after.listForInstallation('inst_a')).toEqual(listedBefore);
@@ -66,7 +69,7 @@ describe('sqlite outbox migration (version 8)', () => {
     db.exec('PRAGMA foreign_keys = ON');
     expect(db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts').get()).toEqual({ n: 1 });
 
-    expect(migrateSqlite(db, SQLITE_MIGRATIONS.filter((migration) => migration.version <= 8))).toEqual([8]);
+    expect(migrateSqlite(db, upTo(8))).toEqual([8]);
     expect(db.prepare('SELECT COUNT(*) AS n FROM webhook_attempts').get()).toEqual({ n: 0 });
     expect(db.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
     db.close();

@@ -54,7 +54,7 @@ describe('checkWebhookConfiguration', () => {
 
 describe('planWebhookDeliveries', () => {
   const installation = (overrides: Partial<Installation>): Installation => ({
-    id: 'inst_x', integration: 'webhook', organization: 'org_1', target: 'space', space: 'space_1', status: 'active',
+    id: 'inst_x', integration: 'host:webhook', organization: 'org_1', target: 'space', space: 'space_1', status: 'active',
     configuration: { url: 'https://a.example/in', events: ['space_content_updated'] }, createdAt: '2026-01-01T00:00:00Z', ...overrides,
   });
   const event = { type: 'space_content_updated', spaceId: 'space_1', revisionId: 'rev_1' };
