@@ -15,6 +15,8 @@ import { createEventPublisher } from '../events/publish.ts';
 import { createLifecycle } from '../installations/lifecycle.ts';
 import { createOAuthStates } from '../installations/oauth-state.ts';
 import { createConnectTickets } from '../installations/connect-ticket.ts';
+import { createOAuthSeal } from '../oauth-seal/seal.ts';
+import { createSealedStates } from '../oauth-seal/sealed-states.ts';
 import { createInstallationService } from '../installations/service.ts';
 import { adoptOrphanInstallations } from '../installations/hierarchy.ts';
 import { createTaskQueue } from '../tasks/queue.ts';
@@ -337,6 +339,12 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     siteScripts: createSiteScripts({ store: stores.installations, registry, dispatcher, baseUrl }),
     secrets: secretService,
     secretRefresher,
+    oauthSeal: createOAuthSeal({
+      integration: (name) => registry.get(name),
+      tickets: connectTickets,
+      states: createSealedStates({ store: stores.sealedOAuthStates, secret: tokenSecret, now: options.clock, ttlMs: options.oauthStateTtlMs }),
+      ttlMs: options.oauthStateTtlMs,
+    }),
   });
   const appLimits = { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes };
   if (consoleHttp && consoleAssets) {

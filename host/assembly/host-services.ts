@@ -19,6 +19,7 @@ import type { SiteScripts } from '../site-scripts/site-scripts.ts';
 import type { SecretService } from '../secrets/service.ts';
 import { integrationSecretsView, storedSecretView } from '../secrets/view.ts';
 import type { SecretRefresher } from './secret-refresh.ts';
+import type { OAuthSeal } from '../oauth-seal/seal.ts';
 
 export interface HostServicesParts {
   adminToken: string;
@@ -39,6 +40,7 @@ export interface HostServicesParts {
   siteScripts: SiteScripts;
   secrets: SecretService;
   secretRefresher: SecretRefresher;
+  oauthSeal: OAuthSeal;
 }
 
 export function createHostServices(parts: HostServicesParts): HostServices {
@@ -55,6 +57,7 @@ export function createHostServices(parts: HostServicesParts): HostServices {
     baseUrl: () => parts.baseUrl,
     platformApi: parts.platformApi,
     siteScripts: parts.siteScripts,
+    oauthSeal: parts.oauthSeal,
 
     listIntegrations: () => registry.list(),
     getIntegration: (name) => registry.get(name),

@@ -1,9 +1,9 @@
 // What the public endpoints do between the request and the integration's answer, with no Koa in
 // it, so that the Koa routes (routes/public-endpoint.ts) and the direct node:http path
 // (direct-public-fetch.ts) run the same code: the body limit, the one installation lookup, the
-// fetch event with the endpoint's own cookies, the dispatch (its body streamed when the integration
-// streams it), and the browser isolation of the answer. Never writes to the response: its callers
-// do, each its own way.
+// fetch event with the endpoint's own cookies, the sealing of GitBook-runtime OAuth flows
+// (oauth-gate.ts), the dispatch (its body streamed when the integration streams it), and the
+// browser isolation of the answer. Never writes to the response: its callers do, each its own way.
 
 import type { IncomingMessage } from 'node:http';
 import { HostError } from '../common/errors.ts';
@@ -15,6 +15,7 @@ import { cookiesForInstallation, integrationCookieKey, isolateInBrowser } from '
 import { integrationEndpointOf, publicEndpointOf } from '../installations/urls.ts';
 import type { Installation } from '../installations/model.ts';
 import type { StreamedBody } from '../sandbox/streamed-body.ts';
+import { openOAuthGate } from './oauth-gate.ts';
 
 // Methods a fetch Request cannot carry (the WHATWG forbidden methods): the runtime would throw
 // building the integration's Request, and the caller's request would come back as its 500.
@@ -81,11 +82,16 @@ export function createPublicFetch(services: HostServices, maxBodyBytes: number):
         throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" of integration "${name}" not found`);
       }
       const event = fetchEventOf(req, target, services, installation.id, installation.id);
-      const body = await readBody(req, maxBodyBytes);
+      const read = await readBody(req, maxBodyBytes);
       // A fresh copy: small Buffers can be slices of Node's shared pool, whose other bytes must
       // never travel with the body.
-      const outcome = await services.dispatch(installation, event, body.length > 0 ? new Uint8Array(body) : null, { stream: true });
-      return answerOf(isolateInBrowser(outcome.response, installation.id, endpointPath(installation)), outcome.body);
+      const body = read.length > 0 ? new Uint8Array(read) : null;
+      const gate = openOAuthGate(services, name, installation.id);
+      const admitted = gate === undefined ? { event, body } : await gate.admit(req, event, body);
+      if ('refused' in admitted) return admitted.refused;
+      const outcome = await services.dispatch(installation, admitted.event, admitted.body, { stream: true });
+      const answer = answerOf(isolateInBrowser(outcome.response, installation.id, endpointPath(installation)), outcome.body);
+      return gate === undefined ? answer : gate.seal(answer);
     },
 
     // The integration's own endpoint: one fixed URL per integration (an OAuth provider's redirect
@@ -94,10 +100,15 @@ export function createPublicFetch(services: HostServices, maxBodyBytes: number):
       checkDeclaredLength(req, maxBodyBytes);
       const cookieKey = integrationCookieKey(name);
       const { installationId: _none, ...event } = fetchEventOf(req, target, services, '', cookieKey);
-      const body = await readBody(req, maxBodyBytes);
-      const outcome = await services.dispatchToIntegration(name, event, body.length > 0 ? new Uint8Array(body) : null, { stream: true });
+      const read = await readBody(req, maxBodyBytes);
+      const body = read.length > 0 ? new Uint8Array(read) : null;
+      const gate = openOAuthGate(services, name, undefined);
+      const admitted = gate === undefined ? { event, body } : await gate.admit(req, event, body);
+      if ('refused' in admitted) return admitted.refused;
+      const outcome = await services.dispatchToIntegration(name, admitted.event, admitted.body, { stream: true });
       const endpointPath = new URL(integrationEndpointOf(services.baseUrl(), name)).pathname;
-      return answerOf(isolateInBrowser(outcome.response, cookieKey, endpointPath), outcome.body);
+      const answer = answerOf(isolateInBrowser(outcome.response, cookieKey, endpointPath), outcome.body);
+      return gate === undefined ? answer : gate.seal(answer);
     },
   };
 }

@@ -14,6 +14,7 @@ import type { PlatformApi } from '../platform-api/router.ts';
 import type { DeliveryView } from '../webhooks/delivery-view.ts';
 import type { SiteScripts } from '../site-scripts/site-scripts.ts';
 import type { IntegrationSecretsView, StoredSecretView } from '../secrets/view.ts';
+import type { OAuthSeal } from '../oauth-seal/seal.ts';
 
 /** A queued task as the admin sees it (docs/installations.md#tasks): its state, never its payload. */
 export interface TaskView {
@@ -88,6 +89,9 @@ export interface HostServices {
    * ERR_INTEGRATION_INVALID for one that cannot run, and the sandbox errors of dispatch().
    */
   dispatchToIntegration(integration: string, event: DispatchEvent, fetchBody: Uint8Array | null, options?: DispatchOptions): Promise<DispatchOutcome>;
+
+  /** Sealing of GitBook-runtime OAuth flows on the public endpoints (server/oauth-gate.ts). */
+  readonly oauthSeal: OAuthSeal;
 
   /** A site's published scripts: the list, and each script (fetch_published_script). */
   readonly siteScripts: SiteScripts;

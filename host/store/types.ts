@@ -4,6 +4,7 @@
 import type { EventLog } from '../dispatch/event-log.ts';
 import type { InstallationStore } from '../installations/model.ts';
 import type { OAuthStateStore } from '../installations/oauth-state.ts';
+import type { SealedStateStore } from '../oauth-seal/sealed-states.ts';
 import type { PlatformStore } from '../platform/records.ts';
 import type { Outbox } from '../webhooks/outbox.ts';
 import type { SigningSecretStore } from '../webhooks/secrets.ts';
@@ -32,6 +33,8 @@ export interface HostStores {
   platform: PlatformStore;
   eventLog: EventLog;
   oauthStates: OAuthStateStore;
+  /** The states sealing GitBook-runtime OAuth flows (oauth-seal/sealed-states.ts). */
+  sealedOAuthStates: SealedStateStore;
   outbox: Outbox;
   signingSecrets: SigningSecretStore;
   /** Secrets an operator stored per integration (ciphertext only; host/secrets/ decrypts). */

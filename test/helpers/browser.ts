@@ -33,13 +33,27 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
+export interface LaunchOptions {
+  /**
+   * Names the browser resolves to 127.0.0.1 (a third party's site other than the host's, served by
+   * a loopback mock); every other name then fails to resolve, so no DNS query leaves the machine.
+   */
+  loopbackNames?: string[];
+}
+
+/** Chromium's resolver rules answering `names` with 127.0.0.1 and every other name with NOTFOUND. */
+function resolverRules(names: string[]): string {
+  return [...names.map((name) => `MAP ${name} 127.0.0.1`), 'MAP * ~NOTFOUND', 'EXCLUDE 127.0.0.1'].join(', ');
+}
+
 /** A browser with a fresh user-data-dir; `close()` stops it and removes the profile. */
-export async function launchBrowser(): Promise<TestBrowser> {
+export async function launchBrowser(options: LaunchOptions = {}): Promise<TestBrowser> {
   const profile = mkdtempSync(join(tmpdir(), 'console-chromium-'));
+  const names = options.loopbackNames ?? [];
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: names.length === 0 ? CHROMIUM_ARGS : [...CHROMIUM_ARGS, `--host-resolver-rules=${resolverRules(names)}`],
     viewport: { width: 1280, height: 900 },
   });
   context.setDefaultTimeout(20_000);

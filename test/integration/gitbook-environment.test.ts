@@ -99,12 +99,12 @@ describe('the environment of a dispatch', () => {
   });
 
   it('to the integration itself: no installation, the integration token only', async () => {
-    const { event, environment } = await echo(`${host.url}/v1/integrations/wire-echo/integration/oauth?code=c`);
+    const { event, environment } = await echo(`${host.url}/v1/integrations/wire-echo/integration/oauth?from=provider`);
     expectValidAgainstSpec('IntegrationEnvironment', environment);
     expect(environment.installation).toBeUndefined();
     expect(environment.apiTokens).toEqual({ integration: expect.stringMatching(/^ihi_/) });
     expect(environment.id).toBeUndefined();
-    expect(event).toMatchObject({ type: 'fetch', request: { method: 'get', url: `${host.url}/v1/integrations/wire-echo/integration/oauth?code=c` } });
+    expect(event).toMatchObject({ type: 'fetch', request: { method: 'get', url: `${host.url}/v1/integrations/wire-echo/integration/oauth?from=provider` } });
     expectValidAgainstSpec('FetchEvent', event);
     expect(event.installationId).toBeUndefined();
   });

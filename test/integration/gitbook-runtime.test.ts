@@ -1,6 +1,7 @@
 // fixtures/gitbook/space-digest (written for this host against @gitbook/runtime and @gitbook/api)
 // through the real host: OAuth connect through the runtime's own handler against the loopback
-// provider (callback on the installation's endpoint, and on the integration's own one), a
+// provider, started from the button URL and sealed by the host (callback on the installation's
+// endpoint, and on the integration's own one), a
 // space_content_updated handler that calls getSpaceById and updates its own space installation,
 // and the task it queues. Every event, environment-derived object and API answer the integration
 // saw is validated with the test's own ajv against GitBook's spec.
@@ -9,6 +10,7 @@ import { installationOf, startTestHost, waitFor, type TestHost } from '../helper
 import { install } from '../helpers/platform-api.ts';
 import { expectValidAgainstSpec } from '../helpers/gitbook-spec.ts';
 import { startOAuthProvider, type OAuthProvider } from '../../fixtures/oauth-provider/provider.ts';
+import { createBrowserClient, type BrowserClient } from '../helpers/browser-client.ts';
 
 const CLIENT = { clientId: 'digest-client', clientSecret: 'digest-secret-5c1f' };
 let provider: OAuthProvider;
@@ -38,13 +40,11 @@ afterAll(async () => {
   await provider?.close();
 });
 
-const get = (url: string) => fetch(url, { redirect: 'manual' });
-
-/** Follows the runtime's redirect to the provider and the provider's back: the callback URL. */
-async function authorize(start: string): Promise<URL> {
-  const started = await get(start);
+/** Follows the runtime's redirect to the provider and the provider's back, in one browser: the callback URL. */
+async function authorize(browser: BrowserClient, start: string): Promise<URL> {
+  const started = await browser.fetch(start);
   expect(started.status).toBe(302);
-  const approved = await get(started.headers.get('location')!);
+  const approved = await browser.fetch(started.headers.get('location')!);
   expect(approved.status).toBe(302);
   return new URL(approved.headers.get('location')!);
 }
@@ -63,16 +63,21 @@ function hostLogged(prefix: string): unknown[] {
 }
 
 describe('OAuth through @gitbook/runtime\'s createOAuthHandler', () => {
-  it('connects an organization installation: its state names it, its own token stores the credentials', async () => {
+  it('connects an organization installation from its button: the host seals the state, its own token stores the credentials', async () => {
     const view = await host.admin(`/v1/installations/${parent}`).then((response) => response.json());
     expect(view.status).toBe('pending');
-    const callback = await authorize(view.urls.buttons.oauth_credentials);
-    // GitBook's runtime: redirect_uri is the request URL without its query, state plain JSON naming the installation.
+    const browser = createBrowserClient();
+    const callback = await authorize(browser, view.urls.buttons.oauth_credentials);
+    // GitBook's runtime: redirect_uri is the request URL without its query (the host's ticket taken
+    // off first); the state the provider carries is the host's, bound to this browser by a cookie.
     expect(`${callback.origin}${callback.pathname}`).toBe(`${view.urls.publicEndpoint}/oauth`);
-    expect(JSON.parse(callback.searchParams.get('state')!)).toEqual({ installationId: parent });
-    const done = await get(callback.toString());
+    expect(callback.searchParams.get('state')).toMatch(/^[\w-]{22}\.[\w-]{43}$/);
+    expect(browser.cookies().map((cookie) => cookie.name)).toEqual([`ih-oauth.${callback.searchParams.get('state')!.split('.')[0]}`]);
+    const done = await browser.fetch(callback.toString());
+    // The runtime parsed its own JSON state again (the host restored it) and stored the credentials.
     expect(done.status).toBe(200);
     expect(await done.text()).toContain('You can close this window now.');
+    expect(browser.cookies()).toEqual([]);
     const stored = await host.stores.installations.getInstallation(parent);
     expect(stored?.status).toBe('active');
     expect(stored?.configuration.oauth_credentials).toMatchObject({ access_token: provider.issuedTokens.at(-1) });
@@ -81,9 +86,12 @@ describe('OAuth through @gitbook/runtime\'s createOAuthHandler', () => {
   });
 
   it('connects through the integration\'s one redirect URI: the callback lands on its own endpoint', async () => {
-    const callback = await authorize(`${host.url}/v1/integrations/space-digest/installations/${parent}/oauth/shared`);
+    const button = new URL((await host.admin(`/v1/installations/${parent}`).then((response) => response.json())).urls.buttons.oauth_credentials);
+    const browser = createBrowserClient();
+    // The same installation's ticket starts a flow from any path of its endpoint.
+    const callback = await authorize(browser, `${host.url}/v1/integrations/space-digest/installations/${parent}/oauth/shared?ticket=${button.searchParams.get('ticket')}`);
     expect(`${callback.origin}${callback.pathname}`).toBe(`${host.url}/v1/integrations/space-digest/integration/oauth/shared`);
-    expect((await get(callback.toString())).status).toBe(200);
+    expect((await browser.fetch(callback.toString())).status).toBe(200);
     expect((await host.stores.installations.getInstallation(parent))?.configuration.oauth_credentials).toMatchObject({ access_token: provider.issuedTokens.at(-1) });
   });
 });

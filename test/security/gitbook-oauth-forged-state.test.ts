@@ -1,81 +1,98 @@
-// GitBook's runtime OAuth puts the installation id in a plain JSON `state` and stores credentials
-// with the token of the dispatch the callback lands in. An attacker with an installation of their
-// own (another organization) runs the flow, then re-points the callback's state at a victim's
-// installation (or a space installation of it): the runtime's update runs with the attacker's own
-// installation token, which reaches only its own tree, so it is refused and the victim keeps its
-// credentials. The same callback with the attacker's own state connects the attacker (control).
+// GitBook's runtime names the installation in a plain JSON `state`, and on GitBook a callback on the
+// integration's own endpoint (the one redirect URI most of its integrations register) runs with
+// the integration token: whoever edits the state connects another organization's installation to
+// their own provider account. Here the attacker runs a genuine flow on an installation of their
+// own (another organization), then forges the callback's state to name the victim: GitBook's plain
+// JSON naming the victim's installation or its space installation, on the integration's endpoint
+// and on the victim's; hand-rolled's unsigned `inst:<id>` in a form_post; the attacker's own sealed
+// state moved to the victim's endpoint. Every one is refused before the integration runs, from the
+// attacker's own browser (its binding cookie is no help); the victim stays unconnected.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installationOf, startTestHost, type TestHost } from '../helpers/host.ts';
+import { createBrowserClient } from '../helpers/browser-client.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
 import { install } from '../helpers/platform-api.ts';
-import { startOAuthProvider, type OAuthProvider } from '../../fixtures/oauth-provider/provider.ts';
+import { buttonOf, configurationOf, expectRefused, startSealedOAuthWorld, throughProvider, type SealedOAuthWorld } from '../helpers/sealed-oauth.ts';
 
-const CLIENT = { clientId: 'forged-client', clientSecret: 'forged-secret-77a0' };
-let provider: OAuthProvider;
-let host: TestHost;
-let victim: string;
+let world: SealedOAuthWorld;
 let victimSpace: string;
-let attacker: { id: string; endpoint: string; button: string };
+let attacker: { digest: string; handRolled: string };
+const browser = createBrowserClient();
 
 beforeAll(async () => {
-  provider = await startOAuthProvider(CLIENT);
-  host = await startTestHost({
-    dirs: ['fixtures/gitbook', 'fixtures/integrations'],
-    allowEgress: ['127.0.0.1'],
-    env: {
-      ...process.env,
-      SPACE_DIGEST_CLIENT_ID: CLIENT.clientId,
-      SPACE_DIGEST_CLIENT_SECRET: CLIENT.clientSecret,
-      SPACE_DIGEST_AUTHORIZE_URL: provider.authorizeURL,
-      SPACE_DIGEST_TOKEN_URL: provider.tokenURL,
-    },
-  });
-  victim = installationOf(host, 'space-digest');
-  victimSpace = (await install(host, 'space-digest', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).id;
-  // The attacker's own installation, in another organization.
-  const created = await install(host, 'space-digest', { organization: 'globex', target: 'organization' });
-  attacker = { id: created.id, endpoint: created.urls.publicEndpoint, button: created.urls.buttons.oauth_credentials };
+  world = await startSealedOAuthWorld();
+  victimSpace = (await install(world.host, 'space-digest', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).id;
+  attacker = {
+    digest: (await install(world.host, 'space-digest', { organization: 'globex', target: 'organization' })).id,
+    handRolled: (await install(world.host, 'hand-rolled', { organization: 'globex', target: 'organization' })).id,
+  };
 });
-afterAll(async () => {
-  await host?.close();
-  await provider?.close();
-});
+afterAll(() => world?.close());
 
-const get = (url: string) => fetch(url, { redirect: 'manual' });
+const endpoint = (integration: string, id: string) => `${world.host.url}/v1/integrations/${integration}/installations/${id}`;
 
-/** The attacker runs the flow on their own installation: the provider's callback, with a code for the attacker's account. */
+/** The attacker's own flow of space-digest on the integration's endpoint: a callback with a code for the attacker's account. */
 async function attackerCallback(): Promise<URL> {
-  const started = await get(attacker.button);
-  expect(started.status).toBe(302);
-  const approved = await get(started.headers.get('location')!);
-  return new URL(approved.headers.get('location')!);
+  const button = new URL(await buttonOf(world.host, attacker.digest));
+  return throughProvider(browser, `${endpoint('space-digest', attacker.digest)}/oauth/shared${button.search}`);
 }
 
-describe('a forged OAuth state with GitBook\'s runtime', () => {
+async function expectVictimUnconnected(): Promise<void> {
+  expect(await configurationOf(world.host, world.digest)).toEqual({});
+  expect(await configurationOf(world.host, victimSpace)).toEqual({});
+  expect(await configurationOf(world.host, world.handRolled)).toEqual({});
+}
+
+describe('a forged GitBook-runtime OAuth state', () => {
   it.each([
-    ['the victim\'s organization installation', () => ({ installationId: victim })],
-    ['the victim\'s space installation', () => ({ installationId: victim, spaceId: 'space_acme_docs' })],
-  ])('cannot store the attacker\'s credentials on %s', async (_, forged) => {
+    ['the victim\'s installation', () => ({ installationId: world.digest })],
+    ['the victim\'s space installation', () => ({ installationId: world.digest, spaceId: 'space_acme_docs' })],
+  ])('naming %s on the integration\'s endpoint is refused before the integration runs', async (_, forged) => {
     const callback = await attackerCallback();
-    expect(JSON.parse(callback.searchParams.get('state')!)).toEqual({ installationId: attacker.id });
     callback.searchParams.set('state', JSON.stringify(forged()));
-    const answer = await get(callback.toString());
-    // The runtime's update was refused (404 to the attacker's token), so its handler failed.
-    expect(answer.status).toBe(500);
-    expect((await host.stores.installations.getInstallation(victim))?.configuration).toEqual({});
-    expect((await host.stores.installations.getInstallation(victimSpace))?.configuration).toEqual({});
-    const log = (await (await host.admin('/v1/integrations/space-digest/events?limit=5')).json()).items[0];
-    expect(log.logs.map((line: { text: string }) => line.text).join('\n')).toMatch(/GitBook API failed with \[404\]/);
+    await expectRefused(world.host, 'space-digest', await browser.fetch(callback.toString()), 400, 'ERR_OAUTH_STATE_INVALID', /not a state this host issued/);
+    await expectVictimUnconnected();
   });
 
-  it('connects the attacker\'s own installation with the attacker\'s own state (control)', async () => {
+  it('naming the victim on the victim\'s own endpoint is refused before the integration runs', async () => {
     const callback = await attackerCallback();
-    expect((await get(callback.toString())).status).toBe(200);
-    expect((await host.stores.installations.getInstallation(attacker.id))?.configuration.oauth_credentials).toMatchObject({ access_token: provider.issuedTokens.at(-1) });
-    expect((await host.stores.installations.getInstallation(victim))?.configuration).toEqual({});
+    const forged = new URL(`${endpoint('space-digest', world.digest)}/oauth`);
+    forged.searchParams.set('code', callback.searchParams.get('code')!);
+    forged.searchParams.set('state', JSON.stringify({ installationId: world.digest }));
+    await expectRefused(world.host, 'space-digest', await browser.fetch(forged.toString()), 400, 'ERR_OAUTH_STATE_INVALID', /not a state this host issued/);
+    await expectVictimUnconnected();
+  });
+
+  it('moved from the attacker\'s endpoint to the victim\'s is refused, though the host issued it to this browser', async () => {
+    const button = await buttonOf(world.host, attacker.handRolled);
+    const callback = await throughProvider(browser, button);
+    expect(callback.pathname).toBe(`/v1/integrations/hand-rolled/installations/${attacker.handRolled}/callback`);
+    const moved = new URL(callback.toString().replace(attacker.handRolled, world.handRolled));
+    await expectRefused(world.host, 'hand-rolled', await browser.fetch(moved.toString()), 400, 'ERR_OAUTH_STATE_INVALID', /issued for another callback URL/);
+    await expectVictimUnconnected();
+  });
+
+  it('naming the victim in a form_post callback is refused before the integration runs', async () => {
+    const ticket = new URL(await buttonOf(world.host, attacker.handRolled)).searchParams.get('ticket');
+    const started = await browser.fetch(`${endpoint('hand-rolled', attacker.handRolled)}/start-form?ticket=${ticket}`);
+    const page = await (await browser.fetch(started.headers.get('location')!)).text();
+    const code = /name="code" value="([^"]+)"/.exec(page)![1];
+    const answer = await browser.fetch(`${world.host.url}/v1/integrations/hand-rolled/integration/callback-form`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ code, state: `inst:${world.handRolled}` }).toString(),
+    });
+    await expectRefused(world.host, 'hand-rolled', answer, 400, 'ERR_OAUTH_STATE_INVALID', /not a state this host issued/);
+    await expectVictimUnconnected();
+  });
+
+  it('does not stop the attacker connecting their own installation with their own flow (control)', async () => {
+    const callback = await attackerCallback();
+    expect((await browser.fetch(callback.toString())).status).toBe(200);
+    expect((await configurationOf(world.host, attacker.digest)).oauth_credentials).toMatchObject({ access_token: world.provider.issuedTokens.at(-1) });
+    await expectVictimUnconnected();
   });
 
   it('leaves the host answering', async () => {
-    await expectHostHealthy(host);
+    await expectHostHealthy(world.host);
   });
 });

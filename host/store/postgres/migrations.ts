@@ -199,6 +199,25 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   INSERT INTO integration_secrets_revision (id, revision) VALUES (1, 0);
 `,
   },
+  {
+    version: 10,
+    name: 'sealed OAuth states',
+    // As SQLite's version 12: the states the host puts in GitBook-runtime OAuth redirects
+    // (oauth-seal/sealed-states.ts), redeemed once across every host, then forgotten once expired.
+    sql: `
+  CREATE TABLE sealed_oauth_states (
+    nonce TEXT PRIMARY KEY,
+    integration TEXT NOT NULL,
+    installation_id TEXT NOT NULL,
+    callback_path TEXT NOT NULL,
+    binding_hash TEXT NOT NULL,
+    original_state TEXT,
+    expires_at BIGINT NOT NULL,
+    used_at BIGINT
+  );
+  CREATE INDEX sealed_oauth_states_by_expiry ON sealed_oauth_states (expires_at);
+`,
+  },
 ];
 
 /** Applies every migration the database lacks, in one transaction under an advisory lock; returns the versions applied. */

@@ -13,6 +13,7 @@ import { createPostgresMetaStore } from './meta.ts';
 import { migratePostgres } from './migrations.ts';
 import { listenForChanges } from './notifications.ts';
 import { createPostgresOAuthStateStore } from './oauth-states.ts';
+import { createPostgresSealedStateStore } from './sealed-oauth-states.ts';
 import { createPostgresOutbox } from './outbox.ts';
 import { createPostgresPlatformStore } from './platform.ts';
 import { createPostgresSigningSecretStore } from './signing-secrets.ts';
@@ -60,6 +61,7 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
       platform: createPostgresPlatformStore(db),
       eventLog,
       oauthStates: createPostgresOAuthStateStore(db),
+      sealedOAuthStates: createPostgresSealedStateStore(db),
       outbox: createPostgresOutbox(db),
       signingSecrets: createPostgresSigningSecretStore(db),
       secrets,

@@ -277,6 +277,25 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   INSERT INTO integration_secrets_revision (id, revision) VALUES (1, 0);
 `,
   },
+  {
+    version: 12,
+    name: 'sealed OAuth states',
+    // The states the host puts in GitBook-runtime OAuth redirects (oauth-seal/sealed-states.ts):
+    // redeemed once, then forgotten once expired.
+    sql: `
+  CREATE TABLE sealed_oauth_states (
+    nonce TEXT PRIMARY KEY,
+    integration TEXT NOT NULL,
+    installation_id TEXT NOT NULL,
+    callback_path TEXT NOT NULL,
+    binding_hash TEXT NOT NULL,
+    original_state TEXT,
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER
+  );
+  CREATE INDEX sealed_oauth_states_by_expiry ON sealed_oauth_states (expires_at);
+`,
+  },
 ];
 
 /** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */

@@ -7,6 +7,7 @@ import { createSqliteEventLog } from './event-log.ts';
 import { createSqliteInstallationStore } from './installations.ts';
 import { createSqliteMetaStore } from './meta.ts';
 import { createSqliteOAuthStateStore } from './oauth-states.ts';
+import { createSqliteSealedStateStore } from './sealed-oauth-states.ts';
 import { createOutbox } from './outbox.ts';
 import { createSqlitePlatformStore } from './platform.ts';
 import { createSigningSecretStore } from './signing-secrets.ts';
@@ -29,6 +30,7 @@ export function openSqliteStores(path: string): HostStores {
       platform: createSqlitePlatformStore(db),
       eventLog,
       oauthStates: createSqliteOAuthStateStore(db),
+      sealedOAuthStates: createSqliteSealedStateStore(db),
       outbox: createOutbox(db),
       signingSecrets: createSigningSecretStore(db),
       secrets: createSqliteSecretStore(db),

@@ -13,6 +13,9 @@ import type { CreateInstallationInput, Installation, InstallationView } from '..
 import type { SandboxResponse } from '../../../sandbox-api/runtime/contract.ts';
 import { createApp, createRequestListener, type AppLimits } from '../../../host/server/app.ts';
 import { createEventFeed, type EventFeed } from '../../../host/dispatch/event-feed.ts';
+import { createConnectTickets } from '../../../host/installations/connect-ticket.ts';
+import { createOAuthSeal } from '../../../host/oauth-seal/seal.ts';
+import { createSealedStates, type SealedStateRow, type SealedStateStore } from '../../../host/oauth-seal/sealed-states.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -36,6 +39,28 @@ export interface FakeServices extends HostServices {
   /** The live feed behind followEvents; tests publish entries into it. */
   feed: EventFeed;
   publishImpl: (event: Record<string, unknown>) => Promise<{ eventId: string; dispatched: { installationId: string; integration: string; status: number }[] }>;
+  /** Integrations whose OAuth flows the fake seals (none unless a test adds one). */
+  sealed: Set<string>;
+  /** The fake's clock (ms), read by its tickets and sealed states. */
+  now: number;
+  sealedRows: Map<string, SealedStateRow>;
+}
+
+/** The sealed-state store in memory, with the same single-use rule as the real ones. */
+function memorySealedStates(rows: Map<string, SealedStateRow>): SealedStateStore {
+  return {
+    insert: async (row) => void rows.set(row.nonce, { ...row, usedAt: null }),
+    get: async (nonce) => (rows.has(nonce) ? { ...rows.get(nonce)! } : undefined),
+    async markUsed(nonce, usedAtMs) {
+      const row = rows.get(nonce);
+      if (row === undefined || row.usedAt !== null) return false;
+      row.usedAt = usedAtMs;
+      return true;
+    },
+    deleteExpired: async (beforeMs) => {
+      for (const [nonce, row] of rows) if (row.expiresAt < beforeMs) rows.delete(nonce);
+    },
+  };
 }
 
 export function sandboxResponse(status: number, headers: [string, string][] = [], body: string | Uint8Array = '', statusText?: string): SandboxResponse {
@@ -108,7 +133,21 @@ function recordOf(view: InstallationView | undefined): Installation | undefined 
 
 export function createFakeServices(): FakeServices {
   const installations = new Map([['inst-1', installation('inst-1', 'hello')], ['inst-other', installation('inst-other', 'other')]]);
+  const sealedRows = new Map<string, SealedStateRow>();
+  const clock = () => fake.now;
   const fake: FakeServices = {
+    sealed: new Set(),
+    now: Date.parse('2026-06-01T12:00:00Z'),
+    sealedRows,
+    oauthSeal: createOAuthSeal({
+      integration: (name) => {
+        const found = INTEGRATIONS.find((integration) => integration.name === name);
+        return found !== undefined && fake.sealed.has(name) ? { ...found, manifestKind: 'gitbook' } : found;
+      },
+      tickets: createConnectTickets({ secret: 'fake-secret', now: clock }),
+      states: createSealedStates({ store: memorySealedStates(sealedRows), secret: 'fake-secret', now: clock }),
+      ttlMs: 10 * 60 * 1000,
+    }),
     adminToken: ADMIN_TOKEN,
     baseUrlValue: 'http://host.test:8787',
     dispatchCalls: [],

@@ -95,4 +95,19 @@ describe('POST /v1/installations/:id/render', () => {
   it('answers 404 for an unknown installation', async () => {
     expect((await errorOf(await render({ componentId: 'c' }, 'ghost'), 404)).code).toBe('ERR_INSTALLATION_NOT_FOUND');
   });
+
+  it('gives a sealed integration\'s links into its own endpoint the connect ticket of that installation', async () => {
+    const endpoint = 'http://host.test:8787/v1/integrations/hello/installations/inst-1';
+    const button = (url: string) => ({ type: 'button', label: 'Connect', onPress: { action: '@ui.url.open', url } });
+    const element = { type: 'block', children: [button(`${endpoint}/oauth`), button('https://github.com/apps/x/installations/new')] };
+    t.services.respond = () => jsonResponse(200, { type: 'element', element, state: {}, props: {} });
+    const untouched = await (await render({ componentId: 'config' })).json();
+    expect(untouched.element).toEqual(element);
+    t.services.sealed.add('hello');
+    const ticketed = await (await render({ componentId: 'config' })).json();
+    const opened = new URL(ticketed.element.children[0].onPress.url);
+    expect(`${opened.origin}${opened.pathname}`).toBe(`${endpoint}/oauth`);
+    expect(t.services.oauthSeal.ticketProblem('inst-1', opened.searchParams.get('ticket')!)).toBeUndefined();
+    expect(ticketed.element.children[1]).toEqual(element.children[1]);
+  });
 });

@@ -99,6 +99,21 @@ describe.each(useBackends())('stores on $name', (backend) => {
     expect(await stores.oauthStates.markUsed('nonce_1', 'inst_a', 5_000)).toBe(false);
   });
 
+  it('keeps a sealed OAuth state as written and marks it used once, even when two hosts redeem it at once', async () => {
+    const other = await database.open();
+    const row = { nonce: 'nonce_s', integration: 'jira', installationId: 'inst_a', callbackPath: '/v1/integrations/jira/integration/oauth', bindingHash: 'hash', originalState: '{"installationId":"inst_a"} é', expiresAt: 10_000 };
+    await stores.sealedOAuthStates.insert(row);
+    await stores.sealedOAuthStates.insert({ ...row, nonce: 'nonce_t', originalState: null });
+    expect(await other.sealedOAuthStates.get('nonce_s')).toEqual({ ...row, usedAt: null });
+    expect((await other.sealedOAuthStates.get('nonce_t'))?.originalState).toBeNull();
+    expect(await other.sealedOAuthStates.get('nonce_unknown')).toBeUndefined();
+    const results = await Promise.all([stores.sealedOAuthStates.markUsed('nonce_s', 5_000), other.sealedOAuthStates.markUsed('nonce_s', 5_001)]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect((await stores.sealedOAuthStates.get('nonce_s'))?.usedAt).toBeGreaterThanOrEqual(5_000);
+    await stores.sealedOAuthStates.deleteExpired(20_000);
+    expect(await other.sealedOAuthStates.get('nonce_s')).toBeUndefined();
+  });
+
   it('creates, rotates and removes signing secrets', async () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(await stores.signingSecrets.rotate('inst_a', now)).toBeUndefined();
