@@ -15,6 +15,9 @@ import { EgressRefusal as Refusal, checkedLookupFor, type ConnectAudit } from '.
 import { concatBytes } from '../common/concat-bytes.ts';
 import { FetchBody } from './fetch-body.ts';
 
+/** Redirects a guest fetch follows (docs/limits.md): this many succeed, one more is refused. */
+export const MAX_FETCH_REDIRECTS = 5;
+
 export interface FetchBridgeOptions {
   policy: EgressPolicy;
   /** One deadline for the whole fetch: DNS, every redirect hop, headers and body. */

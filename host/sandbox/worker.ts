@@ -7,7 +7,7 @@ import type { BridgeRequest, BridgeResponse, BridgeResult } from '../../sandbox-
 import { DispatchError, IntegrationIsolate, type RuntimeSource } from './isolate.ts';
 import { createStackMapper, scriptFilename } from './stack-map.ts';
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
-import { performFetch } from '../bridge/fetch.ts';
+import { MAX_FETCH_REDIRECTS, performFetch } from '../bridge/fetch.ts';
 import { lookupWithOverrides } from '../bridge/egress-resolve.ts';
 import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
 import { createRuntimeSnapshot } from './runtime-snapshot.ts';
@@ -22,7 +22,6 @@ import type { ResponseBody } from './response-body.ts';
 import { BODY_CHANNEL_FD } from './body-channel.ts';
 import { createBodySender } from './body-sender.ts';
 
-const MAX_REDIRECTS = 5;
 const EVICTED = 'evicted (least recently used)';
 /** What an isolate is assumed to take before any in this worker was measured (the runtime alone is ~2–4 MB). */
 const DEFAULT_ISOLATE_BYTES = 4 * 1024 * 1024;
@@ -98,7 +97,7 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
         policy,
         timeoutMs: FETCH_TIMEOUT_MS,
         maxResponseBytes: init!.limits.maxFetchResponseBytes,
-        maxRedirects: MAX_REDIRECTS,
+        maxRedirects: MAX_FETCH_REDIRECTS,
         streaming: true,
         signal,
         lookup,
