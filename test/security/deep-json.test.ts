@@ -1,7 +1,8 @@
 // JSON nested far deeper than any real document, wherever the host parses it: admin request
 // bodies, multipart envelope parts, platform API bodies from an integration, a component's 4xx
 // answer and a completion answer. Each is refused with a 4xx (a 502 for an integration's answer)
-// naming the problem, never a 500 from a stack overflow. Platform event types that name
+// naming the problem, never a 500 from a stack overflow, also when a string with escaped quotes comes
+// before the deep part (the depth scan must not lose track of strings). Platform event types that name
 // Object.prototype members are unknown types, not a crash.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointOf, installationOf, startTestHost, type TestHost } from '../helpers/host.ts';
@@ -25,6 +26,13 @@ describe('deeply nested JSON', () => {
   it('refuses 100,000-deep props to render with 400 naming the depth', async () => {
     const id = installationOf(host, 'counter');
     const body = `{"componentId":"counter","props":{"x":${nested(100_000)}}}`;
+    expect(await errorOf(await host.admin(`/v1/installations/${id}/render`, { method: 'POST', body }))).toEqual({ status: 400, code: 'ERR_VALIDATION', message: `request body ${TOO_DEEP}` });
+  });
+
+  it.each([String.raw`"\""`, String.raw`"\\\""`, String.raw`"a\"b"`])('refuses 100,000-deep props after the string %s with 400, never a 500', async (crafted) => {
+    // A scan that mis-tracked escaped quotes would see the deep part as string text and let it through.
+    const id = installationOf(host, 'counter');
+    const body = `{"componentId":"counter","props":{"q":${crafted},"x":${nested(100_000)}}}`;
     expect(await errorOf(await host.admin(`/v1/installations/${id}/render`, { method: 'POST', body }))).toEqual({ status: 400, code: 'ERR_VALIDATION', message: `request body ${TOO_DEEP}` });
   });
 
@@ -61,9 +69,9 @@ describe('deeply nested JSON', () => {
     expect(error.code).toBe('ERR_VALIDATION');
   });
 
-  it('refuses a 100,000-deep multipart envelope part', async () => {
+  it.each(['', String.raw`"q":"\"",`])('refuses a 100,000-deep multipart envelope part (%s before it)', async (crafted) => {
     const form = new FormData();
-    form.set('event', `{"type":"fetch","installationId":"${installationOf(host, 'hello')}","x":${nested(100_000)}}`);
+    form.set('event', `{${crafted}"type":"fetch","installationId":"${installationOf(host, 'hello')}","x":${nested(100_000)}}`);
     form.set('environment', '{}');
     const request = new Request(host.url, { method: 'POST', body: form });
     const headers = { 'content-type': request.headers.get('content-type')! };
