@@ -126,6 +126,22 @@ describe('validateRenderOutput against GitBook\'s schemas', () => {
     expect(validateContentKit(wide)).toEqual({ valid: false, errors: [{ pointer: '', message: `has more than ${MAX_VALUES} values` }] });
   });
 
+  it('counts every value towards the size bound, numbers and other scalars included', () => {
+    // 8 values around the array: the output, its type, the element, its type, children, state, props and the array.
+    const withNumbers = (count: number) => output({ type: 'block', children: [] }, { props: { n: new Array(count).fill(7) } });
+    expect(validateRenderOutput(withNumbers(MAX_VALUES - 8))).toEqual({ valid: true });
+    expect(validateRenderOutput(withNumbers(MAX_VALUES - 7))).toEqual({ valid: false, errors: [{ pointer: '', message: `has more than ${MAX_VALUES} values` }] });
+    const strings = output({ type: 'block', children: [] }, { props: { s: new Array(MAX_VALUES).fill('x') } });
+    expect(validateRenderOutput(strings)).toEqual({ valid: false, errors: [{ pointer: '', message: `has more than ${MAX_VALUES} values` }] });
+  });
+
+  it('refuses a million-element array of numbers before validating it', () => {
+    const million = output({ type: 'block', children: [] }, { props: { n: new Array(1_000_000).fill(0) } });
+    expect(validateRenderOutput(million)).toEqual({ valid: false, errors: [{ pointer: '', message: `has more than ${MAX_VALUES} values` }] });
+    const asElementProperty = validateContentKit({ type: 'block', children: [], extra: new Array(1_000_000).fill(1.5) });
+    expect(asElementProperty).toEqual({ valid: false, errors: [{ pointer: '', message: `has more than ${MAX_VALUES} values` }] });
+  });
+
   it('lists at most 50 problems, in pointer order', () => {
     const result = validateContentKit({ type: 'block', children: Array.from({ length: 80 }, () => ({ type: 'nope' })) });
     expect(!result.valid && result.errors.length).toBe(50);
