@@ -56,14 +56,14 @@ function isConstant(operand: string): boolean {
   return /^(['"`])\s*\1$/.test(text) || /^(undefined|null|true|false|-?\d[\d_.e]*n?)$/.test(text) || text.startsWith('typeof ') || /^[A-Z][A-Z0-9_]*$/.test(text);
 }
 
-export interface Match {
+interface Match {
   file: string;
   line: number;
   text: string;
 }
 
 /** Every variable-time comparison or lookup in `code` that names a secret. */
-export function findSecretComparisons(file: string, source: string): Match[] {
+function findSecretComparisons(file: string, source: string): Match[] {
   const code = codeOnly(source);
   const matches: Match[] = [];
   const add = (offset: number, text: string) => matches.push({ file, line: lineOf(code, offset), text: text.replace(/\s+/g, ' ') });
