@@ -46,6 +46,8 @@ interface RuntimeHost {
   waitUntil(promise: unknown): void;
   Response: typeof Response;
   Request?: typeof Request;
+  /** The runtime's error report (`prefix` and the frames V8 captured); absent: the console's. */
+  reportError?(prefix: string, error: unknown): void;
 }
 
 /** An error whose message and status are meant for the caller: answered as `{ "error": message }`. */
@@ -101,7 +103,9 @@ function errorResponse(host: RuntimeHost, type: string, error: unknown): Respons
     const valid = Number.isInteger(status) && status >= 200 && status <= 599;
     return jsonResponse(host, valid ? status : 400, { error: String(error.message) });
   }
-  console.error(`Unhandled error while handling "${type}":`, error);
+  const prefix = `Unhandled error while handling "${type}":`;
+  if (typeof host.reportError === 'function') host.reportError(prefix, error);
+  else console.error(prefix, error);
   return jsonResponse(host, 500, { error: 'Internal server error' }, 'guest-error');
 }
 

@@ -3,6 +3,7 @@
 // in the sandbox worker on text the guest produced; the guest never sees the map or this code.
 
 import { SourceMap } from 'node:module';
+import { FRAMES_SET_BY_INTEGRATION } from '../../sandbox-api/runtime/contract.ts';
 
 /** The file name an integration's bundle is compiled under in its isolate (what stack frames show). */
 export function scriptFilename(integration: string): string {
@@ -114,14 +115,15 @@ export function createStackMapper(integration: string, mapJson: string | undefin
 
 /**
  * The guest's part of an error's stack as isolated-vm hands it to the worker: the first line and
- * the guest's frames, never what follows `<isolated-vm boundary>` (the worker's own frames and paths).
+ * the guest's frames (and the runtime's marker before frames the guest set itself), never what
+ * follows `<isolated-vm boundary>` (the worker's own frames and paths).
  */
 export function guestStack(stack: string): string {
   const [header = '', ...rest] = stack.split('\n');
   const frames: string[] = [];
   for (const line of rest) {
     if (line.includes('<isolated-vm boundary>')) break;
-    if (/^\s+at /.test(line) && !/file:|node:|\(\//.test(line)) frames.push(line);
+    if (line === FRAMES_SET_BY_INTEGRATION || (/^\s+at /.test(line) && !/file:|node:|\(\//.test(line))) frames.push(line);
   }
   return [header, ...frames].join('\n');
 }

@@ -12,6 +12,7 @@ import type { Logger } from '../common/logger.ts';
 import { withRequestId } from '../common/request-context.ts';
 import { pipeline } from 'node:stream';
 import { EMPTY_STATUSES, checkSandboxResponse, readableOf, type CheckedResponse } from './send-sandbox-response.ts';
+import { readyForRefusal } from './discard-body.ts';
 import { toHostError } from './errors-middleware.ts';
 import { accessLogLine } from './request-log.ts';
 import { isApiCall } from './routes/platform-api.ts';
@@ -69,12 +70,12 @@ function writeAnswer(req: IncomingMessage, res: ServerResponse, answer: CheckedR
 }
 
 /** Writes an error as the error middleware's `writeError` and Koa's JSON responder do. */
-function writeError(req: IncomingMessage, res: ServerResponse, error: HostError): void {
+function writeError(req: IncomingMessage, res: ServerResponse, error: HostError, close: boolean): void {
   const requestId = res.getHeader('x-request-id');
   if (!res.headersSent) for (const name of res.getHeaderNames()) res.removeHeader(name);
   if (requestId) res.setHeader('x-request-id', String(requestId));
   if (error.code === 'ERR_UNAUTHORIZED') res.setHeader('WWW-Authenticate', 'Bearer');
-  if (!req.complete) res.setHeader('Connection', 'close');
+  if (close) res.setHeader('Connection', 'close');
   res.statusCode = error.status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   if (!writable(res)) {
@@ -106,8 +107,10 @@ export function createDirectPublicFetch(publicFetch: PublicFetch, nextRequestId:
       }
     });
     const answer = 'body' in outcome ? outcome : null;
+    // As the error middleware does: the unread rest of a refused body is drained up to a bound.
+    const close = answer === null ? await readyForRefusal(req, res) : false;
     try {
-      if (answer === null) writeError(req, res, outcome as HostError);
+      if (answer === null) writeError(req, res, outcome as HostError, close);
       else writeAnswer(req, res, answer);
     } finally {
       // After the answer is written (the same line either way): the caller does not wait for it.

@@ -4,6 +4,7 @@
 import type { Context, Middleware } from 'koa';
 import { HostError, isHostError, type ErrorCode } from '../common/errors.ts';
 import type { Logger } from '../common/logger.ts';
+import { readyForRefusal } from './discard-body.ts';
 import { requestIdOf } from './request-log.ts';
 
 // Errors thrown by Koa or the router (http-errors) carry a status but no code of ours.
@@ -41,8 +42,11 @@ export function toHostError(error: unknown, requestId: string, method: string, p
   return new HostError('ERR_INTERNAL', `internal error (request ${requestId})`);
 }
 
-/** Replaces whatever the route had started to set with the error response. */
-export function writeError(ctx: Context, error: HostError, headers: Record<string, string> = {}): void {
+/**
+ * Replaces whatever the route had started to set with the error response. `close`: the request's
+ * body is left unread (readyForRefusal), so the connection ends with this answer.
+ */
+export function writeError(ctx: Context, error: HostError, headers: Record<string, string>, close: boolean): void {
   const requestId = ctx.response.get('x-request-id');
   if (!ctx.headerSent) {
     for (const name of ctx.res.getHeaderNames()) ctx.res.removeHeader(name);
@@ -50,9 +54,8 @@ export function writeError(ctx: Context, error: HostError, headers: Record<strin
   if (requestId) ctx.set('x-request-id', String(requestId));
   if (error.code === 'ERR_UNAUTHORIZED') ctx.set('WWW-Authenticate', 'Bearer');
   for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
-  // A body we stopped reading (413, early auth failure) must not be drained by Node on a
-  // keep-alive connection: close it instead.
-  if (!ctx.req.complete) ctx.set('Connection', 'close');
+  // A body left unread must not be drained by Node on a keep-alive connection: close it instead.
+  if (close) ctx.set('Connection', 'close');
   ctx.status = error.status;
   ctx.body = error.toBody();
 }
@@ -62,7 +65,10 @@ export function createErrorMiddleware(log: Logger): Middleware {
     try {
       await next();
     } catch (error) {
-      writeError(ctx, toHostError(error, requestIdOf(ctx), ctx.method, ctx.path, log));
+      const answer = toHostError(error, requestIdOf(ctx), ctx.method, ctx.path, log);
+      // The rest of a body refused before it was read (413, early auth failure) is drained up to a
+      // bound: closing with it unread would reset the connection and could lose this very answer.
+      writeError(ctx, answer, {}, await readyForRefusal(ctx.req, ctx.res));
     }
   };
 }

@@ -52,7 +52,8 @@ function collectParts(req: IncomingMessage, limitBytes: number): Promise<Map<Par
     const fail = (error: HostError): void => {
       if (settled) return;
       settled = true;
-      // Stop consuming: the error middleware closes this connection, Node does not drain it.
+      // Stop consuming: the error middleware drains the rest up to a bound (discard-body.ts) or
+      // closes the connection; this parser never sees another byte.
       req.pause();
       reject(error);
     };

@@ -4,6 +4,7 @@
 import type { RouterContext } from '@koa/router';
 import type { Middleware } from 'koa';
 import { HostError } from '../common/errors.ts';
+import { readyForRefusal } from './discard-body.ts';
 import { writeError } from './errors-middleware.ts';
 
 export function createNotFound(): Middleware {
@@ -14,7 +15,7 @@ export function createNotFound(): Middleware {
     const allowed = new Set<string>();
     for (const layer of routed.matched ?? []) for (const method of layer.methods) allowed.add(method);
     if (allowed.size === 0) {
-      writeError(ctx, new HostError('ERR_NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`));
+      writeError(ctx, new HostError('ERR_NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`), {}, await readyForRefusal(ctx.req, ctx.res));
       return;
     }
     const allow = [...allowed].join(', ');
@@ -23,6 +24,6 @@ export function createNotFound(): Middleware {
       ctx.set('Allow', allow);
       return;
     }
-    writeError(ctx, new HostError('ERR_METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${allow})`), { Allow: allow });
+    writeError(ctx, new HostError('ERR_METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${allow})`), { Allow: allow }, await readyForRefusal(ctx.req, ctx.res));
   };
 }

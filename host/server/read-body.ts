@@ -1,5 +1,5 @@
 // Reads a request body into memory under a byte limit. Owns the 413 rule for raw bodies: it must
-// never buffer past the limit (it stops at the first chunk that crosses it) nor parse anything.
+// never buffer past the limit (it stops keeping bytes at the first chunk that crosses it) nor parse anything.
 
 import type { IncomingMessage } from 'node:http';
 import { HostError } from '../common/errors.ts';
@@ -38,8 +38,8 @@ export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buff
     const onData = (chunk: Buffer): void => {
       total += chunk.length;
       if (total > limitBytes) {
-        // Stop here: the rest is never read. The error middleware closes the connection because
-        // the request is incomplete, so Node does not drain an unbounded body afterwards.
+        // Stop here: nothing more is kept. The error middleware drains the rest up to a bound
+        // (discard-body.ts) before answering, or closes the connection past it.
         cleanup();
         req.pause();
         reject(payloadTooLarge(limitBytes));

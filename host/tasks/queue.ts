@@ -12,7 +12,11 @@ const validateTaskBody = compileBodyValidator<{ task: Record<string, unknown>; s
   type: 'object',
   additionalProperties: false,
   required: ['task'],
-  properties: { task: { type: 'object' }, schedule: { type: 'number', minimum: 0, maximum: MAX_SCHEDULE_SECONDS } },
+  properties: {
+    task: { type: 'object', failureMessage: 'must be a JSON object (the payload the task event carries)' },
+    // GitBook's API declares `schedule` a number of seconds, not an integer: a fraction is kept to the millisecond.
+    schedule: { type: 'number', minimum: 0, maximum: MAX_SCHEDULE_SECONDS, failureMessage: `must be a number of seconds from 0 to ${MAX_SCHEDULE_SECONDS} (fractions allowed, kept to the millisecond)` },
+  },
 });
 
 export interface TaskQueueDeps {

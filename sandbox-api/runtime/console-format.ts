@@ -1,6 +1,8 @@
 // Formats console arguments roughly like Node's util.format/inspect, on one line: %-specifiers,
 // objects inspected with cycles as [Circular] and depth 4, errors as their stack. Never throws
 // (guest getters and proxies can), and caps each line at 8 KiB. Pure: no bridge.
+import { FRAMES_SET_BY_INTEGRATION } from './contract.ts';
+import { capturedFrames } from './stack-capture.ts';
 import { utf8Length } from './utf8.ts';
 
 export const MAX_LINE_BYTES = 8192;
@@ -70,6 +72,29 @@ export function formatError(error: unknown): string {
     if (stack === '') return header;
     const frames = stack.split('\n').filter((line) => /^\s+at /.test(line));
     return frames.length > 0 ? `${header}\n${frames.join('\n')}` : header;
+  } catch {
+    return '[error that could not be formatted]';
+  }
+}
+
+/**
+ * An error as the runtime reports it on the integration's behalf (an unhandled error, a failed
+ * timer or start): `name: message` and the frames V8 captured, never what a guest's
+ * `Error.prepareStackTrace` or an assignment to `stack` made of them. An error V8 holds no trace
+ * for shows the frames its `stack` gives under a marker saying whose they are.
+ */
+export function formatReport(error: unknown): string {
+  try {
+    if (error === null || typeof error !== 'object') return inspect(error);
+    const err = error as Error;
+    const name = String(err.name ?? 'Error');
+    const message = String(err.message ?? '');
+    const header = message ? `${name}: ${message}` : name;
+    const frames = capturedFrames(error);
+    if (frames !== undefined) return header + frames;
+    const stack = typeof err.stack === 'string' ? err.stack : '';
+    const own = stack.split('\n').filter((line) => /^\s+at /.test(line));
+    return own.length > 0 ? `${header}\n${FRAMES_SET_BY_INTEGRATION}\n${own.join('\n')}` : header;
   } catch {
     return '[error that could not be formatted]';
   }

@@ -3,6 +3,7 @@
 // for what the standard rethrows: a label whose conversion to a string throws.
 import type { LogLevel } from './contract.ts';
 import { capLine, formatError, formatLogArgs, inspect } from './console-format.ts';
+import { capturedFrames } from './stack-capture.ts';
 import { toDOMString } from './webidl.ts';
 
 export type LogSink = (level: LogLevel, text: string) => void;
@@ -42,7 +43,11 @@ export function createConsole(log: LogSink) {
     table: (value: unknown): void => emit('log', inspect(value)),
     trace: (...args: unknown[]): void =>
       guard(() => {
-        const frames = formatError(new Error()).split('\n').slice(2); // drop the header and this frame
+        // The frames V8 captured, whatever a guest's Error.prepareStackTrace makes of them (outside
+        // a realm, where nothing records them, its stack).
+        const here = new Error();
+        const captured = capturedFrames(here);
+        const frames = (captured !== undefined ? `Error${captured}` : formatError(here)).split('\n').slice(2); // drop the header and this frame
         emit('log', ['Trace' + (args.length > 0 ? ': ' + formatLogArgs(args) : ''), ...frames].join('\n'));
       }),
     assert: (condition?: unknown, ...args: unknown[]): void => {

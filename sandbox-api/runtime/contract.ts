@@ -54,6 +54,13 @@ export type WireAnswer = [meta: string, body: Uint8Array];
 
 export type LogLevel = 'debug' | 'log' | 'info' | 'warn' | 'error';
 
+/**
+ * The line the runtime puts, in its report of an error (an unhandled one, a start failure), before
+ * frames that the error's own `stack` gave because V8 holds no trace for it: text the integration
+ * wrote, never frames V8 captured (stack-capture.ts). The worker keeps it in start failures (stack-map.ts).
+ */
+export const FRAMES_SET_BY_INTEGRATION = '    (frames as the integration set them, not captured by V8:)';
+
 /** A request made by guest `fetch()`, as the worker receives it. */
 export interface BridgeRequest {
   url: string;

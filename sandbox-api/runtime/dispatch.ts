@@ -3,7 +3,7 @@
 // fetch(request, env, ctx) with the envelope as `POST /v1` multipart), serializes the Response,
 // tracks waitUntil work per event. dispatch never rejects: every failure is a 5xx SandboxResponse
 // with a verdict. The host never learns which path an integration took.
-import { capLine, formatError, inspect } from './console-format.ts';
+import { capLine, formatReport, inspect } from './console-format.ts';
 import {
   RUNTIME_VERDICT_HEADER,
   type Envelope,
@@ -42,6 +42,34 @@ const isArray = Array.isArray;
 const ownKeys = Object.keys;
 const defineProperty = Object.defineProperty;
 const objectPrototype = Object.prototype;
+const SafeError = Error;
+
+/**
+ * isolated-vm copies a thrown error's `name` only when its constructor is none of the built-in
+ * error types it recreates; so a start failure crosses under the name the guest's error had.
+ */
+class StartFailure extends SafeError {}
+
+/**
+ * What crosses to the worker when the integration's top level throws: its name and message, and
+ * as its stack the runtime's report (frames V8 captured, formatReport), never what the guest made
+ * of them (the worker keeps the frames and the marker: stack-map.ts guestStack).
+ */
+function startFailure(error: unknown): Error {
+  let name = 'Error';
+  let message = '';
+  try {
+    const thrown = error as { name?: unknown; message?: unknown } | null;
+    if (typeof error === 'object' && error !== null) name = toText(thrown!.name ?? 'Error');
+    message = toText(typeof error === 'object' && error !== null ? (thrown!.message ?? '') : error);
+  } catch {
+    message = 'the integration threw a value that could not be read';
+  }
+  const failure = new StartFailure(message);
+  defineProperty(failure, 'name', { value: name, writable: true, enumerable: false, configurable: true });
+  defineProperty(failure, 'stack', { value: formatReport(error), writable: true, enumerable: false, configurable: true });
+  return failure;
+}
 
 /**
  * A fresh copy of a tree JSON.parse made: new objects and arrays all the way down, nothing shared
@@ -131,7 +159,7 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     if (set === undefined) pending.set(eventId, (set = new Set()));
     const tracked: Promise<void> = Promise.resolve(work).then(
       () => undefined,
-      (error: unknown) => log('error', `A context.waitUntil() promise rejected: ${formatError(error)}`),
+      (error: unknown) => log('error', `A context.waitUntil() promise rejected: ${formatReport(error)}`),
     );
     const registry = set;
     registry.add(tracked);
@@ -212,7 +240,12 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     deps.seedUrls?.((envelope as { parsedUrls?: unknown }).parsedUrls);
     const eventId = toText(envelope.event.eventId);
     if (moduleWorker) return runModuleWorker(integration as { fetch: (...args: unknown[]) => unknown }, envelope, eventId);
-    const host = Object.freeze({ waitUntil: (work: unknown) => waitUntil(eventId, work), ...deps.classes });
+    const host = Object.freeze({
+      waitUntil: (work: unknown) => waitUntil(eventId, work),
+      // sandbox-api's report of a handler's error: frames V8 captured, never the guest's hook's.
+      reportError: (prefix: unknown, error: unknown) => log('error', `${toText(prefix)} ${formatReport(error)}`),
+      ...deps.classes,
+    });
     const result: unknown = await apply(handler as (...args: unknown[]) => unknown, integration, [envelope, host]);
     return answer(result, "The integration's handler");
   }
@@ -222,7 +255,7 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     try {
       response = await run(envelope);
     } catch (error) {
-      log('error', `Unhandled error in the integration: ${formatError(error)}`);
+      log('error', `Unhandled error in the integration: ${formatReport(error)}`);
       response = verdictResponse(500, 'guest-error', 'Internal server error');
     }
     let waitUntilPending = false;
@@ -242,7 +275,13 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
       // A bundle's value is its wrapper function (host/manifest/bundle.ts wrapBundle): called here
       // with the provided modules, it runs the integration's top level and returns the namespace.
       // Its errors are the integration's start failing, so they propagate (unlike a bad shape).
-      if (typeof namespace === 'function' && !hasProtocol(namespace)) ns = apply(namespace, undefined, [deps.provided]);
+      if (typeof namespace === 'function' && !hasProtocol(namespace)) {
+        try {
+          ns = apply(namespace, undefined, [deps.provided]);
+        } catch (error) {
+          throw startFailure(error);
+        }
+      }
       try {
         const value = ns as Record<PropertyKey, unknown> | null | undefined;
         entry = value !== null && value !== undefined && !hasProtocol(value) ? value.default : value;
@@ -296,7 +335,7 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
         return crossing(chunk);
       } catch (error) {
         bodies.delete(key);
-        log('error', `The response body stream failed: ${formatError(error)}`);
+        log('error', `The response body stream failed: ${formatReport(error)}`);
         throw new Error('the response body stream failed');
       }
     },

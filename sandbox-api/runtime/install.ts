@@ -11,7 +11,8 @@ import { bindPrimitives, type RawPrimitives } from './bind.ts';
 import { wrapPrimitives } from './bridge.ts';
 import { startClock } from './clock.ts';
 import { createConsole } from './console.ts';
-import { formatError } from './console-format.ts';
+import { formatReport } from './console-format.ts';
+import { installStackCapture } from './stack-capture.ts';
 import type { RuntimeApi } from './contract.ts';
 import { Crypto, createCrypto } from './crypto.ts';
 import { createRuntimeApi } from './dispatch.ts';
@@ -108,6 +109,8 @@ export function install(...primitives: unknown[]): RuntimeApi {
  * RuntimeApi, built on the primitives given (snapshot.ts builds it once into a startup snapshot).
  */
 export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
+  // First: every stack V8 formats from here on has its frames recorded (stack-capture.ts).
+  installStackCapture();
   const bridge = wrapPrimitives(primitives);
   // V8's own, before the runtime replaces the global: only the webcrypto module uses it, for a
   // cleanup that merely records handles (modules/webcrypto.ts). No instance exists in the snapshot.
@@ -124,7 +127,7 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
   const timers = createTimers({
     setTimer: (id, delayMs) => bridge.setTimer(id, delayMs),
     clearTimer: (id) => bridge.clearTimer(id),
-    reportError: (error) => guestConsole.error(`Uncaught exception in a timer callback: ${formatError(error)}`),
+    reportError: (error) => guestConsole.error(`Uncaught exception in a timer callback: ${formatReport(error)}`),
   });
   const crypto = createCrypto(
     (length) => bridge.randomBytes(length),
@@ -176,7 +179,7 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
               try {
                 callback();
               } catch (error) {
-                guestConsole.error(`Uncaught exception in a microtask: ${formatError(error)}`);
+                guestConsole.error(`Uncaught exception in a microtask: ${formatReport(error)}`);
               }
             });
           },

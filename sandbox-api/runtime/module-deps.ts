@@ -3,7 +3,7 @@
 // loads no module pays nothing more for it. It hands modules runtime internals, never guest objects.
 import { Blob, File, blobBytes } from './blob.ts';
 import { clockNow, timeOrigin } from './clock.ts';
-import { formatError } from './console-format.ts';
+import { formatReport } from './console-format.ts';
 import { RUNTIME_MODULES, type RuntimeModuleName } from './contract.ts';
 import { DOMException } from './dom-exception.ts';
 import { realmFloat16Array, realmSharedArrayBuffer, sharedBufferLength } from './late-intrinsics.ts';
@@ -32,7 +32,7 @@ export function moduleDeps<N extends RuntimeModuleName>(name: N, env: ModuleDeps
       now: clockNow,
       timeOrigin,
       setTimeout: env.setTimeout,
-      reportError: (error) => env.console.error(`Uncaught exception in an event listener: ${formatError(error)}`),
+      reportError: (error) => env.console.error(`Uncaught exception in an event listener: ${formatReport(error)}`),
     }),
     'structured-clone': () => ({
       Blob,

@@ -10,6 +10,7 @@ import { bindPrimitives, type RawPrimitives } from './bind.ts';
 import { PRIMITIVE_NAMES, type RuntimeApi } from './contract.ts';
 import { RUNTIME_HIDDEN, beginRealm, defineRuntime, removeGlobals } from './install.ts';
 import { hardenRealm, hardenRetouched } from './harden.ts';
+import { learnCallSites } from './stack-capture.ts';
 
 /** The primitives bound after deserialization (bootstrap); null before. */
 let bound: RawPrimitives | null = null;
@@ -36,6 +37,8 @@ function bootstrap(...primitives: unknown[]): RuntimeApi {
   bound = bindPrimitives(primitives);
   removeGlobals();
   beginRealm();
+  // V8 makes the call sites afresh in a deserialized context: the capture learns this context's.
+  learnCallSites();
   hardenRetouched();
   return api;
 }
