@@ -362,7 +362,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   await webhookDispatcher.start();
   // Likewise the tasks and the owed events left waiting or in flight.
   tasks.start();
-  owedEvents.start();
+  await owedEvents.start();
   if (options.autoInstall) devInstallations.push(...(await installForDevelopment(registry, installations, stores.installations, platform)));
   // What each installation's first request would build on its path (after a restart: every one's),
   // built now in the background, requests first.

@@ -42,6 +42,12 @@ export interface OwedEventStore {
    * until `now + leaseMs`.
    */
   claimDue(now: number, leaseMs: number, limit: number): Promise<OwedEventRecord[]>;
+  /**
+   * At a host's start: makes the events a dead claimant left running pending and due at `now`;
+   * returns how many. A single-process store (SQLite) takes back every running event (the process
+   * that claimed it is gone); a shared one only those whose lease ended.
+   */
+  resumeAbandoned(now: number): Promise<number>;
   /** When the earliest pending event is due, or the earliest lease lapses; undefined when nothing waits. */
   nextDueAt(): Promise<number | undefined>;
   /**

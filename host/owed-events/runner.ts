@@ -27,7 +27,8 @@ export interface OwedEventRunnerDeps {
 }
 
 export interface OwedEventRunner {
-  start(): void;
+  /** Takes back what a previous run left running (store.resumeAbandoned), then delivers. */
+  start(): Promise<void>;
   /** Events were owed: look for due work now rather than at the next timer. */
   poke(): void;
   /** Stops claiming; waits for the attempts in flight to settle. */
@@ -115,7 +116,9 @@ export function createOwedEventRunner(deps: OwedEventRunnerDeps): OwedEventRunne
   }
 
   const runner: OwedEventRunner = {
-    start() {
+    async start() {
+      const resumed = await deps.store.resumeAbandoned(deps.now());
+      if (resumed > 0) deps.log.warn(`owed events: resuming ${resumed} event(s) left in flight by a previous run`);
       stopped = false;
       runner.poke();
     },

@@ -138,6 +138,8 @@ describe('setup events across a SIGKILL of the host', () => {
     await killBetweenChangeAndDelivery(first, [], async () => {
       const again = await startHostProcess(options);
       hosts.push(again);
+      // One process owns the file: the new one takes the dead one's claim back at once.
+      expect(again.output()).toContain('owed events: resuming 1 event(s) left in flight by a previous run');
       return again;
     });
   }, 240_000);

@@ -33,6 +33,9 @@ export function createPostgresOwedEventStore(db: Db): OwedEventStore {
       const { rows } = await db.query<OwedEventRow>(CLAIM, [now, now + leaseMs, limit]);
       return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toOwedEvent);
     },
+    // Other hosts may be running theirs: only a lapsed lease means its claimant is gone.
+    resumeAbandoned: async (now) =>
+      (await db.query("UPDATE owed_events SET status = 'pending', lease_until = NULL, run_at = $1, updated_at = $1 WHERE status = 'running' AND lease_until <= $1", [now])).rowCount ?? 0,
     async nextDueAt() {
       const { rows } = await db.query<{ pending: string | null; lease: string | null }>(NEXT_DUE_QUERY);
       const times = [rows[0].pending, rows[0].lease].filter((at): at is string => at !== null).map(Number);

@@ -22,6 +22,8 @@ export function createSqliteOwedEventStore(db: DatabaseSync): OwedEventStore {
       `WITH picked AS (${dueOwedEventsQuery('?1', '?2')}) UPDATE owed_events SET status = 'running', attempts = attempts + 1, lease_until = ?3, updated_at = ?1 WHERE seq IN (SELECT seq FROM picked) RETURNING *`,
     ),
     next: db.prepare(NEXT_DUE_QUERY),
+    // One process owns the file: whatever is running was claimed by a run that is over.
+    resume: db.prepare("UPDATE owed_events SET status = 'pending', lease_until = NULL, run_at = ?1, updated_at = ?1 WHERE status = 'running'"),
     settle: db.prepare(
       "UPDATE owed_events SET status = ?, run_at = COALESCE(?, run_at), lease_until = NULL, last_status = ?, last_error = ?, updated_at = ? WHERE id = ? AND status = 'running' AND attempts = ? RETURNING installation_id",
     ),
@@ -35,6 +37,7 @@ export function createSqliteOwedEventStore(db: DatabaseSync): OwedEventStore {
       const rows = statements.claim.all(now, limit, now + leaseMs) as unknown as OwedEventRow[];
       return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toOwedEvent);
     },
+    resumeAbandoned: async (now) => Number(statements.resume.run(now).changes),
     async nextDueAt() {
       const { pending, lease } = statements.next.get() as { pending: number | null; lease: number | null };
       const times = [pending, lease].filter((at): at is number => at !== null);

@@ -49,7 +49,7 @@ async function setUp(events: NewOwedEvent[], script: Step[], options: { exists?:
     // Long: only the test's pokes move the runner, at the clock it sets.
     pollMs: 3_600_000,
   });
-  runner.start();
+  await runner.start();
   const list = () => stores!.owedEvents.list('inst_a', 10);
   const settled = (id: string, check: (event: OwedEventRecord) => boolean) => waitFor(async () => (await list()).some((event) => event.id === id && check(event)));
   const advanceTo = (at: number) => {

@@ -88,6 +88,21 @@ describe.each(useBackends())('owed events on $name', (backend) => {
     ]);
   });
 
+  it('takes back, at a start, the events a dead claimant left running: all on SQLite, those whose lease ended on PostgreSQL', async () => {
+    await stores.installations.insertInstallation(installation('inst_a'), 'hash_a', [owed('a_1', 'inst_a')]);
+    await stores.installations.insertInstallation({ ...installation('inst_b'), organization: 'globex' }, 'hash_b', [owed('b_1', 'inst_b')]);
+    await stores.owedEvents.claimDue(1_000, 60_000, 1);
+    await stores.owedEvents.claimDue(30_000, 60_000, 1);
+    const restarted = await database.open();
+    if (backend.name === 'sqlite') {
+      expect(await restarted.owedEvents.resumeAbandoned(40_000)).toBe(2);
+      expect((await restarted.owedEvents.claimDue(40_000, 60_000, 10)).map((event) => [event.id, event.attempts])).toEqual([['a_1', 2], ['b_1', 2]]);
+    } else {
+      expect(await restarted.owedEvents.resumeAbandoned(61_000)).toBe(1);
+      expect((await restarted.owedEvents.claimDue(61_000, 60_000, 10)).map((event) => [event.id, event.attempts])).toEqual([['a_1', 2]]);
+    }
+  });
+
   it('forgets the events owed to an installation when it is removed, with those of the installations under it', async () => {
     await stores.installations.insertChildInstallation(installation('inst_s', 'space'), 'hash_s', installation('inst_p'), 'hash_p', (placed) => [owed('evt_p', placed.parent.id), owed('evt_s', placed.child.id)]);
     await stores.installations.insertInstallation({ ...installation('inst_o'), organization: 'globex' }, 'hash_o', [owed('evt_o', 'inst_o')]);
