@@ -219,7 +219,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const run = dispatcher.run;
   // The setup events owed to installations, written with the change that owes them, delivered in
   // order per installation by whichever host is alive (docs/operations.md#owed-platform-events).
-  const owedEvents = createOwedEvents(stores, dispatcher, options, log);
+  const owedEvents = createOwedEvents(stores, dispatcher, options, log, metrics);
   onFailure(() => owedEvents.stop());
   const lifecycle = createLifecycle({ store: stores.installations, registry, log, now: options.clock, newEventId, delivered: () => owedEvents.poke() });
   const connectTickets = createConnectTickets({ secret: tokenSecret, now: options.clock });

@@ -56,6 +56,8 @@ export interface OwedEventStore {
    * nothing over the host that took it over). Keeps the newest finished events per installation only.
    */
   settle(id: string, outcome: { status: 'pending'; runAt: number } | { status: 'delivered' | 'failed' }, attempt: { number: number; lastStatus: number; lastError?: string; now: number }): Promise<void>;
+  /** Events waiting (pending) and being delivered (running), of every installation: the metrics. */
+  depth(): Promise<{ pending: number; running: number }>;
   /** One installation's events, newest first. */
   list(installationId: string, limit: number): Promise<OwedEventRecord[]>;
 }
@@ -64,16 +66,18 @@ export interface OwedEventStore {
 export interface OwedEventLimits {
   /** Attempts of one event before it is failed for good. */
   maxAttempts: number;
-  /** The delay before the first retry; each later one is four times the previous, up to `maxRetryDelayMs`. */
+  /** The delay before the first retry; each later one is six times the previous, up to `maxRetryDelayMs`. */
   retryBaseMs: number;
   maxRetryDelayMs: number;
 }
 
-export const DEFAULT_OWED_EVENT_LIMITS: OwedEventLimits = { maxAttempts: 8, retryBaseMs: 2_000, maxRetryDelayMs: 600_000 };
+// As tasks' (10 s, 60 s, 6 min, 36 min): spaced so that a setup handler that times out or crashes its
+// worker is not retried into the integration's throttle (5 timeouts in 60 s) or quarantine (3 crashes in 60 s).
+export const DEFAULT_OWED_EVENT_LIMITS: OwedEventLimits = { maxAttempts: 5, retryBaseMs: 10_000, maxRetryDelayMs: 3_600_000 };
 /** Finished events kept per installation (older ones are forgotten). */
 export const FINISHED_OWED_EVENTS_KEPT = 100;
 
 /** The delay before the retry that follows attempt `attempts` (1-based). */
 export function owedRetryDelay(limits: OwedEventLimits, attempts: number): number {
-  return Math.min(limits.maxRetryDelayMs, limits.retryBaseMs * 4 ** Math.max(0, attempts - 1));
+  return Math.min(limits.maxRetryDelayMs, limits.retryBaseMs * 6 ** Math.max(0, attempts - 1));
 }

@@ -22,6 +22,8 @@ export interface OwedEventRunnerDeps {
   log: Logger;
   /** How long a claimed event is presumed in progress; a claim held longer had its host die. */
   leaseMs: number;
+  /** Told the result of every settled attempt (the metrics). */
+  onAttempt?(result: 'delivered' | 'retry' | 'failed'): void;
   /** The longest sleep between looks at the store: short on a shared store, where other hosts queue and abandon events. */
   pollMs: number;
 }
@@ -57,8 +59,10 @@ export function createOwedEventRunner(deps: OwedEventRunnerDeps): OwedEventRunne
 
   async function attempt(owed: OwedEventRecord): Promise<void> {
     const where = `${owed.event.type} ${owed.id} for ${owed.installationId} (attempt ${owed.attempts}/${deps.limits.maxAttempts})`;
-    const settle = (outcome: Parameters<OwedEventStore['settle']>[1], lastStatus: number, lastError?: string) =>
-      deps.store.settle(owed.id, outcome, { number: owed.attempts, lastStatus, ...(lastError !== undefined ? { lastError } : {}), now: deps.now() });
+    const settle = async (outcome: Parameters<OwedEventStore['settle']>[1], lastStatus: number, lastError?: string) => {
+      await deps.store.settle(owed.id, outcome, { number: owed.attempts, lastStatus, ...(lastError !== undefined ? { lastError } : {}), now: deps.now() });
+      deps.onAttempt?.(outcome.status === 'pending' ? 'retry' : outcome.status);
+    };
     const installation = await deps.getInstallation(owed.installationId);
     if (installation === undefined) {
       deps.log.info(`${where} dropped: the installation was removed`);

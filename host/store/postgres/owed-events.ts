@@ -53,6 +53,11 @@ export function createPostgresOwedEventStore(db: Db): OwedEventStore {
           [rows[0].installation_id, FINISHED_OWED_EVENTS_KEPT - 1],
         );
       }),
+    async depth() {
+      const { rows } = await db.query<{ status: string; n: string }>("SELECT status, COUNT(*) AS n FROM owed_events WHERE status IN ('pending', 'running') GROUP BY status");
+      const counts = new Map(rows.map((row) => [row.status, Number(row.n)]));
+      return { pending: counts.get('pending') ?? 0, running: counts.get('running') ?? 0 };
+    },
     async list(installationId, limit) {
       const { rows } = await db.query<OwedEventRow>('SELECT * FROM owed_events WHERE installation_id = $1 ORDER BY seq DESC LIMIT $2', [installationId, limit]);
       return rows.map(toOwedEvent);

@@ -30,6 +30,7 @@ export function createSqliteOwedEventStore(db: DatabaseSync): OwedEventStore {
     prune: db.prepare(
       "DELETE FROM owed_events WHERE installation_id = ? AND status IN ('delivered', 'failed') AND seq < (SELECT seq FROM owed_events WHERE installation_id = ? AND status IN ('delivered', 'failed') ORDER BY seq DESC LIMIT 1 OFFSET ?)",
     ),
+    depth: db.prepare("SELECT status, COUNT(*) AS n FROM owed_events WHERE status IN ('pending', 'running') GROUP BY status"),
     list: db.prepare('SELECT * FROM owed_events WHERE installation_id = ? ORDER BY seq DESC LIMIT ?'),
   };
   return {
@@ -49,6 +50,10 @@ export function createSqliteOwedEventStore(db: DatabaseSync): OwedEventStore {
         const settled = statements.settle.get(outcome.status, runAt, attempt.lastStatus, attempt.lastError ?? null, attempt.now, id, attempt.number) as { installation_id: string } | undefined;
         if (settled !== undefined && outcome.status !== 'pending') statements.prune.run(settled.installation_id, settled.installation_id, FINISHED_OWED_EVENTS_KEPT - 1);
       });
+    },
+    async depth() {
+      const counts = new Map((statements.depth.all() as { status: string; n: number }[]).map((row) => [row.status, Number(row.n)]));
+      return { pending: counts.get('pending') ?? 0, running: counts.get('running') ?? 0 };
     },
     async list(installationId, limit) {
       return (statements.list.all(installationId, limit) as unknown as OwedEventRow[]).map(toOwedEvent);

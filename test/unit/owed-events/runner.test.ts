@@ -32,6 +32,7 @@ async function setUp(events: NewOwedEvent[], script: Step[], options: { exists?:
   let clock = 1_000;
   const calls: { eventId: string; at: number }[] = [];
   const log = createMemoryLogger();
+  const results: string[] = [];
   runner = createOwedEventRunner({
     store: stores.owedEvents,
     limits: { maxAttempts: 3, retryBaseMs: 1_000, maxRetryDelayMs: 3_000 },
@@ -45,6 +46,7 @@ async function setUp(events: NewOwedEvent[], script: Step[], options: { exists?:
     },
     now: () => clock,
     log,
+    onAttempt: (result) => results.push(result),
     leaseMs: 60_000,
     // Long: only the test's pokes move the runner, at the clock it sets.
     pollMs: 3_600_000,
@@ -56,22 +58,23 @@ async function setUp(events: NewOwedEvent[], script: Step[], options: { exists?:
     clock = at;
     runner!.poke();
   };
-  return { calls, log, list, settled, advanceTo };
+  return { calls, log, results, list, settled, advanceTo };
 }
 
 describe('owed-event runner', () => {
   it('retries a 5xx answer and a failed dispatch after growing, bounded delays, then fails the event for good', async () => {
-    const { calls, log, list, settled, advanceTo } = await setUp([owed('evt_1')], [answer(500), new HostError('ERR_SANDBOX_TIMEOUT', 'ran past its deadline'), answer(503)]);
+    const { calls, log, results, list, settled, advanceTo } = await setUp([owed('evt_1')], [answer(500), new HostError('ERR_SANDBOX_TIMEOUT', 'ran past its deadline'), answer(503)]);
     await settled('evt_1', (event) => event.attempts === 1 && event.status === 'pending');
     expect((await list())[0]).toMatchObject({ runAt: 2_000, lastStatus: 500, lastError: 'it answered 500' });
     advanceTo(2_000);
     await settled('evt_1', (event) => event.attempts === 2 && event.status === 'pending');
-    // 1 s × 4, capped at 3 s.
+    // 1 s × 6, capped at 3 s.
     expect((await list())[0]).toMatchObject({ runAt: 5_000, lastStatus: 504, lastError: 'ERR_SANDBOX_TIMEOUT: ran past its deadline' });
     advanceTo(5_000);
     await settled('evt_1', (event) => event.status === 'failed');
     expect((await list())[0]).toMatchObject({ attempts: 3, lastStatus: 503 });
     expect(calls).toEqual([{ eventId: 'evt_1', at: 1_000 }, { eventId: 'evt_1', at: 2_000 }, { eventId: 'evt_1', at: 5_000 }]);
+    expect(results).toEqual(['retry', 'retry', 'failed']);
     expect(log.lines.filter((line) => line.startsWith('warn '))).toEqual([
       expect.stringContaining('installation_setup evt_1 for inst_a (attempt 1/3) failed: it answered 500; retrying at 1970-01-01T00:00:02.000Z'),
       expect.stringContaining('(attempt 2/3) failed: ERR_SANDBOX_TIMEOUT: ran past its deadline; retrying at 1970-01-01T00:00:05.000Z'),
@@ -80,9 +83,11 @@ describe('owed-event runner', () => {
   });
 
   it('delivers on a 2xx answer and when the integration has no handler; a 4xx fails at once and lets the next event go, in order', async () => {
-    const { calls, list, settled } = await setUp([owed('evt_1'), owed('evt_2'), owed('evt_3')], [answer(400), answer(406, 'no-handler'), answer(204)]);
+    const { calls, results, list, settled } = await setUp([owed('evt_1'), owed('evt_2'), owed('evt_3')], [answer(400), answer(406, 'no-handler'), answer(204)]);
     await settled('evt_3', (event) => event.status === 'delivered');
     expect(calls.map((call) => call.eventId)).toEqual(['evt_1', 'evt_2', 'evt_3']);
+    await waitFor(() => results.length === 3);
+    expect(results).toEqual(['failed', 'delivered', 'delivered']);
     expect((await list()).map((event) => [event.id, event.status, event.attempts, event.lastStatus])).toEqual([
       ['evt_3', 'delivered', 1, 204],
       ['evt_2', 'delivered', 1, 406],

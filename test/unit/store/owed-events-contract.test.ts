@@ -61,6 +61,7 @@ describe.each(useBackends())('owed events on $name', (backend) => {
     expect(claims.flat().find((event) => event.id === 'a_1')).toMatchObject({ status: 'running', attempts: 1, leaseUntil: 61_000 });
     // While a_1 is held, a_2 waits behind it on every host.
     expect(await other.owedEvents.claimDue(2_000, 60_000, 10)).toEqual([]);
+    expect(await other.owedEvents.depth()).toEqual({ pending: 2, running: 2 });
     expect(await stores.owedEvents.nextDueAt()).toBe(61_000);
 
     // a_1's host died: its lease lapses, another host takes it as attempt 2, and attempt 1's late result is not written.
