@@ -4,6 +4,7 @@
 // never runs guest code itself (owed-events/runner.ts delivers what is owed).
 
 import { HostError } from '../common/errors.ts';
+import { currentRequestId } from '../common/request-context.ts';
 import type { Logger } from '../common/logger.ts';
 import type { IntegrationRegistry } from '../integrations/registry.ts';
 import type { Installation, InstallationPatch, InstallationStore } from './model.ts';
@@ -66,7 +67,9 @@ export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
     // Built-ins run no guest code: nothing is owed to them.
     if (deps.registry.get(installation.integration)?.bundle === undefined) return [];
     const createdAt = deps.now();
-    return events.map((event) => ({ id: deps.newEventId(), installationId: installation.id, integration: installation.integration, event, createdAt }));
+    // The request that made the change: its id follows the events into the event log, whenever they leave.
+    const requestId = currentRequestId();
+    return events.map((event) => ({ id: deps.newEventId(), installationId: installation.id, integration: installation.integration, event, ...(requestId !== undefined ? { requestId } : {}), createdAt }));
   };
 
   const notFound = (id: string): HostError => new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);

@@ -12,6 +12,8 @@ export interface NewOwedEvent {
   integration: string;
   /** The event as the integration receives it, without `eventId` and `installationId` (the dispatcher adds them). */
   event: Record<string, unknown> & { type: string };
+  /** The HTTP request whose change owes it: every attempt's event-log entry carries it. */
+  requestId?: string;
   createdAt: number;
 }
 

@@ -6,6 +6,7 @@
 // event log under the event's id; retries and failures are in the host log. Never decides what is owed.
 
 import { isHostError } from '../common/errors.ts';
+import { withoutRequestId, withRequestId } from '../common/request-context.ts';
 import type { Logger } from '../common/logger.ts';
 import type { DispatchOutcome } from '../dispatch/dispatcher.ts';
 import type { Installation } from '../installations/model.ts';
@@ -37,8 +38,8 @@ export interface OwedEventRunner {
   stop(): Promise<void>;
 }
 
-/** Events delivered at once on this host (each of a different installation). */
-const CONCURRENCY = 4;
+/** Events delivered at once on this host (each of a different installation): bounded, yet wide enough that the setup events of the installations a host makes at start do not trail behind each other. */
+const CONCURRENCY = 16;
 
 type Verdict = { status: 'delivered' } | { status: 'retry'; reason: string } | { status: 'failed'; reason: string };
 
@@ -72,7 +73,9 @@ export function createOwedEventRunner(deps: OwedEventRunnerDeps): OwedEventRunne
     let verdict: Verdict;
     let lastStatus: number;
     try {
-      const outcome = await deps.dispatch(installation, { ...owed.event, eventId: owed.id });
+      // Logged under the request that owed it, never under whichever request happened to wake the runner.
+      const dispatch = () => deps.dispatch(installation, { ...owed.event, eventId: owed.id });
+      const outcome = await (owed.requestId !== undefined ? withRequestId(owed.requestId, dispatch) : withoutRequestId(dispatch));
       verdict = judge(outcome);
       lastStatus = outcome.response.status;
     } catch (error) {

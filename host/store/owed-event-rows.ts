@@ -11,6 +11,7 @@ export interface OwedEventRow {
   integration: string;
   type: string;
   event: string;
+  request_id: string | null;
   status: OwedEventRecord['status'];
   attempts: number;
   run_at: number | string;
@@ -27,6 +28,7 @@ export function toOwedEvent(row: OwedEventRow): OwedEventRecord {
     installationId: row.installation_id,
     integration: row.integration,
     event: JSON.parse(row.event) as OwedEventRecord['event'],
+    ...(row.request_id !== null ? { requestId: row.request_id } : {}),
     status: row.status,
     attempts: row.attempts,
     runAt: Number(row.run_at),
@@ -40,10 +42,10 @@ export function toOwedEvent(row: OwedEventRow): OwedEventRecord {
 
 /** The values of one INSERT, in the column order of `INSERT_COLUMNS`. */
 export function owedEventValues(event: NewOwedEvent): unknown[] {
-  return [event.id, event.installationId, event.integration, event.event.type, JSON.stringify(event.event), event.createdAt, event.createdAt, event.createdAt];
+  return [event.id, event.installationId, event.integration, event.event.type, JSON.stringify(event.event), event.requestId ?? null, event.createdAt, event.createdAt, event.createdAt];
 }
 
-export const INSERT_COLUMNS = "(id, installation_id, integration, type, event, status, run_at, created_at, updated_at)";
+export const INSERT_COLUMNS = '(id, installation_id, integration, type, event, request_id, status, run_at, created_at, updated_at)';
 
 /** Whether the event `alias` names has no unfinished event of its installation before it. */
 const atHead = (alias: string) => `NOT EXISTS (SELECT 1 FROM owed_events p WHERE p.installation_id = ${alias}.installation_id AND p.seq < ${alias}.seq AND p.status IN ('pending', 'running'))`;

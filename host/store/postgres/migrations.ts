@@ -232,6 +232,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     integration TEXT NOT NULL,
     type TEXT NOT NULL,
     event TEXT NOT NULL,
+    request_id TEXT,
     status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'delivered', 'failed')),
     attempts INTEGER NOT NULL DEFAULT 0,
     run_at BIGINT NOT NULL,

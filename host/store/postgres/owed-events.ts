@@ -23,7 +23,7 @@ const CLAIM = `WITH picked AS (${dueOwedEventsQuery('$1', '$3')})
 /** Writes owed events inside the transaction of the change that causes them; re-runnable (a retried transaction inserts each once). */
 export async function writeOwedEvents(client: Queryable, events: readonly NewOwedEvent[]): Promise<void> {
   for (const event of events) {
-    await client.query(`INSERT INTO owed_events ${INSERT_COLUMNS} VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8) ON CONFLICT (id) DO NOTHING`, owedEventValues(event));
+    await client.query(`INSERT INTO owed_events ${INSERT_COLUMNS} VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $9) ON CONFLICT (id) DO NOTHING`, owedEventValues(event));
   }
 }
 

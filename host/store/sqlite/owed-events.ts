@@ -10,9 +10,9 @@ import { inTransaction } from './transaction.ts';
 
 /** Writes owed events; call inside the transaction of the change that causes them. */
 export function sqliteOwedEventWriter(db: DatabaseSync): (events: readonly NewOwedEvent[]) => void {
-  const insert = db.prepare(`INSERT INTO owed_events ${INSERT_COLUMNS} VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?)`);
+  const insert = db.prepare(`INSERT INTO owed_events ${INSERT_COLUMNS} VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`);
   return (events) => {
-    for (const event of events) insert.run(...(owedEventValues(event) as (string | number)[]));
+    for (const event of events) insert.run(...(owedEventValues(event) as (string | number | null)[]));
   };
 }
 

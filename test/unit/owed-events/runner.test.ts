@@ -4,6 +4,7 @@
 // the event's id.
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostError } from '../../../host/common/errors.ts';
+import { currentRequestId, withRequestId } from '../../../host/common/request-context.ts';
 import { createMemoryLogger } from '../../../host/common/logger.ts';
 import type { DispatchOutcome } from '../../../host/dispatch/dispatcher.ts';
 import type { Installation } from '../../../host/installations/model.ts';
@@ -31,6 +32,7 @@ async function setUp(events: NewOwedEvent[], script: Step[], options: { exists?:
   await stores.installations.insertInstallation(installation, 'hash_a', events);
   let clock = 1_000;
   const calls: { eventId: string; at: number }[] = [];
+  const requests: (string | undefined)[] = [];
   const log = createMemoryLogger();
   const results: string[] = [];
   runner = createOwedEventRunner({
@@ -39,6 +41,7 @@ async function setUp(events: NewOwedEvent[], script: Step[], options: { exists?:
     getInstallation: async (id) => (options.exists === false ? undefined : stores!.installations.getInstallation(id)),
     async dispatch(_installation, event) {
       calls.push({ eventId: event.eventId, at: clock });
+      requests.push(currentRequestId());
       const step = script.shift();
       if (step === undefined) throw new Error('no more scripted answers');
       if (step instanceof Error) throw step;
@@ -51,17 +54,24 @@ async function setUp(events: NewOwedEvent[], script: Step[], options: { exists?:
     // Long: only the test's pokes move the runner, at the clock it sets.
     pollMs: 3_600_000,
   });
-  await runner.start();
+  // Started as a request would wake it: that request's id must not rub off on the events.
+  await withRequestId('req_waker', () => runner!.start());
   const list = () => stores!.owedEvents.list('inst_a', 10);
   const settled = (id: string, check: (event: OwedEventRecord) => boolean) => waitFor(async () => (await list()).some((event) => event.id === id && check(event)));
   const advanceTo = (at: number) => {
     clock = at;
     runner!.poke();
   };
-  return { calls, log, results, list, settled, advanceTo };
+  return { calls, requests, log, results, list, settled, advanceTo };
 }
 
 describe('owed-event runner', () => {
+  it('dispatches each event under the request that owed it, or under none', async () => {
+    const { requests, settled } = await setUp([{ ...owed('evt_1'), requestId: 'req_owner' }, owed('evt_2')], [answer(200), answer(200)]);
+    await settled('evt_2', (event) => event.status === 'delivered');
+    expect(requests).toEqual(['req_owner', undefined]);
+  });
+
   it('retries a 5xx answer and a failed dispatch after growing, bounded delays, then fails the event for good', async () => {
     const { calls, log, results, list, settled, advanceTo } = await setUp([owed('evt_1')], [answer(500), new HostError('ERR_SANDBOX_TIMEOUT', 'ran past its deadline'), answer(503)]);
     await settled('evt_1', (event) => event.attempts === 1 && event.status === 'pending');

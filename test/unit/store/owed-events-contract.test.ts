@@ -28,7 +28,7 @@ describe.each(useBackends())('owed events on $name', (backend) => {
   });
 
   it('writes the events with the installation, the placement and the edit that owe them, and nothing when the change is refused', async () => {
-    await stores.installations.insertInstallation(installation('inst_a'), 'hash_a', [owed('evt_1', 'inst_a')]);
+    await stores.installations.insertInstallation(installation('inst_a'), 'hash_a', [{ ...owed('evt_1', 'inst_a'), requestId: 'req_1' }]);
     // Another organization: no organization installation there yet, so the placement creates one.
     const globex = (record: Installation): Installation => ({ ...record, organization: 'globex' });
     await stores.installations.insertChildInstallation(globex(installation('inst_s', 'space')), 'hash_s', globex(installation('inst_p')), 'hash_p', (placed) => [
@@ -46,6 +46,7 @@ describe.each(useBackends())('owed events on $name', (backend) => {
     expect(await stores.installations.getInstallation('inst_t')).toBeUndefined();
 
     expect(ids(await stores.owedEvents.list('inst_a', 10))).toEqual(['evt_2', 'evt_1']);
+    expect((await stores.owedEvents.list('inst_a', 10)).map((event) => event.requestId)).toEqual([undefined, 'req_1']);
     expect(ids(await stores.owedEvents.list('inst_p', 10))).toEqual(['evt_p']);
     expect(ids(await stores.owedEvents.list('inst_s', 10))).toEqual(['evt_s']);
     expect((await stores.owedEvents.list('inst_a', 1))[0]).toMatchObject({ status: 'pending', attempts: 0, integration: 'hello', event: { type: 'installation_setup', status: 'active', previous: { status: 'pending' } } });
