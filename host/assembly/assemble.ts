@@ -221,7 +221,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   // order per installation by whichever host is alive (docs/operations.md#owed-platform-events).
   const owedEvents = createOwedEvents(stores, dispatcher, options, log, metrics);
   onFailure(() => owedEvents.stop());
-  const lifecycle = createLifecycle({ store: stores.installations, registry, log, now: options.clock, newEventId, delivered: () => owedEvents.poke() });
+  const lifecycle = createLifecycle({ store: stores.installations, registry, log, now: options.clock, newEventId, deliver: () => owedEvents.poke() });
   const connectTickets = createConnectTickets({ secret: tokenSecret, now: options.clock });
   const installations = createInstallationService({ registry, store: stores.installations, platform, lifecycle, run, tokenSecret, connectTickets, baseUrl, log });
   // Space and site installations stored before the hierarchy get their organization installation.

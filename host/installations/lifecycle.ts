@@ -21,7 +21,7 @@ export interface LifecycleDeps {
   /** A fresh event id: an owed event keeps it through every attempt. */
   newEventId(): string;
   /** Owed events were written: deliver them (owed-events/runner.ts). */
-  delivered(): void;
+  deliver(): void;
 }
 
 export interface InstallationLifecycle {
@@ -93,13 +93,13 @@ export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
     if (result === undefined) throw notFound(installationId);
     const { before, after } = result;
     deps.log.info(`configured ${before.id} (${source}): ${before.status} → ${after.status}`);
-    if (announce) deps.delivered();
+    if (announce) deps.deliver();
     return after;
   };
 
   return {
     installEvents: (installation) => owe(installation, setupEventsOf(installation)),
-    announce: () => deps.delivered(),
+    announce: () => deps.deliver(),
 
     async editConfiguration(installationId, patch, source, options = {}) {
       return edit(installationId, source, (installation, integration) => planConfigurationEdit(integration, installation, patch, source, options));
