@@ -7,12 +7,13 @@ import path from 'node:path';
 import { createConsoleLogger, createJsonLogger } from '../common/logger.ts';
 import { createHostMetrics, type HostMetrics } from '../metrics/metrics.ts';
 import { resolveOptions, type HostOptions, type HostOptionsInput } from '../config/options.ts';
-import { createDispatcher } from '../dispatch/dispatcher.ts';
+import { createDispatcher, newEventId } from '../dispatch/dispatcher.ts';
 import { createEventFeed, publishingEventLog, type EventFeed } from '../dispatch/event-feed.ts';
 import { withLateRows } from '../dispatch/late-rows.ts';
 import { maskerOf, maskingEventLog } from '../dispatch/masked-log.ts';
 import { createEventPublisher } from '../events/publish.ts';
 import { createLifecycle } from '../installations/lifecycle.ts';
+import { createOwedEvents } from './owed-events.ts';
 import { createOAuthStates } from '../installations/oauth-state.ts';
 import { createConnectTickets } from '../installations/connect-ticket.ts';
 import { createOAuthSeal } from '../oauth-seal/seal.ts';
@@ -216,7 +217,11 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const eventLog = withLateRows(maskingEventLog(publishingEventLog(stores.eventLog, feed), secretMask));
   const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event), platform, getInstallation: (id) => stores.installations.getInstallation(id) });
   const run = dispatcher.run;
-  const lifecycle = createLifecycle({ store: stores.installations, registry, run, log, now: options.clock });
+  // The setup events owed to installations, written with the change that owes them, delivered in
+  // order per installation by whichever host is alive (docs/operations.md#owed-platform-events).
+  const owedEvents = createOwedEvents(stores, dispatcher, options, log, metrics);
+  onFailure(() => owedEvents.stop());
+  const lifecycle = createLifecycle({ store: stores.installations, registry, log, now: options.clock, newEventId, deliver: () => owedEvents.poke() });
   const connectTickets = createConnectTickets({ secret: tokenSecret, now: options.clock });
   const installations = createInstallationService({ registry, store: stores.installations, platform, lifecycle, run, tokenSecret, connectTickets, baseUrl, log });
   // Space and site installations stored before the hierarchy get their organization installation.
@@ -336,6 +341,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     readiness: createReadiness({ ping: () => stores.ping(), workersUp: () => supervisor.workersUp(), shuttingDown: () => shuttingDown }),
     metrics: async () => ({ contentType: metrics.contentType, body: await metrics.render() }),
     tasks: stores.tasks,
+    owedEvents: stores.owedEvents,
     siteScripts: createSiteScripts({ store: stores.installations, registry, dispatcher, baseUrl }),
     secrets: secretService,
     secretRefresher,
@@ -354,8 +360,9 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   http.serve(createRequestListener(services, appLimits, consoleHttp ? { consoleUrl: consoleHttp.baseUrl } : {}));
   // Resumes what a previous run left in the outbox (in flight when it died, or waiting to retry).
   await webhookDispatcher.start();
-  // Likewise the tasks left waiting or in flight.
+  // Likewise the tasks and the owed events left waiting or in flight.
   tasks.start();
+  await owedEvents.start();
   if (options.autoInstall) devInstallations.push(...(await installForDevelopment(registry, installations, stores.installations, platform)));
   // What each installation's first request would build on its path (after a restart: every one's),
   // built now in the background, requests first.
@@ -378,6 +385,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
       prefill.stop();
       secretRefresher.stop();
       await tasks.stop();
+      await owedEvents.stop();
       await webhookDispatcher.stop();
       await supervisor.stop();
       await metricsListener?.close();

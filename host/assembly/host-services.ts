@@ -20,6 +20,8 @@ import type { SecretService } from '../secrets/service.ts';
 import { integrationSecretsView, storedSecretView } from '../secrets/view.ts';
 import type { SecretRefresher } from './secret-refresh.ts';
 import type { OAuthSeal } from '../oauth-seal/seal.ts';
+import type { OwedEventStore } from '../owed-events/model.ts';
+import { viewOwedEvent } from '../owed-events/view.ts';
 
 export interface HostServicesParts {
   adminToken: string;
@@ -37,6 +39,7 @@ export interface HostServicesParts {
   readiness: HostServices['readiness'];
   metrics: HostServices['metrics'];
   tasks: TaskStore;
+  owedEvents: OwedEventStore;
   siteScripts: SiteScripts;
   secrets: SecretService;
   secretRefresher: SecretRefresher;
@@ -118,6 +121,10 @@ export function createHostServices(parts: HostServicesParts): HostServices {
         })),
         nextCursor,
       };
+    },
+    async listOwedEvents(installationId, limit) {
+      await installations.require(installationId);
+      return { items: (await parts.owedEvents.list(installationId, limit)).map(viewOwedEvent) };
     },
     dispatch: (installation, event, fetchBody, options) => parts.dispatcher.run(installation, event, fetchBody, options),
     dispatchToIntegration(name, event, fetchBody, options) {

@@ -11,6 +11,11 @@ export function withRequestId<T>(requestId: string, work: () => T): T {
   return storage.run(requestId, work);
 }
 
+/** Runs `work` (and everything it starts) as part of no request, whatever the caller belongs to. */
+export function withoutRequestId<T>(work: () => T): T {
+  return storage.exit(work);
+}
+
 /** The id of the HTTP request the current work belongs to, if any. */
 export function currentRequestId(): string | undefined {
   return storage.getStore();

@@ -108,6 +108,12 @@ export interface HostOptions {
    */
   webhookLeaseMs?: number;
   /**
+   * How long a host keeps a claimed owed event (installation_setup, …) before it is presumed dead
+   * and another host (or its own next start) may deliver it. Default: the dispatch deadline plus
+   * the waitUntil deadline + 30 s.
+   */
+  owedEventLeaseMs?: number;
+  /**
    * How often the host looks at the store's revision of stored secrets (ms; default 1 s): how soon
    * it sees a change another process made (`npm run secrets`, or a host whose notification was lost).
    */
@@ -196,6 +202,7 @@ const OPTIONS_SCHEMA = {
     metricsListen: { type: 'string', minLength: 1 },
     shutdownGraceMs: { type: 'integer', minimum: 0 },
     webhookLeaseMs: { type: 'integer', minimum: 1_000 },
+    owedEventLeaseMs: { type: 'integer', minimum: 1_000 },
     secretsPollMs: { type: 'integer', minimum: 50, maximum: 3_600_000 },
     clock: {},
     oauthStateTtlMs: positive,
@@ -251,6 +258,7 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     ...(input.metricsListen ? { metricsListen: input.metricsListen } : {}),
     shutdownGraceMs: input.shutdownGraceMs ?? 10_000,
     ...(input.webhookLeaseMs ? { webhookLeaseMs: input.webhookLeaseMs } : {}),
+    ...(input.owedEventLeaseMs ? { owedEventLeaseMs: input.owedEventLeaseMs } : {}),
     secretsPollMs: input.secretsPollMs ?? 1_000,
     clock: input.clock ?? Date.now,
     oauthStateTtlMs: input.oauthStateTtlMs ?? OAUTH_STATE_TTL_MS,

@@ -3,6 +3,7 @@
 // in lifecycle.ts.
 
 import type { SandboxEvent, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type { NewOwedEvent } from '../owed-events/model.ts';
 
 export type InstallationTarget = 'organization' | 'space' | 'site';
 export type InstallationStatus = 'pending' | 'active' | 'paused';
@@ -86,14 +87,16 @@ export interface InstallationFilter {
  * each is atomic by itself. Records it returns are frozen: replace, never mutate.
  */
 export interface InstallationStore {
-  insertInstallation(installation: Installation, tokenHash: string): Promise<void>;
+  /** `owed`: the events the new installation is owed (owed-events/), written in the same transaction. */
+  insertInstallation(installation: Installation, tokenHash: string, owed?: readonly NewOwedEvent[]): Promise<void>;
   /**
    * Inserts a space or site installation under the organization installation it belongs to, in
    * one transaction: the earliest organization installation of its integration in its
    * organization, or `candidateParent` (inserted first, with its token) when there is none. The
-   * stored child carries the parent's id.
+   * stored child carries the parent's id. `owe` names the events owed for the placement, written
+   * in the same transaction (it must be pure and synchronous).
    */
-  insertChildInstallation(child: Installation, childTokenHash: string, candidateParent: Installation, parentTokenHash: string): Promise<PlacedInstallation>;
+  insertChildInstallation(child: Installation, childTokenHash: string, candidateParent: Installation, parentTokenHash: string, owe?: (placed: PlacedInstallation) => readonly NewOwedEvent[]): Promise<PlacedInstallation>;
   /**
    * The same for a space or site installation stored before the hierarchy existed (no parent yet):
    * links it to its organization installation, creating `candidateParent` when there is none.
@@ -107,14 +110,16 @@ export interface InstallationStore {
    * Reads the installation, runs `plan` on it and writes what it returns, in one transaction, so
    * two edits of one installation never interleave (on one host or several). `plan` must be pure
    * and synchronous; when it throws, nothing is written and the error is passed on. Undefined when
-   * the installation does not exist.
+   * the installation does not exist. `owe` names the events owed for the edit, written in the same
+   * transaction (pure and synchronous too).
    */
-  editInstallation(id: string, plan: (current: Installation) => InstallationPatch): Promise<InstallationEdit | undefined>;
+  editInstallation(id: string, plan: (current: Installation) => InstallationPatch, owe?: (edit: InstallationEdit) => readonly NewOwedEvent[]): Promise<InstallationEdit | undefined>;
   /** The installation id a token hash belongs to, if the token is still valid. */
   findTokenOwner(tokenHash: string): Promise<string | undefined>;
   /**
    * Removes an installation and revokes its tokens, in one transaction, with the space and site
-   * installations under it (an organization installation); the removed record, or undefined when there was none.
+   * installations under it (an organization installation), and the events still owed to them; the
+   * removed record, or undefined when there was none.
    */
   deleteInstallation(id: string): Promise<Installation | undefined>;
 }

@@ -60,19 +60,22 @@ export function createInstallationService(deps: InstallationServiceDeps): Instal
       const planned = planInstallation(deps.platform, integration, input, deriveInstallLink(deps.tokenSecret, name));
       const tokenHashOf = (id: string) => hashToken(deriveInstallationToken(deps.tokenSecret, id));
       let installation = planned.installation;
+      // The setup events are owed in the insert's own transaction: written with the installation, or not at all.
       if (planned.parent === undefined) {
-        await deps.store.insertInstallation(installation, tokenHashOf(installation.id));
+        await deps.store.insertInstallation(installation, tokenHashOf(installation.id), deps.lifecycle.installEvents(installation));
       } else {
         // A space or site installation lives under its organization's installation, made here if needed.
-        const placed = await deps.store.insertChildInstallation(installation, tokenHashOf(installation.id), planned.parent, tokenHashOf(planned.parent.id));
+        const placed = await deps.store.insertChildInstallation(installation, tokenHashOf(installation.id), planned.parent, tokenHashOf(planned.parent.id), ({ child, parent, parentCreated }) => [
+          ...(parentCreated ? deps.lifecycle.installEvents(parent) : []),
+          ...deps.lifecycle.installEvents(child),
+        ]);
         installation = placed.child;
         if (placed.parentCreated) {
           deps.log.info(`installed ${name} as ${placed.parent.id} (organization in ${placed.parent.organization}, ${placed.parent.status}) for its ${installation.target} installation`);
-          deps.lifecycle.announceInstall(placed.parent);
         }
       }
       deps.log.info(`installed ${name} as ${installation.id} (${installation.target} in ${installation.organization}${installation.parent ? ` under ${installation.parent}` : ''}, ${installation.status})`);
-      deps.lifecycle.announceInstall(installation);
+      deps.lifecycle.announce();
       // Built-ins may hand out something exactly once (the webhook's signing secret).
       const once = (await integration.builtin?.onInstall?.(installation.id)) ?? {};
       return { ...view(installation), ...once };

@@ -1,13 +1,14 @@
 // The host's Prometheus metrics (prom-client): dispatches by integration, type and status with a
 // latency histogram, sandbox events (isolate starts and evictions, worker restarts, quarantines,
-// throttles, demotions, egress refusals), webhook attempts by result and the outbox depth, plus Node's
-// process metrics. Counts only what the host did; labels are bounded (integration names, event
+// throttles, demotions, egress refusals), webhook attempts by result and the outbox depth, owed
+// setup events' attempts and queue, plus Node's process metrics. Counts only what the host did; labels are bounded (integration names, event
 // types, status codes), never ids, URLs or anything a guest chose.
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export type SandboxCount = 'isolate_start' | 'warm_isolate_start' | 'bundle_precompiled' | 'isolate_eviction' | 'egress_refusal' | 'worker_restart' | 'quarantine' | 'throttle' | 'demotion' | 'sched_idle_demotion' | 'sched_idle_return' | 'start_timeout';
 export type AttemptResultLabel = 'succeeded' | 'retry' | 'failed';
+export type OwedAttemptResult = 'delivered' | 'retry' | 'failed';
 
 export interface HostMetrics {
   readonly contentType: string;
@@ -16,6 +17,10 @@ export interface HostMetrics {
   attempted(result: AttemptResultLabel): void;
   /** Read at every scrape: deliveries waiting and in flight in the outbox. */
   outboxDepthFrom(read: () => Promise<{ pending: number; inFlight: number }>): void;
+  /** An attempt of an owed setup event settled. */
+  owedAttempted(result: OwedAttemptResult): void;
+  /** Read at every scrape: owed setup events waiting and being delivered. */
+  owedDepthFrom(read: () => Promise<{ pending: number; running: number }>): void;
   render(): Promise<string>;
 }
 
@@ -63,6 +68,21 @@ export function createHostMetrics(): HostMetrics {
       this.set({ status: 'in_flight' }, depth.inFlight);
     },
   });
+  const owedAttempts = new Counter({ name: `${PREFIX}owed_event_attempts_total`, help: 'Attempts to deliver owed setup events (installation_setup, …), by result: delivered, retry (failed, will be retried), failed (given up or refused).', labelNames: ['result'], registers: [registry] });
+  for (const result of ['delivered', 'retry', 'failed']) owedAttempts.inc({ result }, 0);
+  let readOwedDepth: (() => Promise<{ pending: number; running: number }>) | undefined;
+  new Gauge({
+    name: `${PREFIX}owed_events`,
+    help: 'Owed setup events not yet delivered or failed (shared by every host on the database), by status.',
+    labelNames: ['status'],
+    registers: [registry],
+    async collect() {
+      if (readOwedDepth === undefined) return;
+      const depth = await readOwedDepth();
+      this.set({ status: 'pending' }, depth.pending);
+      this.set({ status: 'running' }, depth.running);
+    },
+  });
   return {
     contentType: registry.contentType,
     dispatched({ integration, type, status, durationMs }) {
@@ -77,6 +97,10 @@ export function createHostMetrics(): HostMetrics {
     attempted: (result) => attempts.inc({ result }),
     outboxDepthFrom(read) {
       readDepth = read;
+    },
+    owedAttempted: (result) => owedAttempts.inc({ result }),
+    owedDepthFrom(read) {
+      readOwedDepth = read;
     },
     render: () => registry.metrics(),
   };

@@ -15,6 +15,7 @@ import type { DeliveryView } from '../webhooks/delivery-view.ts';
 import type { SiteScripts } from '../site-scripts/site-scripts.ts';
 import type { IntegrationSecretsView, StoredSecretView } from '../secrets/view.ts';
 import type { OAuthSeal } from '../oauth-seal/seal.ts';
+import type { OwedEventView } from '../owed-events/view.ts';
 
 /** A queued task as the admin sees it (docs/installations.md#tasks): its state, never its payload. */
 export interface TaskView {
@@ -74,6 +75,8 @@ export interface HostServices {
   followEvents(integration: string, filter: { installationId?: string }, follower: EventFollower): Promise<() => void>;
   /** The integration's queued tasks, newest first, without their payloads. Rejects with ERR_INTEGRATION_NOT_FOUND. */
   listTasks(integration: string, page: { limit: number; cursor?: string }): Promise<{ items: TaskView[]; nextCursor: string | null }>;
+  /** The setup events the host owes an installation, newest first (the last `limit`), with their state. Rejects with ERR_INSTALLATION_NOT_FOUND. */
+  listOwedEvents(installationId: string, limit: number): Promise<{ items: OwedEventView[] }>;
 
   /**
    * Runs one event for one installation (the record the route looked up): builds the environment

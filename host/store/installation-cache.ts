@@ -60,19 +60,19 @@ export function withInstallationCache(inner: InstallationStore): CachedInstallat
       enabled = value;
       clear();
     },
-    async insertInstallation(installation, tokenHash) {
+    async insertInstallation(installation, tokenHash, owed) {
       invalidate(installation.id);
       try {
-        await inner.insertInstallation(installation, tokenHash);
+        await inner.insertInstallation(installation, tokenHash, owed);
       } finally {
         invalidate(installation.id);
       }
     },
-    async insertChildInstallation(child, childTokenHash, candidateParent, parentTokenHash) {
+    async insertChildInstallation(child, childTokenHash, candidateParent, parentTokenHash, owe) {
       invalidate(child.id);
       invalidate(candidateParent.id);
       try {
-        const placed = await inner.insertChildInstallation(child, childTokenHash, candidateParent, parentTokenHash);
+        const placed = await inner.insertChildInstallation(child, childTokenHash, candidateParent, parentTokenHash, owe);
         return { child: deepFreeze(placed.child), parent: deepFreeze(placed.parent), parentCreated: placed.parentCreated };
       } finally {
         invalidate(child.id);
@@ -119,10 +119,10 @@ export function withInstallationCache(inner: InstallationStore): CachedInstallat
       }
       return [...list];
     },
-    async editInstallation(id, plan) {
+    async editInstallation(id, plan, owe) {
       invalidate(id);
       try {
-        const edit = await inner.editInstallation(id, plan);
+        const edit = await inner.editInstallation(id, plan, owe);
         return edit === undefined ? undefined : { before: deepFreeze(edit.before), after: deepFreeze(edit.after) };
       } finally {
         invalidate(id);

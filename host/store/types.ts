@@ -10,6 +10,7 @@ import type { Outbox } from '../webhooks/outbox.ts';
 import type { SigningSecretStore } from '../webhooks/secrets.ts';
 import type { IntegrationSecretStore } from '../secrets/model.ts';
 import type { TaskStore } from '../tasks/model.ts';
+import type { OwedEventStore } from '../owed-events/model.ts';
 
 /** Small named values kept across restarts (the token secret). */
 export interface MetaStore {
@@ -40,6 +41,8 @@ export interface HostStores {
   /** Secrets an operator stored per integration (ciphertext only; host/secrets/ decrypts). */
   secrets: IntegrationSecretStore;
   tasks: TaskStore;
+  /** Platform events owed to installations' integrations (written by `installations`' transactions). */
+  owedEvents: OwedEventStore;
   /** Flushes what is buffered (the event log) and closes the database. */
   close(): Promise<void>;
 }

@@ -117,6 +117,10 @@ describe('metrics and readiness', () => {
     await waitFor(async () => ((await scrape(host)).get('integration_host_webhook_attempts_total{result="failed"}') ?? 0) === failedBefore + 1, 10_000);
     after = await scrape(host);
     expect(after.get('integration_host_outbox_depth{status="pending"}')).toBe(0);
+    // The setup events of the installations made at start were owed and delivered (no handler counts as delivered).
+    expect(after.get('integration_host_owed_event_attempts_total{result="delivered"}')).toBeGreaterThanOrEqual(1);
+    expect(after.has('integration_host_owed_event_attempts_total{result="failed"}')).toBe(true);
+    expect(after.has('integration_host_owed_events{status="pending"}')).toBe(true);
     expect(after.has('integration_host_process_cpu_seconds_total')).toBe(true);
   });
 });

@@ -1,7 +1,8 @@
 // The event log of an integration: `GET /v1/integrations/:name/events` (newest first, `limit` and
-// an opaque `cursor`) and `GET /v1/integrations/:name/events/:eventId`, and its queued tasks:
-// `GET /v1/integrations/:name/tasks`. Reads only; the log is written where dispatches happen
-// (host-services.ts) and tasks by the task runner, never here.
+// an opaque `cursor`) and `GET /v1/integrations/:name/events/:eventId`, its queued tasks
+// (`GET /v1/integrations/:name/tasks`) and the setup events owed to an installation
+// (`GET /v1/installations/:id/owed-events`). Reads only; the log is written where dispatches happen
+// (host-services.ts), tasks and owed events by their runners, never here.
 
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
@@ -40,5 +41,9 @@ export function registerIntegrationEventRoutes(router: Router, services: HostSer
   router.get('/v1/integrations/:name/tasks', adminAuth, async (ctx) => {
     const cursor = readCursor(ctx.query.cursor);
     ctx.body = await services.listTasks(ctx.params.name, { limit: readLimit(ctx.query.limit), ...(cursor !== undefined ? { cursor } : {}) });
+  });
+
+  router.get('/v1/installations/:id/owed-events', adminAuth, async (ctx) => {
+    ctx.body = await services.listOwedEvents(ctx.params.id, readLimit(ctx.query.limit));
   });
 }

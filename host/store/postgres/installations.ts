@@ -10,6 +10,7 @@ import type { Db, Queryable } from './connection.ts';
 import { LOCK_INSTALLATION_TREE } from './migrations.ts';
 import { CHANNEL, installationMessage } from './notifications.ts';
 import { toInstallation, type InstallationRow } from '../installation-rows.ts';
+import { writeOwedEvents } from './owed-events.ts';
 
 const notify = (client: Queryable, id: string) => client.query('SELECT pg_notify($1, $2)', [CHANNEL, installationMessage(id)]);
 
@@ -43,12 +44,18 @@ async function organizationFor(client: Queryable, integration: string, organizat
 
 export function createPostgresInstallationStore(db: Db): InstallationStore {
   return {
-    insertInstallation: (installation, tokenHash) => db.transaction((client) => insert(client, installation, tokenHash)),
-    insertChildInstallation: (child, childTokenHash, candidateParent, parentTokenHash) =>
+    insertInstallation: (installation, tokenHash, owed = []) =>
+      db.transaction(async (client) => {
+        await insert(client, installation, tokenHash);
+        await writeOwedEvents(client, owed);
+      }),
+    insertChildInstallation: (child, childTokenHash, candidateParent, parentTokenHash, owe) =>
       db.transaction(async (client): Promise<PlacedInstallation> => {
         const { parent, parentCreated } = await organizationFor(client, child.integration, child.organization, candidateParent, parentTokenHash);
         await insert(client, { ...child, parent: parent.id }, childTokenHash);
-        return { child: (await read(client, child.id))!, parent, parentCreated };
+        const placed = { child: (await read(client, child.id))!, parent, parentCreated };
+        if (owe !== undefined) await writeOwedEvents(client, owe(placed));
+        return placed;
       }),
     adoptChildInstallation: (childId, candidateParent, parentTokenHash) =>
       db.transaction(async (client): Promise<PlacedInstallation | undefined> => {
@@ -70,7 +77,7 @@ export function createPostgresInstallationStore(db: Db): InstallationStore {
       const { rows } = await db.query<InstallationRow>(sql, values);
       return rows.map(toInstallation);
     },
-    editInstallation: (id, plan) =>
+    editInstallation: (id, plan, owe) =>
       db.transaction(async (client) => {
         const { rows } = await client.query<InstallationRow>('SELECT * FROM installations WHERE id = $1 FOR UPDATE', [id]);
         if (rows[0] === undefined) return undefined;
@@ -80,7 +87,9 @@ export function createPostgresInstallationStore(db: Db): InstallationStore {
         const updatedAt = patch.updatedAt ?? before.updatedAt ?? before.createdAt;
         await client.query('UPDATE installations SET status = $1, configuration = $2, external_ids = $3, updated_at = $4 WHERE id = $5', [patch.status, JSON.stringify(patch.configuration), JSON.stringify(externalIds), updatedAt, id]);
         await notify(client, id);
-        return { before, after: { ...before, status: patch.status, configuration: patch.configuration, externalIds, updatedAt } };
+        const edit = { before, after: { ...before, status: patch.status, configuration: patch.configuration, externalIds, updatedAt } };
+        if (owe !== undefined) await writeOwedEvents(client, owe(edit));
+        return edit;
       }),
     findTokenOwner: async (tokenHash) => (await db.query<{ installation_id: string }>('SELECT installation_id FROM tokens WHERE token_hash = $1', [tokenHash])).rows[0]?.installation_id,
     deleteInstallation: (id) =>
@@ -88,6 +97,7 @@ export function createPostgresInstallationStore(db: Db): InstallationStore {
         // The space and site installations under it go with it, and every host forgets them too.
         const children = (await client.query<{ id: string }>('SELECT id FROM installations WHERE parent = $1', [id])).rows.map((row) => row.id);
         await client.query('DELETE FROM tokens WHERE installation_id = $1 OR installation_id = ANY($2::text[])', [id, children]);
+        await client.query('DELETE FROM owed_events WHERE installation_id = $1 OR installation_id = ANY($2::text[])', [id, children]);
         await client.query('DELETE FROM installations WHERE parent = $1', [id]);
         const { rows } = await client.query<InstallationRow>('DELETE FROM installations WHERE id = $1 RETURNING *', [id]);
         for (const child of children) await notify(client, child);

@@ -218,6 +218,34 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX sealed_oauth_states_by_expiry ON sealed_oauth_states (expires_at);
 `,
   },
+  {
+    version: 11,
+    name: 'owed platform events',
+    // The platform events the host owes an installation's integration (installation_setup and its
+    // space and site forms), written in the transaction of the change that causes them and
+    // delivered in order per installation under a lease (host/owed-events/).
+    sql: `
+  CREATE TABLE owed_events (
+    seq BIGSERIAL PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    installation_id TEXT NOT NULL,
+    integration TEXT NOT NULL,
+    type TEXT NOT NULL,
+    event TEXT NOT NULL,
+    request_id TEXT,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'delivered', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    run_at BIGINT NOT NULL,
+    lease_until BIGINT,
+    last_status INTEGER,
+    last_error TEXT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  CREATE INDEX owed_events_due ON owed_events (status, run_at);
+  CREATE INDEX owed_events_by_installation ON owed_events (installation_id, seq);
+`,
+  },
 ];
 
 /** Applies every migration the database lacks, in one transaction under an advisory lock; returns the versions applied. */

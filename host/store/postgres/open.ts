@@ -19,6 +19,7 @@ import { createPostgresPlatformStore } from './platform.ts';
 import { createPostgresSigningSecretStore } from './signing-secrets.ts';
 import { createPostgresSecretStore } from './integration-secrets.ts';
 import { createPostgresTaskStore } from './tasks.ts';
+import { createPostgresOwedEventStore } from './owed-events.ts';
 
 export interface PostgresStoreOptions {
   log: Logger;
@@ -66,6 +67,7 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
       signingSecrets: createPostgresSigningSecretStore(db),
       secrets,
       tasks: createPostgresTaskStore(db),
+      owedEvents: createPostgresOwedEventStore(db),
       async close() {
         try {
           await eventLog.flush();

@@ -7,6 +7,7 @@ import type { Installation, InstallationFilter, InstallationStore, PlacedInstall
 import { installationListQuery } from '../installation-filter.ts';
 import { inTransaction } from './transaction.ts';
 import { toInstallation, type InstallationRow } from '../installation-rows.ts';
+import { sqliteOwedEventWriter } from './owed-events.ts';
 
 export function createSqliteInstallationStore(db: DatabaseSync): InstallationStore {
   const statements = {
@@ -22,7 +23,9 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
     deleteTokens: db.prepare('DELETE FROM tokens WHERE installation_id = ? OR installation_id IN (SELECT id FROM installations WHERE parent = ?)'),
     deleteChildren: db.prepare('DELETE FROM installations WHERE parent = ?'),
     delete: db.prepare('DELETE FROM installations WHERE id = ? RETURNING *'),
+    deleteOwed: db.prepare('DELETE FROM owed_events WHERE installation_id = ? OR installation_id IN (SELECT id FROM installations WHERE parent = ?)'),
   };
+  const owe = sqliteOwedEventWriter(db);
   const read = (id: string): Installation | undefined => {
     const row = statements.get.get(id) as InstallationRow | undefined;
     return row === undefined ? undefined : toInstallation(row);
@@ -49,14 +52,19 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
     return { parent: read(candidate.id)!, parentCreated: true };
   };
   return {
-    async insertInstallation(installation, tokenHash) {
-      inTransaction(db, () => insert(installation, tokenHash));
+    async insertInstallation(installation, tokenHash, owed = []) {
+      inTransaction(db, () => {
+        insert(installation, tokenHash);
+        owe(owed);
+      });
     },
-    async insertChildInstallation(child, childTokenHash, candidateParent, parentTokenHash) {
+    async insertChildInstallation(child, childTokenHash, candidateParent, parentTokenHash, oweFor) {
       return inTransaction(db, (): PlacedInstallation => {
         const { parent, parentCreated } = organizationFor(child.integration, child.organization, candidateParent, parentTokenHash);
         insert({ ...child, parent: parent.id }, childTokenHash);
-        return { child: read(child.id)!, parent, parentCreated };
+        const placed = { child: read(child.id)!, parent, parentCreated };
+        if (oweFor !== undefined) owe(oweFor(placed));
+        return placed;
       });
     },
     async adoptChildInstallation(childId, candidateParent, parentTokenHash) {
@@ -74,7 +82,7 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
     },
     getInstallation: async (id) => read(id),
     listInstallations: async (filter = {}) => list(filter),
-    async editInstallation(id, plan) {
+    async editInstallation(id, plan, oweFor) {
       // Synchronous from read to write, inside BEGIN IMMEDIATE: nothing can interleave.
       return inTransaction(db, () => {
         const before = read(id);
@@ -83,7 +91,9 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
         const externalIds = patch.externalIds ?? before.externalIds ?? [];
         const updatedAt = patch.updatedAt ?? before.updatedAt ?? before.createdAt;
         statements.update.run(patch.status, JSON.stringify(patch.configuration), JSON.stringify(externalIds), updatedAt, id);
-        return { before, after: { ...before, status: patch.status, configuration: patch.configuration, externalIds, updatedAt } };
+        const edit = { before, after: { ...before, status: patch.status, configuration: patch.configuration, externalIds, updatedAt } };
+        if (oweFor !== undefined) owe(oweFor(edit));
+        return edit;
       });
     },
     findTokenOwner: async (tokenHash) => (statements.tokenOwner.get(tokenHash) as { installation_id: string } | undefined)?.installation_id,
@@ -92,6 +102,7 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
         // The space and site installations under it go with it (explicitly: the cascade of a
         // column added by ALTER TABLE is not relied on), tokens first.
         statements.deleteTokens.run(id, id);
+        statements.deleteOwed.run(id, id);
         statements.deleteChildren.run(id);
         const row = statements.delete.get(id) as InstallationRow | undefined;
         return row === undefined ? undefined : toInstallation(row);

@@ -296,6 +296,34 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX sealed_oauth_states_by_expiry ON sealed_oauth_states (expires_at);
 `,
   },
+  {
+    version: 13,
+    name: 'owed platform events',
+    // The platform events the host owes an installation's integration (installation_setup and its
+    // space and site forms), written in the transaction of the change that causes them and
+    // delivered in order per installation under a lease (host/owed-events/).
+    sql: `
+  CREATE TABLE owed_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    installation_id TEXT NOT NULL,
+    integration TEXT NOT NULL,
+    type TEXT NOT NULL,
+    event TEXT NOT NULL,
+    request_id TEXT,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'delivered', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    run_at INTEGER NOT NULL,
+    lease_until INTEGER,
+    last_status INTEGER,
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX owed_events_due ON owed_events (status, run_at);
+  CREATE INDEX owed_events_by_installation ON owed_events (installation_id, seq);
+`,
+  },
 ];
 
 /** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */

@@ -13,6 +13,7 @@ import { createSqlitePlatformStore } from './platform.ts';
 import { createSigningSecretStore } from './signing-secrets.ts';
 import { createSqliteSecretStore } from './integration-secrets.ts';
 import { createSqliteTaskStore } from './tasks.ts';
+import { createSqliteOwedEventStore } from './owed-events.ts';
 import { withInstallationCache } from '../installation-cache.ts';
 import type { HostStores } from '../types.ts';
 
@@ -35,6 +36,7 @@ export function openSqliteStores(path: string): HostStores {
       signingSecrets: createSigningSecretStore(db),
       secrets: createSqliteSecretStore(db),
       tasks: createSqliteTaskStore(db),
+      owedEvents: createSqliteOwedEventStore(db),
       async close() {
         try {
           await eventLog.flush();

@@ -209,6 +209,10 @@ export function createFakeServices(): FakeServices {
     installLinkOf: () => undefined,
     listEvents: async () => ({ items: [], nextCursor: null }),
     listTasks: async () => ({ items: [], nextCursor: null }),
+    async listOwedEvents(id) {
+      await fake.getInstallation(id);
+      return { items: [] };
+    },
     // Site scripts are tested against the real host (test/integration/site-scripts.test.ts).
     siteScripts: {
       list: async (siteId) => ({ siteId, items: [] }),

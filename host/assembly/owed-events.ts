@@ -1,0 +1,28 @@
+// The runner of the setup events owed to installations, wired to this host's store, dispatcher and
+// metrics (docs/operations.md#owed-platform-events). Wiring only: what is owed is decided in installations/,
+// how it is delivered in owed-events/.
+
+import type { Logger } from '../common/logger.ts';
+import type { HostOptions } from '../config/options.ts';
+import type { Dispatcher } from '../dispatch/dispatcher.ts';
+import type { HostMetrics } from '../metrics/metrics.ts';
+import { DEFAULT_OWED_EVENT_LIMITS } from '../owed-events/model.ts';
+import { createOwedEventRunner, type OwedEventRunner } from '../owed-events/runner.ts';
+import type { HostStores } from '../store/types.ts';
+
+export function createOwedEvents(stores: HostStores, dispatcher: Dispatcher, options: HostOptions, log: Logger, metrics: HostMetrics): OwedEventRunner {
+  metrics.owedDepthFrom(() => stores.owedEvents.depth());
+  return createOwedEventRunner({
+    store: stores.owedEvents,
+    limits: DEFAULT_OWED_EVENT_LIMITS,
+    getInstallation: (id) => stores.installations.getInstallation(id),
+    dispatch: (installation, event) => dispatcher.run(installation, event, null),
+    now: options.clock,
+    log,
+    onAttempt: (result) => metrics.owedAttempted(result),
+    // A dispatch's deadline plus its waitUntil work, with room: an event held longer had its host die.
+    leaseMs: options.owedEventLeaseMs ?? options.limits.dispatchTimeoutMs + options.limits.waitUntilTimeoutMs + 30_000,
+    // Other hosts owe events (or abandon them) in a shared store: look for them every second.
+    pollMs: stores.shared ? 1_000 : 5_000,
+  });
+}
