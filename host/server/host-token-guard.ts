@@ -66,7 +66,11 @@ export interface GuardedRequest {
 export async function refuseHostTokens(request: GuardedRequest, isHostToken: (token: string) => Promise<boolean>): Promise<void> {
   const places: [where: string, candidates: Set<string>][] = [
     ['its URL', tokenCandidates([request.target])],
-    ...request.headers.map(([name, value]): [string, Set<string>] => [`its "${name}" header`, tokenCandidates([value])]),
+    ...request.headers.map(([name, value]): [string, Set<string>] => {
+      // A name that could hold a token is never shown.
+      const inName = tokenCandidates([name]);
+      return inName.size > 0 ? ['a header (its name)', new Set([...inName, ...tokenCandidates([value])])] : [`its "${name}" header`, tokenCandidates([value])];
+    }),
   ];
   const total = new Set(places.flatMap(([, candidates]) => [...candidates]));
   if (total.size === 0) return;

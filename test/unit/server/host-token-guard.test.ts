@@ -40,6 +40,12 @@ describe('refuseHostTokens', () => {
     expect((error as HostError).message).not.toContain(TOKEN);
   });
 
+  it('refuses a token used as a header name without showing the name', async () => {
+    const error = await refuseHostTokens({ headers: [[TOKEN, TOKEN]], target: '/' }, async (token) => token === TOKEN).catch((e: unknown) => e);
+    expect((error as HostError).message).toContain('in a header (its name)');
+    expect((error as HostError).message).not.toContain(TOKEN);
+  });
+
   it('lets a token-shaped value that is no live token through', async () => {
     await expect(refuseHostTokens({ headers: [['authorization', `Token ${TOKEN}`]], target: `/?t=${TOKEN}` }, async () => false)).resolves.toBeUndefined();
   });
