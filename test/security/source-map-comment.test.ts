@@ -3,7 +3,7 @@
 // another folder's source map (its names would label the integration's stack traces). The build
 // finishes, reads none of them, and the integration's own stack maps to its own file.
 import { constants, closeSync, cpSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -128,6 +128,34 @@ describe('source map comments naming files outside the folder', () => {
       const bundle = await buildWatched(folder, fifo);
       expect(bundle.code).toContain('own stack');
     }
+  }, 60_000);
+
+  it('lets `npm run check` finish on a FIFO named by the comment, the integration ready', async () => {
+    let fifo = '';
+    const { root } = hostileRoot((outside) => {
+      fifo = join(outside, 'fifo.map');
+      execFileSync('mkfifo', [fifo]);
+      return fifo;
+    });
+    const child = spawn(process.execPath, ['--no-node-snapshot', 'host/cli.ts', 'check', root], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // Fails (and releases the reader) the moment anything opens the FIFO, instead of hanging.
+    let opened = false;
+    const watch = async (): Promise<void> => {
+      while (child.exitCode === null && child.signalCode === null) {
+        if (fifoHasReader(fifo)) {
+          opened = true;
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    await Promise.all([exited, watch()]);
+    expect(opened).toBe(false);
+    expect(output).toMatch(/1 ready/);
+    expect(await exited).toBe(0);
   }, 60_000);
 
   it('finishes the build without reading /dev/zero', async () => {
