@@ -15,6 +15,7 @@ import { containmentPlugin, PROVIDED_BINDING, REJECTED } from './containment.ts'
 import { findSpecialFiles } from './special-files.ts';
 import { resolutionRoots, type ResolutionRoots } from './resolution-roots.ts';
 import { prepareSourceMap } from './source-map.ts';
+import { positionInFile } from './source-map-comment.ts';
 import { PROVIDED_MODULES } from '../../sandbox-api/runtime/provided.ts';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -40,10 +41,11 @@ interface BuildVariant {
 
 /**
  * What, besides the inputs, decides how a bundle links to the runtime: the wrapper's form and the
- * provided modules' export names (their stubs list them). Part of the cache key, so a bundle built
- * for another form is rebuilt, never run.
+ * provided modules' export names (their stubs list them), and whether input source maps are
+ * followed (source-map-comment.ts). Part of the cache key, so a bundle built another way is
+ * rebuilt, never run.
  */
-const LINKING = JSON.stringify({ wrapper: 'provided-modules-1', provided: Object.entries(PROVIDED_MODULES).map(([specifier, module]) => [specifier, Object.keys(module)]) });
+const LINKING = JSON.stringify({ wrapper: 'provided-modules-1', inputSourceMaps: 'not-followed', provided: Object.entries(PROVIDED_MODULES).map(([specifier, module]) => [specifier, Object.keys(module)]) });
 
 export async function bundleScript(integrationDir: string, scriptRelPath: string, options: BundleOptions = {}): Promise<IntegrationBundle> {
   const dirReal = await realpath(integrationDir).catch(() => null);
@@ -140,11 +142,19 @@ export function blankModuleMarkers(text: string, dirReal: string, files: Iterabl
     .join('\n');
 }
 
-/** Turns esbuild's failure into the offenses it names (errors about rejected-import stubs only repeat one). */
-export function collectBuildErrors(error: unknown, offenses: string[]): void {
+/**
+ * Turns esbuild's failure into the offenses it names (errors about rejected-import stubs only repeat
+ * one). `read` (the build's folder and the files the containment plugin read) puts a position in the
+ * line it appends to each file (source-map-comment.ts) back at that file's end.
+ */
+export function collectBuildErrors(error: unknown, offenses: string[], read?: { dir: string; contents: Map<string, Uint8Array> }): void {
   const messages = (error as { errors?: Message[] }).errors;
   if (!messages) throw error;
-  offenses.push(...messages.filter((m) => !m.text.includes(`${REJECTED}:`)).map(describeMessage));
+  const located = (message: Message): Message => {
+    const bytes = message.location && read?.contents.get(path.resolve(read.dir, message.location.file));
+    return bytes ? { ...message, location: { ...message.location!, ...positionInFile(bytes, message.location!.line, message.location!.column) } } : message;
+  };
+  offenses.push(...messages.filter((m) => !m.text.includes(`${REJECTED}:`)).map((message) => describeMessage(located(message))));
 }
 
 async function runBuild(roots: ResolutionRoots, entryReal: string, contents: Map<string, Uint8Array>, variant: BuildVariant): Promise<{ code: string; map: string }> {
@@ -155,11 +165,12 @@ async function runBuild(roots: ResolutionRoots, entryReal: string, contents: Map
   const outfile = path.join(roots.integrationDir, 'bundle.js');
   try {
     // A source map lets the worker show guest stack traces as src/index.ts:6:11 (sandbox/stack-map.ts).
+    // No sources content: esbuild would read every file an input map's `sources` names to fill it.
     const result = await build({ ...integrationBuildOptions(roots, offenses, contents, variant), entryPoints: [entryReal], outfile, sourcemap: 'external', sourcesContent: false });
     text = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.text;
     mapText = result.outputFiles!.find((file) => file.path.endsWith('.map'))!.text;
   } catch (error) {
-    collectBuildErrors(error, offenses);
+    collectBuildErrors(error, offenses, { dir: roots.integrationDir, contents });
   }
   if (offenses.length > 0) {
     const details = offenses.map((message) => ({ message }));

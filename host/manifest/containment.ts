@@ -14,6 +14,7 @@ import { isInside } from './paths.ts';
 import { describeMissingImport } from './missing-import.ts';
 import { MAX_SOURCE_FILE_BYTES, readRegularFile, UnreadableFileError } from './read-file.ts';
 import type { ResolutionRoots } from './resolution-roots.ts';
+import { withInputSourceMapIgnored } from './source-map-comment.ts';
 import { PROVIDED_MODULES } from '../../sandbox-api/runtime/provided.ts';
 
 const SANDBOX_API_DIR = fileURLToPath(new URL('../../sandbox-api', import.meta.url));
@@ -114,7 +115,8 @@ export function containmentPlugin(roots: ResolutionRoots, offenses: string[], co
           return { contents: '', loader: 'js' };
         }
         contents.set(args.path, bytes);
-        return { contents: bytes, loader };
+        // Text and JSON are not parsed for source map comments; code is, and must not lead esbuild out.
+        return { contents: loader === 'text' || loader === 'json' ? bytes : withInputSourceMapIgnored(bytes), loader };
       });
     },
   };

@@ -33,6 +33,8 @@ export interface PlatformApi {
    * of that very integration, so a guest holding another integration's token gets nothing.
    */
   handle(request: ApiRequest, from?: { integration?: string }): Promise<ApiResponse>;
+  /** Whether `token` is a live host API token (an installation's or an integration's), as `handle` would accept it. */
+  isHostToken(token: string): Promise<boolean>;
 }
 
 interface CompiledRoute<Deps> {
@@ -128,6 +130,9 @@ export function createPlatformApi<Deps>(options: PlatformApiOptions<Deps>): Plat
   }
 
   return {
+    async isHostToken(token) {
+      return (await options.resolveToken(token)) !== undefined;
+    },
     async handle(request, from) {
       try {
         return await run(request, from);

@@ -1,9 +1,9 @@
 // What the public endpoints do between the request and the integration's answer, with no Koa in
 // it, so that the Koa routes (routes/public-endpoint.ts) and the direct node:http path
 // (direct-public-fetch.ts) run the same code: the body limit, the one installation lookup, the
-// fetch event with the endpoint's own cookies, the sealing of GitBook-runtime OAuth flows
-// (oauth-gate.ts), the dispatch (its body streamed when the integration streams it), and the
-// browser isolation of the answer. Never writes to the response: its callers do, each its own way.
+// fetch event with the endpoint's own cookies and no host API token (host-token-guard.ts), the
+// sealing of GitBook-runtime OAuth flows (oauth-gate.ts), the dispatch (its body streamed when the
+// integration streams it), and the browser isolation of the answer. Never writes to the response: its callers do, each its own way.
 
 import type { IncomingMessage } from 'node:http';
 import { HostError } from '../common/errors.ts';
@@ -16,6 +16,7 @@ import { integrationEndpointOf, publicEndpointOf } from '../installations/urls.t
 import type { Installation } from '../installations/model.ts';
 import type { StreamedBody } from '../sandbox/streamed-body.ts';
 import { openOAuthGate } from './oauth-gate.ts';
+import { refuseHostTokens } from './host-token-guard.ts';
 
 // Methods a fetch Request cannot carry (the WHATWG forbidden methods): the runtime would throw
 // building the integration's Request, and the caller's request would come back as its 500.
@@ -36,8 +37,11 @@ function answerOf(response: SandboxResponse, stream: StreamedBody | undefined): 
   return stream === undefined ? response : { ...response, stream };
 }
 
-/** The fetch event of a public request: its own cookies only (`cookieKey` is the endpoint's namespace). */
-function fetchEventOf(req: IncomingMessage, target: string, services: HostServices, installationId: string, cookieKey: string) {
+/**
+ * The fetch event of a public request: its own cookies only (`cookieKey` is the endpoint's
+ * namespace), and refused if what it would hand the integration carries a host API token.
+ */
+async function fetchEventOf(req: IncomingMessage, target: string, services: HostServices, installationId: string, cookieKey: string) {
   const method = req.method ?? 'GET';
   if (UNREPRESENTABLE_METHODS.includes(method)) {
     throw new HostError('ERR_METHOD_NOT_ALLOWED', `${method} requests cannot be passed to an integration`);
@@ -49,6 +53,7 @@ function fetchEventOf(req: IncomingMessage, target: string, services: HostServic
     const own = cookiesForInstallation(value, cookieKey);
     return own === null ? [] : [['cookie', own]];
   });
+  await refuseHostTokens({ headers: event.request.headers, target }, (token) => services.platformApi.isHostToken(token));
   return event;
 }
 
@@ -81,7 +86,7 @@ export function createPublicFetch(services: HostServices, maxBodyBytes: number):
       if (installation === undefined || installation.integration !== name) {
         throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" of integration "${name}" not found`);
       }
-      const event = fetchEventOf(req, target, services, installation.id, installation.id);
+      const event = await fetchEventOf(req, target, services, installation.id, installation.id);
       const read = await readBody(req, maxBodyBytes);
       // A fresh copy: small Buffers can be slices of Node's shared pool, whose other bytes must
       // never travel with the body.
@@ -99,7 +104,7 @@ export function createPublicFetch(services: HostServices, maxBodyBytes: number):
     async integration(req, target, name) {
       checkDeclaredLength(req, maxBodyBytes);
       const cookieKey = integrationCookieKey(name);
-      const { installationId: _none, ...event } = fetchEventOf(req, target, services, '', cookieKey);
+      const { installationId: _none, ...event } = await fetchEventOf(req, target, services, '', cookieKey);
       const read = await readBody(req, maxBodyBytes);
       const body = read.length > 0 ? new Uint8Array(read) : null;
       const gate = openOAuthGate(services, name, undefined);

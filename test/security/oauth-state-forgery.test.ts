@@ -92,7 +92,7 @@ describe("another installation's state", () => {
 describe("another integration's token inside an isolate", () => {
   it('opens neither the self routes nor the victim’s state', async () => {
     const state = await issueState(victim.token);
-    const response = await fetch(`${endpointOf(host, 'token-thief')}?token=${encodeURIComponent(victim.token)}&state=${encodeURIComponent(state)}`);
+    const response = await fetch(endpointOf(host, 'token-thief'), { method: 'POST', body: new URLSearchParams({ token: victim.token, state }) });
     expect(await response.json()).toEqual({ patch: 401, consume: 401 });
     expect((await host.stores.installations.getInstallation(victim.id))!.configuration).toEqual({});
     expect((await consume(victim.token, state)).status).toBe(204);

@@ -160,6 +160,7 @@ export function createFakeServices(): FakeServices {
       error: (message) => void fake.logs.push({ level: 'error', message }),
     },
     platformApi: {
+      isHostToken: async () => false,
       handle: async () => ({ status: 404, headers: [['content-type', 'application/json']], body: new TextEncoder().encode('{"error":{"code":"ERR_NOT_FOUND","message":"fake"}}') }),
     },
     respond: () => jsonResponse(200, { ok: true }),
