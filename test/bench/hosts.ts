@@ -1,7 +1,7 @@
 // Starting benchmark hosts in child processes. `prepareData` installs every fixture once in a
-// throwaway database and stops; a host started later on that database finds the installations
-// already there, sends no setup events and so has created no isolate yet: its first request to
-// each integration is truly cold, as after a host restart.
+// throwaway database and stops once their setup events are delivered; a host started later on that
+// database finds the installations already there, owes no setup events and so has created no
+// isolate yet: its first request to each integration is truly cold, as after a host restart.
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,10 +41,27 @@ export async function prepareData(fixtures: string): Promise<PreparedData> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ih-bench-data-'));
   const prepared = { dataPath: path.join(dir, 'host.db'), cacheDir: path.join(dir, 'bundles'), dispose: () => rmSync(dir, { recursive: true, force: true }) };
   try {
-    await withHost(fixtures, { workers: 1, dataPath: prepared.dataPath, cacheDir: prepared.cacheDir }, async () => undefined);
+    await withHost(fixtures, { workers: 1, dataPath: prepared.dataPath, cacheDir: prepared.cacheDir }, (host) => setupEventsDelivered(host.url));
   } catch (error) {
     prepared.dispose();
     throw error;
   }
   return prepared;
+}
+
+/** Setup events still owed (pending or running) by the host's store, read from its metrics. */
+async function owedSetupEvents(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } })).text();
+  const lines = [...text.matchAll(/^integration_host_owed_events\{status="(?:pending|running)"\} (\d+)$/gm)];
+  if (lines.length !== 2) throw new Error('the bench data: the host\'s metrics do not say how many setup events it owes');
+  return lines.reduce((sum, match) => sum + Number(match[1]), 0);
+}
+
+/** Resolves once the host delivered every setup event its installs owe (a minute at most). */
+async function setupEventsDelivered(url: string): Promise<void> {
+  const started = Date.now();
+  while ((await owedSetupEvents(url)) > 0) {
+    if (Date.now() - started > 60_000) throw new Error('the bench data: setup events still owed after a minute');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
