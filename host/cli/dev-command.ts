@@ -5,7 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { ReloadChange } from '../assembly/reload.ts';
 import type { Logger } from '../common/logger.ts';
-import { watchForChanges } from '../dev/watcher.ts';
+import { watchForChanges, type Watcher } from '../dev/watcher.ts';
 import { formatProblem } from '../manifest/format.ts';
 import { DEFAULT_INTEGRATIONS_DIR } from './defaults.ts';
 import { removeDevSession, writeDevSession } from './dev-session.ts';
@@ -40,20 +40,22 @@ export async function runDev(args: string[]): Promise<void> {
   if (!givesDir) await mkdir(DEFAULT_INTEGRATIONS_DIR, { recursive: true });
   // Development builds: `MODE` and `process.env.NODE_ENV` are "development" (bundle.ts).
   const { host, defaulted } = await startFromFlags(args, { bundleMode: 'development', ...(givesDir ? {} : { dirs: [DEFAULT_INTEGRATIONS_DIR] }) });
+  writeDevSession({ url: host.url, adminToken: host.adminToken, pid: process.pid });
+  let watcher: Watcher | undefined;
+  // Before "listening on": whoever reads that line may stop the host at once, and gracefully.
+  closeOnSignals(host, () => {
+    watcher?.close();
+    removeDevSession();
+  });
   await printStartup(host, defaulted);
   if (!host.integrations.some((integration) => integration.builtin === undefined)) {
     process.stdout.write(`no integrations in ${host.options.dirs.join(', ')} yet: npm run new -- <name> makes one, and it is served as soon as it is written\n`);
   }
-  writeDevSession({ url: host.url, adminToken: host.adminToken, pid: process.pid });
   const log = host.services.log;
-  const watcher = await watchForChanges(
+  watcher = await watchForChanges(
     () => host.watchTargets(),
     async () => report(log, await host.reload()),
     { onError: (message) => log.warn(message) },
   );
   process.stdout.write(`watching ${host.options.dirs.join(', ')} for changes (${watcher.directoryCount()} directories); npm run logs -- <integration> follows the event log\n`);
-  closeOnSignals(host, () => {
-    watcher.close();
-    removeDevSession();
-  });
 }

@@ -76,6 +76,7 @@ export function closeOnSignals(host: Host, beforeClose: () => void = () => undef
 
 export async function runHost(args: string[]): Promise<void> {
   const { host, defaulted } = await startFromFlags(args);
-  await printStartup(host, defaulted);
+  // Before "listening on": whoever reads that line may stop the host at once, and gracefully.
   closeOnSignals(host);
+  await printStartup(host, defaulted);
 }
