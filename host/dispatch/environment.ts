@@ -47,10 +47,10 @@ function ownView(baseUrl: string, installation: Installation): Record<string, un
 
 /**
  * The `integration` object. For a platform-manifest.yaml integration dispatched to an installation,
- * its `urls.publicEndpoint` is that installation's public endpoint, as the specification says
- * (seed-spec §2.7 and §4.1; its OAuth sample builds `redirectURL` from it). A gitbook-manifest.yaml
- * integration keeps GitBook's meaning, the integration's own endpoint, which is also what every
- * integration gets when there is no installation (its own endpoint, tasks).
+ * its `urls.publicEndpoint` is that installation's public endpoint, as the specification says (its
+ * OAuth sample builds `redirectURL` from it). A gitbook-manifest.yaml integration keeps GitBook's
+ * meaning, the integration's own endpoint, which is also what every integration gets when there
+ * is no installation (its own endpoint, tasks).
  */
 function integrationOf(baseUrl: string, integration: LoadedIntegration, owner: Record<string, unknown>, installation: Installation | undefined): Record<string, unknown> {
   const shape = gitbookIntegration(baseUrl, integration, owner);

@@ -1,6 +1,6 @@
 // `context.environment.integration.urls.publicEndpoint` by manifest format, through the real host:
-// for a platform-manifest.yaml integration it is the dispatched installation's public endpoint
-// (seed-spec §2.7, §4.1), for organization, space and site installations alike; for a
+// for a platform-manifest.yaml integration it is the dispatched installation's public endpoint,
+// as the specification says, for organization, space and site installations alike; for a
 // gitbook-manifest.yaml integration it stays GitBook's, the integration's own endpoint. With no
 // installation (the integration's own endpoint) both formats get the integration's endpoint.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

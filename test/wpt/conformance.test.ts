@@ -8,7 +8,7 @@ import { DEFAULT_TIMEOUT_MULTIPLIER, runOurs } from './ours.ts';
 import { loadSuite, wptDirFromEnv } from './suite.ts';
 
 const wptDir = wptDirFromEnv();
-if (wptDir === null) console.log('WPT_DIR is not set: the WPT conformance test is skipped (set it to a folder with tests.txt, e.g. WPT_DIR=../shared/wpt).');
+if (wptDir === null) console.log('WPT_DIR is not set: the WPT conformance test is skipped (set it to a folder with tests.txt: WPT_DIR=<folder>).');
 
 describe('our runtime against the Web Platform Tests', () => {
   it.skipIf(wptDir === null)(

@@ -28,7 +28,7 @@ Options:
   --timeout-multiplier <x>  scales testharness's timeouts of 10 s and 60 s (default ${DEFAULT_TIMEOUT_MULTIPLIER})
   --help                    this text
 
-WPT_DIR: the folder holding tests.txt (.ci/run sets it to ../shared/wpt when that exists).`;
+WPT_DIR: the folder holding tests.txt (.ci/run sets it when the CI machine has one).`;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
@@ -72,7 +72,7 @@ async function main(): Promise<number> {
 
   const wptDir = wptDirFromEnv();
   if (wptDir === null) {
-    say('WPT_DIR is not set: no Web Platform Tests to run, skipped. Set it to a folder with tests.txt (e.g. WPT_DIR=../shared/wpt).');
+    say('WPT_DIR is not set: no Web Platform Tests to run, skipped. Set it to a folder with tests.txt (WPT_DIR=<folder>).');
     return 0;
   }
   const suite = loadSuite(wptDir);
