@@ -2,18 +2,25 @@
 // re-encoding the others: providers compare what they receive byte for byte, and integrations
 // spell their queries on purpose (GitBook's runtime writes scopes with `%20`, never `+`). Pure.
 
-/** The decoded name and value of one `name=value` pair, decoded as a form is (`+` is a space). */
-function decodePair(pair: string): [string, string] | undefined {
-  const first = new URLSearchParams(pair).entries().next();
-  return first.done ? undefined : first.value;
+/** One part of a pair decoded as a form is (`+` is a space); the parser runs only when there is something to decode. */
+function decodePart(part: string): string {
+  return /[%+]/.test(part) ? (new URLSearchParams(`n=${part}`).get('n') ?? '') : part;
 }
 
-/** Every decoded value of `name` in `raw`, in order. */
+/** The decoded name of one `name=value` pair (undefined for an empty pair). */
+function pairName(pair: string): string | undefined {
+  if (pair === '') return undefined;
+  const equals = pair.indexOf('=');
+  return decodePart(equals === -1 ? pair : pair.slice(0, equals));
+}
+
+/** Every decoded value of `name` in `raw`, in order; linear in `raw`, values decoded only for `name`. */
 export function paramValues(raw: string, name: string): string[] {
   const values: string[] = [];
   for (const pair of raw.split('&')) {
-    const decoded = decodePair(pair);
-    if (decoded !== undefined && decoded[0] === name) values.push(decoded[1]);
+    if (pairName(pair) !== name) continue;
+    const equals = pair.indexOf('=');
+    values.push(equals === -1 ? '' : decodePart(pair.slice(equals + 1)));
   }
   return values;
 }
@@ -28,7 +35,7 @@ export function withParam(raw: string, name: string, value: string | null): stri
   const replacement = value === null ? '' : `${encodeURIComponent(name)}=${encodeURIComponent(value)}`;
   for (const pair of raw.split('&')) {
     if (pair === '') continue;
-    if (decodePair(pair)?.[0] !== name) {
+    if (pairName(pair) !== name) {
       kept.push(pair);
       continue;
     }
