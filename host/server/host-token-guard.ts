@@ -6,7 +6,7 @@
 import { HostError } from '../common/errors.ts';
 
 /** Distinct token-shaped values one request may carry before it is refused without a lookup. */
-export const MAX_TOKEN_CANDIDATES = 16;
+export const MAX_TOKEN_CANDIDATES = 4;
 
 /**
  * Where a host token starts, whatever surrounds it: an installation token (`iht_` and a 43-character
@@ -30,13 +30,33 @@ function percentViews(text: string): string[] {
   return views;
 }
 
-/** The base64 decodings of every long run in `text`, at each of the four alignments. */
+/**
+ * The base64 characters a token's prefix always encodes to, one per byte alignment (0, 1 or 2
+ * bytes before it in a group): only a run holding one of them can decode to a token, so the
+ * others (JWTs, long cookies, OAuth codes) are never decoded.
+ */
+const PREFIX_FRAGMENTS = ['iht_', 'ihi_'].flatMap((prefix) =>
+  [0, 1, 2].map((lead) => {
+    const encoded = Buffer.concat([Buffer.alloc(lead), Buffer.from(prefix, 'latin1')]).toString('base64');
+    // Characters whose six bits all come from the prefix's bytes.
+    const first = Math.ceil((lead * 8) / 6);
+    const end = Math.floor(((lead + prefix.length) * 8) / 6);
+    return encoded.slice(first, end);
+  }),
+);
+
+/** The base64 decodings of every long run in `text` that could hold a token, at each of the four alignments. */
 function base64Views(text: string): string[] {
   const views: string[] = [];
   for (const [run] of text.matchAll(BASE64_RUN)) {
+    if (!PREFIX_FRAGMENTS.some((fragment) => run.includes(fragment))) continue;
     for (let offset = 0; offset < 4; offset++) views.push(Buffer.from(run.slice(offset), 'base64').toString('latin1'));
   }
   return views;
+}
+
+function mayHoldToken(text: string): boolean {
+  return text.includes('iht_') || text.includes('ihi_');
 }
 
 /** Every distinct value in `texts` that has a host token's shape, however it was encoded. */
@@ -45,6 +65,7 @@ export function tokenCandidates(texts: Iterable<string>): Set<string> {
   for (const text of texts) {
     for (const view of percentViews(text)) {
       for (const plain of [view, ...base64Views(view)]) {
+        if (!mayHoldToken(plain)) continue;
         for (const match of plain.matchAll(TOKEN_AT)) found.add(match[1]);
       }
     }
