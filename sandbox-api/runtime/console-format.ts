@@ -2,7 +2,7 @@
 // objects inspected with cycles as [Circular] and depth 4, errors as their stack. Never throws
 // (guest getters and proxies can), and caps each line at 8 KiB. Pure: no bridge.
 import { FRAMES_SET_BY_INTEGRATION } from './contract.ts';
-import { capturedFrames } from './stack-capture.ts';
+import { capturedFrames, oneLine } from './stack-capture.ts';
 import { utf8Length } from './utf8.ts';
 
 export const MAX_LINE_BYTES = 8192;
@@ -77,27 +77,42 @@ export function formatError(error: unknown): string {
   }
 }
 
+/** What the runtime reports of an error: its name and message as read once, and the report's text. */
+export interface ErrorReport {
+  name: string;
+  message: string;
+  text: string;
+}
+
 /**
  * An error as the runtime reports it on the integration's behalf (an unhandled error, a failed
- * timer or start): `name: message` and the frames V8 captured, never what a guest's
+ * timer or start): `name: message` on one line and the frames V8 captured, never what a guest's
  * `Error.prepareStackTrace` or an assignment to `stack` made of them. An error V8 holds no trace
- * for shows the frames its `stack` gives under a marker saying whose they are.
+ * for shows the frames its `stack` gives under a marker saying whose they are. Reads the guest's
+ * `name` and `message` once each.
  */
-export function formatReport(error: unknown): string {
+export function reportOf(error: unknown): ErrorReport {
   try {
-    if (error === null || typeof error !== 'object') return inspect(error);
+    if (error === null || typeof error !== 'object') {
+      const text = inspect(error);
+      return { name: 'Error', message: typeof error === 'string' ? error : text, text };
+    }
     const err = error as Error;
     const name = String(err.name ?? 'Error');
     const message = String(err.message ?? '');
-    const header = message ? `${name}: ${message}` : name;
+    const header = oneLine(message ? `${name}: ${message}` : name);
     const frames = capturedFrames(error);
-    if (frames !== undefined) return header + frames;
+    if (frames !== undefined) return { name, message, text: header + frames };
     const stack = typeof err.stack === 'string' ? err.stack : '';
     const own = stack.split('\n').filter((line) => /^\s+at /.test(line));
-    return own.length > 0 ? `${header}\n${FRAMES_SET_BY_INTEGRATION}\n${own.join('\n')}` : header;
+    return { name, message, text: own.length > 0 ? `${header}\n${FRAMES_SET_BY_INTEGRATION}\n${own.join('\n')}` : header };
   } catch {
-    return '[error that could not be formatted]';
+    return { name: 'Error', message: '', text: '[error that could not be formatted]' };
   }
+}
+
+export function formatReport(error: unknown): string {
+  return reportOf(error).text;
 }
 
 function constructorName(value: object): string | null {

@@ -3,7 +3,7 @@
 // fetch(request, env, ctx) with the envelope as `POST /v1` multipart), serializes the Response,
 // tracks waitUntil work per event. dispatch never rejects: every failure is a 5xx SandboxResponse
 // with a verdict. The host never learns which path an integration took.
-import { capLine, formatReport, inspect } from './console-format.ts';
+import { capLine, formatReport, inspect, reportOf } from './console-format.ts';
 import {
   RUNTIME_VERDICT_HEADER,
   type Envelope,
@@ -56,18 +56,10 @@ class StartFailure extends SafeError {}
  * of them (the worker keeps the frames and the marker: stack-map.ts guestStack).
  */
 function startFailure(error: unknown): Error {
-  let name = 'Error';
-  let message = '';
-  try {
-    const thrown = error as { name?: unknown; message?: unknown } | null;
-    if (typeof error === 'object' && error !== null) name = toText(thrown!.name ?? 'Error');
-    message = toText(typeof error === 'object' && error !== null ? (thrown!.message ?? '') : error);
-  } catch {
-    message = 'the integration threw a value that could not be read';
-  }
-  const failure = new StartFailure(message);
-  defineProperty(failure, 'name', { value: name, writable: true, enumerable: false, configurable: true });
-  defineProperty(failure, 'stack', { value: formatReport(error), writable: true, enumerable: false, configurable: true });
+  const report = reportOf(error);
+  const failure = new StartFailure(report.message);
+  defineProperty(failure, 'name', { value: report.name, writable: true, enumerable: false, configurable: true });
+  defineProperty(failure, 'stack', { value: report.text, writable: true, enumerable: false, configurable: true });
   return failure;
 }
 

@@ -7,33 +7,71 @@ const { defineProperty, freeze, getOwnPropertyDescriptor, getPrototypeOf } = Obj
 const isArray = Array.isArray;
 const SafeError = Error;
 const SafeWeakMap = WeakMap;
+const SafeWeakSet = WeakSet;
 const errorToString = Error.prototype.toString;
+const stringReplace = String.prototype.replace;
+
+/** Frames recorded per error at most: a guest's `Error.stackTraceLimit = Infinity` stays bounded. */
+const MAX_RECORDED_FRAMES = 64;
+const LINE_BREAKS = /[\r\n\u2028\u2029]/g;
+const ESCAPED: Record<string, string> = { '\r': '\\r', '\n': '\\n', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+
+/**
+ * `text` on one line: a message or a function name the guest chose cannot add a line that looks
+ * like a frame V8 captured.
+ */
+export function oneLine(text: string): string {
+  return apply(stringReplace, text, [LINE_BREAKS, (found: string) => ESCAPED[found]]) as string;
+}
 
 /** Frames of each error V8 formatted (`\n    at …` lines, as V8 prints them), by error. */
 const recorded = new SafeWeakMap<object, string>();
+/** Call sites already rendered: handed again (a guest keeps the ones its hook got), they record nothing. */
+const seenSites = new SafeWeakSet<object>();
 /** What the guest last assigned to `Error.prepareStackTrace` (undefined: V8's formatting). */
-let guestHook: unknown;
-let inGuestHook = false;
+let guestHook: ((error: unknown, sites: unknown) => unknown) | undefined;
+/** The function `Error.prepareStackTrace` reads as for each guest hook, and back. */
+const wrapperOf = new SafeWeakMap<object, (error: unknown, sites: unknown) => unknown>();
+const hookOf = new SafeWeakMap<object, (error: unknown, sites: unknown) => unknown>();
 let learning = false;
 /** V8's `CallSite.prototype.toString` and `stack` getter of this context (learnCallSites). */
 let callSiteToString: ((this: unknown) => string) | undefined;
 let stackGetter: ((this: unknown) => unknown) | undefined;
-
-
-/** `\n    at …` for each genuine call site, or null when one is not (a guest's direct call). */
-function renderSites(sites: unknown): string | null {
-  if (!isArray(sites) || callSiteToString === undefined) return null;
-  let frames = '';
-  try {
-    for (let index = 0; index < sites.length; index++) frames += `\n    at ${apply(callSiteToString, sites[index], [])}`;
-  } catch {
-    return null;
-  }
-  return frames;
-}
+/** V8's call-site prototype of this context (for hardening, harden.ts). */
+let callSiteProto: object | undefined;
 
 function isObject(value: unknown): value is object {
   return (typeof value === 'object' && value !== null) || typeof value === 'function';
+}
+
+/**
+ * `\n    at …` for each genuine call site never rendered before (at most MAX_RECORDED_FRAMES),
+ * or null when one is not genuine or was rendered already (a guest replaying call sites).
+ */
+function renderSites(sites: unknown): string | null {
+  if (!isArray(sites) || callSiteToString === undefined) return null;
+  for (let index = 0; index < sites.length; index++) {
+    const site = sites[index];
+    if (!isObject(site) || seenSites.has(site)) return null;
+  }
+  let frames = '';
+  try {
+    const shown = sites.length < MAX_RECORDED_FRAMES ? sites.length : MAX_RECORDED_FRAMES;
+    for (let index = 0; index < shown; index++) frames += `\n    at ${oneLine(apply(callSiteToString, sites[index], []))}`;
+    if (sites.length > shown) frames += `\n    ... ${sites.length - shown} more`;
+  } catch {
+    return null;
+  }
+  for (let index = 0; index < sites.length; index++) seenSites.add(sites[index] as object);
+  return frames;
+}
+
+/** Records the frames of `sites` for `error`; the frames (or null) for a default rendering. */
+function record(error: unknown, sites: unknown): string | null {
+  const frames = renderSites(sites);
+  // First record wins: V8 formats an error once.
+  if (frames !== null && isObject(error) && !recorded.has(error)) recorded.set(error, frames);
+  return frames;
 }
 
 /** V8's own rendering: the error's `toString()` and its frames. */
@@ -48,30 +86,19 @@ function defaultStack(error: unknown, frames: string): string {
 }
 
 /**
- * What V8 calls to format a stack (it is what `Error.prepareStackTrace` reads as). Records the
- * frames, then gives the guest's hook, if it set one, the call sites as V8 would have, and
- * otherwise formats as V8 does. A guest hook that calls it (the value it saved) gets V8's format.
+ * What `Error.prepareStackTrace` reads as while the guest set no hook: records the frames and
+ * formats as V8 does. Called by guest code with objects that are not fresh call sites, it records
+ * nothing and formats what it was given.
  */
 const prepareStackTrace = (error: unknown, sites: unknown): unknown => {
   if (learning) {
     const site = isArray(sites) ? sites[0] : undefined;
-    callSiteToString = isObject(site) ? (getPrototypeOf(site) as { toString(this: unknown): string }).toString : undefined;
+    callSiteProto = isObject(site) ? (getPrototypeOf(site) as object) : undefined;
+    callSiteToString = callSiteProto === undefined ? undefined : (callSiteProto as { toString(this: unknown): string }).toString;
     return '';
   }
-  const frames = renderSites(sites);
-  // First record wins: V8 formats an error once, and a guest calling this with call sites taken
-  // elsewhere cannot replace an error's frames (at most it gives a fresh error real frames of its realm).
-  if (frames !== null && isObject(error) && !recorded.has(error)) recorded.set(error, frames);
-  if (typeof guestHook === 'function' && !inGuestHook) {
-    inGuestHook = true;
-    try {
-      return apply(guestHook, SafeError, [error, sites]);
-    } finally {
-      inGuestHook = false;
-    }
-  }
+  const frames = record(error, sites);
   if (frames !== null) return defaultStack(error, frames);
-  // Called by guest code with objects that are not call sites: its own words, formatted as asked.
   let own = '';
   if (isArray(sites)) for (let index = 0; index < sites.length; index++) own += `\n    at ${String(sites[index])}`;
   return defaultStack(error, own);
@@ -79,22 +106,46 @@ const prepareStackTrace = (error: unknown, sites: unknown): unknown => {
 freeze(prepareStackTrace);
 
 /**
+ * What `Error.prepareStackTrace` reads as while the guest's `hook` is set: records the frames,
+ * then lets the hook decide what `error.stack` says. The same function for the same hook, so code
+ * that saves the value and assigns it back restores that hook.
+ */
+function wrapperFor(hook: (error: unknown, sites: unknown) => unknown): (error: unknown, sites: unknown) => unknown {
+  let wrapper = wrapperOf.get(hook);
+  if (wrapper === undefined) {
+    wrapper = freeze((error: unknown, sites: unknown): unknown => {
+      record(error, sites);
+      return apply(hook, SafeError, [error, sites]);
+    });
+    wrapperOf.set(hook, wrapper);
+    hookOf.set(wrapper, hook);
+  }
+  return wrapper;
+}
+
+/**
  * Makes `Error.prepareStackTrace` an accessor (configurable until the realm is hardened): reading
- * it gives the runtime's hook, assigning stores the guest's (assigning the hook back, as code that
- * saved and restores it does, clears it). Then learns this context's call sites.
+ * it gives the runtime's hook, or the wrapper of the guest's; assigning stores the guest's (the
+ * runtime's hook, or anything not a function, clears it). Then learns this context's call sites.
  */
 export function installStackCapture(): void {
   defineProperty(SafeError, 'prepareStackTrace', {
     get: function prepareStackTraceGetter() {
-      return prepareStackTrace;
+      return guestHook === undefined ? prepareStackTrace : wrapperFor(guestHook);
     },
     set: function prepareStackTraceSetter(value: unknown) {
-      guestHook = value === prepareStackTrace ? undefined : value;
+      if (typeof value !== 'function' || value === prepareStackTrace) guestHook = undefined;
+      else guestHook = hookOf.get(value) ?? (value as (error: unknown, sites: unknown) => unknown);
     },
     enumerable: false,
     configurable: true,
   });
   learnCallSites();
+}
+
+/** V8's call-site prototype of this context, as learnCallSites found it. */
+export function callSitePrototype(): object | undefined {
+  return callSiteProto;
 }
 
 /**

@@ -89,6 +89,50 @@ for (const runtime of ['snapshot', 'install'] as const) {
       expect(report).not.toMatch(/secret/);
     });
 
+    it('cannot be fed real call sites its hook handed out before', async () => {
+      harness = await Harness.create({ runtime });
+      const report = await reportOf(`
+        import { createIntegration } from 'sandbox-api';
+        function hostLikeFrame() { return new Error('elsewhere').stack; }
+        export default createIntegration({ async fetch() {
+          let kept;
+          Error.prepareStackTrace = (_e, sites) => { kept = sites; return 'x'; };
+          hostLikeFrame();
+          Error.prepareStackTrace = undefined;
+          const error = new Error('victim');
+          Error.prepareStackTrace(error, kept);
+          throw error;
+        } });`);
+      expect(report).toMatch(/^Unhandled error while handling "fetch": Error: victim\n\s+at Object\.fetch \(integration\.js:\d+:\d+\)/);
+      expect(report).not.toMatch(/hostLikeFrame/);
+    });
+
+    it('keeps a message or a function name from adding a frame line', async () => {
+      harness = await Harness.create({ runtime });
+      const report = await reportOf(`
+        import { createIntegration } from 'sandbox-api';
+        const named = { ['thrower\\n    at forgedName (/srv/host/secret.ts:2:2)']() { throw new Error('boom\\n    at forgedMessage (/srv/host/secret.ts:1:1)'); } };
+        export default createIntegration({ async fetch() { Object.values(named)[0](); } });`);
+      const lines = report.split('\n');
+      expect(lines[0]).toContain('boom\\n    at forgedMessage');
+      expect(lines.slice(1).every((line) => !/^\s+at forged/.test(line))).toBe(true);
+    });
+
+    it('gives back the hook it was given, so a saved hook is restored', async () => {
+      harness = await Harness.create({ runtime });
+      const result = await harness.evaluate<string>(`(() => {
+        Error.prepareStackTrace = (e) => 'A:' + e.message;
+        const saved = Error.prepareStackTrace;
+        Error.prepareStackTrace = (e) => 'B:' + e.message;
+        const during = new Error('1').stack;
+        Error.prepareStackTrace = saved;
+        const after = new Error('2').stack;
+        Error.prepareStackTrace = undefined;
+        return JSON.stringify([during, after, saved === Error.prepareStackTrace]);
+      })()`);
+      expect(JSON.parse(result)).toEqual(['B:1', 'A:2', false]);
+    });
+
     it('keeps console.trace to V8\u2019s frames and a timer\u2019s failure too', async () => {
       harness = await Harness.create({ runtime });
       await harness.evaluate(`Error.prepareStackTrace = () => ${JSON.stringify(FORGED)}; Error.stackTraceLimit = 10; (function traced() { console.trace('here'); })(); setTimeout(function late() { throw new Error('in timer'); }, 1); undefined`);
