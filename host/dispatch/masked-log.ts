@@ -3,7 +3,7 @@
 
 import type { LoadedIntegration } from '../manifest/types.ts';
 import { secretMasker } from '../secrets/mask.ts';
-import type { EventLog } from './event-log.ts';
+import type { EventLog, EventLogEntry } from './event-log.ts';
 
 /** The masker of an integration's current secrets; built once per loaded integration (a reload makes a new one). */
 export function maskerOf(lookup: (name: string) => LoadedIntegration | undefined): (integration: string) => (text: string) => string {
@@ -18,13 +18,17 @@ export function maskerOf(lookup: (name: string) => LoadedIntegration | undefined
 }
 
 export function maskingEventLog(log: EventLog, masker: (integration: string) => (text: string) => string): EventLog {
+  const masked = (entry: EventLogEntry): EventLogEntry => {
+    if (entry.logs.length === 0) return entry;
+    const mask = masker(entry.integration);
+    return { ...entry, logs: entry.logs.map((line) => ({ ...line, text: mask(line.text) })) };
+  };
   return {
     record(entry) {
-      if (entry.logs.length === 0) return log.record(entry);
-      const mask = masker(entry.integration);
-      log.record({ ...entry, logs: entry.logs.map((line) => ({ ...line, text: mask(line.text) })) });
+      log.record(masked(entry));
     },
-    ...(log.recordLater !== undefined ? { recordLater: log.recordLater.bind(log) } : {}),
+    // A row recorded once its answer comes (a late 504) is masked as it arrives, as any other.
+    ...(log.recordLater !== undefined ? { recordLater: (integration: string, entry: Promise<EventLogEntry>) => log.recordLater!(integration, entry.then(masked)) } : {}),
     flush: () => log.flush(),
     list: (integration, page) => log.list(integration, page),
     get: (integration, eventId) => log.get(integration, eventId),
