@@ -206,5 +206,11 @@ describe('each method through @gitbook/api\'s client', () => {
     expect(stamp).toMatchObject({ status: 400, message: 'timestamp must be an ISO 8601 date-time' });
     expect((await host.stores.platform.listGitRequests(SPACE))[0].id).toBe(record.id);
     expect(JSON.stringify(await host.stores.platform.listGitRequests(SPACE))).not.toContain(SECRET);
+    // A token in the query is a credential too: neither stored nor logged.
+    expect((await call('importGitRepository', SPACE, { url: `https://git.example.test/acme/docs.git?private_token=${SECRET}#x`, ref: 'refs/heads/main' })).status).toBe(204);
+    const [withQuery] = await host.stores.platform.listGitRequests(SPACE);
+    expect(withQuery.request).toMatchObject({ url: 'https://git.example.test/acme/docs.git', credentials: true });
+    expect(JSON.stringify(withQuery)).not.toContain(SECRET);
+    expect(host.logs.join('\n')).not.toContain(SECRET);
   });
 });

@@ -43,7 +43,11 @@ const validateExport = compileBodyValidator<RepositoryBody & { commitMessage: st
 /** The schemes a repository URL may have. */
 const REPOSITORY_SCHEMES = new Set(['https:', 'http:', 'ssh:', 'git:']);
 
-/** A URL without its user name and password; `credentials` says whether it had any. Not a URL with a host: undefined. */
+/**
+ * A URL without its user name, password, query and fragment (a query is where `private_token=` and
+ * `access_token=` ride); `credentials` says whether it had any of the first three. Not a URL with a
+ * host: undefined.
+ */
 function withoutCredentials(value: string): { url: string; credentials: boolean; scheme: string } | undefined {
   let url: URL;
   try {
@@ -52,9 +56,11 @@ function withoutCredentials(value: string): { url: string; credentials: boolean;
     return undefined;
   }
   if (url.host === '') return undefined;
-  const credentials = url.username !== '' || url.password !== '';
+  const credentials = url.username !== '' || url.password !== '' || url.search !== '';
   url.username = '';
   url.password = '';
+  url.search = '';
+  url.hash = '';
   return { url: url.href, credentials, scheme: url.protocol };
 }
 
