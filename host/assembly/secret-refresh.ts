@@ -89,9 +89,11 @@ export function createSecretRefresher(deps: SecretRefreshDeps): SecretRefresher 
       }, deps.pollMs)
     : undefined;
   timer?.unref();
+  // An announcement (the writer's own comes back to it too) reloads what the snapshot says changed:
+  // on the writer, whose own refresh already read the change, nothing is reloaded twice.
   const unsubscribe = deps.subscribe?.((integration) => {
     if (stopped) return;
-    refresh([integration]).catch((error: unknown) => deps.log.warn(`secrets: reloading ${integration} after another host changed its stored secrets failed: ${(error as Error).message}`));
+    refresh().catch((error: unknown) => deps.log.warn(`secrets: reloading ${integration} after another host changed its stored secrets failed: ${(error as Error).message}`));
   });
 
   return {
