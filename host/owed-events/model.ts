@@ -1,6 +1,8 @@
 // The platform events the host owes an installation's integration (installation_setup and its space
 // and site forms): the record, the store interface that queues them durably, and the retry rules.
-// Types and constants only; the runner delivers them (runner.ts), store/ persists them.
+// Types, constants and the retry rule; the runner delivers them (runner.ts), store/ persists them.
+
+import { retryDelayMs } from '../common/lease-loop.ts';
 
 export type OwedEventStatus = 'pending' | 'running' | 'delivered' | 'failed';
 
@@ -81,5 +83,5 @@ export const FINISHED_OWED_EVENTS_KEPT = 100;
 
 /** The delay before the retry that follows attempt `attempts` (1-based). */
 export function owedRetryDelay(limits: OwedEventLimits, attempts: number): number {
-  return Math.min(limits.maxRetryDelayMs, limits.retryBaseMs * 6 ** Math.max(0, attempts - 1));
+  return retryDelayMs(limits.retryBaseMs, attempts, limits.maxRetryDelayMs);
 }

@@ -6,6 +6,7 @@
 // event log under the event's id; retries and failures are in the host log. Never decides what is owed.
 
 import { isHostError } from '../common/errors.ts';
+import { createLeaseLoop } from '../common/lease-loop.ts';
 import { withoutRequestId, withRequestId } from '../common/request-context.ts';
 import type { Logger } from '../common/logger.ts';
 import type { DispatchOutcome } from '../dispatch/dispatcher.ts';
@@ -52,12 +53,6 @@ function judge(outcome: DispatchOutcome): Verdict {
 }
 
 export function createOwedEventRunner(deps: OwedEventRunnerDeps): OwedEventRunner {
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = true;
-  let ticking: Promise<void> | undefined;
-  let again = false;
-  const inFlight = new Set<Promise<void>>();
-
   async function attempt(owed: OwedEventRecord): Promise<void> {
     const where = `${owed.event.type} ${owed.id} for ${owed.installationId} (attempt ${owed.attempts}/${deps.limits.maxAttempts})`;
     const settle = async (outcome: Parameters<OwedEventStore['settle']>[1], lastStatus: number, lastError?: string) => {
@@ -97,63 +92,24 @@ export function createOwedEventRunner(deps: OwedEventRunnerDeps): OwedEventRunne
     await settle({ status: 'failed' }, lastStatus, verdict.reason);
   }
 
-  async function tick(): Promise<void> {
-    do {
-      again = false;
-      const free = CONCURRENCY - inFlight.size;
-      if (free > 0 && !stopped) {
-        for (const owed of await deps.store.claimDue(deps.now(), deps.leaseMs, free)) {
-          const running = attempt(owed)
-            .catch((error: unknown) => deps.log.error(`${owed.event.type} ${owed.id} for ${owed.installationId} could not be settled: ${(error as Error).message}`))
-            .finally(() => {
-              inFlight.delete(running);
-              runner.poke();
-            });
-          inFlight.add(running);
-        }
-      }
-    } while (again && !stopped);
-    // With every slot busy, the next attempt to settle looks again.
-    if (stopped || inFlight.size >= CONCURRENCY) return;
-    const next = await deps.store.nextDueAt();
-    const sleep = next === undefined ? deps.pollMs : Math.min(deps.pollMs, Math.max(0, next - deps.now()));
-    clearTimeout(timer);
-    timer = setTimeout(() => runner.poke(), sleep);
-    timer.unref();
-  }
-
-  const runner: OwedEventRunner = {
+  const loop = createLeaseLoop<OwedEventRecord>({
+    name: 'owed events',
+    concurrency: CONCURRENCY,
+    maxSleepMs: deps.pollMs,
+    claim: (free) => deps.store.claimDue(deps.now(), deps.leaseMs, free),
+    attempt,
+    describe: (owed) => `${owed.event.type} ${owed.id} for ${owed.installationId}`,
+    nextDueAt: () => deps.store.nextDueAt(),
+    now: deps.now,
+    log: deps.log,
+  });
+  return {
     async start() {
       const resumed = await deps.store.resumeAbandoned(deps.now());
       if (resumed > 0) deps.log.warn(`owed events: resuming ${resumed} event(s) left in flight by a previous run`);
-      stopped = false;
-      runner.poke();
+      loop.start();
     },
-    poke() {
-      if (stopped) return;
-      if (ticking !== undefined) {
-        again = true;
-        return;
-      }
-      ticking = tick()
-        .catch((error: unknown) => {
-          deps.log.error(`owed events: ${(error as Error).message}`);
-          // The store did not answer: look again later rather than wait for the next change.
-          clearTimeout(timer);
-          timer = setTimeout(() => runner.poke(), deps.pollMs);
-          timer.unref();
-        })
-        .finally(() => {
-          ticking = undefined;
-          if (again) runner.poke();
-        });
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await ticking;
-      await Promise.allSettled([...inFlight]);
-    },
+    poke: () => loop.poke(),
+    stop: () => loop.stop(),
   };
-  return runner;
 }

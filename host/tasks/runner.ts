@@ -5,6 +5,7 @@
 // Every attempt is in the integration's event log; retries and failures in the host log.
 
 import { isHostError } from '../common/errors.ts';
+import { createLeaseLoop, retryDelayMs } from '../common/lease-loop.ts';
 import type { Logger } from '../common/logger.ts';
 import type { DispatchOutcome } from '../dispatch/dispatcher.ts';
 import type { TaskLimits, TaskRecord, TaskStore } from './model.ts';
@@ -44,14 +45,6 @@ function judge(outcome: DispatchOutcome): Verdict {
 }
 
 export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = true;
-  let ticking: Promise<void> | undefined;
-  let again = false;
-  const inFlight = new Set<Promise<void>>();
-
-  const retryDelay = (attempts: number): number => deps.limits.taskRetryBaseMs * 6 ** Math.max(0, attempts - 1);
-
   async function attempt(task: TaskRecord): Promise<void> {
     let verdict: Verdict;
     let lastStatus: number;
@@ -71,7 +64,7 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
       return;
     }
     if (verdict.status === 'retry' && task.attempts < deps.limits.taskMaxAttempts) {
-      const runAt = now + retryDelay(task.attempts);
+      const runAt = now + retryDelayMs(deps.limits.taskRetryBaseMs, task.attempts);
       deps.log.warn(`${where} failed: ${verdict.reason}; retrying at ${new Date(runAt).toISOString()}`);
       await deps.store.settle(task.id, { status: 'pending', runAt }, { number: task.attempts, lastStatus, lastError: verdict.reason, now });
       return;
@@ -80,55 +73,15 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
     await deps.store.settle(task.id, { status: 'failed' }, { number: task.attempts, lastStatus, lastError: verdict.reason, now });
   }
 
-  async function tick(): Promise<void> {
-    do {
-      again = false;
-      const free = CONCURRENCY - inFlight.size;
-      if (free > 0 && !stopped) {
-        for (const task of await deps.store.claimDue(deps.now(), deps.leaseMs, free)) {
-          const running = attempt(task)
-            .catch((error: unknown) => deps.log.error(`task ${task.id} could not be settled: ${(error as Error).message}`))
-            .finally(() => {
-              inFlight.delete(running);
-              runner.poke();
-            });
-          inFlight.add(running);
-        }
-      }
-    } while (again && !stopped);
-    // With every slot busy, the next attempt to settle looks again.
-    if (stopped || inFlight.size >= CONCURRENCY) return;
-    const next = await deps.store.nextDueAt();
-    const sleep = next === undefined ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, next - deps.now()));
-    clearTimeout(timer);
-    timer = setTimeout(() => runner.poke(), sleep);
-    timer.unref();
-  }
-
-  const runner: TaskRunner = {
-    start() {
-      stopped = false;
-      runner.poke();
-    },
-    poke() {
-      if (stopped) return;
-      if (ticking !== undefined) {
-        again = true;
-        return;
-      }
-      ticking = tick()
-        .catch((error: unknown) => deps.log.error(`task runner: ${(error as Error).message}`))
-        .finally(() => {
-          ticking = undefined;
-          if (again) runner.poke();
-        });
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await ticking;
-      await Promise.allSettled([...inFlight]);
-    },
-  };
-  return runner;
+  return createLeaseLoop<TaskRecord>({
+    name: 'task runner',
+    concurrency: CONCURRENCY,
+    maxSleepMs: MAX_SLEEP_MS,
+    claim: (free) => deps.store.claimDue(deps.now(), deps.leaseMs, free),
+    attempt,
+    describe: (task) => `task ${task.id}`,
+    nextDueAt: () => deps.store.nextDueAt(),
+    now: deps.now,
+    log: deps.log,
+  });
 }
