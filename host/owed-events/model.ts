@@ -66,7 +66,7 @@ export interface OwedEventStore {
   list(installationId: string, limit: number): Promise<OwedEventRecord[]>;
 }
 
-/** The retry rules of the queue (docs/operations.md#owed-events). */
+/** The retry rules of the queue (docs/operations.md#owed-platform-events). */
 export interface OwedEventLimits {
   /** Attempts of one event before it is failed for good. */
   maxAttempts: number;

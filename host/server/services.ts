@@ -17,7 +17,7 @@ import type { IntegrationSecretsView, StoredSecretView } from '../secrets/view.t
 import type { OAuthSeal } from '../oauth-seal/seal.ts';
 import type { OwedEventView } from '../owed-events/view.ts';
 
-/** A queued task as the admin sees it (docs/installations.md#tasks): its state, never its payload. */
+/** A queued task as the admin sees it (docs/platform-api.md#tasks): its state, never its payload. */
 export interface TaskView {
   id: string;
   eventId: string;

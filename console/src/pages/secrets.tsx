@@ -13,14 +13,18 @@ import { useLoad } from '../ui/use-load.ts';
 import { FieldError, fieldErrors } from './field-errors.tsx';
 import { StatusBadge } from './parts.tsx';
 
-const SOURCES: Record<string, string> = {
-  store: 'stored here',
-  environment: 'the host’s environment',
-  manifest: 'written in the manifest',
-  missing: 'missing',
-};
+const SOURCES = new Map<string, string>([
+  ['store', 'stored here'],
+  ['environment', 'the host’s environment'],
+  ['manifest', 'written in the manifest'],
+  ['missing', 'missing'],
+]);
 
-const SET_BY: Record<string, string> = { cli: 'npm run secrets', api: 'admin API', console: 'console' };
+const SET_BY = new Map<string, string>([
+  ['cli', 'npm run secrets'],
+  ['api', 'admin API'],
+  ['console', 'console'],
+]);
 
 /** Puts a name into the form and the focus on its value, where the next keystrokes belong. */
 function chooseName(setName: (name: string) => void, name: string): void {
@@ -101,7 +105,7 @@ export function SecretsPage(props: { name: string }) {
                   <td class="mono">{entry.secret}</td>
                   <td class="mono">{entry.variable ?? '—'}</td>
                   <td>
-                    {SOURCES[entry.source] ?? entry.source}
+                    {SOURCES.get(entry.source) ?? entry.source}
                     {entry.source === 'missing' && entry.variable !== undefined && data.key.configured ? (
                       <>
                         {' '}
@@ -142,7 +146,7 @@ export function SecretsPage(props: { name: string }) {
                 <tr key={secret.name}>
                   <td class="mono">{secret.name}</td>
                   <td>{formatTime(secret.setAt)}</td>
-                  <td>{SET_BY[secret.setBy] ?? secret.setBy}</td>
+                  <td>{SET_BY.get(secret.setBy) ?? secret.setBy}</td>
                   <td>
                     {secret.keyId}
                     {secret.readable ? null : <p class="field-error">cannot be decrypted here: {secret.problem}</p>}
