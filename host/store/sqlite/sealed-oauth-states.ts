@@ -3,18 +3,8 @@
 // acceptance rules live in oauth-seal/sealed-states.ts.
 
 import type { DatabaseSync } from 'node:sqlite';
-import type { SealedStateRow, SealedStateStore } from '../../oauth-seal/sealed-states.ts';
-
-interface Row {
-  nonce: string;
-  integration: string;
-  installation_id: string;
-  callback_path: string;
-  binding_hash: string;
-  original_state: string | null;
-  expires_at: number;
-  used_at: number | null;
-}
+import type { SealedStateStore } from '../../oauth-seal/sealed-states.ts';
+import { sealedStateValues, toSealedState, type SealedStateTableRow } from '../sealed-state-rows.ts';
 
 export function createSqliteSealedStateStore(db: DatabaseSync): SealedStateStore {
   const statements = {
@@ -26,25 +16,12 @@ export function createSqliteSealedStateStore(db: DatabaseSync): SealedStateStore
     deleteExpired: db.prepare('DELETE FROM sealed_oauth_states WHERE expires_at < ?'),
   };
   return {
-    insert: async (row) => void statements.insert.run(row.nonce, row.integration, row.installationId, row.callbackPath, row.bindingHash, row.originalState, row.expiresAt),
+    insert: async (row) => void statements.insert.run(...sealedStateValues(row)),
     async get(nonce) {
-      const row = statements.get.get(nonce) as unknown as Row | undefined;
-      return row === undefined ? undefined : rowOf(row);
+      const row = statements.get.get(nonce) as unknown as SealedStateTableRow | undefined;
+      return row === undefined ? undefined : toSealedState(row);
     },
     markUsed: async (nonce, usedAtMs) => Number(statements.markUsed.run(usedAtMs, nonce).changes) === 1,
     deleteExpired: async (beforeMs) => void statements.deleteExpired.run(beforeMs),
-  };
-}
-
-function rowOf(row: Row): SealedStateRow {
-  return {
-    nonce: row.nonce,
-    integration: row.integration,
-    installationId: row.installation_id,
-    callbackPath: row.callback_path,
-    bindingHash: row.binding_hash,
-    originalState: row.original_state,
-    expiresAt: Number(row.expires_at),
-    usedAt: row.used_at === null ? null : Number(row.used_at),
   };
 }
