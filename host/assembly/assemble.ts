@@ -349,7 +349,6 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
       integration: (name) => registry.get(name),
       tickets: connectTickets,
       states: createSealedStates({ store: stores.sealedOAuthStates, secret: tokenSecret, now: options.clock, ttlMs: options.oauthStateTtlMs }),
-      ttlMs: options.oauthStateTtlMs,
     }),
   });
   const appLimits = { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes };

@@ -26,11 +26,9 @@ export interface OAuthSeal {
   ticketProblem(installationId: string, ticket: string): string | undefined;
   mintTicket(installationId: string): string;
   states: SealedStates;
-  /** How long a sealed state (and its browser's cookie) lives. */
-  ttlMs: number;
 }
 
-export function createOAuthSeal(deps: { integration(name: string): LoadedIntegration | undefined; tickets: ConnectTickets; states: SealedStates; ttlMs: number }): OAuthSeal {
+export function createOAuthSeal(deps: { integration(name: string): LoadedIntegration | undefined; tickets: ConnectTickets; states: SealedStates }): OAuthSeal {
   return {
     applies: (name) => sealsFlowsOf(deps.integration(name)),
     ticketProblem(installationId, ticket) {
@@ -44,6 +42,5 @@ export function createOAuthSeal(deps: { integration(name: string): LoadedIntegra
     },
     mintTicket: (installationId) => deps.tickets.mint(installationId),
     states: deps.states,
-    ttlMs: deps.ttlMs,
   };
 }

@@ -49,6 +49,8 @@ export interface Sealed {
   state: string;
   nonce: string;
   binding: string;
+  /** How long the state lives, in whole seconds: the binding cookie's Max-Age. */
+  maxAgeSeconds: number;
 }
 
 export interface RedeemInput {
@@ -98,7 +100,7 @@ export function createSealedStates(options: SealedStatesOptions): SealedStates {
       const nonce = randomBytes(16).toString('base64url');
       const binding = randomBytes(32).toString('base64url');
       await options.store.insert({ nonce, ...input, bindingHash: hashBinding(binding), expiresAt: now + ttlMs });
-      return { state: `${nonce}.${signNonce(options.secret, nonce)}`, nonce, binding };
+      return { state: `${nonce}.${signNonce(options.secret, nonce)}`, nonce, binding, maxAgeSeconds: Math.ceil(ttlMs / 1000) };
     },
 
     async redeem(input) {

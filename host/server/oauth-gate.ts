@@ -131,7 +131,7 @@ export function openOAuthGate(services: HostServices, integration: string, insta
       const headers: [string, string][] = answer.headers
         .filter(([name]) => name.toLowerCase() !== 'cache-control')
         .map(([name, value]) => (name.toLowerCase() === 'location' ? [name, sealedLocation(redirect, sealed.state)] : [name, value]));
-      headers.push(['cache-control', 'no-store'], ['set-cookie', setBindingCookie(sealed.nonce, sealed.binding, cookiePath, secure, Math.ceil(seal.ttlMs / 1000))], ...extra);
+      headers.push(['cache-control', 'no-store'], ['set-cookie', setBindingCookie(sealed.nonce, sealed.binding, cookiePath, secure, sealed.maxAgeSeconds)], ...extra);
       services.log.info(`oauth: sealed a connection of ${where} for ${startFor} (callback ${redirect.callbackPath})`);
       return { ...answer, headers };
     },

@@ -146,7 +146,6 @@ export function createFakeServices(): FakeServices {
       },
       tickets: createConnectTickets({ secret: 'fake-secret', now: clock }),
       states: createSealedStates({ store: memorySealedStates(sealedRows), secret: 'fake-secret', now: clock }),
-      ttlMs: 10 * 60 * 1000,
     }),
     adminToken: ADMIN_TOKEN,
     baseUrlValue: 'http://host.test:8787',
