@@ -6,6 +6,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import { HostError } from '../common/errors.ts';
+import { importFlags } from '../common/import-flags.ts';
 import type { CapturedLog, FromWorker, ToWorker } from './messages.ts';
 import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
 import { WORKER_V8_FLAGS } from './v8-flags.ts';
@@ -16,6 +17,8 @@ import { HeldEnvironments } from './held-environments.ts';
 import { loweringProblem, type WorkerPriority } from './sched-policy.ts';
 
 const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
+// An installed package loads its TypeScript through a hook (bin/load-typescript.js): workers too.
+const INHERITED_IMPORTS = importFlags(process.execArgv);
 
 export interface SupervisedOutcome {
   response: SandboxResponse;
@@ -91,7 +94,7 @@ export interface SlotHandlers {
  */
 export function spawnSlot(index: number, priority: WorkerPriority, handlers: SlotHandlers): Slot {
   const child = fork(WORKER_ENTRY, [], {
-    execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...WORKER_V8_FLAGS],
+    execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...INHERITED_IMPORTS, ...WORKER_V8_FLAGS],
     serialization: 'advanced',
     // The fifth: the byte channel for streamed response bodies (body-channel.ts BODY_CHANNEL_FD).
     stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'],
