@@ -1,23 +1,18 @@
-// The command line: `npm run host`, `dev`, `check`, `new`, `logs` and `secrets`. Picks the command
-// (cli/) and reports a failure as one line. The only entry that reads argv or calls process.exit.
+// The command line: `integration-host <command>` installed, `npm run <command>` in a clone. Parses
+// with the grammar of cli/program.ts and reports a failure as one line. The only entry that reads
+// argv or calls process.exit on an error.
 
+import { CommanderError } from 'commander';
 import { HostError } from './common/errors.ts';
-import { fail } from './cli/usage.ts';
+import { buildProgram } from './cli/program.ts';
 
-// Each command's modules load only when it runs: `secrets list` need not load the sandbox and esbuild.
-const COMMANDS = new Map<string, (args: string[]) => Promise<void>>([
-  ['host', async (args) => (await import('./cli/host-command.ts')).runHost(args)],
-  ['dev', async (args) => (await import('./cli/dev-command.ts')).runDev(args)],
-  ['check', async (args) => (await import('./cli/check-command.ts')).runCheck(args)],
-  ['logs', async (args) => (await import('./cli/logs-command.ts')).runLogs(args)],
-  ['new', async (args) => (await import('./cli/new-command.ts')).runNew(args)],
-  ['secrets', async (args) => (await import('./cli/secrets-command.ts')).runSecrets(args)],
-]);
-
-const [command, ...rest] = process.argv.slice(2);
-const run = COMMANDS.get(command ?? '');
-if (run === undefined) fail(`unknown command "${command ?? ''}"`);
-run(rest).catch((error: unknown) => {
+const program = buildProgram();
+// `npm run host -- …` passes the command first; the installed tool does too.
+program.parseAsync(process.argv.slice(2), { from: 'user' }).catch((error: unknown) => {
+  if (error instanceof CommanderError) {
+    // commander has printed the help, the version or the error with its suggestion: bad input is 2.
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  }
   // An operator's mistake (port in use, unreadable folder, bad option) is one line with its fix;
   // only an error the host did not foresee, which is a host bug, gets its stack trace.
   const message = error instanceof HostError

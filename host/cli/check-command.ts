@@ -1,17 +1,17 @@
-// `npm run check -- [DIR...] [--no-types]`: validates every manifest, bundles every script and
+// `check [DIR...] [--no-types]`: validates every manifest, bundles every script and
 // type-checks TypeScript integrations without serving; prints `path: /json/pointer: message` per
 // manifest problem, `file:line:col: error TSnnnn: message` per type error, a summary, and exits 1 on any error.
 
 import { existsSync } from 'node:fs';
 import path, { relative } from 'node:path';
-import { parseArgs } from 'node:util';
 import { describeDefaulted, describeDevVars, withDevDefaults } from '../config/dev-env.ts';
 import { formatProblem } from '../manifest/format.ts';
 import { JSX_IMPORT_SOURCE, loadIntegrations } from '../manifest/load.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import { loadPlatformData } from '../platform/data.ts';
 import { formatTypeProblem, typecheckIntegration } from '../typecheck/run-tsc.ts';
-import { DEFAULT_INTEGRATIONS_DIR } from './defaults.ts';
+import { commandLine } from '../common/invocation.ts';
+import { DEFAULT_INTEGRATIONS_DIR, SAMPLE_PLATFORM } from './defaults.ts';
 import { fail } from './usage.ts';
 
 const TYPED_SCRIPT = /\.(ts|tsx|mts)$/i;
@@ -33,21 +33,14 @@ async function typecheck(integrations: LoadedIntegration[]): Promise<number> {
   return count;
 }
 
-export async function runCheck(args: string[]): Promise<void> {
-  const { values, positionals } = (() => {
-    try {
-      return parseArgs({ args, allowPositionals: true, allowNegative: true, options: { types: { type: 'boolean', default: true } } });
-    } catch (error) {
-      fail((error as Error).message);
-    }
-  })();
-  const dirs = positionals.length > 0 ? positionals : existsSync(DEFAULT_INTEGRATIONS_DIR) ? [DEFAULT_INTEGRATIONS_DIR] : [];
-  if (dirs.length === 0) fail(`check needs at least one folder of integrations (./${DEFAULT_INTEGRATIONS_DIR} does not exist), e.g. npm run check -- fixtures/integrations`);
+export async function runCheck(request: { folders: string[]; types: boolean }): Promise<void> {
+  const dirs = request.folders.length > 0 ? request.folders : existsSync(DEFAULT_INTEGRATIONS_DIR) ? [DEFAULT_INTEGRATIONS_DIR] : [];
+  if (dirs.length === 0) fail(`check needs at least one folder of integrations (./${DEFAULT_INTEGRATIONS_DIR} does not exist), e.g. ${commandLine('check', 'path/to/integrations')}`);
   let firstParty: string[] = [];
   let firstPartyIntegrations: string[] = [];
   let known: string[] = [];
   try {
-    const platform = loadPlatformData('fixtures/platform.yaml');
+    const platform = loadPlatformData(SAMPLE_PLATFORM);
     firstParty = platform.firstPartyOrganizations;
     firstPartyIntegrations = platform.firstPartyIntegrations;
     known = platform.organizations.flatMap((org) => [org.id, org.subdomain]);
@@ -66,10 +59,10 @@ export async function runCheck(args: string[]): Promise<void> {
     for (const warning of integration.warnings) process.stdout.write(`${formatProblem(warning)} (warning)\n`);
     errors += integration.errors.length;
   }
-  const typeErrors = values.types ? await typecheck(integrations) : 0;
+  const typeErrors = request.types ? await typecheck(integrations) : 0;
   const invalid = integrations.filter((integration) => integration.status === 'invalid').length;
   const where = dirs.map((dir) => relative(process.cwd(), dir) || '.').join(', ');
-  const types = values.types ? `, ${typeErrors} type error(s)` : ' (types not checked: --no-types)';
+  const types = request.types ? `, ${typeErrors} type error(s)` : ' (types not checked: --no-types)';
   process.stdout.write(`${integrations.length} integration(s) checked in ${where}: ${integrations.length - invalid} ready, ${invalid} invalid, ${errors} error(s)${types}\n`);
   process.exit(errors + typeErrors > 0 ? 1 : 0);
 }

@@ -7,7 +7,9 @@ import type { ReloadChange } from '../assembly/reload.ts';
 import type { Logger } from '../common/logger.ts';
 import { watchForChanges, type Watcher } from '../dev/watcher.ts';
 import { formatProblem } from '../manifest/format.ts';
-import { DEFAULT_INTEGRATIONS_DIR } from './defaults.ts';
+import type { HostOptionsInput } from '../config/options.ts';
+import { commandLine } from '../common/invocation.ts';
+import { DEFAULT_INTEGRATIONS_DIR, SAMPLE_PLATFORM } from './defaults.ts';
 import { removeDevSession, writeDevSession } from './dev-session.ts';
 import { closeOnSignals, printStartup, startFromFlags } from './host-command.ts';
 
@@ -34,12 +36,12 @@ function report(log: Logger, changes: ReloadChange[]): void {
   }
 }
 
-export async function runDev(args: string[]): Promise<void> {
-  const givesDir = args.some((arg) => arg === '--dir' || arg.startsWith('--dir='));
+export async function runDev(flags: HostOptionsInput): Promise<void> {
+  const givesDir = flags.dirs !== undefined;
   // A fresh clone has no integrations/ yet: create it, so `npm run new` output appears live.
   if (!givesDir) await mkdir(DEFAULT_INTEGRATIONS_DIR, { recursive: true });
   // Development builds: `MODE` and `process.env.NODE_ENV` are "development" (bundle.ts).
-  const { host, defaulted } = await startFromFlags(args, { bundleMode: 'development', ...(givesDir ? {} : { dirs: [DEFAULT_INTEGRATIONS_DIR] }) });
+  const { host, defaulted } = await startFromFlags(flags, { bundleMode: 'development', dirs: [DEFAULT_INTEGRATIONS_DIR], platformPath: SAMPLE_PLATFORM });
   writeDevSession({ url: host.url, adminToken: host.adminToken, pid: process.pid });
   let watcher: Watcher | undefined;
   // Before "listening on": whoever reads that line may stop the host at once, and gracefully.
@@ -49,7 +51,7 @@ export async function runDev(args: string[]): Promise<void> {
   });
   await printStartup(host, defaulted);
   if (!host.integrations.some((integration) => integration.builtin === undefined)) {
-    process.stdout.write(`no integrations in ${host.options.dirs.join(', ')} yet: npm run new -- <name> makes one, and it is served as soon as it is written\n`);
+    process.stdout.write(`no integrations in ${host.options.dirs.join(', ')} yet: ${commandLine('new', '<name>')} makes one, and it is served as soon as it is written\n`);
   }
   const log = host.services.log;
   watcher = await watchForChanges(
@@ -57,5 +59,5 @@ export async function runDev(args: string[]): Promise<void> {
     async () => report(log, await host.reload()),
     { onError: (message) => log.warn(message) },
   );
-  process.stdout.write(`watching ${host.options.dirs.join(', ')} for changes (${watcher.directoryCount()} directories); npm run logs -- <integration> follows the event log\n`);
+  process.stdout.write(`watching ${host.options.dirs.join(', ')} for changes (${watcher.directoryCount()} directories); ${commandLine('logs', '<integration>')} follows the event log\n`);
 }

@@ -5,23 +5,17 @@
 import { createHost, type Host } from '../index.ts';
 import { describeDefaulted, describeDevVars, withDevDefaults } from '../config/dev-env.ts';
 import type { HostOptionsInput } from '../config/options.ts';
-import { parseHostFlags } from './host-flags.ts';
+import { defaultHostDirs, SAMPLE_PLATFORM } from './defaults.ts';
 import { formatTable, startupRows } from './startup-table.ts';
-import { fail } from './usage.ts';
 
 export interface StartedHost {
   host: Host;
   flags: HostOptionsInput;
 }
 
-/** Parses the flags (over `defaults`), applies the dev defaults and starts the host; prints nothing. */
-export async function startFromFlags(args: string[], defaults: HostOptionsInput = {}): Promise<StartedHost & { defaulted: string[] }> {
-  let flags: HostOptionsInput;
-  try {
-    flags = { ...defaults, ...parseHostFlags(args, process.env) };
-  } catch (error) {
-    fail((error as Error).message);
-  }
+/** Applies the flags (over `defaults`) and the dev defaults and starts the host; prints nothing. */
+export async function startFromFlags(given: HostOptionsInput, defaults: HostOptionsInput = {}): Promise<StartedHost & { defaulted: string[] }> {
+  const flags: HostOptionsInput = { ...defaults, ...given };
   const { env, defaulted } = withDevDefaults(process.env);
   const host = await createHost({ ...flags, env, devVars: true });
   return { host, flags, defaulted };
@@ -74,8 +68,8 @@ export function closeOnSignals(host: Host, beforeClose: () => void = () => undef
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
-export async function runHost(args: string[]): Promise<void> {
-  const { host, defaulted } = await startFromFlags(args);
+export async function runHost(flags: HostOptionsInput): Promise<void> {
+  const { host, defaulted } = await startFromFlags(flags, { dirs: defaultHostDirs(), platformPath: SAMPLE_PLATFORM });
   // Before "listening on": whoever reads that line may stop the host at once, and gracefully.
   closeOnSignals(host);
   await printStartup(host, defaulted);

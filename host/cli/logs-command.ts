@@ -1,13 +1,13 @@
-// `npm run logs -- <integration> [--installation id] [--url U] [--admin-token T]`: follows the
+// `logs <integration> [--installation id] [--url U] [--admin-token T]`: follows the
 // event log of a running host (GET …/events/stream) and prints each dispatch as it is written.
-// Finds the host of `npm run dev` by its session file; any problem is one line with the fix.
+// Finds the host of `dev` by its session file; any problem is one line with the fix.
 
-import { parseArgs } from 'node:util';
 import { HostError } from '../common/errors.ts';
 import type { EventLogEntry } from '../dispatch/event-log.ts';
 import { readDevSession } from './dev-session.ts';
 import { formatEntry } from './log-format.ts';
 import { readSse } from './sse.ts';
+import { commandLine } from '../common/invocation.ts';
 import { fail } from './usage.ts';
 
 const DEFAULT_URL = 'http://127.0.0.1:8787';
@@ -19,28 +19,20 @@ interface LogsTarget {
   adminToken: string;
 }
 
-function parseLogsFlags(args: string[]): LogsTarget {
-  const { values, positionals } = (() => {
-    try {
-      return parseArgs({ args, allowPositionals: true, options: { installation: { type: 'string' }, url: { type: 'string' }, 'admin-token': { type: 'string' } } });
-    } catch (error) {
-      fail((error as Error).message);
-    }
-  })();
-  if (positionals.length !== 1) fail(positionals.length === 0 ? 'logs needs the integration to follow, e.g. npm run logs -- greeter' : `logs follows one integration; got ${positionals.join(', ')}`);
+function logsTarget(request: { integration: string; installation?: string; url?: string; adminToken?: string }): LogsTarget {
   const session = readDevSession();
-  const url = (values.url ?? session?.url ?? DEFAULT_URL).replace(/\/+$/, '');
+  const url = (request.url ?? session?.url ?? DEFAULT_URL).replace(/\/+$/, '');
   try {
     new URL(url);
   } catch {
     fail(`--url expects the host's address, e.g. ${DEFAULT_URL}; got "${url}"`);
   }
   // A token given explicitly wins; the dev session's token only serves the dev host's own address.
-  const adminToken = values['admin-token'] || process.env.HOST_ADMIN_TOKEN || (session !== undefined && session.url === url ? session.adminToken : undefined);
+  const adminToken = request.adminToken || process.env.HOST_ADMIN_TOKEN || (session !== undefined && session.url === url ? session.adminToken : undefined);
   if (adminToken === undefined) {
     throw new HostError('ERR_UNAUTHORIZED', `no admin token for ${url}: pass --admin-token (the token the host printed) or set HOST_ADMIN_TOKEN`);
   }
-  return { integration: positionals[0], ...(values.installation ? { installation: values.installation } : {}), url, adminToken };
+  return { integration: request.integration, ...(request.installation ? { installation: request.installation } : {}), url, adminToken };
 }
 
 async function openStream(target: LogsTarget): Promise<Response> {
@@ -52,7 +44,7 @@ async function openStream(target: LogsTarget): Promise<Response> {
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const code = cause?.code ?? cause?.message ?? (error as Error).message;
-    throw new HostError('ERR_NOT_READY', `no host answers at ${target.url} (${code}): start one with npm run dev, or pass --url`);
+    throw new HostError('ERR_NOT_READY', `no host answers at ${target.url} (${code}): start one with ${commandLine('dev')}, or pass --url`);
   }
   if (response.ok) return response;
   let message = `${response.status}`;
@@ -67,8 +59,8 @@ async function openStream(target: LogsTarget): Promise<Response> {
   throw new HostError('ERR_NOT_FOUND', `${message} (at ${target.url}; GET /v1/integrations lists what it serves)`);
 }
 
-export async function runLogs(args: string[]): Promise<void> {
-  const target = parseLogsFlags(args);
+export async function runLogs(request: { integration: string; installation?: string; url?: string; adminToken?: string }): Promise<void> {
+  const target = logsTarget(request);
   const response = await openStream(target);
   process.stdout.write(`following ${target.integration}${target.installation ? ` (installation ${target.installation})` : ''} on ${target.url}; Ctrl-C to stop\n`);
   process.once('SIGINT', () => process.exit(0));

@@ -1,11 +1,11 @@
-// `npm run secrets -- set|list|unset|rotate|new-key …`: the operator's secrets per integration,
+// `secrets set|list|unset|rotate|new-key …`: the operator's secrets per integration,
 // written straight to the store every host reads (the SQLite file or PostgreSQL), so it works
 // with or without a host running; running hosts pick a change up by themselves. A value comes
 // only from stdin and is never printed.
 
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { HostError } from '../common/errors.ts';
+import { commandLine } from '../common/invocation.ts';
 import type { Logger } from '../common/logger.ts';
 import { openStoresExplained } from '../assembly/open-stores.ts';
 import { HOW_TO_PROVIDE_A_KEY, KEYS_VARIABLE, newKeyLine, readKeyRing } from '../secrets/keys.ts';
@@ -17,32 +17,9 @@ import { formatTable } from './startup-table.ts';
 
 const DEFAULT_DATA = '.data/host.db';
 
-export const SECRETS_USAGE = `usage: npm run secrets -- COMMAND [--data FILE | --store postgres://…]
-
-Secrets an operator stores per integration, encrypted with the key in ${KEYS_VARIABLE}; every host on
-the store uses them in place of the environment variable a manifest names (\${{ env.NAME }}), and
-running hosts pick up a change within a second, without a restart.
-
-commands:
-  set INTEGRATION NAME      store NAME for INTEGRATION; the value is read from stdin
-                            (a pipe or file: one final newline is dropped; a terminal: typed, not shown)
-  list [INTEGRATION]        names, when and how each was set, the key; never a value
-  unset INTEGRATION NAME    remove it (also: delete)
-  rotate                    re-encrypt every value with the newest key of ${KEYS_VARIABLE}
-  new-key                   print a new key line (ID:KEY) to add to ${KEYS_VARIABLE}
-
-the store: --data FILE (SQLite, default ${DEFAULT_DATA}), --store URL or DATABASE_URL (PostgreSQL);
-the same flags as npm run host.
-
-examples:
-  npm run secrets -- new-key                       # then: export ${KEYS_VARIABLE}=<the line it printed>
-  npm run secrets -- set github-copilot GITHUBCOPILOT_APP_ID < app-id.txt
-  printf %s "$CLIENT_SECRET" | npm run secrets -- set github-files UNFURL_GITHUB_CLIENT_SECRET
-  npm run secrets -- list github-copilot`;
-
-/** Exit 2 with the message and the usage (bad input). */
+/** Exit 2 with the message and where the usage is (bad input). */
 function usage(message: string): never {
-  process.stderr.write(`${message}\n\n${SECRETS_USAGE}\n`);
+  process.stderr.write(`error: ${message}\n(${commandLine('secrets', '--help')} shows the usage)\n`);
   process.exit(2);
 }
 
@@ -55,27 +32,10 @@ interface Parsed {
   dataPath: string;
 }
 
-function parse(args: string[], env: Record<string, string | undefined>): Parsed {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { data: { type: 'string' }, store: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (error) {
-    usage((error as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help || positionals.length === 0 || positionals[0] === 'help') {
-    process.stdout.write(`${SECRETS_USAGE}\n`);
-    process.exit(positionals.length === 0 && !values.help ? 2 : 0);
-  }
-  if (values.store !== undefined && values.data !== undefined) usage('--store and --data name two different stores: give one');
-  const storeUrl = values.store ?? (values.data === undefined ? env.DATABASE_URL || undefined : undefined);
-  return { command: positionals[0], positionals: positionals.slice(1), ...(storeUrl !== undefined ? { storeUrl } : {}), dataPath: values.data ?? DEFAULT_DATA };
-}
-
 function expectArguments(parsed: Parsed, names: string[]): string[] {
   const { command, positionals } = parsed;
   if (command === 'set' && positionals.length === 3) {
-    usage('set reads the value from stdin, never from the command line (where shell history and the process list would keep it):\n  printf %s "$VALUE" | npm run secrets -- set INTEGRATION NAME');
+    usage(`set reads the value from stdin, never from the command line (where shell history and the process list would keep it):\n  printf %s "$VALUE" | ${commandLine('secrets', 'set INTEGRATION NAME')}`);
   }
   if (positionals.length !== names.length) usage(`${command} expects ${names.join(' ') || 'no argument'}${positionals.length > 0 ? `; got ${positionals.join(' ')}` : ''}`);
   return positionals;
@@ -142,7 +102,7 @@ async function unset(parsed: Parsed): Promise<void> {
   const [integration, name] = expectArguments(parsed, ['INTEGRATION', 'NAME']);
   checked(() => (checkIntegrationName(integration, 'INTEGRATION'), checkSecretName(name, 'NAME')));
   await withStore(parsed, async (service, stores) => {
-    if (!(await service.unset(integration, name))) throw new HostError('ERR_NOT_FOUND', `${integration} has no stored secret ${name} in ${stores.description} (npm run secrets -- list ${integration} shows what it has)`);
+    if (!(await service.unset(integration, name))) throw new HostError('ERR_NOT_FOUND', `${integration} has no stored secret ${name} in ${stores.description} (${commandLine('secrets', `list ${integration}`)} shows what it has)`);
     process.stdout.write(`removed ${name} of ${integration} from ${stores.description}; running hosts stop using it within a second\n`);
   });
 }
@@ -166,21 +126,22 @@ async function newKey(parsed: Parsed): Promise<void> {
   process.stdout.write(`${newKeyLine(ring.current ?? 0)}\n`);
   process.stderr.write(ring.current === undefined
     ? `a first key: set ${KEYS_VARIABLE} to that line for every host and for this command (or put it in a file named by HOST_SECRETS_KEYS_FILE); keep a copy: without it the stored secrets cannot be read\n`
-    : `add that line to ${KEYS_VARIABLE} (keep the others), restart every host with it, then npm run secrets -- rotate\n`);
+    : `add that line to ${KEYS_VARIABLE} (keep the others), restart every host with it, then ${commandLine('secrets', 'rotate')}\n`);
 }
 
 const COMMANDS = new Map<string, (parsed: Parsed) => Promise<void>>([
   ['set', set],
   ['list', list],
   ['unset', unset],
-  ['delete', unset],
   ['rotate', rotate],
   ['new-key', newKey],
 ]);
 
-export async function runSecrets(args: string[]): Promise<void> {
-  const parsed = parse(args, process.env);
-  const run = COMMANDS.get(parsed.command);
-  if (run === undefined) usage(`unknown secrets command "${parsed.command}"`);
-  await run(parsed);
+/** Runs `secrets <command>` with its arguments (checked by program.ts) and the store flags. */
+export async function runSecrets(command: string, positionals: string[], flags: { data?: string; store?: string }, env: Record<string, string | undefined>): Promise<void> {
+  if (flags.store && flags.data !== undefined) usage('--store and --data name two different stores: give one');
+  const storeUrl = flags.store || (flags.data === undefined ? env.DATABASE_URL || undefined : undefined);
+  const run = COMMANDS.get(command);
+  if (run === undefined) usage(`unknown secrets command "${command}"`);
+  await run({ command, positionals, ...(storeUrl !== undefined ? { storeUrl } : {}), dataPath: flags.data ?? DEFAULT_DATA });
 }

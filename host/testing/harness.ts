@@ -8,37 +8,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMemoryLogger } from '../common/logger.ts';
 import { withDevDefaults } from '../config/dev-env.ts';
-import { createHost, type Host } from '../index.ts';
+import { createHost } from '../index.ts';
 import { formatProblem } from '../manifest/format.ts';
+import type { HarnessOptions, IntegrationHarness, startIntegration as declared } from './harness-api.ts';
+
+export type { HarnessOptions, IntegrationHarness };
 
 const PLATFORM_FILE = fileURLToPath(new URL('../../fixtures/platform.yaml', import.meta.url));
 
-export interface HarnessOptions {
-  /** Hosts or CIDRs the integration's fetch may reach although not public (a local fake API). */
-  allowEgress?: string[];
-  /** Extra environment variables (secrets); `.dev.vars` fills what stays unset. */
-  env?: Record<string, string>;
-}
-
-export interface IntegrationHarness {
-  host: Host;
-  /** The integration's name (from its manifest). */
-  name: string;
-  /** Its installation made at start (organization level, in its manifest's organization). */
-  installationId: string;
-  /** That installation's public endpoint. */
-  endpoint: string;
-  /** A request to the public endpoint; `subpath` is appended to it (`/oauth`, `?q=1`). */
-  fetch(subpath?: string, init?: RequestInit): Promise<Response>;
-  /** A request to the host's admin API (`/v1/...`), JSON bodies welcome. */
-  admin(route: string, init?: RequestInit): Promise<Response>;
-  /** The host's log lines so far (the integration's console output included). */
-  logs(): string[];
-  close(): Promise<void>;
-}
-
 /** Starts a host serving the integration in `folder`; throws with every problem if it does not load. */
-export async function startIntegration(folder: string, options: HarnessOptions = {}): Promise<IntegrationHarness> {
+export const startIntegration: typeof declared = async (folder, options = {}) => {
   const logger = createMemoryLogger();
   const adminToken = randomBytes(24).toString('base64url');
   const { env } = withDevDefaults({ ...process.env, ...options.env });
@@ -69,7 +48,7 @@ export async function startIntegration(folder: string, options: HarnessOptions =
     return fetch(`${host.url}${route}`, { ...init, headers });
   };
   return {
-    host,
+    url: host.url,
     name: integration.name,
     installationId: installation.id,
     endpoint: installation.urls.publicEndpoint,
@@ -78,4 +57,4 @@ export async function startIntegration(folder: string, options: HarnessOptions =
     logs: () => [...logger.lines],
     close: () => host.close(),
   };
-}
+};

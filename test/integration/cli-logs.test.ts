@@ -100,7 +100,7 @@ describe('npm run logs', () => {
     expect(nobody.stderr).toMatch(/^error: no host answers at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): start one with npm run dev, or pass --url\n$/);
     const missing = await finished(['logs']);
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toMatch(/^logs needs the integration to follow, e.g. npm run logs -- greeter\n/);
+    expect(missing.stderr).toMatch(/^error: missing required argument 'integration'\n\(npm run <command> -- --help shows the usage\)\n/);
   }, 40_000);
 
   it('says so and exits 0 when the host shuts down', async () => {

@@ -138,7 +138,7 @@ describe('npm run check: types', () => {
     const empty = temp.make();
     const none = await check([], empty);
     expect(none.status).toBe(2);
-    expect(none.stderr).toMatch(/^check needs at least one folder of integrations \(\.\/integrations does not exist\), e\.g\. npm run check -- fixtures\/integrations\n/);
+    expect(none.stderr).toMatch(/^error: check needs at least one folder of integrations \(\.\/integrations does not exist\), e\.g\. npm run check -- path\/to\/integrations\n/);
     const project = temp.make({ 'integrations/greeter/platform-manifest.yaml': MANIFEST('greeter'), 'integrations/greeter/src/index.ts': "import { createIntegration } from 'sandbox-api';\nexport default createIntegration({ fetch: () => Response.json({ ok: true }) });\n" });
     const run = await check([], project);
     expect(run.stdout).toMatch(/1 integration\(s\) checked in integrations: 1 ready, 0 invalid, 0 error\(s\), 0 type error\(s\)\n$/);

@@ -10,6 +10,8 @@ import { startTestHost, type TestHost } from '../helpers/host.ts';
 import { TempDirs } from '../unit/manifest/temp-integration.ts';
 import { TEMPLATES } from '../../host/cli/scaffold.ts';
 
+const REPO = path.resolve(import.meta.dirname, '../..');
+
 const temp = new TempDirs();
 const cwd = temp.make();
 const NAMES = Object.fromEntries(TEMPLATES.map((template) => [template, `made-${template}`]));
@@ -41,7 +43,9 @@ describe('npm run new', () => {
     const manifest = readFileSync(path.join(folder, 'platform-manifest.yaml'), 'utf8');
     expect(manifest).toMatch(new RegExp(`^name: ${NAMES[template]}$`, 'm'));
     expect(manifest).not.toMatch(/\{\{(name|title|organization|ENV_PREFIX|harness)\}\}/);
-    expect(existsSync(path.join(folder, 'test/index.test.ts'))).toBe(true);
+    expect(existsSync(path.join(folder, 'test/index.test.mts'))).toBe(true);
+    expect(readFileSync(path.join(folder, '.gitignore'), 'utf8')).toMatch(/^\.dev\.vars$/m);
+    expect(JSON.parse(readFileSync(path.join(folder, 'tsconfig.json'), 'utf8'))).toEqual({ extends: path.relative(folder, path.join(REPO, 'tsconfig.integration.json')), include: ['src', 'test', '*.d.ts'] });
   });
 
   it('makes folders that npm run check passes, types included', async () => {
@@ -67,9 +71,8 @@ describe('npm run new', () => {
     }
   }, 60_000);
 
-  it('makes tests that pass under node --test', async () => {
-    const tests = TEMPLATES.map((template) => `integrations/${NAMES[template]}/test/index.test.ts`);
-    const result = await run(['--test', ...tests], { node: ['--no-node-snapshot'] });
+  it('makes tests that pass under the test command', async () => {
+    const result = await run(['test']);
     expect(result.stdout, result.stdout + result.stderr).toMatch(/ℹ fail 0/);
     expect(result.stdout).toMatch(/ℹ pass ([89]|\d\d)/);
     expect(result.status).toBe(0);
@@ -78,11 +81,11 @@ describe('npm run new', () => {
   it('refuses a bad name, an unknown template, a missing name and an existing folder, each in one line', async () => {
     const badName = await run(['new', 'My Greeter']);
     expect(badName.status).toBe(2);
-    expect(badName.stderr).toMatch(/^name "My Greeter" must be lower-kebab-case \(a-z, 0-9 and single dashes, at most 64 characters\), e\.g\. my-greeter\n/);
+    expect(badName.stderr).toMatch(/^error: name "My Greeter" must be lower-kebab-case \(a-z, 0-9 and single dashes, at most 64 characters\), e\.g\. my-greeter\n/);
     const badTemplate = await run(['new', 'x', '--template', 'fancy']);
-    expect(badTemplate.stderr).toMatch(/^--template must be one of blank, block, oauth, webhook-consumer \(got "fancy"\)\n/);
+    expect(badTemplate.stderr).toMatch(/^error: option '--template <template>' argument 'fancy' is invalid\. Allowed choices are blank, block, oauth, webhook-consumer\.\n/);
     const missing = await run(['new']);
-    expect(missing.stderr).toMatch(/^new needs the integration name, e\.g\. npm run new -- greeter\n/);
+    expect(missing.stderr).toMatch(/^error: missing required argument 'name'\n/);
     const before = readFileSync(path.join(cwd, 'integrations/made-blank/src/index.ts'), 'utf8');
     const existing = await run(['new', 'made-blank']);
     expect(existing.status).toBe(1);

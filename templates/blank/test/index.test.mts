@@ -1,5 +1,5 @@
 // Runs {{name}} on a real host (its own port, a throwaway store) and calls its public endpoint.
-// Run it with `npm run test:integrations` (node's test runner).
+// Run it with `{{testCommand}}` (node's test runner).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';

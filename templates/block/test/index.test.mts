@@ -1,5 +1,5 @@
 // Renders {{name}}'s block through the host's render route (the output is checked as ContentKit
-// there) and presses its button. Run it with `npm run test:integrations` (node's test runner).
+// there) and presses its button. Run it with `{{testCommand}}` (node's test runner).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';

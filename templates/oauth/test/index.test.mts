@@ -2,7 +2,7 @@
 // flow: the Connect button (its URL from the admin view, with the host's connect ticket) redirects
 // to the provider with this installation's client id and a signed state, and the installation stays pending until connected. (The whole flow, provider
 // included: `npm run provider`, then `npm run dev -- --allow-egress 127.0.0.1:8788`.)
-// Run it with `npm run test:integrations` (node's test runner).
+// Run it with `{{testCommand}}` (node's test runner).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';

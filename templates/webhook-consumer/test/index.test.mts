@@ -1,5 +1,5 @@
 // Configures {{name}}'s signing secret through the admin API, then sends it signed, forged and
-// repeated webhooks. Run it with `npm run test:integrations` (node's test runner).
+// repeated webhooks. Run it with `{{testCommand}}` (node's test runner).
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, test } from 'node:test';
