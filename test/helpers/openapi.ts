@@ -95,10 +95,10 @@ export function responseOf(doc: Doc, { path, method, operation }: DocumentedOper
   return undefined;
 }
 
-/** The concrete path of a template, each `{name}` replaced by `values[name]`. */
+/** The concrete path of a template, each `{name}` replaced by `values[name]` (segments encoded, `/` kept for multi-segment parameters). */
 export function fillPath(template: string, values: Record<string, string>): string {
   return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
     if (values[name] === undefined) throw new Error(`no value for {${name}} of ${template}`);
-    return encodeURIComponent(values[name]);
+    return values[name].split('/').map(encodeURIComponent).join('/');
   });
 }

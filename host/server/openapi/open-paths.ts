@@ -46,7 +46,7 @@ function platformApi(idPrefix: string, summary: string, parameters: Json[], answ
   const responses =
     answers === 'routes'
       ? { default: { description: "The platform API's answer (JSON).", content: { 'application/json': { schema: {} } } }, ...errors(401) }
-      : errors(401, 404);
+      : errors(404);
   return anyMethod(idPrefix, () => ({
     tags: ['platform API'],
     summary,
@@ -108,7 +108,7 @@ export function openPaths(options: { console: boolean }): Record<string, Json> {
     '/v1/orgs/{rest}': platformApi('platformOrgs', "GitBook's organization routes", [rest]),
     '/v1/urls/{rest}': platformApi('platformUrls', "GitBook's URL resolution", [rest]),
     '/v1/conversations': platformApi('platformConversations', 'Conversations ingestion', []),
-    '/v1/installation': platformApi('platformInstallation', 'The prefix of the calling installation\'s routes; no route answers at the prefix itself', [], 'none'),
+    '/v1/installation': platformApi('platformInstallation', 'The prefix of the calling installation\'s routes; no route answers at the prefix itself (404, with a token or without)', [], 'none'),
     '/v1/installation/{rest}': platformApi('platformInstallationRoutes', "The calling installation's configuration and OAuth state", [rest]),
     '/v1/integrations/{name}/spaces': platformApi('platformIntegrationSpaces', "GitBook's spaces of an integration's installations", [name]),
     '/v1/integrations/{name}/sites': platformApi('platformIntegrationSites', "GitBook's sites of an integration's installations", [name]),
