@@ -28,6 +28,9 @@ import { registerRenderRoutes } from './routes/render.ts';
 import { registerConsoleRedirect } from './console/redirect.ts';
 import { registerSiteScriptRoutes } from './routes/site-scripts.ts';
 import { registerSecretRoutes } from './routes/secrets.ts';
+import { registerOpenApiRoute } from './routes/openapi.ts';
+import { createOpenApiDocument } from './openapi/document.ts';
+import { hostVersion } from './openapi/version.ts';
 
 export interface AppLimits {
   maxPublicBodyBytes: number;
@@ -78,17 +81,27 @@ export interface AppOptions {
   consoleUrl?: string;
 }
 
-export function createApp(services: HostServices, limits: AppLimits = DEFAULT_APP_LIMITS, options: AppOptions = {}, nextRequestId: () => string = requestIdSource()): Koa {
-  const app = createBaseApp(services);
+/**
+ * The API listener's route table. Exposed on its own so the OpenAPI document's test can compare
+ * what is registered with what is documented (host/server/openapi/).
+ */
+export function createApiRouter(services: HostServices, limits: AppLimits = DEFAULT_APP_LIMITS, options: AppOptions = {}): Router {
   const adminAuth = createAdminAuth(services.adminToken);
   const router = new Router();
   registerHealthRoutes(router);
   registerOperationsRoutes(router, services, adminAuth);
+  registerOpenApiRoute(router, createOpenApiDocument({ version: hostVersion(), console: options.consoleUrl !== undefined }));
   registerAdminRoutes(router, services, adminAuth, limits);
   registerPublicEndpointRoutes(router, services, limits.maxPublicBodyBytes);
   registerPlatformApiRoutes(router, services);
   if (options.consoleUrl !== undefined) registerConsoleRedirect(router, options.consoleUrl);
   registerSiteScriptRoutes(router, services);
+  return router;
+}
+
+export function createApp(services: HostServices, limits: AppLimits = DEFAULT_APP_LIMITS, options: AppOptions = {}, nextRequestId: () => string = requestIdSource()): Koa {
+  const app = createBaseApp(services);
+  const router = createApiRouter(services, limits, options);
 
   app.use(createRequestLog(services.log, nextRequestId));
   app.use(createErrorMiddleware(services.log));

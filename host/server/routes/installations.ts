@@ -19,7 +19,8 @@ function onlyForTarget(field: 'space' | 'site'): Record<string, unknown> {
   };
 }
 
-const validateCreateInstallation = compileBodyValidator<CreateInstallationInput>({
+/** The body of `POST /v1/integrations/:name/installations` (also in the OpenAPI description). */
+export const CREATE_INSTALLATION_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['organization', 'target'],
@@ -37,7 +38,9 @@ const validateCreateInstallation = compileBodyValidator<CreateInstallationInput>
     },
   },
   allOf: [onlyForTarget('space'), onlyForTarget('site')],
-});
+};
+
+const validateCreateInstallation = compileBodyValidator<CreateInstallationInput>(CREATE_INSTALLATION_SCHEMA);
 
 const QUERY_FIELDS = ['integration', 'organization', 'target', 'limit', 'cursor'];
 const TARGETS: readonly InstallationTarget[] = ['organization', 'space', 'site'];

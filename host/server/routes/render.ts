@@ -21,7 +21,8 @@ interface RenderRequest {
   context?: Record<string, unknown>;
 }
 
-const validateRenderRequest = compileBodyValidator<RenderRequest>({
+/** The body of `POST /v1/installations/:id/render` (also in the OpenAPI description). */
+export const RENDER_REQUEST_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['componentId'],
@@ -32,7 +33,9 @@ const validateRenderRequest = compileBodyValidator<RenderRequest>({
     action: { type: 'object', required: ['action'], properties: { action: { type: 'string', minLength: 1 } } },
     context: { type: 'object' },
   },
-});
+};
+
+const validateRenderRequest = compileBodyValidator<RenderRequest>(RENDER_REQUEST_SCHEMA);
 
 /** The answer with connect tickets on the links into the rendered installation and its organization installation. */
 function ticketed(services: HostServices, installation: Installation, body: unknown): unknown {
