@@ -31,6 +31,7 @@ export function parseHostFlags(args: string[], env: Record<string, string | unde
     options: {
       dir: { type: 'string', multiple: true },
       port: { type: 'string' },
+      bind: { type: 'string' },
       data: { type: 'string' },
       store: { type: 'string' },
       'log-format': { type: 'string' },
@@ -71,6 +72,7 @@ export function parseHostFlags(args: string[], env: Record<string, string | unde
     ...(logFormat !== undefined ? { logFormat } : {}),
     ...(values['metrics-listen'] !== undefined ? { metricsListen: values['metrics-listen'] } : {}),
     ...(port !== undefined ? { port } : {}),
+    ...(values.bind !== undefined ? { host: values.bind } : {}),
     ...(values.data ? { dataPath: values.data } : {}),
     ...(values.platform ? { platformPath: values.platform } : {}),
     ...(values['admin-token'] ? { adminToken: values['admin-token'] } : {}),

@@ -4,8 +4,8 @@
 import { DEFAULT_OFFENDER_CPU_QUOTA_PERCENT } from '../sandbox/cpu-quota.ts';
 
 export const USAGE = `usage:
-  npm run host -- [--dir D]... [--port P] [--data FILE | --store postgres://…] [--platform FILE]
-                  [--admin-token T] [--allow-egress HOST[:PORT]|CIDR]... [--first-party NAME]...
+  npm run host -- [--dir D]... [--bind ADDRESS] [--port P] [--data FILE | --store postgres://…]
+                  [--platform FILE] [--admin-token T] [--allow-egress HOST[:PORT]|CIDR]... [--first-party NAME]...
                   [--workers N] [--no-auto-install] [--isolate-memory MB] [--log-format text|json]
                   [--metrics-listen HOST:PORT] [--console-port P | --no-console]
                   [--offender-cpu-quota PERCENT]   (offenders' CPU, % of one core; 0 = none; default ${DEFAULT_OFFENDER_CPU_QUOTA_PERCENT})
