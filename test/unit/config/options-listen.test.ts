@@ -31,6 +31,10 @@ describe('the listen address option', () => {
     expect(parseHostFlags(['--bind', '0.0.0.0']).host).toBe('0.0.0.0');
     expect(parseHostFlags([]).host).toBeUndefined();
   });
+
+  it('takes the last --bind: the Dockerfile and the systemd unit give 0.0.0.0, an operator\'s later flag overrides it', () => {
+    expect(parseHostFlags(['--bind', '0.0.0.0', '--bind', '127.0.0.1']).host).toBe('127.0.0.1');
+  });
 });
 
 describe('the URL of a listener', () => {
