@@ -2,7 +2,8 @@
 // (its COPY lines) runs the ENTRYPOINT, its HEALTHCHECK passes once ready and fails once stopped,
 // and the unit passes systemd-analyze verify and starts the host with the same flags.
 import { execFile, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +63,22 @@ describe('the Dockerfile', () => {
     const pinned = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.node;
     expect(instruction(stages[0], 'ARG')).toBe(`NODE_VERSION=${pinned}`);
     expect(stages.slice(1).every((stage) => instruction(stage, 'FROM')!.startsWith('node:${NODE_VERSION}-'))).toBe(true);
+  });
+
+  it('installs every package the copied sources import (it omits devDependencies)', () => {
+    const dependencies = Object.keys((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies);
+    const copied = runtime.filter((item) => item.keyword === 'COPY' && !item.args.startsWith('--from=')).map((item) => item.args.split(/\s+/)[0]);
+    const sources = copied.flatMap((source) => (source.includes('.') ? [] : readdirSync(join(ROOT, source), { recursive: true, encoding: 'utf8' }).filter((file) => /\.tsx?$/.test(file)).map((file) => join(ROOT, source, file))));
+    const packages = new Set<string>();
+    for (const file of sources) {
+      for (const match of readFileSync(file, 'utf8').matchAll(/^(?:import|export)(?!\s+type\b)[^;]*?\sfrom\s+'([^.'][^']*)'|\bimport\('([^.'][^']*)'\)/gm)) {
+        const specifier = match[1] ?? match[2];
+        packages.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]);
+      }
+    }
+    const missing = [...packages].filter((name) => !name.startsWith('node:') && !builtinModules.includes(name) && !dependencies.includes(name) && name !== 'sandbox-api');
+    expect(sources.length).toBeGreaterThan(100);
+    expect(missing).toEqual([]);
   });
 
   it('runs as a non-root user, listens on every interface, exposes the API and console ports, stops with a signal the host handles', () => {
