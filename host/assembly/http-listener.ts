@@ -10,7 +10,7 @@ import { answerClientError } from '../server/client-error.ts';
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface HttpListener {
-  /** `http://<host>:<port>` as bound (port 0 resolved). */
+  /** `http://<host>:<port>` as bound (port 0 resolved; a wildcard address as its loopback, see urlHostOf). */
   readonly baseUrl: string;
   readonly port: number;
   /** Hands every request from now on to `listener` (the Koa app's callback). */
@@ -43,10 +43,19 @@ export function listenError(error: NodeJS.ErrnoException, host: string, port: nu
     case 'EACCES':
       return new HostError('ERR_LISTEN_FAILED', `port ${port} needs privileges this process does not have: pass a port above 1023 or ${flag} 0`);
     case 'EADDRNOTAVAIL':
-      return new HostError('ERR_LISTEN_FAILED', `cannot listen on ${where}: the address is not one of this machine's; use 127.0.0.1`);
+      return new HostError('ERR_LISTEN_FAILED', `cannot listen on ${where}: the address is not one of this machine's; pass --bind with one of its addresses, or 127.0.0.1`);
     default:
       return error;
   }
+}
+
+/**
+ * The host part of the URLs the host prints and hands out: the bound address, except that a
+ * wildcard (0.0.0.0, ::) is no address a client can connect to, so its loopback stands in for it.
+ */
+export function urlHostOf(host: string): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host.includes(':') && /^[0:]+$/.test(host) ? '::1' : host;
+  return reachable.includes(':') ? `[${reachable}]` : reachable;
 }
 
 /** `flag` names the option that chose the port, for the error a taken port gives. */
@@ -77,7 +86,6 @@ export async function openHttpListener(host: string, port: number, flag = '--por
     });
   });
   const bound = (server.address() as AddressInfo).port;
-  const hostPart = host.includes(':') ? `[${host}]` : host;
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> =>
     (closing ??= new Promise<void>((resolve) => {
@@ -85,7 +93,7 @@ export async function openHttpListener(host: string, port: number, flag = '--por
       server.closeAllConnections();
     }));
   return {
-    baseUrl: `http://${hostPart}:${bound}`,
+    baseUrl: `http://${urlHostOf(host)}:${bound}`,
     port: bound,
     serve(listener) {
       current = listener;

@@ -3,7 +3,7 @@
 // the message names the flag and what it expects.
 
 import { Command, Option } from 'commander';
-import { DEFAULT_HOST_PORT, type HostOptionsInput } from '../config/options.ts';
+import { DEFAULT_HOST_PORT, DEFAULT_LISTEN_HOST, type HostOptionsInput } from '../config/options.ts';
 import { DEFAULT_OFFENDER_CPU_QUOTA_PERCENT, MAX_OFFENDER_CPU_QUOTA_PERCENT } from '../sandbox/cpu-quota.ts';
 import { fail } from './usage.ts';
 
@@ -11,6 +11,7 @@ import { fail } from './usage.ts';
 export interface HostFlagValues {
   dir?: string[];
   port?: string;
+  bind?: string;
   data?: string;
   store?: string;
   logFormat?: string;
@@ -32,6 +33,7 @@ export function addHostOptions(command: Command, dirDefault: string): Command {
   return command
     .addOption(new Option('--dir <folder>', 'a folder of integrations to serve (repeat for more)').argParser(collect).default(undefined, dirDefault))
     .addOption(new Option('--port <port>', 'the HTTP API port (0: any free port)').default(undefined, String(DEFAULT_HOST_PORT)))
+    .addOption(new Option('--bind <address>', 'the IP address the API and console listen on (0.0.0.0: every interface)').default(undefined, DEFAULT_LISTEN_HOST))
     .addOption(new Option('--data <file>', 'the SQLite file of the store').default(undefined, '.data/host.db'))
     .addOption(new Option('--store <url>', 'a PostgreSQL store instead (postgres://…); several hosts may share it').env('DATABASE_URL'))
     .addOption(new Option('--platform <file>', "the platform's data: organizations, users, spaces").default(undefined, 'the sample platform of this package'))
@@ -90,6 +92,7 @@ export function hostOptionsFrom(values: HostFlagValues, env: Record<string, stri
   if (values.logFormat === 'text' || values.logFormat === 'json') options.logFormat = values.logFormat;
   if (values.metricsListen !== undefined) options.metricsListen = values.metricsListen;
   if (port !== undefined) options.port = port;
+  if (values.bind !== undefined) options.host = values.bind;
   if (values.data) options.dataPath = values.data;
   if (values.platform) options.platformPath = values.platform;
   if (values.adminToken) options.adminToken = values.adminToken;

@@ -1,6 +1,7 @@
 // Host options: the one schema (ajv-compiled) and the defaults of docs/limits.md. Anything that
 // builds a host (CLI, tests, benchmarks) goes through resolveOptions; it never reads argv.
 
+import { isIP } from 'node:net';
 import { availableParallelism, totalmem } from 'node:os';
 import { Ajv } from 'ajv';
 import { HostError } from '../common/errors.ts';
@@ -10,6 +11,18 @@ import { OAUTH_STATE_TTL_MS } from '../installations/oauth-state.ts';
 import { DEFAULT_OFFENDER_CPU_QUOTA_PERCENT, MAX_OFFENDER_CPU_QUOTA_PERCENT } from '../sandbox/cpu-quota.ts';
 
 export const DEFAULT_HOST_PORT = 8787;
+/** Where the API and console listeners bind unless told otherwise: loopback, never the network. */
+export const DEFAULT_LISTEN_HOST = '127.0.0.1';
+
+/**
+ * Why `value` cannot be the listeners' address (`host`, `--bind`), or undefined when it can: an IP
+ * literal or `localhost`. A host name would bind whichever address DNS answers at start.
+ */
+export function listenHostProblem(value: string): string | undefined {
+  if (value === 'localhost' || isIP(value) !== 0) return undefined;
+  const hint = /^\[.*\]$/.test(value) ? ' (write an IPv6 address without brackets)' : '';
+  return `--bind (host) expects an IP address or "localhost", got "${value}"${hint}`;
+}
 
 /** The most realms a worker's warm pool may hold (each is a few MB of the isolate budget). */
 export const MAX_WARM_ISOLATES_PER_WORKER = 16;
@@ -44,6 +57,7 @@ export interface HostLimits extends SandboxLimits {
 
 export interface HostOptions {
   dirs: string[];
+  /** The address the API and console listeners bind (`--bind`): an IP literal or `localhost`; default 127.0.0.1. */
   host: string;
   port: number;
   dataPath: string;
@@ -217,20 +231,22 @@ export type HostOptionsInput = Partial<Omit<HostOptions, 'limits'>> & { limits?:
 
 export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
   if (!validateOptions(input)) {
-    const problems = (validateOptions.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message}`);
-    throw new HostError('ERR_OPTIONS_INVALID', `invalid host options: ${problems.join('; ')}`);
+    const messages = (validateOptions.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message}`);
+    throw new HostError('ERR_OPTIONS_INVALID', `invalid host options: ${messages.join('; ')}`);
   }
-  const egressProblems = [
+  const problems = [
     ...parseAllowList(input.allowEgress ?? []).errors.map((problem) => `--allow-egress ${problem}`),
     ...checkResolveOverrides(input.egressResolve ?? {}),
   ];
-  if (input.onEgressConnect !== undefined && typeof input.onEgressConnect !== 'function') egressProblems.push('onEgressConnect must be a function');
-  if (input.machineSaturated !== undefined && typeof input.machineSaturated !== 'function') egressProblems.push('machineSaturated must be a function');
-  if (input.schedIdleStarved !== undefined && typeof input.schedIdleStarved !== 'function') egressProblems.push('schedIdleStarved must be a function');
-  if (egressProblems.length > 0) throw new HostError('ERR_OPTIONS_INVALID', `invalid host options: ${egressProblems.join('; ')}`);
+  const listenProblem = input.host === undefined ? undefined : listenHostProblem(input.host);
+  if (listenProblem !== undefined) problems.push(listenProblem);
+  if (input.onEgressConnect !== undefined && typeof input.onEgressConnect !== 'function') problems.push('onEgressConnect must be a function');
+  if (input.machineSaturated !== undefined && typeof input.machineSaturated !== 'function') problems.push('machineSaturated must be a function');
+  if (input.schedIdleStarved !== undefined && typeof input.schedIdleStarved !== 'function') problems.push('schedIdleStarved must be a function');
+  if (problems.length > 0) throw new HostError('ERR_OPTIONS_INVALID', `invalid host options: ${problems.join('; ')}`);
   return {
     dirs: input.dirs ?? ['fixtures/integrations'],
-    host: input.host ?? '127.0.0.1',
+    host: input.host ?? DEFAULT_LISTEN_HOST,
     port: input.port ?? DEFAULT_HOST_PORT,
     dataPath: input.dataPath ?? '.data/host.db',
     ...(input.storeUrl ? { storeUrl: input.storeUrl } : {}),

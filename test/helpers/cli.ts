@@ -20,7 +20,12 @@ export interface CliProcess {
 }
 
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): CliProcess {
-  const child = spawn(process.execPath, [...CLI, ...args], { env: options.env ?? { ...process.env, HOST_ADMIN_TOKEN: '' }, cwd: options.cwd });
+  return runNode([...CLI, ...args], options);
+}
+
+/** This Node (24) with `args` as given: a command line written elsewhere, such as the Dockerfile's. */
+export function runNode(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): CliProcess {
+  const child = spawn(process.execPath, args, { env: options.env ?? { ...process.env, HOST_ADMIN_TOKEN: '' }, cwd: options.cwd });
   let stdout = '';
   let stderr = '';
   const listeners = new Set<() => void>();
@@ -29,7 +34,8 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?:
   child.stderr.on('data', (chunk: Buffer) => ((stderr += chunk.toString()), notify()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => (notify(), resolve(code))));
   let done = false;
-  void exited.then(() => (done = true));
+  // After 'close' no output can follow: a waitFor still waiting then fails at once, not at its timeout.
+  child.once('close', () => ((done = true), notify()));
   const process_: CliProcess = {
     child,
     get out() {
