@@ -41,7 +41,7 @@ describe('npm run secrets', () => {
     expect(run.status).toBe(0);
     for (const command of ['set <integration> <name>', 'list [integration]', 'unset|delete <integration> <name>', 'rotate', 'new-key']) expect(run.stdout).toContain(command);
     expect(run.stdout).toMatch(/--store <url> +a PostgreSQL store instead \(env:\s+DATABASE_URL\)/);
-    expect(run.stdout).toMatch(/the value is read from stdin/);
+    expect(run.stdout).toMatch(/the value is\s+read from stdin/);
   });
 
   it('refuses a value given on the command line, before anything else', async () => {
