@@ -3,7 +3,7 @@
 // new, tsc, check, test, and host serving the new integration. Loopback only; needs the registry
 // (or npm's cache) for the package's dependencies, as any install does.
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,10 +86,23 @@ describe('the packed package installed into an empty folder', () => {
       expect(made.stdout).toMatch(/next:\n {2}npx integration-host dev +serves it/);
     });
 
-    it('type-checks clean under its own tsconfig.json with tsc --noEmit', () => {
+    it('type-checks clean under its own tsconfig.json with tsc --noEmit, as every other template does', () => {
       const run = sh(path.join(project, 'node_modules/.bin/tsc'), ['--noEmit', '-p', 'integrations/greeter']);
       expect(run.status, run.stdout + run.stderr).toBe(0);
-    });
+      // The check is real: a wrong use of sandbox-api's types in src/ fails it, naming the line.
+      const broken = path.join(project, 'integrations/greeter/src/broken.ts');
+      writeFileSync(broken, "import { createIntegration } from 'sandbox-api';\nexport const wrong: number = createIntegration({});\n");
+      const failing = sh(path.join(project, 'node_modules/.bin/tsc'), ['--noEmit', '-p', 'integrations/greeter']);
+      rmSync(broken);
+      expect(failing.status).not.toBe(0);
+      expect(failing.stdout).toMatch(/src\/broken\.ts\(2,/);
+      // Elsewhere, so that check and test below see greeter alone.
+      for (const template of ['block', 'oauth', 'webhook-consumer']) {
+        expect(tool('new', `t-${template}`, '--template', template, '--dir', 'more').status).toBe(0);
+        const typed = sh(path.join(project, 'node_modules/.bin/tsc'), ['--noEmit', '-p', `more/t-${template}`]);
+        expect(typed.status, `${template}: ${typed.stdout}${typed.stderr}`).toBe(0);
+      }
+    }, 120_000);
 
     it('passes check', () => {
       const run = tool('check');
