@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import type { ReloadChange } from '../assembly/reload.ts';
 import type { Logger } from '../common/logger.ts';
 import { watchForChanges, type Watcher } from '../dev/watcher.ts';
-import { formatProblem } from '../manifest/format.ts';
+import { problemLines } from '../manifest/format.ts';
 import { DEFAULT_INTEGRATIONS_DIR } from './defaults.ts';
 import { removeDevSession, writeDevSession } from './dev-session.ts';
 import { closeOnSignals, printStartup, startFromFlags } from './host-command.ts';
@@ -21,9 +21,9 @@ export function describeChange(change: ReloadChange): { level: 'info' | 'warn'; 
     case 'added':
       return { level: 'info', lines: [`added ${change.integration}${change.installation?.installation ? `: ${change.installation.installation.urls.publicEndpoint}` : change.installation?.note ? ` (${change.installation.note})` : ''}`] };
     case 'failed':
-      return { level: 'warn', lines: [`${change.integration} did not reload (${change.problems.length} problem${change.problems.length === 1 ? '' : 's'}); the last good build keeps serving:`, ...change.problems.map((problem) => `  ${formatProblem(problem)}`)] };
+      return { level: 'warn', lines: [`${change.integration} did not reload (${change.problems.length} problem${change.problems.length === 1 ? '' : 's'}); the last good build keeps serving:`, ...change.problems.flatMap((problem) => problemLines(problem).map((line) => `  ${line}`))] };
     case 'invalid':
-      return { level: 'warn', lines: [`${change.integration} is invalid (${change.problems.length} problem${change.problems.length === 1 ? '' : 's'}):`, ...change.problems.map((problem) => `  ${formatProblem(problem)}`)] };
+      return { level: 'warn', lines: [`${change.integration} is invalid (${change.problems.length} problem${change.problems.length === 1 ? '' : 's'}):`, ...change.problems.flatMap((problem) => problemLines(problem).map((line) => `  ${line}`))] };
   }
 }
 

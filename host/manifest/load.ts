@@ -7,7 +7,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { readRegularFile, UnreadableFileError } from './read-file.ts';
 import path from 'node:path';
 import { CORE_SCHEMA, load } from 'js-yaml';
-import { HostError } from '../common/errors.ts';
+import { HostError, type ErrorDetail } from '../common/errors.ts';
 import { MANIFEST_FILES, type LoadedIntegration, type Manifest, type ManifestKind, type ManifestProblem } from './types.ts';
 import { checkSchema, escapePointer, type Issue } from './validate.ts';
 import { checkSemantics, findUnknownKeys, findUnusedKeys, isObject, semanticWarnings } from './semantic.ts';
@@ -231,8 +231,13 @@ async function finish({ loaded, root }: Inspected, options: LoadOptions): Promis
       });
     } catch (error) {
       const file = displayPath(loaded.manifestPath);
-      const details = error instanceof HostError && error.details ? error.details : [{ message: (error as Error).message }];
-      loaded.errors.push(...details.map((detail) => ({ file, pointer: '/script', message: detail.message })));
+      const details: ErrorDetail[] = error instanceof HostError && error.details ? error.details : [{ message: (error as Error).message }];
+      // A build error in a source file is reported against that file, at its place.
+      loaded.errors.push(...details.map(({ message, source }) => {
+        if (source === undefined) return { file, pointer: '/script', message };
+        const { file: inFolder, ...at } = source;
+        return { file: displayPath(path.resolve(loaded.dir, inFolder)), pointer: '/script', message, at };
+      }));
       loaded.secrets = {};
       return { ...loaded, status: 'invalid' };
     }
