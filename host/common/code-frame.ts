@@ -20,8 +20,9 @@ export function formatLocated(file: string, at: SourcePosition, severity: 'error
   return `${file}:${at.line}:${at.column}: ${severity}${code === undefined ? '' : ` ${code}`}: ${message}`;
 }
 
-/** Two lines: the source line after its number, and a caret (`^~~`) under the span. */
+/** Two lines: the source line after its number, and a caret (`^~~`) under the span; none for an empty or withheld line (''). */
 export function codeFrame(at: SourcePosition): string[] {
+  if (at.lineText.trim() === '') return [];
   const text = at.lineText.replace(/\r$/, '');
   let start = 0;
   // A line too long to read whole is shown around the column, ellipses marking the cuts.

@@ -17,6 +17,7 @@ import { DEV_VARS_FILE, readDevVars, withDevVars } from './dev-vars.ts';
 import { ownerOf } from './secret-namespace.ts';
 import { bundleScript, type BundleMode } from './bundle.ts';
 import { displayPath } from './format.ts';
+import { describeYamlError } from './yaml-error.ts';
 import { MANIFEST_KEYS } from './schema.ts';
 
 const KINDS = Object.keys(MANIFEST_FILES) as ManifestKind[];
@@ -172,8 +173,8 @@ async function readManifest(manifestPath: string): Promise<{ doc: Record<string,
     doc = load(text, { schema: CORE_SCHEMA, maxAliases: MAX_YAML_ALIASES });
   } catch (error) {
     const { reason, mark } = error as { reason?: string; mark?: { line: number; column: number } };
-    const where = mark ? ` at line ${mark.line + 1}, column ${mark.column + 1}` : '';
-    return fail(`invalid YAML: ${reason ?? String(error)}${where}`);
+    if (!mark) return fail(`invalid YAML: ${reason ?? String(error)}`);
+    return { problem: { pointer: '', ...describeYamlError(text, reason ?? String(error), mark) } };
   }
   if (!isObject(doc)) {
     const kind = Array.isArray(doc) ? 'a list' : doc === null ? 'null' : `a ${typeof doc}`;

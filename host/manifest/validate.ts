@@ -4,12 +4,14 @@
 
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import type { SourcePosition } from '../common/code-frame.ts';
 import { manifestSchema, PROPERTY_KEY_TYPES } from './schema.ts';
 
-/** A problem before it is attached to its file (load.ts adds `file`). */
+/** A problem before it is attached to its file (load.ts adds `file`); `at` when it has a place in the text. */
 export interface Issue {
   pointer: string;
   message: string;
+  at?: SourcePosition;
 }
 
 let compiled: ValidateFunction | undefined;
