@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path, { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { describeDefaulted, describeDevVars, withDevDefaults } from '../config/dev-env.ts';
-import { problemLines } from '../manifest/format.ts';
+import { reportLines } from '../manifest/format.ts';
 import { JSX_IMPORT_SOURCE, loadIntegrations } from '../manifest/load.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import { loadPlatformData } from '../platform/data.ts';
@@ -62,8 +62,7 @@ export async function runCheck(args: string[]): Promise<void> {
   for (const line of describeDevVars(integrations)) process.stdout.write(`${line}\n`);
   let errors = 0;
   for (const integration of integrations) {
-    for (const problem of integration.errors) for (const line of problemLines(problem)) process.stdout.write(`${line}\n`);
-    for (const warning of integration.warnings) for (const line of problemLines(warning, 'warning')) process.stdout.write(`${line}\n`);
+    for (const line of reportLines(integration.errors, integration.warnings)) process.stdout.write(`${line}\n`);
     errors += integration.errors.length;
   }
   const typeErrors = values.types ? await typecheck(integrations) : 0;

@@ -42,3 +42,11 @@ export function displayPath(absolutePath: string, cwd: string = process.cwd()): 
   if (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) return absolutePath;
   return rel.split(path.sep).join('/');
 }
+
+/**
+ * Every problem of a load as `npm run check` prints it, errors then warnings, each with its code
+ * frame: `npm run dev` prints the same lines at startup and on reload.
+ */
+export function reportLines(errors: readonly ManifestProblem[], warnings: readonly ManifestProblem[]): string[] {
+  return [...errors.flatMap((problem) => problemLines(problem)), ...warnings.flatMap((warning) => problemLines(warning, 'warning'))];
+}

@@ -104,6 +104,13 @@ describe('npm run dev', () => {
     expect(detail.reloadErrors).toBeUndefined();
   }, 60_000);
 
+  it('prints a manifest typo with the warnings and suggestions npm run check prints', async () => {
+    write('integrations/greeter/platform-manifest.yaml', manifest('greeter', 'summary: Now with a summary.\n').replace('scopes: []', 'scope: []'));
+    await dev.waitFor(/greeter did not reload \(1 problem\)[^\n]*\n[^\n]*\/scopes: required key "scopes" is missing \(is "scope" a misspelling of it\?\)\n[^\n]*\/scope: unknown key "scope" \(ignored; did you mean "scopes"\?\) \(warning\)\n/);
+    write('integrations/greeter/platform-manifest.yaml', manifest('greeter', 'summary: Now with a summary.\n'));
+    await eventually(() => admin('/v1/integrations/greeter'), (detail) => detail.reloadErrors === undefined);
+  }, 60_000);
+
   it('serves a new integration folder as soon as it is written, with its own installation', async () => {
     write('integrations/second/src/index.ts', "import { createIntegration } from 'sandbox-api';\nexport default createIntegration({ fetch: () => Response.json({ second: true }) });\n");
     write('integrations/second/platform-manifest.yaml', manifest('second'));
