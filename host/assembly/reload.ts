@@ -19,8 +19,10 @@ import { installOneForDevelopment, type DevInstallation } from './dev-installati
 export type ReloadChange = { warnings: ManifestProblem[] } & (
   /** New code serves new dispatches (in-flight ones finish on the old code). */
   | { integration: string; kind: 'code'; ms: number; hash: string }
-  /** Only the manifest (or a secret) changed; the code is the same. */
-  | { integration: string; kind: 'manifest'; ms: number }
+  /** The code is the same; `changed` says what else did (manifest keys, secret values, warnings). */
+  | { integration: string; kind: 'manifest'; ms: number; changed: string[] }
+  /** The files are back to what serves (after a failed reload): nothing changed in effect. */
+  | { integration: string; kind: 'unchanged'; ms: number }
   /** The newest files do not load; the last good build keeps serving. */
   | { integration: string; kind: 'failed'; ms: number; problems: ManifestProblem[] }
   /** Not serving: invalid, and no earlier build to fall back on. */
@@ -50,6 +52,23 @@ function fingerprint(integration: LoadedIntegration): string {
 
 function sameProblems(a: ManifestProblem[] | undefined, b: ManifestProblem[]): boolean {
   return JSON.stringify(a ?? []) === JSON.stringify(b);
+}
+
+/**
+ * What differs between two loads of the same code, in words: `manifest summary, scopes`, `secret
+ * values` (never which value), `warnings`, `status`. Empty when nothing does.
+ */
+export function describeDifference(current: LoadedIntegration, next: LoadedIntegration): string[] {
+  const differs = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+  const before = (current.manifest ?? {}) as Record<string, unknown>;
+  const after = (next.manifest ?? {}) as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => differs(before[key], after[key]));
+  return [
+    ...(keys.length > 0 ? [`manifest ${keys.join(', ')}`] : []),
+    ...(differs(current.secrets, next.secrets) ? ['secret values'] : []),
+    ...(differs(current.warnings, next.warnings) ? ['warnings'] : []),
+    ...(current.status !== next.status ? ['status'] : []),
+  ];
 }
 
 /** The warnings of `next` that `current` did not have (each is said once, when it appears). */
@@ -102,13 +121,19 @@ export function createReloader(deps: ReloadDeps): { reload(): Promise<ReloadChan
           }
           continue;
         }
-        if (fingerprint(current) === fingerprint(next) && current.reloadErrors === undefined) continue;
+        if (fingerprint(current) === fingerprint(next)) {
+          if (current.reloadErrors === undefined) continue;
+          // Edited, broken, then put back: what serves is what the files say again.
+          deps.registry.set(next);
+          changes.push({ integration: next.name, kind: 'unchanged', ms, warnings: [] });
+          continue;
+        }
         deps.registry.set(next);
         const newCode = serving(next) && (!serving(current) || current.bundle.hash !== next.bundle.hash);
         if (newCode) deps.sandbox.register(next.name, next.bundle);
         if (!serving(current)) await install(next);
         const warnings = newWarnings(current, next);
-        changes.push(newCode ? { integration: next.name, kind: 'code', ms, hash: next.bundle!.hash, warnings } : { integration: next.name, kind: 'manifest', ms, warnings });
+        changes.push(newCode ? { integration: next.name, kind: 'code', ms, hash: next.bundle!.hash, warnings } : { integration: next.name, kind: 'manifest', ms, changed: describeDifference(current, next), warnings });
       }
       // Integrations whose folder no longer holds their manifest (deleted, moved, renamed).
       for (const current of deps.registry.list()) {

@@ -27,7 +27,9 @@ export function describeChange(change: ReloadChange): Said[] {
     case 'code':
       return [info(`reloaded ${change.integration} in ${change.ms} ms: the next request runs the new code (bundle ${change.hash.slice(0, 8)})`), ...problems([])];
     case 'manifest':
-      return [info(`reloaded ${change.integration}'s manifest in ${change.ms} ms (same code)`), ...problems([])];
+      return [info(`reloaded ${change.integration} in ${change.ms} ms: changed ${change.changed.join('; ') || 'nothing the host uses'}; same code`), ...problems([])];
+    case 'unchanged':
+      return [info(`${change.integration}: no change (its files match the build that was serving again; the problems reported before are gone)`)];
     case 'added':
       return [info(`added ${change.integration}${change.installation?.installation ? `: ${change.installation.installation.urls.publicEndpoint}` : change.installation?.note ? ` (${change.installation.note})` : ''}`), ...problems([])];
     case 'failed':
