@@ -135,7 +135,12 @@ async function inspectIntegration(dir: string, root: string, options: LoadOption
   const devVars = options.devVars ? await readDevVars(dir, owner) : undefined;
   const { env, filled } = devVars ? withDevVars(options.env, devVars) : { env: options.env, filled: [] };
   const stored = options.check === true ? undefined : options.storedSecrets?.(owner);
-  const secrets = resolveSecrets(doc.secrets, env, owner, { unsetIsWarning: options.check === true, ...(stored !== undefined ? { stored } : {}) });
+  const devVarsFile = displayPath(path.join(dir, DEV_VARS_FILE));
+  const secrets = resolveSecrets(doc.secrets, env, owner, {
+    unsetIsWarning: options.check === true,
+    ...(stored !== undefined ? { stored } : {}),
+    ...(devVars !== undefined ? { devVarsFile } : {}),
+  });
   if (Object.keys(secrets.sources).length > 0) loaded.secretSources = secrets.sources;
   loaded.errors.push(...attach([
     ...schemaIssues,
@@ -144,7 +149,6 @@ async function inspectIntegration(dir: string, root: string, options: LoadOption
     ...secrets.errors,
   ]));
   loaded.warnings.push(...attach([...findUnknownKeys(doc), ...findUnusedKeys(doc), ...semanticWarnings(doc, options), ...secrets.warnings]));
-  const devVarsFile = displayPath(path.join(dir, DEV_VARS_FILE));
   loaded.warnings.push(...(devVars?.warnings ?? []).map((issue) => ({ file: devVarsFile, ...issue })));
   // Only the filled-in variables a secret actually reads are worth saying.
   const used = filled.filter((name) => Object.values(secrets.variables).includes(name));
