@@ -26,6 +26,7 @@ import { createApiTokenRouting, registerPlatformApiRoutes } from './routes/platf
 import { registerPublicEndpointRoutes } from './routes/public-endpoint.ts';
 import { registerRenderRoutes } from './routes/render.ts';
 import { registerConsoleRedirect } from './console/redirect.ts';
+import { registerRootPointer } from './routes/root.ts';
 import { registerSiteScriptRoutes } from './routes/site-scripts.ts';
 import { registerSecretRoutes } from './routes/secrets.ts';
 
@@ -88,6 +89,7 @@ export function createApp(services: HostServices, limits: AppLimits = DEFAULT_AP
   registerPublicEndpointRoutes(router, services, limits.maxPublicBodyBytes);
   registerPlatformApiRoutes(router, services);
   if (options.consoleUrl !== undefined) registerConsoleRedirect(router, options.consoleUrl);
+  registerRootPointer(router, options.consoleUrl);
   registerSiteScriptRoutes(router, services);
 
   app.use(createRequestLog(services.log, nextRequestId));
