@@ -12,18 +12,24 @@ import type { PlatformData } from '../platform/data.ts';
 import type { SandboxBundle } from '../sandbox/supervisor.ts';
 import { installOneForDevelopment, type DevInstallation } from './dev-installations.ts';
 
-/** What one reload did to one integration. */
-export type ReloadChange =
+/**
+ * What one reload did to one integration. `warnings` are the loaded files' warnings: all of them
+ * when the files did not load (they may explain the errors), else only those not reported before.
+ */
+export type ReloadChange = { warnings: ManifestProblem[] } & (
   /** New code serves new dispatches (in-flight ones finish on the old code). */
   | { integration: string; kind: 'code'; ms: number; hash: string }
-  /** Only the manifest (or a secret) changed; the code is the same. */
-  | { integration: string; kind: 'manifest'; ms: number }
+  /** The code is the same; `changed` says what else did (manifest keys, secret values, warnings). */
+  | { integration: string; kind: 'manifest'; ms: number; changed: string[] }
+  /** The files are back to what serves (after a failed reload): nothing changed in effect. */
+  | { integration: string; kind: 'unchanged'; ms: number }
   /** The newest files do not load; the last good build keeps serving. */
   | { integration: string; kind: 'failed'; ms: number; problems: ManifestProblem[] }
   /** Not serving: invalid, and no earlier build to fall back on. */
   | { integration: string; kind: 'invalid'; ms: number; problems: ManifestProblem[] }
   /** A folder that was not loaded before. */
-  | { integration: string; kind: 'added'; ms: number; installation?: DevInstallation };
+  | { integration: string; kind: 'added'; ms: number; installation?: DevInstallation }
+);
 
 export interface ReloadDeps {
   dirs: string[];
@@ -46,6 +52,29 @@ function fingerprint(integration: LoadedIntegration): string {
 
 function sameProblems(a: ManifestProblem[] | undefined, b: ManifestProblem[]): boolean {
   return JSON.stringify(a ?? []) === JSON.stringify(b);
+}
+
+/**
+ * What differs between two loads of the same code, in words: `manifest summary, scopes`, `secret
+ * values` (never which value), `warnings`, `status`. Empty when nothing does.
+ */
+export function describeDifference(current: LoadedIntegration, next: LoadedIntegration): string[] {
+  const differs = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
+  const before = (current.manifest ?? {}) as Record<string, unknown>;
+  const after = (next.manifest ?? {}) as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => differs(before[key], after[key]));
+  return [
+    ...(keys.length > 0 ? [`manifest ${keys.join(', ')}`] : []),
+    ...(differs(current.secrets, next.secrets) ? ['secret values'] : []),
+    ...(differs(current.warnings, next.warnings) ? ['warnings'] : []),
+    ...(current.status !== next.status ? ['status'] : []),
+  ];
+}
+
+/** The warnings of `next` that `current` did not have (each is said once, when it appears). */
+function newWarnings(current: LoadedIntegration | undefined, next: LoadedIntegration): ManifestProblem[] {
+  const before = new Set((current?.warnings ?? []).map((warning) => JSON.stringify(warning)));
+  return next.warnings.filter((warning) => !before.has(JSON.stringify(warning)));
 }
 
 export function createReloader(deps: ReloadDeps): { reload(): Promise<ReloadChange[]> } {
@@ -75,7 +104,9 @@ export function createReloader(deps: ReloadDeps): { reload(): Promise<ReloadChan
           deps.registry.set(next);
           if (serving(next)) deps.sandbox.register(next.name, next.bundle);
           const installation = await install(next);
-          changes.push(next.status === 'ready' ? { integration: next.name, kind: 'added', ms, ...(installation ? { installation } : {}) } : { integration: next.name, kind: 'invalid', ms, problems: next.errors });
+          changes.push(next.status === 'ready'
+            ? { integration: next.name, kind: 'added', ms, warnings: next.warnings, ...(installation ? { installation } : {}) }
+            : { integration: next.name, kind: 'invalid', ms, problems: next.errors, warnings: next.warnings });
           continue;
         }
         if (next.status === 'invalid') {
@@ -83,19 +114,26 @@ export function createReloader(deps: ReloadDeps): { reload(): Promise<ReloadChan
             // Keep the build that works; show both what serves and what failed.
             if (sameProblems(current.reloadErrors, next.errors)) continue;
             deps.registry.set({ ...current, reloadErrors: next.errors });
-            changes.push({ integration: next.name, kind: 'failed', ms, problems: next.errors });
+            changes.push({ integration: next.name, kind: 'failed', ms, problems: next.errors, warnings: next.warnings });
           } else if (fingerprint(current) !== fingerprint(next)) {
             deps.registry.set(next);
-            changes.push({ integration: next.name, kind: 'invalid', ms, problems: next.errors });
+            changes.push({ integration: next.name, kind: 'invalid', ms, problems: next.errors, warnings: next.warnings });
           }
           continue;
         }
-        if (fingerprint(current) === fingerprint(next) && current.reloadErrors === undefined) continue;
+        if (fingerprint(current) === fingerprint(next)) {
+          if (current.reloadErrors === undefined) continue;
+          // Edited, broken, then put back: what serves is what the files say again.
+          deps.registry.set(next);
+          changes.push({ integration: next.name, kind: 'unchanged', ms, warnings: [] });
+          continue;
+        }
         deps.registry.set(next);
         const newCode = serving(next) && (!serving(current) || current.bundle.hash !== next.bundle.hash);
         if (newCode) deps.sandbox.register(next.name, next.bundle);
         if (!serving(current)) await install(next);
-        changes.push(newCode ? { integration: next.name, kind: 'code', ms, hash: next.bundle!.hash } : { integration: next.name, kind: 'manifest', ms });
+        const warnings = newWarnings(current, next);
+        changes.push(newCode ? { integration: next.name, kind: 'code', ms, hash: next.bundle!.hash, warnings } : { integration: next.name, kind: 'manifest', ms, changed: describeDifference(current, next), warnings });
       }
       // Integrations whose folder no longer holds their manifest (deleted, moved, renamed).
       for (const current of deps.registry.list()) {
@@ -107,7 +145,7 @@ export function createReloader(deps: ReloadDeps): { reload(): Promise<ReloadChan
         const gone: ManifestProblem[] = [{ file: displayPath(current.manifestPath), pointer: '', message: 'no --dir folder holds this integration any more (its folder or manifest was removed, moved or renamed)' }];
         if (sameProblems(current.reloadErrors, gone)) continue;
         deps.registry.set({ ...current, reloadErrors: gone });
-        changes.push({ integration: current.name, kind: 'failed', ms, problems: gone });
+        changes.push({ integration: current.name, kind: 'failed', ms, problems: gone, warnings: [] });
       }
       return changes;
     },

@@ -5,11 +5,11 @@
 import { existsSync } from 'node:fs';
 import path, { relative } from 'node:path';
 import { describeDefaulted, describeDevVars, withDevDefaults } from '../config/dev-env.ts';
-import { formatProblem } from '../manifest/format.ts';
+import { reportLines } from '../manifest/format.ts';
 import { JSX_IMPORT_SOURCE, loadIntegrations } from '../manifest/load.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import { loadPlatformData } from '../platform/data.ts';
-import { formatTypeProblem, typecheckIntegration } from '../typecheck/run-tsc.ts';
+import { typecheckIntegration, typeProblemLines } from '../typecheck/run-tsc.ts';
 import { commandLine } from '../common/invocation.ts';
 import { DEFAULT_INTEGRATIONS_DIR, SAMPLE_PLATFORM } from './defaults.ts';
 import { fail } from './usage.ts';
@@ -27,7 +27,7 @@ async function typecheck(integrations: LoadedIntegration[]): Promise<number> {
       entry: path.resolve(integration.dir, script),
       jsxImportSource: JSX_IMPORT_SOURCE[integration.manifestKind ?? 'platform'],
     });
-    for (const problem of problems) process.stdout.write(`${formatTypeProblem(problem)}\n`);
+    for (const problem of problems) for (const line of typeProblemLines(problem)) process.stdout.write(`${line}\n`);
     count += problems.length;
   }
   return count;
@@ -55,8 +55,7 @@ export async function runCheck(request: { folders: string[]; types: boolean }): 
   for (const line of describeDevVars(integrations)) process.stdout.write(`${line}\n`);
   let errors = 0;
   for (const integration of integrations) {
-    for (const problem of integration.errors) process.stdout.write(`${formatProblem(problem)}\n`);
-    for (const warning of integration.warnings) process.stdout.write(`${formatProblem(warning)} (warning)\n`);
+    for (const line of reportLines(integration.errors, integration.warnings)) process.stdout.write(`${line}\n`);
     errors += integration.errors.length;
   }
   const typeErrors = request.types ? await typecheck(integrations) : 0;

@@ -1,39 +1,48 @@
 // `npm run dev`: the host in watch mode. Serves ./integrations (or --dir folders), watches every
 // file an integration's bundle or manifest depends on, reloads on change (debounced) and says what
-// happened in one line; a change that fails keeps the last good build serving.
+// happened in one line (then its problems and new warnings, printed as `npm run check` prints
+// them); a change that fails keeps the last good build serving.
 
 import { mkdir } from 'node:fs/promises';
 import type { ReloadChange } from '../assembly/reload.ts';
 import type { Logger } from '../common/logger.ts';
 import { watchForChanges, type Watcher } from '../dev/watcher.ts';
-import { formatProblem } from '../manifest/format.ts';
+import { reportLines } from '../manifest/format.ts';
+import type { ManifestProblem } from '../manifest/types.ts';
 import type { HostOptionsInput } from '../config/options.ts';
 import { commandLine } from '../common/invocation.ts';
 import { DEFAULT_INTEGRATIONS_DIR, SAMPLE_PLATFORM } from './defaults.ts';
 import { removeDevSession, writeDevSession } from './dev-session.ts';
 import { closeOnSignals, printStartup, startFromFlags } from './host-command.ts';
 
+type Said = { level: 'info' | 'warn'; line: string };
 
-export function describeChange(change: ReloadChange): { level: 'info' | 'warn'; lines: string[] } {
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** What the terminal says about one reload change: its line, then every problem as `npm run check` prints it. */
+export function describeChange(change: ReloadChange): Said[] {
+  const info = (line: string): Said => ({ level: 'info', line });
+  const warn = (line: string): Said => ({ level: 'warn', line });
+  // Errors (and, for a failed load, every warning) indented under the change's own line.
+  const problems = (errors: ManifestProblem[]) => reportLines(errors, change.warnings).map((line) => warn(`  ${line}`));
   switch (change.kind) {
     case 'code':
-      return { level: 'info', lines: [`reloaded ${change.integration} in ${change.ms} ms: the next request runs the new code (bundle ${change.hash.slice(0, 8)})`] };
+      return [info(`reloaded ${change.integration} in ${change.ms} ms: the next request runs the new code (bundle ${change.hash.slice(0, 8)})`), ...problems([])];
     case 'manifest':
-      return { level: 'info', lines: [`reloaded ${change.integration}'s manifest in ${change.ms} ms (same code)`] };
+      return [info(`reloaded ${change.integration} in ${change.ms} ms: changed ${change.changed.join('; ') || 'nothing the host uses'}; same code`), ...problems([])];
+    case 'unchanged':
+      return [info(`${change.integration}: no change (its files match the build that was serving again; the problems reported before are gone)`)];
     case 'added':
-      return { level: 'info', lines: [`added ${change.integration}${change.installation?.installation ? `: ${change.installation.installation.urls.publicEndpoint}` : change.installation?.note ? ` (${change.installation.note})` : ''}`] };
+      return [info(`added ${change.integration}${change.installation?.installation ? `: ${change.installation.installation.urls.publicEndpoint}` : change.installation?.note ? ` (${change.installation.note})` : ''}`), ...problems([])];
     case 'failed':
-      return { level: 'warn', lines: [`${change.integration} did not reload (${change.problems.length} problem${change.problems.length === 1 ? '' : 's'}); the last good build keeps serving:`, ...change.problems.map((problem) => `  ${formatProblem(problem)}`)] };
+      return [warn(`${change.integration} did not reload (${plural(change.problems.length, 'problem')}); the last good build keeps serving:`), ...problems(change.problems)];
     case 'invalid':
-      return { level: 'warn', lines: [`${change.integration} is invalid (${change.problems.length} problem${change.problems.length === 1 ? '' : 's'}):`, ...change.problems.map((problem) => `  ${formatProblem(problem)}`)] };
+      return [warn(`${change.integration} is invalid (${plural(change.problems.length, 'problem')}):`), ...problems(change.problems)];
   }
 }
 
 function report(log: Logger, changes: ReloadChange[]): void {
-  for (const change of changes) {
-    const { level, lines } = describeChange(change);
-    for (const line of lines) log[level](line);
-  }
+  for (const change of changes) for (const { level, line } of describeChange(change)) log[level](line);
 }
 
 export async function runDev(flags: HostOptionsInput): Promise<void> {

@@ -4,7 +4,7 @@
 
 import { HostError } from '../common/errors.ts';
 import type { EventLogEntry } from '../dispatch/event-log.ts';
-import { readDevSession } from './dev-session.ts';
+import { DEV_SESSION_FILE, readDevSession } from './dev-session.ts';
 import { formatEntry } from './log-format.ts';
 import { readSse } from './sse.ts';
 import { commandLine } from '../common/invocation.ts';
@@ -16,11 +16,18 @@ interface LogsTarget {
   integration: string;
   installation?: string;
   url: string;
+  /** Where the address came from: it decides what a refused connection means. */
+  urlFrom: 'flag' | 'session' | 'default';
   adminToken: string;
 }
 
 function logsTarget(request: { integration: string; installation?: string; url?: string; adminToken?: string }): LogsTarget {
   const session = readDevSession();
+  // Nothing says which host to follow: the usual case is a dev host that is not running.
+  if (session === undefined && request.url === undefined && !request.adminToken && !process.env.HOST_ADMIN_TOKEN) {
+    throw new HostError('ERR_NOT_READY', `no dev host is running here (${DEV_SESSION_FILE} does not exist): start one with ${commandLine('dev')} (in another terminal, in this folder), or pass --url and --admin-token to follow another host`);
+  }
+  const urlFrom = request.url !== undefined ? 'flag' : session !== undefined ? 'session' : 'default';
   const url = (request.url ?? session?.url ?? DEFAULT_URL).replace(/\/+$/, '');
   try {
     new URL(url);
@@ -32,7 +39,15 @@ function logsTarget(request: { integration: string; installation?: string; url?:
   if (adminToken === undefined) {
     throw new HostError('ERR_UNAUTHORIZED', `no admin token for ${url}: pass --admin-token (the token the host printed) or set HOST_ADMIN_TOKEN`);
   }
-  return { integration: request.integration, ...(request.installation ? { installation: request.installation } : {}), url, adminToken };
+  return { integration: request.integration, ...(request.installation ? { installation: request.installation } : {}), url, urlFrom, adminToken };
+}
+
+/** Why nothing answered, by where the address came from. */
+function unreachable(target: LogsTarget, code: string): string {
+  const nothing = code === 'ECONNREFUSED' ? `nothing listens at ${target.url}` : `no host answers at ${target.url}`;
+  if (target.urlFrom === 'session') return `the dev host recorded in ${DEV_SESSION_FILE} is not running any more (${nothing}, ${code}): start it again with ${commandLine('dev')}`;
+  if (target.urlFrom === 'default') return `no dev host is running here, and ${nothing} (${code}): start one with ${commandLine('dev')}, or pass --url with the address the host printed`;
+  return `${nothing} (${code}): check the address the host printed (its "listening on" line), or start a dev host with ${commandLine('dev')}`;
 }
 
 async function openStream(target: LogsTarget): Promise<Response> {
@@ -44,7 +59,7 @@ async function openStream(target: LogsTarget): Promise<Response> {
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const code = cause?.code ?? cause?.message ?? (error as Error).message;
-    throw new HostError('ERR_NOT_READY', `no host answers at ${target.url} (${code}): start one with ${commandLine('dev')}, or pass --url`);
+    throw new HostError('ERR_NOT_READY', unreachable(target, code));
   }
   if (response.ok) return response;
   let message = `${response.status}`;

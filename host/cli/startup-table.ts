@@ -4,7 +4,8 @@
 
 import type { Host } from '../index.ts';
 import type { InstallationView } from '../installations/model.ts';
-import { formatProblem } from '../manifest/format.ts';
+import { formatProblem, formatWarning, problemFrame } from '../manifest/format.ts';
+import type { ManifestProblem } from '../manifest/types.ts';
 
 /** Installations shown per integration; the rest are one GET /v1/installations away. */
 export const TABLE_INSTALLATIONS_PER_INTEGRATION = 20;
@@ -18,7 +19,12 @@ export async function startupRows(host: Host): Promise<string[][]> {
   const rows: string[][] = [['integration', 'status', 'public endpoint / problems']];
   for (const integration of host.integrations) {
     if (integration.status === 'invalid') {
-      integration.errors.forEach((problem, index) => rows.push([index === 0 ? integration.name : '', index === 0 ? 'invalid' : '', formatProblem(problem)]));
+      integration.errors.forEach((problem, index) => {
+        rows.push([index === 0 ? integration.name : '', index === 0 ? 'invalid' : '', formatProblem(problem)]);
+        for (const line of problemFrame(problem)) rows.push(['', '', line]);
+      });
+      // The warnings too, as check prints them: an unknown key often explains a missing one.
+      warningRows(rows, integration.warnings);
       continue;
     }
     const page = await host.services.listInstallations({ integration: integration.name, limit: TABLE_INSTALLATIONS_PER_INTEGRATION });
@@ -31,10 +37,20 @@ export async function startupRows(host: Host): Promise<string[][]> {
       cells.push(integration.builtin ? `(built in; install it on a ${integration.builtin.targets.join(' or ')})` : (dev?.note ?? (integration.bundle ? '(not installed)' : '(no script)')));
     }
     cells.forEach((cell, index) => rows.push([index === 0 ? integration.name : '', index === 0 ? 'ready' : '', cell]));
-    for (const warning of integration.warnings) rows.push(['', 'warning', formatProblem(warning)]);
-    for (const problem of integration.reloadErrors ?? []) rows.push(['', 'failed', `${formatProblem(problem)} (still serving the last good build)`]);
+    warningRows(rows, integration.warnings);
+    for (const problem of integration.reloadErrors ?? []) {
+      rows.push(['', 'failed', `${formatProblem(problem)} (still serving the last good build)`]);
+      for (const line of problemFrame(problem)) rows.push(['', '', line]);
+    }
   }
   return rows;
+}
+
+function warningRows(rows: string[][], warnings: readonly ManifestProblem[]): void {
+  for (const warning of warnings) {
+    rows.push(['', 'warning', formatWarning(warning)]);
+    for (const line of problemFrame(warning)) rows.push(['', '', line]);
+  }
 }
 
 export function formatTable(rows: string[][]): string {

@@ -2,6 +2,8 @@
 // Every failure the host reports carries one of these codes; messages of 5xx codes must never
 // carry internals (paths, stacks, isolate details).
 
+import type { SourcePosition } from './code-frame.ts';
+
 const ERROR_STATUS = {
   ERR_BAD_REQUEST: 400,
   ERR_VALIDATION: 400,
@@ -56,6 +58,8 @@ export function httpErrorCodesOf(status: number): ErrorCode[] {
 export interface ErrorDetail {
   pointer?: string;
   message: string;
+  /** A problem in a source file (a bundling error): the file, relative to the integration folder, and where. */
+  source?: SourcePosition & { file: string };
 }
 
 export class HostError extends Error {

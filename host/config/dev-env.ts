@@ -30,7 +30,7 @@ export function describeDefaulted(defaulted: string[], secretTemplates: string[]
   const named = new Set(secretTemplates.flatMap((template) => [...template.matchAll(/env\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1])));
   const used = defaulted.filter((name) => named.has(name));
   if (used.length === 0) return undefined;
-  return `dev defaults for unset ${used.join(', ')} (oauth-demo and space-digest talk to the loopback provider: npm run provider; export them to use another)`;
+  return `dev defaults for unset ${used.join(', ')} (oauth-demo and space-digest talk to the loopback provider of a clone's npm run provider; export them to use another)`;
 }
 
 /** One line per integration whose secrets were filled in from its `.dev.vars` (names only, never values). */

@@ -7,7 +7,8 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Message } from 'esbuild';
-import { HostError } from '../common/errors.ts';
+import { HostError, type ErrorDetail } from '../common/errors.ts';
+import { lineOf } from '../common/code-frame.ts';
 import type { IntegrationBundle } from './types.ts';
 import { isInside } from './paths.ts';
 import { hashInputs, readCachedBundle, writeCachedBundle } from './bundle-cache.ts';
@@ -143,22 +144,40 @@ export function blankModuleMarkers(text: string, dirReal: string, files: Iterabl
 }
 
 /**
- * Turns esbuild's failure into the offenses it names (errors about rejected-import stubs only repeat
- * one). `read` (the build's folder and the files the containment plugin read) puts a position in the
- * line it appends to each file (source-map-comment.ts) back at that file's end.
+ * Turns esbuild's failure into the problems it names (errors about rejected-import stubs only
+ * repeat an offense the containment plugin recorded). A located message keeps its file (relative
+ * to the build's folder), line, 1-based character column and the line's text; with `read` (the
+ * build's folder and the files the containment plugin read) the position and text come from the
+ * file as read, so one in the line appended to each file (source-map-comment.ts) is its end.
  */
-export function collectBuildErrors(error: unknown, offenses: string[], read?: { dir: string; contents: Map<string, Uint8Array> }): void {
+export function buildProblems(error: unknown, read?: { dir: string; contents: Map<string, Uint8Array> }): ErrorDetail[] {
   const messages = (error as { errors?: Message[] }).errors;
   if (!messages) throw error;
-  const located = (message: Message): Message => {
-    const bytes = message.location && read?.contents.get(path.resolve(read.dir, message.location.file));
-    return bytes ? { ...message, location: { ...message.location!, ...positionInFile(bytes, message.location!.line, message.location!.column) } } : message;
-  };
-  offenses.push(...messages.filter((m) => !m.text.includes(`${REJECTED}:`)).map((message) => describeMessage(located(message))));
+  return messages.filter((m) => !m.text.includes(`${REJECTED}:`)).map((message) => locate(message, read));
+}
+
+function locate(message: Message, read?: { dir: string; contents: Map<string, Uint8Array> }): ErrorDetail {
+  const where = message.location;
+  if (!where) return { message: message.text };
+  const bytes = read?.contents.get(path.resolve(read.dir, where.file));
+  const { line, column } = bytes ? positionInFile(bytes, where.line, where.column) : where;
+  const lineText = bytes ? lineOf(Buffer.from(bytes).toString('utf8'), line) : where.lineText;
+  // esbuild counts columns and lengths in bytes of UTF-8; people count characters.
+  const utf8 = Buffer.from(lineText, 'utf8');
+  const characters = (from: number, to: number) => utf8.subarray(from, to).toString('utf8').length;
+  const source = { file: where.file, line, column: characters(0, column) + 1, lineText, length: Math.max(1, characters(column, column + where.length)) };
+  return { message: message.text, source };
+}
+
+/** A build problem on one line (tests bundling a snippet): `file:line:col: message`. */
+export function describeBuildProblem(problem: ErrorDetail): string {
+  const at = problem.source;
+  return at ? `${at.file}:${at.line}:${at.column}: ${problem.message}` : problem.message;
 }
 
 async function runBuild(roots: ResolutionRoots, entryReal: string, contents: Map<string, Uint8Array>, variant: BuildVariant): Promise<{ code: string; map: string }> {
   const offenses: string[] = [];
+  let failures: ErrorDetail[] = [];
   let text: string;
   let mapText: string;
   // Only named for the source map's relative paths; nothing is written (write: false).
@@ -170,19 +189,12 @@ async function runBuild(roots: ResolutionRoots, entryReal: string, contents: Map
     text = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.text;
     mapText = result.outputFiles!.find((file) => file.path.endsWith('.map'))!.text;
   } catch (error) {
-    collectBuildErrors(error, offenses, { dir: roots.integrationDir, contents });
+    failures = buildProblems(error, { dir: roots.integrationDir, contents });
   }
-  if (offenses.length > 0) {
-    const details = offenses.map((message) => ({ message }));
-    throw new HostError('ERR_BUNDLE_FAILED', offenses.join('; '), details);
-  }
+  const details = [...offenses.map((message) => ({ message })), ...failures];
+  if (details.length > 0) throw new HostError('ERR_BUNDLE_FAILED', details.map(describeBuildProblem).join('; '), details);
   return {
     code: wrapBundle(blankModuleMarkers(text!, roots.integrationDir, contents.keys())),
     map: prepareSourceMap(mapText!, path.dirname(outfile), roots.integrationDir, WRAPPER_LEADING_LINES),
   };
-}
-
-function describeMessage(message: Message): string {
-  const where = message.location ? `${message.location.file}:${message.location.line}:${message.location.column}: ` : '';
-  return `${where}${message.text}`;
 }

@@ -7,7 +7,7 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import { readRegularFile, UnreadableFileError } from './read-file.ts';
 import path from 'node:path';
 import { CORE_SCHEMA, load } from 'js-yaml';
-import { HostError } from '../common/errors.ts';
+import { HostError, type ErrorDetail } from '../common/errors.ts';
 import { MANIFEST_FILES, type LoadedIntegration, type Manifest, type ManifestKind, type ManifestProblem } from './types.ts';
 import { checkSchema, escapePointer, type Issue } from './validate.ts';
 import { checkSemantics, findUnknownKeys, findUnusedKeys, isObject, semanticWarnings } from './semantic.ts';
@@ -17,6 +17,7 @@ import { DEV_VARS_FILE, readDevVars, withDevVars } from './dev-vars.ts';
 import { ownerOf } from './secret-namespace.ts';
 import { bundleScript, type BundleMode } from './bundle.ts';
 import { displayPath } from './format.ts';
+import { describeYamlError } from './yaml-error.ts';
 import { MANIFEST_KEYS } from './schema.ts';
 
 const KINDS = Object.keys(MANIFEST_FILES) as ManifestKind[];
@@ -134,7 +135,12 @@ async function inspectIntegration(dir: string, root: string, options: LoadOption
   const devVars = options.devVars ? await readDevVars(dir, owner) : undefined;
   const { env, filled } = devVars ? withDevVars(options.env, devVars) : { env: options.env, filled: [] };
   const stored = options.check === true ? undefined : options.storedSecrets?.(owner);
-  const secrets = resolveSecrets(doc.secrets, env, owner, { unsetIsWarning: options.check === true, ...(stored !== undefined ? { stored } : {}) });
+  const devVarsFile = displayPath(path.join(dir, DEV_VARS_FILE));
+  const secrets = resolveSecrets(doc.secrets, env, owner, {
+    unsetIsWarning: options.check === true,
+    ...(stored !== undefined ? { stored } : {}),
+    ...(devVars !== undefined ? { devVarsFile } : {}),
+  });
   if (Object.keys(secrets.sources).length > 0) loaded.secretSources = secrets.sources;
   loaded.errors.push(...attach([
     ...schemaIssues,
@@ -143,7 +149,6 @@ async function inspectIntegration(dir: string, root: string, options: LoadOption
     ...secrets.errors,
   ]));
   loaded.warnings.push(...attach([...findUnknownKeys(doc), ...findUnusedKeys(doc), ...semanticWarnings(doc, options), ...secrets.warnings]));
-  const devVarsFile = displayPath(path.join(dir, DEV_VARS_FILE));
   loaded.warnings.push(...(devVars?.warnings ?? []).map((issue) => ({ file: devVarsFile, ...issue })));
   // Only the filled-in variables a secret actually reads are worth saying.
   const used = filled.filter((name) => Object.values(secrets.variables).includes(name));
@@ -172,8 +177,8 @@ async function readManifest(manifestPath: string): Promise<{ doc: Record<string,
     doc = load(text, { schema: CORE_SCHEMA, maxAliases: MAX_YAML_ALIASES });
   } catch (error) {
     const { reason, mark } = error as { reason?: string; mark?: { line: number; column: number } };
-    const where = mark ? ` at line ${mark.line + 1}, column ${mark.column + 1}` : '';
-    return fail(`invalid YAML: ${reason ?? String(error)}${where}`);
+    if (!mark) return fail(`invalid YAML: ${reason ?? String(error)}`);
+    return { problem: { pointer: '', ...describeYamlError(text, reason ?? String(error), mark) } };
   }
   if (!isObject(doc)) {
     const kind = Array.isArray(doc) ? 'a list' : doc === null ? 'null' : `a ${typeof doc}`;
@@ -231,8 +236,13 @@ async function finish({ loaded, root }: Inspected, options: LoadOptions): Promis
       });
     } catch (error) {
       const file = displayPath(loaded.manifestPath);
-      const details = error instanceof HostError && error.details ? error.details : [{ message: (error as Error).message }];
-      loaded.errors.push(...details.map((detail) => ({ file, pointer: '/script', message: detail.message })));
+      const details: ErrorDetail[] = error instanceof HostError && error.details ? error.details : [{ message: (error as Error).message }];
+      // A build error in a source file is reported against that file, at its place.
+      loaded.errors.push(...details.map(({ message, source }) => {
+        if (source === undefined) return { file, pointer: '/script', message };
+        const { file: inFolder, ...at } = source;
+        return { file: displayPath(path.resolve(loaded.dir, inFolder)), pointer: '/script', message, at };
+      }));
       loaded.secrets = {};
       return { ...loaded, status: 'invalid' };
     }

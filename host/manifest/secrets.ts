@@ -4,6 +4,7 @@
 // (secret-namespace.ts). Never puts a secret value (resolved or literal) into a message, a warning
 // or a log line: only key and variable names.
 
+import { commandLine } from '../common/invocation.ts';
 import type { Issue } from './validate.ts';
 import { escapePointer } from './validate.ts';
 import { isObject } from './semantic.ts';
@@ -21,7 +22,7 @@ export type SecretSource = 'store' | 'environment' | 'manifest' | 'missing';
 
 /** The exact command that stores `variable` for `integration` (its value read from stdin). */
 export function setSecretCommand(integration: string, variable: string): string {
-  return `npm run secrets -- set ${integration} ${variable}`;
+  return commandLine('secrets', `set ${integration} ${variable}`);
 }
 
 export interface ResolvedSecrets {
@@ -44,6 +45,11 @@ export interface ResolveOptions {
   unsetIsWarning?: boolean;
   /** The values the operator stored for this integration, by variable name (a host; never `check`). */
   stored?: ReadonlyMap<string, StoredSecretValue>;
+  /**
+   * The integration's `.dev.vars` as shown, when this load reads it (dev-vars.ts): an unset
+   * variable's message then says it can go there.
+   */
+  devVarsFile?: string;
 }
 
 /**
@@ -90,10 +96,12 @@ export function resolveSecrets(
       }
       setOwn(result.variables, key, variable);
       const value = Object.hasOwn(env, variable) ? env[variable] : undefined;
+      // Where a development value can go, when this load reads the folder's `.dev.vars`.
+      const devVars = options.devVarsFile === undefined ? '' : `put ${variable}=<value> in ${options.devVarsFile}`;
       const unset = (why: string) =>
         options.unsetIsWarning
-          ? result.warnings.push({ pointer, message: `secret "${key}" needs environment variable ${variable}, which ${why}: the host will refuse to load the integration until it is set (or stored with ${command})` })
-          : result.errors.push({ pointer, message: `secret "${key}" needs environment variable ${variable}, which ${why} (or store it: ${command})` });
+          ? result.warnings.push({ pointer, message: `secret "${key}" needs environment variable ${variable}, which ${why}: the host will refuse to load the integration until it is set (${devVars ? `${devVars} for ${commandLine('dev')}, or stored` : 'or stored'} with ${command})` })
+          : result.errors.push({ pointer, message: `secret "${key}" needs environment variable ${variable}, which ${why} (${devVars ? `${devVars}, or store it` : 'or store it'}: ${command})` });
       if (value === undefined) {
         unset('is not set');
       } else if (value === '') {

@@ -5,6 +5,7 @@
 
 import { INTERNAL_SCOPES } from './types.ts';
 import { MANIFEST_KEYS } from './schema.ts';
+import { didYouMean } from './suggest.ts';
 import { escapePointer, type Issue } from './validate.ts';
 
 export interface SemanticOptions {
@@ -66,7 +67,7 @@ export function findUnusedKeys(doc: Record<string, unknown>): Issue[] {
 export function findUnknownKeys(doc: Record<string, unknown>): Issue[] {
   return Object.keys(doc)
     .filter((key) => !MANIFEST_KEYS.includes(key))
-    .map((key) => ({ pointer: `/${escapePointer(key)}`, message: `unknown key "${key}" (ignored)` }));
+    .map((key) => ({ pointer: `/${escapePointer(key)}`, message: `unknown key "${key}" (ignored${didYouMean(key, MANIFEST_KEYS)})` }));
 }
 
 function checkBlockIds(blocks: unknown): Issue[] {

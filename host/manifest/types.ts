@@ -1,6 +1,8 @@
 // Types of a loaded integration: the validated manifest, where it lives, its bundle, and every
 // problem found while loading it. Pure data; no I/O here.
 
+import type { SourcePosition } from '../common/code-frame.ts';
+
 export const SCOPES = [
   'space:content:read', 'space:content:write', 'space:metadata:read', 'space:metadata:write',
   'space:git:sync', 'page:feedback:read', 'site:metadata:read', 'site:views:read', 'site:script:inject',
@@ -73,11 +75,17 @@ export interface Manifest {
   secrets?: Record<string, string>;
 }
 
-/** One problem, printed as `file: /json/pointer: message`. */
+/**
+ * One problem, printed as `file: /json/pointer: message`, or, when it has a place in the file
+ * (`at`: a YAML syntax error, a build error in a script), as `file:line:col: error: message` with
+ * a code frame (common/code-frame.ts). A script's build error names the script as `file` and
+ * keeps `/script` as its pointer.
+ */
 export interface ManifestProblem {
   file: string;
   pointer: string;
   message: string;
+  at?: SourcePosition;
 }
 
 export interface IntegrationBundle {

@@ -4,12 +4,15 @@
 
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import type { SourcePosition } from '../common/code-frame.ts';
 import { manifestSchema, PROPERTY_KEY_TYPES } from './schema.ts';
+import { closestKey, didYouMean } from './suggest.ts';
 
-/** A problem before it is attached to its file (load.ts adds `file`). */
+/** A problem before it is attached to its file (load.ts adds `file`); `at` when it has a place in the text. */
 export interface Issue {
   pointer: string;
   message: string;
+  at?: SourcePosition;
 }
 
 let compiled: ValidateFunction | undefined;
@@ -54,11 +57,15 @@ function describeError(e: ErrorObject): Issue | null {
       const missing = String(params.missingProperty);
       const type = e.schemaPath.includes('/then/') ? (e.data as { type?: string }).type : undefined;
       const why = type ? ` (${type} properties need it)` : '';
-      return { pointer: `${at}/${escapePointer(missing)}`, message: `required key "${missing}" is missing${why}` };
+      // A key written with a typo is both unknown and missing: say which one it probably is.
+      const written = isRecord(e.data) ? Object.keys(e.data).filter((key) => closestKey(key, [missing]) === missing) : [];
+      const typo = written.length > 0 ? ` (is "${written[0]}" a misspelling of it?)` : '';
+      return { pointer: `${at}/${escapePointer(missing)}`, message: `required key "${missing}" is missing${why}${typo}` };
     }
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
-      return { pointer: `${at}/${escapePointer(extra)}`, message: `unknown key "${extra}"` };
+      const known = isRecord(e.parentSchema?.properties) ? Object.keys(e.parentSchema.properties) : [];
+      return { pointer: `${at}/${escapePointer(extra)}`, message: `unknown key "${extra}"${didYouMean(extra, known).replace(/^; /, ': ')}` };
     }
     case 'false schema': {
       const types = PROPERTY_KEY_TYPES[key] ?? [];
@@ -105,6 +112,10 @@ function describeFormat(key: string, got: string): string | undefined {
     return `must be a path on the integration's endpoint starting with "/", e.g. "/oauth"${got}`;
   }
   return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function lastSegment(pointer: string): string {

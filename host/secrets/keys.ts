@@ -2,6 +2,7 @@
 // by `HOST_SECRETS_KEYS_FILE`) lists `ID:KEY` entries, KEY 32 random bytes in base64; the highest
 // id encrypts, every listed key decrypts. Parses and reads only; never prints key material.
 
+import { commandLine } from '../common/invocation.ts';
 import { randomBytes } from 'node:crypto';
 import { HostError } from '../common/errors.ts';
 import { readRegularFile, UnreadableFileError } from '../manifest/read-file.ts';
@@ -25,7 +26,7 @@ export interface KeyRing {
 export const EMPTY_KEY_RING: KeyRing = { keys: new Map(), current: undefined, source: 'none' };
 
 /** How an operator provides a key: the one sentence every "no key" message ends with. */
-export const HOW_TO_PROVIDE_A_KEY = `set ${KEYS_VARIABLE}=1:<key> (or ${KEYS_FILE_VARIABLE}=<file> holding that line) where the host and this command run; npm run secrets -- new-key prints a fresh one`;
+export const HOW_TO_PROVIDE_A_KEY = `set ${KEYS_VARIABLE}=1:<key> (or ${KEYS_FILE_VARIABLE}=<file> holding that line) where the host and this command run; ${commandLine('secrets', 'new-key')} prints a fresh one`;
 
 function invalid(where: string, message: string): HostError {
   return new HostError('ERR_OPTIONS_INVALID', `${where}: ${message}`);
@@ -41,7 +42,7 @@ export function parseKeyRing(text: string, where: string): KeyRing {
     .map((line) => line.replace(/#.*$/, ''))
     .flatMap((line) => line.split(/[,\s]+/))
     .filter((entry) => entry !== '');
-  if (entries.length === 0) throw invalid(where, `lists no key; expected ID:KEY entries such as 1:<base64 of 32 random bytes> (npm run secrets -- new-key prints one)`);
+  if (entries.length === 0) throw invalid(where, `lists no key; expected ID:KEY entries such as 1:<base64 of 32 random bytes> (${commandLine('secrets', 'new-key')} prints one)`);
   const keys = new Map<number, Buffer>();
   entries.forEach((entry, index) => {
     const position = `entry ${index + 1}`;

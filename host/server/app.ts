@@ -26,6 +26,7 @@ import { createApiTokenRouting, registerPlatformApiRoutes } from './routes/platf
 import { registerPublicEndpointRoutes } from './routes/public-endpoint.ts';
 import { registerRenderRoutes } from './routes/render.ts';
 import { registerConsoleRedirect } from './console/redirect.ts';
+import { registerRootPointer } from './routes/root.ts';
 import { registerSiteScriptRoutes } from './routes/site-scripts.ts';
 import { registerSecretRoutes } from './routes/secrets.ts';
 import { registerOpenApiRoute } from './routes/openapi.ts';
@@ -95,6 +96,7 @@ export function createApiRouter(services: HostServices, limits: AppLimits = DEFA
   registerPublicEndpointRoutes(router, services, limits.maxPublicBodyBytes);
   registerPlatformApiRoutes(router, services);
   if (options.consoleUrl !== undefined) registerConsoleRedirect(router, options.consoleUrl);
+  registerRootPointer(router, options.consoleUrl);
   registerSiteScriptRoutes(router, services);
   return router;
 }

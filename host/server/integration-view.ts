@@ -1,9 +1,11 @@
 // The public JSON of a loaded integration (docs/http-api.md). Pure; must never include secrets, the
 // bundle, or the folder on disk, only what an operator needs to see.
 
+import { formatLocated } from '../common/code-frame.ts';
 import type { LoadedIntegration, ManifestProblem } from '../manifest/types.ts';
 
 export function formatProblem(problem: ManifestProblem): string {
+  if (problem.at !== undefined) return formatLocated(problem.file, problem.at, 'error', problem.message);
   return problem.pointer ? `${problem.file}: ${problem.pointer}: ${problem.message}` : `${problem.file}: ${problem.message}`;
 }
 

@@ -1,13 +1,15 @@
 // Runs the TypeScript compiler (typescript 7, the native one: there is no JS API to call) on one
-// integration with a generated config and turns its output into `file:line:col` problems like
-// tsc's. Reads and runs only; a missing compiler is an error naming the fix.
+// integration with a generated config and turns its output into problems printed the way build
+// errors are: `file:line:col: error TSnnnn: message` and a code frame. Reads and runs only; a
+// missing compiler is an error naming the fix.
 
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { codeFrame, formatLocated, lineOf } from '../common/code-frame.ts';
 import { HostError } from '../common/errors.ts';
 import { displayPath } from '../manifest/format.ts';
 import { typecheckConfig, type TypecheckTarget } from './tsconfig.ts';
@@ -19,10 +21,28 @@ export interface TypeProblem {
   column: number;
   code: string;
   message: string;
+  /** The text of the line the problem is on, when the file could be read (for the code frame). */
+  lineText?: string;
 }
 
-export function formatTypeProblem(problem: TypeProblem): string {
-  return `${problem.file}:${problem.line}:${problem.column}: error ${problem.code}: ${problem.message}`;
+/** The problem's line (continuation lines of tsc's message after it) and, when its line is known, the code frame. */
+export function typeProblemLines(problem: TypeProblem): string[] {
+  const at = { line: problem.line, column: problem.column, lineText: problem.lineText ?? '' };
+  const headline = formatLocated(problem.file, at, 'error', problem.message, problem.code);
+  return [...headline.split('\n'), ...(problem.lineText === undefined ? [] : codeFrame(at))];
+}
+
+/** Each problem with the text of its line, read from its file (a file that cannot be read gets no frame). */
+async function withLineTexts(problems: TypeProblem[]): Promise<TypeProblem[]> {
+  const texts = new Map<string, Promise<string | undefined>>();
+  const read = (file: string) => {
+    if (!texts.has(file)) texts.set(file, readFile(path.resolve(file), 'utf8').catch(() => undefined));
+    return texts.get(file)!;
+  };
+  return Promise.all(problems.map(async (problem) => {
+    const text = await read(problem.file);
+    return text === undefined ? problem : { ...problem, lineText: lineOf(text, problem.line) };
+  }));
 }
 
 /** The compiler's launcher script, or undefined when typescript is not installed. */
@@ -79,7 +99,7 @@ export async function typecheckIntegration(target: TypecheckTarget): Promise<Typ
     if (code !== 0 && problems.length === 0) {
       throw new HostError('ERR_OPTIONS_INVALID', `the TypeScript compiler failed on ${displayPath(dir)} (exit ${code}): ${output.trim().split('\n')[0] ?? ''}`);
     }
-    return problems;
+    return await withLineTexts(problems);
   } finally {
     await rm(configDir, { recursive: true, force: true });
   }

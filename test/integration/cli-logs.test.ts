@@ -97,10 +97,23 @@ describe('npm run logs', () => {
     const closed = await freePort();
     const nobody = await finished(['logs', 'chatty', '--url', `http://127.0.0.1:${closed}`, '--admin-token', ADMIN_TOKEN]);
     expect(nobody.status).toBe(1);
-    expect(nobody.stderr).toMatch(/^error: no host answers at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): start one with npm run dev, or pass --url\n$/);
+    expect(nobody.stderr).toMatch(/^error: nothing listens at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): check the address the host printed \(its "listening on" line\), or start a dev host with npm run dev\n$/);
     const missing = await finished(['logs']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/^error: missing required argument 'integration'\n\(npm run <command> -- --help shows the usage\)\n/);
+  }, 40_000);
+
+  it('says that no dev host is running when nothing names a host, and when the recorded one stopped', async () => {
+    // A folder where npm run dev never ran: no session file, no flags, no HOST_ADMIN_TOKEN.
+    const fresh = temp.make();
+    const none = runCli(['logs', 'greeter'], { cwd: fresh, env: { ...process.env, HOST_ADMIN_TOKEN: '' } });
+    expect(await none.exited).toBe(1);
+    expect(none.stderr).toBe('error: no dev host is running here (.data/dev-session.json does not exist): start one with npm run dev (in another terminal, in this folder), or pass --url and --admin-token to follow another host\n');
+    // A session file left by a dev host that is gone.
+    const stale = temp.make({ '.data/dev-session.json': JSON.stringify({ url: `http://127.0.0.1:${await freePort()}`, adminToken: ADMIN_TOKEN, pid: 1 }) });
+    const gone = runCli(['logs', 'greeter'], { cwd: stale, env: { ...process.env, HOST_ADMIN_TOKEN: '' } });
+    expect(await gone.exited).toBe(1);
+    expect(gone.stderr).toMatch(/^error: the dev host recorded in \.data\/dev-session\.json is not running any more \(nothing listens at http:\/\/127\.0\.0\.1:\d+, ECONNREFUSED\): start it again with npm run dev\n$/);
   }, 40_000);
 
   it('says so and exits 0 when the host shuts down', async () => {

@@ -1,6 +1,7 @@
 // `npm run check` type-checks TypeScript integrations against sandbox-api's types with a generated,
 // hermetic config (the folder's own tsconfig.json changes nothing; the isolate has no DOM), reports
-// `file:line:col: error TSnnnn: message` like tsc and exits 1; `--no-types` skips it.
+// `file:line:col: error TSnnnn: message` and a code frame, the shape of syntax errors, and exits 1;
+// `--no-types` skips it.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -57,6 +58,31 @@ describe('npm run check: types', () => {
       "greeter/src/lib/math.ts:2:9: error TS2322: Type 'number' is not assignable to type 'string'.",
     ]);
     expect(run.stdout).toMatch(/2 integration\(s\) checked in greeter, plain: 2 ready, 0 invalid, 0 error\(s\), 4 type error\(s\)\n$/);
+  }, 60_000);
+
+  it('shows a syntax error and a type error in one shape: file:line:col: error: message and a code frame', async () => {
+    const root = temp.make({
+      'broken/platform-manifest.yaml': MANIFEST('broken'),
+      'broken/src/index.ts': "import { createIntegration } from 'sandbox-api';\nexport default createIntegration({\n  fetch: () => Response.json({ word: 'héllo' ),\n});\n",
+      'typed/platform-manifest.yaml': MANIFEST('typed'),
+      'typed/src/index.ts': "import { createIntegration } from 'sandbox-api';\nconst count: number = 'three';\nexport default createIntegration({ fetch: () => Response.json({ count }) });\n",
+    });
+    const run = await check([root], root);
+    expect(run.status).toBe(1);
+    // The syntax error names the script, not the manifest; its column counts characters (é is one).
+    expect(run.stdout).toContain([
+      'broken/src/index.ts:3:46: error: Expected "}" but found ")"',
+      "  3 |   fetch: () => Response.json({ word: 'héllo' ),",
+      '    |                                              ^',
+      '',
+    ].join('\n'));
+    expect(run.stdout).toContain([
+      "typed/src/index.ts:2:7: error TS2322: Type 'string' is not assignable to type 'number'.",
+      "  2 | const count: number = 'three';",
+      '    |       ^',
+      '',
+    ].join('\n'));
+    expect(run.stdout).not.toContain('platform-manifest.yaml: /script');
   }, 60_000);
 
   it('types Response#json with a type argument, as the Workers types GitBook\'s integrations use do', async () => {

@@ -20,6 +20,13 @@ describe('npm run check', () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toContain('fixtures/integrations-bad/bad-visibility/platform-manifest.yaml: /visibility: must be one of private, unlisted, public (got "secret")');
     expect(run.stdout).toMatch(/fixtures\/integrations-bad\/imports-node-fs\/platform-manifest\.yaml: \/script: .*node:fs/);
+    // A YAML syntax error points at its cause (the list never closed), with a code frame.
+    expect(run.stdout).toContain([
+      'fixtures/integrations-bad/yaml-syntax/platform-manifest.yaml:6:9: error: invalid YAML: the [ list that starts here is never closed (the parser read on to line 7: deficient indentation); end it with ]',
+      '  6 | scopes: [space:content:read',
+      '    |         ^',
+      '',
+    ].join('\n'));
   });
 
   it('explains a missing folder argument (where ./integrations does not exist)', () => {

@@ -81,11 +81,12 @@ describe('npm run dev', () => {
 
   it('keeps the last good build serving when the build breaks, and the listing shows both', async () => {
     write('integrations/greeter/src/index.ts', `${script('Hola')}\nexport const broken = ;\n`);
-    await dev.waitFor(/greeter did not reload \(1 problem\); the last good build keeps serving:\n.*warn {4}integrations\/greeter\/platform-manifest\.yaml: \/script: src\/index\.ts:\d+:\d+: /);
+    // The problem names the script at its place, with a code frame, as npm run check shows it.
+    await dev.waitFor(/greeter did not reload \(1 problem\); the last good build keeps serving:\n.*warn {4}integrations\/greeter\/src\/index\.ts:12:23: error: Unexpected ";"\n.*warn {4}  12 \| export const broken = ;\n.*warn {4}     \| {23}\^\n/);
     expect(await answer()).toEqual({ status: 200, body: { message: 'Bonjour, dev loop' } });
     const listed = (await admin('/v1/integrations')).items.find((item: { name: string }) => item.name === 'greeter');
     expect(listed.status).toBe('ready');
-    expect(listed.reloadErrors).toEqual([expect.stringMatching(/^integrations\/greeter\/platform-manifest\.yaml: \/script: src\/index\.ts:\d+:\d+: /)]);
+    expect(listed.reloadErrors).toEqual(['integrations/greeter/src/index.ts:12:23: error: Unexpected ";"']);
     write('integrations/greeter/src/index.ts', script('Hola'));
     expect(await eventually(answer, (value) => value.body?.message === 'Hola, dev loop')).toEqual({ status: 200, body: { message: 'Hola, dev loop' } });
     const fixed = (await admin('/v1/integrations')).items.find((item: { name: string }) => item.name === 'greeter');
@@ -97,10 +98,19 @@ describe('npm run dev', () => {
     await dev.waitFor(/greeter did not reload \(1 problem\)[^\n]*\n[^\n]*\/visibility: must be one of private, unlisted, public \(got "everyone"\)/);
     expect((await answer()).body).toEqual({ message: 'Hola, dev loop' });
     write('integrations/greeter/platform-manifest.yaml', manifest('greeter', 'summary: Now with a summary.\n'));
-    await dev.waitFor(/reloaded greeter's manifest in \d+ ms \(same code\)/);
+    await dev.waitFor(/info {2}reloaded greeter in \d+ ms: changed manifest summary; same code\n/);
     const detail = await admin('/v1/integrations/greeter');
     expect(detail.summary).toBe('Now with a summary.');
     expect(detail.reloadErrors).toBeUndefined();
+  }, 60_000);
+
+  it('prints a manifest typo with the warnings and suggestions npm run check prints, and "no change" once it is undone', async () => {
+    write('integrations/greeter/platform-manifest.yaml', manifest('greeter', 'summary: Now with a summary.\n').replace('scopes: []', 'scope: []'));
+    await dev.waitFor(/greeter did not reload \(1 problem\)[^\n]*\n[^\n]*\/scopes: required key "scopes" is missing \(is "scope" a misspelling of it\?\)\n[^\n]*\/scope: unknown key "scope" \(ignored; did you mean "scopes"\?\) \(warning\)\n/);
+    // Put back as it was: nothing changed in effect, and the terminal says so.
+    write('integrations/greeter/platform-manifest.yaml', manifest('greeter', 'summary: Now with a summary.\n'));
+    await dev.waitFor(/info {2}greeter: no change \(its files match the build that was serving again; the problems reported before are gone\)\n/);
+    expect((await admin('/v1/integrations/greeter')).reloadErrors).toBeUndefined();
   }, 60_000);
 
   it('serves a new integration folder as soon as it is written, with its own installation', async () => {

@@ -74,7 +74,7 @@ describe('bundleScript', () => {
 
   it('reports syntax errors with their location', async () => {
     const error = await bundleError(temp.make({ 'index.ts': 'export default {\n' }), 'index.ts');
-    expect(error.message).toMatch(/^index\.ts:2:0: /);
+    expect(error.message).toMatch(/^index\.ts:2:1: /);
   });
 
   it('resolves sandbox-api/<sub> to the repo\'s sandbox-api folder', async () => {

@@ -49,6 +49,16 @@ describe('loading with .dev.vars', () => {
     expect(off.errors[0].message).toBe('secret "KEY" needs environment variable GREETER_KEY, which is not set (or store it: npm run secrets -- set greeter GREETER_KEY)');
   });
 
+  it('says a missing secret can go in the folder’s .dev.vars when the load reads it (npm run dev, host, check)', async () => {
+    const root = temp.make({ 'greeter/platform-manifest.yaml': secretManifest('greeter', 'GREETER_KEY'), 'greeter/index.ts': 'export default {};\n' });
+    const file = path.join(root, 'greeter', '.dev.vars');
+    const [waiting] = await loadIntegrations([root], { env: {}, devVars: true, cacheDir: temp.make() });
+    expect(waiting.status).toBe('invalid');
+    expect(waiting.errors[0].message).toBe(`secret "KEY" needs environment variable GREETER_KEY, which is not set (put GREETER_KEY=<value> in ${file}, or store it: npm run secrets -- set greeter GREETER_KEY)`);
+    const [checked] = await loadIntegrations([root], { env: {}, devVars: true, check: true, cacheDir: temp.make() });
+    expect(checked.warnings[0].message).toBe(`secret "KEY" needs environment variable GREETER_KEY, which is not set: the host will refuse to load the integration until it is set (put GREETER_KEY=<value> in ${file} for npm run dev, or stored with npm run secrets -- set greeter GREETER_KEY)`);
+  });
+
   it('never lets one folder’s .dev.vars set another integration’s secret', async () => {
     const root = temp.make({
       'greeter/platform-manifest.yaml': `${manifestYaml('greeter', 'script: index.ts')}\n`,

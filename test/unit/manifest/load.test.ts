@@ -12,7 +12,7 @@ afterAll(() => temp.cleanup());
 
 // [fixture folder, pointer, part of the message]: exactly one problem each.
 const BAD_FIXTURES: [string, string, string][] = [
-  ['yaml-syntax', '', 'invalid YAML: deficient indentation at line 7, column 1'],
+  ['yaml-syntax', '', 'invalid YAML: the [ list that starts here is never closed (the parser read on to line 7: deficient indentation); end it with ]'],
   ['not-a-mapping', '', 'must be a YAML mapping of keys to values (got a list)'],
   ['missing-required', '/title', 'required key "title" is missing'],
   ['bad-name', '/name', 'must be kebab-case: letters, digits and single dashes'],

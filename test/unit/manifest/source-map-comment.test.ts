@@ -28,7 +28,7 @@ describe('the appended source map comment', () => {
   it('reports a syntax error at the end of a file with no final newline where the file ends', async () => {
     const error = await bundleScript(temp.make({ 'index.ts': 'export default {' }), 'index.ts', { cacheDir: temp.make() }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HostError);
-    expect((error as HostError).message).toMatch(/^index\.ts:1:16: /);
+    expect((error as HostError).message).toMatch(/^index\.ts:1:17: /);
   });
 
   it('leaves a look-alike inside a string as the program wrote it', async () => {

@@ -77,7 +77,7 @@ describe('checkSchema', () => {
   it('refuses unknown keys inside nested objects, with the key in the pointer', () => {
     const doc = { ...valid, blocks: [{ id: 'a', title: 't', description: 'd', iconn: 'x' }], configurations: { account: { properties: {}, extra: 1 }, global: {} } };
     expect(checkSchema(doc).map((p) => `${p.pointer} ${p.message}`)).toEqual([
-      '/blocks/0/iconn unknown key "iconn"',
+      '/blocks/0/iconn unknown key "iconn": did you mean "icon"?',
       '/configurations/global unknown key "global"',
       '/configurations/account/extra unknown key "extra"',
     ]);
@@ -124,5 +124,19 @@ describe('findUnknownKeys', () => {
       { pointer: '/homepage', message: 'unknown key "homepage" (ignored)' },
       { pointer: '/odd~1key', message: 'unknown key "odd/key" (ignored)' },
     ]);
+  });
+});
+
+describe('typo suggestions', () => {
+  it('names the known key an unknown top-level key probably meant, and the key written for a missing one', () => {
+    const { scopes, ...rest } = valid;
+    const doc = { ...rest, scope: scopes };
+    expect(findUnknownKeys(doc)).toEqual([{ pointer: '/scope', message: 'unknown key "scope" (ignored; did you mean "scopes"?)' }]);
+    expect(checkSchema(doc)).toEqual([{ pointer: '/scopes', message: 'required key "scopes" is missing (is "scope" a misspelling of it?)' }]);
+  });
+
+  it('suggests nothing for a key far from every known one', () => {
+    expect(findUnknownKeys({ ...valid, homepage: 'x' })[0].message).toBe('unknown key "homepage" (ignored)');
+    expect(checkSchema({ ...valid, blocks: [{ id: 'a', title: 't', wholly: 1 }] })).toEqual([{ pointer: '/blocks/0/wholly', message: 'unknown key "wholly"' }]);
   });
 });

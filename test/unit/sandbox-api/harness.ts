@@ -13,7 +13,7 @@ import type { RealmOwner } from '../../../host/sandbox/realm.ts';
 import { createTextDecoding } from '../../../host/bridge/text-decoding.ts';
 import { createSubtle, type SubtleBridge, type SubtleOptions } from '../../../host/bridge/webcrypto.ts';
 import { runtimeModules } from '../../helpers/runtime-modules.ts';
-import { collectBuildErrors, integrationBuildOptions, wrapBundle, type BundleMode } from '../../../host/manifest/bundle.ts';
+import { buildProblems, describeBuildProblem, integrationBuildOptions, wrapBundle, type BundleMode } from '../../../host/manifest/bundle.ts';
 import { resolutionRoots } from '../../../host/manifest/resolution-roots.ts';
 import { setUrlComponent } from '../../../host/bridge/primitives.ts';
 import type {
@@ -50,7 +50,7 @@ export async function bundleIntegration(
     });
     text = result.outputFiles![0].text;
   } catch (error) {
-    collectBuildErrors(error, offenses);
+    offenses.push(...buildProblems(error).map(describeBuildProblem));
   }
   if (offenses.length > 0) throw new Error(`the test integration does not bundle: ${offenses.join('; ')}`);
   return wrapBundle(text);
