@@ -120,6 +120,8 @@ describe('the served document', () => {
 describe('operations routes answer as documented', () => {
   it('health, readiness and metrics (401 without the admin token, 403 with a wrong one)', async () => {
     expect((await call('get', '/health', { token: null })).status).toBe(200);
+    expect((await call('get', '/', { token: null, init: { headers: { accept: 'application/json' } } })).status).toBe(404);
+    expect((await call('get', '/', { token: null, init: { headers: { accept: 'text/html' } } })).text).toContain('/openapi.json');
     expect((await call('get', '/ready', { token: null })).status).toBe(200);
     expect((await call('get', '/metrics')).status).toBe(200);
     expect((await call('get', '/metrics', { token: null })).status).toBe(401);

@@ -60,6 +60,14 @@ function platformApi(idPrefix: string, summary: string, parameters: Json[], answ
 export function openPaths(options: { console: boolean }): Record<string, Json> {
   const installationEndpoint = [name, pathParam('id', 'An installation id of that integration.')];
   const paths: Record<string, Json> = {
+    '/': {
+      get: open('getRoot', 'operations', 'Nothing is served at the root: a 404 that points to the console and to this document', {
+        404: {
+          description: 'A page (HTML for a browser, plain text otherwise) naming the console\'s address and the API\'s description; the error body when the request accepts JSON.',
+          content: { 'text/html': { schema: { type: 'string' } }, 'text/plain': { schema: { type: 'string' } }, 'application/json': { schema: ref('Error') } },
+        },
+      }),
+    },
     '/health': {
       get: open('getHealth', 'operations', 'Liveness: the process answers', {
         200: json('Alive.', { type: 'object', additionalProperties: false, required: ['status'], properties: { status: { const: 'ok' } } }),

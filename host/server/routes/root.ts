@@ -13,7 +13,7 @@ function pointers(consoleUrl: string | undefined): string[] {
   return [
     'This is the integration host\'s HTTP API; nothing is served at /.',
     consoleUrl === undefined ? 'Console: not running on this host (--no-console, or a host made from code without consolePort).' : `Console: ${consoleUrl}/console (sign in with the admin token the host printed).`,
-    `HTTP API: described in ${DOCS}; for example GET /v1/integrations with "Authorization: Bearer <admin token>".`,
+    `HTTP API: described at GET /openapi.json (OpenAPI 3.1) and in ${DOCS}; for example GET /v1/integrations with "Authorization: Bearer <admin token>".`,
     'Health: GET /health.',
   ];
 }
