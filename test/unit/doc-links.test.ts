@@ -1,5 +1,5 @@
-// Cross-references resolve: every relative link of README.md and docs/*.md names an existing file and
-// heading (GitHub's anchors), and every docs page or README section a source file names exists.
+// Cross-references resolve: every relative link and cited section of README.md and docs/*.md names
+// an existing file and heading (GitHub's anchors), and so does every docs reference in source files.
 import { describe, it, expect } from 'vitest';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -85,6 +85,12 @@ function brokenMarkdownLinks(file: string, raw = readFileSync(file, 'utf8')): st
         : problem(path.normalize(path.join(path.dirname(file), decodeURIComponent(pathPart))), anchor);
     if (wrong !== null) broken.push(`${file}:${lineAt(text, match.index)} (${target}): ${wrong}`);
   }
+  // Sections cited by title in the prose: `<page>.md, "Title"` and `README, "Title"`.
+  for (const match of text.matchAll(/(?<![\w./-])(README(?:\.md)?|[a-z0-9_-]+\.md),? \(?"([^"\n]+)"/g)) {
+    const target = match[1].startsWith('README') ? 'README.md' : `docs/${match[1]}`;
+    const wrong = problem(target, slug(match[2]));
+    if (wrong !== null) broken.push(`${file}:${lineAt(text, match.index)} (${match[0]}): ${wrong}`);
+  }
   return broken;
 }
 
@@ -134,11 +140,13 @@ describe('cross-references', () => {
       '```',
       '[no file](nowhere.md) [no heading](performance.md#nowhere) [a link',
       'over two lines](#nowhere) [web](https://example.com/x.md#y)',
+      'As limits.md, "No such section" says, and README, "In your own project".',
     ].join('\n');
     expect(brokenMarkdownLinks('docs/page.md', page)).toEqual([
       'docs/page.md:6 (nowhere.md): docs/nowhere.md does not exist',
       'docs/page.md:6 (performance.md#nowhere): docs/performance.md has no heading #nowhere',
       'docs/page.md:6 (#nowhere): docs/page.md has no heading #nowhere',
+      'docs/page.md:8 (limits.md, "No such section"): docs/limits.md has no heading #no-such-section',
     ]);
     const source = [
       '// docs/limits.md, docs/limits.md#nowhere, limits.md#nowhere, docs/gone.md, CHANGELOG.md',
