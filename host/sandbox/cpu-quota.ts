@@ -26,7 +26,7 @@ export function quotaTiming(percent: number): { periodUs: number; quotaUs: numbe
 /**
  * The default quota, in percent of one core, for all offenders of a host together: 1 ms every
  * 20 ms. Neighbours first: in the bench a neighbour's p99 under attack was 1.09–1.41× quiet at 5 %
- * against 1.90–2.23× at 20 % (docs/performance.md, 2026-11-28); what it costs a demoted honest
+ * against 1.90–2.23× at 20 % (docs/performance.md#the-offenders-cpu-quota); what it costs a demoted honest
  * integration is in docs/operations.md.
  */
 export const DEFAULT_OFFENDER_CPU_QUOTA_PERCENT = 5;

@@ -25,7 +25,7 @@ export async function measureTimeoutOverrun(samples = 9, deadlineMs = 100): Prom
     return await withHost(fixtures, { workers: 2, limits: { dispatchTimeoutMs: deadlineMs, ...NO_BREAKER } }, async (host) => {
       const url = host.endpoints['spin-0'];
       // node:http over one kept-alive connection, as the startup pass: `fetch`'s own work in this
-      // process (about 0.35 ms per request) was counted as the host's overrun until 2026-11-23.
+      // process (about 0.35 ms per request) would be counted as the host's overrun.
       const client = sequentialClient();
       try {
         await client.request(url); // the first also creates the isolate (inside its deadline) and demotes the spinner

@@ -89,7 +89,7 @@ async function measureDispatch(): Promise<{ at16: Record<string, ServerFigures>;
 /**
  * A first round warms the delivery path (its SQLite statements, the dispatcher, the receiver) as the
  * dispatch figures' warm-up does; it is reported on its own, and the figure is the median of the
- * rounds after it. Before 2026-11-24 the first round counted: it ran 20–50 % below the later ones.
+ * rounds after it. The first round runs 20–50 % below the later ones, so counting it understated the figure.
  */
 async function measureWebhooks(): Promise<{ deliveriesPerSec: number; firstRoundPerSec: number }> {
   try {

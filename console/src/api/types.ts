@@ -1,4 +1,4 @@
-// The JSON the console reads from the host's documented HTTP API (README, "HTTP surface"). Written
+// The JSON the console reads from the host's documented HTTP API (docs/http-api.md). Written
 // from the documentation, not imported from host/: the console is a client like curl, and every
 // value in these shapes is untrusted text until a view puts it on screen as text.
 

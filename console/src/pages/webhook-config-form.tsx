@@ -1,4 +1,4 @@
-// The built-in webhook integration's configuration (README, "Webhooks"): the receiver `url` and the
+// The built-in webhook integration's configuration (docs/webhooks.md#configuration): the receiver `url` and the
 // `events` to forward, which depend on the target (a space: space_content_updated; a site:
 // site_view, page_feedback). The host checks both; a 422 shows by the field.
 import { useState } from 'preact/hooks';

@@ -19,7 +19,7 @@ export interface Problem {
   message: string;
 }
 
-/** `file: /json/pointer: message` or `file: message` (README, "Writing an integration"). */
+/** `file: /json/pointer: message` or `file: message` (docs/manifest.md#problems-and-warnings). */
 export function parseProblem(text: string): Problem {
   const first = text.indexOf(': ');
   if (first === -1) return { file: '', pointer: '', message: text };
