@@ -7,7 +7,7 @@ import path from 'node:path';
 import { createConsoleLogger, createJsonLogger } from '../common/logger.ts';
 import { createHostMetrics, type HostMetrics } from '../metrics/metrics.ts';
 import { resolveOptions, type HostOptions, type HostOptionsInput } from '../config/options.ts';
-import { createDispatcher, newEventId } from '../dispatch/dispatcher.ts';
+import { createEventDispatcher, newEventId } from '../dispatch/event-dispatcher.ts';
 import { createEventFeed, publishingEventLog, type EventFeed } from '../dispatch/event-feed.ts';
 import { withLateRows } from '../dispatch/late-rows.ts';
 import { maskerOf, maskingEventLog } from '../dispatch/masked-log.ts';
@@ -29,7 +29,7 @@ import { loadIntegrations } from '../manifest/load.ts';
 import { isInside } from '../manifest/paths.ts';
 import type { WatchTargets } from '../dev/watcher.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
-import { findOrganization, loadPlatformData, type PlatformData } from '../platform/data.ts';
+import { findOrganization, loadPlatformData, type PlatformData } from '../platform-data/data.ts';
 import { apiToBridgeResponse, bridgeToApiRequest } from '../platform-api/bridge-adapter.ts';
 import { createPlatformApi } from '../platform-api/router.ts';
 import { platformRoutes } from '../platform-api/routes/index.ts';
@@ -42,7 +42,7 @@ import type { HostServices } from '../server/services.ts';
 import type { HostStores, MetaStore } from '../store/types.ts';
 import { createWebhookIntegration } from '../webhooks/builtin.ts';
 import { webhookUrlOf } from '../webhooks/config.ts';
-import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/dispatcher.ts';
+import { createWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { createWebhookService } from '../webhooks/service.ts';
 import { buildRuntimeModules, buildRuntimeScript, buildRuntimeMaps, buildSnapshotScript } from '../../sandbox-api/runtime/build.ts';
 import { installForDevelopment, type DevInstallation } from './dev-installations.ts';
@@ -215,7 +215,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   // wait for rows still on their way (late-rows.ts).
   const feed = createEventFeed();
   const eventLog = withLateRows(maskingEventLog(publishingEventLog(stores.eventLog, feed), secretMask));
-  const dispatcher = createDispatcher({ registry, sandbox: supervisor, eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event), platform, getInstallation: (id) => stores.installations.getInstallation(id) });
+  const dispatcher = createEventDispatcher({ registry, sandbox: supervisor, eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event), platform, getInstallation: (id) => stores.installations.getInstallation(id) });
   const run = dispatcher.run;
   // The setup events owed to installations, written with the change that owes them, delivered in
   // order per installation by whichever host is alive (docs/operations.md#owed-platform-events).

@@ -7,7 +7,7 @@ import type { InstallationService } from '../installations/service.ts';
 import type { InstallationStore } from '../installations/model.ts';
 import type { IntegrationRegistry } from '../integrations/registry.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
-import { findOrganization, type PlatformData } from '../platform/data.ts';
+import { findOrganization, type PlatformData } from '../platform-data/data.ts';
 
 export interface DevInstallation {
   integration: string;

@@ -11,7 +11,7 @@ export const FIRST_REQUEST_PREFILL_MAX = 1_000;
 export interface FirstRequestPrefillDeps {
   /** Every installation (a whole list, which also fills the installation cache's records). */
   list(): Promise<readonly Installation[]>;
-  /** Builds one installation's environment ahead (Dispatcher.prepare); false when not runnable. */
+  /** Builds one installation's environment ahead (EventDispatcher.prepare); false when not runnable. */
   prepare(installation: Installation): Promise<boolean>;
   warn(text: string): void;
   max?: number;

@@ -3,7 +3,7 @@
 
 import { HostError } from '../common/errors.ts';
 import type { Logger } from '../common/logger.ts';
-import type { Dispatcher } from '../dispatch/dispatcher.ts';
+import type { EventDispatcher } from '../dispatch/event-dispatcher.ts';
 import type { EventLog } from '../dispatch/event-log.ts';
 import type { EventFeed } from '../dispatch/event-feed.ts';
 import type { PublishResult } from '../events/publish.ts';
@@ -30,7 +30,7 @@ export interface HostServicesParts {
   registry: IntegrationRegistry;
   installationStore: InstallationStore;
   installations: InstallationService;
-  dispatcher: Dispatcher;
+  dispatcher: EventDispatcher;
   eventLog: EventLog;
   feed: EventFeed;
   platformApi: PlatformApi;

@@ -4,13 +4,13 @@
 
 import type { Logger } from '../common/logger.ts';
 import type { HostOptions } from '../config/options.ts';
-import type { Dispatcher } from '../dispatch/dispatcher.ts';
+import type { EventDispatcher } from '../dispatch/event-dispatcher.ts';
 import type { HostMetrics } from '../metrics/metrics.ts';
 import { DEFAULT_OWED_EVENT_LIMITS } from '../owed-events/model.ts';
 import { createOwedEventRunner, type OwedEventRunner } from '../owed-events/runner.ts';
 import type { HostStores } from '../store/types.ts';
 
-export function createOwedEvents(stores: HostStores, dispatcher: Dispatcher, options: HostOptions, log: Logger, metrics: HostMetrics): OwedEventRunner {
+export function createOwedEvents(stores: HostStores, dispatcher: EventDispatcher, options: HostOptions, log: Logger, metrics: HostMetrics): OwedEventRunner {
   metrics.owedDepthFrom(() => stores.owedEvents.depth());
   return createOwedEventRunner({
     store: stores.owedEvents,

@@ -8,7 +8,7 @@ import type { IntegrationRegistry } from '../integrations/registry.ts';
 import { loadIntegrations, type LoadOptions } from '../manifest/load.ts';
 import { displayPath } from '../manifest/format.ts';
 import type { LoadedIntegration, ManifestProblem } from '../manifest/types.ts';
-import type { PlatformData } from '../platform/data.ts';
+import type { PlatformData } from '../platform-data/data.ts';
 import type { SandboxBundle } from '../sandbox/supervisor.ts';
 import { installOneForDevelopment, type DevInstallation } from './dev-installations.ts';
 

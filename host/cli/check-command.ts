@@ -8,7 +8,7 @@ import { describeDefaulted, describeDevVars, withDevDefaults } from '../config/d
 import { reportLines } from '../manifest/format.ts';
 import { JSX_IMPORT_SOURCE, loadIntegrations } from '../manifest/load.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
-import { loadPlatformData } from '../platform/data.ts';
+import { loadPlatformData } from '../platform-data/data.ts';
 import { typecheckIntegration, typeProblemLines } from '../typecheck/run-tsc.ts';
 import { commandLine } from '../common/invocation.ts';
 import { DEFAULT_INTEGRATIONS_DIR, SAMPLE_PLATFORM } from './defaults.ts';

@@ -4,7 +4,7 @@
 
 import path from 'node:path';
 import { HostError } from '../common/errors.ts';
-import { loadPlatformData } from '../platform/data.ts';
+import { loadPlatformData } from '../platform-data/data.ts';
 import { commandLine } from '../common/invocation.ts';
 import { DEFAULT_INTEGRATIONS_DIR, SAMPLE_PLATFORM } from './defaults.ts';
 import { nameProblem, scaffold, TEMPLATES, type TemplateName } from './scaffold.ts';

@@ -3,9 +3,9 @@
 // active installation that holds a scope for it and covers its space or site.
 
 import { isHostError } from '../common/errors.ts';
-import { newEventId, type Dispatcher } from '../dispatch/dispatcher.ts';
+import { newEventId, type EventDispatcher } from '../dispatch/event-dispatcher.ts';
 import { installationCovers } from '../installations/coverage.ts';
-import { type ResourceDirectory } from '../platform/records.ts';
+import { type ResourceDirectory } from '../platform-data/records.ts';
 import type { InstallationStore } from '../installations/model.ts';
 import type { IntegrationRegistry } from '../integrations/registry.ts';
 import type { QueuedDelivery } from '../webhooks/service.ts';
@@ -25,7 +25,7 @@ export interface EventPublisherDeps {
   installations: InstallationStore;
   /** Spaces and sites as the platform knows them: the same coverage rule as API authorization. */
   directory: ResourceDirectory;
-  dispatcher: Dispatcher;
+  dispatcher: EventDispatcher;
   /** Writes the webhook deliveries of the event to the outbox; returns them for the answer. */
   queueWebhooks(event: Record<string, unknown>, eventId: string): Promise<PublishedDispatch[]>;
 }

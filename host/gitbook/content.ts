@@ -2,8 +2,8 @@
 // its API answers them to integrations. Pure. What this platform has no notion of (change
 // requests, comments, emoji, plans, site features) is reported as absent, empty or zero.
 
-import type { PageSummary, SiteRecord, SpaceRecord } from '../platform/records.ts';
-import { revisionIdOf } from '../platform/revisions.ts';
+import type { PageSummary, SiteRecord, SpaceRecord } from '../platform-data/records.ts';
+import { revisionIdOf } from '../platform-data/revisions.ts';
 import { UNKNOWN_CREATED_AT } from './organization.ts';
 
 /** When the space last changed: its newest page's update, else unknown. */

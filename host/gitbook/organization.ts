@@ -2,7 +2,7 @@
 // data: what integrations see as `environment.integration.owner` and through `GET /v1/orgs/:org`.
 // Pure. Fields the platform data has no notion of get documented, truthful defaults.
 
-import type { PlatformOrganization } from '../platform/data.ts';
+import type { PlatformOrganization } from '../platform-data/data.ts';
 import { organizationLocationOf } from '../installations/urls.ts';
 
 /** When the platform data does not say when an organization was created (docs/operations.md). */

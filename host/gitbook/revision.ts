@@ -3,8 +3,8 @@
 // pages are flat Markdown documents: each is a `document` page whose slug and path are its id,
 // carrying its Markdown; revisions have no files, reusable contents, tags or Git commit.
 
-import type { PageRecord, SpaceRevision } from '../platform/records.ts';
-import type { PageChange } from '../platform/revisions.ts';
+import type { PageRecord, SpaceRevision } from '../platform-data/records.ts';
+import type { PageChange } from '../platform-data/revisions.ts';
 
 /** GitBook's page layout defaults: everything shown, default width, no cover. */
 const LAYOUT = {

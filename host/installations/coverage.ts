@@ -2,7 +2,7 @@
 // installation the spaces of its space_selection and the sites showing them. The one rule both
 // platform-API authorization and event routing use. Pure over a directory of the platform's resources.
 
-import type { ResourceDirectory } from '../platform/records.ts';
+import type { ResourceDirectory } from '../platform-data/records.ts';
 import type { Installation } from './model.ts';
 
 function selectedSpaces(installation: Installation): 'all' | Set<string> {

@@ -2,7 +2,7 @@
 // that continues it. Reads the store once per page; it never shows anything but public views.
 
 import { HostError } from '../common/errors.ts';
-import { findOrganization, type PlatformData } from '../platform/data.ts';
+import { findOrganization, type PlatformData } from '../platform-data/data.ts';
 import type { Installation, InstallationStore, InstallationTarget, InstallationView } from './model.ts';
 
 export const DEFAULT_INSTALLATIONS_PAGE = 50;

@@ -7,7 +7,7 @@ import { sameBytes } from '../common/same-bytes.ts';
 import { HostError } from '../common/errors.ts';
 import type { ConfigurationSchema, LoadedIntegration } from '../manifest/types.ts';
 import type { CreateInstallationInput, Installation, InstallationStatus } from './model.ts';
-import { findOrganization, type PlatformData } from '../platform/data.ts';
+import { findOrganization, type PlatformData } from '../platform-data/data.ts';
 
 /** The manifest's configuration level of a target (either form): see configurationSchemaFor. */
 function levelFor(integration: LoadedIntegration, target: Installation['target']) {

@@ -5,7 +5,7 @@
 import { HostError } from '../common/errors.ts';
 import type { Logger } from '../common/logger.ts';
 import type { IntegrationRegistry } from '../integrations/registry.ts';
-import type { PlatformData } from '../platform/data.ts';
+import type { PlatformData } from '../platform-data/data.ts';
 import { completionUrlOf, readCompletionAnswer, type CompletionItem } from './completions.ts';
 import type { ConnectTickets } from './connect-ticket.ts';
 import type { InstallationLifecycle } from './lifecycle.ts';

@@ -9,7 +9,7 @@ import { isHostError } from '../common/errors.ts';
 import { createLeaseLoop } from '../common/lease-loop.ts';
 import { withoutRequestId, withRequestId } from '../common/request-context.ts';
 import type { Logger } from '../common/logger.ts';
-import type { DispatchOutcome } from '../dispatch/dispatcher.ts';
+import type { DispatchOutcome } from '../dispatch/event-dispatcher.ts';
 import type { Installation } from '../installations/model.ts';
 import { owedRetryDelay, type OwedEventLimits, type OwedEventRecord, type OwedEventStore } from './model.ts';
 

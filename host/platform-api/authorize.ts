@@ -12,7 +12,7 @@ import { HostError } from '../common/errors.ts';
 import type { Scope } from '../manifest/types.ts';
 import type { Installation } from '../installations/model.ts';
 import { coversSite, coversSpace } from '../installations/coverage.ts';
-import { type ResourceDirectory } from '../platform/records.ts';
+import { type ResourceDirectory } from '../platform-data/records.ts';
 import type { ApiCaller, ResourceRef } from './types.ts';
 
 /** What authorization may look up about installations (cached store reads). */

@@ -1,11 +1,11 @@
 // What platform API route handlers may use. Each capability adds its own typed field here;
 // handlers receive this object through RouteContext.deps and never reach the store or sandbox otherwise.
 
-import type { PlatformStore, ResourceDirectory } from '../platform/records.ts';
+import type { PlatformStore, ResourceDirectory } from '../platform-data/records.ts';
 import type { OAuthStates } from '../installations/oauth-state.ts';
 import type { ConnectTickets } from '../installations/connect-ticket.ts';
 import type { Installation, InstallationView } from '../installations/model.ts';
-import type { PlatformOrganization } from '../platform/data.ts';
+import type { PlatformOrganization } from '../platform-data/data.ts';
 import type { InstallationShapeContext } from '../gitbook/installation.ts';
 import type { InstallationLookup } from './authorize.ts';
 import type { Logger } from '../common/logger.ts';

@@ -9,7 +9,7 @@ import type { Installation } from '../installations/model.ts';
 import { authorize, type InstallationLookup } from './authorize.ts';
 import { jsonTextTooDeep, tooDeepMessage } from '../common/json-depth.ts';
 import type { ApiCaller, ApiRequest, ApiResponse, ApiRoute } from './types.ts';
-import type { ResourceDirectory } from '../platform/records.ts';
+import type { ResourceDirectory } from '../platform-data/records.ts';
 
 const MAX_API_BODY_BYTES = 1024 * 1024;
 

@@ -4,7 +4,7 @@
 
 import { HostError } from '../common/errors.ts';
 import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
-import type { DispatchOutcome } from '../dispatch/dispatcher.ts';
+import type { DispatchOutcome } from '../dispatch/event-dispatcher.ts';
 import { validateRenderOutput } from '../contentkit/validate.ts';
 import { isPlainObject } from './json-body.ts';
 import { jsonTextTooDeep, tooDeepMessage } from '../common/json-depth.ts';

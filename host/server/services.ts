@@ -3,7 +3,7 @@
 // through this, so tests can boot a fake and nothing in server/ loads the sandbox itself.
 
 import type { Logger } from '../common/logger.ts';
-import type { DispatchEvent, DispatchOptions, DispatchOutcome } from '../dispatch/dispatcher.ts';
+import type { DispatchEvent, DispatchOptions, DispatchOutcome } from '../dispatch/event-dispatcher.ts';
 import type { EventLogEntry, EventLogPage } from '../dispatch/event-log.ts';
 import type { EventFollower } from '../dispatch/event-feed.ts';
 import type { PublishResult } from '../events/publish.ts';

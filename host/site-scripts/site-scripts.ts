@@ -5,7 +5,7 @@
 // headers: a script answer cannot set cookies or other headers on the site that includes it.
 
 import { HostError } from '../common/errors.ts';
-import type { Dispatcher } from '../dispatch/dispatcher.ts';
+import type { EventDispatcher } from '../dispatch/event-dispatcher.ts';
 import type { Installation, InstallationStore } from '../installations/model.ts';
 import type { IntegrationRegistry } from '../integrations/registry.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
@@ -28,7 +28,7 @@ export interface SiteScripts {
 export interface SiteScriptsDeps {
   store: InstallationStore;
   registry: IntegrationRegistry;
-  dispatcher: Dispatcher;
+  dispatcher: EventDispatcher;
   baseUrl: string;
 }
 

@@ -1,7 +1,7 @@
 // The platform's space, page, revision and Git request rows and their mapping to records (shared
 // by both stores), with how many Git requests a space keeps. Pure data and conversion.
 
-import type { GitRepositoryRequest, GitRequestRecord, PageRecord, RevisionPageRef, SpaceRecord, SpaceRevision } from '../platform/records.ts';
+import type { GitRepositoryRequest, GitRequestRecord, PageRecord, RevisionPageRef, SpaceRecord, SpaceRevision } from '../platform-data/records.ts';
 
 /** Git sync requests kept per space: a record of requests, so the oldest go first. */
 export const MAX_GIT_SYNCS_PER_SPACE = 1_000;

@@ -5,7 +5,7 @@ import type { EventLog } from '../dispatch/event-log.ts';
 import type { InstallationStore } from '../installations/model.ts';
 import type { OAuthStateStore } from '../installations/oauth-state.ts';
 import type { SealedStateStore } from '../oauth-seal/sealed-states.ts';
-import type { PlatformStore } from '../platform/records.ts';
+import type { PlatformStore } from '../platform-data/records.ts';
 import type { Outbox } from '../webhooks/outbox.ts';
 import type { SigningSecretStore } from '../webhooks/secrets.ts';
 import type { IntegrationSecretStore } from '../secrets/model.ts';

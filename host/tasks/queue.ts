@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { HostError } from '../common/errors.ts';
 import { compileBodyValidator } from '../common/validate-body.ts';
-import { newEventId } from '../dispatch/dispatcher.ts';
+import { newEventId } from '../dispatch/event-dispatcher.ts';
 import { MAX_SCHEDULE_SECONDS, MAX_TASK_PAYLOAD_CHARS, type TaskLimits, type TaskStore } from './model.ts';
 
 const validateTaskBody = compileBodyValidator<{ task: Record<string, unknown>; schedule?: number }>({

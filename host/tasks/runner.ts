@@ -7,7 +7,7 @@
 import { isHostError } from '../common/errors.ts';
 import { createLeaseLoop, retryDelayMs } from '../common/lease-loop.ts';
 import type { Logger } from '../common/logger.ts';
-import type { DispatchOutcome } from '../dispatch/dispatcher.ts';
+import type { DispatchOutcome } from '../dispatch/event-dispatcher.ts';
 import type { TaskLimits, TaskRecord, TaskStore } from './model.ts';
 
 export interface TaskRunnerDeps {

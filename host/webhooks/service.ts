@@ -6,7 +6,7 @@ import { HostError } from '../common/errors.ts';
 import type { Installation, InstallationStore } from '../installations/model.ts';
 import { WEBHOOK_INTEGRATION_NAME, webhookUrlOf } from './config.ts';
 import { toDeliveryView, type DeliveryView } from './delivery-view.ts';
-import type { WebhookDispatcher } from './dispatcher.ts';
+import type { WebhookDispatcher } from './webhook-dispatcher.ts';
 import type { Outbox } from './outbox.ts';
 import { planWebhookDeliveries } from './routing.ts';
 import type { SigningSecretStore } from './secrets.ts';

@@ -14,7 +14,7 @@ import { createRuntimeSnapshot } from '../../host/sandbox/runtime-snapshot.ts';
 import { WARM_ENVIRONMENT_JSON } from '../../host/sandbox/warm-up.ts';
 import { buildFetchEvent } from '../../host/server/fetch-event.ts';
 import { checkSandboxResponse } from '../../host/server/send-sandbox-response.ts';
-import { newEventId } from '../../host/dispatch/dispatcher.ts';
+import { newEventId } from '../../host/dispatch/event-dispatcher.ts';
 import { resolveOptions } from '../../host/config/options.ts';
 import { buildRuntimeScript, buildSnapshotScript } from '../../sandbox-api/runtime/build.ts';
 import { runtimeModules } from '../helpers/runtime-modules.ts';

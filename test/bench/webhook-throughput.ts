@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { openDatabase } from '../../host/store/sqlite/database.ts';
 import { createOutbox } from '../../host/store/sqlite/outbox.ts';
 import { createSigningSecretStore } from '../../host/store/sqlite/signing-secrets.ts';
-import { createWebhookDispatcher } from '../../host/webhooks/dispatcher.ts';
+import { createWebhookDispatcher } from '../../host/webhooks/webhook-dispatcher.ts';
 import { buildWebhookPayload, serializeWebhookPayload } from '../../host/webhooks/payload.ts';
 import { startReceiver } from '../../fixtures/receivers/receiver.ts';
 

@@ -14,7 +14,7 @@ import { createOutbox } from '../../host/store/sqlite/outbox.ts';
 import { type DeliveryRecord, type Outbox } from '../../host/webhooks/outbox.ts';
 import { createSigningSecretStore } from '../../host/store/sqlite/signing-secrets.ts';
 import { type SigningSecretStore } from '../../host/webhooks/secrets.ts';
-import { createWebhookDispatcher, type WebhookDispatcher } from '../../host/webhooks/dispatcher.ts';
+import { createWebhookDispatcher, type WebhookDispatcher } from '../../host/webhooks/webhook-dispatcher.ts';
 import { planWebhookDeliveries } from '../../host/webhooks/routing.ts';
 import { verifySignature } from '../../sandbox-api/webhook-receiver.ts';
 import { startReceiver, type RunningReceiver } from '../../fixtures/receivers/receiver.ts';

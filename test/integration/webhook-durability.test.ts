@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../host/store/sqlite/database.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOutbox } from '../../host/store/sqlite/outbox.ts';
-import { createWebhookDispatcher } from '../../host/webhooks/dispatcher.ts';
+import { createWebhookDispatcher } from '../../host/webhooks/webhook-dispatcher.ts';
 import { verifySignature } from '../../sandbox-api/webhook-receiver.ts';
 
 const CHILD = fileURLToPath(new URL('./webhook-sigkill-child.ts', import.meta.url));

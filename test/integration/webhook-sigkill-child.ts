@@ -4,7 +4,7 @@
 
 import { openDatabase } from '../../host/store/sqlite/database.ts';
 import { createOutbox } from '../../host/store/sqlite/outbox.ts';
-import { createWebhookDispatcher } from '../../host/webhooks/dispatcher.ts';
+import { createWebhookDispatcher } from '../../host/webhooks/webhook-dispatcher.ts';
 
 const [dbPath, secret, ...urls] = process.argv.slice(2);
 const db = openDatabase(dbPath);

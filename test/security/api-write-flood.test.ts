@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointOf, startTestHost, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
-import { MAX_REVISIONS_PER_SPACE } from '../../host/platform/revisions.ts';
+import { MAX_REVISIONS_PER_SPACE } from '../../host/platform-data/revisions.ts';
 
 let host: TestHost;
 

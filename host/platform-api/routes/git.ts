@@ -5,7 +5,7 @@
 
 import { installationOf, type ApiRoute } from '../types.ts';
 import type { PlatformApiDeps } from '../deps.ts';
-import type { GitRepositoryRequest } from '../../platform/records.ts';
+import type { GitRepositoryRequest } from '../../platform-data/records.ts';
 import { compileBodyValidator } from '../../common/validate-body.ts';
 import { HostError } from '../../common/errors.ts';
 import { found } from './params.ts';

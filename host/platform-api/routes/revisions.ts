@@ -5,8 +5,8 @@
 
 import type { ApiRoute } from '../types.ts';
 import type { PlatformApiDeps } from '../deps.ts';
-import type { SpaceRevision } from '../../platform/records.ts';
-import { changesBetween } from '../../platform/revisions.ts';
+import type { SpaceRevision } from '../../platform-data/records.ts';
+import { changesBetween } from '../../platform-data/revisions.ts';
 import { gitbookRevision, gitbookRevisionPage, gitbookSemanticChanges } from '../../gitbook/revision.ts';
 import { HostError } from '../../common/errors.ts';
 import { found, readLimit } from './params.ts';

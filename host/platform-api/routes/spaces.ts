@@ -3,11 +3,11 @@
 
 import type { ApiRoute } from '../types.ts';
 import type { PlatformApiDeps } from '../deps.ts';
-import type { SpacePatch } from '../../platform/records.ts';
+import type { SpacePatch } from '../../platform-data/records.ts';
 import { compileBodyValidator } from '../../common/validate-body.ts';
 import { found } from './params.ts';
 import { gitbookSpaceFields } from '../../gitbook/content.ts';
-import type { SpaceRecord } from '../../platform/records.ts';
+import type { SpaceRecord } from '../../platform-data/records.ts';
 
 const space = (params: Record<string, string>) => ({ kind: 'space', id: params.space }) as const;
 

@@ -3,8 +3,8 @@
 // take turns), every space's first at startup, pruned to the newest MAX_REVISIONS_PER_SPACE with
 // the superseded page versions only they held. Storage only.
 
-import type { PageRecord, PlatformStore, RevisionPageRef } from '../../platform/records.ts';
-import { MAX_REVISIONS_PER_SPACE, revisionIdOf, versionsFreed } from '../../platform/revisions.ts';
+import type { PageRecord, PlatformStore, RevisionPageRef } from '../../platform-data/records.ts';
+import { MAX_REVISIONS_PER_SPACE, revisionIdOf, versionsFreed } from '../../platform-data/revisions.ts';
 import { revisionPagesJson, toPage, toRevision, type PageRow, type RevisionRow } from '../platform-rows.ts';
 import type { Db, Queryable } from './connection.ts';
 

@@ -5,8 +5,8 @@
 // Storage only; authorization is platform-api's.
 
 import { randomUUID } from 'node:crypto';
-import type { PlatformData } from '../../platform/data.ts';
-import { createResourceDirectory, type ConversationRecord, type GitRequestRecord, type GitSyncRecord, type PlatformStore } from '../../platform/records.ts';
+import type { PlatformData } from '../../platform-data/data.ts';
+import { createResourceDirectory, type ConversationRecord, type GitRequestRecord, type GitSyncRecord, type PlatformStore } from '../../platform-data/records.ts';
 import type { Db, Queryable } from './connection.ts';
 import { LOCK_NAMESPACE, LOCK_SEED } from './migrations.ts';
 import { MAX_GIT_SYNCS_PER_SPACE, toGitRequest, toPage, toSpace, type GitRequestRow, type PageRow, type SpaceRow } from '../platform-rows.ts';

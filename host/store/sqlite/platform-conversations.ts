@@ -3,7 +3,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
-import type { ConversationRecord, PlatformStore } from '../../platform/records.ts';
+import type { ConversationRecord, PlatformStore } from '../../platform-data/records.ts';
 
 export function createConversationRecords(db: DatabaseSync): Pick<PlatformStore, 'recordConversation' | 'conversationUsage'> {
   const insert = db.prepare('INSERT INTO conversations (id, organization, installation_id, space, site, messages, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)');

@@ -3,8 +3,8 @@
 // MAX_REVISIONS_PER_SPACE with the superseded page versions only they held. Storage only.
 
 import type { DatabaseSync } from 'node:sqlite';
-import type { PageRecord, PlatformStore, RevisionPageRef } from '../../platform/records.ts';
-import { MAX_REVISIONS_PER_SPACE, revisionIdOf, versionsFreed } from '../../platform/revisions.ts';
+import type { PageRecord, PlatformStore, RevisionPageRef } from '../../platform-data/records.ts';
+import { MAX_REVISIONS_PER_SPACE, revisionIdOf, versionsFreed } from '../../platform-data/revisions.ts';
 import { revisionPagesJson, toPage, toRevision, type PageRow, type RevisionRow } from '../platform-rows.ts';
 
 /** Below this many versions asked for, each is read alone; above, the space's pages are read at once. */

@@ -3,7 +3,7 @@
 // through the API, so a page edited before a restart keeps its edit and its revision.
 
 import type { DatabaseSync } from 'node:sqlite';
-import type { PlatformData } from '../../platform/data.ts';
+import type { PlatformData } from '../../platform-data/data.ts';
 
 function seedSite(db: DatabaseSync, site: PlatformData['sites'][number], now: string): void {
   db.prepare('INSERT OR IGNORE INTO sites (id, organization, title) VALUES (?, ?, ?)').run(site.id, site.organization, site.title);

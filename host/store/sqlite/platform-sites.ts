@@ -3,7 +3,7 @@
 // checks who is asking nor validates a spec (the routes do).
 
 import type { DatabaseSync } from 'node:sqlite';
-import type { AdaptiveClaims, AdaptiveSchema, OpenApiSpec, PageFeedback, PlatformStore, SiteView } from '../../platform/records.ts';
+import type { AdaptiveClaims, AdaptiveSchema, OpenApiSpec, PageFeedback, PlatformStore, SiteView } from '../../platform-data/records.ts';
 
 interface ViewRow {
   seq: number;

@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
-import type { GitRequestRecord, GitSyncRecord, PageSummary, PlatformStore } from '../../platform/records.ts';
+import type { GitRequestRecord, GitSyncRecord, PageSummary, PlatformStore } from '../../platform-data/records.ts';
 import { MAX_GIT_SYNCS_PER_SPACE, toGitRequest, toPage, toSpace, type GitRequestRow, type PageRow, type SpaceRow } from '../platform-rows.ts';
 import type { SqliteRevisions } from './platform-revisions.ts';
 import { inTransaction } from './transaction.ts';

@@ -2,7 +2,7 @@
 // data, with one module per resource family. Storage only; authorization is platform-api's.
 
 import type { DatabaseSync } from 'node:sqlite';
-import { createResourceDirectory, type PlatformStore } from '../../platform/records.ts';
+import { createResourceDirectory, type PlatformStore } from '../../platform-data/records.ts';
 import { seedPlatformTables } from './platform-seed.ts';
 import { createSpaceRecords } from './platform-spaces.ts';
 import { createRevisionRecords } from './platform-revisions.ts';

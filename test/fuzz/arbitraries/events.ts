@@ -1,5 +1,5 @@
 // Platform event payloads for `POST /v1/events`: valid events generated from the schemas of
-// host/platform/event-schemas.ts, structural mutations of them, and random JSON.
+// host/events/schemas.ts, structural mutations of them, and random JSON.
 
 import fc from 'fast-check';
 import { PUBLISHABLE_EVENTS } from '../../../host/events/schemas.ts';

@@ -2,7 +2,7 @@
 // never repeated across the draws that refill its pool.
 import { describe, it, expect } from 'vitest';
 import { pooledRandomIds } from '../../../host/common/random-ids.ts';
-import { newEventId } from '../../../host/dispatch/dispatcher.ts';
+import { newEventId } from '../../../host/dispatch/event-dispatcher.ts';
 
 describe('pooled random ids', () => {
   it('gives ids of the asked size and encoding, all different, across several refills of its pool', () => {

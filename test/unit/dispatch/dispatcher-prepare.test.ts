@@ -1,11 +1,11 @@
-// Dispatcher.prepare builds ahead what an installation's first run() would build on its path (a
+// EventDispatcher.prepare builds ahead what an installation's first run() would build on its path (a
 // host start's prefill): run() then dispatches the very environment prepare() built and handed to
 // the sandbox, so nothing is built twice; an integration that cannot run gets nothing built.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher, type SandboxRunner } from '../../../host/dispatch/dispatcher.ts';
+import { createEventDispatcher, type SandboxRunner } from '../../../host/dispatch/event-dispatcher.ts';
 import type { EventLog } from '../../../host/dispatch/event-log.ts';
 import { createIntegrationRegistry } from '../../../host/integrations/registry.ts';
 import type { Installation } from '../../../host/installations/model.ts';
@@ -36,7 +36,7 @@ function dispatcherWith(integrations: LoadedIntegration[]) {
     prepareEnvironment: (environment) => void prepared.push(environment),
   };
   const eventLog = { record: () => undefined } as unknown as EventLog;
-  const dispatcher = createDispatcher({
+  const dispatcher = createEventDispatcher({
     registry: createIntegrationRegistry(integrations),
     sandbox,
     eventLog,
@@ -49,7 +49,7 @@ function dispatcherWith(integrations: LoadedIntegration[]) {
   return { dispatcher, prepared, dispatched };
 }
 
-describe('Dispatcher.prepare', () => {
+describe('EventDispatcher.prepare', () => {
   it('builds the environment once: the first run() dispatches the one prepare() handed to the sandbox', async () => {
     const { dispatcher, prepared, dispatched } = dispatcherWith([hello]);
     const record = installation('inst_prepared');

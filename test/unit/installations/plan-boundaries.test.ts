@@ -6,7 +6,7 @@ import { planInstallation } from '../../../host/installations/plan.ts';
 import { deriveInstallLink } from '../../../host/installations/tokens.ts';
 import type { LoadedIntegration } from '../../../host/manifest/types.ts';
 import type { CreateInstallationInput } from '../../../host/installations/model.ts';
-import type { PlatformData } from '../../../host/platform/data.ts';
+import type { PlatformData } from '../../../host/platform-data/data.ts';
 
 const organization = (id: string) => ({ id, subdomain: id, title: id, members: [] });
 const space = (id: string, owner: string) => ({ id, organization: owner, title: id, visibility: 'private', description: '', metadata: {}, pages: [] });

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HostError } from '../../../host/common/errors.ts';
 import { currentRequestId, withRequestId } from '../../../host/common/request-context.ts';
 import { createMemoryLogger } from '../../../host/common/logger.ts';
-import type { DispatchOutcome } from '../../../host/dispatch/dispatcher.ts';
+import type { DispatchOutcome } from '../../../host/dispatch/event-dispatcher.ts';
 import type { Installation } from '../../../host/installations/model.ts';
 import type { NewOwedEvent, OwedEventRecord } from '../../../host/owed-events/model.ts';
 import { createOwedEventRunner, type OwedEventRunner } from '../../../host/owed-events/runner.ts';

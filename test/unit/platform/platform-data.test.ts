@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { loadPlatformData, parsePlatformData, findOrganization } from '../../../host/platform/data.ts';
+import { loadPlatformData, parsePlatformData, findOrganization } from '../../../host/platform-data/data.ts';
 
 describe('loadPlatformData', () => {
   it('loads the fixture with at least two organizations, spaces and sites', () => {

@@ -1,8 +1,8 @@
 // The pure rules of space revisions: ids derived from page versions (order-free, never shared by two
 // states), which superseded versions pruning frees, and what a revision changed from its parent.
 import { describe, expect, it } from 'vitest';
-import type { PageRecord, RevisionPageRef, SpaceRevision } from '../../../host/platform/records.ts';
-import { changesBetween, revisionIdOf, versionsFreed } from '../../../host/platform/revisions.ts';
+import type { PageRecord, RevisionPageRef, SpaceRevision } from '../../../host/platform-data/records.ts';
+import { changesBetween, revisionIdOf, versionsFreed } from '../../../host/platform-data/revisions.ts';
 
 const revision = (id: string, parent: string | null, pages: [string, number][]): SpaceRevision => ({
   id,

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HostError } from '../../../host/common/errors.ts';
 import type { LoadedIntegration } from '../../../host/manifest/types.ts';
-import type { DispatchOutcome } from '../../../host/dispatch/dispatcher.ts';
+import type { DispatchOutcome } from '../../../host/dispatch/event-dispatcher.ts';
 import type { HostServices } from '../../../host/server/services.ts';
 import type { CreateInstallationInput, Installation, InstallationView } from '../../../host/installations/model.ts';
 import type { SandboxResponse } from '../../../sandbox-api/runtime/contract.ts';

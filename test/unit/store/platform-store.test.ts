@@ -1,8 +1,8 @@
 // The platform store contract, on SQLite and PostgreSQL alike: seeding adds only what is missing,
 // the resource directory, page revisions, keyset pagination of views, per-site records.
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import type { PlatformStore } from '../../../host/platform/records.ts';
-import { loadPlatformData } from '../../../host/platform/data.ts';
+import type { PlatformStore } from '../../../host/platform-data/records.ts';
+import { loadPlatformData } from '../../../host/platform-data/data.ts';
 import { useBackends, type Database } from './backends.ts';
 
 const data = loadPlatformData('fixtures/platform.yaml');

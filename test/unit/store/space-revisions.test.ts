@@ -3,9 +3,9 @@
 // (superseded Markdown kept), pruning to the newest revisions with the versions only they held,
 // concurrent writers from two hosts, and Git imports/exports recorded beside the syncs.
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import type { PlatformStore } from '../../../host/platform/records.ts';
-import { loadPlatformData } from '../../../host/platform/data.ts';
-import { MAX_REVISIONS_PER_SPACE, revisionIdOf } from '../../../host/platform/revisions.ts';
+import type { PlatformStore } from '../../../host/platform-data/records.ts';
+import { loadPlatformData } from '../../../host/platform-data/data.ts';
+import { MAX_REVISIONS_PER_SPACE, revisionIdOf } from '../../../host/platform-data/revisions.ts';
 import { useBackends, type Database } from './backends.ts';
 
 const data = loadPlatformData('fixtures/platform.yaml');

@@ -4,7 +4,7 @@ import { openDatabase } from '../../../host/store/sqlite/database.ts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
 import { type Outbox } from '../../../host/webhooks/outbox.ts';
-import { createWebhookDispatcher, type WebhookDispatcher } from '../../../host/webhooks/dispatcher.ts';
+import { createWebhookDispatcher, type WebhookDispatcher } from '../../../host/webhooks/webhook-dispatcher.ts';
 import type { AttemptRequest, AttemptResult } from '../../../host/webhooks/deliver.ts';
 
 const START = Date.parse('2026-01-01T00:00:00Z');

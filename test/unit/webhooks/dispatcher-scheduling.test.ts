@@ -4,7 +4,7 @@ import { openDatabase } from '../../../host/store/sqlite/database.ts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
 import { type NewDelivery, type Outbox } from '../../../host/webhooks/outbox.ts';
-import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from '../../../host/webhooks/dispatcher.ts';
+import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from '../../../host/webhooks/webhook-dispatcher.ts';
 import type { AttemptRequest, AttemptResult } from '../../../host/webhooks/deliver.ts';
 
 let outbox: Outbox;

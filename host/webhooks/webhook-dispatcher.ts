@@ -10,9 +10,9 @@ import { endpointOf } from './outbox.ts';
 import type { AttemptRecord, DeliveryRecord, NextState } from './outbox.ts';
 import { describeAttempt, settleAttempt } from './settle-attempt.ts';
 import { createSlots } from './slots.ts';
-import type { WebhookDispatcher, WebhookDispatcherOptions } from './dispatcher-options.ts';
+import type { WebhookDispatcher, WebhookDispatcherOptions } from './webhook-dispatcher-options.ts';
 
-export type { WebhookDispatcher, WebhookDispatcherOptions } from './dispatcher-options.ts';
+export type { WebhookDispatcher, WebhookDispatcherOptions } from './webhook-dispatcher-options.ts';
 
 interface Finished {
   delivery: DeliveryRecord;

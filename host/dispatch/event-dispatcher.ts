@@ -6,7 +6,7 @@ import { HostError } from '../common/errors.ts';
 import { pooledRandomIds } from '../common/random-ids.ts';
 import type { Installation } from '../installations/model.ts';
 import { deriveInstallationToken, deriveIntegrationToken, deriveSigningSecret } from '../installations/tokens.ts';
-import { findOrganization, type PlatformData } from '../platform/data.ts';
+import { findOrganization, type PlatformData } from '../platform-data/data.ts';
 import { gitbookOrganization } from '../gitbook/organization.ts';
 import { installationShapesOf, type InstallationShapeContext } from '../gitbook/installation.ts';
 import type { IntegrationRegistry } from '../integrations/registry.ts';
@@ -42,7 +42,7 @@ export interface SandboxRunner {
   prepareEnvironment?(environment: Envelope['environment']): void;
 }
 
-export interface Dispatcher {
+export interface EventDispatcher {
   run(installation: Installation, event: DispatchEvent, fetchBody: Uint8Array | null, options?: DispatchOptions): Promise<DispatchOutcome>;
   /**
    * Runs one event for the integration itself, with no installation: its integration-level public
@@ -57,7 +57,7 @@ export interface Dispatcher {
   prepare(installation: Installation): Promise<boolean>;
 }
 
-export interface DispatcherDeps {
+export interface EventDispatcherDeps {
   registry: IntegrationRegistry;
   sandbox: SandboxRunner;
   eventLog: EventLog;
@@ -92,7 +92,7 @@ function runnable(registry: IntegrationRegistry, name: string): LoadedIntegratio
   return integration as LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> };
 }
 
-export function createDispatcher(deps: DispatcherDeps): Dispatcher {
+export function createEventDispatcher(deps: EventDispatcherDeps): EventDispatcher {
   const shapes: InstallationShapeContext = installationShapesOf(deps.baseUrl, deps.platform.spaces);
   const ownerOf = (integration: LoadedIntegration): Record<string, unknown> => {
     const declared = integration.manifest?.organization ?? '';
