@@ -44,7 +44,7 @@ describe('the packed package installed into an empty folder', () => {
     const run = tool('--version');
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe(VERSION);
-  });
+  }, 60_000);
 
   it('answers --help for the tool and every command, with options, defaults and an example', () => {
     const top = tool('--help');
@@ -59,7 +59,7 @@ describe('the packed package installed into an empty folder', () => {
       expect(help.status, `${command} --help`).toBe(0);
       expect(help.stdout, `${command} --help`).toMatch(new RegExp(`^Usage: integration-host ${command}[\\s\\S]*Examples:\\n {2}`, 'm'));
     }
-  });
+  }, 180_000);
 
   it('suggests the command or option a typo meant, exiting 2', () => {
     const command = tool('chek');
@@ -68,7 +68,7 @@ describe('the packed package installed into an empty folder', () => {
     const option = tool('host', '--prot', '9000');
     expect(option.status).toBe(2);
     expect(option.stderr).toMatch(/unknown option '--prot'\n\(Did you mean --port\?\)/);
-  });
+  }, 60_000);
 
   describe('new greeter', () => {
     let made: SpawnSyncReturns<string>;
@@ -84,7 +84,7 @@ describe('the packed package installed into an empty folder', () => {
       expect(readFileSync(path.join(project, 'integrations/greeter/test/index.test.mts'), 'utf8')).toContain("from 'integration-host/testing'");
       expect(readFileSync(path.join(project, 'integrations/greeter/.gitignore'), 'utf8')).toMatch(/^\.dev\.vars$/m);
       expect(made.stdout).toMatch(/next:\n {2}npx integration-host dev +serves it/);
-    });
+    }, 60_000);
 
     it('type-checks clean under its own tsconfig.json with tsc --noEmit, as every other template does', () => {
       const run = sh(path.join(project, 'node_modules/.bin/tsc'), ['--noEmit', '-p', 'integrations/greeter']);
