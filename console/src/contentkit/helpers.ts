@@ -1,5 +1,5 @@
 // The ContentKit renderer's shared pieces: readers of guest data, the fixed tables that alone turn
-// guest enums into classes or glyphs, DOM helpers that put text only through textContent (never
+// guest enums into classes, tags or glyphs, DOM helpers that put text only through textContent (never
 // innerHTML), and the one message listener through which sandboxed webframes send actions.
 
 export interface RenderHandlers {
@@ -11,6 +11,21 @@ export interface RenderHandlers {
   onStateChange(key: string, value: unknown): void;
   /** True while a render request is in flight: controls are disabled. */
   busy: boolean;
+}
+
+/** What the form controls (controls.ts) need of the renderer; the Renderer in render.ts is one. */
+export interface RenderContext {
+  readonly handlers: RenderHandlers;
+  /** The component state as it is now. */
+  readonly state: Record<string, unknown>;
+  /** An input changed a state key: record it, then tell every webframe the new state. */
+  changeState(key: string, value: unknown): void;
+  /** Runs `apply` now, or after the element's inline `confirm`; `cancel` restores a control. */
+  confirmThen(anchor: HTMLElement, confirm: unknown, apply: () => void, cancel?: () => void): void;
+  /** An element as DOM; `labelledId` is the id an <input> label points at. */
+  node(element: Props, depth: number, labelledId?: string): Node;
+  /** Elements and strings of `children` appended to `parent`. */
+  children(parent: HTMLElement, value: unknown, depth: number): void;
 }
 
 export type Props = Record<string, unknown>;
