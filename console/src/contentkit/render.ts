@@ -1,137 +1,23 @@
 // Renders a component's ContentKit output (GitBook's ContentKit, as the host validates it; see
-// docs/console.md) as DOM nodes. The output is guest data: every string reaches the page through
-// textContent, a text node, or an attribute from a fixed list set with the DOM API (never
-// innerHTML, never a guest-chosen attribute name, class or style string); URLs pass safeHttpUrl or
-// become inert text; webframes go into <iframe sandbox="allow-scripts"> (an opaque origin).
+// docs/console.md) as DOM nodes: node dispatch, layout, buttons, modal, card, link, image, webframe,
+// codeblock (the form controls are in controls.ts). The output is guest data: every string reaches
+// the page through textContent, a text node, or an attribute from a fixed list set with the DOM API
+// (never innerHTML, never a guest-chosen attribute name, class or style string); URLs pass
+// safeHttpUrl or become inert text; webframes go into <iframe sandbox="allow-scripts"> (opaque origin).
 
 import { renderMarkdown } from './markdown.ts';
 import { urlOf } from './urls.ts';
+import { input, name, select, stateKey, stepContent, stepper, textInput, toggle } from './controls.ts';
+import {
+  ALIGN, blocked, bound, BUTTON_STYLE, contentKitUrl, copyAction, DIVIDER, el, frameActions, icon, isObject, list, MODAL_SIZE, nextId,
+  positiveNumber, prop, text, TEXT_TAG, type Props, type RenderContext, type RenderHandlers,
+} from './helpers.ts';
 
-export interface RenderHandlers {
-  /** The component state as it is now (inputs change it between renders). */
-  getState(): Record<string, unknown>;
-  /** A control's action (`onPress`, `onValueChange`, a webframe message…), copied. */
-  onAction(action: Record<string, unknown>): void;
-  /** An input bound to `state` changed. */
-  onStateChange(key: string, value: unknown): void;
-  /** True while a render request is in flight: controls are disabled. */
-  busy: boolean;
-}
+export type { RenderHandlers } from './helpers.ts';
 
 const MAX_DEPTH = 64;
 
-type Props = Record<string, unknown>;
-
-function prop(element: Props, key: string): unknown {
-  return Object.hasOwn(element, key) ? element[key] : undefined;
-}
-
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-function isObject(value: unknown): value is Props {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
-}
-
-/** Guest enums become classes only through these tables: an unknown value gets no class at all. */
-const BUTTON_STYLE = new Map([['primary', 'ck-button-primary'], ['secondary', 'ck-button-secondary'], ['danger', 'ck-button-danger']]);
-const ALIGN = new Map([['start', 'ck-align-start'], ['center', 'ck-align-center'], ['end', 'ck-align-end']]);
-const DIVIDER = new Map([['small', 'ck-divider-small'], ['medium', 'ck-divider-medium'], ['large', 'ck-divider-large']]);
-const MODAL_SIZE = new Map([['medium', 'ck-modal-medium'], ['xlarge', 'ck-modal-xlarge'], ['fullscreen', 'ck-modal-fullscreen']]);
-const TEXT_TAG = new Map<string, 'strong' | 'em' | 's' | 'code'>([['bold', 'strong'], ['italic', 'em'], ['strikethrough', 's'], ['code', 'code']]);
-const INPUT_TYPE = new Map([['text', 'text'], ['password', 'password'], ['email', 'email']]);
-/** ContentKit's icon names as glyphs (decoration: the label or tooltip carries the meaning). */
-const ICONS = new Map([
-  ['close', '✕'], ['edit', '✎'], ['github', '⌥'], ['gitlab', '⌥'], ['maximize', '⤢'], ['email', '✉'], ['settings', '⚙'], ['search', '⌕'],
-  ['delete', '🗑'], ['star', '★'], ['warning', '⚠'], ['link', '🔗'], ['link-external', '↗'], ['eye', '👁'], ['eye-off', '⊘'], ['lock', '🔒'],
-  ['check', '✓'], ['check-circle', '✔'],
-]);
-
-/**
- * Webframes currently shown, and what their messages may do: one `message` listener for all of
- * them; a message counts only when its source is the window of a frame still in the document.
- */
-const frameActions = new Map<HTMLIFrameElement, (action: Record<string, unknown>) => void>();
-addEventListener('message', (event: MessageEvent) => {
-  for (const [frame, act] of frameActions) {
-    if (!frame.isConnected) {
-      frameActions.delete(frame);
-      continue;
-    }
-    if (event.source === null || event.source !== frame.contentWindow || !isObject(event.data)) continue;
-    const action = copyAction(prop(event.data, 'action'));
-    if (action) act(action);
-  }
-});
-
-let ids = 0;
-const nextId = () => `ck-${++ids}`;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  return node;
-}
-
-/** Copies an action through JSON: a plain object of the console's realm, nothing else attached. */
-function copyAction(value: unknown): Props | null {
-  if (!isObject(value) || typeof prop(value, 'action') !== 'string') return null;
-  try {
-    return JSON.parse(JSON.stringify(value)) as Props;
-  } catch {
-    return null;
-  }
-}
-
-function blocked(what: string, raw: string): HTMLElement {
-  const span = el('span', 'ck-blocked');
-  span.textContent = `[${what} not shown: only http(s) URLs are allowed${raw ? `; it was ${raw.length > 120 ? `${raw.slice(0, 120)}…` : raw}` : ''}]`;
-  return span;
-}
-
-function positiveNumber(value: unknown, max: number): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.min(value, max) : null;
-}
-
-function icon(name: unknown): HTMLElement | null {
-  const glyph = ICONS.get(String(name));
-  if (glyph === undefined) return null;
-  const span = el('span', 'ck-icon');
-  span.setAttribute('aria-hidden', 'true');
-  span.textContent = glyph;
-  return span;
-}
-
-/** A ContentKit URL: a string, or `{ host, pathname, query }` (always https, query values as text). */
-function contentKitUrl(value: unknown, state: Record<string, unknown>): unknown {
-  if (!isObject(value)) return value;
-  const host = text(prop(value, 'host'));
-  const pathname = text(prop(value, 'pathname'));
-  if (host === undefined || pathname === undefined) return '';
-  const query = new URLSearchParams();
-  const entries = prop(value, 'query');
-  if (isObject(entries)) for (const [key, entry] of Object.entries(entries)) query.set(key, bound(entry, state));
-  const search = query.toString();
-  return `https://${host}${pathname.startsWith('/') ? '' : '/'}${pathname}${search ? `?${search}` : ''}`;
-}
-
-/** A string, or a `{ "$state": key }` binding read from the component state. */
-function bound(value: unknown, state: Record<string, unknown>): string {
-  if (typeof value === 'string') return value;
-  if (isObject(value) && typeof prop(value, '$state') === 'string') {
-    const key = prop(value, '$state') as string;
-    const current = Object.hasOwn(state, key) ? state[key] : undefined;
-    return current === undefined || current === null ? '' : typeof current === 'string' ? current : JSON.stringify(current);
-  }
-  return '';
-}
-
-class Renderer {
+class Renderer implements RenderContext {
   readonly handlers: RenderHandlers;
   constructor(handlers: RenderHandlers) {
     this.handlers = handlers;
@@ -230,19 +116,19 @@ class Renderer {
       case 'webframe':
         return this.webframe(element);
       case 'input':
-        return this.input(element, depth);
+        return input(this, element, depth);
       case 'textinput':
-        return this.textInput(element, labelledId);
+        return textInput(this, element, labelledId);
       case 'select':
-        return this.select(element, labelledId);
+        return select(this, element, labelledId);
       case 'switch':
       case 'checkbox':
       case 'radio':
-        return this.toggle(element, type, labelledId);
+        return toggle(this, element, type, labelledId);
       case 'stepper':
-        return this.stepper(element, depth);
+        return stepper(this, element, depth);
       case 'step':
-        return this.step(element, depth);
+        return stepContent(this, element, depth);
       default: {
         const span = el('span', 'ck-unknown');
         span.textContent = `[unsupported element${type ? ` "${type}"` : ''}]`;
@@ -472,7 +358,7 @@ class Renderer {
   codeblock(element: Props, depth: number, labelledId?: string): HTMLElement {
     const wrapper = el('div', 'ck-codeblock-wrapper');
     for (const part of list(prop(element, 'header'))) if (isObject(part)) wrapper.append(this.node(part, depth + 1));
-    const key = this.stateKey(element);
+    const key = stateKey(element);
     const content = key !== null && Object.hasOwn(this.state, key) ? bound({ $state: key }, this.state) : bound(prop(element, 'content'), this.state);
     // The syntax name is shown as text, never used as a class or attribute value that styles.
     const syntax = text(prop(element, 'syntax'));
@@ -481,7 +367,7 @@ class Renderer {
       const area = el('textarea', 'ck-codeblock ck-codeblock-edit');
       area.value = content;
       area.spellcheck = false;
-      this.name(area, labelledId, syntax ? `code (${syntax})` : 'code');
+      name(area, labelledId, syntax ? `code (${syntax})` : 'code');
       area.disabled = this.handlers.busy;
       area.addEventListener('input', () => this.changeState(key, area.value));
       const action = copyAction(prop(element, 'onContentChange'));
@@ -501,174 +387,6 @@ class Renderer {
     return wrapper;
   }
 
-  input(element: Props, depth: number): HTMLElement {
-    const wrapper = el('div', 'ck-input');
-    const id = nextId();
-    const label = el('label');
-    label.htmlFor = id;
-    label.textContent = text(prop(element, 'label')) ?? '';
-    wrapper.append(label);
-    const inner = prop(element, 'element');
-    if (isObject(inner)) wrapper.append(this.node(inner, depth + 1, id));
-    const hint = prop(element, 'hint');
-    if (hint !== undefined) {
-      const p = el('p', 'ck-hint');
-      p.id = `${id}-hint`;
-      this.children(p, hint, depth);
-      wrapper.append(p);
-      wrapper.querySelector(`#${id}`)?.setAttribute('aria-describedby', p.id);
-    }
-    return wrapper;
-  }
-
-  stateKey(element: Props): string | null {
-    const key = text(prop(element, 'state'));
-    return key === undefined || key === '' ? null : key;
-  }
-
-  current(key: string | null, initial: unknown): unknown {
-    if (key !== null && Object.hasOwn(this.state, key)) return this.state[key];
-    return initial;
-  }
-
-  /** A control without an <input> label around it still gets an accessible name. */
-  name(control: HTMLElement, labelledId: string | undefined, fallback: string): void {
-    if (labelledId) control.id = labelledId;
-    else control.setAttribute('aria-label', fallback);
-  }
-
-  /** Sends `onValueChange` (if any) after a bound input changed. */
-  valueChanged(element: Props): void {
-    const action = copyAction(prop(element, 'onValueChange'));
-    if (action) this.handlers.onAction(action);
-  }
-
-  textInput(element: Props, labelledId: string | undefined): HTMLElement {
-    const key = this.stateKey(element);
-    const multiline = prop(element, 'multiline') === true;
-    const control = multiline ? el('textarea', 'ck-textinput') : el('input', 'ck-textinput');
-    if (control instanceof HTMLInputElement) control.type = INPUT_TYPE.get(String(prop(element, 'inputType'))) ?? 'text';
-    const value = this.current(key, prop(element, 'initialValue'));
-    control.value = typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
-    const placeholder = text(prop(element, 'placeholder'));
-    if (placeholder) control.placeholder = placeholder;
-    this.name(control, labelledId, key ?? 'text input');
-    control.disabled = this.handlers.busy || prop(element, 'disabled') === true;
-    if (key !== null) control.addEventListener('input', () => this.changeState(key, control.value));
-    return control;
-  }
-
-  select(element: Props, labelledId: string | undefined): HTMLElement {
-    const key = this.stateKey(element);
-    const select = el('select', 'ck-select');
-    this.name(select, labelledId, key ?? 'select');
-    const multiple = prop(element, 'multiple') === true;
-    select.multiple = multiple;
-    const options = prop(element, 'options');
-    const current = this.current(key, prop(element, 'initialValue'));
-    const chosen = new Set((Array.isArray(current) ? current : [current]).filter((v): v is string => typeof v === 'string'));
-    if (!Array.isArray(options)) {
-      // `{ url }` or `{ source: "openapi" }`: options a real platform fetches; the preview does not.
-      const option = el('option');
-      option.textContent = 'Options loaded from a URL or a built-in source are not fetched in the preview';
-      select.append(option);
-      select.disabled = true;
-      return select;
-    }
-    const placeholder = text(prop(element, 'placeholder'));
-    if (!multiple) {
-      const empty = el('option');
-      empty.value = '';
-      empty.textContent = placeholder ?? '—';
-      select.append(empty);
-    }
-    for (const entry of options) {
-      if (!isObject(entry)) continue;
-      const option = el('option');
-      option.value = text(prop(entry, 'id')) ?? '';
-      option.textContent = text(prop(entry, 'label')) ?? option.value;
-      option.selected = chosen.has(option.value);
-      select.append(option);
-    }
-    select.disabled = this.handlers.busy || prop(element, 'disabled') === true;
-    if (key !== null) {
-      select.addEventListener('change', () => {
-        this.changeState(key, multiple ? [...select.selectedOptions].map((option) => option.value) : select.value);
-        this.valueChanged(element);
-      });
-    }
-    return select;
-  }
-
-  toggle(element: Props, type: 'switch' | 'checkbox' | 'radio', labelledId: string | undefined): HTMLElement {
-    const key = this.stateKey(element);
-    const input = el('input', `ck-${type}`);
-    input.type = type === 'radio' ? 'radio' : 'checkbox';
-    if (type === 'switch') input.setAttribute('role', 'switch');
-    if (type === 'radio' && key !== null) input.name = `ck-radio-${key}`;
-    const value = prop(element, 'value');
-    this.name(input, labelledId, type === 'switch' ? (key ?? type) : `${key ?? type}: ${String(value)}`);
-    const current = this.current(key, prop(element, 'initialValue'));
-    // A switch holds a boolean; a checkbox adds its value to an array; a radio holds its value.
-    if (type === 'switch') input.checked = current === true;
-    else if (type === 'checkbox') input.checked = Array.isArray(current) ? current.includes(value) : current === value;
-    else input.checked = current === value;
-    input.disabled = this.handlers.busy || prop(element, 'disabled') === true;
-    if (key !== null) {
-      input.addEventListener('change', () => {
-        const checked = input.checked;
-        const apply = () => {
-          input.checked = checked;
-          if (type === 'switch') this.changeState(key, checked);
-          else if (type === 'radio') this.changeState(key, value);
-          else {
-            const now = this.current(key, []);
-            const values = (Array.isArray(now) ? now : []).filter((entry) => entry !== value);
-            this.changeState(key, checked ? [...values, value] : values);
-          }
-          this.valueChanged(element);
-        };
-        // Held back until confirmed (ContentKit `confirm`); Cancel puts the control back.
-        if (isObject(prop(element, 'confirm'))) input.checked = !checked;
-        this.confirmThen(input, prop(element, 'confirm'), apply, () => undefined);
-      });
-    }
-    return input;
-  }
-
-  stepper(element: Props, depth: number): HTMLElement {
-    const section = el('section', 'ck-stepper');
-    const active = text(prop(element, 'activeStep'));
-    const steps = list(prop(element, 'children')).filter(isObject);
-    const nav = el('ol', 'ck-steps');
-    steps.forEach((step) => {
-      const li = el('li');
-      li.textContent = text(prop(step, 'title')) ?? text(prop(step, 'id')) ?? '';
-      if (prop(step, 'id') === active) li.setAttribute('aria-current', 'step');
-      nav.append(li);
-    });
-    section.append(nav);
-    const index = Math.max(0, steps.findIndex((step) => prop(step, 'id') === active));
-    const step = steps[index];
-    if (step) {
-      section.append(this.step(step, depth));
-      const last = index === steps.length - 1;
-      const action = copyAction(prop(element, last ? 'onComplete' : 'onStepChange'));
-      const next = el('button', 'ck-button ck-button-primary');
-      next.type = 'button';
-      next.textContent = last ? 'Complete' : 'Next step';
-      next.disabled = this.handlers.busy || action === null || (!last && prop(step, 'next') === false);
-      if (action) next.addEventListener('click', () => this.handlers.onAction(action));
-      section.append(next);
-    }
-    return section;
-  }
-
-  step(element: Props, depth: number): HTMLElement {
-    const div = el('div', 'ck-step');
-    this.children(div, prop(element, 'children'), depth);
-    return div;
-  }
 }
 
 export function renderContentKit(element: unknown, handlers: RenderHandlers): Node {
