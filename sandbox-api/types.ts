@@ -75,6 +75,7 @@ export interface ComponentDefinition<Props = Record<string, unknown>, State = Re
 export interface IntegrationDefinition {
   fetch?: FetchHandler;
   // Components are generic in their own props/state; any of them is accepted here.
+  // biome-ignore lint/suspicious/noExplicitAny: unknown would reject components with typed props
   components?: ComponentDefinition<any, any>[];
   events?: Record<string, EventHandler>;
 }

@@ -49,7 +49,7 @@ function describeError(e: ErrorObject): Issue | null {
   const key = lastSegment(at);
   // Secret values must never reach a message, even a wrong one.
   const got = (value: unknown): string => (at.startsWith('/secrets') ? '' : ` (got ${show(value)})`);
-  const params = e.params as Record<string, any>;
+  const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
     case 'if': // the specific error from the matching `then` is reported instead
       return null;

@@ -22,7 +22,7 @@ const CLOSING = { '[': ']', '{': '}', '"': '"', "'": "'" } as const;
 /** A quote starts a quoted scalar only where a value starts (line start, after `key:`, `- `, `[`, `{`, `,`, `?`). */
 const VALUE_START = /(^|[:\-[{,?])\s*$/;
 /** A block scalar header (`key: |`, `- >-`): the lines indented below it are text, not YAML. */
-const BLOCK_SCALAR = /(^|[:\-]\s)\s*[|>][-+0-9]*\s*(#.*)?$/;
+const BLOCK_SCALAR = /(^|[:-]\s)\s*[|>][-+0-9]*\s*(#.*)?$/;
 
 /**
  * The quoted scalar, else the outermost flow collection, still open at (line, column), both

@@ -26,9 +26,7 @@ export type Frame = (typeof Frame)[keyof typeof Frame];
 const HEADER_BYTES = 9;
 
 /** One frame, or one part of a chunk frame's payload (`value` is then that part's length). */
-export interface FrameHandler {
-  (kind: Frame, id: number, value: number, payload: Buffer | null): void;
-}
+export type FrameHandler = (kind: Frame, id: number, value: number, payload: Buffer | null) => void;
 
 /** Writes one frame; a payload goes out as it is, after its header (no copy). */
 export function writeFrame(socket: Duplex, kind: Frame, id: number, value: number, payload?: Uint8Array): void {

@@ -88,10 +88,8 @@ function writeError(req: IncomingMessage, res: ServerResponse, error: HostError,
   else res.end(body);
 }
 
-export interface DirectPublicFetch {
-  /** Takes the request and answers it, or returns false without touching it (Koa's to serve). */
-  (req: IncomingMessage, res: ServerResponse): boolean;
-}
+/** Takes the request and answers it, or returns false without touching it (Koa's to serve). */
+export type DirectPublicFetch = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export function createDirectPublicFetch(publicFetch: PublicFetch, nextRequestId: () => string, log: Logger): DirectPublicFetch {
   async function serve(req: IncomingMessage, res: ServerResponse, path: string, fetch: () => Promise<CheckedResponse>): Promise<void> {

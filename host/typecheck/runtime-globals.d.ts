@@ -6,5 +6,6 @@ interface Body {
    * The body parsed as JSON, typed by the caller: `await response.json<Answer>()`, as in the
    * Workers types that GitBook's integrations are written against (without a type, `any` as before).
    */
+  // biome-ignore lint/suspicious/noExplicitAny: the Workers types' default, which integrations rely on
   json<T = any>(): Promise<T>;
 }

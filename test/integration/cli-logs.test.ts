@@ -3,7 +3,7 @@
 // for, and an end line when the host shuts down; mistakes are one line with the fix.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, startTestHost, waitFor, type TestHost } from '../helpers/host.ts';
+import { ADMIN_TOKEN, startTestHost, type TestHost } from '../helpers/host.ts';
 import { runCli } from '../helpers/cli.ts';
 import { TempDirs } from '../unit/manifest/temp-integration.ts';
 

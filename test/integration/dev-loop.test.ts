@@ -11,7 +11,6 @@ import { runCli, type CliProcess } from '../helpers/cli.ts';
 const REPO = path.resolve(import.meta.dirname, '../..');
 const TOKEN = 'dev-loop-test-token-0123456789';
 const cwd = mkdtempSync(path.join(tmpdir(), 'ih-dev-'));
-const folder = path.join(cwd, 'integrations', 'greeter');
 
 const manifest = (name: string, extra = '') => `name: ${name}\ntitle: Greeter\ndescription: Greets.\norganization: acme\nvisibility: public\nscopes: []\nscript: src/index.ts\n${extra}`;
 const script = (greeting: string) => `import { createIntegration } from 'sandbox-api';\nimport { greet } from './greet.ts';\ndeclare const MODE: string;\nexport default createIntegration({\n  async fetch(request) {\n    console.log('greeting with', ${JSON.stringify(greeting)});\n    if (new URL(request.url).searchParams.has('mode')) return Response.json({ mode: MODE });\n    return Response.json({ message: greet(${JSON.stringify(greeting)}) });\n  },\n});\n`;

@@ -60,7 +60,7 @@ async function answered(request: Promise<Response>): Promise<number> {
     const response = await request;
     await response.arrayBuffer();
     return response.status;
-  } catch (error) {
+  } catch {
     return -1;
   }
 }

@@ -11,7 +11,7 @@ import { expectHostHealthy } from '../helpers/host-health.ts';
 let host: TestHost;
 let receiver: Server;
 let receiverUrl = '';
-let pending: (() => void)[] = [];
+const pending: (() => void)[] = [];
 
 beforeAll(async () => {
   // Answers only when the test says so: the event is long over by then.

@@ -3,7 +3,7 @@
 // through the platform API the guest reaches neither admin routes, nor another installation's
 // record or configuration, nor a configuration write with a token that is not its integration's.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { startTestHost, endpointOf, installationOf, type TestHost } from '../helpers/host.ts';
+import { startTestHost, installationOf, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
 import { install, installationToken } from '../helpers/platform-api.ts';
 import { withDevDefaults } from '../../host/config/dev-env.ts';

@@ -71,7 +71,7 @@ export async function request<T>(method: string, path: string, options: RequestO
   }
   const requestId = response.headers.get('x-request-id');
   const text = response.status === 204 ? '' : await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   if (text !== '') {
     try {
       parsed = JSON.parse(text);

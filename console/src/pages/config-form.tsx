@@ -337,6 +337,7 @@ function ButtonProperty(props: { id: string; name: string; property: Extract<Con
   };
 
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a fieldset brings its own border and legend layout
     <div class={`field field-button ${errors.has(name) ? 'invalid' : ''}`} role="group" aria-labelledby={`${id}-label`}>
       <p class="label" id={`${id}-label`}>
         {property.title || name}

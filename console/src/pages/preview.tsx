@@ -222,6 +222,7 @@ export function PreviewPage(props: { id: string }) {
           <h2>Output</h2>
           <ContentKitView element={rendered.element} busy={busy} stateRef={stateRef} onAction={act} onStateChange={() => setStateText(JSON.stringify(stateRef.current, null, 2))} />
           <h3>State</h3>
+          {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: tests find the pane by this label */}
           <pre class="state" aria-label="Component state">
             {stateText}
           </pre>

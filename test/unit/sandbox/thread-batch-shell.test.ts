@@ -2,7 +2,7 @@
 // longer a thread of its process (ids are reused), and a batch stuck in it fails after the timeout
 // even while later batches keep arriving. A stand-in script logs what it was run for.
 import { describe, it, expect, afterEach, beforeAll, afterAll } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
