@@ -55,6 +55,25 @@ export interface HostLimits extends SandboxLimits {
   taskRetryBaseMs: number;
 }
 
+/**
+ * Hooks for tests and development aids, never for production: kept apart from the operator's
+ * settings so that nothing an operator configures can reach them.
+ */
+export interface HostTestHooks {
+  /** Fixed DNS answers for guest fetch (`{ 'metadata.test': ['169.254.169.254'] }`), still judged by the egress policy. */
+  egressResolve?: Record<string, string[]>;
+  /** The connect audit: called for every destination a guest fetch points a socket at. */
+  onEgressConnect?: (event: { integration: string; address: string; port: number }) => void;
+  /** The command that lowers the SCHED_IDLE worker (default util-linux's `chrt`). */
+  schedIdleCommand?: string;
+  /** The cgroup v1 cpu controller's directory, in place of the one /proc/self/mounts names. */
+  cpuCgroupMount?: string;
+  /** Whether the machine has no CPU to spare, in place of sampling /proc (the SCHED_IDLE worker's guard). */
+  machineSaturated?: () => boolean;
+  /** Whether the SCHED_IDLE worker starved lately (had work, got no CPU), in place of sampling /proc (its way back to nice 19). */
+  schedIdleStarved?: () => boolean;
+}
+
 export interface HostOptions {
   dirs: string[];
   /** The address the API and console listeners bind (`--bind`): an IP literal or `localhost`; default 127.0.0.1. */
@@ -72,13 +91,6 @@ export interface HostOptions {
    * load with internal scopes (docs/manifest.md#scopes).
    */
   firstPartyIntegrations: string[];
-  /**
-   * Testing and development aid, never for production: fixed DNS answers for guest fetch
-   * (`{ 'metadata.test': ['169.254.169.254'] }`), still judged by the egress policy.
-   */
-  egressResolve?: Record<string, string[]>;
-  /** The connect audit: called for every destination a guest fetch points a socket at (tests). */
-  onEgressConnect?: (event: { integration: string; address: string; port: number }) => void;
   autoInstall: boolean;
   workers: number;
   /**
@@ -87,8 +99,6 @@ export interface HostOptions {
    * its first strike, which the lowest priority would starve on a busy machine.
    */
   demoteOffenders: boolean;
-  /** Testing aid: the command that lowers the SCHED_IDLE worker (default util-linux's `chrt`). */
-  schedIdleCommand?: string;
   /**
    * The offenders' CPU quota (`--offender-cpu-quota`): all guest threads of the two offenders'
    * workers together get at most this percent of one core, through a cgroup v1 cpu group; 0 turns
@@ -96,12 +106,6 @@ export interface HostOptions {
    * and offenders are only lowered (docs/operations.md).
    */
   offenderCpuQuotaPercent: number;
-  /** Testing aid: the cgroup v1 cpu controller's directory, in place of the one /proc/self/mounts names. */
-  cpuCgroupMount?: string;
-  /** Testing aid: whether the machine has no CPU to spare, in place of sampling /proc (the SCHED_IDLE worker's guard). */
-  machineSaturated?: () => boolean;
-  /** Testing aid: whether the SCHED_IDLE worker starved lately (had work, got no CPU), in place of sampling /proc (its way back to nice 19). */
-  schedIdleStarved?: () => boolean;
   limits: HostLimits;
   cacheDir?: string;
   /** Fill unset secret variables from each integration folder's `.dev.vars` (the CLI and the test harness do). */
@@ -140,6 +144,7 @@ export interface HostOptions {
   consolePort?: number;
   /** How long a console sign-in lasts; default 8 hours. */
   consoleSessionTtlMs: number;
+  testHooks: HostTestHooks;
 }
 
 const DEFAULT_LIMITS: HostLimits = {
@@ -192,16 +197,22 @@ const OPTIONS_SCHEMA = {
     adminToken: { type: 'string', minLength: 16 },
     allowEgress: { type: 'array', items: { type: 'string', minLength: 1 } },
     firstPartyIntegrations: { type: 'array', items: { type: 'string', minLength: 1 } },
-    egressResolve: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 } },
-    onEgressConnect: {},
     autoInstall: { type: 'boolean' },
     workers: positive,
     demoteOffenders: { type: 'boolean' },
-    schedIdleCommand: { type: 'string', minLength: 1 },
     offenderCpuQuotaPercent: { type: 'integer', minimum: 0, maximum: MAX_OFFENDER_CPU_QUOTA_PERCENT },
-    cpuCgroupMount: { type: 'string', minLength: 1 },
-    machineSaturated: {},
-    schedIdleStarved: {},
+    testHooks: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        egressResolve: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+        onEgressConnect: {},
+        schedIdleCommand: { type: 'string', minLength: 1 },
+        cpuCgroupMount: { type: 'string', minLength: 1 },
+        machineSaturated: {},
+        schedIdleStarved: {},
+      },
+    },
     limits: {
       type: 'object',
       additionalProperties: false,
@@ -234,15 +245,16 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     const messages = (validateOptions.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message}`);
     throw new HostError('ERR_OPTIONS_INVALID', `invalid host options: ${messages.join('; ')}`);
   }
+  const hooks = input.testHooks ?? {};
   const problems = [
     ...parseAllowList(input.allowEgress ?? []).errors.map((problem) => `--allow-egress ${problem}`),
-    ...checkResolveOverrides(input.egressResolve ?? {}),
+    ...checkResolveOverrides(hooks.egressResolve ?? {}),
   ];
   const listenProblem = input.host === undefined ? undefined : listenHostProblem(input.host);
   if (listenProblem !== undefined) problems.push(listenProblem);
-  if (input.onEgressConnect !== undefined && typeof input.onEgressConnect !== 'function') problems.push('onEgressConnect must be a function');
-  if (input.machineSaturated !== undefined && typeof input.machineSaturated !== 'function') problems.push('machineSaturated must be a function');
-  if (input.schedIdleStarved !== undefined && typeof input.schedIdleStarved !== 'function') problems.push('schedIdleStarved must be a function');
+  if (hooks.onEgressConnect !== undefined && typeof hooks.onEgressConnect !== 'function') problems.push('testHooks.onEgressConnect must be a function');
+  if (hooks.machineSaturated !== undefined && typeof hooks.machineSaturated !== 'function') problems.push('testHooks.machineSaturated must be a function');
+  if (hooks.schedIdleStarved !== undefined && typeof hooks.schedIdleStarved !== 'function') problems.push('testHooks.schedIdleStarved must be a function');
   if (problems.length > 0) throw new HostError('ERR_OPTIONS_INVALID', `invalid host options: ${problems.join('; ')}`);
   return {
     dirs: input.dirs ?? ['fixtures/integrations'],
@@ -254,16 +266,11 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     ...(input.adminToken ? { adminToken: input.adminToken } : {}),
     allowEgress: input.allowEgress ?? [],
     firstPartyIntegrations: input.firstPartyIntegrations ?? [],
-    ...(input.egressResolve ? { egressResolve: input.egressResolve } : {}),
-    ...(input.onEgressConnect ? { onEgressConnect: input.onEgressConnect } : {}),
     autoInstall: input.autoInstall ?? true,
     workers: input.workers ?? Math.max(2, availableParallelism()),
     demoteOffenders: input.demoteOffenders ?? true,
-    ...(input.schedIdleCommand ? { schedIdleCommand: input.schedIdleCommand } : {}),
     offenderCpuQuotaPercent: input.offenderCpuQuotaPercent ?? DEFAULT_OFFENDER_CPU_QUOTA_PERCENT,
-    ...(input.cpuCgroupMount ? { cpuCgroupMount: input.cpuCgroupMount } : {}),
-    ...(input.machineSaturated ? { machineSaturated: input.machineSaturated } : {}),
-    ...(input.schedIdleStarved ? { schedIdleStarved: input.schedIdleStarved } : {}),
+    testHooks: hooks,
     limits: { ...DEFAULT_LIMITS, ...input.limits },
     ...(input.cacheDir ? { cacheDir: input.cacheDir } : {}),
     devVars: input.devVars ?? false,

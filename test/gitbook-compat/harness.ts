@@ -126,9 +126,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       platformPath: file,
       adminToken: ADMIN_TOKEN,
       allowEgress: [options.address],
-      egressResolve: resolve,
-      onEgressConnect: ({ integration, address, port }) => {
-        if (address !== options.address) strayConnections.push(`${integration} → ${address}:${port}`);
+      testHooks: {
+        egressResolve: resolve,
+        onEgressConnect: ({ integration, address, port }) => {
+          if (address !== options.address) strayConnections.push(`${integration} → ${address}:${port}`);
+        },
       },
       autoInstall: false,
       env,

@@ -3,7 +3,7 @@
 
 import { createHost, type Host } from '../../host/index.ts';
 import { createMemoryLogger } from '../../host/common/logger.ts';
-import type { HostOptionsInput } from '../../host/config/options.ts';
+import type { HostOptionsInput, HostTestHooks } from '../../host/config/options.ts';
 import type { EventLogEntry } from '../../host/dispatch/event-log.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -13,8 +13,20 @@ export interface TestHost extends Host {
   admin(path: string, init?: RequestInit): Promise<Response>;
 }
 
-export async function startTestHost(options: HostOptionsInput = {}): Promise<TestHost> {
+const HOOKS = ['egressResolve', 'onEgressConnect', 'schedIdleCommand', 'cpuCgroupMount', 'machineSaturated', 'schedIdleStarved'] as const;
+
+/** Host options, with the test hooks (HostTestHooks) allowed beside them for brevity. */
+export type TestHostOptions = HostOptionsInput & HostTestHooks;
+
+export async function startTestHost(given: TestHostOptions = {}): Promise<TestHost> {
   const logger = createMemoryLogger();
+  const options: HostOptionsInput = { ...given };
+  const testHooks: HostTestHooks = { ...given.testHooks };
+  for (const hook of HOOKS) {
+    if (given[hook] === undefined) continue;
+    Object.assign(testHooks, { [hook]: given[hook] });
+    delete (options as Record<string, unknown>)[hook];
+  }
   const host = await createHost({
     port: 0,
     dataPath: ':memory:',
@@ -23,6 +35,7 @@ export async function startTestHost(options: HostOptionsInput = {}): Promise<Tes
     logger,
     env: { ...process.env },
     ...options,
+    testHooks,
   });
   // The dev installations' setup events run after createHost returns; a test that reasons about
   // what is in flight (crash attribution, demotion) starts once they are done.

@@ -71,7 +71,7 @@ beforeAll(async () => {
     dirs: ['fixtures/integrations', 'fixtures/hostile'],
     workers: 2,
     allowEgress: [`127.0.0.1:${allowed.port}`],
-    egressResolve: { 'metadata.test': ['169.254.169.254'] },
+    testHooks: { egressResolve: { 'metadata.test': ['169.254.169.254'] } },
     limits: { dispatchTimeoutMs: 1_000, memoryLimitMb: 64, waitUntilTimeoutMs: 500, maxResponseBytes: 1024 * 1024, maxLogLinesPerDispatch: 100 },
   };
   child = spawn(NODE, ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', CHILD, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -15,12 +15,12 @@ describe('egress host options', () => {
   });
 
   it('accept a DNS override of IP addresses only', () => {
-    expect(resolveOptions({ egressResolve: { 'metadata.test': ['169.254.169.254'] } }).egressResolve).toEqual({ 'metadata.test': ['169.254.169.254'] });
-    expect(() => resolveOptions({ egressResolve: { 'metadata.test': ['metadata.internal'] } })).toThrow(/"metadata\.internal" is not an IP address/);
-    expect(() => resolveOptions({ egressResolve: { 'metadata.test': [] } })).toThrow(/ERR_OPTIONS_INVALID|must NOT have fewer than 1 items/);
+    expect(resolveOptions({ testHooks: { egressResolve: { 'metadata.test': ['169.254.169.254'] } } }).testHooks.egressResolve).toEqual({ 'metadata.test': ['169.254.169.254'] });
+    expect(() => resolveOptions({ testHooks: { egressResolve: { 'metadata.test': ['metadata.internal'] } } })).toThrow(/"metadata\.internal" is not an IP address/);
+    expect(() => resolveOptions({ testHooks: { egressResolve: { 'metadata.test': [] } } })).toThrow(/ERR_OPTIONS_INVALID|must NOT have fewer than 1 items/);
   });
 
   it('take the connect audit as a function only', () => {
-    expect(() => resolveOptions({ onEgressConnect: 'log' as never })).toThrow(/onEgressConnect must be a function/);
+    expect(() => resolveOptions({ testHooks: { onEgressConnect: 'log' as never } })).toThrow(/testHooks\.onEgressConnect must be a function/);
   });
 });
