@@ -8,15 +8,12 @@ import { HostError } from '../common/errors.ts';
 import type { DispatchFailure, DispatchRequest, DispatchResult, FromWorker, SandboxLimits, ToWorker, WorkerCount } from './messages.ts';
 import { CrashLedger } from './crash-ledger.ts';
 import { settledBy, untilMoment } from './settled-by.ts';
-import { sendingBudget } from './offender-budget.ts';
 import { TimeoutBreaker, type TimeoutBreakerOptions } from './timeout-breaker.ts';
 import { answeredBody, failBodies, onBodyFrame } from './slot-bodies.ts';
 import { post, readyBy, spawnSlot, stopSlot, takePending, type LateVerdict, type Pending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
 import { Placement } from './placement.ts';
 import { environmentKey } from './held-environments.ts';
-import { burnedCpu, demotionTarget, timeoutIsOffence, type Tier } from './demotion.ts';
-import { judgeWindow, readCpu, type CpuReading } from './spare-cpu.ts';
-import { openOffendersGroup, type OffendersGroup } from './cpu-quota.ts';
+import { burnedCpu, demotionTarget, judgeWindow, openOffendersGroup, readCpu, sendingBudget, timeoutIsOffence, type CpuReading, type OffendersGroup, type Tier } from '../offenders/index.ts';
 
 /** At least this much on top of the dispatch deadline before the host answers for a silent worker. */
 const BACKSTOP_GRACE_MS = 5_000;

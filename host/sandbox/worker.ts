@@ -17,7 +17,7 @@ import { prepareRealm, type PreparedRealm } from './realm.ts';
 import { moduleSources } from './realm-primitives.ts';
 import { isKeyOf } from './held-environments.ts';
 import { BundlePrecompiler } from './bundle-precompiler.ts';
-import { GuestThreads } from './guest-threads.ts';
+import { GuestThreads } from '../offenders/index.ts';
 import type { ResponseBody } from './response-body.ts';
 import { BODY_CHANNEL_FD } from './body-channel.ts';
 import { createBodySender } from './body-sender.ts';
