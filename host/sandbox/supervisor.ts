@@ -13,18 +13,10 @@ import { answeredBody, failBodies, onBodyFrame } from './slot-bodies.ts';
 import { post, readyBy, spawnSlot, stopSlot, takePending, type LateVerdict, type Pending, type Slot, type SupervisedOutcome, type WorkerPriority } from './worker-slot.ts';
 import { Placement } from './placement.ts';
 import { environmentKey } from './held-environments.ts';
-import { burnedCpu, demotionTarget, judgeWindow, openOffendersGroup, readCpu, sendingBudget, timeoutIsOffence, type CpuReading, type OffendersGroup, type Tier } from '../offenders/index.ts';
+import { burnedCpu, demotionTarget, OffenderScheduling, sendingBudget, timeoutIsOffence, type Tier } from '../offenders/index.ts';
 
 /** At least this much on top of the dispatch deadline before the host answers for a silent worker. */
 const BACKSTOP_GRACE_MS = 5_000;
-/** How often the machine's spare CPU is sampled for the SCHED_IDLE worker (spare-cpu.ts). */
-const SPARE_CPU_SAMPLE_MS = 1_000;
-/**
- * After the SCHED_IDLE worker starved (it had work and got no CPU), this long its integrations move
- * back to nice 19 before their next dispatch and nothing is sent down: at most one move down and
- * back (two isolate starts) per integration in this time on a machine that stays saturated.
- */
-export const STARVED_HOLD_MS = 30_000;
 
 export type { SupervisedOutcome } from './worker-slot.ts';
 
@@ -120,13 +112,8 @@ export class Supervisor {
   private stopped = false;
   /** Whether the SCHED_IDLE worker could be lowered; once it could not, it is gone for good. */
   private schedIdleAvailable = true;
-  /** Whether, in the last sample, normal work left the machine no CPU to spare (spare-cpu.ts). */
-  private saturated = false;
-  /** Until when (performance.now()) the SCHED_IDLE worker counts as starving: see STARVED_HOLD_MS. */
-  private starvedUntil = -Infinity;
-  private spareCpuTimer: NodeJS.Timeout | null = null;
-  /** This host's offenders' group under the CPU quota, while it has one. */
-  private quotaGroup: OffendersGroup | null = null;
+  /** The offenders' CPU-quota group and the spare-CPU verdicts (host/offenders/). */
+  private readonly scheduling: OffenderScheduling;
   private readonly options: SupervisorOptions;
   private apiEndpoint: string | null = null;
   private apiHandler: ApiHandler | null = null;
@@ -140,6 +127,7 @@ export class Supervisor {
     this.placement = new Placement(Math.max(1, options.workers) + (options.demoteOffenders ? 2 : 0), Math.max(1, options.workers));
     this.ledger = new CrashLedger(options.crashesBeforeQuarantine, options.crashWindowMs);
     this.breaker = new TimeoutBreaker(options.timeoutBreaker);
+    this.scheduling = new OffenderScheduling(options);
     this.nextSolitaryIndex = this.regularCount + (options.demoteOffenders ? 2 : 0);
   }
 
@@ -155,32 +143,21 @@ export class Supervisor {
   async start(): Promise<void> {
     for (let index = 0; index < this.regularCount; index++) this.slots.set(index, this.spawn(index));
     if (this.options.demoteOffenders) {
-      this.openQuotaGroup();
+      this.scheduling.openQuotaGroup();
       this.slots.set(this.regularCount, this.spawn(this.regularCount));
       this.slots.set(this.regularCount + 1, this.spawn(this.regularCount + 1)); // the SCHED_IDLE worker
-      if (this.options.machineSaturated === undefined && this.options.schedIdleStarved === undefined) this.sampleSpareCpu();
+      this.scheduling.startSampling({
+        present: () => this.schedIdleWorker !== undefined,
+        pid: () => this.workerPid(this.schedIdleIndex!),
+        hasWork: () => (this.slots.get(this.schedIdleWorker!)?.pending.size ?? 0) > 0,
+      });
     }
     await Promise.all([...this.slots.values()].map((slot) => slot.ready));
   }
 
-  /** Creates the offenders' group (stale ones of crashed hosts go first); says once, readably, why there is none. */
-  private openQuotaGroup(): void {
-    const quota = this.options.offenderCpuQuota;
-    if (quota === undefined || quota.percent <= 0) return;
-    const opened = openOffendersGroup({ percent: quota.percent, ...(quota.mount !== undefined ? { mount: quota.mount } : {}) });
-    if ('problem' in opened) {
-      this.options.onNotice('warn', `offenders' CPU quota (${quota.percent} % of one core) not applied: ${opened.problem}; offenders are only lowered (nice 19, SCHED_IDLE)`);
-      return;
-    }
-    for (const name of opened.staleRemoved) this.options.onNotice('info', `removed the offenders' CPU group of a host that is no longer running: ${name}`);
-    this.quotaGroup = opened;
-    const { periodUs, quotaUs } = opened.timing;
-    this.options.onNotice('info', `offenders' guest threads limited to ${quota.percent} % of one core (${quotaUs / 1000} ms every ${periodUs / 1000} ms, cgroup ${opened.dir})`);
-  }
-
   /** The directory of this host's offenders' CPU group, while it has one (tests, diagnostics). */
   get offendersCpuGroup(): string | undefined {
-    return this.quotaGroup?.dir;
+    return this.scheduling.quotaGroupDir;
   }
 
   /** How many sandbox workers are running and ready, of how many (the readiness route). */
@@ -189,41 +166,14 @@ export class Supervisor {
     return { up: this.stopped ? 0 : slots.filter((slot) => slot.up).length, total: slots.length };
   }
 
-  /**
-   * Samples, once a second, what CPU normal work left over (two small /proc reads) for two
-   * verdicts (spare-cpu.ts judgeWindow): no CPU to spare (nothing is sent down), and the SCHED_IDLE
-   * worker starved while it had work (its integrations go back to nice 19 for STARVED_HOLD_MS). A
-   * machine busy only while that worker had nothing to do is no reason to move anything back.
-   * Where /proc cannot be read, neither verdict is ever given.
-   */
-  private sampleSpareCpu(): void {
-    const pids = () => [this.workerPid(this.schedIdleIndex!)];
-    let previous: CpuReading | null = readCpu(pids());
-    let hadWork = false;
-    this.spareCpuTimer = setInterval(() => {
-      const index = this.schedIdleWorker;
-      if (index === undefined) return;
-      const reading = readCpu(pids());
-      const hasWork = (this.slots.get(index)?.pending.size ?? 0) > 0;
-      if (previous !== null && reading !== null) {
-        const verdict = judgeWindow(previous, reading, hadWork && hasWork);
-        this.saturated = verdict.saturated;
-        if (verdict.schedIdleStarved) this.starvedUntil = performance.now() + STARVED_HOLD_MS;
-      }
-      previous = reading;
-      hadWork = hasWork;
-    }, SPARE_CPU_SAMPLE_MS);
-    this.spareCpuTimer.unref();
-  }
-
   /** Whether normal work left no CPU to spare in the last second (then SCHED_IDLE work would starve). */
   get machineSaturated(): boolean {
-    return this.options.machineSaturated ? this.options.machineSaturated() : this.saturated;
+    return this.scheduling.machineSaturated;
   }
 
   /** Whether the SCHED_IDLE worker starved (had work and got no CPU) within the last STARVED_HOLD_MS. */
   get schedIdleStarved(): boolean {
-    return this.options.schedIdleStarved ? this.options.schedIdleStarved() : performance.now() < this.starvedUntil;
+    return this.scheduling.schedIdleStarved;
   }
 
   /** The index of the low-priority (nice 19) worker for offenders, if there is one. */
@@ -533,12 +483,11 @@ export class Supervisor {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.spareCpuTimer !== null) clearInterval(this.spareCpuTimer);
+    this.scheduling.stopSampling();
     for (const { probation } of this.solitary.values()) clearTimeout(probation);
     await Promise.all([...this.slots.values()].map((slot) => stopSlot(slot, 'the host is shutting down')));
     // After the workers: their threads have left the group with them (what is left goes to the parent).
-    this.quotaGroup?.remove();
-    this.quotaGroup = null;
+    this.scheduling.closeQuotaGroup();
   }
 
   /** Makes an environment's JSON text now (a host start's prefill), so its first dispatch only sends it. */
@@ -687,7 +636,7 @@ export class Supervisor {
     );
     const isolateBudgetMb = Math.max(1, Math.floor(this.options.isolateMemoryMb / this.regularCount));
     // Only the two offenders' workers go under the quota (not solitary suspects, not regular workers).
-    const quotaTasks = this.quotaGroup !== null && (index === this.offenderWorker || index === this.schedIdleIndex) ? this.quotaGroup.tasks : undefined;
+    const quotaTasks = index === this.offenderWorker || index === this.schedIdleIndex ? this.scheduling.quotaTasks : undefined;
     post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, snapshotScript: this.options.snapshotScript, runtimeModules: this.options.runtimeModules, ...(this.options.runtimeMaps !== undefined ? { runtimeMaps: this.options.runtimeMaps } : {}), limits: this.options.limits, isolateBudgetMb, egress: this.options.egress, priority, ...(this.options.schedIdleCommand !== undefined ? { schedIdleCommand: this.options.schedIdleCommand } : {}), ...(quotaTasks !== undefined ? { offenderCpuQuotaTasks: quotaTasks } : {}) });
     if (this.apiEndpoint !== null) post(slot, { type: 'configure', apiEndpoint: this.apiEndpoint });
     for (const [integration, pinned] of this.pins) {
