@@ -4,7 +4,7 @@
 
 import { Command, Option } from 'commander';
 import { DEFAULT_HOST_PORT, DEFAULT_LISTEN_HOST, type HostOptionsInput } from '../config/options.ts';
-import { DEFAULT_OFFENDER_CPU_QUOTA_PERCENT, MAX_OFFENDER_CPU_QUOTA_PERCENT } from '../sandbox/cpu-quota.ts';
+import { DEFAULT_OFFENDER_CPU_QUOTA_PERCENT, MAX_OFFENDER_CPU_QUOTA_PERCENT } from '../offenders/index.ts';
 import { fail } from './usage.ts';
 
 /** What commander hands over for the flags below (strings as typed; booleans for --no-*). */

@@ -8,7 +8,7 @@ import { HostError } from '../common/errors.ts';
 import type { SandboxLimits } from '../sandbox/messages.ts';
 import type { Logger } from '../common/logger.ts';
 import { OAUTH_STATE_TTL_MS } from '../installations/oauth-state.ts';
-import { DEFAULT_OFFENDER_CPU_QUOTA_PERCENT, MAX_OFFENDER_CPU_QUOTA_PERCENT } from '../sandbox/cpu-quota.ts';
+import { DEFAULT_OFFENDER_CPU_QUOTA_PERCENT, MAX_OFFENDER_CPU_QUOTA_PERCENT } from '../offenders/index.ts';
 
 export const DEFAULT_HOST_PORT = 8787;
 /** Where the API and console listeners bind unless told otherwise: loopback, never the network. */

@@ -4,7 +4,7 @@
 
 import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope, RuntimeModuleName, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 import type { EgressOptions } from '../bridge/egress-policy.ts';
-import type { WorkerPriority } from './sched-policy.ts';
+import type { WorkerPriority } from '../offenders/index.ts';
 
 export interface SandboxLimits {
   memoryLimitMb: number;

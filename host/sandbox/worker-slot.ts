@@ -14,7 +14,7 @@ import type { StreamedBody } from './streamed-body.ts';
 import type { Duplex } from 'node:stream';
 import { BODY_CHANNEL_FD, readFrames, type Frame } from './body-channel.ts';
 import { HeldEnvironments } from './held-environments.ts';
-import { loweringProblem, type WorkerPriority } from './sched-policy.ts';
+import { loweringProblem, type WorkerPriority } from '../offenders/index.ts';
 
 const WORKER_ENTRY = fileURLToPath(new URL('./worker.ts', import.meta.url));
 // An installed package loads its TypeScript through a hook (bin/load-typescript.js): workers too.

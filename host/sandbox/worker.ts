@@ -1,36 +1,33 @@
 // Entry of a sandbox worker process (forked by the supervisor with --no-node-snapshot). Holds one
 // isolate per pinned integration and answers dispatch messages. It never serves HTTP and never
-// sees another worker's integrations; if a guest crashes V8, only this process dies.
+// sees another worker's integrations; if a guest crashes V8, only this process dies. Its units are
+// in worker/ (API forwarding, memory budget, hog sampling, startup, thread lowering, quiet window).
 
 import type { DispatchResult, FromWorker, ToWorker, WorkerInit } from './messages.ts';
-import type { BridgeRequest, BridgeResponse, BridgeResult } from '../../sandbox-api/runtime/contract.ts';
 import { DispatchError, IntegrationIsolate, type RuntimeSource } from './isolate.ts';
 import { createStackMapper, scriptFilename } from './stack-map.ts';
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import { MAX_FETCH_REDIRECTS, performFetch } from '../bridge/fetch.ts';
 import { lookupWithOverrides } from '../bridge/egress-resolve.ts';
 import { batchedSender, unbatch, type MessageBatch } from './ipc-batch.ts';
-import { createRuntimeSnapshot } from './runtime-snapshot.ts';
-import { fitsOneMore, isolatesToEvict, poolCandidates, surelyWithin, type PoolCandidate } from './isolate-budget.ts';
-import { IsolatePool } from './isolate-pool.ts';
-import { prepareRealm, type PreparedRealm } from './realm.ts';
+import type { IsolatePool } from './isolate-pool.ts';
 import { moduleSources } from './realm-primitives.ts';
 import { isKeyOf } from './held-environments.ts';
-import { BundlePrecompiler } from './bundle-precompiler.ts';
-import { GuestThreads } from './guest-threads.ts';
+import type { BundlePrecompiler } from './bundle-precompiler.ts';
+import type { GuestThreads } from '../offenders/index.ts';
 import type { ResponseBody } from './response-body.ts';
 import { BODY_CHANNEL_FD } from './body-channel.ts';
 import { createBodySender } from './body-sender.ts';
+import { PlatformApiForwarder } from './worker/platform-api.ts';
+import { EVICTED, MemoryBudget } from './worker/memory-budget.ts';
+import { QuietWindow } from './worker/quiet-window.ts';
+import { startHogSampler } from './worker/hog-sampler.ts';
+import { deadlineFrom, lowerGuestThreads } from './worker/lowering.ts';
+import { createPool, createPrecompiler, startupSnapshot } from './worker/startup.ts';
 
-const EVICTED = 'evicted (least recently used)';
-/** What an isolate is assumed to take before any in this worker was measured (the runtime alone is ~2–4 MB). */
-const DEFAULT_ISOLATE_BYTES = 4 * 1024 * 1024;
 const FETCH_TIMEOUT_MS = 10_000;
 
 let init: WorkerInit | null = null;
-let apiOrigin: string | null = null;
-let nextApiCall = 1;
-const apiCalls = new Map<number, (result: BridgeResult<BridgeResponse>) => void>();
 let runtime: RuntimeSource | null = null;
 /** The source map of the runtime script this worker's isolates run (stack-map.ts), when the supervisor sent one. */
 let runtimeMap: string | undefined;
@@ -61,27 +58,16 @@ const send = batchedSender<FromWorker>((message) => {
   if (process.connected) process.send?.(message, undefined, undefined, () => undefined);
 });
 
-/** Whether a guest URL targets the platform API (same origin as environment.apiEndpoint). */
-function isPlatformApi(url: string): boolean {
-  if (apiOrigin === null) return false;
-  try {
-    return new URL(url).origin === apiOrigin;
-  } catch {
-    return false;
-  }
-}
-
-function callPlatformApi(integration: string, request: BridgeRequest): Promise<BridgeResult<BridgeResponse>> {
-  const id = nextApiCall++;
-  return new Promise((resolve) => {
-    apiCalls.set(id, resolve);
-    send({ type: 'api-request', id, integration, request });
-  });
-}
+/** Guests' platform API calls, forwarded to the supervisor (worker/platform-api.ts). */
+const platformApi = new PlatformApiForwarder(send);
+/** This worker's share of the isolate memory budget (worker/memory-budget.ts). */
+const budget = new MemoryBudget({ settings: () => init, isolates, pool: () => pool, send });
+/** When background work may create an isolate (worker/quiet-window.ts). */
+const quiet = new QuietWindow();
 
 function register(integration: string, bundleCode: string, bundleMap: string | undefined): void {
   if (init === null || runtime === null) throw new Error('worker used before init');
-  lastActivity = performance.now();
+  quiet.touch();
   // A new build (the dev loop's reload): dispatches from now on start the new isolate; the old
   // one finishes what it has in flight and is then disposed. The two share nothing.
   const previous = isolates.get(integration);
@@ -91,8 +77,8 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
   const isolate = new IntegrationIsolate(integration, bundleCode, runtime, init.limits, {
     // The guest resumes on an isolate thread once its fetch settles (lookAtThreads).
     fetch: (request, signal) =>
-      (isPlatformApi(request.url)
-        ? callPlatformApi(integration, request)
+      (platformApi.isPlatformApi(request.url)
+        ? platformApi.call(integration, request)
         : performFetch(request, {
         policy,
         timeoutMs: FETCH_TIMEOUT_MS,
@@ -118,11 +104,7 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
     },
     mapText: createStackMapper(integration, bundleMap, runtimeMap),
     disposed: (reason) => send({ type: 'isolate-disposed', integration, evicted: reason === EVICTED }),
-    measured: () => {
-      largestIsolateBytes = Math.max(largestIsolateBytes, isolate.memoryBytes);
-      budgetChanged = true;
-      scheduleBudgetCheck();
-    },
+    measured: () => budget.measured(isolate),
     takeRealm: () => pool?.take(),
   }, { deadlineFrom: deadlineFrom(init) });
   isolates.set(integration, isolate);
@@ -139,144 +121,14 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
   });
 }
 
-/** Whether this is one of the offenders' workers (its guest threads lowered, its deadline from arrival). */
-function lowered(settings: WorkerInit): settings is WorkerInit & { priority: 'nice19' | 'sched-idle' } {
-  return settings.priority !== undefined && settings.priority !== 'normal';
-}
-
-/**
- * When a dispatch's deadline starts (isolate.ts IsolateOptions): at its arrival on the offenders'
- * workers, whose guest threads (where realms are built) are lowered and held by the offenders' CPU
- * quota, so a realm built there can take hundreds of ms and the answer must not wait for it; once
- * the realm is built on regular workers, where a slow build is only a busy machine's.
- */
-function deadlineFrom(settings: WorkerInit): 'realm' | 'arrival' {
-  return lowered(settings) ? 'arrival' : 'realm';
-}
-
-/**
- * Isolates are created lazily on first dispatch; to bound memory with many integrations, the
- * least recently used idle isolates are disposed whenever the live ones would pass this worker's
- * share of the memory budget (or the count cap). Sizes are each isolate's last measurement; one
- * never measured counts as the average of those that were. Isolates being created count as live
- * (and busy); `newcomer` is about to start one and is never evicted itself.
- */
-function enforceIsolateBudget(newcomer?: IntegrationIsolate): void {
-  if (init === null) return;
-  if (!overBudget && budgetSurelyHolds()) {
-    budgetChanged = false;
-    checkedAt = performance.now();
-    return;
-  }
-  const { candidates, coming } = budgetCandidates(newcomer);
-  const budgetBytes = init.isolateBudgetMb * 1024 * 1024;
-  // Ready realms of the warm pool never ran anything (lastUsedAt -Infinity): they go first.
-  const evicted = isolatesToEvict(candidates, coming, budgetBytes, init.limits.maxLiveIsolatesPerWorker);
-  for (const candidate of evicted) {
-    if (candidate.realm !== undefined) {
-      pool?.discard(candidate.realm);
-      continue;
-    }
-    candidate.isolate?.dispose(EVICTED);
-    if (candidate.isolate !== undefined) send({ type: 'count', integration: candidate.isolate.name, name: 'isolate_eviction' });
-  }
-  let used = 0;
-  for (const candidate of candidates) if (!evicted.includes(candidate)) used += candidate.bytes;
-  overBudget = used > budgetBytes || candidates.length - evicted.length > init.limits.maxLiveIsolatesPerWorker;
-  budgetChanged = false;
-  checkedAt = performance.now();
-}
-
-interface Candidate extends PoolCandidate<PreparedRealm> {
-  isolate?: IntegrationIsolate;
-}
-
-/**
- * Everything that takes isolate memory in this worker: live and starting isolates (and the
- * newcomer), and the warm pool's realms, ready or being made (isolate-budget.ts).
- */
-function budgetCandidates(newcomer?: IntegrationIsolate): { candidates: Candidate[]; coming: Candidate | undefined } {
-  const live = [...isolates.values()].filter((candidate) => candidate.isLive || candidate.isStarting || candidate === newcomer);
-  const measured = live.filter((candidate) => candidate.memoryBytes > 0);
-  const typical = measured.length > 0 ? measured.reduce((sum, candidate) => sum + candidate.memoryBytes, 0) / measured.length : DEFAULT_ISOLATE_BYTES;
-  const candidates: Candidate[] = live.map((isolate) => ({ isolate, idle: isolate.isIdle, lastUsedAt: isolate.lastUsedAt, bytes: isolate.memoryBytes || typical }));
-  const coming = candidates.find((candidate) => candidate.isolate === newcomer);
-  if (pool !== null) candidates.push(...poolCandidates(pool.view(), coming !== undefined));
-  return { candidates, coming };
-}
-
-/** Whether one more realm of `bytes` fits this worker's budget and count cap beside everything live. */
-function budgetHasRoom(bytes: number): boolean {
-  if (init === null) return false;
-  if (budgetSurelyHolds(bytes)) return true;
-  return fitsOneMore(budgetCandidates().candidates, bytes, init.isolateBudgetMb * 1024 * 1024, init.limits.maxLiveIsolatesPerWorker);
-}
-
-/**
- * The largest memory any isolate of this worker measured so far (never lowered), at least the
- * estimate used before any measurement: what each one counts for in budgetSurelyHolds.
- */
-let largestIsolateBytes = DEFAULT_ISOLATE_BYTES;
-
-/**
- * Whether this worker is within its budget and count cap even with every registered integration
- * live at the largest size seen (or `realmBytes`, a realm about to be made), beside a full pool and
- * one realm being made (isolate-budget.ts surelyWithin). Then a cold start or a refill needs no
- * walk over every isolate: the walk cost a cold start 0.17–0.28 ms with 125 integrations per worker
- * (docs/performance.md) and grows with them.
- */
-function budgetSurelyHolds(realmBytes = 0): boolean {
-  if (init === null) return false;
-  const largestBytes = Math.max(largestIsolateBytes, pool?.bytesEach ?? 0, realmBytes);
-  const bound = { integrations: isolates.size, poolRealms: init.limits.warmIsolatesPerWorker + 1, largestBytes };
-  return surelyWithin(bound, init.isolateBudgetMb * 1024 * 1024, init.limits.maxLiveIsolatesPerWorker);
-}
-
-/** Whether the last check left this worker over budget (busy isolates could not be disposed). */
-let overBudget = false;
-/** Whether an isolate was measured since the last check (isolates grow; starts overlap). */
-let budgetChanged = false;
-let checkedAt = 0;
-/** The check walks every isolate: after a measurement it waits at least this long for the next. */
-const RECHECK_MS = 100;
-let budgetCheck: NodeJS.Timeout | null = null;
-
-/** Checks the budget soon after a measurement landed, at most once per RECHECK_MS, even if no dispatch follows. */
-function scheduleBudgetCheck(): void {
-  if (budgetCheck !== null) return;
-  budgetCheck = setTimeout(() => {
-    budgetCheck = null;
-    if (budgetChanged) enforceIsolateBudget();
-  }, Math.max(0, checkedAt + RECHECK_MS - performance.now()));
-  budgetCheck.unref();
-}
-
-/**
- * The worker's quiet window: background work that creates an isolate synchronously (the warm pool's
- * refill while a realm is still ready; on the offenders' workers, the precompiler) starts only once
- * no dispatch arrived or was answered and no integration registered for this long. A caller's next
- * request (a retry after a 504, the next page of a client) usually follows its answer within a few
- * milliseconds on loopback, and an integration moved here registers just before the request that
- * moved it; either would otherwise wait behind that creation (1–15 ms of this thread). An empty
- * pool refills at once.
- */
-const QUIET_MS = 5;
-/** performance.now() of the last dispatch this worker received or answered, or the last registration. */
-let lastActivity = -Infinity;
-
-/** What is left of the quiet window (0: quiet now). */
-function quietWaitMs(): number {
-  return Math.max(0, lastActivity + QUIET_MS - performance.now());
-}
-
 const bodies = createBodySender(BODY_CHANNEL_FD);
 
 async function dispatch(id: number, integration: string, envelope: Parameters<IntegrationIsolate['dispatch']>[0], stream: boolean): Promise<void> {
   const started = performance.now();
-  lastActivity = started;
+  quiet.touch(started);
   const isolate = isolates.get(integration);
   // Only a start makes room: a dispatch joining one already under way adds nothing to the budget.
-  if (isolate !== undefined && !isolate.isLive && !isolate.isStarting) enforceIsolateBudget(isolate);
+  if (isolate !== undefined && !isolate.isLive && !isolate.isStarting) budget.enforce(isolate);
   let result: DispatchResult;
   let following: ResponseBody | undefined;
   if (isolate !== undefined) inFlight.set(id, isolate);
@@ -302,77 +154,15 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   // deadline already, and one more write is nothing beside it.
   send(result, !result.ok && result.failure === 'timeout');
   if (following !== undefined) void bodies.send(id, following);
-  lastActivity = performance.now();
+  quiet.touch();
   // The answer is on its way: the pool may refill (at once if empty, else once the worker is
   // quiet) and the precompiler go on (off the critical path, once nothing waits).
   pool?.refillSoon();
   precompiler?.resume();
-  // Isolates started while others were busy, or grown, may have passed the budget; trim once they
-  // are idle. The check walks every isolate, so it runs only when it may find something.
-  if (overBudget) enforceIsolateBudget();
-  else if (budgetChanged) scheduleBudgetCheck();
+  budget.afterDispatch();
 }
 
-/** How often busy isolates are sampled for hogs (their execution time in the busy period). */
-const HOG_SAMPLE_MS = 100;
-
-// Neighbours first: an integration that keeps executing is reported while its work still runs,
-// so the supervisor moves its next dispatches off this worker before any deadline passes.
-// The same tick looks for threads made by work no hook saw (timers' watchdogs, the pool's refills).
-setInterval(() => {
-  if (init === null) return;
-  lookAtThreads();
-  for (const [integration, isolate] of isolates) {
-    const cpuMs = isolate.takeHogReport(init.limits.hogCpuMs);
-    if (cpuMs !== null) send({ type: 'hog', integration, cpuMs });
-  }
-}, HOG_SAMPLE_MS).unref();
-
-/**
- * Every isolate of this worker starts from the runtime's snapshot, built here once (tens of ms).
- * Should isolated-vm refuse to build it, isolates run the runtime script instead, as before
- * snapshots: slower to start, the same realm.
- */
-function startupSnapshot(script: string): { snapshot?: RuntimeSource['snapshot'] } {
-  try {
-    return { snapshot: createRuntimeSnapshot(script) };
-  } catch (error) {
-    send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text: `the runtime snapshot could not be built, isolates start without it: ${(error as Error).message}` });
-    return {};
-  }
-}
-
-/**
- * Bundles compiled ahead, while no dispatch waits. On the offenders' workers also only once quiet
- * (quietWaitMs): there the compiling isolate's synchronous creation holds the thread that fires
- * deadlines and answers 504s, and compiling at once made a moved integration's next request wait
- * (21 → 9.7 ms by the medians of six pairs). Regular workers were not measured with the window.
- */
-function createPrecompiler(settings: WorkerInit, source: RuntimeSource): BundlePrecompiler {
-  return new BundlePrecompiler({
-    snapshot: source.snapshot,
-    memoryLimitMb: settings.limits.memoryLimitMb,
-    busy: dispatchesInFlight,
-    ...(lowered(settings) ? { waitMs: quietWaitMs } : {}),
-  });
-}
-
-/**
- * The warm pool: `limits.warmIsolatesPerWorker` realms, with the same memory limit as every
- * isolate, counted against this worker's budget, refilled as soon as no dispatch waits when empty
- * and once the worker is quiet while a realm is still ready. Works
- * from the snapshot or, without one, from the runtime script.
- */
-function createPool(settings: WorkerInit, source: RuntimeSource): IsolatePool {
-  return new IsolatePool({
-    size: settings.limits.warmIsolatesPerWorker,
-    prepare: () => prepareRealm(source, settings.limits.memoryLimitMb, { warm: true }),
-    busy: dispatchesInFlight,
-    waitMs: quietWaitMs,
-    hasRoom: budgetHasRoom,
-    warn: (text) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text }),
-  });
-}
+startHogSampler(() => init, isolates, lookAtThreads, send);
 
 /**
  * The text held under `key`. The supervisor sends it whenever it is not held here, so a miss is a
@@ -388,22 +178,6 @@ function dispatchesInFlight(): boolean {
   return inFlight.size > 0;
 }
 
-/**
- * A lowered worker's guest threads (every thread but this one, see sched-policy.ts): this main
- * thread stays above them (nice 10), so that the deadline timer, the 504 and the IPC of an
- * offender's worker never wait behind its own spinning isolate. Later trouble is logged once.
- */
-function lowerGuestThreads(settings: WorkerInit): GuestThreads | null {
-  if (!lowered(settings)) return null;
-  return new GuestThreads({
-    priority: settings.priority,
-    ...(settings.schedIdleCommand !== undefined ? { command: settings.schedIdleCommand } : {}),
-    ...(settings.offenderCpuQuotaTasks !== undefined ? { quotaTasks: settings.offenderCpuQuotaTasks } : {}),
-    onProblem: (problem) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text: `this low-priority worker could not lower all of its guest threads: ${problem}` }),
-    onQuotaProblem: (problem) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text: `this offenders' worker could not put all of its guest threads under the offenders' CPU quota: ${problem}` }),
-  });
-}
-
 function announceReady(problem: string | null): void {
   send({ type: 'ready', ...(problem !== null ? { loweringProblem: problem } : {}) });
   pool?.refillSoon();
@@ -413,12 +187,12 @@ function receive(message: ToWorker): void {
   switch (message.type) {
     case 'init':
       init = message;
-      runtime = { code: message.runtimeScript, modules: moduleSources(message.runtimeModules), ...startupSnapshot(message.snapshotScript) };
+      runtime = { code: message.runtimeScript, modules: moduleSources(message.runtimeModules), ...startupSnapshot(message.snapshotScript, send) };
       // The map of the script this worker's isolates actually run: the snapshot's, or the runtime's without one.
       runtimeMap = runtime.snapshot !== undefined ? message.runtimeMaps?.snapshot : message.runtimeMaps?.runtime;
-      pool = createPool(message, runtime);
-      precompiler = createPrecompiler(message, runtime);
-      guestThreads = lowerGuestThreads(message);
+      pool = createPool(message, runtime, { busy: dispatchesInFlight, quietWaitMs: () => quiet.waitMs(), hasRoom: (bytes) => budget.hasRoom(bytes) }, send);
+      precompiler = createPrecompiler(message, runtime, { busy: dispatchesInFlight, quietWaitMs: () => quiet.waitMs() });
+      guestThreads = lowerGuestThreads(message, send);
       if (guestThreads === null) return announceReady(null);
       // Its threads are lowered before it says it is ready (nice 19 at once; SCHED_IDLE takes a `chrt`).
       void guestThreads.check().then(announceReady);
@@ -452,7 +226,7 @@ function receive(message: ToWorker): void {
       return;
     }
     case 'configure':
-      apiOrigin = new URL(message.apiEndpoint).origin;
+      platformApi.configure(message.apiEndpoint);
       return;
     case 'abandon': {
       // The host has answered this dispatch already; whatever it still runs is a runaway.
@@ -460,8 +234,7 @@ function receive(message: ToWorker): void {
       return;
     }
     case 'api-response':
-      apiCalls.get(message.id)?.(message.result);
-      apiCalls.delete(message.id);
+      platformApi.answered(message.id, message.result);
       return;
   }
 }

@@ -2,7 +2,7 @@
 // need them are skipped with the reason where it does not.
 import { mkdirSync, readFileSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
-import { cpuControllerMount, ownCpuGroup } from '../../host/sandbox/cpu-quota.ts';
+import { cpuControllerMount, ownCpuGroup } from '../../host/offenders/cpu-quota.ts';
 
 /** Why cgroups cannot be used here, or null. */
 export function cgroupsUnavailable(): string | null {

@@ -4,7 +4,7 @@
 // the threads that run guest code go to nice 19; the main thread stays above them, at nice 10.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, endpointOf, waitFor, warmUp, type TestHost } from '../helpers/host.ts';
-import { SCHED_IDLE, SCHED_OTHER, guestThreadsOf, threadPolicies, threadStatField } from '../../host/sandbox/sched-policy.ts';
+import { SCHED_IDLE, SCHED_OTHER, guestThreadsOf, threadPolicies, threadStatField } from '../../host/offenders/sched-policy.ts';
 
 let host: TestHost;
 /** Whether the machine counts as having no CPU to spare (injected: the escalation must not depend on the machine's load). */

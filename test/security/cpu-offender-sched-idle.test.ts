@@ -16,7 +16,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, endpointOf, warmUp, waitFor, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy, neighbourAnswers } from '../helpers/host-health.ts';
 import { readFileSync } from 'node:fs';
-import { SCHED_IDLE, SCHED_OTHER, guestThreadsOf, threadPolicies, threadStatField, threadsOf } from '../../host/sandbox/sched-policy.ts';
+import { SCHED_IDLE, SCHED_OTHER, guestThreadsOf, threadPolicies, threadStatField, threadsOf } from '../../host/offenders/sched-policy.ts';
 
 const DEADLINE_MS = 1_000;
 let host: TestHost;

@@ -10,7 +10,7 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestHost, endpointOf, waitFor, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
-import { SCHED_IDLE, SCHED_OTHER, guestThreadsOf, threadStatField } from '../../host/sandbox/sched-policy.ts';
+import { SCHED_IDLE, SCHED_OTHER, guestThreadsOf, threadStatField } from '../../host/offenders/sched-policy.ts';
 
 // Long enough that every spinner is at work at once even on a loaded machine (their starts, on lowered
 // threads, come before their deadlines), which is when threads are made for them.

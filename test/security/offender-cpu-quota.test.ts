@@ -11,8 +11,8 @@ import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestHost, endpointOf, waitFor, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
-import { guestThreadsOf, threadsOf } from '../../host/sandbox/sched-policy.ts';
-import { DEFAULT_OFFENDER_CPU_QUOTA_PERCENT, OFFENDERS_GROUP_PREFIX, cpuControllerMount, cpuGroupOfThread, threadsInGroup } from '../../host/sandbox/cpu-quota.ts';
+import { guestThreadsOf, threadsOf } from '../../host/offenders/sched-policy.ts';
+import { DEFAULT_OFFENDER_CPU_QUOTA_PERCENT, OFFENDERS_GROUP_PREFIX, cpuControllerMount, cpuGroupOfThread, threadsInGroup } from '../../host/offenders/cpu-quota.ts';
 import { cgroupsUnavailable } from '../helpers/cgroups.ts';
 
 const unavailable = cgroupsUnavailable();

@@ -9,10 +9,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { openOffendersGroup, threadsInGroup, type OffendersGroup } from '../../host/sandbox/cpu-quota.ts';
-import { QuotaPlacer } from '../../host/sandbox/quota-placer.ts';
-import { GuestThreads, PLACER_RETRY_MS } from '../../host/sandbox/guest-threads.ts';
-import { guestThreadsOf, threadsOf } from '../../host/sandbox/sched-policy.ts';
+import { openOffendersGroup, threadsInGroup, type OffendersGroup } from '../../host/offenders/cpu-quota.ts';
+import { QuotaPlacer } from '../../host/offenders/quota-placer.ts';
+import { GuestThreads, PLACER_RETRY_MS } from '../../host/offenders/guest-threads.ts';
+import { guestThreadsOf, threadsOf } from '../../host/offenders/sched-policy.ts';
 import { cgroupsUnavailable } from '../helpers/cgroups.ts';
 import { waitFor } from '../helpers/host.ts';
 import { startThreadsChild } from '../helpers/threads-child.ts';
@@ -129,7 +129,7 @@ describe('GuestThreads with a quota', () => {
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     // Opening the FIFO to write blocks until someone reads it: a child whose check() wrote it on its
     // own thread would never say "returned" (and this test's thread stays free to notice).
-    const script = `import { GuestThreads } from ${JSON.stringify(path.resolve('host/sandbox/guest-threads.ts'))};
+    const script = `import { GuestThreads } from ${JSON.stringify(path.resolve('host/offenders/guest-threads.ts'))};
 // Alive until the test closes stdin (the helper shell never keeps a process alive).
 process.stdin.resume();
 process.stdin.on('end', () => process.exit(0));

@@ -9,8 +9,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { GuestThreads, SETTLE_MS } from '../../host/sandbox/guest-threads.ts';
-import { LOWERING_GRACE_MS, guestThreadsOf, loweringProblem, settledThreads, threadAgeMs, threadStatField } from '../../host/sandbox/sched-policy.ts';
+import { GuestThreads, SETTLE_MS } from '../../host/offenders/guest-threads.ts';
+import { LOWERING_GRACE_MS, guestThreadsOf, loweringProblem, settledThreads, threadAgeMs, threadStatField } from '../../host/offenders/sched-policy.ts';
 import { waitFor } from '../helpers/host.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ih-settle-'));

@@ -100,6 +100,15 @@ describe('the layering of host/', () => {
     expect(documented).toEqual(folders);
   });
 
+  it('reaches the offenders\' scheduling policy only through its entry point, and it never imports the sandbox', () => {
+    const inside = (file: string) => file.startsWith('host/offenders/');
+    const bypass = FILES.filter((file) => !inside(file))
+      .flatMap((file) => importsOf(file).filter((target) => inside(target) && target !== 'host/offenders/index.ts').map((target) => `${file} → ${target}`));
+    const upward = FILES.filter(inside).flatMap((file) => importsOf(file).filter((target) => !inside(target)).map((target) => `${file} → ${target}`));
+    expect(bypass).toEqual([]);
+    expect(upward).toEqual([]);
+  });
+
   it('keeps sandbox-api free of host imports (it is bundled into every integration)', () => {
     const leaks = FILES.filter((file) => file.startsWith('sandbox-api/')).flatMap((file) => importsOf(file).filter((target) => target.startsWith('host/')));
     expect(leaks).toEqual([]);

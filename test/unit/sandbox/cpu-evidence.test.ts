@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { IntegrationIsolate, type WireEnvelope } from '../../../host/sandbox/isolate.ts';
 import type { SandboxLimits } from '../../../host/sandbox/messages.ts';
-import { CPU_EVIDENCE_MS } from '../../../host/sandbox/demotion.ts';
+import { CPU_EVIDENCE_MS } from '../../../host/offenders/demotion.ts';
 import { buildRuntimeScript } from '../../../sandbox-api/runtime/build.ts';
 import { bundleIntegration, envelope } from '../sandbox-api/harness.ts';
 import { sandboxTestLimits } from './test-limits.ts';

@@ -1,7 +1,7 @@
 // Finding the cgroup v1 cpu controller and this process's group in it, from /proc's text; the
 // group's period and quota for a percentage.
 import { describe, it, expect } from 'vitest';
-import { cpuControllerMount, ownCpuGroup, quotaTiming } from '../../../host/sandbox/cpu-quota.ts';
+import { cpuControllerMount, ownCpuGroup, quotaTiming } from '../../../host/offenders/cpu-quota.ts';
 
 describe('cpuControllerMount', () => {
   it('finds a v1 mount whose options name cpu, alone or beside cpuacct', () => {

@@ -1,7 +1,7 @@
 // The demotion ladder: a first offence of any kind moves an integration to the nice-19 worker; only
 // CPU burnt again there sends it on to the SCHED_IDLE worker, and only where that policy is available.
 import { describe, it, expect } from 'vitest';
-import { burnedCpu, CPU_EVIDENCE_MS, demotionTarget, timeoutIsOffence } from '../../../host/sandbox/demotion.ts';
+import { burnedCpu, CPU_EVIDENCE_MS, demotionTarget, timeoutIsOffence } from '../../../host/offenders/demotion.ts';
 
 describe('the demotion ladder', () => {
   it('moves any first offence from a regular worker to the nice-19 worker, CPU or not', () => {

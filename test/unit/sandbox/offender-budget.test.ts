@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { sendingBudget } from '../../../host/sandbox/offender-budget.ts';
+import { sendingBudget } from '../../../host/offenders/offender-budget.ts';
 
 describe("an offenders' dispatch's sending budget", () => {
   it('is what is left of the deadline while at least half of it is', () => {

@@ -7,8 +7,8 @@ import type { ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { SchedIdleHelper } from '../../../host/sandbox/sched-idle-helper.ts';
-import { guestThreadsOf } from '../../../host/sandbox/sched-policy.ts';
+import { SchedIdleHelper } from '../../../host/offenders/sched-idle-helper.ts';
+import { guestThreadsOf } from '../../../host/offenders/sched-policy.ts';
 import { startThreadsChild } from '../../helpers/threads-child.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ih-idle-helper-'));

@@ -5,8 +5,8 @@
 import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { judgeWindow, readCpu, saturatedBetween, spareCoresBetween, SPARE_CORE_SHARE } from '../../../host/sandbox/spare-cpu.ts';
-import { procStatField } from '../../../host/sandbox/sched-policy.ts';
+import { judgeWindow, readCpu, saturatedBetween, spareCoresBetween, SPARE_CORE_SHARE } from '../../../host/offenders/spare-cpu.ts';
+import { procStatField } from '../../../host/offenders/sched-policy.ts';
 
 /** Readings of [the nice-19 worker, the SCHED_IDLE worker]. */
 const reading = (idleTicks: number, workerTicks: number[], at: number) => ({ idleTicks, workerTicks, at });

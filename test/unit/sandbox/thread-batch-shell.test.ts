@@ -6,8 +6,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ThreadBatchShell } from '../../../host/sandbox/thread-batch-shell.ts';
-import { guestThreadsOf } from '../../../host/sandbox/sched-policy.ts';
+import { ThreadBatchShell } from '../../../host/offenders/thread-batch-shell.ts';
+import { guestThreadsOf } from '../../../host/offenders/sched-policy.ts';
 import { startThreadsChild } from '../../helpers/threads-child.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ih-batch-shell-'));
