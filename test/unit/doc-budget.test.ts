@@ -19,7 +19,7 @@ const bytes = (file: string): number => statSync(file).size;
 /** "the ninth session", "twenty-first session", "9th session": an ordinal word or number, then "session". */
 const ORDINAL_SESSION = new RegExp(
   String.raw`\b(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\w+teenth|\w+ieth|` +
-    String.raw`(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth))` +
+    `(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth))` +
     String.raw`\s+sessions?\b`,
   'gi',
 );
