@@ -2,16 +2,13 @@
 // `check` and `test` read it; `host` serves the sample integrations in a clone of the repository.
 // Names and paths only.
 
+import { PACKAGE_ROOT, SAMPLE_PLATFORM } from '../common/package-root.ts';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 export const DEFAULT_INTEGRATIONS_DIR = 'integrations';
 
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/** The platform data this package comes with (its organizations, users and spaces): every command's default. */
-export const SAMPLE_PLATFORM = path.join(PACKAGE_ROOT, 'fixtures', 'platform.yaml');
+export { SAMPLE_PLATFORM };
 
 /** `host` without --dir: the repository's sample integrations when run in its clone, else ./integrations. */
 export function defaultHostDirs(cwd = process.cwd()): string[] {

@@ -2,14 +2,13 @@
 // environment variable and an example, on commander (which also gives --version, "did you mean"
 // and the help). Owns wording and parsing; each command's work loads only when it runs.
 
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../common/package-root.ts';
 import { Command, Help, Option } from 'commander';
 import { commandLine } from '../common/invocation.ts';
 import { addHostOptions, flagValues, hostOptionsFrom } from './host-flags.ts';
 import { DEFAULT_INTEGRATIONS_DIR } from './defaults.ts';
 import { TEMPLATES } from './scaffold.ts';
 
-const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
 
 function examples(...lines: [string, string][]): string {
   const width = Math.max(...lines.map(([command]) => command.length)) + 2;
@@ -41,7 +40,7 @@ Environment:
 export function buildProgram(): Command {
   const program = new Command('integration-host')
     .description(`Host for untrusted third-party integrations: each runs in its own V8 isolate, behind scopes the host enforces.${process.env.INTEGRATION_HOST_INVOCATION ? '' : '\nIn a clone of its repository: npm run <command> -- [options].'}`)
-    .version(PACKAGE.version, '-v, --version', 'print the version')
+    .version(packageVersion(), '-v, --version', 'print the version')
     .helpOption('-h, --help', 'show help for the tool or a command')
     .helpCommand('help [command]', 'show help for a command')
     // Set before the commands are added: each command inherits them.

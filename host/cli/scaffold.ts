@@ -2,25 +2,24 @@
 // placeholders ({{name}}, {{title}}, {{organization}}, {{ENV_PREFIX}}, {{harness}}, {{testCommand}}) filled in, plus
 // its tsconfig.json and .gitignore. Never overwrites: an existing folder is an error naming it.
 
+import { PACKAGE_ROOT } from '../common/package-root.ts';
 import { realpathSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { HostError } from '../common/errors.ts';
 import { commandLine } from '../common/invocation.ts';
 import { envPrefixOf } from '../manifest/secret-namespace.ts';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const TEMPLATES_DIR = path.join(REPO_ROOT, 'templates');
-const HARNESS = path.join(REPO_ROOT, 'host/testing/harness.ts');
-const BASE_TSCONFIG = path.join(REPO_ROOT, 'tsconfig.integration.json');
+export const TEMPLATES_DIR = path.join(PACKAGE_ROOT, 'templates');
+const HARNESS = path.join(PACKAGE_ROOT, 'host/testing/harness.ts');
+const BASE_TSCONFIG = path.join(PACKAGE_ROOT, 'tsconfig.integration.json');
 const PACKAGE_NAME = 'integration-host';
 
 /** Whether `folder` finds this very package by name in a node_modules above it (an author's project). */
 function installedAbove(folder: string): boolean {
   for (let dir = folder; ; dir = path.dirname(dir)) {
     try {
-      if (realpathSync(path.join(dir, 'node_modules', PACKAGE_NAME)) === realpathSync(REPO_ROOT)) return true;
+      if (realpathSync(path.join(dir, 'node_modules', PACKAGE_NAME)) === realpathSync(PACKAGE_ROOT)) return true;
     } catch {
       // not installed at this level
     }

@@ -3,9 +3,9 @@
 // no file outside the integration folder and its node_modules (sandbox-api excepted) ever enters a
 // bundle. `MODE` and `process.env.NODE_ENV` are compile-time constants; there is no `process`.
 
+import { PACKAGE_ROOT } from '../common/package-root.ts';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Message } from 'esbuild';
 import { HostError, type ErrorDetail } from '../common/errors.ts';
 import { lineOf } from '../common/code-frame.ts';
@@ -19,8 +19,7 @@ import { prepareSourceMap } from './source-map.ts';
 import { positionInFile } from './source-map-comment.ts';
 import { PROVIDED_MODULES } from '../../sandbox-api/runtime/provided.ts';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DEFAULT_CACHE_DIR = path.join(REPO_ROOT, '.cache', 'bundles');
+const DEFAULT_CACHE_DIR = path.join(PACKAGE_ROOT, '.cache', 'bundles');
 
 export type BundleMode = 'production' | 'development';
 

@@ -31,7 +31,7 @@ import { registerSiteScriptRoutes } from './routes/site-scripts.ts';
 import { registerSecretRoutes } from './routes/secrets.ts';
 import { registerOpenApiRoute } from './routes/openapi.ts';
 import { createOpenApiDocument } from './openapi/document.ts';
-import { hostVersion } from './openapi/version.ts';
+import { packageVersion } from '../common/package-root.ts';
 
 export interface AppLimits {
   maxPublicBodyBytes: number;
@@ -91,7 +91,7 @@ export function createApiRouter(services: HostServices, limits: AppLimits = DEFA
   const router = new Router();
   registerHealthRoutes(router);
   registerOperationsRoutes(router, services, adminAuth);
-  registerOpenApiRoute(router, createOpenApiDocument({ version: hostVersion(), console: options.consoleUrl !== undefined }));
+  registerOpenApiRoute(router, createOpenApiDocument({ version: packageVersion(), console: options.consoleUrl !== undefined }));
   registerAdminRoutes(router, services, adminAuth, limits);
   registerPublicEndpointRoutes(router, services, limits.maxPublicBodyBytes);
   registerPlatformApiRoutes(router, services);

@@ -3,9 +3,9 @@
 // worker), installed in its manifest's organization, with helpers for its endpoint and the admin
 // API. The integration runs exactly as under `npm run dev`: same bundle, isolate and checks.
 
+import { SAMPLE_PLATFORM } from '../common/package-root.ts';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createMemoryLogger } from '../common/logger.ts';
 import { withDevDefaults } from '../config/dev-env.ts';
 import { createHost } from '../index.ts';
@@ -14,7 +14,7 @@ import type { HarnessOptions, IntegrationHarness, startIntegration as declared }
 
 export type { HarnessOptions, IntegrationHarness };
 
-const PLATFORM_FILE = fileURLToPath(new URL('../../fixtures/platform.yaml', import.meta.url));
+
 
 /** Starts a host serving the integration in `folder`; throws with every problem if it does not load. */
 export const startIntegration: typeof declared = async (folder, options = {}) => {
@@ -25,7 +25,7 @@ export const startIntegration: typeof declared = async (folder, options = {}) =>
     dirs: [path.resolve(folder)],
     port: 0,
     dataPath: ':memory:',
-    platformPath: PLATFORM_FILE,
+    platformPath: SAMPLE_PLATFORM,
     workers: 1,
     adminToken,
     logger,

@@ -2,23 +2,22 @@
 // tsconfig of the user or the repository is read, no @types are picked up), shaped like the
 // isolate (ES2024 and the web-worker globals, no DOM, no Node) with sandbox-api's declared types.
 
+import { PACKAGE_ROOT } from '../common/package-root.ts';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * Module names whose types come from this repository rather than from the integration's own
  * node_modules: specifier → files, as tsconfig `paths` takes them (absolute).
  */
 export const TYPE_PATHS: Readonly<Record<string, string[]>> = {
-  'sandbox-api': [path.join(REPO_ROOT, 'sandbox-api/index.ts')],
-  'sandbox-api/*': [path.join(REPO_ROOT, 'sandbox-api/*.ts'), path.join(REPO_ROOT, 'sandbox-api/*')],
+  'sandbox-api': [path.join(PACKAGE_ROOT, 'sandbox-api/index.ts')],
+  'sandbox-api/*': [path.join(PACKAGE_ROOT, 'sandbox-api/*.ts'), path.join(PACKAGE_ROOT, 'sandbox-api/*')],
 };
 
 /** Declarations every check gets: the bundler's text imports, and the isolate's globals where they differ from lib.webworker. */
-const TEXT_IMPORTS = path.join(REPO_ROOT, 'host/typecheck/text-imports.d.ts');
-const RUNTIME_GLOBALS = path.join(REPO_ROOT, 'host/typecheck/runtime-globals.d.ts');
+const TEXT_IMPORTS = path.join(PACKAGE_ROOT, 'host/typecheck/text-imports.d.ts');
+const RUNTIME_GLOBALS = path.join(PACKAGE_ROOT, 'host/typecheck/runtime-globals.d.ts');
 
 export interface TypecheckTarget {
   /** The integration folder: its own `*.d.ts` files are part of its types (node_modules aside). */
