@@ -21,19 +21,25 @@ function nodeBinary() {
     // no `node` dependency installed: explained below
   }
   process.stderr.write(
-    `integration-host runs on Node ${NEEDED_MAJOR} (isolated-vm's binary is built for it), and this is Node ${process.versions.node}.\n` +
-      `Its \`node\` dependency brings Node ${NEEDED_MAJOR} when installed with scripts enabled: reinstall without --ignore-scripts, or run it with Node ${NEEDED_MAJOR}.\n`,
+    `integration-host runs on Node ${NEEDED_MAJOR} (isolated-vm's binary is ` +
+      `built for it), and this is Node ${process.versions.node}.\n` +
+      `Its \`node\` dependency brings Node ${NEEDED_MAJOR} when installed with scripts ` +
+      `enabled: reinstall without --ignore-scripts, or run it with Node ${NEEDED_MAJOR}.\n`,
   );
   process.exit(1);
 }
 
 const flags = ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'];
 // Node strips types itself everywhere but under node_modules, where an installed package lives.
-if (ROOT.split(path.sep).includes('node_modules')) flags.push('--import', new URL('./load-typescript.js', import.meta.url).href);
+if (ROOT.split(path.sep).includes('node_modules'))
+  flags.push('--import', new URL('./load-typescript.js', import.meta.url).href);
 
 const child = spawn(nodeBinary(), [...flags, path.join(ROOT, 'host', 'cli.ts'), ...process.argv.slice(2)], {
   stdio: 'inherit',
-  env: { ...process.env, INTEGRATION_HOST_INVOCATION: process.env.INTEGRATION_HOST_INVOCATION ?? 'npx integration-host' },
+  env: {
+    ...process.env,
+    INTEGRATION_HOST_INVOCATION: process.env.INTEGRATION_HOST_INVOCATION ?? 'npx integration-host',
+  },
 });
 // A terminal's Ctrl-C reaches the whole process group, the child included, which stops gracefully
 // on the first SIGINT and at once on a second: so SIGINT is not passed on. A signal sent to this

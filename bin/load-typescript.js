@@ -11,7 +11,11 @@ const TYPESCRIPT = /\.(m?ts|tsx)$/;
 
 registerHooks({
   load(url, context, nextLoad) {
-    if (!url.startsWith(PACKAGE_ROOT) || !TYPESCRIPT.test(url) || url.slice(PACKAGE_ROOT.length).includes('node_modules/')) {
+    if (
+      !url.startsWith(PACKAGE_ROOT) ||
+      !TYPESCRIPT.test(url) ||
+      url.slice(PACKAGE_ROOT.length).includes('node_modules/')
+    ) {
       return nextLoad(url, context);
     }
     // 'strip' keeps every line and column where it was, so stack traces point into the source.

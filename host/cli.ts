@@ -15,9 +15,10 @@ program.parseAsync(process.argv.slice(2), { from: 'user' }).catch((error: unknow
   }
   // An operator's mistake (port in use, unreadable folder, bad option) is one line with its fix;
   // only an error the host did not foresee, which is a host bug, gets its stack trace.
-  const message = error instanceof HostError
-    ? `error: ${error.message}`
-    : `unexpected error (a host bug; please report it with this trace):\n${(error as Error).stack ?? String(error)}`;
+  const message =
+    error instanceof HostError
+      ? `error: ${error.message}`
+      : `unexpected error (a host bug; please report it with this trace):\n${(error as Error).stack ?? String(error)}`;
   process.stderr.write(`${message}\n`);
   process.exit(1);
 });

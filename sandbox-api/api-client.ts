@@ -3,8 +3,17 @@
 // the network). Part of the sandbox-api the runtime provides to bundles: self-contained, no host imports.
 
 import type {
-  ApiAdaptiveClaims, ApiConversation, ApiConversationInput, ApiGitSync, ApiOpenApiSpec, ApiPage,
-  ApiPageList, ApiSite, ApiSiteViews, ApiSpace, ApiSpacePatch,
+  ApiAdaptiveClaims,
+  ApiConversation,
+  ApiConversationInput,
+  ApiGitSync,
+  ApiOpenApiSpec,
+  ApiPage,
+  ApiPageList,
+  ApiSite,
+  ApiSiteViews,
+  ApiSpace,
+  ApiSpacePatch,
 } from './api-types.ts';
 
 /** A non-2xx answer of the platform API: `code` is the host's ERR_* code (e.g. ERR_SCOPE_DENIED). */
@@ -67,7 +76,8 @@ export function createApiClient(environment: ClientEnvironment): ApiClient {
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const endpoint = environment.apiEndpoint;
     const token = environment.apiTokens?.installation;
-    if (!endpoint || !token) throw new ApiError(0, 'ERR_NO_API', 'this environment has no platform API endpoint or installation token');
+    if (!endpoint || !token)
+      throw new ApiError(0, 'ERR_NO_API', 'this environment has no platform API endpoint or installation token');
     const headers: Record<string, string> = { authorization: `Bearer ${token}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await fetch(`${endpoint.replace(/\/+$/, '')}${path}`, {

@@ -74,11 +74,13 @@ function isExposable(error: unknown): error is { message: unknown; status: unkno
 export function createComponent<Props = Record<string, unknown>, State = Record<string, unknown>>(
   definition: ComponentDefinition<Props, State>,
 ): ComponentDefinition<Props, State> {
-  if (definition === null || typeof definition !== 'object') throw new TypeError('createComponent() needs a definition object');
+  if (definition === null || typeof definition !== 'object')
+    throw new TypeError('createComponent() needs a definition object');
   if (typeof definition.componentId !== 'string' || definition.componentId === '') {
     throw new TypeError('createComponent(): componentId must be a non-empty string');
   }
-  if (typeof definition.render !== 'function') throw new TypeError(`createComponent("${definition.componentId}"): render must be a function`);
+  if (typeof definition.render !== 'function')
+    throw new TypeError(`createComponent("${definition.componentId}"): render must be a function`);
   for (const key of ['initialState', 'action'] as const) {
     if (definition[key] !== undefined && typeof definition[key] !== 'function') {
       throw new TypeError(`createComponent("${definition.componentId}"): ${key} must be a function`);
@@ -109,7 +111,12 @@ function errorResponse(host: RuntimeHost, type: string, error: unknown): Respons
   return jsonResponse(host, 500, { error: 'Internal server error' }, 'guest-error');
 }
 
-function handleFetch(definition: IntegrationDefinition, envelope: Envelope, host: RuntimeHost, context: IntegrationContext) {
+function handleFetch(
+  definition: IntegrationDefinition,
+  envelope: Envelope,
+  host: RuntimeHost,
+  context: IntegrationContext,
+) {
   if (definition.fetch === undefined) return noHandler(host, 'fetch');
   const incoming = envelope.event.request;
   if (incoming === undefined) throw new TypeError('fetch event without a request');
@@ -121,7 +128,12 @@ function handleFetch(definition: IntegrationDefinition, envelope: Envelope, host
   return definition.fetch(request, context);
 }
 
-async function handleRender(components: Map<string, ComponentDefinition>, envelope: Envelope, host: RuntimeHost, context: IntegrationContext) {
+async function handleRender(
+  components: Map<string, ComponentDefinition>,
+  envelope: Envelope,
+  host: RuntimeHost,
+  context: IntegrationContext,
+) {
   const event = envelope.event;
   const componentId = String(event.componentId);
   const component = components.get(componentId);
@@ -129,13 +141,16 @@ async function handleRender(components: Map<string, ComponentDefinition>, envelo
     return jsonResponse(host, 404, { error: `Unknown component "${componentId}"` }, 'component-not-found');
   }
   const props = (event.props ?? {}) as Record<string, unknown>;
-  const initial = event.state ?? (typeof component.initialState === 'function' ? component.initialState(props) : component.initialState);
+  const initial =
+    event.state ??
+    (typeof component.initialState === 'function' ? component.initialState(props) : component.initialState);
   let state = (initial ?? {}) as Record<string, unknown>;
   const element: ComponentElement = { componentId, props, state, context: event.context };
   if (event.action !== undefined && event.action !== null && component.action !== undefined) {
     const result: unknown = await component.action(element, event.action as ComponentAction, context);
     if (result !== null && typeof result === 'object') {
-      if ('returnValue' in result) return jsonResponse(host, 200, { type: 'complete', returnValue: result.returnValue });
+      if ('returnValue' in result)
+        return jsonResponse(host, 200, { type: 'complete', returnValue: result.returnValue });
       if ('state' in result && result.state !== undefined) state = result.state as Record<string, unknown>;
     }
   }
@@ -143,7 +158,12 @@ async function handleRender(components: Map<string, ComponentDefinition>, envelo
   return jsonResponse(host, 200, { type: 'element', element: rendered, state, props });
 }
 
-async function handleEvent(definition: IntegrationDefinition, envelope: Envelope, host: RuntimeHost, context: IntegrationContext) {
+async function handleEvent(
+  definition: IntegrationDefinition,
+  envelope: Envelope,
+  host: RuntimeHost,
+  context: IntegrationContext,
+) {
   const type = envelope.event.type;
   const events = definition.events;
   const handler = events !== undefined && Object.hasOwn(events, type) ? events[type] : undefined;
@@ -153,16 +173,20 @@ async function handleEvent(definition: IntegrationDefinition, envelope: Envelope
 }
 
 export function createIntegration(definition: IntegrationDefinition): Integration {
-  if (definition === null || typeof definition !== 'object') throw new TypeError('createIntegration() needs a definition object');
-  if (definition.fetch !== undefined && typeof definition.fetch !== 'function') throw new TypeError('createIntegration(): fetch must be a function');
+  if (definition === null || typeof definition !== 'object')
+    throw new TypeError('createIntegration() needs a definition object');
+  if (definition.fetch !== undefined && typeof definition.fetch !== 'function')
+    throw new TypeError('createIntegration(): fetch must be a function');
   const components = new Map<string, ComponentDefinition>();
   for (const component of definition.components ?? []) {
     const checked = createComponent(component);
-    if (components.has(checked.componentId)) throw new TypeError(`createIntegration(): duplicate componentId "${checked.componentId}"`);
+    if (components.has(checked.componentId))
+      throw new TypeError(`createIntegration(): duplicate componentId "${checked.componentId}"`);
     components.set(checked.componentId, checked);
   }
   for (const [type, handler] of Object.entries(definition.events ?? {})) {
-    if (typeof handler !== 'function') throw new TypeError(`createIntegration(): the handler for event "${type}" must be a function`);
+    if (typeof handler !== 'function')
+      throw new TypeError(`createIntegration(): the handler for event "${type}" must be a function`);
   }
   const definitionCopy: IntegrationDefinition = { fetch: definition.fetch, events: { ...definition.events } };
 

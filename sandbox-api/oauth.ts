@@ -1,6 +1,7 @@
 // createOAuthHandler (docs/installations.md): the fetch handler behind an OAuth button. Provided to the
-// integration by the runtime (runtime/provided.ts) and run in its isolate; it reaches the host only through the platform API with the
-// installation's own token, and stores nothing unless the state checks out and the token exchange works.
+// integration by the runtime (runtime/provided.ts) and run in its isolate; it reaches the host only through the
+// platform API with the installation's own token, and stores nothing unless the state checks out and the token exchange
+// works.
 import type { FetchHandler, IntegrationContext } from './types.ts';
 
 /** What extractCredentials returns: properties merged into the installation's configuration. */
@@ -38,8 +39,13 @@ function escapeHtml(text: string): string {
 }
 
 function page(status: number, title: string, message: string): Response {
-  const html = `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>`;
-  return new Response(html, { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
+  const html =
+    `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
+    `<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>`;
+  return new Response(html, {
+    status,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+  });
 }
 
 /** The host's `{ error: { message } }`, or the status when the body says nothing readable. */
@@ -59,13 +65,17 @@ function selfApi(context: IntegrationContext) {
   return (method: string, path: string, body?: unknown): Promise<Response> =>
     fetch(`${String(apiEndpoint).replace(/\/+$/, '')}${path}`, {
       method,
-      headers: { authorization: `Bearer ${apiTokens?.installation ?? ''}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${apiTokens?.installation ?? ''}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
 }
 
 export function createOAuthHandler(source: OAuthConfigSource): FetchHandler {
-  if (typeof source !== 'function' && (source === null || typeof source !== 'object')) throw new TypeError('createOAuthHandler() needs a configuration');
+  if (typeof source !== 'function' && (source === null || typeof source !== 'object'))
+    throw new TypeError('createOAuthHandler() needs a configuration');
 
   return async (request, context) => {
     const config = typeof source === 'function' ? source(context) : source;
@@ -82,9 +92,12 @@ export function createOAuthHandler(source: OAuthConfigSource): FetchHandler {
     const code = url.searchParams.get('code');
     if (code === null) {
       // The button URL an admin view handed out carries a ticket; the host issues a state only for it.
-      const answer = await api('POST', '/v1/installation/oauth/state', { ticket: url.searchParams.get('ticket') ?? '' });
+      const answer = await api('POST', '/v1/installation/oauth/state', {
+        ticket: url.searchParams.get('ticket') ?? '',
+      });
       // 403: the link carried no valid connect ticket (the host says why); anything else is the host's failure.
-      if (!answer.ok) return page(answer.status === 403 ? 403 : 502, 'Could not start the connection', await reasonOf(answer));
+      if (!answer.ok)
+        return page(answer.status === 403 ? 403 : 502, 'Could not start the connection', await reasonOf(answer));
       const { state } = (await answer.json()) as { state: string };
       const target = new URL(config.authorizeURL);
       target.searchParams.set('client_id', config.clientId);
@@ -100,11 +113,18 @@ export function createOAuthHandler(source: OAuthConfigSource): FetchHandler {
     const state = url.searchParams.get('state');
     if (!state) return page(400, 'Invalid OAuth callback', 'The callback carries no state.');
     const consumed = await api('POST', '/v1/installation/oauth/state/consume', { state });
-    if (!consumed.ok) return page(consumed.status === 400 ? 400 : 502, 'Invalid OAuth callback', await reasonOf(consumed));
+    if (!consumed.ok)
+      return page(consumed.status === 400 ? 400 : 502, 'Invalid OAuth callback', await reasonOf(consumed));
 
     let credentials: OAuthCredentials;
     try {
-      const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: config.clientId, client_secret: config.clientSecret });
+      const form = new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        client_id: config.clientId,
+        client_secret: config.clientSecret,
+      });
       const tokenResponse = await fetch(config.accessTokenURL, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
@@ -112,7 +132,11 @@ export function createOAuthHandler(source: OAuthConfigSource): FetchHandler {
       });
       credentials = await (config.extractCredentials ?? sampleExtractCredentials)(tokenResponse);
     } catch (error) {
-      return page(502, 'Could not connect', `Could not connect: ${error instanceof Error ? error.message : String(error)}`);
+      return page(
+        502,
+        'Could not connect',
+        `Could not connect: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     const configuration = credentials?.configuration;
     if (configuration === null || typeof configuration !== 'object' || Array.isArray(configuration)) {

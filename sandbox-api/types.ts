@@ -8,14 +8,36 @@ import type { ApiClient } from './api-client.ts';
 export interface IntegrationEnvironment {
   apiEndpoint?: string;
   apiTokens?: { installation?: string; integration?: string };
-  /** GitBook's Integration object; `urls.publicEndpoint` is the dispatched installation's public endpoint (with no installation: the integration's own). */
-  integration?: { name?: string; urls?: { publicEndpoint?: string; publicContentEndpoint?: string }; [field: string]: unknown };
+  /**
+   * GitBook's Integration object; `urls.publicEndpoint` is the dispatched installation's public endpoint (with no
+   * installation: the integration's own).
+   */
+  integration?: {
+    name?: string;
+    urls?: { publicEndpoint?: string; publicContentEndpoint?: string };
+    [field: string]: unknown;
+  };
   /** GitBook's organization installation (for a space or site installation: the one it belongs to). */
   installation?: { id?: string; status?: string; configuration?: Record<string, unknown>; [field: string]: unknown };
-  spaceInstallation?: { installation?: string; space?: string; status?: string; configuration?: Record<string, unknown>; [field: string]: unknown };
-  siteInstallation?: { installation?: string; site?: string; status?: string; configuration?: Record<string, unknown>; [field: string]: unknown };
+  spaceInstallation?: {
+    installation?: string;
+    space?: string;
+    status?: string;
+    configuration?: Record<string, unknown>;
+    [field: string]: unknown;
+  };
+  siteInstallation?: {
+    installation?: string;
+    site?: string;
+    status?: string;
+    configuration?: Record<string, unknown>;
+    [field: string]: unknown;
+  };
   secrets?: Record<string, string>;
-  /** The dispatched installation itself (absent on the integration's own endpoint): its id, status, configuration, endpoint. */
+  /**
+   * The dispatched installation itself (absent on the integration's own endpoint): its id, status, configuration,
+   * endpoint.
+   */
   id?: string;
   target?: 'organization' | 'space' | 'site';
   status?: string;
@@ -69,7 +91,10 @@ export interface ComponentDefinition<Props = Record<string, unknown>, State = Re
     action: ComponentAction,
     context: IntegrationContext,
   ) => ActionResult<State> | Promise<ActionResult<State>>;
-  render: (element: ComponentElement<Props, State>, context: IntegrationContext) => ContentKitElement | Promise<ContentKitElement>;
+  render: (
+    element: ComponentElement<Props, State>,
+    context: IntegrationContext,
+  ) => ContentKitElement | Promise<ContentKitElement>;
 }
 
 export interface IntegrationDefinition {

@@ -70,7 +70,9 @@ let lastKey: { secret: string; key: Promise<CryptoKey> } | null = null;
 
 function hmacKey(secret: string): Promise<CryptoKey> {
   if (lastKey !== null && lastKey.secret === secret) return lastKey.key;
-  const key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+  ]);
   lastKey = { secret, key };
   // A failed import is not remembered: the next verification tries again.
   key.catch(() => {
@@ -102,10 +104,12 @@ export async function verifySignature(
   const parsed = parseHeader(header);
   if (parsed === null) return { ok: false, reason: 'malformed_header' };
   if (parsed.timestamps.length === 0) return { ok: false, reason: 'missing_timestamp' };
-  if (parsed.timestamps.length > 1 || !/^\d{1,15}$/.test(parsed.timestamps[0])) return { ok: false, reason: 'malformed_header' };
+  if (parsed.timestamps.length > 1 || !/^\d{1,15}$/.test(parsed.timestamps[0]))
+    return { ok: false, reason: 'malformed_header' };
   if (parsed.signatures.length === 0) return { ok: false, reason: 'missing_signature' };
   const timestamp = Number(parsed.timestamps[0]);
-  if (Math.abs(Math.floor(now / 1000) - timestamp) > toleranceSeconds) return { ok: false, reason: 'timestamp_out_of_tolerance' };
+  if (Math.abs(Math.floor(now / 1000) - timestamp) > toleranceSeconds)
+    return { ok: false, reason: 'timestamp_out_of_tolerance' };
   const body = typeof rawBody === 'string' ? encoder.encode(rawBody) : rawBody;
   const expected = await hmacSha256(secret, concat(encoder.encode(`${timestamp}.`), body));
   let matched = false;
@@ -134,7 +138,11 @@ export interface Dedupe {
   size(): number;
 }
 
-export function createDedupe({ ttlMs = 120_000, now = () => Date.now(), maxEntries = 100_000 }: DedupeOptions = {}): Dedupe {
+export function createDedupe({
+  ttlMs = 120_000,
+  now = () => Date.now(),
+  maxEntries = 100_000,
+}: DedupeOptions = {}): Dedupe {
   // Insertion order = expiry order (constant ttl), so expired ids are always at the front.
   const expiries = new Map<string, number>();
   const prune = (at: number): void => {

@@ -19,7 +19,11 @@ import { EventsPage } from './pages/events.tsx';
 import { DeliveriesPage } from './pages/deliveries.tsx';
 import { SecretsPage } from './pages/secrets.tsx';
 
-type SessionState = { kind: 'loading' } | { kind: 'signed-out'; message?: string } | { kind: 'signed-in'; session: SessionInfo } | { kind: 'failed'; error: unknown };
+type SessionState =
+  | { kind: 'loading' }
+  | { kind: 'signed-out'; message?: string }
+  | { kind: 'signed-in'; session: SessionInfo }
+  | { kind: 'failed'; error: unknown };
 
 const NAV = [
   { href: `${BASE}/integrations`, label: 'Integrations' },
@@ -55,7 +59,9 @@ function App() {
   const main = useRef<HTMLElement>(null);
 
   useEffect(() => {
-    onUnauthorized((message) => setState({ kind: 'signed-out', message: `Your console session has ended (${message}).` }));
+    onUnauthorized((message) =>
+      setState({ kind: 'signed-out', message: `Your console session has ended (${message}).` }),
+    );
     resumeSession().then(
       (session) => setState(session ? { kind: 'signed-in', session } : { kind: 'signed-out' }),
       (error: unknown) => setState({ kind: 'failed', error }),
@@ -65,7 +71,8 @@ function App() {
   // A new view: move the focus to its heading, so keyboard and screen-reader users start there.
   useEffect(() => {
     const heading = main.current?.querySelector<HTMLElement>('h1');
-    if (heading && document.activeElement !== heading && !main.current?.contains(document.activeElement)) heading.focus();
+    if (heading && document.activeElement !== heading && !main.current?.contains(document.activeElement))
+      heading.focus();
   }, [route.path, state.kind]);
 
   if (state.kind === 'loading') {
@@ -109,7 +116,14 @@ function App() {
           <ul>
             {NAV.map((item) => (
               <li key={item.href}>
-                <Link href={item.href} aria-current={route.path === item.href || (item.href !== BASE && route.path.startsWith(`${item.href}/`)) ? 'page' : undefined}>
+                <Link
+                  href={item.href}
+                  aria-current={
+                    route.path === item.href || (item.href !== BASE && route.path.startsWith(`${item.href}/`))
+                      ? 'page'
+                      : undefined
+                  }
+                >
                   {item.label}
                 </Link>
               </li>

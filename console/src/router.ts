@@ -40,7 +40,15 @@ export function useRoute(): Route {
 /** Takes over plain left clicks on same-origin console links anywhere in the document. */
 export function interceptLinks(root: HTMLElement): void {
   root.addEventListener('click', (event) => {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
     const anchor = (event.target as Element | null)?.closest?.('a');
     if (!anchor || anchor.target || anchor.hasAttribute('download') || !anchor.hasAttribute('data-route')) return;
     const url = new URL(anchor.href);

@@ -34,7 +34,10 @@ export type { OnFailure };
 export interface Host {
   url: string;
   port: number;
-  /** `http://<host>:<port>` of the console's listener (the page is `<consoleUrl>/console`); absent without `consolePort`. */
+  /**
+   * `http://<host>:<port>` of the console's listener (the page is `<consoleUrl>/console`); absent without
+   * `consolePort`.
+   */
   consoleUrl?: string;
   adminToken: string;
   adminTokenGenerated: boolean;
@@ -79,7 +82,13 @@ export interface Host {
 export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure): Promise<Host> {
   const options = resolveOptions(input);
   const log = options.logger ?? (options.logFormat === 'json' ? createJsonLogger() : createConsoleLogger());
-  const base: AssemblyBase = { options, log, metrics: createHostMetrics(), platform: loadPlatformData(options.platformPath), onFailure };
+  const base: AssemblyBase = {
+    options,
+    log,
+    metrics: createHostMetrics(),
+    platform: loadPlatformData(options.platformPath),
+    onFailure,
+  };
   const { metrics, platform } = base;
   const lifecycleState = { shuttingDown: false };
 
@@ -95,17 +104,31 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const platformApi = wirePlatformApi(base, listeners, stored, integrations, supervisor, dispatch);
   const webhookParts = wireWebhooks(base, listeners, stored, integrations, dispatch);
   const { webhookDispatcher } = webhookParts;
-  const { devInstallations, secretRefresher, services } = await serveServices(base, { listeners, stored, integrations, supervisor, dispatch, platformApi, webhookParts, lifecycleState });
+  const { devInstallations, secretRefresher, services } = await serveServices(base, {
+    listeners,
+    stored,
+    integrations,
+    supervisor,
+    dispatch,
+    platformApi,
+    webhookParts,
+    lifecycleState,
+  });
 
   // Resumes what a previous run left in the outbox (in flight when it died, or waiting to retry).
   await webhookDispatcher.start();
   // Likewise the tasks and the owed events left waiting or in flight.
   tasks.start();
   await owedEvents.start();
-  if (options.autoInstall) devInstallations.push(...(await installForDevelopment(registry, installations, stores.installations, platform)));
+  if (options.autoInstall)
+    devInstallations.push(...(await installForDevelopment(registry, installations, stores.installations, platform)));
   // What each installation's first request would build on its path (after a restart: every one's),
   // built now in the background, requests first.
-  const prefill = prefillFirstRequests({ list: () => stores.installations.listInstallations(), prepare: dispatcher.prepare, warn: (text) => log.warn(text) });
+  const prefill = prefillFirstRequests({
+    list: () => stores.installations.listInstallations(),
+    prepare: dispatcher.prepare,
+    warn: (text) => log.warn(text),
+  });
   const reloader = createReloader({
     dirs: options.dirs,
     loadOptions,
@@ -165,7 +188,10 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     },
     reload: () => reloader.reload(),
     watchTargets() {
-      const folders = registry.list().filter((integration) => integration.builtin === undefined).map((integration) => integration.dir);
+      const folders = registry
+        .list()
+        .filter((integration) => integration.builtin === undefined)
+        .map((integration) => integration.dir);
       const inputs = registry.list().flatMap((integration) => integration.bundle?.inputs ?? []);
       return {
         roots: options.dirs.map((dir) => path.resolve(dir)),
@@ -181,5 +207,4 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
       await stopTheRest();
     },
   };
-
 }

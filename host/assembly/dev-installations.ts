@@ -16,18 +16,38 @@ export interface DevInstallation {
 }
 
 /** The integration's first installation, or a new organization-level one; undefined for what is not installable. */
-export async function installOneForDevelopment(integration: LoadedIntegration, installations: InstallationService, store: InstallationStore, platform: PlatformData): Promise<DevInstallation | undefined> {
-  if (integration.status !== 'ready' || integration.manifest === undefined || integration.builtin !== undefined) return undefined;
+export async function installOneForDevelopment(
+  integration: LoadedIntegration,
+  installations: InstallationService,
+  store: InstallationStore,
+  platform: PlatformData,
+): Promise<DevInstallation | undefined> {
+  if (integration.status !== 'ready' || integration.manifest === undefined || integration.builtin !== undefined)
+    return undefined;
   const existing = (await store.listInstallations({ integration: integration.name, limit: 1 }))[0];
   if (existing) return { integration: integration.name, installation: installations.view(existing) };
   const organization = findOrganization(platform, integration.manifest.organization);
   if (organization === undefined) {
-    return { integration: integration.name, note: `organization "${integration.manifest.organization}" is not in the platform data; not installed` };
+    return {
+      integration: integration.name,
+      note: `organization "${integration.manifest.organization}" is not in the platform data; not installed`,
+    };
   }
-  return { integration: integration.name, installation: await installations.create(integration.name, { organization: organization.id, target: 'organization' }) };
+  return {
+    integration: integration.name,
+    installation: await installations.create(integration.name, {
+      organization: organization.id,
+      target: 'organization',
+    }),
+  };
 }
 
-export async function installForDevelopment(registry: IntegrationRegistry, installations: InstallationService, store: InstallationStore, platform: PlatformData): Promise<DevInstallation[]> {
+export async function installForDevelopment(
+  registry: IntegrationRegistry,
+  installations: InstallationService,
+  store: InstallationStore,
+  platform: PlatformData,
+): Promise<DevInstallation[]> {
   const result: DevInstallation[] = [];
   for (const integration of registry.list()) {
     const made = await installOneForDevelopment(integration, installations, store, platform);

@@ -5,7 +5,10 @@
 
 import type { Installation } from '../installations/model.ts';
 
-/** How many installations a start prepares ahead at most (a few KB of host memory each: an environment and its text). */
+/**
+ * How many installations a start prepares ahead at most (a few KB of host memory each: an environment and its text).
+ *
+ */
 export const FIRST_REQUEST_PREFILL_MAX = 1_000;
 
 export interface FirstRequestPrefillDeps {
@@ -38,7 +41,10 @@ export function prefillFirstRequests(deps: FirstRequestPrefillDeps): FirstReques
     try {
       installations = await deps.list();
     } catch (error) {
-      deps.warn(`installations could not be listed to prepare their first requests ahead (${messageOf(error)}); each first request builds what it needs`);
+      deps.warn(
+        `installations could not be listed to prepare their first requests ahead ` +
+          `(${messageOf(error)}); each first request builds what it needs`,
+      );
       return 0;
     }
     let prepared = 0;
@@ -53,7 +59,11 @@ export function prefillFirstRequests(deps: FirstRequestPrefillDeps): FirstReques
         if (failed++ === 0) firstFailure = `${installation.id}: ${messageOf(error)}`;
       }
     }
-    if (failed > 0) deps.warn(`${failed} installations could not be prepared ahead of their first request (${firstFailure}); their first requests build it themselves`);
+    if (failed > 0)
+      deps.warn(
+        `${failed} installations could not be prepared ahead of their first ` +
+          `request (${firstFailure}); their first requests build it themselves`,
+      );
     return prepared;
   };
   return {

@@ -51,7 +51,11 @@ export function createHostServices(parts: HostServicesParts): HostServices {
   /** Secrets belong to integrations this host loads from folders; built-ins (`host:…`) have none. */
   const ownIntegration = (name: string) => {
     const integration = registry.require(name);
-    if (integration.builtin !== undefined) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${name}" is built in; built-in integrations take no secrets`);
+    if (integration.builtin !== undefined)
+      throw new HostError(
+        'ERR_INTEGRATION_NOT_FOUND',
+        `integration "${name}" is built in; built-in integrations take no secrets`,
+      );
     return integration;
   };
   return {
@@ -82,7 +86,8 @@ export function createHostServices(parts: HostServicesParts): HostServices {
     async getEvent(name, eventId) {
       registry.require(name);
       const entry = await parts.eventLog.get(name, eventId);
-      if (entry === undefined) throw new HostError('ERR_NOT_FOUND', `integration "${name}" has no event "${eventId}" in its log`);
+      if (entry === undefined)
+        throw new HostError('ERR_NOT_FOUND', `integration "${name}" has no event "${eventId}" in its log`);
       return entry;
     },
 
@@ -92,7 +97,10 @@ export function createHostServices(parts: HostServicesParts): HostServices {
       if (wanted === undefined) return parts.feed.follow(name, follower);
       const installation = await parts.installationStore.getInstallation(wanted);
       if (installation === undefined || installation.integration !== name) {
-        throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${wanted}" of integration "${name}" not found`);
+        throw new HostError(
+          'ERR_INSTALLATION_NOT_FOUND',
+          `installation "${wanted}" of integration "${name}" not found`,
+        );
       }
       return parts.feed.follow(name, {
         entry: (entry) => {
@@ -104,7 +112,10 @@ export function createHostServices(parts: HostServicesParts): HostServices {
 
     async listTasks(name, page) {
       registry.require(name);
-      if (page.cursor !== undefined && !/^[1-9]\d{0,15}$/.test(page.cursor)) throw new HostError('ERR_VALIDATION', 'cursor is not one this API handed out', [{ pointer: '/cursor', message: 'is invalid' }]);
+      if (page.cursor !== undefined && !/^[1-9]\d{0,15}$/.test(page.cursor))
+        throw new HostError('ERR_VALIDATION', 'cursor is not one this API handed out', [
+          { pointer: '/cursor', message: 'is invalid' },
+        ]);
       const { items, nextCursor } = await parts.tasks.list(name, page);
       const iso = (ms: number) => new Date(ms).toISOString();
       return {
@@ -126,16 +137,19 @@ export function createHostServices(parts: HostServicesParts): HostServices {
       await installations.require(installationId);
       return { items: (await parts.owedEvents.list(installationId, limit)).map(viewOwedEvent) };
     },
-    dispatch: (installation, event, fetchBody, options) => parts.dispatcher.run(installation, event, fetchBody, options),
+    dispatch: (installation, event, fetchBody, options) =>
+      parts.dispatcher.run(installation, event, fetchBody, options),
     dispatchToIntegration(name, event, fetchBody, options) {
       // Built-ins are host code with no endpoint of their own.
       const integration = registry.get(name);
-      if (integration === undefined || integration.builtin !== undefined) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${name}" not found`);
+      if (integration === undefined || integration.builtin !== undefined)
+        throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${name}" not found`);
       return parts.dispatcher.runForIntegration(name, event, fetchBody, options);
     },
     async readIntegrationAsset(name, path) {
       const integration = registry.get(name);
-      if (integration === undefined || integration.builtin !== undefined) throw new HostError('ERR_NOT_FOUND', `integration "${name}" not found`);
+      if (integration === undefined || integration.builtin !== undefined)
+        throw new HostError('ERR_NOT_FOUND', `integration "${name}" not found`);
       return readIntegrationAsset(integration, path);
     },
     publishEvent: (event) => parts.publish(event),
@@ -151,14 +165,18 @@ export function createHostServices(parts: HostServicesParts): HostServices {
     async setSecret(name, secret, value, via) {
       ownIntegration(name);
       const { created, ...listing } = await parts.secrets.set(name, secret, value, via);
-      parts.log.info(`secrets: ${secret} of ${name} ${created ? 'stored' : 'replaced'} through the ${via === 'api' ? 'admin API' : 'console'} (key ${listing.keyId})`);
+      parts.log.info(
+        `secrets: ${secret} of ${name} ${created ? 'stored' : 'replaced'} through ` +
+          `the ${via === 'api' ? 'admin API' : 'console'} (key ${listing.keyId})`,
+      );
       await parts.secretRefresher.refresh([name]);
       const integration = ownIntegration(name);
       return { secret: storedSecretView(integration, listing), created, status: integration.status };
     },
     async unsetSecret(name, secret) {
       ownIntegration(name);
-      if (!(await parts.secrets.unset(name, secret))) throw new HostError('ERR_NOT_FOUND', `integration "${name}" has no stored secret "${secret}"`);
+      if (!(await parts.secrets.unset(name, secret)))
+        throw new HostError('ERR_NOT_FOUND', `integration "${name}" has no stored secret "${secret}"`);
       parts.log.info(`secrets: ${secret} of ${name} removed`);
       await parts.secretRefresher.refresh([name]);
       return { status: ownIntegration(name).status };

@@ -27,7 +27,11 @@ export interface HttpListener {
 
 function notReady(_req: IncomingMessage, res: ServerResponse): void {
   const body = JSON.stringify(new HostError('ERR_NOT_READY', 'the host is starting; retry shortly').toBody());
-  res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '1', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(503, {
+    'content-type': 'application/json; charset=utf-8',
+    'retry-after': '1',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -41,9 +45,16 @@ export function listenError(error: NodeJS.ErrnoException, host: string, port: nu
     case 'EADDRINUSE':
       return new HostError('ERR_LISTEN_FAILED', `port ${port} is in use: pass ${flag} 0 or stop the other host`);
     case 'EACCES':
-      return new HostError('ERR_LISTEN_FAILED', `port ${port} needs privileges this process does not have: pass a port above 1023 or ${flag} 0`);
+      return new HostError(
+        'ERR_LISTEN_FAILED',
+        `port ${port} needs privileges this process does not have: pass a port above 1023 or ${flag} 0`,
+      );
     case 'EADDRNOTAVAIL':
-      return new HostError('ERR_LISTEN_FAILED', `cannot listen on ${where}: the address is not one of this machine's; pass --bind with one of its addresses, or 127.0.0.1`);
+      return new HostError(
+        'ERR_LISTEN_FAILED',
+        `cannot listen on ${where}: the address is not one of this ` +
+          `machine's; pass --bind with one of its addresses, or 127.0.0.1`,
+      );
     default:
       return error;
   }
@@ -106,7 +117,10 @@ export async function openHttpListener(host: string, port: number, flag = '--por
       server.closeIdleConnections();
       if (active > 0) {
         let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([new Promise<void>((resolve) => (idle = resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+        await Promise.race([
+          new Promise<void>((resolve) => (idle = resolve)),
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+        ]);
         clearTimeout(timer);
       }
       await close();

@@ -17,7 +17,11 @@ export interface MetricsListener {
 export function parseListenAddress(value: string): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
   const port = match ? Number(match[3]) : NaN;
-  if (!match || port > 65535) throw new HostError('ERR_OPTIONS_INVALID', `--metrics-listen expects HOST:PORT (e.g. 127.0.0.1:9464), got "${value}"`);
+  if (!match || port > 65535)
+    throw new HostError(
+      'ERR_OPTIONS_INVALID',
+      `--metrics-listen expects HOST:PORT (e.g. 127.0.0.1:9464), got "${value}"`,
+    );
   return { host: match[1] ?? match[2], port };
 }
 
@@ -34,7 +38,14 @@ export async function openMetricsListener(address: string, metrics: HostMetrics)
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(new HostError('ERR_OPTIONS_INVALID', `--metrics-listen ${address}: ${(error as NodeJS.ErrnoException).code ?? error.message}`)));
+    server.once('error', (error) =>
+      reject(
+        new HostError(
+          'ERR_OPTIONS_INVALID',
+          `--metrics-listen ${address}: ${(error as NodeJS.ErrnoException).code ?? error.message}`,
+        ),
+      ),
+    );
     server.listen(port, host, () => resolve());
   });
   const bound = (server.address() as AddressInfo).port;

@@ -9,14 +9,23 @@ import type { HostStores } from '../store/types.ts';
 
 const FILE_SYSTEM_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOENT', 'EISDIR', 'ENOSPC']);
 
-export async function openStoresExplained(options: { storeUrl?: string; dataPath: string; log: Logger }): Promise<HostStores> {
+export async function openStoresExplained(options: {
+  storeUrl?: string;
+  dataPath: string;
+  log: Logger;
+}): Promise<HostStores> {
   try {
     return await openStores(options);
   } catch (error) {
     if (options.storeUrl !== undefined || error instanceof HostError) throw error;
     const { code, message } = error as NodeJS.ErrnoException;
-    const reason = code === 'ERR_SQLITE_ERROR' ? message : code !== undefined && FILE_SYSTEM_CODES.has(code) ? code : undefined;
+    const reason =
+      code === 'ERR_SQLITE_ERROR' ? message : code !== undefined && FILE_SYSTEM_CODES.has(code) ? code : undefined;
     if (reason === undefined) throw error;
-    throw new HostError('ERR_STORE_UNAVAILABLE', `cannot open the store "${options.dataPath}" (${reason}): pass --data with a writable file path, or --data :memory: for a throwaway store`);
+    throw new HostError(
+      'ERR_STORE_UNAVAILABLE',
+      `cannot open the store "${options.dataPath}" (${reason}): pass --data with ` +
+        `a writable file path, or --data :memory: for a throwaway store`,
+    );
   }
 }

@@ -10,7 +10,13 @@ import { DEFAULT_OWED_EVENT_LIMITS } from '../owed-events/model.ts';
 import { createOwedEventRunner, type OwedEventRunner } from '../owed-events/runner.ts';
 import type { HostStores } from '../store/types.ts';
 
-export function createOwedEvents(stores: HostStores, dispatcher: EventDispatcher, options: HostOptions, log: Logger, metrics: HostMetrics): OwedEventRunner {
+export function createOwedEvents(
+  stores: HostStores,
+  dispatcher: EventDispatcher,
+  options: HostOptions,
+  log: Logger,
+  metrics: HostMetrics,
+): OwedEventRunner {
   metrics.owedDepthFrom(() => stores.owedEvents.depth());
   return createOwedEventRunner({
     store: stores.owedEvents,

@@ -20,12 +20,18 @@ export function createReadiness(sources: ReadinessSources): HostServices['readin
         () => 'ok',
         () => 'unreachable',
       ),
-      new Promise<string>((resolve) => (timer = setTimeout(() => resolve(`no answer within ${STORE_PING_TIMEOUT_MS} ms`), STORE_PING_TIMEOUT_MS))),
+      new Promise<string>(
+        (resolve) =>
+          (timer = setTimeout(() => resolve(`no answer within ${STORE_PING_TIMEOUT_MS} ms`), STORE_PING_TIMEOUT_MS)),
+      ),
     ]);
     clearTimeout(timer);
     const { up, total } = sources.workersUp();
     const workers = `${up} of ${total} sandbox workers up`;
     const host = sources.shuttingDown() ? 'shutting down' : 'serving';
-    return { ready: store === 'ok' && up === total && total > 0 && host === 'serving', checks: { store, workers, host } };
+    return {
+      ready: store === 'ok' && up === total && total > 0 && host === 'serving',
+      checks: { store, workers, host },
+    };
   };
 }

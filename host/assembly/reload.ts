@@ -16,8 +16,9 @@ import { installOneForDevelopment, type DevInstallation } from './dev-installati
  * What one reload did to one integration. `warnings` are the loaded files' warnings: all of them
  * when the files did not load (they may explain the errors), else only those not reported before.
  */
-export type ReloadChange = { warnings: ManifestProblem[] } & (
-  /** New code serves new dispatches (in-flight ones finish on the old code). */
+export type ReloadChange = {
+  warnings: ManifestProblem[];
+} /** New code serves new dispatches (in-flight ones finish on the old code). */ & (
   | { integration: string; kind: 'code'; ms: number; hash: string }
   /** The code is the same; `changed` says what else did (manifest keys, secret values, warnings). */
   | { integration: string; kind: 'manifest'; ms: number; changed: string[] }
@@ -62,7 +63,9 @@ export function describeDifference(current: LoadedIntegration, next: LoadedInteg
   const differs = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
   const before = (current.manifest ?? {}) as Record<string, unknown>;
   const after = (next.manifest ?? {}) as Record<string, unknown>;
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) => differs(before[key], after[key]));
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((key) =>
+    differs(before[key], after[key]),
+  );
   return [
     ...(keys.length > 0 ? [`manifest ${keys.join(', ')}`] : []),
     ...(differs(current.secrets, next.secrets) ? ['secret values'] : []),
@@ -78,13 +81,16 @@ function newWarnings(current: LoadedIntegration | undefined, next: LoadedIntegra
 }
 
 export function createReloader(deps: ReloadDeps): { reload(): Promise<ReloadChange[]> } {
-  const serving = (integration: LoadedIntegration | undefined): integration is LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> } =>
+  const serving = (
+    integration: LoadedIntegration | undefined,
+  ): integration is LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> } =>
     integration !== undefined && integration.status === 'ready' && integration.bundle !== undefined;
 
   const install = async (integration: LoadedIntegration): Promise<DevInstallation | undefined> => {
     if (!deps.autoInstall) return undefined;
     const made = await installOneForDevelopment(integration, deps.installations, deps.store, deps.platform);
-    if (made !== undefined && !deps.devInstallations.some((entry) => entry.integration === made.integration)) deps.devInstallations.push(made);
+    if (made !== undefined && !deps.devInstallations.some((entry) => entry.integration === made.integration))
+      deps.devInstallations.push(made);
     return made;
   };
 
@@ -97,16 +103,25 @@ export function createReloader(deps: ReloadDeps): { reload(): Promise<ReloadChan
       const seen = new Set<string>();
       for (const next of fresh) {
         seen.add(next.name);
-        // A folder declaring a built-in's name is invalid (no manifest name holds a colon): reported at startup, never served.
+        // A folder declaring a built-in's name is invalid (no manifest name holds a colon): reported at startup, never
+        // served.
         if (deps.registry.get(next.name)?.builtin !== undefined) continue;
         const current = deps.registry.get(next.name);
         if (current === undefined) {
           deps.registry.set(next);
           if (serving(next)) deps.sandbox.register(next.name, next.bundle);
           const installation = await install(next);
-          changes.push(next.status === 'ready'
-            ? { integration: next.name, kind: 'added', ms, warnings: next.warnings, ...(installation ? { installation } : {}) }
-            : { integration: next.name, kind: 'invalid', ms, problems: next.errors, warnings: next.warnings });
+          changes.push(
+            next.status === 'ready'
+              ? {
+                  integration: next.name,
+                  kind: 'added',
+                  ms,
+                  warnings: next.warnings,
+                  ...(installation ? { installation } : {}),
+                }
+              : { integration: next.name, kind: 'invalid', ms, problems: next.errors, warnings: next.warnings },
+          );
           continue;
         }
         if (next.status === 'invalid') {
@@ -114,10 +129,22 @@ export function createReloader(deps: ReloadDeps): { reload(): Promise<ReloadChan
             // Keep the build that works; show both what serves and what failed.
             if (sameProblems(current.reloadErrors, next.errors)) continue;
             deps.registry.set({ ...current, reloadErrors: next.errors });
-            changes.push({ integration: next.name, kind: 'failed', ms, problems: next.errors, warnings: next.warnings });
+            changes.push({
+              integration: next.name,
+              kind: 'failed',
+              ms,
+              problems: next.errors,
+              warnings: next.warnings,
+            });
           } else if (fingerprint(current) !== fingerprint(next)) {
             deps.registry.set(next);
-            changes.push({ integration: next.name, kind: 'invalid', ms, problems: next.errors, warnings: next.warnings });
+            changes.push({
+              integration: next.name,
+              kind: 'invalid',
+              ms,
+              problems: next.errors,
+              warnings: next.warnings,
+            });
           }
           continue;
         }
@@ -133,7 +160,11 @@ export function createReloader(deps: ReloadDeps): { reload(): Promise<ReloadChan
         if (newCode) deps.sandbox.register(next.name, next.bundle);
         if (!serving(current)) await install(next);
         const warnings = newWarnings(current, next);
-        changes.push(newCode ? { integration: next.name, kind: 'code', ms, hash: next.bundle!.hash, warnings } : { integration: next.name, kind: 'manifest', ms, changed: describeDifference(current, next), warnings });
+        changes.push(
+          newCode
+            ? { integration: next.name, kind: 'code', ms, hash: next.bundle!.hash, warnings }
+            : { integration: next.name, kind: 'manifest', ms, changed: describeDifference(current, next), warnings },
+        );
       }
       // Integrations whose folder no longer holds their manifest (deleted, moved, renamed).
       for (const current of deps.registry.list()) {
@@ -142,7 +173,14 @@ export function createReloader(deps: ReloadDeps): { reload(): Promise<ReloadChan
           deps.registry.remove(current.name);
           continue;
         }
-        const gone: ManifestProblem[] = [{ file: displayPath(current.manifestPath), pointer: '', message: 'no --dir folder holds this integration any more (its folder or manifest was removed, moved or renamed)' }];
+        const gone: ManifestProblem[] = [
+          {
+            file: displayPath(current.manifestPath),
+            pointer: '',
+            message:
+              'no --dir folder holds this integration any more (its folder or manifest was removed, moved or renamed)',
+          },
+        ];
         if (sameProblems(current.reloadErrors, gone)) continue;
         deps.registry.set({ ...current, reloadErrors: gone });
         changes.push({ integration: current.name, kind: 'failed', ms, problems: gone, warnings: [] });

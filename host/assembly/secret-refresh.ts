@@ -75,25 +75,36 @@ export function createSecretRefresher(deps: SecretRefreshDeps): SecretRefresher 
       if (revision !== deps.snapshot.current.revision) await refresh();
     } catch (error) {
       // One line per outage: the store's own retry lines say the rest.
-      if (!pollFailing) deps.log.warn(`secrets: cannot look for changed stored secrets (${(error as Error).message.split('\n')[0]}); the last values read keep serving`);
+      if (!pollFailing)
+        deps.log.warn(
+          `secrets: cannot look for changed stored secrets ` +
+            `(${(error as Error).message.split('\n')[0]}); the last values read ` +
+            `keep serving`,
+        );
       pollFailing = true;
     }
   };
 
   let polling = false;
-  const timer = deps.pollMs > 0
-    ? setInterval(() => {
-        if (polling || stopped) return;
-        polling = true;
-        void poll().finally(() => (polling = false));
-      }, deps.pollMs)
-    : undefined;
+  const timer =
+    deps.pollMs > 0
+      ? setInterval(() => {
+          if (polling || stopped) return;
+          polling = true;
+          void poll().finally(() => (polling = false));
+        }, deps.pollMs)
+      : undefined;
   timer?.unref();
   // An announcement (the writer's own comes back to it too) reloads what the snapshot says changed:
   // on the writer, whose own refresh already read the change, nothing is reloaded twice.
   const unsubscribe = deps.subscribe?.((integration) => {
     if (stopped) return;
-    refresh().catch((error: unknown) => deps.log.warn(`secrets: reloading ${integration} after another host changed its stored secrets failed: ${(error as Error).message}`));
+    refresh().catch((error: unknown) =>
+      deps.log.warn(
+        `secrets: reloading ${integration} after another host changed ` +
+          `its stored secrets failed: ${(error as Error).message}`,
+      ),
+    );
   });
 
   return {

@@ -20,16 +20,20 @@ export interface SecretReloadDeps {
   log: Logger;
 }
 
-const serving = (integration: LoadedIntegration | undefined): integration is LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> } =>
+const serving = (
+  integration: LoadedIntegration | undefined,
+): integration is LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> } =>
   integration !== undefined && integration.status === 'ready' && integration.bundle !== undefined;
 
 export function createSecretReload(deps: SecretReloadDeps): (names: ReadonlySet<string>) => Promise<void> {
   return async (names) => {
     // Only integrations this host serves from its folders: secrets of others wait for them.
-    const known = new Set([...names].filter((name) => {
-      const current = deps.registry.get(name);
-      return current !== undefined && current.builtin === undefined;
-    }));
+    const known = new Set(
+      [...names].filter((name) => {
+        const current = deps.registry.get(name);
+        return current !== undefined && current.builtin === undefined;
+      }),
+    );
     if (known.size === 0) return;
     const fresh = await loadIntegrations(deps.dirs, deps.loadOptions, known);
     const count = new Map<string, number>();
@@ -45,7 +49,10 @@ export function createSecretReload(deps: SecretReloadDeps): (names: ReadonlySet<
         deps.log.info(`secrets: ${next.name} reloaded with its stored secrets; it serves the next request`);
         if (!serving(current) && serving(next)) await deps.onServing?.(next);
       } else {
-        deps.log.warn(`secrets: ${next.name} reloaded with its stored secrets and is invalid: ${next.errors.map(formatProblem).join('; ')}`);
+        deps.log.warn(
+          `secrets: ${next.name} reloaded with its stored secrets and is ` +
+            `invalid: ${next.errors.map(formatProblem).join('; ')}`,
+        );
       }
     }
   };

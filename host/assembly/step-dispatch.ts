@@ -21,20 +21,53 @@ import type { AssemblyBase } from './step-types.ts';
 
 export type DispatchStep = Awaited<ReturnType<typeof wireDispatch>>;
 
-export async function wireDispatch({ options, log, metrics, platform, onFailure }: AssemblyBase, { baseUrl }: Listeners, { stores, tokenSecret }: StoresStep, { registry, secretMask }: IntegrationsStep, supervisor: Supervisor) {
+export async function wireDispatch(
+  { options, log, metrics, platform, onFailure }: AssemblyBase,
+  { baseUrl }: Listeners,
+  { stores, tokenSecret }: StoresStep,
+  { registry, secretMask }: IntegrationsStep,
+  supervisor: Supervisor,
+) {
   // Every recorded entry also goes to the live followers (GET …/events/stream, npm run logs); reads
   // wait for rows still on their way (late-rows.ts).
   const feed = createEventFeed();
   const eventLog = withLateRows(maskingEventLog(publishingEventLog(stores.eventLog, feed), secretMask));
-  const dispatcher = createEventDispatcher({ registry, sandbox: supervisor, eventLog, tokenSecret, baseUrl, now: options.clock, onDispatched: (event) => metrics.dispatched(event), platform, getInstallation: (id) => stores.installations.getInstallation(id) });
+  const dispatcher = createEventDispatcher({
+    registry,
+    sandbox: supervisor,
+    eventLog,
+    tokenSecret,
+    baseUrl,
+    now: options.clock,
+    onDispatched: (event) => metrics.dispatched(event),
+    platform,
+    getInstallation: (id) => stores.installations.getInstallation(id),
+  });
   const run = dispatcher.run;
   // The setup events owed to installations, written with the change that owes them, delivered in
   // order per installation by whichever host is alive (docs/operations.md#owed-platform-events).
   const owedEvents = createOwedEvents(stores, dispatcher, options, log, metrics);
   onFailure(() => owedEvents.stop());
-  const lifecycle = createLifecycle({ store: stores.installations, registry, log, now: options.clock, newEventId, deliver: () => owedEvents.poke() });
+  const lifecycle = createLifecycle({
+    store: stores.installations,
+    registry,
+    log,
+    now: options.clock,
+    newEventId,
+    deliver: () => owedEvents.poke(),
+  });
   const connectTickets = createConnectTickets({ secret: tokenSecret, now: options.clock });
-  const installations = createInstallationService({ registry, store: stores.installations, platform, lifecycle, run, tokenSecret, connectTickets, baseUrl, log });
+  const installations = createInstallationService({
+    registry,
+    store: stores.installations,
+    platform,
+    lifecycle,
+    run,
+    tokenSecret,
+    connectTickets,
+    baseUrl,
+    log,
+  });
   // Space and site installations stored before the hierarchy get their organization installation.
   await adoptOrphanInstallations({ store: stores.installations, registry, tokenSecret, log });
 
@@ -49,6 +82,11 @@ export async function wireDispatch({ options, log, metrics, platform, onFailure 
     leaseMs: options.limits.dispatchTimeoutMs + options.limits.waitUntilTimeoutMs + 30_000,
   });
   onFailure(() => tasks.stop());
-  const queueTask = createTaskQueue({ store: stores.tasks, limits: options.limits, now: options.clock, poke: () => tasks.poke() });
+  const queueTask = createTaskQueue({
+    store: stores.tasks,
+    limits: options.limits,
+    now: options.clock,
+    poke: () => tasks.poke(),
+  });
   return { feed, eventLog, dispatcher, owedEvents, lifecycle, connectTickets, installations, tasks, queueTask };
 }

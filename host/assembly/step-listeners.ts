@@ -14,13 +14,20 @@ export async function openListeners(options: HostOptions, metrics: HostMetrics, 
   const http = await openHttpListener(options.host, options.port);
   onFailure(() => http.close());
   // The console gets its own listener, so its origin never serves an integration's pages.
-  const consoleHttp = options.consolePort === undefined ? undefined : await openHttpListener(options.host, options.consolePort, '--console-port');
+  const consoleHttp =
+    options.consolePort === undefined
+      ? undefined
+      : await openHttpListener(options.host, options.consolePort, '--console-port');
   if (consoleHttp) onFailure(() => consoleHttp.close());
   // Opened before the sandbox starts, so the egress policy knows every port the host listens on.
   const metricsListener = options.metricsListen ? await openMetricsListener(options.metricsListen, metrics) : undefined;
   if (metricsListener) onFailure(() => metricsListener.close());
   /** Never an egress destination on a non-public address (see excludingHostPorts). */
-  const hostPorts = [http.port, ...(consoleHttp ? [consoleHttp.port] : []), ...(metricsListener ? [metricsListener.port] : [])];
+  const hostPorts = [
+    http.port,
+    ...(consoleHttp ? [consoleHttp.port] : []),
+    ...(metricsListener ? [metricsListener.port] : []),
+  ];
   // Built while the integrations load; awaited when the console is attached.
   const consoleAssets = consoleHttp ? loadConsoleAssets() : undefined;
   consoleAssets?.catch(() => undefined);

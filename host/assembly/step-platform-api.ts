@@ -15,7 +15,14 @@ import type { IntegrationsStep } from './step-sandbox.ts';
 import type { StoresStep } from './step-stores.ts';
 import type { AssemblyBase } from './step-types.ts';
 
-export function wirePlatformApi({ options, log, platform }: AssemblyBase, { baseUrl }: Listeners, { stores, directory, tokenSecret }: StoresStep, { registry }: IntegrationsStep, supervisor: Supervisor, { lifecycle, connectTickets, installations, queueTask }: DispatchStep) {
+export function wirePlatformApi(
+  { options, log, platform }: AssemblyBase,
+  { baseUrl }: Listeners,
+  { stores, directory, tokenSecret }: StoresStep,
+  { registry }: IntegrationsStep,
+  supervisor: Supervisor,
+  { lifecycle, connectTickets, installations, queueTask }: DispatchStep,
+) {
   const installationLookup = {
     get: (id: string) => stores.installations.getInstallation(id),
     children: (parentId: string) => stores.installations.listInstallations({ parent: parentId }),
@@ -41,9 +48,19 @@ export function wirePlatformApi({ options, log, platform }: AssemblyBase, { base
         queueTask,
       },
       connectTickets,
-      quotas: { maxPagesPerSpace: options.limits.maxPagesPerSpace, maxSpaceContentBytes: options.limits.maxSpaceContentBytes, maxConversationBytesPerInstallation: options.limits.maxConversationBytesPerInstallation },
-      oauthStates: createOAuthStates({ store: stores.oauthStates, secret: tokenSecret, now: options.clock, ttlMs: options.oauthStateTtlMs }),
-      updateOwnConfiguration: async (installationId, patch) => installations.view(await lifecycle.editConfiguration(installationId, patch, 'integration')),
+      quotas: {
+        maxPagesPerSpace: options.limits.maxPagesPerSpace,
+        maxSpaceContentBytes: options.limits.maxSpaceContentBytes,
+        maxConversationBytesPerInstallation: options.limits.maxConversationBytesPerInstallation,
+      },
+      oauthStates: createOAuthStates({
+        store: stores.oauthStates,
+        secret: tokenSecret,
+        now: options.clock,
+        ttlMs: options.oauthStateTtlMs,
+      }),
+      updateOwnConfiguration: async (installationId, patch) =>
+        installations.view(await lifecycle.editConfiguration(installationId, patch, 'integration')),
     },
     directory,
     installations: installationLookup,

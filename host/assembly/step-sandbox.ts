@@ -7,14 +7,23 @@ import { loadIntegrations } from '../manifest/load.ts';
 import { maskerOf } from '../dispatch/masked-log.ts';
 import { Supervisor } from '../sandbox/supervisor.ts';
 import { createWebhookIntegration } from '../webhooks/builtin.ts';
-import { buildRuntimeModules, buildRuntimeScript, buildRuntimeMaps, buildSnapshotScript } from '../../sandbox-api/runtime/build.ts';
+import {
+  buildRuntimeModules,
+  buildRuntimeScript,
+  buildRuntimeMaps,
+  buildSnapshotScript,
+} from '../../sandbox-api/runtime/build.ts';
 import type { Listeners } from './step-listeners.ts';
 import type { StoresStep } from './step-stores.ts';
 import type { AssemblyBase } from './step-types.ts';
 
 export type IntegrationsStep = Awaited<ReturnType<typeof loadRegistry>>;
 
-export async function loadRegistry({ options, platform }: AssemblyBase, { hostPorts }: Listeners, { stores, secretSnapshot }: StoresStep) {
+export async function loadRegistry(
+  { options, platform }: AssemblyBase,
+  { hostPorts }: Listeners,
+  { stores, secretSnapshot }: StoresStep,
+) {
   const loadOptions = {
     env: options.env,
     firstPartyOrganizations: platform.firstPartyOrganizations,
@@ -42,22 +51,37 @@ function logIntegrationLine(log: HostServices['log'], mask: (integration: string
   };
 }
 
-export async function startSandbox({ options, log, metrics, onFailure }: AssemblyBase, { hostPorts, baseUrl }: Listeners, { registry, secretMask }: IntegrationsStep): Promise<Supervisor> {
+export async function startSandbox(
+  { options, log, metrics, onFailure }: AssemblyBase,
+  { hostPorts, baseUrl }: Listeners,
+  { registry, secretMask }: IntegrationsStep,
+): Promise<Supervisor> {
   const supervisor = new Supervisor({
     workers: options.workers,
     limits: options.limits,
     isolateMemoryMb: options.limits.isolateMemoryMb,
-    egress: { allow: options.allowEgress, hostPorts, ...(options.testHooks.egressResolve ? { resolve: options.testHooks.egressResolve } : {}) },
+    egress: {
+      allow: options.allowEgress,
+      hostPorts,
+      ...(options.testHooks.egressResolve ? { resolve: options.testHooks.egressResolve } : {}),
+    },
     runtimeScript: await buildRuntimeScript(),
     snapshotScript: await buildSnapshotScript(),
     runtimeModules: await buildRuntimeModules(),
     runtimeMaps: await buildRuntimeMaps(),
     crashesBeforeQuarantine: options.limits.crashesBeforeQuarantine,
     crashWindowMs: options.limits.crashWindowMs,
-    timeoutBreaker: { limit: options.limits.timeoutsBeforeCooldown, windowMs: options.limits.timeoutWindowMs, cooldownMs: options.limits.timeoutCooldownMs },
+    timeoutBreaker: {
+      limit: options.limits.timeoutsBeforeCooldown,
+      windowMs: options.limits.timeoutWindowMs,
+      cooldownMs: options.limits.timeoutCooldownMs,
+    },
     demoteOffenders: options.demoteOffenders,
     ...(options.testHooks.schedIdleCommand ? { schedIdleCommand: options.testHooks.schedIdleCommand } : {}),
-    offenderCpuQuota: { percent: options.offenderCpuQuotaPercent, ...(options.testHooks.cpuCgroupMount ? { mount: options.testHooks.cpuCgroupMount } : {}) },
+    offenderCpuQuota: {
+      percent: options.offenderCpuQuotaPercent,
+      ...(options.testHooks.cpuCgroupMount ? { mount: options.testHooks.cpuCgroupMount } : {}),
+    },
     ...(options.testHooks.machineSaturated ? { machineSaturated: options.testHooks.machineSaturated } : {}),
     ...(options.testHooks.schedIdleStarved ? { schedIdleStarved: options.testHooks.schedIdleStarved } : {}),
     solitary: { maxWorkers: options.limits.maxSolitaryWorkers, probationMs: options.limits.solitaryProbationMs },

@@ -34,8 +34,17 @@ export interface ServicesInput {
   lifecycleState: { shuttingDown: boolean };
 }
 
-export async function serveServices({ options, log, metrics, platform, onFailure }: AssemblyBase, input: ServicesInput) {
-  const { listeners: { http, consoleHttp, consoleAssets, baseUrl }, stored: { stores, secretService, secretSnapshot, adminToken, tokenSecret }, integrations: { registry, loadOptions }, supervisor, lifecycleState } = input;
+export async function serveServices(
+  { options, log, metrics, platform, onFailure }: AssemblyBase,
+  input: ServicesInput,
+) {
+  const {
+    listeners: { http, consoleHttp, consoleAssets, baseUrl },
+    stored: { stores, secretService, secretSnapshot, adminToken, tokenSecret },
+    integrations: { registry, loadOptions },
+    supervisor,
+    lifecycleState,
+  } = input;
   const { feed, eventLog, dispatcher, installations, connectTickets } = input.dispatch;
   const { webhooks, publish } = input.webhookParts;
   const platformApi = input.platformApi;
@@ -55,7 +64,8 @@ export async function serveServices({ options, log, metrics, platform, onFailure
       async onServing(integration) {
         if (!options.autoInstall) return;
         const made = await installOneForDevelopment(integration, installations, stores.installations, platform);
-        if (made !== undefined && !devInstallations.some((entry) => entry.integration === made.integration)) devInstallations.push(made);
+        if (made !== undefined && !devInstallations.some((entry) => entry.integration === made.integration))
+          devInstallations.push(made);
       },
     }),
     pollMs: options.secretsPollMs,
@@ -75,7 +85,11 @@ export async function serveServices({ options, log, metrics, platform, onFailure
     platformApi,
     publish,
     webhooks,
-    readiness: createReadiness({ ping: () => stores.ping(), workersUp: () => supervisor.workersUp(), shuttingDown: () => lifecycleState.shuttingDown }),
+    readiness: createReadiness({
+      ping: () => stores.ping(),
+      workersUp: () => supervisor.workersUp(),
+      shuttingDown: () => lifecycleState.shuttingDown,
+    }),
     metrics: async () => ({ contentType: metrics.contentType, body: await metrics.render() }),
     tasks: stores.tasks,
     owedEvents: stores.owedEvents,
@@ -85,13 +99,28 @@ export async function serveServices({ options, log, metrics, platform, onFailure
     oauthSeal: createOAuthSeal({
       integration: (name) => registry.get(name),
       tickets: connectTickets,
-      states: createSealedStates({ store: stores.sealedOAuthStates, secret: tokenSecret, now: options.clock, ttlMs: options.oauthStateTtlMs }),
+      states: createSealedStates({
+        store: stores.sealedOAuthStates,
+        secret: tokenSecret,
+        now: options.clock,
+        ttlMs: options.oauthStateTtlMs,
+      }),
     }),
   });
-  const appLimits = { maxPublicBodyBytes: options.limits.maxPublicBodyBytes, maxEnvelopeBytes: options.limits.maxEnvelopeBytes };
+  const appLimits = {
+    maxPublicBodyBytes: options.limits.maxPublicBodyBytes,
+    maxEnvelopeBytes: options.limits.maxEnvelopeBytes,
+  };
   if (consoleHttp && consoleAssets) {
     const sessions = createConsoleSessions({ now: options.clock, ttlMs: options.consoleSessionTtlMs });
-    consoleHttp.serve(createConsoleApp(services, { sessions, assets: await consoleAssets, port: consoleHttp.port, limits: appLimits }).callback());
+    consoleHttp.serve(
+      createConsoleApp(services, {
+        sessions,
+        assets: await consoleAssets,
+        port: consoleHttp.port,
+        limits: appLimits,
+      }).callback(),
+    );
   }
   http.serve(createRequestListener(services, appLimits, consoleHttp ? { consoleUrl: consoleHttp.baseUrl } : {}));
   return { devInstallations, secretRefresher, services };

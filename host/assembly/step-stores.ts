@@ -12,13 +12,20 @@ import type { AssemblyBase } from './step-types.ts';
 
 export type StoresStep = Awaited<ReturnType<typeof openStoresAndSecrets>>;
 
-/** The stored token secret, created on first start; the first host to store one wins, so all hosts on one database share it. */
+/**
+ * The stored token secret, created on first start; the first host to store one wins, so all hosts on one database
+ * share it.
+ */
 async function loadTokenSecret(meta: MetaStore): Promise<string> {
   return (await meta.get(TOKEN_SECRET_META_KEY)) ?? (await meta.setIfAbsent(TOKEN_SECRET_META_KEY, newTokenSecret()));
 }
 
 export async function openStoresAndSecrets({ options, log, metrics, platform, onFailure }: AssemblyBase) {
-  const stores = await openStoresExplained({ ...(options.storeUrl !== undefined ? { storeUrl: options.storeUrl } : {}), dataPath: options.dataPath, log });
+  const stores = await openStoresExplained({
+    ...(options.storeUrl !== undefined ? { storeUrl: options.storeUrl } : {}),
+    dataPath: options.dataPath,
+    log,
+  });
   onFailure(() => stores.close());
   metrics.outboxDepthFrom(() => stores.outbox.depth());
   // Seeding adds only missing rows, so API writes survive restarts.
@@ -27,12 +34,31 @@ export async function openStoresAndSecrets({ options, log, metrics, platform, on
   const tokenSecret = await loadTokenSecret(stores.meta);
   // Secrets stored per integration, decrypted with the operator's keys (none: they stay sealed,
   // and storing new ones is refused with how to configure a key; the host starts either way).
-  const secretService = createSecretService({ store: stores.secrets, ring: await readKeyRing(options.env), now: options.clock });
+  const secretService = createSecretService({
+    store: stores.secrets,
+    ring: await readKeyRing(options.env),
+    now: options.clock,
+  });
   const secretSnapshot = { current: await secretService.snapshot() };
-  const unreadable = [...secretSnapshot.current.byIntegration].flatMap(([integration, values]) => [...values].filter(([, stored]) => 'problem' in stored).map(([name]) => `${integration}/${name}`));
-  if (unreadable.length > 0) log.warn(`secrets: ${unreadable.length} stored secret(s) cannot be decrypted with the configured keys (${secretService.ring.source}): ${unreadable.join(', ')}; integrations using them are invalid until the key is configured`);
+  const unreadable = [...secretSnapshot.current.byIntegration].flatMap(([integration, values]) =>
+    [...values].filter(([, stored]) => 'problem' in stored).map(([name]) => `${integration}/${name}`),
+  );
+  if (unreadable.length > 0)
+    log.warn(
+      `secrets: ${unreadable.length} stored secret(s) cannot be decrypted with the configured keys ` +
+        `(${secretService.ring.source}): ${unreadable.join(', ')}; integrations using them are invalid until ` +
+        `the key is configured`,
+    );
   // An empty HOST_ADMIN_TOKEN counts as unset: an empty token would let anyone in.
   const configuredToken = options.adminToken || options.env.HOST_ADMIN_TOKEN || undefined;
   const adminToken = configuredToken ?? randomBytes(24).toString('base64url');
-  return { stores, directory, tokenSecret, secretService, secretSnapshot, adminToken, adminTokenGenerated: configuredToken === undefined };
+  return {
+    stores,
+    directory,
+    tokenSecret,
+    secretService,
+    secretSnapshot,
+    adminToken,
+    adminTokenGenerated: configuredToken === undefined,
+  };
 }

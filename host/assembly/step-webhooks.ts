@@ -13,12 +13,19 @@ import type { AssemblyBase } from './step-types.ts';
 
 export type WebhooksStep = ReturnType<typeof wireWebhooks>;
 
-export function wireWebhooks({ options, log, metrics, onFailure }: AssemblyBase, { hostPorts }: Listeners, { stores, directory }: StoresStep, { registry }: IntegrationsStep, { dispatcher }: DispatchStep) {
+export function wireWebhooks(
+  { options, log, metrics, onFailure }: AssemblyBase,
+  { hostPorts }: Listeners,
+  { stores, directory }: StoresStep,
+  { registry }: IntegrationsStep,
+  { dispatcher }: DispatchStep,
+) {
   const webhookDispatcher = createWebhookDispatcher({
     outbox: stores.outbox,
     policyOptions: { allow: options.allowEgress, hostPorts },
     secretsFor: (installationId) => stores.signingSecrets.secretsFor(installationId, options.clock()),
-    currentUrl: async (installationId) => webhookUrlOf((await stores.installations.getInstallation(installationId))?.configuration),
+    currentUrl: async (installationId) =>
+      webhookUrlOf((await stores.installations.getInstallation(installationId))?.configuration),
     now: options.clock,
     log,
     onAttempt: ({ status }) => metrics.attempted(status === 'pending' ? 'retry' : status),
@@ -27,7 +34,19 @@ export function wireWebhooks({ options, log, metrics, onFailure }: AssemblyBase,
     ...(options.webhookLeaseMs !== undefined ? { leaseMs: options.webhookLeaseMs } : {}),
   });
   onFailure(() => webhookDispatcher.stop());
-  const webhooks = createWebhookService({ installations: stores.installations, outbox: stores.outbox, dispatcher: webhookDispatcher, secrets: stores.signingSecrets, now: options.clock });
-  const publish = createEventPublisher({ registry, installations: stores.installations, directory, dispatcher, queueWebhooks: webhooks.queueWebhooks });
+  const webhooks = createWebhookService({
+    installations: stores.installations,
+    outbox: stores.outbox,
+    dispatcher: webhookDispatcher,
+    secrets: stores.signingSecrets,
+    now: options.clock,
+  });
+  const publish = createEventPublisher({
+    registry,
+    installations: stores.installations,
+    directory,
+    dispatcher,
+    queueWebhooks: webhooks.queueWebhooks,
+  });
   return { webhookDispatcher, webhooks, publish };
 }

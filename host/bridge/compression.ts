@@ -25,7 +25,10 @@ export interface CompressionOutput {
 
 type Result = BridgeResult<CompressionOutput>;
 
-function create(format: CompressionFormat, decompress: boolean): zlib.Gzip | zlib.Gunzip | zlib.Deflate | zlib.Inflate | zlib.DeflateRaw | zlib.InflateRaw {
+function create(
+  format: CompressionFormat,
+  decompress: boolean,
+): zlib.Gzip | zlib.Gunzip | zlib.Deflate | zlib.Inflate | zlib.DeflateRaw | zlib.InflateRaw {
   if (format === 'gzip') return decompress ? zlib.createGunzip() : zlib.createGzip();
   if (format === 'deflate') return decompress ? zlib.createInflate() : zlib.createDeflate();
   return decompress ? zlib.createInflateRaw() : zlib.createDeflateRaw();
@@ -56,7 +59,9 @@ class Codec {
       this.wake();
     });
     this.stream.on('error', (error: Error & { code?: string }) => {
-      this.failure = decompress ? `the compressed data is not valid ${format} (${error.code ?? 'invalid data'})` : 'compression failed';
+      this.failure = decompress
+        ? `the compressed data is not valid ${format} (${error.code ?? 'invalid data'})`
+        : 'compression failed';
       this.wake();
     });
   }
@@ -80,7 +85,11 @@ class Codec {
       }
       // Until what was asked is done: the input consumed (and the stream over, when finishing),
       // a call's share of output waiting, or a failure.
-      while (this.failure === null && this.size < MAX_OUTPUT_PER_CALL && (this.writing || (this.finishing && !this.ended))) {
+      while (
+        this.failure === null &&
+        this.size < MAX_OUTPUT_PER_CALL &&
+        (this.writing || (this.finishing && !this.ended))
+      ) {
         await new Promise<void>((resolve) => (this.waiter = resolve));
       }
     }
@@ -133,7 +142,8 @@ export function createCompressionTable(): CompressionTable {
   let newest = 0;
   return {
     open(format, decompress) {
-      if (!FORMATS.has(format) || typeof decompress !== 'boolean') return { ok: false, code: 'TypeError', message: 'unsupported compression format' };
+      if (!FORMATS.has(format) || typeof decompress !== 'boolean')
+        return { ok: false, code: 'TypeError', message: 'unsupported compression format' };
       if (open.size >= MAX_OPEN_COMPRESSIONS) {
         const [oldest, codec] = open.entries().next().value!;
         codec.close();
@@ -145,9 +155,16 @@ export function createCompressionTable(): CompressionTable {
     },
     async write(id, input, finish) {
       const codec = typeof id === 'number' ? open.get(id) : undefined;
-      if (codec === undefined) return { ok: false, code: 'TypeError', message: 'this compression stream was closed (too many were open at once, or its work ended)' };
-      if ((input !== null && !isOwnBytes(input)) || typeof finish !== 'boolean') return { ok: false, code: 'TypeError', message: 'malformed compression input' };
-      if (input !== null && input.byteLength > MAX_INPUT_PER_CALL) return { ok: false, code: 'TypeError', message: `more than ${MAX_INPUT_PER_CALL} bytes in one call` };
+      if (codec === undefined)
+        return {
+          ok: false,
+          code: 'TypeError',
+          message: 'this compression stream was closed (too many were open at once, or its work ended)',
+        };
+      if ((input !== null && !isOwnBytes(input)) || typeof finish !== 'boolean')
+        return { ok: false, code: 'TypeError', message: 'malformed compression input' };
+      if (input !== null && input.byteLength > MAX_INPUT_PER_CALL)
+        return { ok: false, code: 'TypeError', message: `more than ${MAX_INPUT_PER_CALL} bytes in one call` };
       // Most recently used last: the one a full table closes first is the one touched longest ago.
       open.delete(id as number);
       open.set(id as number, codec);

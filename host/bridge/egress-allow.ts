@@ -13,7 +13,10 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,62})(?:\.[a-z0-9_](?:[
 
 /** Lower case, no trailing dot, no brackets: how host names are compared everywhere in the policy. */
 export function normalizeHost(hostname: string): string {
-  return hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 }
 
 function parsePort(text: string | undefined): number | undefined | null {
@@ -27,7 +30,8 @@ function hostOrAddress(text: string, portText: string | undefined, entry: string
   if (port === null) return `"${entry}": the port must be a number from 1 to 65535`;
   const address = parseIp(text);
   const withPort = port === undefined ? {} : { port };
-  if (address !== null) return { kind: 'range', network: address, prefix: address.family === 4 ? 32 : 128, ...withPort };
+  if (address !== null)
+    return { kind: 'range', network: address, prefix: address.family === 4 ? 32 : 128, ...withPort };
   const host = normalizeHost(text);
   if (!HOST_NAME.test(host)) return `"${entry}" is neither a host name, an IP address nor a CIDR range`;
   return { kind: 'host', host, ...withPort };

@@ -18,7 +18,13 @@ export type ConnectAudit = (address: string, port: number) => void;
  * for `port`. The socket is then pinned to exactly those addresses, so a second DNS answer
  * (rebinding) can never be used. Refusal reasons are appended to `refusals` for the caller's log.
  */
-async function resolveAllowed(policy: EgressPolicy, lookup: LookupFunction, hostname: string, port: number, refusals: string[] = []): Promise<dns.LookupAddress[]> {
+async function resolveAllowed(
+  policy: EgressPolicy,
+  lookup: LookupFunction,
+  hostname: string,
+  port: number,
+  refusals: string[] = [],
+): Promise<dns.LookupAddress[]> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   const literal = parseIp(bare);
   if (literal !== null) return [{ address: bare, family: literal.family }];
@@ -58,11 +64,21 @@ export interface CheckedLookupOptions {
  * Returns the pinned lookup to pass to http(s).request; throws EgressRefusal or the DNS error.
  * A literal address is reported to the audit here, because net connects to it without a lookup.
  */
-export async function checkedLookupFor(url: URL, policy: EgressPolicy, options: CheckedLookupOptions = {}): Promise<LookupFunction> {
+export async function checkedLookupFor(
+  url: URL,
+  policy: EgressPolicy,
+  options: CheckedLookupOptions = {},
+): Promise<LookupFunction> {
   const refusal = policy.checkUrl(url);
   if (refusal !== null) throw new EgressRefusal(refusal);
   const port = portOf(url);
-  const addresses = await resolveAllowed(policy, options.lookup ?? (dns.lookup as LookupFunction), url.hostname, port, options.refusals);
+  const addresses = await resolveAllowed(
+    policy,
+    options.lookup ?? (dns.lookup as LookupFunction),
+    url.hostname,
+    port,
+    options.refusals,
+  );
   if (parseIp(url.hostname.replace(/^\[|\]$/g, '')) !== null) options.audit?.(addresses[0].address, port);
   return pinnedLookup(addresses, port, options.audit);
 }

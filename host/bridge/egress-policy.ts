@@ -54,7 +54,8 @@ const FORBIDDEN_V6: Range[] = [
   ['ff00::', 8, 'multicast'],
 ];
 
-const compile = (ranges: Range[]) => ranges.map(([net, prefix, label]) => ({ network: parseIp(net)!.bytes, prefix, label }));
+const compile = (ranges: Range[]) =>
+  ranges.map(([net, prefix, label]) => ({ network: parseIp(net)!.bytes, prefix, label }));
 const V4 = compile(FORBIDDEN_V4);
 const V6 = compile(FORBIDDEN_V6);
 
@@ -110,7 +111,8 @@ function addressMatches(entries: AllowEntry[], ip: IpAddress, port: number | und
     (entry) =>
       entry.kind === 'range' &&
       portMatches(entry, port) &&
-      (inPrefix(ip.bytes, entry.network.bytes, entry.prefix) || (mapped !== null && inPrefix(mapped, entry.network.bytes, entry.prefix))),
+      (inPrefix(ip.bytes, entry.network.bytes, entry.prefix) ||
+        (mapped !== null && inPrefix(mapped, entry.network.bytes, entry.prefix))),
   );
 }
 
@@ -124,7 +126,10 @@ function entriesOf(options: EgressOptions): AllowEntry[] {
   return parseAllowList(options.allow).entries;
 }
 
-/** Whether `--allow-egress` names this host (by name, address or range) for this port: where plain http is only acceptable to an explicit exception. */
+/**
+ * Whether `--allow-egress` names this host (by name, address or range) for this port: where plain http is only
+ * acceptable to an explicit exception.
+ */
 export function isExplicitlyAllowed(options: EgressOptions, hostname: string, port: number): boolean {
   const entries = entriesOf(options);
   const ip = parseIp(hostname);
@@ -150,11 +155,15 @@ function allowListPolicy(options: EgressOptions): EgressPolicy {
     const ip = parseIp(address);
     if (hostMatches(entries, hostname, port) || (ip !== null && addressMatches(entries, ip, port))) return null;
     const reason = classifyAddress(address);
-    return reason === null ? null : `destination ${normalizeHost(hostname)} (${address}) is ${reason} and not allowed by --allow-egress (port ${port})`;
+    return reason === null
+      ? null
+      : `destination ${normalizeHost(hostname)} (${address}) is ${reason} ` +
+          `and not allowed by --allow-egress (port ${port})`;
   };
   return {
     checkUrl(url) {
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return `scheme "${url.protocol}" is not allowed (only http: and https:)`;
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        return `scheme "${url.protocol}" is not allowed (only http: and https:)`;
       if (url.username !== '' || url.password !== '') return 'credentials in URLs are not allowed';
       const host = normalizeHost(url.hostname);
       if (parseIp(host) !== null) return checkAddress(host, host, portOf(url));
@@ -173,7 +182,10 @@ function allowListPolicy(options: EgressOptions): EgressPolicy {
 export function excludingHostPorts(policy: EgressPolicy, hostPorts: readonly number[]): EgressPolicy {
   const ports = new Set(hostPorts);
   const refuse = (address: string, port: number): string | null =>
-    ports.has(port) && classifyAddress(address) !== null ? `destination ${address}:${port} is this host itself (integrations reach the platform API through environment.apiEndpoint)` : null;
+    ports.has(port) && classifyAddress(address) !== null
+      ? `destination ${address}:${port} is this host itself (integrations ` +
+        `reach the platform API through environment.apiEndpoint)`
+      : null;
   return {
     checkUrl(url) {
       const reason = policy.checkUrl(url);

@@ -10,15 +10,27 @@ import { normalizeHost } from './egress-allow.ts';
 export function checkResolveOverrides(overrides: Record<string, unknown>): string[] {
   const problems: string[] = [];
   for (const [name, answers] of Object.entries(overrides)) {
-    if (!Array.isArray(answers) || answers.length === 0) problems.push(`egressResolve["${name}"] must list at least one IP address`);
-    else for (const answer of answers) if (typeof answer !== 'string' || isIP(answer) === 0) problems.push(`egressResolve["${name}"]: "${String(answer)}" is not an IP address`);
+    if (!Array.isArray(answers) || answers.length === 0)
+      problems.push(`egressResolve["${name}"] must list at least one IP address`);
+    else
+      for (const answer of answers)
+        if (typeof answer !== 'string' || isIP(answer) === 0)
+          problems.push(`egressResolve["${name}"]: "${String(answer)}" is not an IP address`);
   }
   return problems;
 }
 
 /** A lookup answering the overridden names from the map and every other name from `fallback`. */
-export function lookupWithOverrides(overrides: Record<string, string[]> | undefined, fallback: LookupFunction = dns.lookup as LookupFunction): LookupFunction {
-  const table = new Map(Object.entries(overrides ?? {}).map(([name, answers]) => [normalizeHost(name), answers.map((address) => ({ address, family: isIP(address) }))]));
+export function lookupWithOverrides(
+  overrides: Record<string, string[]> | undefined,
+  fallback: LookupFunction = dns.lookup as LookupFunction,
+): LookupFunction {
+  const table = new Map(
+    Object.entries(overrides ?? {}).map(([name, answers]) => [
+      normalizeHost(name),
+      answers.map((address) => ({ address, family: isIP(address) })),
+    ]),
+  );
   if (table.size === 0) return fallback;
   return ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
     const fixed = table.get(normalizeHost(hostname));
@@ -29,6 +41,8 @@ export function lookupWithOverrides(overrides: Record<string, string[]> | undefi
       const error = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
       return process.nextTick(() => callback(error));
     }
-    process.nextTick(() => (options.all ? callback(null, answers) : callback(null, answers[0].address, answers[0].family)));
+    process.nextTick(() =>
+      options.all ? callback(null, answers) : callback(null, answers[0].address, answers[0].family),
+    );
   }) as LookupFunction;
 }

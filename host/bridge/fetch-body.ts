@@ -144,7 +144,10 @@ export class FetchBody {
 
   private armIdle(): void {
     if (this.idle !== null) clearTimeout(this.idle);
-    this.idle = setTimeout(() => this.fail(`the response body stalled: nothing arrived for ${this.options.idleTimeoutMs} ms`), this.options.idleTimeoutMs);
+    this.idle = setTimeout(
+      () => this.fail(`the response body stalled: nothing arrived for ${this.options.idleTimeoutMs} ms`),
+      this.options.idleTimeoutMs,
+    );
     this.idle.unref();
   }
 

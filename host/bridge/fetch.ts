@@ -30,7 +30,10 @@ export interface FetchBridgeOptions {
   onRefusal?: (url: string, reason: string) => void;
   /** Told every address:port a socket is pointed at (the connect audit). */
   onConnect?: ConnectAudit;
-  /** Hand the body on as it arrives (FetchOutcome.rest) instead of whole; `timeoutMs` then bounds each wait for more. */
+  /**
+   * Hand the body on as it arrives (FetchOutcome.rest) instead of whole; `timeoutMs` then bounds each wait for more.
+   *
+   */
   streaming?: boolean;
   /** Aborts the request until its head arrived (afterwards, cancel its FetchBody). */
   signal?: AbortSignal;
@@ -41,12 +44,22 @@ class Aborted extends Error {}
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const CROSS_ORIGIN_STRIPPED = new Set(['authorization', 'cookie', 'proxy-authorization']);
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-connection']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-connection',
+]);
 /** Request headers the host sets itself: a guest `host` could reach another virtual host behind an allowed address. */
 const HOST_SET = new Set(['host', 'content-length', 'expect']);
 
 function decodedStream(response: http.IncomingMessage): Readable {
-  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(response.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip') return response.pipe(zlib.createGunzip());
   if (encoding === 'deflate') return response.pipe(zlib.createInflate());
   if (encoding === 'br') return response.pipe(zlib.createBrotliDecompress());
@@ -61,7 +74,14 @@ interface Hop {
   location: string | null;
 }
 
-function requestOnce(url: URL, request: BridgeRequest, body: Uint8Array | null, options: FetchBridgeOptions, lookup: LookupFunction, remainingMs: number): Promise<Hop> {
+function requestOnce(
+  url: URL,
+  request: BridgeRequest,
+  body: Uint8Array | null,
+  options: FetchBridgeOptions,
+  lookup: LookupFunction,
+  remainingMs: number,
+): Promise<Hop> {
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) return reject(new Aborted('the request was aborted'));
     const transport = url.protocol === 'https:' ? https : http;
@@ -70,7 +90,8 @@ function requestOnce(url: URL, request: BridgeRequest, body: Uint8Array | null, 
       const lower = name.toLowerCase();
       if (!HOP_BY_HOP.has(lower) && !HOST_SET.has(lower)) headers[name] = value;
     }
-    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'accept-encoding')) headers['accept-encoding'] = 'gzip, deflate, br';
+    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'accept-encoding'))
+      headers['accept-encoding'] = 'gzip, deflate, br';
     const outgoing = transport.request(url, { method: request.method, headers, lookup, agent: false });
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
@@ -132,7 +153,10 @@ async function wholeBody(body: FetchBody, remainingMs: number, timeoutMs: number
   try {
     for (;;) {
       const read = await body.read();
-      if (!read.ok) throw new Refusal(body.failed === 'the response body was cancelled' ? `timed out after ${timeoutMs} ms` : read.message);
+      if (!read.ok)
+        throw new Refusal(
+          body.failed === 'the response body was cancelled' ? `timed out after ${timeoutMs} ms` : read.message,
+        );
       if (read.value === null) break;
       chunks.push(read.value);
     }
@@ -147,11 +171,18 @@ async function wholeBody(body: FetchBody, remainingMs: number, timeoutMs: number
  * whole only if it ended by the next turn of the event loop (else `rest` reads it on); without, the
  * whole body within the deadline.
  */
-async function answerOf(hop: Hop, url: URL, redirected: boolean, options: FetchBridgeOptions, remainingMs: number): Promise<FetchOutcome> {
+async function answerOf(
+  hop: Hop,
+  url: URL,
+  redirected: boolean,
+  options: FetchBridgeOptions,
+  remainingMs: number,
+): Promise<FetchOutcome> {
   const head = { status: hop.status, statusText: hop.statusText, headers: hop.headers, url: url.href, redirected };
   if (options.streaming === true) {
     await new Promise((resolve) => setImmediate(resolve));
-    if (!hop.body.complete) return { ok: true, value: { ...head, body: new Uint8Array(0), more: true }, rest: hop.body };
+    if (!hop.body.complete)
+      return { ok: true, value: { ...head, body: new Uint8Array(0), more: true }, rest: hop.body };
     return { ok: true, value: { ...head, body: hop.body.takeAll() } };
   }
   return { ok: true, value: { ...head, body: await wholeBody(hop.body, remainingMs, options.timeoutMs) } };
@@ -173,16 +204,22 @@ export async function performFetch(request: BridgeRequest, options: FetchBridgeO
   const remaining = () => deadline - performance.now();
   try {
     for (let hop = 0; ; hop++) {
-      const pinned = await withDeadline(checkedLookupFor(url, options.policy, { lookup, refusals, audit: options.onConnect }), remaining(), options.timeoutMs);
+      const pinned = await withDeadline(
+        checkedLookupFor(url, options.policy, { lookup, refusals, audit: options.onConnect }),
+        remaining(),
+        options.timeoutMs,
+      );
       const result = await requestOnce(url, { ...request, method, headers }, body, options, pinned, remaining());
-      if (result.location === null || request.redirect === 'manual') return await answerOf(result, url, hop > 0, options, remaining());
+      if (result.location === null || request.redirect === 'manual')
+        return await answerOf(result, url, hop > 0, options, remaining());
       // A redirect's own body is never read.
       result.body.cancel();
       if (request.redirect === 'error') throw new Refusal('redirect encountered with redirect mode "error"');
       if (hop >= options.maxRedirects) throw new Refusal(`more than ${options.maxRedirects} redirects`);
       const next = new URL(result.location, url);
       // As the Fetch standard does: credentials never follow a redirect to another origin.
-      if (next.origin !== url.origin) headers = headers.filter(([name]) => !CROSS_ORIGIN_STRIPPED.has(name.toLowerCase()));
+      if (next.origin !== url.origin)
+        headers = headers.filter(([name]) => !CROSS_ORIGIN_STRIPPED.has(name.toLowerCase()));
       url = next;
       if (result.status === 303 || ((result.status === 301 || result.status === 302) && method === 'POST')) {
         method = 'GET';

@@ -4,7 +4,12 @@
 // Error objects, so no host stack or path can reach guest code.
 
 import { randomBytes as nodeRandomBytes } from 'node:crypto';
-import { MAX_URL_INPUT_LENGTH, URL_COMPONENTS, type UrlComponent, type UrlRecord } from '../../sandbox-api/runtime/contract.ts';
+import {
+  MAX_URL_INPUT_LENGTH,
+  URL_COMPONENTS,
+  type UrlComponent,
+  type UrlRecord,
+} from '../../sandbox-api/runtime/contract.ts';
 
 const MAX_RANDOM_BYTES = 65_536;
 
@@ -24,7 +29,13 @@ export function parseUrl(input: string, base: string | undefined): UrlRecord | n
 
 /** Node's own WHATWG setter does the work: the spec's rules (ignored values included) exactly. */
 export function setUrlComponent(href: string, component: UrlComponent, value: string): UrlRecord | null {
-  if (typeof href !== 'string' || typeof component !== 'string' || typeof value !== 'string' || !COMPONENTS.has(component)) return null;
+  if (
+    typeof href !== 'string' ||
+    typeof component !== 'string' ||
+    typeof value !== 'string' ||
+    !COMPONENTS.has(component)
+  )
+    return null;
   if (href.length + value.length > MAX_URL_INPUT_LENGTH) return null;
   const url = URL.parse(href);
   if (url === null) return null;

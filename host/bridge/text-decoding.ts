@@ -15,14 +15,54 @@ export const MAX_OPEN_STREAMS = 16;
 
 /** The canonical names the runtime's label table resolves to, but UTF-8 and "replacement" (encodings.json). */
 const ENCODINGS = new Set([
-  'ibm866', 'iso-8859-2', 'iso-8859-3', 'iso-8859-4', 'iso-8859-5', 'iso-8859-6', 'iso-8859-7', 'iso-8859-8', 'iso-8859-8-i',
-  'iso-8859-10', 'iso-8859-13', 'iso-8859-14', 'iso-8859-15', 'iso-8859-16', 'koi8-r', 'koi8-u', 'macintosh', 'windows-874',
-  'windows-1250', 'windows-1251', 'windows-1252', 'windows-1253', 'windows-1254', 'windows-1255', 'windows-1256', 'windows-1257',
-  'windows-1258', 'x-mac-cyrillic', 'gbk', 'gb18030', 'big5', 'euc-jp', 'iso-2022-jp', 'shift_jis', 'euc-kr', 'utf-16be', 'utf-16le',
+  'ibm866',
+  'iso-8859-2',
+  'iso-8859-3',
+  'iso-8859-4',
+  'iso-8859-5',
+  'iso-8859-6',
+  'iso-8859-7',
+  'iso-8859-8',
+  'iso-8859-8-i',
+  'iso-8859-10',
+  'iso-8859-13',
+  'iso-8859-14',
+  'iso-8859-15',
+  'iso-8859-16',
+  'koi8-r',
+  'koi8-u',
+  'macintosh',
+  'windows-874',
+  'windows-1250',
+  'windows-1251',
+  'windows-1252',
+  'windows-1253',
+  'windows-1254',
+  'windows-1255',
+  'windows-1256',
+  'windows-1257',
+  'windows-1258',
+  'x-mac-cyrillic',
+  'gbk',
+  'gb18030',
+  'big5',
+  'euc-jp',
+  'iso-2022-jp',
+  'shift_jis',
+  'euc-kr',
+  'utf-16be',
+  'utf-16le',
   'x-user-defined',
 ]);
 
-export type DecodeText = (bytes: Uint8Array, encoding: string, fatal: boolean, ignoreBOM: boolean, stream: number, last: boolean) => BridgeResult<string>;
+export type DecodeText = (
+  bytes: Uint8Array,
+  encoding: string,
+  fatal: boolean,
+  ignoreBOM: boolean,
+  stream: number,
+  last: boolean,
+) => BridgeResult<string>;
 
 const failure = (code: string, message: string): BridgeResult<string> => ({ ok: false, code, message });
 
@@ -43,8 +83,10 @@ export function createTextDecoding(): DecodeText {
   const open = new Map<number, TextDecoder>();
   let newest = 0;
   return (bytes, encoding, fatal, ignoreBOM, stream, last) => {
-    if (!isOwnBytes(bytes) || typeof encoding !== 'string' || !ENCODINGS.has(encoding)) return failure('RangeError', 'unsupported encoding or input');
-    if (typeof fatal !== 'boolean' || typeof ignoreBOM !== 'boolean' || typeof last !== 'boolean') return failure('TypeError', 'malformed options');
+    if (!isOwnBytes(bytes) || typeof encoding !== 'string' || !ENCODINGS.has(encoding))
+      return failure('RangeError', 'unsupported encoding or input');
+    if (typeof fatal !== 'boolean' || typeof ignoreBOM !== 'boolean' || typeof last !== 'boolean')
+      return failure('TypeError', 'malformed options');
     if (!Number.isSafeInteger(stream) || stream < 0) return failure('TypeError', 'malformed stream');
     if (stream === 0) return decodeWith(new TextDecoder(encoding, { fatal, ignoreBOM }), bytes, false);
     let decoder = open.get(stream);

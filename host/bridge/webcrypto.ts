@@ -4,9 +4,23 @@
 // runs on libuv's thread pool, never on the worker's main thread. It never hands an isolate a
 // Node object, a host Error or key material of a key that is not extractable.
 import { webcrypto, type webcrypto as WebCrypto } from 'node:crypto';
-import type { BridgeResult, CryptoKeyDescriptor, KeyAlgorithmData, SubtleValue } from '../../sandbox-api/runtime/contract.ts';
+import type {
+  BridgeResult,
+  CryptoKeyDescriptor,
+  KeyAlgorithmData,
+  SubtleValue,
+} from '../../sandbox-api/runtime/contract.ts';
 import { SUBTLE_ABANDONED, SUBTLE_LIMITS } from '../../sandbox-api/runtime/contract.ts';
-import { Refusal, checkCall, checkReleased, isAlgorithmPosition, isHandle, keyPositions, newKeyBytes, type CheckedCall } from './webcrypto-args.ts';
+import {
+  Refusal,
+  checkCall,
+  checkReleased,
+  isAlgorithmPosition,
+  isHandle,
+  keyPositions,
+  newKeyBytes,
+  type CheckedCall,
+} from './webcrypto-args.ts';
 
 type NodeKey = WebCrypto.CryptoKey;
 /** Node's CryptoKey class (a global of Node's; `crypto.webcrypto` has none). */
@@ -21,7 +35,11 @@ const NodeCryptoKey = (globalThis as unknown as { CryptoKey: abstract new () => 
 export const WORKER_CRYPTO_SLOTS = 2;
 
 /** The answer for a call whose result came after its integration finished its work (see SubtleOptions.late). */
-export const ABANDONED = { ok: false, code: SUBTLE_ABANDONED, message: 'the integration finished its work before this call did' } as const;
+export const ABANDONED = {
+  ok: false,
+  code: SUBTLE_ABANDONED,
+  message: 'the integration finished its work before this call did',
+} as const;
 
 /** Handles are unique in the worker process: a handle of one realm names no key in another realm's table. */
 let lastHandle = 0;
@@ -58,24 +76,42 @@ export interface SubtleOptions {
   maxKeys?: number;
 }
 
-/** What a key's material costs the table: its bytes for a secret key, RSA's modulus and private parts, a curve key's few. */
+/**
+ * What a key's material costs the table: its bytes for a secret key, RSA's modulus and private parts, a curve key's
+ * few.
+ */
 function keyBytes(key: NodeKey, inputBytes: number): number {
   const algorithm = key.algorithm as { length?: unknown; modulusLength?: unknown };
-  if (typeof algorithm.modulusLength === 'number') return Math.ceil(algorithm.modulusLength / 8) * (key.type === 'private' ? 3 : 1);
+  if (typeof algorithm.modulusLength === 'number')
+    return Math.ceil(algorithm.modulusLength / 8) * (key.type === 'private' ? 3 : 1);
   if (typeof algorithm.length === 'number') return Math.ceil(algorithm.length / 8);
   // PBKDF2 and HKDF keys are the bytes they were imported from.
   if (key.type === 'secret') return inputBytes;
   return 128;
 }
 
-const failure = (code: string, message: string): BridgeResult<never> => ({ ok: false, code, message: message.slice(0, 1_024) });
+const failure = (code: string, message: string): BridgeResult<never> => ({
+  ok: false,
+  code,
+  message: message.slice(0, 1_024),
+});
 
-const DOM_NAMES = new Set(['NotSupportedError', 'SyntaxError', 'InvalidAccessError', 'DataError', 'OperationError', 'QuotaExceededError', 'InvalidStateError', 'NotAllowedError']);
+const DOM_NAMES = new Set([
+  'NotSupportedError',
+  'SyntaxError',
+  'InvalidAccessError',
+  'DataError',
+  'OperationError',
+  'QuotaExceededError',
+  'InvalidStateError',
+  'NotAllowedError',
+]);
 
 /** Node's error as data: the standard's names and Node's messages (never a stack or a cause). */
 function asFailure(error: unknown): BridgeResult<never> {
   if (error instanceof Refusal) return failure(error.code, error.message);
-  if (error instanceof DOMException) return failure(DOM_NAMES.has(error.name) ? error.name : 'OperationError', String(error.message));
+  if (error instanceof DOMException)
+    return failure(DOM_NAMES.has(error.name) ? error.name : 'OperationError', String(error.message));
   if (error instanceof TypeError) return failure('TypeError', String(error.message));
   return failure('OperationError', 'The operation failed for an operation-specific reason');
 }
@@ -92,7 +128,12 @@ function algorithmData(algorithm: Record<string, unknown>): KeyAlgorithmData {
 }
 
 /** How many keys a call may add to the table (checked before any work is done). */
-const NEW_KEYS: Partial<Record<CheckedCall['operation'], number>> = { generateKey: 2, importKey: 1, deriveKey: 1, unwrapKey: 1 };
+const NEW_KEYS: Partial<Record<CheckedCall['operation'], number>> = {
+  generateKey: 2,
+  importKey: 1,
+  deriveKey: 1,
+  unwrapKey: 1,
+};
 
 /**
  * One realm's SubtleCrypto primitive. Every call is checked (webcrypto-args.ts), waits for a slot
@@ -132,7 +173,13 @@ export function createSubtle(options: SubtleOptions) {
     const bytes = keyBytes(key, inputBytes);
     table().set(handle, { key, bytes });
     heldBytes += bytes;
-    return { handle, type: key.type, extractable: key.extractable, algorithm: algorithmData(key.algorithm as unknown as Record<string, unknown>), usages: [...key.usages] };
+    return {
+      handle,
+      type: key.type,
+      extractable: key.extractable,
+      algorithm: algorithmData(key.algorithm as unknown as Record<string, unknown>),
+      usages: [...key.usages],
+    };
   }
 
   function answer(result: unknown, inputBytes: number): SubtleValue {
@@ -141,7 +188,11 @@ export function createSubtle(options: SubtleOptions) {
     if (result instanceof NodeCryptoKey) return { kind: 'key', key: register(result, inputBytes) };
     const record = result as Record<string, unknown>;
     if (record.publicKey instanceof NodeCryptoKey && record.privateKey instanceof NodeCryptoKey) {
-      return { kind: 'pair', publicKey: register(record.publicKey, inputBytes), privateKey: register(record.privateKey, inputBytes) };
+      return {
+        kind: 'pair',
+        publicKey: register(record.publicKey, inputBytes),
+        privateKey: register(record.privateKey, inputBytes),
+      };
     }
     return { kind: 'jwk', jwk: JSON.parse(JSON.stringify(record)) as Record<string, unknown> };
   }
@@ -151,7 +202,12 @@ export function createSubtle(options: SubtleOptions) {
     const args = [...call.args];
     for (const index of keyPositions(call.operation)) if (index < args.length) args[index] = keyOf(args[index]);
     args.forEach((value, index) => {
-      if (isAlgorithmPosition(call.operation, index) && typeof value === 'object' && value !== null && 'public' in value) {
+      if (
+        isAlgorithmPosition(call.operation, index) &&
+        typeof value === 'object' &&
+        value !== null &&
+        'public' in value
+      ) {
         args[index] = { ...value, public: keyOf((value as { public: unknown }).public) };
       }
     });
@@ -162,10 +218,18 @@ export function createSubtle(options: SubtleOptions) {
   async function perform(call: CheckedCall): Promise<unknown> {
     const current = table();
     if (current.size + (NEW_KEYS[call.operation] ?? 0) > maxKeys) {
-      throw new Refusal('QuotaExceededError', `this isolate holds ${current.size} CryptoKeys, the most it may (${maxKeys}); keys are released once garbage-collected`);
+      throw new Refusal(
+        'QuotaExceededError',
+        `this isolate holds ${current.size} CryptoKeys, the most it may ` +
+          `(${maxKeys}); keys are released once garbage-collected`,
+      );
     }
     if (heldBytes + newKeyBytes(call) > SUBTLE_LIMITS.keyBytes) {
-      throw new Refusal('QuotaExceededError', `this isolate's CryptoKeys hold ${heldBytes} bytes of key material, and this key could take it past the most they may (${SUBTLE_LIMITS.keyBytes}); keys are released once garbage-collected`);
+      throw new Refusal(
+        'QuotaExceededError',
+        `this isolate's CryptoKeys hold ${heldBytes} bytes of key material, and this key could take it past ` +
+          `the most they may (${SUBTLE_LIMITS.keyBytes}); keys are released once garbage-collected`,
+      );
     }
     const args = withKeys(call);
     const method = webcrypto.subtle[call.operation] as (...params: unknown[]) => Promise<unknown>;

@@ -34,8 +34,17 @@ async function typecheck(integrations: LoadedIntegration[]): Promise<number> {
 }
 
 export async function runCheck(request: { folders: string[]; types: boolean }): Promise<void> {
-  const dirs = request.folders.length > 0 ? request.folders : existsSync(DEFAULT_INTEGRATIONS_DIR) ? [DEFAULT_INTEGRATIONS_DIR] : [];
-  if (dirs.length === 0) fail(`check needs at least one folder of integrations (./${DEFAULT_INTEGRATIONS_DIR} does not exist), e.g. ${commandLine('check', 'path/to/integrations')}`);
+  const dirs =
+    request.folders.length > 0
+      ? request.folders
+      : existsSync(DEFAULT_INTEGRATIONS_DIR)
+        ? [DEFAULT_INTEGRATIONS_DIR]
+        : [];
+  if (dirs.length === 0)
+    fail(
+      `check needs at least one folder of integrations (./${DEFAULT_INTEGRATIONS_DIR} ` +
+        `does not exist), e.g. ${commandLine('check', 'path/to/integrations')}`,
+    );
   let firstParty: string[] = [];
   let firstPartyIntegrations: string[] = [];
   let known: string[] = [];
@@ -49,8 +58,18 @@ export async function runCheck(request: { folders: string[]; types: boolean }): 
   }
   const { env, defaulted } = withDevDefaults(process.env);
   // `check` judges the folders: whether an unknown organization is first-party is the host's call.
-  const integrations = await loadIntegrations(dirs, { env, check: true, firstPartyOrganizations: firstParty, firstPartyIntegrations, knownOrganizations: known, devVars: true });
-  const note = describeDefaulted(defaulted, integrations.flatMap((integration) => Object.values(integration.manifest?.secrets ?? {})));
+  const integrations = await loadIntegrations(dirs, {
+    env,
+    check: true,
+    firstPartyOrganizations: firstParty,
+    firstPartyIntegrations,
+    knownOrganizations: known,
+    devVars: true,
+  });
+  const note = describeDefaulted(
+    defaulted,
+    integrations.flatMap((integration) => Object.values(integration.manifest?.secrets ?? {})),
+  );
   if (note !== undefined) process.stdout.write(`${note}\n`);
   for (const line of describeDevVars(integrations)) process.stdout.write(`${line}\n`);
   let errors = 0;
@@ -62,6 +81,9 @@ export async function runCheck(request: { folders: string[]; types: boolean }): 
   const invalid = integrations.filter((integration) => integration.status === 'invalid').length;
   const where = dirs.map((dir) => relative(process.cwd(), dir) || '.').join(', ');
   const types = request.types ? `, ${typeErrors} type error(s)` : ' (types not checked: --no-types)';
-  process.stdout.write(`${integrations.length} integration(s) checked in ${where}: ${integrations.length - invalid} ready, ${invalid} invalid, ${errors} error(s)${types}\n`);
+  process.stdout.write(
+    `${integrations.length} integration(s) checked in ${where}: ${integrations.length - invalid} ` +
+      `ready, ${invalid} invalid, ${errors} error(s)${types}\n`,
+  );
   process.exit(errors + typeErrors > 0 ? 1 : 0);
 }

@@ -13,5 +13,7 @@ export { SAMPLE_PLATFORM };
 /** `host` without --dir: the repository's sample integrations when run in its clone, else ./integrations. */
 export function defaultHostDirs(cwd = process.cwd()): string[] {
   const samples = path.join(PACKAGE_ROOT, 'fixtures', 'integrations');
-  return path.resolve(cwd) === path.resolve(PACKAGE_ROOT) && existsSync(samples) ? ['fixtures/integrations'] : [DEFAULT_INTEGRATIONS_DIR];
+  return path.resolve(cwd) === path.resolve(PACKAGE_ROOT) && existsSync(samples)
+    ? ['fixtures/integrations']
+    : [DEFAULT_INTEGRATIONS_DIR];
 }

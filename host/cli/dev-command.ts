@@ -19,6 +19,14 @@ type Said = { level: 'info' | 'warn'; line: string };
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
+type Added = Extract<ReloadChange, { kind: 'added' }>['installation'];
+
+/** Where a newly added integration answers, or why it has no installation yet. */
+function addedWhere(installation: Added): string {
+  if (installation?.installation) return `: ${installation.installation.urls.publicEndpoint}`;
+  return installation?.note ? ` (${installation.note})` : '';
+}
+
 /** What the terminal says about one reload change: its line, then every problem as `npm run check` prints it. */
 export function describeChange(change: ReloadChange): Said[] {
   const info = (line: string): Said => ({ level: 'info', line });
@@ -27,17 +35,45 @@ export function describeChange(change: ReloadChange): Said[] {
   const problems = (errors: ManifestProblem[]) => reportLines(errors, change.warnings).map((line) => warn(`  ${line}`));
   switch (change.kind) {
     case 'code':
-      return [info(`reloaded ${change.integration} in ${change.ms} ms: the next request runs the new code (bundle ${change.hash.slice(0, 8)})`), ...problems([])];
+      return [
+        info(
+          `reloaded ${change.integration} in ${change.ms} ms: the next ` +
+            `request runs the new code (bundle ${change.hash.slice(0, 8)})`,
+        ),
+        ...problems([]),
+      ];
     case 'manifest':
-      return [info(`reloaded ${change.integration} in ${change.ms} ms: changed ${change.changed.join('; ') || 'nothing the host uses'}; same code`), ...problems([])];
+      return [
+        info(
+          `reloaded ${change.integration} in ${change.ms} ms: ` +
+            `changed ${change.changed.join('; ') || 'nothing the host uses'}; ` +
+            `same code`,
+        ),
+        ...problems([]),
+      ];
     case 'unchanged':
-      return [info(`${change.integration}: no change (its files match the build that was serving again; the problems reported before are gone)`)];
+      return [
+        info(
+          `${change.integration}: no change (its files match the build that ` +
+            `was serving again; the problems reported before are gone)`,
+        ),
+      ];
     case 'added':
-      return [info(`added ${change.integration}${change.installation?.installation ? `: ${change.installation.installation.urls.publicEndpoint}` : change.installation?.note ? ` (${change.installation.note})` : ''}`), ...problems([])];
+      return [info(`added ${change.integration}${addedWhere(change.installation)}`), ...problems([])];
     case 'failed':
-      return [warn(`${change.integration} did not reload (${plural(change.problems.length, 'problem')}); the last good build keeps serving:`), ...problems(change.problems)];
+      return [
+        warn(
+          `${change.integration} did not reload ` +
+            `(${plural(change.problems.length, 'problem')}); the last good ` +
+            `build keeps serving:`,
+        ),
+        ...problems(change.problems),
+      ];
     case 'invalid':
-      return [warn(`${change.integration} is invalid (${plural(change.problems.length, 'problem')}):`), ...problems(change.problems)];
+      return [
+        warn(`${change.integration} is invalid (${plural(change.problems.length, 'problem')}):`),
+        ...problems(change.problems),
+      ];
   }
 }
 
@@ -50,7 +86,11 @@ export async function runDev(flags: HostOptionsInput): Promise<void> {
   // A fresh clone has no integrations/ yet: create it, so `npm run new` output appears live.
   if (!givesDir) await mkdir(DEFAULT_INTEGRATIONS_DIR, { recursive: true });
   // Development builds: `MODE` and `process.env.NODE_ENV` are "development" (bundle.ts).
-  const { host, defaulted } = await startFromFlags(flags, { bundleMode: 'development', dirs: [DEFAULT_INTEGRATIONS_DIR], platformPath: SAMPLE_PLATFORM });
+  const { host, defaulted } = await startFromFlags(flags, {
+    bundleMode: 'development',
+    dirs: [DEFAULT_INTEGRATIONS_DIR],
+    platformPath: SAMPLE_PLATFORM,
+  });
   writeDevSession({ url: host.url, adminToken: host.adminToken, pid: process.pid });
   let watcher: Watcher | undefined;
   // Before "listening on": whoever reads that line may stop the host at once, and gracefully.
@@ -60,7 +100,10 @@ export async function runDev(flags: HostOptionsInput): Promise<void> {
   });
   await printStartup(host, defaulted);
   if (!host.integrations.some((integration) => integration.builtin === undefined)) {
-    process.stdout.write(`no integrations in ${host.options.dirs.join(', ')} yet: ${commandLine('new', '<name>')} makes one, and it is served as soon as it is written\n`);
+    process.stdout.write(
+      `no integrations in ${host.options.dirs.join(', ')} yet: ${commandLine('new', '<name>')} ` +
+        `makes one, and it is served as soon as it is written\n`,
+    );
   }
   const log = host.services.log;
   watcher = await watchForChanges(
@@ -68,5 +111,8 @@ export async function runDev(flags: HostOptionsInput): Promise<void> {
     async () => report(log, await host.reload()),
     { onError: (message) => log.warn(message) },
   );
-  process.stdout.write(`watching ${host.options.dirs.join(', ')} for changes (${watcher.directoryCount()} directories); ${commandLine('logs', '<integration>')} follows the event log\n`);
+  process.stdout.write(
+    `watching ${host.options.dirs.join(', ')} for changes (${watcher.directoryCount()} ` +
+      `directories); ${commandLine('logs', '<integration>')} follows the event log\n`,
+  );
 }

@@ -22,7 +22,8 @@ export function writeDevSession(session: DevSession, file: string = DEV_SESSION_
 export function readDevSession(file: string = DEV_SESSION_FILE): DevSession | undefined {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<DevSession>;
-    if (typeof parsed.url !== 'string' || typeof parsed.adminToken !== 'string' || typeof parsed.pid !== 'number') return undefined;
+    if (typeof parsed.url !== 'string' || typeof parsed.adminToken !== 'string' || typeof parsed.pid !== 'number')
+      return undefined;
     return { url: parsed.url, adminToken: parsed.adminToken, pid: parsed.pid };
   } catch {
     return undefined;

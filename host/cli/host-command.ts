@@ -14,7 +14,10 @@ export interface StartedHost {
 }
 
 /** Applies the flags (over `defaults`) and the dev defaults and starts the host; prints nothing. */
-export async function startFromFlags(given: HostOptionsInput, defaults: HostOptionsInput = {}): Promise<StartedHost & { defaulted: string[] }> {
+export async function startFromFlags(
+  given: HostOptionsInput,
+  defaults: HostOptionsInput = {},
+): Promise<StartedHost & { defaulted: string[] }> {
   const flags: HostOptionsInput = { ...defaults, ...given };
   const { env, defaulted } = withDevDefaults(process.env);
   const host = await createHost({ ...flags, env, devVars: true });
@@ -27,8 +30,13 @@ export async function startFromFlags(given: HostOptionsInput, defaults: HostOpti
  */
 export async function printStartup(host: Host, defaulted: string[]): Promise<void> {
   const rows = await startupRows(host);
-  const note = describeDefaulted(defaulted, host.integrations.flatMap((integration) => Object.values(integration.manifest?.secrets ?? {})));
-  const tokenNote = host.adminTokenGenerated ? '  (generated for this run; set HOST_ADMIN_TOKEN or --admin-token to keep one)' : '';
+  const note = describeDefaulted(
+    defaulted,
+    host.integrations.flatMap((integration) => Object.values(integration.manifest?.secrets ?? {})),
+  );
+  const tokenNote = host.adminTokenGenerated
+    ? '  (generated for this run; set HOST_ADMIN_TOKEN or --admin-token to keep one)'
+    : '';
   const log = host.services.log;
   if (host.options.logFormat === 'json') {
     // A log pipeline gets every startup line as a record of its own.
@@ -49,7 +57,8 @@ export async function printStartup(host: Host, defaulted: string[]): Promise<voi
   process.stdout.write(`admin token: ${host.adminToken}${tokenNote}\n`);
   if (host.metricsUrl) process.stdout.write(`metrics on ${host.metricsUrl}\n`);
   process.stdout.write(`listening on ${host.url}\n`);
-  if (host.consoleUrl !== undefined) process.stdout.write(`console on ${host.consoleUrl}/console (sign in with the admin token)\n`);
+  if (host.consoleUrl !== undefined)
+    process.stdout.write(`console on ${host.consoleUrl}/console (sign in with the admin token)\n`);
 }
 
 /** Shuts the host down gracefully on SIGINT/SIGTERM (after `beforeClose`); a second signal exits at once. */
@@ -61,8 +70,13 @@ export function closeOnSignals(host: Host, beforeClose: () => void = () => undef
     if (stopping) process.exit(1);
     stopping = true;
     beforeClose();
-    log.info(`${signal}: shutting down (finishing requests in progress for up to ${host.options.shutdownGraceMs / 1000} s)`);
-    host.shutdown().then(() => process.exit(0), () => process.exit(1));
+    log.info(
+      `${signal}: shutting down (finishing requests in progress for up to ${host.options.shutdownGraceMs / 1000} s)`,
+    );
+    host.shutdown().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -31,21 +31,75 @@ export interface HostFlagValues {
 /** Declares the host's flags on `command`; `dirDefault` says in words where integrations come from without --dir. */
 export function addHostOptions(command: Command, dirDefault: string): Command {
   return command
-    .addOption(new Option('--dir <folder>', 'a folder of integrations to serve (repeat for more)').argParser(collect).default(undefined, dirDefault))
-    .addOption(new Option('--port <port>', 'the HTTP API port (0: any free port)').default(undefined, String(DEFAULT_HOST_PORT)))
-    .addOption(new Option('--bind <address>', 'the IP address the API and console listen on (0.0.0.0: every interface)').default(undefined, DEFAULT_LISTEN_HOST))
+    .addOption(
+      new Option('--dir <folder>', 'a folder of integrations to serve (repeat for more)')
+        .argParser(collect)
+        .default(undefined, dirDefault),
+    )
+    .addOption(
+      new Option('--port <port>', 'the HTTP API port (0: any free port)').default(undefined, String(DEFAULT_HOST_PORT)),
+    )
+    .addOption(
+      new Option('--bind <address>', 'the IP address the API and console listen on (0.0.0.0: every interface)').default(
+        undefined,
+        DEFAULT_LISTEN_HOST,
+      ),
+    )
     .addOption(new Option('--data <file>', 'the SQLite file of the store').default(undefined, '.data/host.db'))
-    .addOption(new Option('--store <url>', 'a PostgreSQL store instead (postgres://…); several hosts may share it').env('DATABASE_URL'))
-    .addOption(new Option('--platform <file>', "the platform's data: organizations, users, spaces").default(undefined, 'the sample platform of this package'))
-    .addOption(new Option('--admin-token <token>', 'the token of the admin API and the console').env('HOST_ADMIN_TOKEN').default(undefined, 'generated for each run'))
-    .addOption(new Option('--allow-egress <host[:port]|cidr>', 'a non-public address integrations may fetch (repeat for more)').argParser(collect))
-    .addOption(new Option('--first-party <name>', 'an integration trusted with internal scopes (repeat for more)').argParser(collect))
-    .addOption(new Option('--workers <n>', 'sandbox worker processes (1–64)').default(undefined, 'the number of CPUs, at least 2'))
-    .addOption(new Option('--isolate-memory <mb>', 'memory budget of the live isolates of one worker, in MB').default(undefined, 'a quarter of RAM, 64–4096'))
-    .addOption(new Option('--offender-cpu-quota <percent>', "offenders' CPU, in % of one core; 0 = no quota").default(undefined, String(DEFAULT_OFFENDER_CPU_QUOTA_PERCENT)))
+    .addOption(
+      new Option('--store <url>', 'a PostgreSQL store instead (postgres://…); several hosts may share it').env(
+        'DATABASE_URL',
+      ),
+    )
+    .addOption(
+      new Option('--platform <file>', "the platform's data: organizations, users, spaces").default(
+        undefined,
+        'the sample platform of this package',
+      ),
+    )
+    .addOption(
+      new Option('--admin-token <token>', 'the token of the admin API and the console')
+        .env('HOST_ADMIN_TOKEN')
+        .default(undefined, 'generated for each run'),
+    )
+    .addOption(
+      new Option(
+        '--allow-egress <host[:port]|cidr>',
+        'a non-public address integrations may fetch (repeat for more)',
+      ).argParser(collect),
+    )
+    .addOption(
+      new Option('--first-party <name>', 'an integration trusted with internal scopes (repeat for more)').argParser(
+        collect,
+      ),
+    )
+    .addOption(
+      new Option('--workers <n>', 'sandbox worker processes (1–64)').default(
+        undefined,
+        'the number of CPUs, at least 2',
+      ),
+    )
+    .addOption(
+      new Option('--isolate-memory <mb>', 'memory budget of the live isolates of one worker, in MB').default(
+        undefined,
+        'a quarter of RAM, 64–4096',
+      ),
+    )
+    .addOption(
+      new Option('--offender-cpu-quota <percent>', "offenders' CPU, in % of one core; 0 = no quota").default(
+        undefined,
+        String(DEFAULT_OFFENDER_CPU_QUOTA_PERCENT),
+      ),
+    )
     .addOption(new Option('--no-auto-install', 'do not install each integration in its organization at start'))
-    .addOption(new Option('--log-format <format>', 'text for people, json for a log pipeline').choices(['text', 'json']).default(undefined, 'text'))
-    .addOption(new Option('--metrics-listen <host:port>', 'a second listener serving only GET /metrics, without a token'))
+    .addOption(
+      new Option('--log-format <format>', 'text for people, json for a log pipeline')
+        .choices(['text', 'json'])
+        .default(undefined, 'text'),
+    )
+    .addOption(
+      new Option('--metrics-listen <host:port>', 'a second listener serving only GET /metrics, without a token'),
+    )
     .addOption(new Option('--console-port <port>', "the browser console's port").default(undefined, 'the API port + 2'))
     .addOption(new Option('--no-console', 'no browser console'));
 }
@@ -58,7 +112,11 @@ function collect(value: string, previous: string[] | undefined): string[] {
  * The console's port: `--console-port`, else the API port + 2 (8789 beside the default 8787; 8788
  * is the dev OAuth provider's), and any free port when the API port is 0; none with `--no-console`.
  */
-function consolePort(enabled: boolean, port: number | undefined, apiPort: number | undefined): { consolePort?: number } {
+function consolePort(
+  enabled: boolean,
+  port: number | undefined,
+  apiPort: number | undefined,
+): { consolePort?: number } {
   if (!enabled) {
     if (port !== undefined) fail('--console-port and --no-console cannot be used together');
     return {};
@@ -66,20 +124,29 @@ function consolePort(enabled: boolean, port: number | undefined, apiPort: number
   if (port !== undefined) return { consolePort: port };
   const api = apiPort ?? DEFAULT_HOST_PORT;
   if (api === 0) return { consolePort: 0 };
-  if (api + 2 > 65535) fail(`--port ${api} leaves no room for the console at port + 2; give --console-port or --no-console`);
+  if (api + 2 > 65535)
+    fail(`--port ${api} leaves no room for the console at port + 2; give --console-port or --no-console`);
   return { consolePort: api + 2 };
 }
 
 function integer(flag: string, text: string | undefined, min: number, max: number): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (text.trim() === '' || !Number.isInteger(value) || value < min || value > max) fail(`--${flag} expects an integer from ${min} to ${max}, got "${text}"`);
+  if (text.trim() === '' || !Number.isInteger(value) || value < min || value > max)
+    fail(`--${flag} expects an integer from ${min} to ${max}, got "${text}"`);
   return value;
 }
 
 /** The host options the flags ask for; `env` supplies DATABASE_URL when neither --store nor --data is given. */
-export function hostOptionsFrom(values: HostFlagValues, env: Record<string, string | undefined> = {}): HostOptionsInput {
-  if (values.store && values.data !== undefined) fail('--store and --data name two different stores: give one (--data FILE for SQLite, --store postgres://… for PostgreSQL)');
+export function hostOptionsFrom(
+  values: HostFlagValues,
+  env: Record<string, string | undefined> = {},
+): HostOptionsInput {
+  if (values.store && values.data !== undefined)
+    fail(
+      '--store and --data name two different stores: give one (--data ' +
+        'FILE for SQLite, --store postgres://… for PostgreSQL)',
+    );
   // An empty DATABASE_URL counts as unset, like an empty HOST_ADMIN_TOKEN.
   const storeUrl = values.store || (values.data === undefined ? env.DATABASE_URL || undefined : undefined);
   const port = integer('port', values.port, 0, 65535);

@@ -11,7 +11,16 @@ export const terminalSafe = sanitizeLogText;
 export function formatEntry(entry: EventLogEntry): string {
   const time = /^\d{4}-\d\d-\d\dT(\d\d:\d\d:\d\d(?:\.\d+)?)/.exec(entry.createdAt)?.[1] ?? entry.createdAt;
   const outcome = entry.errorCode ? `${entry.status} ${entry.errorCode}` : String(entry.status);
-  const head = [time, entry.integration, entry.installationId, entry.type, outcome, `${entry.durationMs} ms`, entry.eventId, ...(entry.requestId ? [`req=${entry.requestId}`] : [])];
+  const head = [
+    time,
+    entry.integration,
+    entry.installationId,
+    entry.type,
+    outcome,
+    `${entry.durationMs} ms`,
+    entry.eventId,
+    ...(entry.requestId ? [`req=${entry.requestId}`] : []),
+  ];
   const lines = [terminalSafe(head.join(' '))];
   for (const log of entry.logs) {
     const [first, ...rest] = String(log.text).split('\n');

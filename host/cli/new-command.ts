@@ -19,17 +19,31 @@ function organizationFor(requested: string | undefined): string {
   }
   if (requested === undefined) return known[0] ?? 'acme';
   if (known.length > 0 && !known.includes(requested)) {
-    throw new HostError('ERR_OPTIONS_INVALID', `--organization "${requested}" is not in the platform data (${known.join(', ')}): pass one of those`);
+    throw new HostError(
+      'ERR_OPTIONS_INVALID',
+      `--organization "${requested}" is not in the platform data (${known.join(', ')}): pass one of those`,
+    );
   }
   return requested;
 }
 
-export async function runNew(request: { name: string; template: string; dir: string; organization?: string }): Promise<void> {
+export async function runNew(request: {
+  name: string;
+  template: string;
+  dir: string;
+  organization?: string;
+}): Promise<void> {
   const { name, template, dir } = request;
   const problem = nameProblem(name);
   if (problem !== null) fail(problem);
-  if (!(TEMPLATES as readonly string[]).includes(template)) fail(`--template must be one of ${TEMPLATES.join(', ')} (got "${template}")`);
-  const { folder, files } = await scaffold({ name, template: template as TemplateName, parent: dir, organization: organizationFor(request.organization) });
+  if (!(TEMPLATES as readonly string[]).includes(template))
+    fail(`--template must be one of ${TEMPLATES.join(', ')} (got "${template}")`);
+  const { folder, files } = await scaffold({
+    name,
+    template: template as TemplateName,
+    parent: dir,
+    organization: organizationFor(request.organization),
+  });
   const shown = path.relative(process.cwd(), folder) || folder;
   const served = dir === DEFAULT_INTEGRATIONS_DIR ? commandLine('dev') : commandLine('dev', `--dir ${dir}`);
   const steps: [string, string][] = [

@@ -50,8 +50,15 @@ const NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 export function nameProblem(name: string): string | null {
   if (!NAME.test(name) || name.length > 64) {
-    const suggestion = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'greeter';
-    return `name "${name}" must be lower-kebab-case (a-z, 0-9 and single dashes, at most 64 characters), e.g. ${suggestion}`;
+    const suggestion =
+      name
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '') || 'greeter';
+    return (
+      `name "${name}" must be lower-kebab-case (a-z, 0-9 and single ` +
+      `dashes, at most 64 characters), e.g. ${suggestion}`
+    );
   }
   return null;
 }
@@ -83,7 +90,11 @@ export interface ScaffoldRequest {
 export async function scaffold(request: ScaffoldRequest): Promise<{ folder: string; files: string[] }> {
   const folder = path.resolve(request.parent, request.name);
   if ((await stat(folder).catch(() => null)) !== null) {
-    throw new HostError('ERR_OPTIONS_INVALID', `${path.relative(process.cwd(), folder) || folder} already exists: choose another name, or remove that folder first`);
+    throw new HostError(
+      'ERR_OPTIONS_INVALID',
+      `${path.relative(process.cwd(), folder) || folder} already ` +
+        `exists: choose another name, or remove that folder first`,
+    );
   }
   const source = path.join(TEMPLATES_DIR, request.template);
   const installed = installedAbove(path.dirname(folder));
@@ -97,7 +108,10 @@ export async function scaffold(request: ScaffoldRequest): Promise<{ folder: stri
   ]);
   const files = await filesOf(source);
   for (const rel of files) {
-    const text = (await readFile(path.join(source, rel), 'utf8')).replace(/\{\{(name|title|organization|ENV_PREFIX|harness|testCommand)\}\}/g, (token) => values.get(token)!);
+    const text = (await readFile(path.join(source, rel), 'utf8')).replace(
+      /\{\{(name|title|organization|ENV_PREFIX|harness|testCommand)\}\}/g,
+      (token) => values.get(token)!,
+    );
     await mkdir(path.dirname(path.join(folder, rel)), { recursive: true });
     await writeFile(path.join(folder, rel), text, { flag: 'wx' });
   }

@@ -13,7 +13,11 @@ export async function readPipedValue(input: NodeJS.ReadableStream, limit = MAX_S
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
     size += bytes.length;
     // One newline may follow the value (echo, a file's last line): allow for it before refusing.
-    if (size > limit + 2) throw new HostError('ERR_VALIDATION', `the value on stdin is larger than ${limit} bytes (64 KiB), the most a secret holds`);
+    if (size > limit + 2)
+      throw new HostError(
+        'ERR_VALIDATION',
+        `the value on stdin is larger than ${limit} bytes (64 KiB), the most a secret holds`,
+      );
     chunks.push(bytes);
   }
   let text = Buffer.concat(chunks).toString('utf8');
@@ -63,7 +67,12 @@ export function readTypedValue(input: TerminalInput, endLine: () => void): Promi
         value += char;
         if (Buffer.byteLength(value) > MAX_SECRET_VALUE_BYTES) {
           finish();
-          reject(new HostError('ERR_VALIDATION', `the value is larger than ${MAX_SECRET_VALUE_BYTES} bytes (64 KiB), the most a secret holds`));
+          reject(
+            new HostError(
+              'ERR_VALIDATION',
+              `the value is larger than ${MAX_SECRET_VALUE_BYTES} bytes (64 KiB), the most a secret holds`,
+            ),
+          );
           return;
         }
       }

@@ -23,7 +23,11 @@ function usage(message: string): never {
   process.exit(2);
 }
 
-const quiet: Logger = { info: () => undefined, warn: (message) => void process.stderr.write(`${message}\n`), error: (message) => void process.stderr.write(`${message}\n`) };
+const quiet: Logger = {
+  info: () => undefined,
+  warn: (message) => void process.stderr.write(`${message}\n`),
+  error: (message) => void process.stderr.write(`${message}\n`),
+};
 
 interface Parsed {
   command: string;
@@ -35,9 +39,16 @@ interface Parsed {
 function expectArguments(parsed: Parsed, names: string[]): string[] {
   const { command, positionals } = parsed;
   if (command === 'set' && positionals.length === 3) {
-    usage(`set reads the value from stdin, never from the command line (where shell history and the process list would keep it):\n  printf %s "$VALUE" | ${commandLine('secrets', 'set INTEGRATION NAME')}`);
+    usage(
+      `set reads the value from stdin, never from the command line (where shell history and the process list ` +
+        `would keep it):\n  printf %s "$VALUE" | ${commandLine('secrets', 'set INTEGRATION NAME')}`,
+    );
   }
-  if (positionals.length !== names.length) usage(`${command} expects ${names.join(' ') || 'no argument'}${positionals.length > 0 ? `; got ${positionals.join(' ')}` : ''}`);
+  if (positionals.length !== names.length)
+    usage(
+      `${command} expects ${names.join(' ') || 'no argument'}` +
+        (positionals.length > 0 ? `; got ${positionals.join(' ')}` : ''),
+    );
   return positionals;
 }
 
@@ -51,9 +62,16 @@ function checked<T>(check: () => T): T {
   }
 }
 
-async function withStore<T>(parsed: Parsed, work: (service: SecretService, stores: HostStores) => Promise<T>): Promise<T> {
+async function withStore<T>(
+  parsed: Parsed,
+  work: (service: SecretService, stores: HostStores) => Promise<T>,
+): Promise<T> {
   const ring = await readKeyRing(process.env);
-  const stores = await openStoresExplained({ ...(parsed.storeUrl !== undefined ? { storeUrl: parsed.storeUrl } : {}), dataPath: parsed.dataPath, log: quiet });
+  const stores = await openStoresExplained({
+    ...(parsed.storeUrl !== undefined ? { storeUrl: parsed.storeUrl } : {}),
+    dataPath: parsed.dataPath,
+    log: quiet,
+  });
   try {
     return await work(createSecretService({ store: stores.secrets, ring, now: Date.now }), stores);
   } finally {
@@ -64,7 +82,9 @@ async function withStore<T>(parsed: Parsed, work: (service: SecretService, store
 async function readValue(integration: string, name: string): Promise<string> {
   const stdin = process.stdin;
   if (!stdin.isTTY) return readPipedValue(stdin);
-  process.stderr.write(`value of ${name} for ${integration} (typing is not shown; Enter ends it; for a multi-line value use < FILE): `);
+  process.stderr.write(
+    `value of ${name} for ${integration} (typing is not shown; Enter ends it; for a multi-line value use < FILE): `,
+  );
   return readTypedValue(stdin, () => process.stderr.write('\n'));
 }
 
@@ -73,13 +93,24 @@ async function set(parsed: Parsed): Promise<void> {
   checked(() => (checkIntegrationName(integration, 'INTEGRATION'), checkSecretName(name, 'NAME')));
   const ring = await readKeyRing(process.env);
   // Before the value is asked for: nobody types a secret only to hear it cannot be kept.
-  if (ring.current === undefined) throw new HostError('ERR_SECRETS_KEY_MISSING', `cannot store secret ${name} of ${integration}: no secrets key is configured; ${HOW_TO_PROVIDE_A_KEY}`);
+  if (ring.current === undefined)
+    throw new HostError(
+      'ERR_SECRETS_KEY_MISSING',
+      `cannot store secret ${name} of ${integration}: no secrets key is configured; ${HOW_TO_PROVIDE_A_KEY}`,
+    );
   const fresh = parsed.storeUrl === undefined && parsed.dataPath !== ':memory:' && !existsSync(parsed.dataPath);
   const value = await readValue(integration, name);
   await withStore(parsed, async (service, stores) => {
     const stored = await service.set(integration, name, value, 'cli');
-    process.stdout.write(`${stored.created ? 'stored' : 'replaced'} ${name} for ${integration} in ${stores.description} (key ${stored.keyId}); running hosts use it within a second\n`);
-    if (fresh) process.stdout.write(`note: ${parsed.dataPath} did not exist and was created; pass --data with the file your host uses if this is not it\n`);
+    process.stdout.write(
+      `${stored.created ? 'stored' : 'replaced'} ${name} for ${integration} in ${stores.description} ` +
+        `(key ${stored.keyId}); running hosts use it within a second\n`,
+    );
+    if (fresh)
+      process.stdout.write(
+        `note: ${parsed.dataPath} did not exist and was created; pass ` +
+          `--data with the file your host uses if this is not it\n`,
+      );
   });
 }
 
@@ -89,12 +120,24 @@ async function list(parsed: Parsed): Promise<void> {
   await withStore(parsed, async (service, stores) => {
     const items = await service.list(integration);
     if (items.length === 0) {
-      process.stdout.write(`no secrets stored${integration !== undefined ? ` for ${integration}` : ''} in ${stores.description}\n`);
+      process.stdout.write(
+        `no secrets stored${integration !== undefined ? ` for ${integration}` : ''} in ${stores.description}\n`,
+      );
       return;
     }
-    const rows = [['integration', 'name', 'set at', 'set by', 'key'], ...items.map((item) => [item.integration, item.name, item.setAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'), item.setBy, `${item.keyId}${item.readable ? '' : ' (cannot decrypt)'}`])];
+    const rows = [
+      ['integration', 'name', 'set at', 'set by', 'key'],
+      ...items.map((item) => [
+        item.integration,
+        item.name,
+        item.setAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'),
+        item.setBy,
+        `${item.keyId}${item.readable ? '' : ' (cannot decrypt)'}`,
+      ]),
+    ];
     process.stdout.write(formatTable(rows));
-    for (const item of items.filter((entry) => !entry.readable)) process.stdout.write(`${item.integration} ${item.name}: ${item.problem}\n`);
+    for (const item of items.filter((entry) => !entry.readable))
+      process.stdout.write(`${item.integration} ${item.name}: ${item.problem}\n`);
   });
 }
 
@@ -102,8 +145,16 @@ async function unset(parsed: Parsed): Promise<void> {
   const [integration, name] = expectArguments(parsed, ['INTEGRATION', 'NAME']);
   checked(() => (checkIntegrationName(integration, 'INTEGRATION'), checkSecretName(name, 'NAME')));
   await withStore(parsed, async (service, stores) => {
-    if (!(await service.unset(integration, name))) throw new HostError('ERR_NOT_FOUND', `${integration} has no stored secret ${name} in ${stores.description} (${commandLine('secrets', `list ${integration}`)} shows what it has)`);
-    process.stdout.write(`removed ${name} of ${integration} from ${stores.description}; running hosts stop using it within a second\n`);
+    if (!(await service.unset(integration, name)))
+      throw new HostError(
+        'ERR_NOT_FOUND',
+        `${integration} has no stored secret ${name} in ${stores.description} ` +
+          `(${commandLine('secrets', `list ${integration}`)} ` +
+          `shows what it has)`,
+      );
+    process.stdout.write(
+      `removed ${name} of ${integration} from ${stores.description}; running hosts stop using it within a second\n`,
+    );
   });
 }
 
@@ -111,12 +162,29 @@ async function rotate(parsed: Parsed): Promise<void> {
   expectArguments(parsed, []);
   await withStore(parsed, async (service) => {
     const result = await service.reencrypt();
-    process.stdout.write(`re-encrypted ${result.reencrypted} value(s) with key ${result.keyId}; ${result.current} already used it${result.changedMeanwhile > 0 ? `; ${result.changedMeanwhile} changed while this ran and were left as they are now` : ''}\n`);
+    process.stdout.write(
+      `re-encrypted ${result.reencrypted} value(s) with key ${result.keyId}; ${result.current} already used ` +
+        'it' +
+        (result.changedMeanwhile > 0
+          ? `; ${result.changedMeanwhile} changed while this ran and were left as they are now`
+          : '') +
+        '\n',
+    );
     if (result.unreadable.length > 0) {
-      for (const entry of result.unreadable) process.stdout.write(`cannot re-encrypt ${entry.name} of ${entry.integration}: ${entry.problem}\n`);
-      throw new HostError('ERR_SECRETS_KEY_MISSING', `${result.unreadable.length} value(s) still need a key that is not in ${service.ring.source}: add it and run rotate again, or set those secrets anew`);
+      for (const entry of result.unreadable)
+        process.stdout.write(`cannot re-encrypt ${entry.name} of ${entry.integration}: ${entry.problem}\n`);
+      throw new HostError(
+        'ERR_SECRETS_KEY_MISSING',
+        `${result.unreadable.length} value(s) still need a key that is not ` +
+          `in ${service.ring.source}: add it and run rotate again, or set those secrets ` +
+          `anew`,
+      );
     }
-    if (service.ring.keys.size > 1) process.stdout.write(`every value now uses key ${result.keyId}: once every host runs with it, the other keys can leave ${KEYS_VARIABLE}\n`);
+    if (service.ring.keys.size > 1)
+      process.stdout.write(
+        `every value now uses key ${result.keyId}: once every host runs ` +
+          `with it, the other keys can leave ${KEYS_VARIABLE}\n`,
+      );
   });
 }
 
@@ -124,9 +192,13 @@ async function newKey(parsed: Parsed): Promise<void> {
   expectArguments(parsed, []);
   const ring = await readKeyRing(process.env);
   process.stdout.write(`${newKeyLine(ring.current ?? 0)}\n`);
-  process.stderr.write(ring.current === undefined
-    ? `a first key: set ${KEYS_VARIABLE} to that line for every host and for this command (or put it in a file named by HOST_SECRETS_KEYS_FILE); keep a copy: without it the stored secrets cannot be read\n`
-    : `add that line to ${KEYS_VARIABLE} (keep the others), restart every host with it, then ${commandLine('secrets', 'rotate')}\n`);
+  process.stderr.write(
+    ring.current === undefined
+      ? `a first key: set ${KEYS_VARIABLE} to that line for every host and for this command (or put it in a ` +
+          `file named by HOST_SECRETS_KEYS_FILE); keep a copy: without it the stored secrets cannot be read\n`
+      : `add that line to ${KEYS_VARIABLE} (keep the others), restart every ` +
+          `host with it, then ${commandLine('secrets', 'rotate')}\n`,
+  );
 }
 
 const COMMANDS = new Map<string, (parsed: Parsed) => Promise<void>>([
@@ -138,10 +210,20 @@ const COMMANDS = new Map<string, (parsed: Parsed) => Promise<void>>([
 ]);
 
 /** Runs `secrets <command>` with its arguments (checked by program.ts) and the store flags. */
-export async function runSecrets(command: string, positionals: string[], flags: { data?: string; store?: string }, env: Record<string, string | undefined>): Promise<void> {
+export async function runSecrets(
+  command: string,
+  positionals: string[],
+  flags: { data?: string; store?: string },
+  env: Record<string, string | undefined>,
+): Promise<void> {
   if (flags.store && flags.data !== undefined) usage('--store and --data name two different stores: give one');
   const storeUrl = flags.store || (flags.data === undefined ? env.DATABASE_URL || undefined : undefined);
   const run = COMMANDS.get(command);
   if (run === undefined) usage(`unknown secrets command "${command}"`);
-  await run({ command, positionals, ...(storeUrl !== undefined ? { storeUrl } : {}), dataPath: flags.data ?? DEFAULT_DATA });
+  await run({
+    command,
+    positionals,
+    ...(storeUrl !== undefined ? { storeUrl } : {}),
+    dataPath: flags.data ?? DEFAULT_DATA,
+  });
 }

@@ -11,7 +11,12 @@ import type { ManifestProblem } from '../manifest/types.ts';
 export const TABLE_INSTALLATIONS_PER_INTEGRATION = 20;
 
 export function describeTarget(installation: InstallationView): string {
-  const where = installation.target === 'space' ? `space ${installation.space}` : installation.target === 'site' ? `site ${installation.site}` : `organization ${installation.organization}`;
+  const where =
+    installation.target === 'space'
+      ? `space ${installation.space}`
+      : installation.target === 'site'
+        ? `site ${installation.site}`
+        : `organization ${installation.organization}`;
   return `${where}, ${installation.status}`;
 }
 
@@ -27,14 +32,23 @@ export async function startupRows(host: Host): Promise<string[][]> {
       warningRows(rows, integration.warnings);
       continue;
     }
-    const page = await host.services.listInstallations({ integration: integration.name, limit: TABLE_INSTALLATIONS_PER_INTEGRATION });
+    const page = await host.services.listInstallations({
+      integration: integration.name,
+      limit: TABLE_INSTALLATIONS_PER_INTEGRATION,
+    });
     const cells = page.items.map((installation) =>
-      integration.builtin ? `${installation.id}  (${describeTarget(installation)}; built in)` : `${installation.urls.publicEndpoint}  (${describeTarget(installation)})`,
+      integration.builtin
+        ? `${installation.id}  (${describeTarget(installation)}; built in)`
+        : `${installation.urls.publicEndpoint}  (${describeTarget(installation)})`,
     );
     if (page.nextCursor !== null) cells.push(`… more: GET /v1/installations?integration=${integration.name}`);
     if (cells.length === 0) {
       const dev = host.devInstallations.find((entry) => entry.integration === integration.name);
-      cells.push(integration.builtin ? `(built in; install it on a ${integration.builtin.targets.join(' or ')})` : (dev?.note ?? (integration.bundle ? '(not installed)' : '(no script)')));
+      cells.push(
+        integration.builtin
+          ? `(built in; install it on a ${integration.builtin.targets.join(' or ')})`
+          : (dev?.note ?? (integration.bundle ? '(not installed)' : '(no script)')),
+      );
     }
     cells.forEach((cell, index) => rows.push([index === 0 ? integration.name : '', index === 0 ? 'ready' : '', cell]));
     warningRows(rows, integration.warnings);
@@ -55,5 +69,10 @@ function warningRows(rows: string[][], warnings: readonly ManifestProblem[]): vo
 
 export function formatTable(rows: string[][]): string {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
-  return rows.map((row) => `${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ')}\n`).join('');
+  return rows
+    .map(
+      (row) =>
+        `${row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ')}\n`,
+    )
+    .join('');
 }

@@ -15,7 +15,11 @@ const TEST_FILES = '**/*.test.{ts,mts,js,mjs}';
 /** The runner's patterns: a folder stands for the test files under it, a file for itself. */
 export function testPatterns(given: string[], cwd = process.cwd()): string[] {
   if (given.length === 0) {
-    if (!existsSync(path.join(cwd, DEFAULT_INTEGRATIONS_DIR))) fail(`no ./${DEFAULT_INTEGRATIONS_DIR} folder here: name the test files or folders, e.g. ${commandLine('test', 'path/to/integration')}`);
+    if (!existsSync(path.join(cwd, DEFAULT_INTEGRATIONS_DIR)))
+      fail(
+        `no ./${DEFAULT_INTEGRATIONS_DIR} folder here: name the test files or ` +
+          `folders, e.g. ${commandLine('test', 'path/to/integration')}`,
+      );
     return [`${DEFAULT_INTEGRATIONS_DIR}/*/test/${TEST_FILES}`];
   }
   return given.map((entry) => {
@@ -26,11 +30,19 @@ export function testPatterns(given: string[], cwd = process.cwd()): string[] {
 }
 
 export async function runTests(given: string[]): Promise<void> {
-  const args = ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...importFlags(process.execArgv), '--test', ...testPatterns(given)];
+  const args = [
+    '--no-node-snapshot',
+    '--disable-warning=ExperimentalWarning',
+    ...importFlags(process.execArgv),
+    '--test',
+    ...testPatterns(given),
+  ];
   const child = spawn(process.execPath, args, { stdio: 'inherit' });
   // Ctrl-C reaches the runner too; a signal sent to this process alone is passed on.
   process.on('SIGINT', () => undefined);
   process.on('SIGTERM', () => child.kill('SIGTERM'));
-  const code = await new Promise<number>((resolve) => child.on('exit', (exit, signal) => resolve(exit ?? (signal ? 1 : 0))));
+  const code = await new Promise<number>((resolve) =>
+    child.on('exit', (exit, signal) => resolve(exit ?? (signal ? 1 : 0))),
+  );
   process.exit(code);
 }

@@ -48,11 +48,18 @@ const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-const NOT_HTTP_FACING: ReadonlySet<ErrorCode> = new Set(['ERR_MANIFEST_INVALID', 'ERR_BUNDLE_FAILED', 'ERR_OPTIONS_INVALID', 'ERR_LISTEN_FAILED']);
+const NOT_HTTP_FACING: ReadonlySet<ErrorCode> = new Set([
+  'ERR_MANIFEST_INVALID',
+  'ERR_BUNDLE_FAILED',
+  'ERR_OPTIONS_INVALID',
+  'ERR_LISTEN_FAILED',
+]);
 
 /** The codes an HTTP answer with this status may carry (the API description lists them per status). */
 export function httpErrorCodesOf(status: number): ErrorCode[] {
-  return (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((code) => ERROR_STATUS[code] === status && !NOT_HTTP_FACING.has(code));
+  return (Object.keys(ERROR_STATUS) as ErrorCode[]).filter(
+    (code) => ERROR_STATUS[code] === status && !NOT_HTTP_FACING.has(code),
+  );
 }
 
 export interface ErrorDetail {

@@ -57,7 +57,9 @@ export function createLeaseLoop<T>(deps: LeaseLoopDeps<T>): LeaseLoop {
         for (const item of await deps.claim(free)) {
           const running = deps
             .attempt(item)
-            .catch((error: unknown) => deps.log.error(`${deps.describe(item)} could not be settled: ${(error as Error).message}`))
+            .catch((error: unknown) =>
+              deps.log.error(`${deps.describe(item)} could not be settled: ${(error as Error).message}`),
+            )
             .finally(() => {
               inFlight.delete(running);
               loop.poke();

@@ -71,7 +71,9 @@ export function createConsoleLogger(): Logger {
  * synchronously, so the last lines before an exit are not lost. JSON keeps a message with
  * newlines one record; control characters are escaped as in the text format.
  */
-export function createJsonLogger(destination: { write(line: string): unknown } = pino.destination({ dest: 1, sync: true })): Logger {
+export function createJsonLogger(
+  destination: { write(line: string): unknown } = pino.destination({ dest: 1, sync: true }),
+): Logger {
   const logger = pino(
     {
       base: { pid: process.pid },

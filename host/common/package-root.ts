@@ -14,6 +14,7 @@ let version: string | undefined;
 
 /** package.json's version, read once per process. */
 export function packageVersion(): string {
-  version ??= (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  version ??= (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string })
+    .version;
   return version;
 }

@@ -34,7 +34,11 @@ function toDetail(error: ErrorObject): ErrorDetail {
 /** `/target/0` → `target[0]`-ish readable name; the root is "body". */
 function fieldName(pointer: string): string {
   if (pointer === '') return 'body';
-  return pointer.slice(1).split('/').map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .join('.');
 }
 
 export function compileBodyValidator<T>(schema: SchemaObject): (body: unknown) => T {

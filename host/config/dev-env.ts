@@ -17,7 +17,10 @@ export const DEV_ENV_DEFAULTS: Readonly<Record<string, string>> = {
   SPACE_DIGEST_TOKEN_URL: 'http://127.0.0.1:8788/token',
 };
 
-export function withDevDefaults(env: Record<string, string | undefined>): { env: Record<string, string | undefined>; defaulted: string[] } {
+export function withDevDefaults(env: Record<string, string | undefined>): {
+  env: Record<string, string | undefined>;
+  defaulted: string[];
+} {
   const defaulted = Object.keys(DEV_ENV_DEFAULTS).filter((name) => env[name] === undefined || env[name] === '');
   return { env: { ...env, ...Object.fromEntries(defaulted.map((name) => [name, DEV_ENV_DEFAULTS[name]])) }, defaulted };
 }
@@ -27,15 +30,29 @@ export function withDevDefaults(env: Record<string, string | undefined>): { env:
  * them: `secretTemplates` are the loaded manifests' `secrets` values (`${{ env.NAME }}`).
  */
 export function describeDefaulted(defaulted: string[], secretTemplates: string[]): string | undefined {
-  const named = new Set(secretTemplates.flatMap((template) => [...template.matchAll(/env\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1])));
+  const named = new Set(
+    secretTemplates.flatMap((template) =>
+      [...template.matchAll(/env\.([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]),
+    ),
+  );
   const used = defaulted.filter((name) => named.has(name));
   if (used.length === 0) return undefined;
-  return `dev defaults for unset ${used.join(', ')} (oauth-demo and space-digest talk to the loopback provider of a clone's npm run provider; export them to use another)`;
+  return (
+    `dev defaults for unset ${used.join(', ')} (oauth-demo and space-digest talk to the ` +
+    `loopback provider of a clone's npm run provider; export them to use another)`
+  );
 }
 
 /** One line per integration whose secrets were filled in from its `.dev.vars` (names only, never values). */
-export function describeDevVars(integrations: { name: string; devVars?: { file: string; variables: string[] } }[]): string[] {
+export function describeDevVars(
+  integrations: { name: string; devVars?: { file: string; variables: string[] } }[],
+): string[] {
   return integrations.flatMap((integration) =>
-    integration.devVars ? [`dev values for ${integration.name}'s ${integration.devVars.variables.join(', ')} from ${integration.devVars.file} (exported variables win)`] : [],
+    integration.devVars
+      ? [
+          `dev values for ${integration.name}'s ${integration.devVars.variables.join(', ')} ` +
+            `from ${integration.devVars.file} (exported variables win)`,
+        ]
+      : [],
   );
 }

@@ -60,7 +60,10 @@ export interface HostLimits extends SandboxLimits {
  * settings so that nothing an operator configures can reach them.
  */
 export interface HostTestHooks {
-  /** Fixed DNS answers for guest fetch (`{ 'metadata.test': ['169.254.169.254'] }`), still judged by the egress policy. */
+  /**
+   * Fixed DNS answers for guest fetch (`{ 'metadata.test': ['169.254.169.254'] }`), still judged by the egress policy.
+   *
+   */
   egressResolve?: Record<string, string[]>;
   /** The connect audit: called for every destination a guest fetch points a socket at. */
   onEgressConnect?: (event: { integration: string; address: string; port: number }) => void;
@@ -70,7 +73,10 @@ export interface HostTestHooks {
   cpuCgroupMount?: string;
   /** Whether the machine has no CPU to spare, in place of sampling /proc (the SCHED_IDLE worker's guard). */
   machineSaturated?: () => boolean;
-  /** Whether the SCHED_IDLE worker starved lately (had work, got no CPU), in place of sampling /proc (its way back to nice 19). */
+  /**
+   * Whether the SCHED_IDLE worker starved lately (had work, got no CPU), in place of sampling /proc (its way back to
+   * nice 19).
+   */
   schedIdleStarved?: () => boolean;
 }
 
@@ -183,7 +189,9 @@ const DEFAULT_LIMITS: HostLimits = {
 
 const positive = { type: 'integer', minimum: 1 } as const;
 /** Limits whose range is not "a positive integer". */
-const BOUNDED_LIMITS = new Map<string, object>([['warmIsolatesPerWorker', { type: 'integer', minimum: 0, maximum: MAX_WARM_ISOLATES_PER_WORKER }]]);
+const BOUNDED_LIMITS = new Map<string, object>([
+  ['warmIsolatesPerWorker', { type: 'integer', minimum: 0, maximum: MAX_WARM_ISOLATES_PER_WORKER }],
+]);
 const OPTIONS_SCHEMA = {
   type: 'object',
   additionalProperties: false,
@@ -205,7 +213,10 @@ const OPTIONS_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        egressResolve: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+        egressResolve: {
+          type: 'object',
+          additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
+        },
         onEgressConnect: {},
         schedIdleCommand: { type: 'string', minLength: 1 },
         cpuCgroupMount: { type: 'string', minLength: 1 },
@@ -216,7 +227,9 @@ const OPTIONS_SCHEMA = {
     limits: {
       type: 'object',
       additionalProperties: false,
-      properties: Object.fromEntries(Object.keys(DEFAULT_LIMITS).map((key) => [key, BOUNDED_LIMITS.get(key) ?? positive])),
+      properties: Object.fromEntries(
+        Object.keys(DEFAULT_LIMITS).map((key) => [key, BOUNDED_LIMITS.get(key) ?? positive]),
+      ),
     },
     cacheDir: { type: 'string' },
     devVars: { type: 'boolean' },
@@ -252,9 +265,12 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
   ];
   const listenProblem = input.host === undefined ? undefined : listenHostProblem(input.host);
   if (listenProblem !== undefined) problems.push(listenProblem);
-  if (hooks.onEgressConnect !== undefined && typeof hooks.onEgressConnect !== 'function') problems.push('testHooks.onEgressConnect must be a function');
-  if (hooks.machineSaturated !== undefined && typeof hooks.machineSaturated !== 'function') problems.push('testHooks.machineSaturated must be a function');
-  if (hooks.schedIdleStarved !== undefined && typeof hooks.schedIdleStarved !== 'function') problems.push('testHooks.schedIdleStarved must be a function');
+  if (hooks.onEgressConnect !== undefined && typeof hooks.onEgressConnect !== 'function')
+    problems.push('testHooks.onEgressConnect must be a function');
+  if (hooks.machineSaturated !== undefined && typeof hooks.machineSaturated !== 'function')
+    problems.push('testHooks.machineSaturated must be a function');
+  if (hooks.schedIdleStarved !== undefined && typeof hooks.schedIdleStarved !== 'function')
+    problems.push('testHooks.schedIdleStarved must be a function');
   if (problems.length > 0) throw new HostError('ERR_OPTIONS_INVALID', `invalid host options: ${problems.join('; ')}`);
   return {
     dirs: input.dirs ?? ['fixtures/integrations'],

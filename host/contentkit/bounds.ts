@@ -22,7 +22,9 @@ export function checkBounds(root: unknown): ContentKitError | null {
     if (++values > MAX_VALUES) return { pointer: '', message: `has more than ${MAX_VALUES} values` };
     if (typeof value !== 'object' || value === null) continue;
     if (depth >= MAX_DEPTH) return { pointer, message: `is nested deeper than ${MAX_DEPTH} levels` };
-    const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+    const entries = Array.isArray(value)
+      ? value.map((item, index) => [String(index), item] as const)
+      : Object.entries(value);
     for (const [key, item] of entries) pending.push([item, `${pointer}/${escapeToken(key)}`, depth + 1]);
   }
   return null;

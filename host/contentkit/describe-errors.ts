@@ -85,7 +85,10 @@ export function describeErrors(errors: ErrorObject[], root: unknown, c: ElementI
       // Judged as what it says it is: its own problems, not every other member's.
       out.push(...describeErrors(own.errors ?? [], value, c, `${base}${at}`));
     } else {
-      out.push({ pointer: `${base}${at}/type`, message: `<${type}> is not allowed here (expected ${joinTypes(expected)})` });
+      out.push({
+        pointer: `${base}${at}/type`,
+        message: `<${type}> is not allowed here (expected ${joinTypes(expected)})`,
+      });
     }
   }
   /** Alternatives one value failed (`type` and `enum` of a oneOf's members), merged into one message. */
@@ -96,7 +99,11 @@ export function describeErrors(errors: ErrorObject[], root: unknown, c: ElementI
     const params = error.params as Record<string, unknown>;
     const element = typeOf(valueAt(root, at));
     // Summaries of alternatives whose real problem is reported at or below them.
-    if ((error.keyword === 'oneOf' || error.keyword === 'anyOf') && remaining.some((other) => other !== error && under(other.instancePath, at))) continue;
+    if (
+      (error.keyword === 'oneOf' || error.keyword === 'anyOf') &&
+      remaining.some((other) => other !== error && under(other.instancePath, at))
+    )
+      continue;
     switch (error.keyword) {
       case 'discriminator': {
         const tag = params.tagValue;
@@ -104,19 +111,25 @@ export function describeErrors(errors: ErrorObject[], root: unknown, c: ElementI
           const allowed = unionTags(error.parentSchema, c.tags);
           out.push({
             pointer: `${base}${at}/type`,
-            message: c.tags.has(tag) ? `<${tag}> is not allowed here (expected ${joinTypes(allowed)})` : `unknown element type "${tag}"`,
+            message: c.tags.has(tag)
+              ? `<${tag}> is not allowed here (expected ${joinTypes(allowed)})`
+              : `unknown element type "${tag}"`,
           });
         } else out.push({ pointer: `${base}${at}`, message: 'must be an element (an object with a string "type")' });
         break;
       }
       case 'required': {
         const missing = String(params.missingProperty);
-        out.push({ pointer: `${base}${at}/${escapeToken(missing)}`, message: element ? `is required on <${element}>` : 'is required' });
+        out.push({
+          pointer: `${base}${at}/${escapeToken(missing)}`,
+          message: element ? `is required on <${element}>` : 'is required',
+        });
         break;
       }
       case 'type': {
         const isUnion = (error.parentSchema as { discriminator?: unknown } | undefined)?.discriminator !== undefined;
-        if (isUnion) out.push({ pointer: `${base}${at}`, message: 'must be an element (an object with a string "type")' });
+        if (isUnion)
+          out.push({ pointer: `${base}${at}`, message: 'must be an element (an object with a string "type")' });
         else addAlternative(at, article(String(params.type)));
         break;
       }
@@ -124,7 +137,10 @@ export function describeErrors(errors: ErrorObject[], root: unknown, c: ElementI
         addAlternative(at, `one of: ${(params.allowedValues as unknown[]).join(', ')}`);
         break;
       case 'additionalProperties':
-        out.push({ pointer: `${base}${at}/${escapeToken(String(params.additionalProperty))}`, message: element ? `is not a prop of <${element}>` : 'is not allowed here' });
+        out.push({
+          pointer: `${base}${at}/${escapeToken(String(params.additionalProperty))}`,
+          message: element ? `is not a prop of <${element}>` : 'is not allowed here',
+        });
         break;
       case 'oneOf':
         out.push({ pointer: `${base}${at}`, message: 'must match exactly one of its allowed forms' });
@@ -135,10 +151,16 @@ export function describeErrors(errors: ErrorObject[], root: unknown, c: ElementI
   }
   for (const [at, forms] of alternatives) {
     // A value shaped like one alternative whose real problem is deeper needs no "must be a string".
-    const deeper = [...out.map((error) => error.pointer), ...remaining.map((error) => `${base}${error.instancePath}`)].some((pointer) => pointer.startsWith(`${base}${at}/`));
+    const deeper = [
+      ...out.map((error) => error.pointer),
+      ...remaining.map((error) => `${base}${error.instancePath}`),
+    ].some((pointer) => pointer.startsWith(`${base}${at}/`));
     if (deeper && forms.every((form) => !form.startsWith('one of'))) continue;
     const unique = [...new Set(forms)];
-    out.push({ pointer: `${base}${at}`, message: `must be ${unique.length === 1 ? unique[0] : `${unique.slice(0, -1).join(', ')} or ${unique.at(-1)}`}` });
+    out.push({
+      pointer: `${base}${at}`,
+      message: `must be ${unique.length === 1 ? unique[0] : `${unique.slice(0, -1).join(', ')} or ${unique.at(-1)}`}`,
+    });
   }
   return out;
 }

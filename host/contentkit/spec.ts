@@ -13,7 +13,11 @@ export interface OpenApiDocument {
 }
 
 /** The ContentKit unions that carry a `discriminator` on `type` (validated with ajv's discriminator support). */
-export const DISCRIMINATED_UNIONS = ['ContentKitDescendantElement', 'ContentKitInlineElement', 'ContentKitRootElement'] as const;
+export const DISCRIMINATED_UNIONS = [
+  'ContentKitDescendantElement',
+  'ContentKitInlineElement',
+  'ContentKitRootElement',
+] as const;
 
 /**
  * The patches, applied in code at load so that updating @gitbook/api keeps them visible:

@@ -43,7 +43,14 @@ function compile(): Compiled {
   const tags = new Map<string, string>();
   for (const [name, schema] of Object.entries(document.components.schemas)) {
     const tag = (schema as { properties?: { type?: { enum?: unknown[] } } }).properties?.type?.enum;
-    if (name.startsWith('ContentKit') && Array.isArray(tag) && tag.length === 1 && typeof tag[0] === 'string' && !name.startsWith('ContentKitRenderOutput')) tags.set(tag[0], name);
+    if (
+      name.startsWith('ContentKit') &&
+      Array.isArray(tag) &&
+      tag.length === 1 &&
+      typeof tag[0] === 'string' &&
+      !name.startsWith('ContentKitRenderOutput')
+    )
+      tags.set(tag[0], name);
   }
   const get = (name: string): ValidateFunction => {
     const validate = ajv.getSchema(`${REF_PREFIX}${name}`);

@@ -44,7 +44,8 @@ async function directoriesOf(folder: string, budget: number): Promise<string[]> 
     found.push(dir);
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
-      if (entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.')) queue.push(path.join(dir, entry.name));
+      if (entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.'))
+        queue.push(path.join(dir, entry.name));
     }
   }
   return found;
@@ -55,7 +56,11 @@ async function directoriesOf(folder: string, budget: number): Promise<string[]> 
  * `onChange` after `debounceMs` without further events. `onChange` never runs twice at once:
  * events during a run schedule one more run after it.
  */
-export async function watchForChanges(targets: () => WatchTargets, onChange: () => Promise<void>, options: WatcherOptions = {}): Promise<Watcher> {
+export async function watchForChanges(
+  targets: () => WatchTargets,
+  onChange: () => Promise<void>,
+  options: WatcherOptions = {},
+): Promise<Watcher> {
   const debounceMs = options.debounceMs ?? 100;
   const maxDirectories = options.maxDirectories ?? 2_000;
   /** Directory → null (any entry matters) or the names that matter in it. */
@@ -130,7 +135,8 @@ export async function watchForChanges(targets: () => WatchTargets, onChange: () 
           names,
           watcher: watch(dir, { persistent: true }, (_event, filename) => {
             const name = filename === null ? null : String(filename);
-            const ignoredDotName = name !== null && roots.has(dir) && name.startsWith('.') && !folderNames(dir).has(name);
+            const ignoredDotName =
+              name !== null && roots.has(dir) && name.startsWith('.') && !folderNames(dir).has(name);
             const counted = !ignoredDotName && (entry.names === null || name === null || entry.names.has(name));
             options.onEvent?.({ directory: dir, name, counted });
             if (counted) schedule();
@@ -150,7 +156,8 @@ export async function watchForChanges(targets: () => WatchTargets, onChange: () 
   };
 
   /** Names of watched folders directly inside `root` (a dot-named integration folder still counts). */
-  const folderNames = (root: string): Set<string> => new Set([...watched.keys()].filter((dir) => path.dirname(dir) === root).map((dir) => path.basename(dir)));
+  const folderNames = (root: string): Set<string> =>
+    new Set([...watched.keys()].filter((dir) => path.dirname(dir) === root).map((dir) => path.basename(dir)));
 
   await refresh();
   return {

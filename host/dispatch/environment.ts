@@ -8,7 +8,11 @@ import type { Installation } from '../installations/model.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import { publicEndpointOf } from '../installations/urls.ts';
 import { gitbookIntegration } from '../gitbook/integration.ts';
-import { gitbookContentInstallation, gitbookInstallation, type InstallationShapeContext } from '../gitbook/installation.ts';
+import {
+  gitbookContentInstallation,
+  gitbookInstallation,
+  type InstallationShapeContext,
+} from '../gitbook/installation.ts';
 
 export interface EnvironmentInput {
   baseUrl: string;
@@ -41,7 +45,14 @@ function ownView(baseUrl: string, installation: Installation): Record<string, un
     ...(installation.space ? { space: installation.space } : {}),
     ...(installation.site ? { site: installation.site } : {}),
     ...(installation.parent ? { parent: installation.parent } : {}),
-    ...(installation.target === 'organization' ? { space_selection: installation.spaceSelection === undefined || installation.spaceSelection === 'all' ? { mode: 'all' } : { mode: 'selected', spaces: installation.spaceSelection } } : {}),
+    ...(installation.target === 'organization'
+      ? {
+          space_selection:
+            installation.spaceSelection === undefined || installation.spaceSelection === 'all'
+              ? { mode: 'all' }
+              : { mode: 'selected', spaces: installation.spaceSelection },
+        }
+      : {}),
   };
 }
 
@@ -52,12 +63,20 @@ function ownView(baseUrl: string, installation: Installation): Record<string, un
  * meaning, the integration's own endpoint, which is also what every integration gets when there
  * is no installation (its own endpoint, tasks).
  */
-function integrationOf(baseUrl: string, integration: LoadedIntegration, owner: Record<string, unknown>, installation: Installation | undefined): Record<string, unknown> {
+function integrationOf(
+  baseUrl: string,
+  integration: LoadedIntegration,
+  owner: Record<string, unknown>,
+  installation: Installation | undefined,
+): Record<string, unknown> {
   const shape = gitbookIntegration(baseUrl, integration, owner);
   if (integration.manifestKind === 'gitbook' || installation === undefined) return shape;
   const endpoint = publicEndpointOf(baseUrl, installation.integration, installation.id);
   // No separate content origin here either: the content endpoint stays equal to the endpoint.
-  return { ...shape, urls: { ...(shape.urls as Record<string, unknown>), publicEndpoint: endpoint, publicContentEndpoint: endpoint } };
+  return {
+    ...shape,
+    urls: { ...(shape.urls as Record<string, unknown>), publicEndpoint: endpoint, publicContentEndpoint: endpoint },
+  };
 }
 
 export function buildEnvironment(input: EnvironmentInput): Record<string, unknown> {
@@ -66,9 +85,14 @@ export function buildEnvironment(input: EnvironmentInput): Record<string, unknow
   const content = installation !== undefined && installation.target !== 'organization' ? installation : undefined;
   return {
     apiEndpoint: baseUrl,
-    apiTokens: { integration: input.tokens.integration, ...(input.tokens.installation !== undefined ? { installation: input.tokens.installation } : {}) },
+    apiTokens: {
+      integration: input.tokens.integration,
+      ...(input.tokens.installation !== undefined ? { installation: input.tokens.installation } : {}),
+    },
     integration: integrationOf(baseUrl, integration, input.owner, installation),
-    ...(organizationInstallation !== undefined ? { installation: gitbookInstallation(shapes, organizationInstallation) } : {}),
+    ...(organizationInstallation !== undefined
+      ? { installation: gitbookInstallation(shapes, organizationInstallation) }
+      : {}),
     ...(content?.target === 'space' ? { spaceInstallation: gitbookContentInstallation(shapes, content) } : {}),
     ...(content?.target === 'site' ? { siteInstallation: gitbookContentInstallation(shapes, content) } : {}),
     signingSecrets: input.signingSecrets,

@@ -37,18 +37,37 @@ export interface DispatchOptions {
 
 /** What the dispatcher needs of the sandbox (the supervisor). */
 export interface SandboxRunner {
-  dispatch(integration: string, envelope: Envelope, options?: DispatchOptions): Promise<{ response: SandboxResponse; logs: { level: string; text: string }[]; durationMs: number; body?: StreamedBody }>;
+  dispatch(
+    integration: string,
+    envelope: Envelope,
+    options?: DispatchOptions,
+  ): Promise<{
+    response: SandboxResponse;
+    logs: { level: string; text: string }[];
+    durationMs: number;
+    body?: StreamedBody;
+  }>;
   /** Makes ahead what dispatching this environment will need (its text for the workers); optional. */
   prepareEnvironment?(environment: Envelope['environment']): void;
 }
 
 export interface EventDispatcher {
-  run(installation: Installation, event: DispatchEvent, fetchBody: Uint8Array | null, options?: DispatchOptions): Promise<DispatchOutcome>;
+  run(
+    installation: Installation,
+    event: DispatchEvent,
+    fetchBody: Uint8Array | null,
+    options?: DispatchOptions,
+  ): Promise<DispatchOutcome>;
   /**
    * Runs one event for the integration itself, with no installation: its integration-level public
    * endpoint and its tasks. The environment carries the integration token only.
    */
-  runForIntegration(integration: string, event: DispatchEvent, fetchBody: Uint8Array | null, options?: DispatchOptions): Promise<DispatchOutcome>;
+  runForIntegration(
+    integration: string,
+    event: DispatchEvent,
+    fetchBody: Uint8Array | null,
+    options?: DispatchOptions,
+  ): Promise<DispatchOutcome>;
   /**
    * Builds ahead what the first run() for this installation record would build on its own path:
    * its environment, and what the sandbox makes of it. Dispatches nothing. False when its
@@ -83,12 +102,16 @@ export function newEventId(): string {
   return `evt_${nextEventId()}`;
 }
 
-function runnable(registry: IntegrationRegistry, name: string): LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> } {
+function runnable(
+  registry: IntegrationRegistry,
+  name: string,
+): LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> } {
   const integration = registry.get(name);
   if (integration === undefined || integration.status !== 'ready') {
     throw new HostError('ERR_INTEGRATION_INVALID', `integration "${name}" is not loaded`);
   }
-  if (integration.bundle === undefined) throw new HostError('ERR_INTEGRATION_INVALID', `integration "${integration.name}" has no script to run`);
+  if (integration.bundle === undefined)
+    throw new HostError('ERR_INTEGRATION_INVALID', `integration "${integration.name}" has no script to run`);
   return integration as LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> };
 }
 
@@ -97,7 +120,10 @@ export function createEventDispatcher(deps: EventDispatcherDeps): EventDispatche
   const ownerOf = (integration: LoadedIntegration): Record<string, unknown> => {
     const declared = integration.manifest?.organization ?? '';
     // An owner the platform data does not know (a first-party integration published elsewhere) is shown by its id.
-    return gitbookOrganization(deps.baseUrl, findOrganization(deps.platform, declared) ?? { id: declared, subdomain: declared, title: declared, members: [] });
+    return gitbookOrganization(
+      deps.baseUrl,
+      findOrganization(deps.platform, declared) ?? { id: declared, subdomain: declared, title: declared, members: [] },
+    );
   };
   const signing = (kind: 'integration' | 'installation', id: string) => deriveSigningSecret(deps.tokenSecret, kind, id);
   const integrationToken = (name: string) => deriveIntegrationToken(deps.tokenSecret, name);
@@ -106,9 +132,15 @@ export function createEventDispatcher(deps: EventDispatcherDeps): EventDispatche
   // when the dev loop reloads it: the environment is built once per (integration, record) pair (and,
   // for a space or site installation, per record of its organization installation); the supervisor
   // then sends it to a worker only when it is new there.
-  const environments = new WeakMap<LoadedIntegration, WeakMap<Installation, { parent: Installation | undefined; environment: Record<string, unknown> }>>();
+  const environments = new WeakMap<
+    LoadedIntegration,
+    WeakMap<Installation, { parent: Installation | undefined; environment: Record<string, unknown> }>
+  >();
   const integrationEnvironments = new WeakMap<LoadedIntegration, Record<string, unknown>>();
-  const environmentOf = async (integration: LoadedIntegration, installation: Installation): Promise<Record<string, unknown>> => {
+  const environmentOf = async (
+    integration: LoadedIntegration,
+    installation: Installation,
+  ): Promise<Record<string, unknown>> => {
     const parent = installation.parent === undefined ? undefined : await deps.getInstallation(installation.parent);
     let perInstallation = environments.get(integration);
     if (perInstallation === undefined) environments.set(integration, (perInstallation = new WeakMap()));
@@ -122,10 +154,15 @@ export function createEventDispatcher(deps: EventDispatcherDeps): EventDispatche
       shapes,
       installation,
       ...(parent !== undefined ? { parent } : {}),
-      tokens: { integration: integrationToken(integration.name), installation: deriveInstallationToken(deps.tokenSecret, installation.id) },
+      tokens: {
+        integration: integrationToken(integration.name),
+        installation: deriveInstallationToken(deps.tokenSecret, installation.id),
+      },
       signingSecrets: {
         integration: signing('integration', integration.name),
-        ...(organizationInstallation !== undefined ? { installation: signing('installation', organizationInstallation.id) } : {}),
+        ...(organizationInstallation !== undefined
+          ? { installation: signing('installation', organizationInstallation.id) }
+          : {}),
         ...(installation.target === 'space' ? { spaceInstallation: signing('installation', installation.id) } : {}),
         ...(installation.target === 'site' ? { siteInstallation: signing('installation', installation.id) } : {}),
       },
@@ -149,17 +186,44 @@ export function createEventDispatcher(deps: EventDispatcherDeps): EventDispatche
     return environment;
   };
 
-  const dispatch = async (integration: LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> }, event: SandboxEvent, environment: Record<string, unknown>, fetchBody: Uint8Array | null, options: DispatchOptions = {}): Promise<DispatchOutcome> => {
-    const meta = { eventId: event.eventId, integration: integration.name, installationId: event.installationId ?? '', type: event.type };
-    const outcome = await recordDispatch(deps.eventLog, deps.now, meta, () => deps.sandbox.dispatch(integration.name, { event, environment, fetchBody }, options), deps.onDispatched);
+  const dispatch = async (
+    integration: LoadedIntegration & { bundle: NonNullable<LoadedIntegration['bundle']> },
+    event: SandboxEvent,
+    environment: Record<string, unknown>,
+    fetchBody: Uint8Array | null,
+    options: DispatchOptions = {},
+  ): Promise<DispatchOutcome> => {
+    const meta = {
+      eventId: event.eventId,
+      integration: integration.name,
+      installationId: event.installationId ?? '',
+      type: event.type,
+    };
+    const outcome = await recordDispatch(
+      deps.eventLog,
+      deps.now,
+      meta,
+      () => deps.sandbox.dispatch(integration.name, { event, environment, fetchBody }, options),
+      deps.onDispatched,
+    );
     const { verdict, ...response } = outcome.response;
-    return { response, ...(verdict !== undefined ? { verdict } : {}), durationMs: outcome.durationMs, logs: outcome.logs, ...(outcome.body !== undefined ? { body: outcome.body } : {}) };
+    return {
+      response,
+      ...(verdict !== undefined ? { verdict } : {}),
+      durationMs: outcome.durationMs,
+      logs: outcome.logs,
+      ...(outcome.body !== undefined ? { body: outcome.body } : {}),
+    };
   };
 
   return {
     async run(installation, event, fetchBody, options) {
       const integration = runnable(deps.registry, installation.integration);
-      const fullEvent = { ...event, eventId: event.eventId ?? newEventId(), installationId: installation.id } as SandboxEvent;
+      const fullEvent = {
+        ...event,
+        eventId: event.eventId ?? newEventId(),
+        installationId: installation.id,
+      } as SandboxEvent;
       return dispatch(integration, fullEvent, await environmentOf(integration, installation), fetchBody, options);
     },
 

@@ -6,7 +6,9 @@ import { secretMasker } from '../secrets/mask.ts';
 import type { EventLog, EventLogEntry } from './event-log.ts';
 
 /** The masker of an integration's current secrets; built once per loaded integration (a reload makes a new one). */
-export function maskerOf(lookup: (name: string) => LoadedIntegration | undefined): (integration: string) => (text: string) => string {
+export function maskerOf(
+  lookup: (name: string) => LoadedIntegration | undefined,
+): (integration: string) => (text: string) => string {
   const cache = new WeakMap<LoadedIntegration, (text: string) => string>();
   return (name) => {
     const integration = lookup(name);
@@ -28,7 +30,12 @@ export function maskingEventLog(log: EventLog, masker: (integration: string) => 
       log.record(masked(entry));
     },
     // A row recorded once its answer comes (a late 504) is masked as it arrives, as any other.
-    ...(log.recordLater !== undefined ? { recordLater: (integration: string, entry: Promise<EventLogEntry>) => log.recordLater!(integration, entry.then(masked)) } : {}),
+    ...(log.recordLater !== undefined
+      ? {
+          recordLater: (integration: string, entry: Promise<EventLogEntry>) =>
+            log.recordLater!(integration, entry.then(masked)),
+        }
+      : {}),
     flush: () => log.flush(),
     list: (integration, page) => log.list(integration, page),
     get: (integration, eventId) => log.get(integration, eventId),

@@ -20,15 +20,29 @@ interface Outcome {
 }
 
 /** Told about every dispatch once it settled: its status and wall-clock duration (the metrics). */
-export type DispatchObserver = (event: { integration: string; type: string; status: number; durationMs: number }) => void;
+export type DispatchObserver = (event: {
+  integration: string;
+  type: string;
+  status: number;
+  durationMs: number;
+}) => void;
 
-export async function recordDispatch<T extends Outcome>(eventLog: EventLog, now: () => number, meta: DispatchRecordMeta, run: () => Promise<T>, observe?: DispatchObserver): Promise<T> {
+export async function recordDispatch<T extends Outcome>(
+  eventLog: EventLog,
+  now: () => number,
+  meta: DispatchRecordMeta,
+  run: () => Promise<T>,
+  observe?: DispatchObserver,
+): Promise<T> {
   const started = performance.now();
   // Read when the dispatch starts: the request that caused it (setup events run after its answer).
   const requestId = currentRequestId();
   // Shaped as the store returns it (whole milliseconds, absent fields absent), so a live follower
   // of the log sees exactly what GET …/events/:eventId answers later.
-  const entryOf = (fields: { status: number; errorCode?: string; durationMs: number; logs: Outcome['logs'] }, createdAt = now()): EventLogEntry => ({
+  const entryOf = (
+    fields: { status: number; errorCode?: string; durationMs: number; logs: Outcome['logs'] },
+    createdAt = now(),
+  ): EventLogEntry => ({
     ...meta,
     status: fields.status,
     ...(fields.errorCode !== undefined ? { errorCode: fields.errorCode } : {}),
@@ -44,7 +58,8 @@ export async function recordDispatch<T extends Outcome>(eventLog: EventLog, now:
       // The log is a diagnostic: a full disk must not turn a good answer into a failure.
     }
   };
-  const observed = (status: number) => observe?.({ integration: meta.integration, type: meta.type, status, durationMs: performance.now() - started });
+  const observed = (status: number) =>
+    observe?.({ integration: meta.integration, type: meta.type, status, durationMs: performance.now() - started });
   try {
     const outcome = await run();
     write(entryOf({ status: outcome.response.status, durationMs: outcome.durationMs, logs: outcome.logs }));
@@ -58,11 +73,16 @@ export async function recordDispatch<T extends Outcome>(eventLog: EventLog, now:
     // worker's own measure of the dispatch when the worker answered (a crash has none). When the
     // host answered at the deadline before the worker (supervisor.ts answerAtDeadline), both come
     // later with `verdict`: the row waits for them, and reads of the log wait for the row.
-    const { logs, durationMs, verdict } = (error ?? {}) as { logs?: Outcome['logs']; durationMs?: unknown; verdict?: Promise<{ logs: Outcome['logs']; durationMs?: number }> };
+    const { logs, durationMs, verdict } = (error ?? {}) as {
+      logs?: Outcome['logs'];
+      durationMs?: unknown;
+      verdict?: Promise<{ logs: Outcome['logs']; durationMs?: number }>;
+    };
     const fields = (details: { logs?: Outcome['logs']; durationMs?: unknown }) => ({
       status,
       errorCode,
-      durationMs: typeof details.durationMs === 'number' && Number.isFinite(details.durationMs) ? details.durationMs : elapsed,
+      durationMs:
+        typeof details.durationMs === 'number' && Number.isFinite(details.durationMs) ? details.durationMs : elapsed,
       logs: Array.isArray(details.logs) ? details.logs : [],
     });
     if (verdict instanceof Promise) {

@@ -64,16 +64,26 @@ export function createEventPublisher(deps: EventPublisherDeps): (body: unknown) 
     });
     const payload = toIntegrationPayload(event);
     const dispatched = await Promise.all(
-      mostSpecific(targets, event as { spaceId?: unknown; siteId?: unknown }).map(async (installation): Promise<PublishedDispatch | null> => {
-        try {
-          const outcome = await deps.dispatcher.run(installation, { ...payload, eventId }, null);
-          // An integration without a handler for this type is not a recipient.
-          if (outcome.verdict === 'no-handler') return null;
-          return { installationId: installation.id, integration: installation.integration, status: outcome.response.status };
-        } catch (error) {
-          return { installationId: installation.id, integration: installation.integration, status: isHostError(error) ? error.status : 500 };
-        }
-      }),
+      mostSpecific(targets, event as { spaceId?: unknown; siteId?: unknown }).map(
+        async (installation): Promise<PublishedDispatch | null> => {
+          try {
+            const outcome = await deps.dispatcher.run(installation, { ...payload, eventId }, null);
+            // An integration without a handler for this type is not a recipient.
+            if (outcome.verdict === 'no-handler') return null;
+            return {
+              installationId: installation.id,
+              integration: installation.integration,
+              status: outcome.response.status,
+            };
+          } catch (error) {
+            return {
+              installationId: installation.id,
+              integration: installation.integration,
+              status: isHostError(error) ? error.status : 500,
+            };
+          }
+        },
+      ),
     );
     return { eventId, dispatched: [...dispatched.filter((entry) => entry !== null), ...queued] };
   };

@@ -12,7 +12,11 @@ function lastUpdate(pages: readonly PageSummary[]): string {
 }
 
 /** The fields GitBook's Space has beyond this platform's own space record (which keeps its own fields). */
-export function gitbookSpaceFields(baseUrl: string, space: SpaceRecord, pages: readonly PageSummary[]): Record<string, unknown> {
+export function gitbookSpaceFields(
+  baseUrl: string,
+  space: SpaceRecord,
+  pages: readonly PageSummary[],
+): Record<string, unknown> {
   const location = `${baseUrl}/v1/spaces/${encodeURIComponent(space.id)}`;
   return {
     object: 'space',
@@ -29,11 +33,25 @@ export function gitbookSpaceFields(baseUrl: string, space: SpaceRecord, pages: r
     defaultLevel: 'inherit',
     urls: { location, app: location },
     // What the caller (an integration) may do with the space besides the API routes its scopes open.
-    permissions: { view: true, access: false, admin: false, viewInviteLinks: false, edit: false, triggerGitSync: false, comment: false, merge: false, review: false, installIntegration: false },
+    permissions: {
+      view: true,
+      access: false,
+      admin: false,
+      viewInviteLinks: false,
+      edit: false,
+      triggerGitSync: false,
+      comment: false,
+      merge: false,
+      review: false,
+      installIntegration: false,
+    },
   };
 }
 
-/** GitBook's Site for one of the platform's sites. `adaptive`: whether adaptive content is set up (claims or a schema). */
+/**
+ * GitBook's Site for one of the platform's sites. `adaptive`: whether adaptive content is set up (claims or a schema).
+ *
+ */
 export function gitbookSite(baseUrl: string, site: SiteRecord, adaptive: boolean): Record<string, unknown> {
   const location = `${baseUrl}/v1/orgs/${encodeURIComponent(site.organization)}/sites/${encodeURIComponent(site.id)}`;
   return {
@@ -52,6 +70,15 @@ export function gitbookSite(baseUrl: string, site: SiteRecord, adaptive: boolean
     features: [],
     adaptiveContent: { enabled: adaptive },
     urls: { location, app: location, preview: location },
-    permissions: { view: true, access: false, edit: false, create: false, admin: false, installIntegration: false, viewAdaptiveSchema: true, editAdaptiveSchema: true },
+    permissions: {
+      view: true,
+      access: false,
+      edit: false,
+      create: false,
+      admin: false,
+      installIntegration: false,
+      viewAdaptiveSchema: true,
+      editAdaptiveSchema: true,
+    },
   };
 }

@@ -13,19 +13,28 @@ export interface InstallationShapeContext {
 }
 
 /** The shape context of a host: its base URL and each organization's space count, counted once. */
-export function installationShapesOf(baseUrl: string, spaces: readonly { organization: string }[]): InstallationShapeContext {
+export function installationShapesOf(
+  baseUrl: string,
+  spaces: readonly { organization: string }[],
+): InstallationShapeContext {
   const counts = new Map<string, number>();
   for (const space of spaces) counts.set(space.organization, (counts.get(space.organization) ?? 0) + 1);
   return { baseUrl, organizationSpaceCount: (organization) => counts.get(organization) ?? 0 };
 }
 
-function endpoints(baseUrl: string, installation: Installation): { publicEndpoint: string; publicContentEndpoint: string } {
+function endpoints(
+  baseUrl: string,
+  installation: Installation,
+): { publicEndpoint: string; publicContentEndpoint: string } {
   const publicEndpoint = publicEndpointOf(baseUrl, installation.integration, installation.id);
   return { publicEndpoint, publicContentEndpoint: publicEndpoint };
 }
 
 /** `IntegrationInstallation`: an organization installation. */
-export function gitbookInstallation(context: InstallationShapeContext, installation: Installation): Record<string, unknown> {
+export function gitbookInstallation(
+  context: InstallationShapeContext,
+  installation: Installation,
+): Record<string, unknown> {
   const selection = installation.spaceSelection ?? 'all';
   const all = selection === 'all';
   return {
@@ -52,7 +61,11 @@ export function gitbookInstallation(context: InstallationShapeContext, installat
  * `IntegrationEnvironmentSpaceInstallation` / `…SiteInstallation` (and, with `expanded` set, the
  * API's `IntegrationSpaceInstallation` / `IntegrationSiteInstallation` with the space or site object).
  */
-export function gitbookContentInstallation(context: InstallationShapeContext, installation: Installation, expanded?: Record<string, unknown>): Record<string, unknown> {
+export function gitbookContentInstallation(
+  context: InstallationShapeContext,
+  installation: Installation,
+  expanded?: Record<string, unknown>,
+): Record<string, unknown> {
   const kind = installation.target === 'space' ? 'space' : 'site';
   const contentId = (kind === 'space' ? installation.space : installation.site) ?? '';
   const parent = installation.parent ?? installation.id;
@@ -63,7 +76,13 @@ export function gitbookContentInstallation(context: InstallationShapeContext, in
     configuration: installation.configuration,
     externalIds: installation.externalIds ?? [],
     urls: {
-      location: contentInstallationLocationOf(context.baseUrl, installation.integration, parent, kind === 'space' ? 'spaces' : 'sites', contentId),
+      location: contentInstallationLocationOf(
+        context.baseUrl,
+        installation.integration,
+        parent,
+        kind === 'space' ? 'spaces' : 'sites',
+        contentId,
+      ),
       ...endpoints(context.baseUrl, installation),
     },
     [kind]: expanded ?? contentId,

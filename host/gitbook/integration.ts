@@ -18,11 +18,16 @@ const EXTERNAL_LINKS_MAX = 5;
 export const INTEGRATION_VERSION = 1;
 
 /** The URL a file of the integration's `assets/` folder is served at, or undefined when it lies elsewhere. */
-export function assetUrlOf(baseUrl: string, integration: LoadedIntegration, file: string | undefined): string | undefined {
+export function assetUrlOf(
+  baseUrl: string,
+  integration: LoadedIntegration,
+  file: string | undefined,
+): string | undefined {
   if (file === undefined) return undefined;
   const relative = path.posix.normalize(file.replaceAll('\\', '/')).replace(/^\.\//, '');
   if (!relative.startsWith('assets/') || relative.includes('..')) return undefined;
-  return `${integrationAssetsOf(baseUrl, integration.name)}/${relative.slice('assets/'.length).split('/').map(encodeURIComponent).join('/')}`;
+  const encoded = relative.slice('assets/'.length).split('/').map(encodeURIComponent).join('/');
+  return `${integrationAssetsOf(baseUrl, integration.name)}/${encoded}`;
 }
 
 function isUri(value: string): boolean {
@@ -33,7 +38,11 @@ function isUri(value: string): boolean {
   }
 }
 
-export function gitbookIntegration(baseUrl: string, integration: LoadedIntegration, owner: Record<string, unknown>): Record<string, unknown> {
+export function gitbookIntegration(
+  baseUrl: string,
+  integration: LoadedIntegration,
+  owner: Record<string, unknown>,
+): Record<string, unknown> {
   const manifest = integration.manifest;
   const publicEndpoint = integrationEndpointOf(baseUrl, integration.name);
   const location = integrationLocationOf(baseUrl, integration.name);
@@ -44,11 +53,19 @@ export function gitbookIntegration(baseUrl: string, integration: LoadedIntegrati
     name: integration.name,
     version: INTEGRATION_VERSION,
     title: title.length > TITLE_MAX ? title.slice(0, TITLE_MAX) : title.padEnd(2, '_'),
-    ...(manifest?.description !== undefined && manifest.description.length <= DESCRIPTION_MAX ? { description: manifest.description } : {}),
+    ...(manifest?.description !== undefined && manifest.description.length <= DESCRIPTION_MAX
+      ? { description: manifest.description }
+      : {}),
     ...(manifest?.summary !== undefined ? { summary: manifest.summary } : {}),
     scopes: manifest?.scopes ?? [],
     // `authenticated-access` is this platform's name for GitBook's `visitor-auth`.
-    categories: [...new Set((manifest?.categories ?? []).map((category) => (category === 'authenticated-access' ? 'visitor-auth' : category)))],
+    categories: [
+      ...new Set(
+        (manifest?.categories ?? []).map((category) =>
+          category === 'authenticated-access' ? 'visitor-auth' : category,
+        ),
+      ),
+    ],
     visibility: manifest?.visibility ?? 'private',
     target: manifest?.target ?? 'all',
     verified: false,

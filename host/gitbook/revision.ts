@@ -52,7 +52,11 @@ export function gitbookRevisionPage(baseUrl: string, revisionId: string, page: P
 }
 
 /** GitBook's Revision (type `edits`: every revision here is made by writing a page) with its pages. */
-export function gitbookRevision(baseUrl: string, revision: SpaceRevision, pages: readonly PageRecord[]): Record<string, unknown> {
+export function gitbookRevision(
+  baseUrl: string,
+  revision: SpaceRevision,
+  pages: readonly PageRecord[],
+): Record<string, unknown> {
   return {
     object: 'revision',
     id: revision.id,
@@ -74,8 +78,11 @@ const versionName = (page: PageRecord): string => `${page.id}@${page.revision}`;
 
 function gitbookChange(change: PageChange): Record<string, unknown> {
   if (change.type !== 'page_edited') return { type: change.type, page: changedPage(change.page) };
-  const attributes: Record<string, { before: string; after: string }> = { document: { before: versionName(change.before), after: versionName(change.page) } };
-  if (titleOf(change.before) !== titleOf(change.page)) attributes.title = { before: titleOf(change.before), after: titleOf(change.page) };
+  const attributes: Record<string, { before: string; after: string }> = {
+    document: { before: versionName(change.before), after: versionName(change.page) },
+  };
+  if (titleOf(change.before) !== titleOf(change.page))
+    attributes.title = { before: titleOf(change.before), after: titleOf(change.page) };
   return { type: 'page_edited', page: changedPage(change.page), attributes };
 }
 

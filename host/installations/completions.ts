@@ -1,5 +1,5 @@
-// Completions of a string property (docs/manifest.md, docs/installations.md): finds its completion_url and judges what the
-// integration answered there. Pure; it never passes on an answer that is not a 200 JSON list of
+// Completions of a string property (docs/manifest.md, docs/installations.md): finds its completion_url and judges what
+// the integration answered there. Pure; it never passes on an answer that is not a 200 JSON list of
 // { label, value } strings, and names the problem instead (502 ERR_COMPLETION_INVALID).
 
 import { Ajv } from 'ajv';
@@ -29,13 +29,19 @@ export function completionUrlOf(integration: LoadedIntegration, installation: In
   const properties = configurationSchemaFor(integration, installation.target)?.properties ?? {};
   const definition = Object.hasOwn(properties, property) ? properties[property] : undefined;
   if (definition?.type !== 'string' || definition.completion_url === undefined) {
-    throw new HostError('ERR_NOT_FOUND', `property "${property}" of the ${installation.target} configuration has no completion_url`);
+    throw new HostError(
+      'ERR_NOT_FOUND',
+      `property "${property}" of the ${installation.target} configuration has no completion_url`,
+    );
   }
   return definition.completion_url;
 }
 
 function invalid(path: string, problem: string): HostError {
-  return new HostError('ERR_COMPLETION_INVALID', `the integration's answer at ${path} is not a list of { label, value }: ${problem}`);
+  return new HostError(
+    'ERR_COMPLETION_INVALID',
+    `the integration's answer at ${path} is not a list of { label, value }: ${problem}`,
+  );
 }
 
 export function readCompletionAnswer(response: SandboxResponse, path: string): CompletionItem[] {

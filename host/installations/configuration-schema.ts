@@ -31,7 +31,9 @@ function propertySchema(property: ConfigProperty): Record<string, unknown> {
 }
 
 function toJsonSchema(schema: ConfigurationSchema | undefined): Record<string, unknown> {
-  const properties = Object.fromEntries(Object.entries(schema?.properties ?? {}).map(([name, property]) => [name, propertySchema(property)]));
+  const properties = Object.fromEntries(
+    Object.entries(schema?.properties ?? {}).map(([name, property]) => [name, propertySchema(property)]),
+  );
   return { type: 'object', properties, additionalProperties: false };
 }
 
@@ -53,10 +55,16 @@ function escapeToken(token: string): string {
 function toDetail(error: ErrorObject): ErrorDetail {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') {
-    return { pointer: `${error.instancePath}/${escapeToken(String(params.additionalProperty))}`, message: 'is not a property of this configuration' };
+    return {
+      pointer: `${error.instancePath}/${escapeToken(String(params.additionalProperty))}`,
+      message: 'is not a property of this configuration',
+    };
   }
   if (error.keyword === 'enum') {
-    return { pointer: error.instancePath, message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}` };
+    return {
+      pointer: error.instancePath,
+      message: `must be one of: ${(params.allowedValues as unknown[]).join(', ')}`,
+    };
   }
   return { pointer: error.instancePath, message: error.message ?? 'is invalid' };
 }
@@ -67,7 +75,11 @@ export function invalidConfiguration(details: ErrorDetail[]): HostError {
 }
 
 /** Every problem of `configuration` against the target's schema; empty when it is acceptable. */
-export function checkConfiguration(integration: LoadedIntegration, target: InstallationTarget, configuration: Record<string, unknown>): ErrorDetail[] {
+export function checkConfiguration(
+  integration: LoadedIntegration,
+  target: InstallationTarget,
+  configuration: Record<string, unknown>,
+): ErrorDetail[] {
   const validate = validatorFor(integration, target);
   if (validate(configuration)) return [];
   return (validate.errors ?? []).map(toDetail);
@@ -76,5 +88,7 @@ export function checkConfiguration(integration: LoadedIntegration, target: Insta
 /** Names of the target's button properties, with their `callback_url`. */
 export function buttonProperties(integration: LoadedIntegration, target: InstallationTarget): [string, string][] {
   const properties = configurationSchemaFor(integration, target)?.properties ?? {};
-  return Object.entries(properties).flatMap(([name, property]) => (property.type === 'button' ? [[name, property.callback_url] as [string, string]] : []));
+  return Object.entries(properties).flatMap(([name, property]) =>
+    property.type === 'button' ? [[name, property.callback_url] as [string, string]] : [],
+  );
 }

@@ -34,7 +34,11 @@ function escapeToken(token: string): string {
 }
 
 /** Built-in integrations carry their own rules (e.g. the webhook's `events` list, which manifests cannot express). */
-function planBuiltinEdit(integration: LoadedIntegration, installation: Installation, patch: Record<string, unknown>): PlannedConfiguration {
+function planBuiltinEdit(
+  integration: LoadedIntegration,
+  installation: Installation,
+  patch: Record<string, unknown>,
+): PlannedConfiguration {
   const builtin = integration.builtin!;
   const configuration: Record<string, unknown> = { ...installation.configuration };
   for (const [name, value] of Object.entries(patch)) {
@@ -49,7 +53,11 @@ function planBuiltinEdit(integration: LoadedIntegration, installation: Installat
 }
 
 /** A component-configured level, written by the integration: any JSON object, as its component decides. */
-function planComponentEdit(installation: Installation, patch: Record<string, unknown>, replace: boolean): PlannedConfiguration {
+function planComponentEdit(
+  installation: Installation,
+  patch: Record<string, unknown>,
+  replace: boolean,
+): PlannedConfiguration {
   const configuration: Record<string, unknown> = replace ? {} : { ...installation.configuration };
   for (const [name, value] of Object.entries(patch)) {
     if (value === null) delete configuration[name];
@@ -58,19 +66,31 @@ function planComponentEdit(installation: Installation, patch: Record<string, unk
   return { configuration, status: 'active' };
 }
 
-export function planConfigurationEdit(integration: LoadedIntegration, installation: Installation, patch: Record<string, unknown>, source: EditSource, options: EditOptions = {}): PlannedConfiguration {
+export function planConfigurationEdit(
+  integration: LoadedIntegration,
+  installation: Installation,
+  patch: Record<string, unknown>,
+  source: EditSource,
+  options: EditOptions = {},
+): PlannedConfiguration {
   if (integration.builtin !== undefined) return planBuiltinEdit(integration, installation, patch);
-  if (source === 'integration' && isComponentLevel(integration, installation.target)) return planComponentEdit(installation, patch, options.replace === true);
+  if (source === 'integration' && isComponentLevel(integration, installation.target))
+    return planComponentEdit(installation, patch, options.replace === true);
   const schema = configurationSchemaFor(integration, installation.target);
   const properties = schema?.properties ?? {};
   const refused: ErrorDetail[] = [];
   // Keys the manifest no longer declares are dropped rather than blocking every later edit.
-  const next: Record<string, unknown> = options.replace ? {} : Object.fromEntries(Object.entries(installation.configuration).filter(([name]) => Object.hasOwn(properties, name)));
+  const next: Record<string, unknown> = options.replace
+    ? {}
+    : Object.fromEntries(
+        Object.entries(installation.configuration).filter(([name]) => Object.hasOwn(properties, name)),
+      );
   const undeclared: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(patch)) {
     const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
     if (property === undefined && options.keepUndeclared) {
-      if (value !== null) Object.defineProperty(undeclared, name, { value, enumerable: true, writable: true, configurable: true });
+      if (value !== null)
+        Object.defineProperty(undeclared, name, { value, enumerable: true, writable: true, configurable: true });
       continue;
     }
     if (property === undefined) {
@@ -78,7 +98,10 @@ export function planConfigurationEdit(integration: LoadedIntegration, installati
       continue;
     }
     if (property.type === 'button' && source === 'admin') {
-      refused.push({ pointer: `/${escapeToken(name)}`, message: `is set by its button (callback_url ${property.callback_url}), not by PATCH` });
+      refused.push({
+        pointer: `/${escapeToken(name)}`,
+        message: `is set by its button (callback_url ${property.callback_url}), not by PATCH`,
+      });
       continue;
     }
     if (value === null) delete next[name];

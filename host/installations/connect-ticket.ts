@@ -21,7 +21,10 @@ function sign(secret: string, payload: string): string {
 }
 
 function refused(reason: string): HostError {
-  return new HostError('ERR_OAUTH_TICKET_INVALID', `this connect link cannot start the connection: ${reason}; open the button from the installation again`);
+  return new HostError(
+    'ERR_OAUTH_TICKET_INVALID',
+    `this connect link cannot start the connection: ${reason}; open the button from the installation again`,
+  );
 }
 
 export function createConnectTickets(options: { secret: string; now(): number; ttlMs?: number }): ConnectTickets {

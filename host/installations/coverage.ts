@@ -33,7 +33,11 @@ export function coversSite(installation: Installation, directory: ResourceDirect
 }
 
 /** Whether an installation covers the space or site an event names (siteId first). */
-export function installationCovers(directory: ResourceDirectory, installation: Installation, event: { spaceId?: unknown; siteId?: unknown }): boolean {
+export function installationCovers(
+  directory: ResourceDirectory,
+  installation: Installation,
+  event: { spaceId?: unknown; siteId?: unknown },
+): boolean {
   if (typeof event.siteId === 'string') return coversSite(installation, directory, event.siteId);
   if (typeof event.spaceId === 'string') return coversSpace(installation, directory, event.spaceId);
   return false;

@@ -16,7 +16,10 @@ export interface AdoptionDeps {
   log: Logger;
 }
 
-/** Links parentless space and site installations to their organization installation; returns the organization installations it created. */
+/**
+ * Links parentless space and site installations to their organization installation; returns the organization
+ * installations it created.
+ */
 export async function adoptOrphanInstallations(deps: AdoptionDeps): Promise<Installation[]> {
   const created: Installation[] = [];
   for (const installation of await deps.store.listInstallations()) {
@@ -26,10 +29,17 @@ export async function adoptOrphanInstallations(deps: AdoptionDeps): Promise<Inst
     const integration = deps.registry.get(installation.integration);
     if (integration === undefined || integration.status !== 'ready' || integration.builtin !== undefined) continue;
     const candidate = planOrganizationParent(integration, installation);
-    const placed = await deps.store.adoptChildInstallation(installation.id, candidate, hashToken(deriveInstallationToken(deps.tokenSecret, candidate.id)));
+    const placed = await deps.store.adoptChildInstallation(
+      installation.id,
+      candidate,
+      hashToken(deriveInstallationToken(deps.tokenSecret, candidate.id)),
+    );
     if (placed === undefined) continue;
     if (placed.parentCreated) created.push(placed.parent);
-    deps.log.info(`placed ${installation.target} installation ${installation.id} of ${installation.integration} under organization installation ${placed.parent.id}${placed.parentCreated ? ' (created)' : ''}`);
+    deps.log.info(
+      `placed ${installation.target} installation ${installation.id} of ${installation.integration} under ` +
+        `organization installation ${placed.parent.id}${placed.parentCreated ? ' (created)' : ''}`,
+    );
   }
   return created;
 }

@@ -32,14 +32,25 @@ export interface InstallationLifecycle {
   installEvents(installation: Installation): NewOwedEvent[];
   /** Owed events were written (an install): deliver them now. */
   announce(): void;
-  /** Merges, validates (422 ERR_CONFIGURATION_INVALID, nothing stored), stores with the installation_setup it owes, then delivers it. */
-  editConfiguration(installationId: string, patch: Record<string, unknown>, source: EditSource, options?: EditOptions): Promise<Installation>;
+  /**
+   * Merges, validates (422 ERR_CONFIGURATION_INVALID, nothing stored), stores with the installation_setup it owes,
+   * then delivers it.
+   */
+  editConfiguration(
+    installationId: string,
+    patch: Record<string, unknown>,
+    source: EditSource,
+    options?: EditOptions,
+  ): Promise<Installation>;
   /**
    * The integration's own edit through GitBook's API: the whole new configuration (when given) and
    * its external ids (when given), validated and stored in one transaction; setup events follow a
    * configuration change.
    */
-  editFromIntegration(installationId: string, edit: { configuration?: Record<string, unknown>; externalIds?: string[] }): Promise<Installation>;
+  editFromIntegration(
+    installationId: string,
+    edit: { configuration?: Record<string, unknown>; externalIds?: string[] },
+  ): Promise<Installation>;
   /** Removes the installation and its token (a later API call with it gets 401), and the events still owed to it. */
   uninstall(installationId: string): Promise<void>;
 }
@@ -47,17 +58,31 @@ export interface InstallationLifecycle {
 type SetupEvent = Record<string, unknown> & { type: string };
 
 /** space_installation_setup or site_installation_setup for a space or site installation (GitBook's events for them). */
-function contentSetupEvent(installation: Installation, previous?: { status: string; configuration: Record<string, unknown> }): SetupEvent | undefined {
+function contentSetupEvent(
+  installation: Installation,
+  previous?: { status: string; configuration: Record<string, unknown> },
+): SetupEvent | undefined {
   const tail = previous === undefined ? {} : { previous };
-  if (installation.target === 'space' && installation.space !== undefined) return { type: 'space_installation_setup', status: installation.status, spaceId: installation.space, ...tail };
-  if (installation.target === 'site' && installation.site !== undefined) return { type: 'site_installation_setup', status: installation.status, siteId: installation.site, ...tail };
+  if (installation.target === 'space' && installation.space !== undefined)
+    return { type: 'space_installation_setup', status: installation.status, spaceId: installation.space, ...tail };
+  if (installation.target === 'site' && installation.site !== undefined)
+    return { type: 'site_installation_setup', status: installation.status, siteId: installation.site, ...tail };
   return undefined;
 }
 
-/** The setup events of an installation as it is now (after an install, or an edit from `previous`), in the order they leave. */
-function setupEventsOf(installation: Installation, previous?: { status: string; configuration: Record<string, unknown> }): SetupEvent[] {
+/**
+ * The setup events of an installation as it is now (after an install, or an edit from `previous`), in the order they
+ * leave.
+ */
+function setupEventsOf(
+  installation: Installation,
+  previous?: { status: string; configuration: Record<string, unknown> },
+): SetupEvent[] {
   const content = contentSetupEvent(installation, previous);
-  return [{ type: 'installation_setup', status: installation.status, ...(previous !== undefined ? { previous } : {}) }, ...(content !== undefined ? [content] : [])];
+  return [
+    { type: 'installation_setup', status: installation.status, ...(previous !== undefined ? { previous } : {}) },
+    ...(content !== undefined ? [content] : []),
+  ];
 }
 
 export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
@@ -69,13 +94,29 @@ export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
     const createdAt = deps.now();
     // The request that made the change: its id follows the events into the event log, whenever they leave.
     const requestId = currentRequestId();
-    return events.map((event) => ({ id: deps.newEventId(), installationId: installation.id, integration: installation.integration, event, ...(requestId !== undefined ? { requestId } : {}), createdAt }));
+    return events.map((event) => ({
+      id: deps.newEventId(),
+      installationId: installation.id,
+      integration: installation.integration,
+      event,
+      ...(requestId !== undefined ? { requestId } : {}),
+      createdAt,
+    }));
   };
 
-  const notFound = (id: string): HostError => new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);
+  const notFound = (id: string): HostError =>
+    new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);
 
-  /** One edit: planned inside the store's transaction, logged, then announced (unless nothing of the configuration changed hands). */
-  const edit = async (installationId: string, source: EditSource, plan: (installation: Installation, integration: LoadedIntegration) => InstallationPatch, announce = true): Promise<Installation> => {
+  /**
+   * One edit: planned inside the store's transaction, logged, then announced (unless nothing of the configuration
+   * changed hands).
+   */
+  const edit = async (
+    installationId: string,
+    source: EditSource,
+    plan: (installation: Installation, integration: LoadedIntegration) => InstallationPatch,
+    announce = true,
+  ): Promise<Installation> => {
     // The store runs the plan inside its transaction: two edits can never interleave, even on
     // two hosts, and a refused edit (the plan throws) stores nothing.
     const result = await deps.store.editInstallation(
@@ -83,12 +124,18 @@ export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
       (installation) => {
         const integration = deps.registry.get(installation.integration);
         if (integration === undefined || integration.status !== 'ready') {
-          throw new HostError('ERR_INTEGRATION_INVALID', `integration "${installation.integration}" is not loaded; its configuration cannot change`);
+          throw new HostError(
+            'ERR_INTEGRATION_INVALID',
+            `integration "${installation.integration}" is not loaded; its configuration cannot change`,
+          );
         }
         return { ...plan(installation, integration), updatedAt: new Date(deps.now()).toISOString() };
       },
       // GitBook announces a space or site installation's new configuration with its own event too.
-      ({ before, after }) => (announce ? owe(after, setupEventsOf(after, { status: before.status, configuration: before.configuration })) : []),
+      ({ before, after }) =>
+        announce
+          ? owe(after, setupEventsOf(after, { status: before.status, configuration: before.configuration }))
+          : [],
     );
     if (result === undefined) throw notFound(installationId);
     const { before, after } = result;
@@ -102,15 +149,27 @@ export function createLifecycle(deps: LifecycleDeps): InstallationLifecycle {
     announce: () => deps.deliver(),
 
     async editConfiguration(installationId, patch, source, options = {}) {
-      return edit(installationId, source, (installation, integration) => planConfigurationEdit(integration, installation, patch, source, options));
+      return edit(installationId, source, (installation, integration) =>
+        planConfigurationEdit(integration, installation, patch, source, options),
+      );
     },
 
     async editFromIntegration(installationId, change) {
       const { configuration, externalIds } = change;
-      return edit(installationId, 'integration', (installation, integration) => ({
-        ...(configuration !== undefined ? planConfigurationEdit(integration, installation, configuration, 'integration', { replace: true, keepUndeclared: true }) : { status: installation.status, configuration: installation.configuration }),
-        ...(externalIds !== undefined ? { externalIds } : {}),
-      }), configuration !== undefined);
+      return edit(
+        installationId,
+        'integration',
+        (installation, integration) => ({
+          ...(configuration !== undefined
+            ? planConfigurationEdit(integration, installation, configuration, 'integration', {
+                replace: true,
+                keepUndeclared: true,
+              })
+            : { status: installation.status, configuration: installation.configuration }),
+          ...(externalIds !== undefined ? { externalIds } : {}),
+        }),
+        configuration !== undefined,
+      );
     },
 
     async uninstall(installationId) {

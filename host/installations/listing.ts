@@ -31,7 +31,10 @@ export function encodeInstallationCursor(last: Pick<Installation, 'createdAt' | 
 
 /** Throws ERR_VALIDATION naming `cursor` for anything this host did not issue. */
 export function decodeInstallationCursor(cursor: string): { createdAt: string; id: string } {
-  const invalid = () => new HostError('ERR_VALIDATION', 'cursor: is not a nextCursor this host issued; start again without cursor', [{ pointer: '/cursor', message: 'is not a nextCursor this host issued' }]);
+  const invalid = () =>
+    new HostError('ERR_VALIDATION', 'cursor: is not a nextCursor this host issued; start again without cursor', [
+      { pointer: '/cursor', message: 'is not a nextCursor this host issued' },
+    ]);
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!text.startsWith(CURSOR_PREFIX)) throw invalid();
   let parsed: unknown;
@@ -40,7 +43,8 @@ export function decodeInstallationCursor(cursor: string): { createdAt: string; i
   } catch {
     throw invalid();
   }
-  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string') throw invalid();
+  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string')
+    throw invalid();
   return { createdAt: parsed[0], id: parsed[1] };
 }
 
@@ -52,7 +56,10 @@ export async function listInstallationPage(
 ): Promise<InstallationPage> {
   const after = query.cursor === undefined ? undefined : decodeInstallationCursor(query.cursor);
   // Installations store the organization's id; a subdomain names the same organization.
-  const organization = query.organization === undefined ? undefined : (findOrganization(platform, query.organization)?.id ?? query.organization);
+  const organization =
+    query.organization === undefined
+      ? undefined
+      : (findOrganization(platform, query.organization)?.id ?? query.organization);
   // One record more than asked tells whether another page exists.
   const records = await store.listInstallations({
     ...(query.integration !== undefined ? { integration: query.integration } : {}),

@@ -52,7 +52,8 @@ export interface CreateInstallationInput {
 }
 
 /** What an edit changes: configuration and status, and optionally the external ids and the time of the change. */
-export type InstallationPatch = Pick<Installation, 'status' | 'configuration'> & Partial<Pick<Installation, 'externalIds' | 'updatedAt'>>;
+export type InstallationPatch = Pick<Installation, 'status' | 'configuration'> &
+  Partial<Pick<Installation, 'externalIds' | 'updatedAt'>>;
 
 /** A space or site installation as placed under its organization installation. */
 export interface PlacedInstallation {
@@ -96,13 +97,23 @@ export interface InstallationStore {
    * stored child carries the parent's id. `owe` names the events owed for the placement, written
    * in the same transaction (it must be pure and synchronous).
    */
-  insertChildInstallation(child: Installation, childTokenHash: string, candidateParent: Installation, parentTokenHash: string, owe?: (placed: PlacedInstallation) => readonly NewOwedEvent[]): Promise<PlacedInstallation>;
+  insertChildInstallation(
+    child: Installation,
+    childTokenHash: string,
+    candidateParent: Installation,
+    parentTokenHash: string,
+    owe?: (placed: PlacedInstallation) => readonly NewOwedEvent[],
+  ): Promise<PlacedInstallation>;
   /**
    * The same for a space or site installation stored before the hierarchy existed (no parent yet):
    * links it to its organization installation, creating `candidateParent` when there is none.
    * Undefined when the installation does not exist; its current placement when it has a parent already.
    */
-  adoptChildInstallation(childId: string, candidateParent: Installation, parentTokenHash: string): Promise<PlacedInstallation | undefined>;
+  adoptChildInstallation(
+    childId: string,
+    candidateParent: Installation,
+    parentTokenHash: string,
+  ): Promise<PlacedInstallation | undefined>;
   getInstallation(id: string): Promise<Installation | undefined>;
   /** In (createdAt, id) order. */
   listInstallations(filter?: InstallationFilter): Promise<Installation[]>;
@@ -113,7 +124,11 @@ export interface InstallationStore {
    * the installation does not exist. `owe` names the events owed for the edit, written in the same
    * transaction (pure and synchronous too).
    */
-  editInstallation(id: string, plan: (current: Installation) => InstallationPatch, owe?: (edit: InstallationEdit) => readonly NewOwedEvent[]): Promise<InstallationEdit | undefined>;
+  editInstallation(
+    id: string,
+    plan: (current: Installation) => InstallationPatch,
+    owe?: (edit: InstallationEdit) => readonly NewOwedEvent[],
+  ): Promise<InstallationEdit | undefined>;
   /** The installation id a token hash belongs to, if the token is still valid. */
   findTokenOwner(tokenHash: string): Promise<string | undefined>;
   /**
@@ -128,4 +143,8 @@ export interface InstallationStore {
  * How installation flows (setup events, completions) reach their integration; assembly wires it
  * to the dispatcher, which adds the event id and the environment.
  */
-export type RunEvent = (installation: Installation, event: Omit<SandboxEvent, 'eventId'>, fetchBody: Uint8Array | null) => Promise<{ response: SandboxResponse }>;
+export type RunEvent = (
+  installation: Installation,
+  event: Omit<SandboxEvent, 'eventId'>,
+  fetchBody: Uint8Array | null,
+) => Promise<{ response: SandboxResponse }>;

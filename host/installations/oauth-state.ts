@@ -22,7 +22,10 @@ export interface OAuthStateStore {
 
 export interface OAuthStates {
   issue(installationId: string): Promise<string>;
-  /** Accepts the state once for this installation; rejects with 400 ERR_OAUTH_STATE_INVALID and the reason otherwise. */
+  /**
+   * Accepts the state once for this installation; rejects with 400 ERR_OAUTH_STATE_INVALID and the reason otherwise.
+   *
+   */
   consume(installationId: string, state: string): Promise<void>;
 }
 
@@ -53,7 +56,8 @@ function readPayload(secret: string, state: string): StatePayload {
   if (parts.length !== 2 || parts[0] === '' || parts[1] === '') throw rejected('it is malformed');
   const expected = Buffer.from(signPayload(secret, parts[0]));
   const given = Buffer.from(parts[1]);
-  if (!sameBytes(expected, given)) throw rejected('its signature does not match (tampered, or not issued by this host)');
+  if (!sameBytes(expected, given))
+    throw rejected('its signature does not match (tampered, or not issued by this host)');
   const payload = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) as StatePayload;
   return payload;
 }
@@ -74,7 +78,8 @@ export function createOAuthStates(options: OAuthStatesOptions): OAuthStates {
       if (payload.i !== installationId) throw rejected('it was issued to another installation');
       const now = options.now();
       if (!(now < payload.e)) throw rejected('it has expired; start the connection again');
-      if (!(await options.store.markUsed(payload.n, installationId, now))) throw rejected('it was already used; start the connection again');
+      if (!(await options.store.markUsed(payload.n, installationId, now)))
+        throw rejected('it was already used; start the connection again');
     },
   };
 }

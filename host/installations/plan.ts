@@ -12,7 +12,11 @@ import { findOrganization, type PlatformData } from '../platform-data/data.ts';
 /** The manifest's configuration level of a target (either form): see configurationSchemaFor. */
 function levelFor(integration: LoadedIntegration, target: Installation['target']) {
   const configurations = integration.manifest?.configurations;
-  return target === 'organization' ? configurations?.account : target === 'space' ? (configurations?.space ?? configurations?.site) : configurations?.site;
+  return target === 'organization'
+    ? configurations?.account
+    : target === 'space'
+      ? (configurations?.space ?? configurations?.site)
+      : configurations?.site;
 }
 
 /**
@@ -20,7 +24,10 @@ function levelFor(integration: LoadedIntegration, target: Installation['target']
  * space installations (falling back to `site`, which configured space installations before GitBook's
  * `space` level was used), `site` for site installations.
  */
-export function configurationSchemaFor(integration: LoadedIntegration, target: Installation['target']): ConfigurationSchema | undefined {
+export function configurationSchemaFor(
+  integration: LoadedIntegration,
+  target: Installation['target'],
+): ConfigurationSchema | undefined {
   const level = levelFor(integration, target);
   // A level configured by a component (`componentId`, GitBook's form) has no property schema here.
   return level !== undefined && 'properties' in level ? level : undefined;
@@ -36,7 +43,10 @@ export function isComponentLevel(integration: LoadedIntegration, target: Install
   return level !== undefined && 'componentId' in level;
 }
 
-export function applyDefaults(schema: ConfigurationSchema | undefined, configuration: Record<string, unknown>): Record<string, unknown> {
+export function applyDefaults(
+  schema: ConfigurationSchema | undefined,
+  configuration: Record<string, unknown>,
+): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const [name, property] of Object.entries(schema?.properties ?? {})) {
     if ('default' in property && property.default !== undefined) result[name] = property.default;
@@ -45,9 +55,14 @@ export function applyDefaults(schema: ConfigurationSchema | undefined, configura
 }
 
 /** `active` once every required property has a value; `pending` before (docs/installations.md). */
-export function statusFor(schema: ConfigurationSchema | undefined, configuration: Record<string, unknown>): InstallationStatus {
+export function statusFor(
+  schema: ConfigurationSchema | undefined,
+  configuration: Record<string, unknown>,
+): InstallationStatus {
   // Own properties only: a required property named "constructor" is not set by Object.prototype.
-  const missing = (schema?.required ?? []).filter((name) => !Object.hasOwn(configuration, name) || configuration[name] === undefined || configuration[name] === '');
+  const missing = (schema?.required ?? []).filter(
+    (name) => !Object.hasOwn(configuration, name) || configuration[name] === undefined || configuration[name] === '',
+  );
   return missing.length === 0 ? 'active' : 'pending';
 }
 
@@ -87,31 +102,56 @@ export interface PlannedInstallation {
   parent?: Installation;
 }
 
-export function planInstallation(platform: PlatformData, integration: LoadedIntegration, input: CreateInstallationInput, installLink: string): PlannedInstallation {
+export function planInstallation(
+  platform: PlatformData,
+  integration: LoadedIntegration,
+  input: CreateInstallationInput,
+  installLink: string,
+): PlannedInstallation {
   const manifest = integration.manifest;
   if (integration.status !== 'ready' || manifest === undefined) {
-    throw new HostError('ERR_INTEGRATION_INVALID', `integration "${integration.name}" is invalid and cannot be installed`);
+    throw new HostError(
+      'ERR_INTEGRATION_INVALID',
+      `integration "${integration.name}" is invalid and cannot be installed`,
+    );
   }
   if (integration.builtin !== undefined && !integration.builtin.targets.includes(input.target)) {
-    throw new HostError('ERR_VALIDATION', `/target: integration "${integration.name}" installs on ${integration.builtin.targets.join(' or ')} only`, [{ pointer: '/target', message: `must be one of ${integration.builtin.targets.join(', ')}` }]);
+    throw new HostError(
+      'ERR_VALIDATION',
+      `/target: integration "${integration.name}" installs on ${integration.builtin.targets.join(' or ')} only`,
+      [{ pointer: '/target', message: `must be one of ${integration.builtin.targets.join(', ')}` }],
+    );
   }
   const organization = findOrganization(platform, input.organization);
-  if (organization === undefined) throw new HostError('ERR_NOT_FOUND', `organization "${input.organization}" not found`);
+  if (organization === undefined)
+    throw new HostError('ERR_NOT_FOUND', `organization "${input.organization}" not found`);
   const owner = findOrganization(platform, manifest.organization);
   const sameOrganization = owner?.id === organization.id;
   if (manifest.visibility === 'private' && !sameOrganization) {
-    throw new HostError('ERR_VISIBILITY_DENIED', `integration "${integration.name}" is private to organization "${manifest.organization}"`);
+    throw new HostError(
+      'ERR_VISIBILITY_DENIED',
+      `integration "${integration.name}" is private to organization "${manifest.organization}"`,
+    );
   }
-  if (manifest.visibility === 'unlisted' && !sameOrganization && !(input.installLink && sameBytes(installLink, input.installLink))) {
-    throw new HostError('ERR_VISIBILITY_DENIED', `integration "${integration.name}" is unlisted: installing it needs its install link`);
+  if (
+    manifest.visibility === 'unlisted' &&
+    !sameOrganization &&
+    !(input.installLink && sameBytes(installLink, input.installLink))
+  ) {
+    throw new HostError(
+      'ERR_VISIBILITY_DENIED',
+      `integration "${integration.name}" is unlisted: installing it needs its install link`,
+    );
   }
   if (input.target === 'space') {
     const space = platform.spaces.find((candidate) => candidate.id === input.space);
-    if (space === undefined || space.organization !== organization.id) throw new HostError('ERR_NOT_FOUND', `space "${input.space}" not found in organization "${organization.id}"`);
+    if (space === undefined || space.organization !== organization.id)
+      throw new HostError('ERR_NOT_FOUND', `space "${input.space}" not found in organization "${organization.id}"`);
   }
   if (input.target === 'site') {
     const site = platform.sites.find((candidate) => candidate.id === input.site);
-    if (site === undefined || site.organization !== organization.id) throw new HostError('ERR_NOT_FOUND', `site "${input.site}" not found in organization "${organization.id}"`);
+    if (site === undefined || site.organization !== organization.id)
+      throw new HostError('ERR_NOT_FOUND', `site "${input.site}" not found in organization "${organization.id}"`);
   }
   let spaceSelection: Installation['spaceSelection'];
   if (input.target === 'organization') {
@@ -119,11 +159,17 @@ export function planInstallation(platform: PlatformData, integration: LoadedInte
     if (spaceSelection !== 'all') {
       for (const spaceId of spaceSelection) {
         const space = platform.spaces.find((candidate) => candidate.id === spaceId);
-        if (space === undefined || space.organization !== organization.id) throw new HostError('ERR_NOT_FOUND', `space "${spaceId}" in space_selection not found in organization "${organization.id}"`);
+        if (space === undefined || space.organization !== organization.id)
+          throw new HostError(
+            'ERR_NOT_FOUND',
+            `space "${spaceId}" in space_selection not found in organization "${organization.id}"`,
+          );
       }
     }
   } else if (input.space_selection !== undefined) {
-    throw new HostError('ERR_VALIDATION', '/space_selection: only organization installations select spaces', [{ pointer: '/space_selection', message: 'only for target "organization"' }]);
+    throw new HostError('ERR_VALIDATION', '/space_selection: only organization installations select spaces', [
+      { pointer: '/space_selection', message: 'only for target "organization"' },
+    ]);
   }
   const schema = configurationSchemaFor(integration, input.target);
   const configuration = integration.builtin ? {} : applyDefaults(schema, {});
@@ -135,7 +181,11 @@ export function planInstallation(platform: PlatformData, integration: LoadedInte
     target: input.target,
     ...(input.target === 'space' ? { space: input.space } : {}),
     ...(input.target === 'site' ? { site: input.site } : {}),
-    status: integration.builtin ? (integration.builtin.isComplete(configuration) ? 'active' : 'pending') : statusFor(schema, configuration),
+    status: integration.builtin
+      ? integration.builtin.isComplete(configuration)
+        ? 'active'
+        : 'pending'
+      : statusFor(schema, configuration),
     configuration,
     externalIds: [],
     ...(spaceSelection !== undefined ? { spaceSelection } : {}),

@@ -16,7 +16,10 @@ import { deriveInstallationToken, deriveInstallLink, hashToken } from './tokens.
 import { viewInstallation } from './view.ts';
 
 export interface InstallationService {
-  /** Rejects with ERR_INTEGRATION_NOT_FOUND, ERR_INTEGRATION_INVALID, ERR_VALIDATION, ERR_VISIBILITY_DENIED, ERR_NOT_FOUND. */
+  /**
+   * Rejects with ERR_INTEGRATION_NOT_FOUND, ERR_INTEGRATION_INVALID, ERR_VALIDATION, ERR_VISIBILITY_DENIED,
+   * ERR_NOT_FOUND.
+   */
   create(integration: string, input: CreateInstallationInput): Promise<InstallationView & Record<string, unknown>>;
   /** Rejects with ERR_INSTALLATION_NOT_FOUND. */
   require(id: string): Promise<Installation>;
@@ -48,7 +51,8 @@ export function createInstallationService(deps: InstallationServiceDeps): Instal
     if (installation === undefined) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${id}" not found`);
     return installation;
   };
-  const view = (installation: Installation): InstallationView => viewInstallation(deps.baseUrl, deps.registry.get(installation.integration), installation, deps.connectTickets.mint);
+  const view = (installation: Installation): InstallationView =>
+    viewInstallation(deps.baseUrl, deps.registry.get(installation.integration), installation, deps.connectTickets.mint);
 
   return {
     require,
@@ -62,19 +66,37 @@ export function createInstallationService(deps: InstallationServiceDeps): Instal
       let installation = planned.installation;
       // The setup events are owed in the insert's own transaction: written with the installation, or not at all.
       if (planned.parent === undefined) {
-        await deps.store.insertInstallation(installation, tokenHashOf(installation.id), deps.lifecycle.installEvents(installation));
+        await deps.store.insertInstallation(
+          installation,
+          tokenHashOf(installation.id),
+          deps.lifecycle.installEvents(installation),
+        );
       } else {
         // A space or site installation lives under its organization's installation, made here if needed.
-        const placed = await deps.store.insertChildInstallation(installation, tokenHashOf(installation.id), planned.parent, tokenHashOf(planned.parent.id), ({ child, parent, parentCreated }) => [
-          ...(parentCreated ? deps.lifecycle.installEvents(parent) : []),
-          ...deps.lifecycle.installEvents(child),
-        ]);
+        const placed = await deps.store.insertChildInstallation(
+          installation,
+          tokenHashOf(installation.id),
+          planned.parent,
+          tokenHashOf(planned.parent.id),
+          ({ child, parent, parentCreated }) => [
+            ...(parentCreated ? deps.lifecycle.installEvents(parent) : []),
+            ...deps.lifecycle.installEvents(child),
+          ],
+        );
         installation = placed.child;
         if (placed.parentCreated) {
-          deps.log.info(`installed ${name} as ${placed.parent.id} (organization in ${placed.parent.organization}, ${placed.parent.status}) for its ${installation.target} installation`);
+          deps.log.info(
+            `installed ${name} as ${placed.parent.id} (organization ` +
+              `in ${placed.parent.organization}, ${placed.parent.status}) for its ${installation.target} ` +
+              `installation`,
+          );
         }
       }
-      deps.log.info(`installed ${name} as ${installation.id} (${installation.target} in ${installation.organization}${installation.parent ? ` under ${installation.parent}` : ''}, ${installation.status})`);
+      deps.log.info(
+        `installed ${name} as ${installation.id} (${installation.target} ` +
+          `in ${installation.organization}${installation.parent ? ` under ${installation.parent}` : ''}, ` +
+          `${installation.status})`,
+      );
       deps.lifecycle.announce();
       // Built-ins may hand out something exactly once (the webhook's signing secret).
       const once = (await integration.builtin?.onInstall?.(installation.id)) ?? {};
@@ -92,7 +114,10 @@ export function createInstallationService(deps: InstallationServiceDeps): Instal
       // Exactly what a browser GET on the public endpoint would produce, so the integration's
       // ordinary fetch handler serves it.
       const url = `${view(installation).urls.publicEndpoint}${path}`;
-      const event = { type: 'fetch', request: { method: 'GET', url, headers: [['accept', 'application/json']] as [string, string][] } };
+      const event = {
+        type: 'fetch',
+        request: { method: 'GET', url, headers: [['accept', 'application/json']] as [string, string][] },
+      };
       const outcome = await deps.run(installation, event, null);
       return { items: readCompletionAnswer(outcome.response, path) };
     },

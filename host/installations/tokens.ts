@@ -44,7 +44,10 @@ export function verifyIntegrationToken(secret: string, token: string): string | 
   return sameBytes(expected, given) ? integration : undefined;
 }
 
-/** Whether a bearer token has the shape of a host API token (installation or integration): such a request is an API call. */
+/**
+ * Whether a bearer token has the shape of a host API token (installation or integration): such a request is an API
+ * call.
+ */
 export function looksLikeApiToken(token: string): boolean {
   return token.startsWith('iht_') || token.startsWith('ihi_');
 }

@@ -3,12 +3,18 @@
 
 const segment = encodeURIComponent;
 
-/** An installation's public endpoint (organization, space or site installation alike); also its GitBook API location. */
+/**
+ * An installation's public endpoint (organization, space or site installation alike); also its GitBook API location.
+ *
+ */
 export function publicEndpointOf(baseUrl: string, integration: string, installationId: string): string {
   return `${baseUrl}/v1/integrations/${segment(integration)}/installations/${segment(installationId)}`;
 }
 
-/** The integration-level public endpoint (GitBook's `integration.urls.publicEndpoint`): one per integration, no installation. */
+/**
+ * The integration-level public endpoint (GitBook's `integration.urls.publicEndpoint`): one per integration, no
+ * installation.
+ */
 export function integrationEndpointOf(baseUrl: string, integration: string): string {
   return `${baseUrl}/v1/integrations/${segment(integration)}/integration`;
 }
@@ -29,7 +35,13 @@ export function installationAppOf(baseUrl: string, installationId: string): stri
 }
 
 /** The GitBook API location of a space or site installation: under its organization installation. */
-export function contentInstallationLocationOf(baseUrl: string, integration: string, parentId: string, kind: 'spaces' | 'sites', contentId: string): string {
+export function contentInstallationLocationOf(
+  baseUrl: string,
+  integration: string,
+  parentId: string,
+  kind: 'spaces' | 'sites',
+  contentId: string,
+): string {
   return `${publicEndpointOf(baseUrl, integration, parentId)}/${kind}/${segment(contentId)}`;
 }
 

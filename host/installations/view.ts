@@ -21,7 +21,12 @@ const REDACTED = '[redacted]';
  * `connectTicket` mints what each button URL carries (connect-ticket.ts): the view is what admins
  * see, so a button shown there can start its flow and a guessed URL cannot.
  */
-export function viewInstallation(baseUrl: string, integration: LoadedIntegration | undefined, installation: Installation, connectTicket: (installationId: string) => string): InstallationView {
+export function viewInstallation(
+  baseUrl: string,
+  integration: LoadedIntegration | undefined,
+  installation: Installation,
+  connectTicket: (installationId: string) => string,
+): InstallationView {
   const { spaceSelection, ...record } = installation;
   const publicEndpoint = publicEndpointOf(baseUrl, installation.integration, installation.id);
   const buttons = integration ? buttonProperties(integration, installation.target) : [];
@@ -33,6 +38,14 @@ export function viewInstallation(baseUrl: string, integration: LoadedIntegration
     ...record,
     configuration,
     ...(spaceSelection !== undefined ? { space_selection: spaceSelection } : {}),
-    urls: { publicEndpoint, buttons: Object.fromEntries(buttons.map(([name, callbackUrl]) => [name, buttonUrl(`${publicEndpoint}${callbackUrl}`, connectTicket(installation.id))])) },
+    urls: {
+      publicEndpoint,
+      buttons: Object.fromEntries(
+        buttons.map(([name, callbackUrl]) => [
+          name,
+          buttonUrl(`${publicEndpoint}${callbackUrl}`, connectTicket(installation.id)),
+        ]),
+      ),
+    },
   };
 }

@@ -30,9 +30,16 @@ function notFound(integration: string, file: string): HostError {
   return new HostError('ERR_NOT_FOUND', `integration "${integration}" has no asset "${file}"`);
 }
 
-export async function readIntegrationAsset(integration: LoadedIntegration, file: string): Promise<{ bytes: Uint8Array; contentType: string }> {
+export async function readIntegrationAsset(
+  integration: LoadedIntegration,
+  file: string,
+): Promise<{ bytes: Uint8Array; contentType: string }> {
   const segments = file.split('/');
-  if (file === '' || segments.some((segment) => segment === '' || segment === '.' || segment === '..' || /[\\\0]/.test(segment))) throw notFound(integration.name, file);
+  if (
+    file === '' ||
+    segments.some((segment) => segment === '' || segment === '.' || segment === '..' || /[\\\0]/.test(segment))
+  )
+    throw notFound(integration.name, file);
   const folder = path.join(integration.dir, 'assets');
   let real: string;
   let realFolder: string;
@@ -50,7 +57,10 @@ export async function readIntegrationAsset(integration: LoadedIntegration, file:
     if (!stat.isFile() || stat.size > MAX_ASSET_BYTES) throw notFound(integration.name, file);
     const bytes = new Uint8Array(stat.size);
     const { bytesRead } = await handle.read(bytes, 0, stat.size, 0);
-    return { bytes: bytes.subarray(0, bytesRead), contentType: CONTENT_TYPES.get(path.extname(real).toLowerCase()) ?? 'application/octet-stream' };
+    return {
+      bytes: bytes.subarray(0, bytesRead),
+      contentType: CONTENT_TYPES.get(path.extname(real).toLowerCase()) ?? 'application/octet-stream',
+    };
   } finally {
     await handle.close();
   }

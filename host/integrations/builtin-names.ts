@@ -22,6 +22,7 @@ export function isBuiltinName(name: string): boolean {
  */
 export function integrationNotFound(name: string, isBuiltin: (candidate: string) => boolean): HostError {
   const candidate = builtinName(name);
-  const hint = !isBuiltinName(name) && isBuiltin(candidate) ? `; the host's built-in ${name} integration is "${candidate}"` : '';
+  const hint =
+    !isBuiltinName(name) && isBuiltin(candidate) ? `; the host's built-in ${name} integration is "${candidate}"` : '';
   return new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${name}" not found${hint}`);
 }

@@ -44,7 +44,10 @@ export function createIntegrationRegistry(initial: LoadedIntegration[]): Integra
       }
       byName.set(integration.name, integration);
       // A new array each time: a caller iterating the previous list keeps a consistent view.
-      integrations = current === undefined ? [...integrations, integration] : integrations.map((entry) => (entry === current ? integration : entry));
+      integrations =
+        current === undefined
+          ? [...integrations, integration]
+          : integrations.map((entry) => (entry === current ? integration : entry));
     },
     remove(name) {
       // A built-in stays; a loaded folder listed beside it under its name goes.

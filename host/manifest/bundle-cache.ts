@@ -1,6 +1,6 @@
 // Content-addressed cache of integration bundles: in memory and on disk (`<hash>.js`, its source
-// map `<hash>.js.map`, and one small entry file per script and build variant listing its inputs). A hit is only served after
-// re-hashing every listed input and the listings of the node_modules folders resolution may look
+// map `<hash>.js.map`, and one small entry file per script and build variant listing its inputs). A hit is only served
+// after re-hashing every listed input and the listings of the node_modules folders resolution may look
 // in (a package installed nearer can change what a bare import means without changing any built
 // file); never trust mtimes, and never let a cache failure fail a bundle (it only costs a rebuild).
 
@@ -46,7 +46,9 @@ export function clearBundleMemoryCache(): void {
 async function packageNames(folder: string): Promise<string[]> {
   const names: string[] = [];
   for (const name of await readdir(folder).catch(() => [] as string[])) {
-    if (name.startsWith('@')) for (const inner of await readdir(path.join(folder, name)).catch(() => [] as string[])) names.push(`${name}/${inner}`);
+    if (name.startsWith('@'))
+      for (const inner of await readdir(path.join(folder, name)).catch(() => [] as string[]))
+        names.push(`${name}/${inner}`);
     else names.push(name);
   }
   return names.sort();
@@ -66,10 +68,14 @@ export async function hashInputs(key: CacheKey, contents: Map<string, Uint8Array
   return hash.digest('hex');
 }
 
-export async function readCachedBundle(cacheDir: string, key: CacheKey): Promise<{ code: string; hash: string; map: string; inputs: string[] } | null> {
+export async function readCachedBundle(
+  cacheDir: string,
+  key: CacheKey,
+): Promise<{ code: string; hash: string; map: string; inputs: string[] } | null> {
   const inMemory = memory.get(memoryKey(key));
   const known = inMemory ?? (await readEntry(cacheDir, key));
-  if (!known || known.version !== BUNDLER_VERSION || known.entry !== key.entry || known.variant !== key.variant) return null;
+  if (!known || known.version !== BUNDLER_VERSION || known.entry !== key.entry || known.variant !== key.variant)
+    return null;
   if (known.listings.join('\0') !== key.listings.join('\0')) return null;
   const contents = new Map<string, Uint8Array>();
   for (const file of known.inputs) {
@@ -80,14 +86,30 @@ export async function readCachedBundle(cacheDir: string, key: CacheKey): Promise
   }
   if ((await hashInputs(key, contents)) !== known.hash) return null;
   const code = inMemory ? inMemory.code : await readFile(codePath(cacheDir, known.hash), 'utf8').catch(() => null);
-  const map = inMemory ? inMemory.map : await readFile(`${codePath(cacheDir, known.hash)}.map`, 'utf8').catch(() => null);
+  const map = inMemory
+    ? inMemory.map
+    : await readFile(`${codePath(cacheDir, known.hash)}.map`, 'utf8').catch(() => null);
   if (code === null || map === null) return null;
   memory.set(memoryKey(key), { ...known, code, map });
   return { code, hash: known.hash, map, inputs: known.inputs };
 }
 
-export async function writeCachedBundle(cacheDir: string, key: CacheKey, hash: string, inputs: string[], code: string, map: string): Promise<void> {
-  const entry: CacheEntry = { version: BUNDLER_VERSION, entry: key.entry, variant: key.variant, listings: key.listings, hash, inputs };
+export async function writeCachedBundle(
+  cacheDir: string,
+  key: CacheKey,
+  hash: string,
+  inputs: string[],
+  code: string,
+  map: string,
+): Promise<void> {
+  const entry: CacheEntry = {
+    version: BUNDLER_VERSION,
+    entry: key.entry,
+    variant: key.variant,
+    listings: key.listings,
+    hash,
+    inputs,
+  };
   memory.set(memoryKey(key), { ...entry, code, map });
   try {
     await mkdir(path.join(cacheDir, 'entries'), { recursive: true });
@@ -102,7 +124,11 @@ export async function writeCachedBundle(cacheDir: string, key: CacheKey, hash: s
 async function readEntry(cacheDir: string, key: CacheKey): Promise<CacheEntry | null> {
   try {
     const parsed = JSON.parse(await readFile(entryPath(cacheDir, key), 'utf8')) as CacheEntry;
-    const valid = typeof parsed.hash === 'string' && /^[0-9a-f]{64}$/.test(parsed.hash) && Array.isArray(parsed.inputs) && Array.isArray(parsed.listings);
+    const valid =
+      typeof parsed.hash === 'string' &&
+      /^[0-9a-f]{64}$/.test(parsed.hash) &&
+      Array.isArray(parsed.inputs) &&
+      Array.isArray(parsed.listings);
     return valid ? parsed : null;
   } catch {
     return null;

@@ -45,9 +45,17 @@ interface BuildVariant {
  * followed (source-map-comment.ts). Part of the cache key, so a bundle built another way is
  * rebuilt, never run.
  */
-const LINKING = JSON.stringify({ wrapper: 'provided-modules-1', inputSourceMaps: 'not-followed', provided: Object.entries(PROVIDED_MODULES).map(([specifier, module]) => [specifier, Object.keys(module)]) });
+const LINKING = JSON.stringify({
+  wrapper: 'provided-modules-1',
+  inputSourceMaps: 'not-followed',
+  provided: Object.entries(PROVIDED_MODULES).map(([specifier, module]) => [specifier, Object.keys(module)]),
+});
 
-export async function bundleScript(integrationDir: string, scriptRelPath: string, options: BundleOptions = {}): Promise<IntegrationBundle> {
+export async function bundleScript(
+  integrationDir: string,
+  scriptRelPath: string,
+  options: BundleOptions = {},
+): Promise<IntegrationBundle> {
   const dirReal = await realpath(integrationDir).catch(() => null);
   if (!dirReal) throw new HostError('ERR_BUNDLE_FAILED', `integration folder "${integrationDir}" does not exist`);
   const entryReal = await realpath(path.resolve(dirReal, scriptRelPath)).catch(() => null);
@@ -55,11 +63,23 @@ export async function bundleScript(integrationDir: string, scriptRelPath: string
   if (!isInside(dirReal, entryReal)) {
     throw new HostError('ERR_BUNDLE_FAILED', `script "${scriptRelPath}" resolves outside the integration folder`);
   }
-  const variant: BuildVariant = { mode: options.mode ?? 'production', jsxImportSource: options.jsxImportSource ?? 'sandbox-api' };
+  const variant: BuildVariant = {
+    mode: options.mode ?? 'production',
+    jsxImportSource: options.jsxImportSource ?? 'sandbox-api',
+  };
   const roots = await resolutionRoots(dirReal, options.root ?? dirReal);
   const special = await findSpecialFiles(roots);
-  if (special.length > 0) throw new HostError('ERR_BUNDLE_FAILED', special.join('; '), special.map((message) => ({ message })));
-  const key = { entry: entryReal, variant: JSON.stringify({ ...variant, linking: LINKING }), listings: roots.nodeModules };
+  if (special.length > 0)
+    throw new HostError(
+      'ERR_BUNDLE_FAILED',
+      special.join('; '),
+      special.map((message) => ({ message })),
+    );
+  const key = {
+    entry: entryReal,
+    variant: JSON.stringify({ ...variant, linking: LINKING }),
+    listings: roots.nodeModules,
+  };
   const cacheDir = path.resolve(options.cacheDir ?? DEFAULT_CACHE_DIR);
   const hit = await readCachedBundle(cacheDir, key);
   if (hit) return { ...hit, cached: true };
@@ -83,7 +103,10 @@ export function integrationBuildOptions(
   contents: Map<string, Uint8Array>,
   variant: Partial<BuildVariant> = {},
 ): BuildOptions {
-  const roots = typeof where === 'string' ? { integrationDir: where, workspaceRoot: where, nodeModules: [path.join(where, 'node_modules')] } : where;
+  const roots =
+    typeof where === 'string'
+      ? { integrationDir: where, workspaceRoot: where, nodeModules: [path.join(where, 'node_modules')] }
+      : where;
   const mode = variant.mode ?? 'production';
   return {
     absWorkingDir: roots.integrationDir,
@@ -149,7 +172,10 @@ export function blankModuleMarkers(text: string, dirReal: string, files: Iterabl
  * build's folder and the files the containment plugin read) the position and text come from the
  * file as read, so one in the line appended to each file (source-map-comment.ts) is its end.
  */
-export function buildProblems(error: unknown, read?: { dir: string; contents: Map<string, Uint8Array> }): ErrorDetail[] {
+export function buildProblems(
+  error: unknown,
+  read?: { dir: string; contents: Map<string, Uint8Array> },
+): ErrorDetail[] {
   const messages = (error as { errors?: Message[] }).errors;
   if (!messages) throw error;
   return messages.filter((m) => !m.text.includes(`${REJECTED}:`)).map((message) => locate(message, read));
@@ -164,7 +190,13 @@ function locate(message: Message, read?: { dir: string; contents: Map<string, Ui
   // esbuild counts columns and lengths in bytes of UTF-8; people count characters.
   const utf8 = Buffer.from(lineText, 'utf8');
   const characters = (from: number, to: number) => utf8.subarray(from, to).toString('utf8').length;
-  const source = { file: where.file, line, column: characters(0, column) + 1, lineText, length: Math.max(1, characters(column, column + where.length)) };
+  const source = {
+    file: where.file,
+    line,
+    column: characters(0, column) + 1,
+    lineText,
+    length: Math.max(1, characters(column, column + where.length)),
+  };
   return { message: message.text, source };
 }
 
@@ -174,7 +206,12 @@ export function describeBuildProblem(problem: ErrorDetail): string {
   return at ? `${at.file}:${at.line}:${at.column}: ${problem.message}` : problem.message;
 }
 
-async function runBuild(roots: ResolutionRoots, entryReal: string, contents: Map<string, Uint8Array>, variant: BuildVariant): Promise<{ code: string; map: string }> {
+async function runBuild(
+  roots: ResolutionRoots,
+  entryReal: string,
+  contents: Map<string, Uint8Array>,
+  variant: BuildVariant,
+): Promise<{ code: string; map: string }> {
   const offenses: string[] = [];
   let failures: ErrorDetail[] = [];
   let text: string;
@@ -184,14 +221,21 @@ async function runBuild(roots: ResolutionRoots, entryReal: string, contents: Map
   try {
     // A source map lets the worker show guest stack traces as src/index.ts:6:11 (sandbox/stack-map.ts).
     // No sources content: esbuild would read every file an input map's `sources` names to fill it.
-    const result = await build({ ...integrationBuildOptions(roots, offenses, contents, variant), entryPoints: [entryReal], outfile, sourcemap: 'external', sourcesContent: false });
+    const result = await build({
+      ...integrationBuildOptions(roots, offenses, contents, variant),
+      entryPoints: [entryReal],
+      outfile,
+      sourcemap: 'external',
+      sourcesContent: false,
+    });
     text = result.outputFiles!.find((file) => file.path.endsWith('.js'))!.text;
     mapText = result.outputFiles!.find((file) => file.path.endsWith('.map'))!.text;
   } catch (error) {
     failures = buildProblems(error, { dir: roots.integrationDir, contents });
   }
   const details = [...offenses.map((message) => ({ message })), ...failures];
-  if (details.length > 0) throw new HostError('ERR_BUNDLE_FAILED', details.map(describeBuildProblem).join('; '), details);
+  if (details.length > 0)
+    throw new HostError('ERR_BUNDLE_FAILED', details.map(describeBuildProblem).join('; '), details);
   return {
     code: wrapBundle(blankModuleMarkers(text!, roots.integrationDir, contents.keys())),
     map: prepareSourceMap(mapText!, path.dirname(outfile), roots.integrationDir, WRAPPER_LEADING_LINES),

@@ -28,12 +28,24 @@ export const PROVIDED = 'ih-provided';
  */
 export const PROVIDED_BINDING = '__ih_provided';
 const LOADERS = new Map<string, Loader>([
-  ['.ts', 'ts'], ['.mts', 'ts'], ['.cts', 'ts'], ['.tsx', 'tsx'], ['.js', 'js'], ['.mjs', 'js'], ['.cjs', 'js'], ['.jsx', 'jsx'], ['.json', 'json'],
+  ['.ts', 'ts'],
+  ['.mts', 'ts'],
+  ['.cts', 'ts'],
+  ['.tsx', 'tsx'],
+  ['.js', 'js'],
+  ['.mjs', 'js'],
+  ['.cjs', 'js'],
+  ['.jsx', 'jsx'],
+  ['.json', 'json'],
 ]);
 /** Imported as a string (GitBook's CLI does the same): scripts and styles injected into pages. */
 const TEXT_SUFFIXES = ['.raw.js', '.raw.css'];
 
-export function containmentPlugin(roots: ResolutionRoots, offenses: string[], contents: Map<string, Uint8Array>): Plugin {
+export function containmentPlugin(
+  roots: ResolutionRoots,
+  offenses: string[],
+  contents: Map<string, Uint8Array>,
+): Plugin {
   const sandboxReal = realpathOrSelf(SANDBOX_API_DIR);
   const dirReal = roots.integrationDir;
   const inNodeModules = (file: string) => roots.nodeModules.some((folder) => isInside(folder, file));
@@ -58,10 +70,15 @@ export function containmentPlugin(roots: ResolutionRoots, offenses: string[], co
         const fromSandboxApi = isInside(sandboxReal, args.importer);
         // Judge relative and absolute paths before touching the disk: whether a file exists
         // outside the folder is none of the script's business.
-        const outside = roots.nodeModules.length > 0
-          ? ', which resolves outside the integration folder and its node_modules'
-          : ', which resolves outside the integration folder';
-        if (/^(\.\.?(\/|$)|\/)/.test(args.path) && !fromSandboxApi && !allowedFile(path.resolve(args.resolveDir, args.path))) {
+        const outside =
+          roots.nodeModules.length > 0
+            ? ', which resolves outside the integration folder and its node_modules'
+            : ', which resolves outside the integration folder';
+        if (
+          /^(\.\.?(\/|$)|\/)/.test(args.path) &&
+          !fromSandboxApi &&
+          !allowedFile(path.resolve(args.resolveDir, args.path))
+        ) {
           return reject(outside);
         }
         const resolved = await b.resolve(args.path, {
@@ -76,7 +93,9 @@ export function containmentPlugin(roots: ResolutionRoots, offenses: string[], co
         // missing (an uncommitted build output) rather than only that it cannot be resolved.
         const ownCode = isInside(dirReal, args.importer) && !inNodeModules(args.importer);
         if (resolved.errors.length > 0 && ownCode && /^\.\.?(\/|$)/.test(args.path)) {
-          return reject((await describeMissingImport(dirReal, args.resolveDir, args.path)) ?? ', which cannot be resolved');
+          return reject(
+            (await describeMissingImport(dirReal, args.resolveDir, args.path)) ?? ', which cannot be resolved',
+          );
         }
         // Anything but a plain file (data: URLs, externals) has no place in a sandbox bundle.
         if (resolved.errors.length > 0 || resolved.external || resolved.namespace !== 'file') {
@@ -104,14 +123,19 @@ export function containmentPlugin(roots: ResolutionRoots, offenses: string[], co
         const loader: Loader | undefined = asText ? 'text' : LOADERS.get(path.extname(lower));
         // Never left to esbuild: it would read any file it is handed, whatever its kind.
         if (loader === undefined) {
-          offenses.push(`script imports ${shown}, which is not a source file (.ts, .tsx, .js, .mjs, .cjs, .jsx or .json; .raw.js, .raw.css or \`with { type: 'text' }\` as text)`);
+          offenses.push(
+            `script imports ${shown}, which is not a source file (.ts, .tsx, .js, .mjs, .cjs, ` +
+              `.jsx or .json; .raw.js, .raw.css or \`with { type: 'text' }\` as text)`,
+          );
           return { contents: '', loader: 'js' };
         }
         let bytes: Buffer;
         try {
           bytes = await readRegularFile(args.path, MAX_SOURCE_FILE_BYTES);
         } catch (error) {
-          offenses.push(`script imports ${shown}, which ${error instanceof UnreadableFileError ? error.message : 'cannot be read'}`);
+          offenses.push(
+            `script imports ${shown}, which ${error instanceof UnreadableFileError ? error.message : 'cannot be read'}`,
+          );
           return { contents: '', loader: 'js' };
         }
         contents.set(args.path, bytes);
@@ -127,7 +151,11 @@ export function containmentPlugin(roots: ResolutionRoots, offenses: string[], co
  * decided which file a bare import became (`exports`, `module`, `browser`), so a changed one must
  * change the cache hash even when no built file changed.
  */
-async function recordPackageJsons(file: string, roots: ResolutionRoots, contents: Map<string, Uint8Array>): Promise<void> {
+async function recordPackageJsons(
+  file: string,
+  roots: ResolutionRoots,
+  contents: Map<string, Uint8Array>,
+): Promise<void> {
   const folder = roots.nodeModules.find((candidate) => isInside(candidate, file));
   if (folder === undefined) return;
   for (let dir = path.dirname(file); dir !== folder && isInside(folder, dir); dir = path.dirname(dir)) {
@@ -159,7 +187,8 @@ function symlinkedPackage(specifier: string, roots: ResolutionRoots): string | n
  */
 export function providedStub(specifier: string): string {
   const names = Object.keys(PROVIDED_MODULES[specifier]);
-  return `const m = ${PROVIDED_BINDING}[${JSON.stringify(specifier)}];\n${names.map((name) => `export const ${name} = m.${name};`).join('\n')}\n`;
+  const exports = names.map((name) => `export const ${name} = m.${name};`).join('\n');
+  return `const m = ${PROVIDED_BINDING}[${JSON.stringify(specifier)}];\n${exports}\n`;
 }
 
 function resolveSandboxApi(specifier: string, sandboxReal: string): string | null {
@@ -173,11 +202,16 @@ function resolveSandboxApi(specifier: string, sandboxReal: string): string | nul
 }
 
 function isNodeBuiltin(specifier: string): boolean {
-  return specifier.startsWith('node:') || builtinModules.includes(specifier) || builtinModules.includes(specifier.split('/')[0]);
+  return (
+    specifier.startsWith('node:') ||
+    builtinModules.includes(specifier) ||
+    builtinModules.includes(specifier.split('/')[0])
+  );
 }
 
 function displayImporter(importer: string, roots: ResolutionRoots, sandboxReal: string): string {
-  if (isInside(sandboxReal, importer)) return `sandbox-api/${path.relative(sandboxReal, importer).split(path.sep).join('/')}`;
+  if (isInside(sandboxReal, importer))
+    return `sandbox-api/${path.relative(sandboxReal, importer).split(path.sep).join('/')}`;
   // Relative to the integration folder, so a hoisted package reads `../../node_modules/…`.
   return path.relative(roots.integrationDir, importer).split(path.sep).join('/') || importer;
 }

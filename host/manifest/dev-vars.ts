@@ -34,7 +34,10 @@ export function parseDevVars(text: string, owner: string): DevVars {
     const [, name, rawValue] = match;
     const outside = namespaceProblem(name, owner);
     if (outside !== null) {
-      result.warnings.push({ pointer: '', message: `${where}: ${name} is not this integration's to set (${outside}); ignored` });
+      result.warnings.push({
+        pointer: '',
+        message: `${where}: ${name} is not this integration's to set (${outside}); ignored`,
+      });
       return;
     }
     const quoted = /^(["'])(.*)\1$/.exec(rawValue);
@@ -51,14 +54,18 @@ export async function readDevVars(dir: string, owner: string): Promise<DevVars> 
     // Never blocks on a FIFO or a device planted under the name, never reads past the cap.
     text = (await readRegularFile(file, MAX_DEV_VARS_BYTES)).toString('utf8');
   } catch (error) {
-    if (error instanceof UnreadableFileError) return { values: {}, warnings: [{ pointer: '', message: `${error.message}; ignored` }] };
+    if (error instanceof UnreadableFileError)
+      return { values: {}, warnings: [{ pointer: '', message: `${error.message}; ignored` }] };
     return { values: {}, warnings: [] };
   }
   return parseDevVars(text, owner);
 }
 
 /** `env` with the development values filled in where it has nothing (unset or empty); which ones were. */
-export function withDevVars(env: Record<string, string | undefined>, devVars: DevVars): { env: Record<string, string | undefined>; filled: string[] } {
+export function withDevVars(
+  env: Record<string, string | undefined>,
+  devVars: DevVars,
+): { env: Record<string, string | undefined>; filled: string[] } {
   const filled = Object.keys(devVars.values).filter((name) => env[name] === undefined || env[name] === '');
   if (filled.length === 0) return { env, filled };
   return { env: { ...env, ...Object.fromEntries(filled.map((name) => [name, devVars.values[name]])) }, filled };

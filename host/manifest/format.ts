@@ -48,5 +48,8 @@ export function displayPath(absolutePath: string, cwd: string = process.cwd()): 
  * frame: `npm run dev` prints the same lines at startup and on reload.
  */
 export function reportLines(errors: readonly ManifestProblem[], warnings: readonly ManifestProblem[]): string[] {
-  return [...errors.flatMap((problem) => problemLines(problem)), ...warnings.flatMap((warning) => problemLines(warning, 'warning'))];
+  return [
+    ...errors.flatMap((problem) => problemLines(problem)),
+    ...warnings.flatMap((warning) => problemLines(warning, 'warning')),
+  ];
 }

@@ -8,7 +8,13 @@ import { readRegularFile, UnreadableFileError } from './read-file.ts';
 import path from 'node:path';
 import { CORE_SCHEMA, load } from 'js-yaml';
 import { HostError, type ErrorDetail } from '../common/errors.ts';
-import { MANIFEST_FILES, type LoadedIntegration, type Manifest, type ManifestKind, type ManifestProblem } from './types.ts';
+import {
+  MANIFEST_FILES,
+  type LoadedIntegration,
+  type Manifest,
+  type ManifestKind,
+  type ManifestProblem,
+} from './types.ts';
 import { checkSchema, escapePointer, type Issue } from './validate.ts';
 import { checkSemantics, findUnknownKeys, findUnusedKeys, isObject, semanticWarnings } from './semantic.ts';
 import { checkManifestPaths } from './paths.ts';
@@ -74,9 +80,17 @@ export async function loadIntegration(dir: string, options: LoadOptions): Promis
  * `name` must be unique across all. With `only`, every manifest is still read (names are judged
  * against all of them) but only those integrations are bundled and returned.
  */
-export async function loadIntegrations(dirs: string[], options: LoadOptions, only?: ReadonlySet<string>): Promise<LoadedIntegration[]> {
+export async function loadIntegrations(
+  dirs: string[],
+  options: LoadOptions,
+  only?: ReadonlySet<string>,
+): Promise<LoadedIntegration[]> {
   const roots = [...new Set(dirs.map((dir) => path.resolve(dir)))];
-  const folders = (await Promise.all(roots.map(async (root) => (await listIntegrationFolders(root)).map((folder) => ({ folder, root }))))).flat();
+  const folders = (
+    await Promise.all(
+      roots.map(async (root) => (await listIntegrationFolders(root)).map((folder) => ({ folder, root }))),
+    )
+  ).flat();
   const inspected = await Promise.all(folders.map(({ folder, root }) => inspectIntegration(folder, root, options)));
   markDuplicateNames(inspected);
   markForeignSecretVariables(inspected);
@@ -86,7 +100,10 @@ export async function loadIntegrations(dirs: string[], options: LoadOptions, onl
 
 async function listIntegrationFolders(root: string): Promise<string[]> {
   const entries = await readdir(root).catch((error: NodeJS.ErrnoException) => {
-    throw new HostError('ERR_OPTIONS_INVALID', `integrations folder "${root}" cannot be read (${error.code}): pass --dir with a folder that holds integrations`);
+    throw new HostError(
+      'ERR_OPTIONS_INVALID',
+      `integrations folder "${root}" cannot be read (${error.code}): pass --dir with a folder that holds integrations`,
+    );
   });
   // A --dir that is itself an integration folder (`--dir integrations/greeter`) serves just that one.
   if ((await manifestKindsIn(root)).length > 0) return [root];
@@ -102,7 +119,9 @@ async function listIntegrationFolders(root: string): Promise<string[]> {
 
 /** Which manifest files the folder holds (regular files, symlinks followed). */
 async function manifestKindsIn(dir: string): Promise<ManifestKind[]> {
-  const present = await Promise.all(KINDS.map(async (kind) => (await stat(path.join(dir, MANIFEST_FILES[kind])).catch(() => null))?.isFile() === true));
+  const present = await Promise.all(
+    KINDS.map(async (kind) => (await stat(path.join(dir, MANIFEST_FILES[kind])).catch(() => null))?.isFile() === true),
+  );
   return KINDS.filter((_, index) => present[index]);
 }
 
@@ -112,7 +131,14 @@ async function inspectIntegration(dir: string, root: string, options: LoadOption
   const manifestPath = path.join(dir, MANIFEST_FILES[kind]);
   const file = displayPath(manifestPath);
   const loaded: LoadedIntegration = {
-    name: path.basename(dir), dir, manifestPath, manifestKind: kind, status: 'invalid', secrets: {}, errors: [], warnings: [],
+    name: path.basename(dir),
+    dir,
+    manifestPath,
+    manifestKind: kind,
+    status: 'invalid',
+    secrets: {},
+    errors: [],
+    warnings: [],
   };
   const attach = (issues: Issue[]): ManifestProblem[] => issues.map((issue) => ({ file, ...issue }));
   if (kinds.length > 1) {
@@ -142,13 +168,22 @@ async function inspectIntegration(dir: string, root: string, options: LoadOption
     ...(devVars !== undefined ? { devVarsFile } : {}),
   });
   if (Object.keys(secrets.sources).length > 0) loaded.secretSources = secrets.sources;
-  loaded.errors.push(...attach([
-    ...schemaIssues,
-    ...checkSemantics(doc, options),
-    ...(await checkManifestPaths(await realpath(dir), doc)),
-    ...secrets.errors,
-  ]));
-  loaded.warnings.push(...attach([...findUnknownKeys(doc), ...findUnusedKeys(doc), ...semanticWarnings(doc, options), ...secrets.warnings]));
+  loaded.errors.push(
+    ...attach([
+      ...schemaIssues,
+      ...checkSemantics(doc, options),
+      ...(await checkManifestPaths(await realpath(dir), doc)),
+      ...secrets.errors,
+    ]),
+  );
+  loaded.warnings.push(
+    ...attach([
+      ...findUnknownKeys(doc),
+      ...findUnusedKeys(doc),
+      ...semanticWarnings(doc, options),
+      ...secrets.warnings,
+    ]),
+  );
   loaded.warnings.push(...(devVars?.warnings ?? []).map((issue) => ({ file: devVarsFile, ...issue })));
   // Only the filled-in variables a secret actually reads are worth saying.
   const used = filled.filter((name) => Object.values(secrets.variables).includes(name));
@@ -203,7 +238,11 @@ function markDuplicateNames(inspected: Inspected[]): void {
     for (const item of holders) {
       const others = holders.filter((other) => other !== item).map((other) => displayPath(other.loaded.dir));
       const file = displayPath(item.loaded.manifestPath);
-      item.loaded.errors.push({ file, pointer: '/name', message: `name "${item.declaredName}" is also used by the integration in ${others.join(', ')}` });
+      item.loaded.errors.push({
+        file,
+        pointer: '/name',
+        message: `name "${item.declaredName}" is also used by the integration in ${others.join(', ')}`,
+      });
       item.loaded.secrets = {};
     }
   }
@@ -217,7 +256,11 @@ function markForeignSecretVariables(inspected: Inspected[]): void {
       const owner = ownerOf(variable, names);
       if (owner === undefined || owner === item.declaredName) continue;
       const file = displayPath(item.loaded.manifestPath);
-      item.loaded.errors.push({ file, pointer: `/secrets/${escapePointer(key)}`, message: `secret "${key}" cannot read ${variable}: it belongs to the integration "${owner}"` });
+      item.loaded.errors.push({
+        file,
+        pointer: `/secrets/${escapePointer(key)}`,
+        message: `secret "${key}" cannot read ${variable}: it belongs to the integration "${owner}"`,
+      });
       item.loaded.secrets = {};
     }
   }
@@ -236,13 +279,16 @@ async function finish({ loaded, root }: Inspected, options: LoadOptions): Promis
       });
     } catch (error) {
       const file = displayPath(loaded.manifestPath);
-      const details: ErrorDetail[] = error instanceof HostError && error.details ? error.details : [{ message: (error as Error).message }];
+      const details: ErrorDetail[] =
+        error instanceof HostError && error.details ? error.details : [{ message: (error as Error).message }];
       // A build error in a source file is reported against that file, at its place.
-      loaded.errors.push(...details.map(({ message, source }) => {
-        if (source === undefined) return { file, pointer: '/script', message };
-        const { file: inFolder, ...at } = source;
-        return { file: displayPath(path.resolve(loaded.dir, inFolder)), pointer: '/script', message, at };
-      }));
+      loaded.errors.push(
+        ...details.map(({ message, source }) => {
+          if (source === undefined) return { file, pointer: '/script', message };
+          const { file: inFolder, ...at } = source;
+          return { file: displayPath(path.resolve(loaded.dir, inFolder)), pointer: '/script', message, at };
+        }),
+      );
       loaded.secrets = {};
       return { ...loaded, status: 'invalid' };
     }

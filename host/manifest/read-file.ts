@@ -23,7 +23,10 @@ export async function readRegularFile(file: string, maxBytes: number): Promise<B
   const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) throw new UnreadableFileError(`is ${KINDS.find(([test]) => test(stat))?.[1] ?? 'not a regular file'}, not a regular file`);
+    if (!stat.isFile())
+      throw new UnreadableFileError(
+        `is ${KINDS.find(([test]) => test(stat))?.[1] ?? 'not a regular file'}, not a regular file`,
+      );
     if (stat.size > maxBytes) throw new UnreadableFileError(`is larger than ${maxBytes} bytes`);
     // Read at most one byte past the cap: a file growing while it is read cannot grow the host.
     const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);

@@ -11,7 +11,8 @@ export function envPrefixOf(name: string): string {
 export function namespaceProblem(variable: string, name: string): string | null {
   if (variable.startsWith('HOST_')) return `${variable} is one of the host's own variables`;
   const prefix = envPrefixOf(name);
-  if (!variable.startsWith(prefix) || variable.length === prefix.length) return `an integration named "${name}" may only read variables named ${prefix}…, not ${variable}`;
+  if (!variable.startsWith(prefix) || variable.length === prefix.length)
+    return `an integration named "${name}" may only read variables named ${prefix}…, not ${variable}`;
   return null;
 }
 
@@ -20,7 +21,12 @@ export function ownerOf(variable: string, names: readonly string[]): string | un
   let owner: string | undefined;
   for (const name of names) {
     const prefix = envPrefixOf(name);
-    if (variable.startsWith(prefix) && variable.length > prefix.length && (owner === undefined || prefix.length > envPrefixOf(owner).length)) owner = name;
+    if (
+      variable.startsWith(prefix) &&
+      variable.length > prefix.length &&
+      (owner === undefined || prefix.length > envPrefixOf(owner).length)
+    )
+      owner = name;
   }
   return owner;
 }

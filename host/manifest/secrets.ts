@@ -79,7 +79,13 @@ export function resolveSecrets(
       if (stored !== undefined) {
         setOwn(result.sources, key, { variable, source: 'store' });
         if ('value' in stored) setOwn(result.values, key, stored.value);
-        else problem({ pointer, message: `secret "${key}" reads ${variable} from this host's secret store, where its value cannot be read: ${stored.problem}` });
+        else
+          problem({
+            pointer,
+            message:
+              `secret "${key}" reads ${variable} from this host's secret ` +
+              `store, where its value cannot be read: ${stored.problem}`,
+          });
         continue;
       }
       setOwn(result.sources, key, { variable, source: 'missing' });
@@ -89,8 +95,11 @@ export function resolveSecrets(
         problem({
           pointer,
           message: options.unsetIsWarning
-            ? `secret "${key}" reads ${variable}, which a host never takes from its environment (${outside}): store it for this integration with ${command} (the value is read from stdin); the host will refuse to load the integration until it is stored`
-            : `secret "${key}" cannot read ${variable}: ${outside}; store it for this integration instead: ${command} (the value is read from stdin)`,
+            ? `secret "${key}" reads ${variable}, which a host never takes from its environment (${outside}): ` +
+              `store it for this integration with ${command} (the value is read from stdin); the host will ` +
+              `refuse to load the integration until it is stored`
+            : `secret "${key}" cannot read ${variable}: ${outside}; store it for this ` +
+              `integration instead: ${command} (the value is read from stdin)`,
         });
         continue;
       }
@@ -100,8 +109,20 @@ export function resolveSecrets(
       const devVars = options.devVarsFile === undefined ? '' : `put ${variable}=<value> in ${options.devVarsFile}`;
       const unset = (why: string) =>
         options.unsetIsWarning
-          ? result.warnings.push({ pointer, message: `secret "${key}" needs environment variable ${variable}, which ${why}: the host will refuse to load the integration until it is set (${devVars ? `${devVars} for ${commandLine('dev')}, or stored` : 'or stored'} with ${command})` })
-          : result.errors.push({ pointer, message: `secret "${key}" needs environment variable ${variable}, which ${why} (${devVars ? `${devVars}, or store it` : 'or store it'}: ${command})` });
+          ? result.warnings.push({
+              pointer,
+              message:
+                `secret "${key}" needs environment variable ${variable}, which ${why}: the host will refuse to ` +
+                `load the integration until it is set ` +
+                `(${devVars ? `${devVars} for ${commandLine('dev')}, or stored` : 'or stored'} ` +
+                `with ${command})`,
+            })
+          : result.errors.push({
+              pointer,
+              message:
+                `secret "${key}" needs environment variable ${variable}, which ${why} ` +
+                `(${devVars ? `${devVars}, or store it` : 'or store it'}: ${command})`,
+            });
       if (value === undefined) {
         unset('is not set');
       } else if (value === '') {
@@ -117,18 +138,25 @@ export function resolveSecrets(
       setOwn(result.sources, key, { source: 'missing' });
       result.warnings.push({
         pointer,
-        message: `secret "${key}" is a 1Password reference (op://…), which this host does not resolve: it is left unset; export the value and write \${{ env.NAME }} to provide it`,
+        message:
+          `secret "${key}" is a 1Password reference (op://…), which this host does not resolve: ` +
+          `it is left unset; export the value and write \${{ env.NAME }} to provide it`,
       });
     } else if (raw.includes('${{')) {
       // A half-written template must not be shipped to the integration as if it were the secret.
       setOwn(result.sources, key, { source: 'missing' });
-      result.errors.push({ pointer, message: `secret "${key}" has a malformed template; write it as \${{ env.NAME }}` });
+      result.errors.push({
+        pointer,
+        message: `secret "${key}" has a malformed template; write it as \${{ env.NAME }}`,
+      });
     } else {
       setOwn(result.values, key, raw);
       setOwn(result.sources, key, { source: 'manifest' });
       result.warnings.push({
         pointer,
-        message: `secret "${key}" is written literally in the manifest; secrets should come from the environment (\${{ env.NAME }})`,
+        message:
+          `secret "${key}" is written literally in the manifest; secrets ` +
+          `should come from the environment (\${{ env.NAME }})`,
       });
     }
   }

@@ -21,7 +21,11 @@ export interface SemanticOptions {
 }
 
 export function checkSemantics(doc: Record<string, unknown>, options: SemanticOptions = {}): Issue[] {
-  return [...checkBlockIds(doc.blocks), ...checkConfigurations(doc.configurations), ...checkInternalScopes(doc, options).errors];
+  return [
+    ...checkBlockIds(doc.blocks),
+    ...checkConfigurations(doc.configurations),
+    ...checkInternalScopes(doc, options).errors,
+  ];
 }
 
 /** Warnings of the semantic checks (internal scopes of an organization the platform data does not know). */
@@ -30,10 +34,16 @@ export function semanticWarnings(doc: Record<string, unknown>, options: Semantic
 }
 
 const NOT_ACTED_ON = {
-  target: 'accepted but not acted on: this host does not restrict install targets yet (installations may target an organization, a space or a site)',
-  componentId: 'accepted: this host has no configuration screen of its own; the component renders through the render route with the props its caller passes and stores its configuration through GitBook\'s API, and the admin PATCH has no properties to set at this level',
+  target:
+    'accepted but not acted on: this host does not restrict install targets ' +
+    'yet (installations may target an organization, a space or a site)',
+  componentId:
+    'accepted: this host has no configuration screen of its own; the component renders through the render ' +
+    "route with the props its caller passes and stores its configuration through GitBook's API, and the admin " +
+    'PATCH has no properties to set at this level',
   urlUnfurl: 'accepted but not acted on: link unfurling is done by the documentation editor, not by this host',
-  markdown: 'accepted but not acted on: markdown code block conversion is done by the documentation editor, not by this host',
+  markdown:
+    'accepted but not acted on: markdown code block conversion is done by the documentation editor, not by this host',
   blockIcon: 'accepted but not acted on: this host does not show block icons',
   envs: 'ignored: this host has no per-environment manifests; the top-level values apply',
   contentSources: 'accepted but not acted on: this host does not run content sources',
@@ -55,7 +65,8 @@ export function findUnusedKeys(doc: Record<string, unknown>): Issue[] {
   if (isObject(doc.configurations)) {
     for (const level of ['account', 'space', 'site'] as const) {
       const config = doc.configurations[level];
-      if (isObject(config) && config.componentId !== undefined) note(`/configurations/${level}/componentId`, NOT_ACTED_ON.componentId);
+      if (isObject(config) && config.componentId !== undefined)
+        note(`/configurations/${level}/componentId`, NOT_ACTED_ON.componentId);
     }
   }
   if (doc.contentSources !== undefined) note('/contentSources', NOT_ACTED_ON.contentSources);
@@ -67,7 +78,10 @@ export function findUnusedKeys(doc: Record<string, unknown>): Issue[] {
 export function findUnknownKeys(doc: Record<string, unknown>): Issue[] {
   return Object.keys(doc)
     .filter((key) => !MANIFEST_KEYS.includes(key))
-    .map((key) => ({ pointer: `/${escapePointer(key)}`, message: `unknown key "${key}" (ignored${didYouMean(key, MANIFEST_KEYS)})` }));
+    .map((key) => ({
+      pointer: `/${escapePointer(key)}`,
+      message: `unknown key "${key}" (ignored${didYouMean(key, MANIFEST_KEYS)})`,
+    }));
 }
 
 function checkBlockIds(blocks: unknown): Issue[] {
@@ -79,7 +93,11 @@ function checkBlockIds(blocks: unknown): Issue[] {
     if (typeof id !== 'string') return;
     const first = firstIndex.get(id);
     if (first === undefined) firstIndex.set(id, index);
-    else issues.push({ pointer: `/blocks/${index}/id`, message: `duplicate block id "${id}" (also used by /blocks/${first})` });
+    else
+      issues.push({
+        pointer: `/blocks/${index}/id`,
+        message: `duplicate block id "${id}" (also used by /blocks/${first})`,
+      });
   });
   return issues;
 }
@@ -115,7 +133,10 @@ function checkConfigurations(configurations: unknown): Issue[] {
   return issues;
 }
 
-function checkInternalScopes(doc: Record<string, unknown>, options: SemanticOptions): { errors: Issue[]; warnings: Issue[] } {
+function checkInternalScopes(
+  doc: Record<string, unknown>,
+  options: SemanticOptions,
+): { errors: Issue[]; warnings: Issue[] } {
   const result: { errors: Issue[]; warnings: Issue[] } = { errors: [], warnings: [] };
   if (!Array.isArray(doc.scopes)) return result;
   const organization = typeof doc.organization === 'string' ? doc.organization : undefined;
@@ -123,17 +144,28 @@ function checkInternalScopes(doc: Record<string, unknown>, options: SemanticOpti
   if (typeof doc.name === 'string' && (options.firstPartyIntegrations ?? []).includes(doc.name)) return result;
   // A manifest with no readable organization gets no internal scope either.
   if (organization !== undefined && (options.firstPartyOrganizations ?? []).includes(organization)) return result;
-  const unknownToCheck = organization !== undefined && options.knownOrganizations !== undefined && !options.knownOrganizations.includes(organization);
+  const unknownToCheck =
+    organization !== undefined &&
+    options.knownOrganizations !== undefined &&
+    !options.knownOrganizations.includes(organization);
   doc.scopes.forEach((scope, index) => {
     if (!(INTERNAL_SCOPES as readonly unknown[]).includes(scope)) return;
     const pointer = `/scopes/${index}`;
     if (unknownToCheck) {
       result.warnings.push({
         pointer,
-        message: `scope "${String(scope)}" is internal: granted only if the host where it runs names it the platform's own (--first-party or firstPartyIntegrations) or organization "${organization}" is first-party there (the platform data checked here does not know it)`,
+        message:
+          `scope "${String(scope)}" is internal: granted only if the host where it runs names it the platform's ` +
+          `own (--first-party or firstPartyIntegrations) or organization "${organization}" is first-party there ` +
+          `(the platform data checked here does not know it)`,
       });
     } else {
-      result.errors.push({ pointer, message: `scope "${String(scope)}" is internal and only granted to the platform's own integrations (--first-party or firstPartyIntegrations) and first-party organizations` });
+      result.errors.push({
+        pointer,
+        message:
+          `scope "${String(scope)}" is internal and only granted to the platform's own ` +
+          `integrations (--first-party or firstPartyIntegrations) and first-party organizations`,
+      });
     }
   });
   return result;

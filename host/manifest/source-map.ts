@@ -21,7 +21,11 @@ function realpathOrSelf(file: string): string {
 const posix = (relative: string) => relative.split(path.sep).join('/');
 
 /** The stable, host-independent name of one bundled file. */
-export function sourceLabel(file: string, dirReal: string, sandboxReal: string = realpathOrSelf(SANDBOX_API_DIR)): string {
+export function sourceLabel(
+  file: string,
+  dirReal: string,
+  sandboxReal: string = realpathOrSelf(SANDBOX_API_DIR),
+): string {
   if (isInside(dirReal, file)) return posix(path.relative(dirReal, file));
   if (isInside(sandboxReal, file)) return `sandbox-api/${posix(path.relative(sandboxReal, file))}`;
   const parts = posix(file).split('/');
@@ -40,7 +44,14 @@ export function prepareSourceMap(mapText: string, outDir: string, dirReal: strin
   const sources = map.sources.map((source) => {
     // The stub of a module the runtime provides (containment.ts): named by its specifier.
     if (source.startsWith(`${PROVIDED}:`)) return source.slice(PROVIDED.length + 1);
-    return /^[a-z][a-z0-9+.-]*:/i.test(source) ? 'external/(generated)' : sourceLabel(path.resolve(outDir, source), dirReal, sandboxReal);
+    return /^[a-z][a-z0-9+.-]*:/i.test(source)
+      ? 'external/(generated)'
+      : sourceLabel(path.resolve(outDir, source), dirReal, sandboxReal);
   });
-  return JSON.stringify({ version: map.version, sources, names: map.names ?? [], mappings: `${';'.repeat(leadingLines)}${map.mappings}` });
+  return JSON.stringify({
+    version: map.version,
+    sources,
+    names: map.names ?? [],
+    mappings: `${';'.repeat(leadingLines)}${map.mappings}`,
+  });
 }

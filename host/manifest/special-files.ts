@@ -31,7 +31,8 @@ export async function findSpecialFiles(roots: ResolutionRoots): Promise<string[]
   const problems: string[] = [];
   const shown = (file: string) => path.relative(roots.integrationDir, file).split(path.sep).join('/') || file;
   const judge = async (file: string) => {
-    if ((await kindOf(file, false)) === 'special') problems.push(`${shown(file)} is a FIFO, socket or device, which the build could wait on forever; remove it`);
+    if ((await kindOf(file, false)) === 'special')
+      problems.push(`${shown(file)} is a FIFO, socket or device, which the build could wait on forever; remove it`);
   };
 
   let walked = 0;
@@ -43,7 +44,8 @@ export async function findSpecialFiles(roots: ResolutionRoots): Promise<string[]
       if (++walked > MAX_WALK_ENTRIES) break;
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) pending.push(full);
-      else if (entry.isSymbolicLink() && (await kindOf(full, true)) === 'directory') await judge(path.join(full, 'package.json'));
+      else if (entry.isSymbolicLink() && (await kindOf(full, true)) === 'directory')
+        await judge(path.join(full, 'package.json'));
       else if (!entry.isFile()) await judge(full);
     }
   }
@@ -55,7 +57,8 @@ export async function findSpecialFiles(roots: ResolutionRoots): Promise<string[]
     for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
       const packageDir = path.join(folder, entry.name);
       if (entry.name.startsWith('@')) {
-        for (const scoped of await readdir(packageDir).catch(() => [])) await judge(path.join(packageDir, scoped, 'package.json'));
+        for (const scoped of await readdir(packageDir).catch(() => []))
+          await judge(path.join(packageDir, scoped, 'package.json'));
       } else await judge(path.join(packageDir, 'package.json'));
     }
   }

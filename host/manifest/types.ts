@@ -4,10 +4,23 @@
 import type { SourcePosition } from '../common/code-frame.ts';
 
 export const SCOPES = [
-  'space:content:read', 'space:content:write', 'space:metadata:read', 'space:metadata:write',
-  'space:git:sync', 'page:feedback:read', 'site:metadata:read', 'site:views:read', 'site:script:inject',
-  'site:script:cookies', 'site:visitor:auth', 'site:visitor:claims', 'site:adaptive:read',
-  'site:adaptive:write', 'openapi:read', 'openapi:write', 'conversations:ingest',
+  'space:content:read',
+  'space:content:write',
+  'space:metadata:read',
+  'space:metadata:write',
+  'space:git:sync',
+  'page:feedback:read',
+  'site:metadata:read',
+  'site:views:read',
+  'site:script:inject',
+  'site:script:cookies',
+  'site:visitor:auth',
+  'site:visitor:claims',
+  'site:adaptive:read',
+  'site:adaptive:write',
+  'openapi:read',
+  'openapi:write',
+  'conversations:ingest',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -15,7 +28,15 @@ export type Scope = (typeof SCOPES)[number];
 export const INTERNAL_SCOPES: readonly Scope[] = ['site:script:inject', 'site:script:cookies'];
 
 /** `visitor-auth` is GitBook's name for what this platform calls `authenticated-access`; both are accepted. */
-export const CATEGORIES = ['analytics', 'collaboration', 'content', 'marketing', 'authenticated-access', 'visitor-auth', 'other'] as const;
+export const CATEGORIES = [
+  'analytics',
+  'collaboration',
+  'content',
+  'marketing',
+  'authenticated-access',
+  'visitor-auth',
+  'other',
+] as const;
 export const VISIBILITIES = ['private', 'unlisted', 'public'] as const;
 export const TARGETS = ['all', 'organization', 'space', 'site'] as const;
 

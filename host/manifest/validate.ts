@@ -58,14 +58,22 @@ function describeError(e: ErrorObject): Issue | null {
       const type = e.schemaPath.includes('/then/') ? (e.data as { type?: string }).type : undefined;
       const why = type ? ` (${type} properties need it)` : '';
       // A key written with a typo is both unknown and missing: say which one it probably is.
-      const written = isRecord(e.data) ? Object.keys(e.data).filter((key) => closestKey(key, [missing]) === missing) : [];
+      const written = isRecord(e.data)
+        ? Object.keys(e.data).filter((key) => closestKey(key, [missing]) === missing)
+        : [];
       const typo = written.length > 0 ? ` (is "${written[0]}" a misspelling of it?)` : '';
-      return { pointer: `${at}/${escapePointer(missing)}`, message: `required key "${missing}" is missing${why}${typo}` };
+      return {
+        pointer: `${at}/${escapePointer(missing)}`,
+        message: `required key "${missing}" is missing${why}${typo}`,
+      };
     }
     case 'additionalProperties': {
       const extra = String(params.additionalProperty);
       const known = isRecord(e.parentSchema?.properties) ? Object.keys(e.parentSchema.properties) : [];
-      return { pointer: `${at}/${escapePointer(extra)}`, message: `unknown key "${extra}"${didYouMean(extra, known).replace(/^; /, ': ')}` };
+      return {
+        pointer: `${at}/${escapePointer(extra)}`,
+        message: `unknown key "${extra}"${didYouMean(extra, known).replace(/^; /, ': ')}`,
+      };
     }
     case 'false schema': {
       const types = PROPERTY_KEY_TYPES[key] ?? [];

@@ -1,7 +1,7 @@
 // Turns a YAML parser's complaint about a manifest into a problem at its real cause where that can
 // be told: a quoted value or a `[…]`/`{…}` never closed makes the parser complain lines later
-// (often "deficient indentation"), so the quote or bracket that opened it is named instead. Pure; a line under `secrets:` is
-// never quoted (it may hold a literal value), so such a problem has no code frame.
+// (often "deficient indentation"), so the quote or bracket that opened it is named instead. Pure; a line under
+// `secrets:` is never quoted (it may hold a literal value), so such a problem has no code frame.
 
 import { lineOf, type SourcePosition } from '../common/code-frame.ts';
 
@@ -54,7 +54,8 @@ export function openingAt(text: string, line: number, column: number): Opening |
       if (char === '#' && (i === 0 || /\s/.test(raw[i - 1]))) break;
       const starts = VALUE_START.test(raw.slice(0, i));
       if ((char === '"' || char === "'") && starts) open = { char, line: index + 1, column: i + 1 };
-      else if ((char === '[' || char === '{') && (starts || flows.length > 0)) flows.push({ char, line: index + 1, column: i + 1 });
+      else if ((char === '[' || char === '{') && (starts || flows.length > 0))
+        flows.push({ char, line: index + 1, column: i + 1 });
       else if (flows.length > 0 && char === CLOSING[flows.at(-1)!.char]) flows.pop();
     }
     if (open === undefined && flows.length === 0 && BLOCK_SCALAR.test(raw)) blockIndent = indent;
@@ -74,7 +75,9 @@ export function describeYamlError(text: string, reason: string, mark: { line: nu
   if (open !== undefined && open.line < line) {
     const what = { '"': 'double-quoted value', "'": 'single-quoted value', '[': '[ list', '{': '{ mapping' }[open.char];
     return {
-      message: `invalid YAML: the ${what} that starts here is never closed (the parser read on to line ${line}: ${reason}); end it with ${CLOSING[open.char]}`,
+      message:
+        `invalid YAML: the ${what} that starts here is never closed (the parser read ` +
+        `on to line ${line}: ${reason}); end it with ${CLOSING[open.char]}`,
       at: { line: open.line, column: open.column, lineText: shownLine(text, open.line) },
     };
   }
@@ -83,7 +86,10 @@ export function describeYamlError(text: string, reason: string, mark: { line: nu
 
 /** The line for the code frame; '' (no frame) for a line inside the top-level `secrets` mapping. */
 function shownLine(text: string, line: number): string {
-  const lines = text.split('\n').slice(0, line).map((raw) => raw.replace(/\r$/, ''));
+  const lines = text
+    .split('\n')
+    .slice(0, line)
+    .map((raw) => raw.replace(/\r$/, ''));
   const section = lines.findLast((raw) => /^[^\s#]/.test(raw));
   return section !== undefined && /^["']?secrets["']?\s*:/.test(section) ? '' : lineOf(text, line);
 }

@@ -1,12 +1,24 @@
 // The host's Prometheus metrics (prom-client): dispatches by integration, type and status with a
 // latency histogram, sandbox events (isolate starts and evictions, worker restarts, quarantines,
 // throttles, demotions, egress refusals), webhook attempts by result and the outbox depth, owed
-// setup events' attempts and queue, plus Node's process metrics. Counts only what the host did; labels are bounded (integration names, event
-// types, status codes), never ids, URLs or anything a guest chose.
+// setup events' attempts and queue, plus Node's process metrics. Counts only what the host did; labels are bounded
+// (integration names, event types, status codes), never ids, URLs or anything a guest chose.
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-export type SandboxCount = 'isolate_start' | 'warm_isolate_start' | 'bundle_precompiled' | 'isolate_eviction' | 'egress_refusal' | 'worker_restart' | 'quarantine' | 'throttle' | 'demotion' | 'sched_idle_demotion' | 'sched_idle_return' | 'start_timeout';
+export type SandboxCount =
+  | 'isolate_start'
+  | 'warm_isolate_start'
+  | 'bundle_precompiled'
+  | 'isolate_eviction'
+  | 'egress_refusal'
+  | 'worker_restart'
+  | 'quarantine'
+  | 'throttle'
+  | 'demotion'
+  | 'sched_idle_demotion'
+  | 'sched_idle_return'
+  | 'start_timeout';
 export type AttemptResultLabel = 'succeeded' | 'retry' | 'failed';
 export type OwedAttemptResult = 'delivered' | 'retry' | 'failed';
 
@@ -29,7 +41,12 @@ const PREFIX = 'integration_host_';
 export function createHostMetrics(): HostMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: PREFIX });
-  const dispatches = new Counter({ name: `${PREFIX}dispatches_total`, help: 'Events dispatched into integrations, by integration, event type and answer status.', labelNames: ['integration', 'type', 'status'], registers: [registry] });
+  const dispatches = new Counter({
+    name: `${PREFIX}dispatches_total`,
+    help: 'Events dispatched into integrations, by integration, event type and answer status.',
+    labelNames: ['integration', 'type', 'status'],
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: `${PREFIX}dispatch_duration_seconds`,
     help: 'Wall-clock time of a dispatch into an integration, isolate start-up included.',
@@ -37,22 +54,63 @@ export function createHostMetrics(): HostMetrics {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const perIntegration = (name: string, help: string) => new Counter({ name: `${PREFIX}${name}`, help, labelNames: ['integration'], registers: [registry] });
+  const perIntegration = (name: string, help: string) =>
+    new Counter({ name: `${PREFIX}${name}`, help, labelNames: ['integration'], registers: [registry] });
   const counters: Record<SandboxCount, Counter<string>> = {
-    isolate_start: perIntegration('isolate_starts_total', 'V8 isolates started (first dispatch, after a reset or an eviction).'),
-    warm_isolate_start: perIntegration('warm_isolate_starts_total', "Isolate starts that claimed a realm from a worker's warm pool (made and bootstrapped ahead of time)."),
-    bundle_precompiled: perIntegration('precompiled_bundles_total', "Bundles compiled by their worker ahead of their first start, for V8's code cache (made in an isolate that only compiles; nothing runs)."),
-    isolate_eviction: perIntegration('isolate_evictions_total', 'Idle isolates disposed to stay under the per-worker cap.'),
+    isolate_start: perIntegration(
+      'isolate_starts_total',
+      'V8 isolates started (first dispatch, after a reset or an eviction).',
+    ),
+    warm_isolate_start: perIntegration(
+      'warm_isolate_starts_total',
+      "Isolate starts that claimed a realm from a worker's warm pool (made and bootstrapped ahead of time).",
+    ),
+    bundle_precompiled: perIntegration(
+      'precompiled_bundles_total',
+      "Bundles compiled by their worker ahead of their first start, for V8's " +
+        'code cache (made in an isolate that only compiles; nothing runs).',
+    ),
+    isolate_eviction: perIntegration(
+      'isolate_evictions_total',
+      'Idle isolates disposed to stay under the per-worker cap.',
+    ),
     egress_refusal: perIntegration('egress_refusals_total', 'Guest fetches refused by the egress policy.'),
-    quarantine: perIntegration('quarantines_total', 'Integrations quarantined after crashing their sandbox repeatedly.'),
+    quarantine: perIntegration(
+      'quarantines_total',
+      'Integrations quarantined after crashing their sandbox repeatedly.',
+    ),
     throttle: perIntegration('throttles_total', 'Integrations paused after running past their deadline repeatedly.'),
-    demotion: perIntegration('demotions_total', 'Offenders moved to the low-priority (nice 19) sandbox worker: a timeout, memory kill, crash or CPU hog.'),
-    sched_idle_demotion: perIntegration('sched_idle_demotions_total', 'Offenders moved on to the SCHED_IDLE sandbox worker after burning CPU again on the low-priority one.'),
-    start_timeout: perIntegration('start_timeouts_total', "Dispatches answered 504 at their deadline on an offenders' sandbox worker before any of the integration's code ran (its isolate was still being prepared): not counted as the integration's timeouts."),
-    sched_idle_return: perIntegration('sched_idle_returns_total', 'Offenders moved back from the SCHED_IDLE sandbox worker to the low-priority one because that worker starved (the machine had no CPU to spare).'),
-    worker_restart: new Counter({ name: `${PREFIX}worker_restarts_total`, help: 'Sandbox worker processes that died and were restarted.', registers: [registry] }),
+    demotion: perIntegration(
+      'demotions_total',
+      'Offenders moved to the low-priority (nice 19) sandbox worker: a timeout, memory kill, crash or CPU hog.',
+    ),
+    sched_idle_demotion: perIntegration(
+      'sched_idle_demotions_total',
+      'Offenders moved on to the SCHED_IDLE sandbox worker after burning CPU again on the low-priority one.',
+    ),
+    start_timeout: perIntegration(
+      'start_timeouts_total',
+      "Dispatches answered 504 at their deadline on an offenders' sandbox worker before any of the " +
+        "integration's code ran (its isolate was still being prepared): not counted as the integration's " +
+        'timeouts.',
+    ),
+    sched_idle_return: perIntegration(
+      'sched_idle_returns_total',
+      'Offenders moved back from the SCHED_IDLE sandbox worker to the low-priority ' +
+        'one because that worker starved (the machine had no CPU to spare).',
+    ),
+    worker_restart: new Counter({
+      name: `${PREFIX}worker_restarts_total`,
+      help: 'Sandbox worker processes that died and were restarted.',
+      registers: [registry],
+    }),
   };
-  const attempts = new Counter({ name: `${PREFIX}webhook_attempts_total`, help: 'Webhook delivery attempts, by result: succeeded, retry (failed, will be retried), failed (given up).', labelNames: ['result'], registers: [registry] });
+  const attempts = new Counter({
+    name: `${PREFIX}webhook_attempts_total`,
+    help: 'Webhook delivery attempts, by result: succeeded, retry (failed, will be retried), failed (given up).',
+    labelNames: ['result'],
+    registers: [registry],
+  });
   for (const result of ['succeeded', 'retry', 'failed']) attempts.inc({ result }, 0);
   counters.worker_restart.inc(0);
   let readDepth: (() => Promise<{ pending: number; inFlight: number }>) | undefined;
@@ -68,7 +126,14 @@ export function createHostMetrics(): HostMetrics {
       this.set({ status: 'in_flight' }, depth.inFlight);
     },
   });
-  const owedAttempts = new Counter({ name: `${PREFIX}owed_event_attempts_total`, help: 'Attempts to deliver owed setup events (installation_setup, …), by result: delivered, retry (failed, will be retried), failed (given up or refused).', labelNames: ['result'], registers: [registry] });
+  const owedAttempts = new Counter({
+    name: `${PREFIX}owed_event_attempts_total`,
+    help:
+      'Attempts to deliver owed setup events (installation_setup, …), by result: ' +
+      'delivered, retry (failed, will be retried), failed (given up or refused).',
+    labelNames: ['result'],
+    registers: [registry],
+  });
   for (const result of ['delivered', 'retry', 'failed']) owedAttempts.inc({ result }, 0);
   let readOwedDepth: (() => Promise<{ pending: number; running: number }>) | undefined;
   new Gauge({

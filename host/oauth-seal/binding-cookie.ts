@@ -19,8 +19,15 @@ function sameSite(secure: boolean): string {
 }
 
 /** `path` is the prefix shared by the integration's endpoints (`/v1/integrations/<name>/`). */
-export function setBindingCookie(nonce: string, binding: string, path: string, secure: boolean, maxAgeSeconds: number): string {
-  return `${bindingCookieName(nonce)}=${binding}; Path=${path}; Max-Age=${maxAgeSeconds}; HttpOnly; ${sameSite(secure)}`;
+export function setBindingCookie(
+  nonce: string,
+  binding: string,
+  path: string,
+  secure: boolean,
+  maxAgeSeconds: number,
+): string {
+  const attributes = `Path=${path}; Max-Age=${maxAgeSeconds}; HttpOnly; ${sameSite(secure)}`;
+  return `${bindingCookieName(nonce)}=${binding}; ${attributes}`;
 }
 
 export function clearBindingCookie(nonce: string, path: string, secure: boolean): string {

@@ -21,10 +21,17 @@ function isFormBody(method: string, contentType: string | undefined): boolean {
  * The callback a request carries, or undefined. `query` is its raw query (without `?`), `body`
  * its bytes (read only for an urlencoded POST).
  */
-export function findCallback(method: string, query: string, contentType: string | undefined, body: Uint8Array | null): ProviderCallback | undefined {
+export function findCallback(
+  method: string,
+  query: string,
+  contentType: string | undefined,
+  body: Uint8Array | null,
+): ProviderCallback | undefined {
   // `code` alone is a callback too: one that lost (or never had) its state must not reach the
   // integration. The same names in a form: GitBook's integrations post no other urlencoded `code`.
-  const isCallback = (raw: string) => paramValues(raw, 'code').length > 0 || (paramValues(raw, 'error').length > 0 && paramValues(raw, 'state').length > 0);
+  const isCallback = (raw: string) =>
+    paramValues(raw, 'code').length > 0 ||
+    (paramValues(raw, 'error').length > 0 && paramValues(raw, 'state').length > 0);
   if (isCallback(query)) return { where: 'query', states: paramValues(query, 'state') };
   if (body === null || body.length === 0 || !isFormBody(method, contentType)) return undefined;
   const form = new TextDecoder().decode(body);

@@ -41,7 +41,11 @@ function locationOf(status: number, headers: readonly [string, string][]): strin
  * The provider redirect of an answer whose redirect_uri comes back to `endpoints`; undefined for
  * every other answer (not a redirect, no redirect_uri, a redirect_uri elsewhere or unparseable).
  */
-export function findProviderRedirect(status: number, headers: readonly [string, string][], endpoints: CallbackEndpoints): ProviderRedirect | undefined {
+export function findProviderRedirect(
+  status: number,
+  headers: readonly [string, string][],
+  endpoints: CallbackEndpoints,
+): ProviderRedirect | undefined {
   const location = locationOf(status, headers);
   if (location === undefined) return undefined;
   const query = splitUrl(location).query;
@@ -54,7 +58,8 @@ export function findProviderRedirect(status: number, headers: readonly [string, 
     return undefined;
   }
   if (target.origin !== endpoints.origin) return undefined;
-  if (!under(target.pathname, endpoints.integrationPath) && !under(target.pathname, endpoints.installationPath)) return undefined;
+  if (!under(target.pathname, endpoints.integrationPath) && !under(target.pathname, endpoints.installationPath))
+    return undefined;
   return { location, callbackPath: target.pathname, states: paramValues(query, 'state') };
 }
 

@@ -60,7 +60,9 @@ export function splitUrl(url: string): UrlParts {
   const fragment = hash === -1 ? '' : url.slice(hash);
   const rest = hash === -1 ? url : url.slice(0, hash);
   const question = rest.indexOf('?');
-  return question === -1 ? { head: rest, query: '', fragment } : { head: rest.slice(0, question), query: rest.slice(question + 1), fragment };
+  return question === -1
+    ? { head: rest, query: '', fragment }
+    : { head: rest.slice(0, question), query: rest.slice(question + 1), fragment };
 }
 
 export function joinUrl(parts: UrlParts): string {

@@ -7,7 +7,10 @@ import type { ConnectTickets } from '../installations/connect-ticket.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
 import type { SealedStates } from './sealed-states.ts';
 
-/** Visitor authentication signs a site's readers in (started by the platform, never by an admin): not an installation's connection. */
+/**
+ * Visitor authentication signs a site's readers in (started by the platform, never by an admin): not an installation's
+ * connection.
+ */
 const VISITOR_CATEGORIES = new Set(['visitor-auth', 'authenticated-access']);
 
 /**
@@ -28,7 +31,11 @@ export interface OAuthSeal {
   states: SealedStates;
 }
 
-export function createOAuthSeal(deps: { integration(name: string): LoadedIntegration | undefined; tickets: ConnectTickets; states: SealedStates }): OAuthSeal {
+export function createOAuthSeal(deps: {
+  integration(name: string): LoadedIntegration | undefined;
+  tickets: ConnectTickets;
+  states: SealedStates;
+}): OAuthSeal {
   return {
     applies: (name) => sealsFlowsOf(deps.integration(name)),
     ticketProblem(installationId, ticket) {

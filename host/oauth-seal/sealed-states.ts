@@ -92,7 +92,8 @@ const NONCE = /^[A-Za-z0-9_-]{22}$/;
 
 export function createSealedStates(options: SealedStatesOptions): SealedStates {
   const ttlMs = options.ttlMs ?? SEALED_STATE_TTL_MS;
-  const refused = (reason: string, nonce?: string): Redeemed => (nonce === undefined ? { ok: false, reason } : { ok: false, reason, nonce });
+  const refused = (reason: string, nonce?: string): Redeemed =>
+    nonce === undefined ? { ok: false, reason } : { ok: false, reason, nonce };
   return {
     async seal(input) {
       const now = options.now();
@@ -100,28 +101,41 @@ export function createSealedStates(options: SealedStatesOptions): SealedStates {
       const nonce = randomBytes(16).toString('base64url');
       const binding = randomBytes(32).toString('base64url');
       await options.store.insert({ nonce, ...input, bindingHash: hashBinding(binding), expiresAt: now + ttlMs });
-      return { state: `${nonce}.${signNonce(options.secret, nonce)}`, nonce, binding, maxAgeSeconds: Math.ceil(ttlMs / 1000) };
+      return {
+        state: `${nonce}.${signNonce(options.secret, nonce)}`,
+        nonce,
+        binding,
+        maxAgeSeconds: Math.ceil(ttlMs / 1000),
+      };
     },
 
     async redeem(input) {
       const [nonce, signature, ...rest] = input.state.split('.');
-      if (rest.length > 0 || signature === undefined || !NONCE.test(nonce)) return refused('it is not a state this host issued (malformed)');
-      if (!sameBytes(signNonce(options.secret, nonce), signature)) return refused('its signature does not match (tampered with, or not issued by this host)');
+      if (rest.length > 0 || signature === undefined || !NONCE.test(nonce))
+        return refused('it is not a state this host issued (malformed)');
+      if (!sameBytes(signNonce(options.secret, nonce), signature))
+        return refused('its signature does not match (tampered with, or not issued by this host)');
       const row = await options.store.get(nonce);
       if (row === undefined) return refused('this host has no record of it (expired and forgotten, or never issued)');
       if (row.integration !== input.integration || row.callbackPath !== input.callbackPath) {
         return refused('it was issued for another callback URL (another installation or integration)');
       }
       const now = options.now();
-      if (!(now < row.expiresAt)) return refused('it has expired; start the connection again from the installation\'s button', nonce);
-      if (row.usedAt !== null) return refused('it was already used; start the connection again from the installation\'s button', nonce);
+      if (!(now < row.expiresAt))
+        return refused("it has expired; start the connection again from the installation's button", nonce);
+      if (row.usedAt !== null)
+        return refused("it was already used; start the connection again from the installation's button", nonce);
       // Checked before the state is spent: a browser that is not the one it was issued to cannot
       // burn the genuine browser's state.
       const binding = input.bindingFor(nonce);
       if (binding === undefined || !sameBytes(row.bindingHash, hashBinding(binding))) {
-        return refused('it was issued to another browser: the connection must be finished in the browser that opened the installation\'s button');
+        return refused(
+          'it was issued to another browser: the connection must be ' +
+            "finished in the browser that opened the installation's button",
+        );
       }
-      if (!(await options.store.markUsed(nonce, now))) return refused('it was already used; start the connection again from the installation\'s button', nonce);
+      if (!(await options.store.markUsed(nonce, now)))
+        return refused("it was already used; start the connection again from the installation's button", nonce);
       return { ok: true, nonce, installationId: row.installationId, originalState: row.originalState };
     },
   };

@@ -22,7 +22,10 @@ function endpointOf(url: string, endpoints: readonly TicketedEndpoint[]): Ticket
   }
   return endpoints.find((endpoint) => {
     const base = new URL(endpoint.publicEndpoint);
-    return parsed.origin === base.origin && (parsed.pathname === base.pathname || parsed.pathname.startsWith(`${base.pathname}/`));
+    return (
+      parsed.origin === base.origin &&
+      (parsed.pathname === base.pathname || parsed.pathname.startsWith(`${base.pathname}/`))
+    );
   });
 }
 
@@ -35,7 +38,13 @@ export function withConnectTickets(value: unknown, endpoints: readonly TicketedE
   if (typeof value !== 'object' || value === null) return value;
   const copy: Record<string, unknown> = {};
   // Defined, not assigned: a `__proto__` key of parsed JSON stays a key.
-  for (const [key, item] of Object.entries(value)) Object.defineProperty(copy, key, { value: withConnectTickets(item, endpoints), enumerable: true, writable: true, configurable: true });
+  for (const [key, item] of Object.entries(value))
+    Object.defineProperty(copy, key, {
+      value: withConnectTickets(item, endpoints),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   if (copy.action === '@ui.url.open' && typeof copy.url === 'string') {
     const endpoint = endpointOf(copy.url, endpoints);
     if (endpoint !== undefined) copy.url = urlWithParam(copy.url, 'ticket', endpoint.ticket());

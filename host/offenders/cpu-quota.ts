@@ -5,7 +5,10 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** Our groups' names: this prefix, the creating process's pid (how stale ones are recognised) and `-<n>`, the how-manieth host of that process. */
+/**
+ * Our groups' names: this prefix, the creating process's pid (how stale ones are recognised) and `-<n>`, the
+ * how-manieth host of that process.
+ */
 export const OFFENDERS_GROUP_PREFIX = 'integration-host-offenders-';
 /**
  * The quota's period, as short as the kernel's smallest quota (1 ms) allows, never under 10 ms nor
@@ -20,7 +23,10 @@ export const SMALLEST_QUOTA_US = 1_000;
 
 /** The group's `cpu.cfs_period_us` and `cpu.cfs_quota_us` for `percent` of one core (see SHORTEST_PERIOD_US). */
 export function quotaTiming(percent: number): { periodUs: number; quotaUs: number } {
-  const periodUs = Math.min(LONGEST_PERIOD_US, Math.max(SHORTEST_PERIOD_US, Math.ceil((SMALLEST_QUOTA_US * 100) / percent)));
+  const periodUs = Math.min(
+    LONGEST_PERIOD_US,
+    Math.max(SHORTEST_PERIOD_US, Math.ceil((SMALLEST_QUOTA_US * 100) / percent)),
+  );
   return { periodUs, quotaUs: Math.max(SMALLEST_QUOTA_US, Math.round((percent / 100) * periodUs)) };
 }
 /**
@@ -40,7 +46,8 @@ export const MAX_OFFENDER_CPU_QUOTA_PERCENT = 6_400;
 export function cpuControllerMount(mounts: string): string | undefined {
   for (const line of mounts.split('\n')) {
     const [, dir, type, options] = line.split(' ');
-    if (type === 'cgroup' && options !== undefined && options.split(',').includes('cpu')) return dir.replace(/\\040/g, ' ');
+    if (type === 'cgroup' && options !== undefined && options.split(',').includes('cpu'))
+      return dir.replace(/\\040/g, ' ');
   }
   return undefined;
 }
@@ -145,11 +152,24 @@ export function openOffendersGroup(options: OpenOptions): OffendersGroup | { pro
   const mount = options.mount ?? cpuControllerMount(readOr('/proc/self/mounts', ''));
   if (mount === undefined) {
     const v2 = readOr('/sys/fs/cgroup/cgroup.controllers', '').split(/\s+/).includes('cpu');
-    return { problem: v2 ? 'only cgroup v2 has the cpu controller here (its cpu.max needs threaded groups, which the host does not set up)' : 'no cgroup v1 cpu controller is mounted' };
+    return {
+      problem: v2
+        ? 'only cgroup v2 has the cpu controller here (its cpu.max ' +
+          'needs threaded groups, which the host does not set up)'
+        : 'no cgroup v1 cpu controller is mounted',
+    };
   }
   // The group goes under this process's own group (a container's, say), not the hierarchy's root.
-  const parent = path.resolve(mount, `.${options.mount === undefined ? ownCpuGroup(readOr('/proc/self/cgroup', '')) : '/'}`);
-  if (!existsSync(path.join(parent, 'cpu.cfs_quota_us'))) return { problem: `${parent} has no cpu.cfs_quota_us (not a cgroup v1 cpu controller, or a kernel without CFS bandwidth control)` };
+  const parent = path.resolve(
+    mount,
+    `.${options.mount === undefined ? ownCpuGroup(readOr('/proc/self/cgroup', '')) : '/'}`,
+  );
+  if (!existsSync(path.join(parent, 'cpu.cfs_quota_us')))
+    return {
+      problem:
+        `${parent} has no cpu.cfs_quota_us (not a cgroup v1 cpu ` +
+        `controller, or a kernel without CFS bandwidth control)`,
+    };
   const staleRemoved = removeStaleGroups(parent);
   groupsMade += 1;
   const dir = path.join(parent, `${OFFENDERS_GROUP_PREFIX}${options.pid ?? process.pid}-${groupsMade}`);
@@ -158,7 +178,11 @@ export function openOffendersGroup(options: OpenOptions): OffendersGroup | { pro
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // EEXIST: left by an earlier process that had this pid and crashed; ours by its name, reused.
-    if (code !== 'EEXIST') return { problem: `cannot create ${dir} (${code ?? String(error)}; it needs root or a delegated, writable cpu hierarchy)` };
+    if (code !== 'EEXIST')
+      return {
+        problem:
+          `cannot create ${dir} (${code ?? String(error)}; ` + 'it needs root or a delegated, writable cpu hierarchy)',
+      };
   }
   const timing = quotaTiming(options.percent);
   const { periodUs, quotaUs } = timing;

@@ -34,7 +34,11 @@ export function burnedCpu(executedMs: number | undefined): boolean {
  * (the supervisor's way out of a starved SCHED_IDLE worker is its own rule), and a crash suspect on
  * a worker of its own stays there for its probation.
  */
-export function demotionTarget(current: Tier, cpuEvidence: boolean, schedIdleAvailable: boolean): 'nice19' | 'sched-idle' | undefined {
+export function demotionTarget(
+  current: Tier,
+  cpuEvidence: boolean,
+  schedIdleAvailable: boolean,
+): 'nice19' | 'sched-idle' | undefined {
   if (current === 'regular') return 'nice19';
   if (current === 'nice19' && cpuEvidence && schedIdleAvailable) return 'sched-idle';
   return undefined;

@@ -28,7 +28,10 @@ import { SchedIdleHelper } from './sched-idle-helper.ts';
  */
 export const SETTLE_MS = 50;
 
-/** After the placing shell itself failed (gone, stuck), how long before threads are sent to a new one (each start forks this process). */
+/**
+ * After the placing shell itself failed (gone, stuck), how long before threads are sent to a new one (each start forks
+ * this process).
+ */
 export const PLACER_RETRY_MS = 10_000;
 
 export class GuestThreads {
@@ -56,7 +59,15 @@ export class GuestThreads {
   /** Runs `chrt` for the SCHED_IDLE worker's threads without forking this process each time. */
   private readonly helper: SchedIdleHelper | undefined;
 
-  constructor(options: { priority: Exclude<WorkerPriority, 'normal'>; command?: string; pid?: number; quotaTasks?: string; onProblem(problem: string): void; onQuotaProblem?(problem: string): void; now?: () => number }) {
+  constructor(options: {
+    priority: Exclude<WorkerPriority, 'normal'>;
+    command?: string;
+    pid?: number;
+    quotaTasks?: string;
+    onProblem(problem: string): void;
+    onQuotaProblem?(problem: string): void;
+    now?: () => number;
+  }) {
     this.pid = options.pid ?? process.pid;
     this.now = options.now ?? (() => performance.now());
     this.placer = options.quotaTasks !== undefined ? new QuotaPlacer(options.quotaTasks, this.pid) : undefined;
@@ -95,7 +106,9 @@ export class GuestThreads {
     const fresh = threads.filter((thread) => thread !== this.pid && !this.lowered.has(thread));
     for (const thread of fresh) this.lowered.add(thread);
     // Every guest thread not yet in the group nor on its way: new ones, and those a failed write left out.
-    const unplaced = threads.filter((thread) => thread !== this.pid && !this.placed.has(thread) && !this.placing.has(thread));
+    const unplaced = threads.filter(
+      (thread) => thread !== this.pid && !this.placed.has(thread) && !this.placing.has(thread),
+    );
     const placer = this.now() - this.placerFailedAt >= PLACER_RETRY_MS ? this.placer : undefined;
     const placed = unplaced.length > 0 && placer !== undefined ? this.place(placer, unplaced) : Promise.resolve();
     return Promise.all([placed, this.lowerFresh(first, fresh)]).then(([, problem]) => problem);
@@ -125,7 +138,8 @@ export class GuestThreads {
   private lowerFresh(first: boolean, fresh: number[]): Promise<string | null> {
     // At start-up every thread goes under SCHED_IDLE at once (the worker says it is ready only then);
     // later ones are reniced now and put under SCHED_IDLE once they lived SETTLE_MS (see there).
-    if (this.priority !== 'sched-idle' || first) return fresh.length === 0 ? Promise.resolve(null) : this.lower(fresh, this.priority);
+    if (this.priority !== 'sched-idle' || first)
+      return fresh.length === 0 ? Promise.resolve(null) : this.lower(fresh, this.priority);
     const now = this.now();
     if (fresh.length > 0) {
       reniceThreads(fresh);

@@ -6,5 +6,10 @@ export { DEFAULT_OFFENDER_CPU_QUOTA_PERCENT, MAX_OFFENDER_CPU_QUOTA_PERCENT } fr
 export { burnedCpu, demotionTarget, timeoutIsOffence, type Tier } from './demotion.ts';
 export { GuestThreads } from './guest-threads.ts';
 export { sendingBudget } from './offender-budget.ts';
-export { OffenderScheduling, STARVED_HOLD_MS, type OffenderSchedulingOptions, type SchedIdleProbe } from './offender-scheduling.ts';
+export {
+  OffenderScheduling,
+  STARVED_HOLD_MS,
+  type OffenderSchedulingOptions,
+  type SchedIdleProbe,
+} from './offender-scheduling.ts';
 export { loweringProblem, type WorkerPriority } from './sched-policy.ts';

@@ -23,12 +23,18 @@ export interface OffenderSchedulingOptions {
   offenderCpuQuota?: { percent: number; mount?: string };
   /** Testing aid: answers whether the machine has no CPU to spare, in place of sampling /proc (spare-cpu.ts). */
   machineSaturated?: () => boolean;
-  /** Testing aid: answers whether the SCHED_IDLE worker starved lately (had work, got no CPU), in place of sampling /proc. */
+  /**
+   * Testing aid: answers whether the SCHED_IDLE worker starved lately (had work, got no CPU), in place of sampling
+   * /proc.
+   */
   schedIdleStarved?: () => boolean;
   onNotice(level: 'info' | 'warn' | 'error', message: string): void;
 }
 
-/** The SCHED_IDLE worker as the sampler sees it: whether it is still there, its process, whether it has work in flight. */
+/**
+ * The SCHED_IDLE worker as the sampler sees it: whether it is still there, its process, whether it has work in flight.
+ *
+ */
 export interface SchedIdleProbe {
   present(): boolean;
   pid(): number;
@@ -53,15 +59,28 @@ export class OffenderScheduling {
   openQuotaGroup(): void {
     const quota = this.options.offenderCpuQuota;
     if (quota === undefined || quota.percent <= 0) return;
-    const opened = openOffendersGroup({ percent: quota.percent, ...(quota.mount !== undefined ? { mount: quota.mount } : {}) });
+    const opened = openOffendersGroup({
+      percent: quota.percent,
+      ...(quota.mount !== undefined ? { mount: quota.mount } : {}),
+    });
     if ('problem' in opened) {
-      this.options.onNotice('warn', `offenders' CPU quota (${quota.percent} % of one core) not applied: ${opened.problem}; offenders are only lowered (nice 19, SCHED_IDLE)`);
+      this.options.onNotice(
+        'warn',
+        `offenders' CPU quota (${quota.percent} % of one core) not ` +
+          `applied: ${opened.problem}; offenders are only lowered (nice 19, ` +
+          `SCHED_IDLE)`,
+      );
       return;
     }
-    for (const name of opened.staleRemoved) this.options.onNotice('info', `removed the offenders' CPU group of a host that is no longer running: ${name}`);
+    for (const name of opened.staleRemoved)
+      this.options.onNotice('info', `removed the offenders' CPU group of a host that is no longer running: ${name}`);
     this.quotaGroup = opened;
     const { periodUs, quotaUs } = opened.timing;
-    this.options.onNotice('info', `offenders' guest threads limited to ${quota.percent} % of one core (${quotaUs / 1000} ms every ${periodUs / 1000} ms, cgroup ${opened.dir})`);
+    this.options.onNotice(
+      'info',
+      `offenders' guest threads limited to ${quota.percent} % of one core (${quotaUs / 1000} ` +
+        `ms every ${periodUs / 1000} ms, cgroup ${opened.dir})`,
+    );
   }
 
   /** The directory of this host's offenders' CPU group, while it has one (tests, diagnostics). */
@@ -82,7 +101,8 @@ export class OffenderScheduling {
 
   /** Starts sampling spare CPU, unless a testing aid answers the verdicts instead. */
   startSampling(schedIdle: SchedIdleProbe): void {
-    if (this.options.machineSaturated === undefined && this.options.schedIdleStarved === undefined) this.sampleSpareCpu(schedIdle);
+    if (this.options.machineSaturated === undefined && this.options.schedIdleStarved === undefined)
+      this.sampleSpareCpu(schedIdle);
   }
 
   stopSampling(): void {

@@ -23,7 +23,8 @@ export class QuotaPlacer {
       // One write per thread id (a write of a process id would move only that thread); the shell's
       // own error text for a failed write goes into the batch's output.
       perThread: '{ echo "$t" > "$0"; } 2>&1',
-      describe: (why) => (why === 'missing' ? `${tasks} is gone or not writable` : `the shell writing ${tasks} could not be run: ${why}`),
+      describe: (why) =>
+        why === 'missing' ? `${tasks} is gone or not writable` : `the shell writing ${tasks} could not be run: ${why}`,
     });
   }
 
@@ -39,11 +40,17 @@ export class QuotaPlacer {
     return this.shell.run(moving).then(({ error, output }) => {
       const held = new Set(threadsInGroup(path.dirname(this.tasks)));
       const placed = moving.filter((thread) => held.has(thread));
-      if (error !== undefined) return { placed, problem: `cannot move threads into ${this.tasks}: ${error}`, shellFailed: true };
+      if (error !== undefined)
+        return { placed, problem: `cannot move threads into ${this.tasks}: ${error}`, shellFailed: true };
       const missed = moving.filter((thread) => !held.has(thread) && existsSync(`/proc/${this.pid}/task/${thread}`));
       if (missed.length === 0) return { placed, problem: null };
       const said = output.trim().split('\n')[0];
-      return { placed, problem: `${missed.length} of ${moving.length} threads are not in ${this.tasks} (thread ${missed[0]}${said ? `: ${said}` : ''})` };
+      return {
+        placed,
+        problem:
+          `${missed.length} of ${moving.length} threads are not in ${this.tasks} ` +
+          `(thread ${missed[0]}${said ? `: ${said}` : ''})`,
+      };
     });
   }
 

@@ -18,7 +18,10 @@ export class SchedIdleHelper {
       precondition: 'command -v "$0" >/dev/null 2>&1',
       // The command's error text (if any) goes to the batch's output, its own output away.
       perThread: '"$0" --idle --pid 0 "$t" 2>&1 >/dev/null',
-      describe: (why) => (why === 'missing' ? `\`${command}\` (util-linux) is not installed` : `\`${command} --idle\` could not be run: ${why}`),
+      describe: (why) =>
+        why === 'missing'
+          ? `\`${command}\` (util-linux) is not installed`
+          : `\`${command} --idle\` could not be run: ${why}`,
     });
   }
 

@@ -39,7 +39,9 @@ export type WorkerPriority = 'normal' | 'nice19' | 'sched-idle';
 /** The thread ids of a process (Linux /proc); elsewhere just the process id. */
 export function threadsOf(pid: number): number[] {
   try {
-    return readdirSync(`/proc/${pid}/task`).map(Number).filter((tid) => Number.isInteger(tid) && tid > 0);
+    return readdirSync(`/proc/${pid}/task`)
+      .map(Number)
+      .filter((tid) => Number.isInteger(tid) && tid > 0);
   } catch {
     return [pid];
   }
@@ -67,7 +69,10 @@ export function threadStatField(pid: number, thread: number, n: number): number 
   }
 }
 
-/** The scheduling policy of each thread the process has now (a thread that ends meanwhile is left out); [] without /proc. */
+/**
+ * The scheduling policy of each thread the process has now (a thread that ends meanwhile is left out); [] without
+ * /proc.
+ */
 export function threadPolicies(pid: number, threads: readonly number[] = threadsOf(pid)): number[] {
   return threads.map((thread) => threadStatField(pid, thread, 41)).filter((policy) => !Number.isNaN(policy));
 }
@@ -94,7 +99,11 @@ export function threadAgeMs(pid: number, thread: number): number {
 }
 
 /** The threads old enough to be lowered by now (see LOWERING_GRACE_MS); those of unknown age count as old. */
-export function settledThreads(threads: readonly number[], ageMs: (thread: number) => number, graceMs = LOWERING_GRACE_MS): number[] {
+export function settledThreads(
+  threads: readonly number[],
+  ageMs: (thread: number) => number,
+  graceMs = LOWERING_GRACE_MS,
+): number[] {
   return threads.filter((thread) => !(ageMs(thread) < graceMs));
 }
 
@@ -103,11 +112,15 @@ export function settledThreads(threads: readonly number[], ageMs: (thread: numbe
  * what is wrong, in words for one log line. Threads that ended meanwhile are left out, and so are
  * threads younger than LOWERING_GRACE_MS, which the worker lowers itself once they settled.
  */
-export function loweringProblem(pid: number, priority: WorkerPriority, ageMs: (thread: number) => number = (thread) => threadAgeMs(pid, thread)): string | null {
+export function loweringProblem(
+  pid: number,
+  priority: WorkerPriority,
+  ageMs: (thread: number) => number = (thread) => threadAgeMs(pid, thread),
+): string | null {
   if (priority === 'normal') return null;
   if (threadStatField(pid, pid, 19) === LOWERED_NICE) return 'the main thread runs at nice 19 too';
   const main = threadStatField(pid, pid, 41);
-  if (Number.isNaN(main)) return 'the threads\' policies cannot be read from /proc';
+  if (Number.isNaN(main)) return "the threads' policies cannot be read from /proc";
   if (priority === 'sched-idle') {
     if (main === SCHED_IDLE) return 'the main thread runs under SCHED_IDLE too';
     const policies = threadPolicies(pid, settledThreads(guestThreadsOf(pid), ageMs));
@@ -136,7 +149,13 @@ export function reniceThreads(threads: readonly number[]): void {
  * failure. Never rejects. Renicing that a sandbox forbids is ignored: the separation into its own
  * process still holds.
  */
-export function lowerThreads(pid: number, threads: readonly number[], priority: Exclude<WorkerPriority, 'normal'>, command = 'chrt', helper?: SchedIdleHelper): Promise<string | null> {
+export function lowerThreads(
+  pid: number,
+  threads: readonly number[],
+  priority: Exclude<WorkerPriority, 'normal'>,
+  command = 'chrt',
+  helper?: SchedIdleHelper,
+): Promise<string | null> {
   reniceThreads(threads);
   if (priority !== 'sched-idle' || threads.length === 0) return Promise.resolve(null);
   const ran = helper !== undefined ? helper.lower(threads) : runOnce(threads, command);
@@ -145,19 +164,30 @@ export function lowerThreads(pid: number, threads: readonly number[], priority: 
     const policies = threadPolicies(pid, threads);
     const off = policies.filter((policy) => policy !== SCHED_IDLE).length;
     if (off === 0) return null;
-    return `${off} of ${policies.length} threads did not take the policy${output.trim() ? ` (\`${command} --idle\`: ${output.trim().split('\n')[0]})` : ''}`;
+    const said = output.trim() ? ` (\`${command} --idle\`: ${output.trim().split('\n')[0]})` : '';
+    return `${off} of ${policies.length} threads did not take the policy${said}`;
   });
 }
 
-/** One `sh` running `command --idle` for each thread (a thread that ended meanwhile makes one run fail, which the readback forgives). */
+/**
+ * One `sh` running `command --idle` for each thread (a thread that ended meanwhile makes one run fail, which the
+ * readback forgives).
+ */
 function runOnce(threads: readonly number[], command: string): Promise<BatchOutcome> {
   // $0 is the command.
-  const script = 'command -v "$0" >/dev/null 2>&1 || exit 127; for t do "$0" --idle --pid 0 "$t" 2>&1 >/dev/null; done; exit 0';
+  const script =
+    'command -v "$0" >/dev/null 2>&1 || exit 127; for t do "$0" --idle --pid 0 "$t" 2>&1 >/dev/null; done; exit 0';
   return new Promise((resolve) => {
     execFile('sh', ['-c', script, command, ...threads.map(String)], { timeout: 5_000 }, (error, stdout) => {
       if (error === null) return resolve({ output: stdout });
       const code = (error as { code?: unknown }).code;
-      resolve({ error: code === 127 ? `\`${command}\` (util-linux) is not installed` : `\`${command} --idle\` could not be run: ${error.message.trim().split('\n')[0]}`, output: '' });
+      resolve({
+        error:
+          code === 127
+            ? `\`${command}\` (util-linux) is not installed`
+            : `\`${command} --idle\` could not be run: ${error.message.trim().split('\n')[0]}`,
+        output: '',
+      });
     });
   });
 }

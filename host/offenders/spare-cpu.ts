@@ -39,7 +39,10 @@ function guestThreadTicks(pid: number | undefined): number {
   }
 }
 
-/** Reads the machine's idle ticks and the CPU ticks of each process's guest threads; null where /proc/stat cannot be read. */
+/**
+ * Reads the machine's idle ticks and the CPU ticks of each process's guest threads; null where /proc/stat cannot be
+ * read.
+ */
 export function readCpu(pids: readonly (number | undefined)[]): CpuReading | null {
   try {
     const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
@@ -84,7 +87,11 @@ export function saturatedBetween(before: CpuReading, after: CpuReading, counted:
  * saturated while the SCHED_IDLE worker had work at both ends of the window (`hadWork`): a verdict
  * on a worker that had work, never on a quiet moment.
  */
-export function judgeWindow(before: CpuReading, after: CpuReading, hadWork: boolean): { saturated: boolean; schedIdleStarved: boolean } {
+export function judgeWindow(
+  before: CpuReading,
+  after: CpuReading,
+  hadWork: boolean,
+): { saturated: boolean; schedIdleStarved: boolean } {
   const saturated = saturatedBetween(before, after, [0]);
   return { saturated, schedIdleStarved: hadWork && saturated };
 }

@@ -70,10 +70,15 @@ export class ThreadBatchShell {
     // $1 is the pid: a thread that ended while its id waited in the queue is skipped, so an id the
     // kernel gave to another thread meanwhile is never acted on.
     const script = `${this.options.precondition} || { echo ${MISSING}; exit 127; }
-while IFS= read -r line; do for t in $line; do [ -d "/proc/$1/task/$t" ] || continue; ${this.options.perThread}; done; echo ${DONE}; done`;
+while IFS= read -r line; do
+  for t in $line; do [ -d "/proc/$1/task/$t" ] || continue; ${this.options.perThread}; done
+  echo ${DONE}
+done`;
     let child: ChildProcessByStdio<Writable, Readable, null>;
     try {
-      child = spawn('sh', ['-c', script, this.options.arg, String(Math.trunc(this.options.pid))], { stdio: ['pipe', 'pipe', 'ignore'] });
+      child = spawn('sh', ['-c', script, this.options.arg, String(Math.trunc(this.options.pid))], {
+        stdio: ['pipe', 'pipe', 'ignore'],
+      });
     } catch {
       return null;
     }

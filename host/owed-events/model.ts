@@ -59,7 +59,11 @@ export interface OwedEventStore {
    * `failed`. Only while that attempt still holds the event (a host whose lease lapsed writes
    * nothing over the host that took it over). Keeps the newest finished events per installation only.
    */
-  settle(id: string, outcome: { status: 'pending'; runAt: number } | { status: 'delivered' | 'failed' }, attempt: { number: number; lastStatus: number; lastError?: string; now: number }): Promise<void>;
+  settle(
+    id: string,
+    outcome: { status: 'pending'; runAt: number } | { status: 'delivered' | 'failed' },
+    attempt: { number: number; lastStatus: number; lastError?: string; now: number },
+  ): Promise<void>;
   /** Events waiting (pending) and being delivered (running), of every installation: the metrics. */
   depth(): Promise<{ pending: number; running: number }>;
   /** One installation's events, newest first. */
@@ -77,7 +81,11 @@ export interface OwedEventLimits {
 
 // As tasks' (10 s, 60 s, 6 min, 36 min): spaced so that a setup handler that times out or crashes its
 // worker is not retried into the integration's throttle (5 timeouts in 60 s) or quarantine (3 crashes in 60 s).
-export const DEFAULT_OWED_EVENT_LIMITS: OwedEventLimits = { maxAttempts: 5, retryBaseMs: 10_000, maxRetryDelayMs: 3_600_000 };
+export const DEFAULT_OWED_EVENT_LIMITS: OwedEventLimits = {
+  maxAttempts: 5,
+  retryBaseMs: 10_000,
+  maxRetryDelayMs: 3_600_000,
+};
 /** Finished events kept per installation (older ones are forgotten). */
 export const FINISHED_OWED_EVENTS_KEPT = 100;
 

@@ -26,7 +26,10 @@ export interface OwedEventRunnerDeps {
   leaseMs: number;
   /** Told the result of every settled attempt (the metrics). */
   onAttempt?(result: 'delivered' | 'retry' | 'failed'): void;
-  /** The longest sleep between looks at the store: short on a shared store, where other hosts queue and abandon events. */
+  /**
+   * The longest sleep between looks at the store: short on a shared store, where other hosts queue and abandon events.
+   *
+   */
   pollMs: number;
 }
 
@@ -39,7 +42,10 @@ export interface OwedEventRunner {
   stop(): Promise<void>;
 }
 
-/** Events delivered at once on this host (each of a different installation): bounded, yet wide enough that the setup events of the installations a host makes at start do not trail behind each other. */
+/**
+ * Events delivered at once on this host (each of a different installation): bounded, yet wide enough that the setup
+ * events of the installations a host makes at start do not trail behind each other.
+ */
 const CONCURRENCY = 16;
 
 type Verdict = { status: 'delivered' } | { status: 'retry'; reason: string } | { status: 'failed'; reason: string };
@@ -54,9 +60,16 @@ function judge(outcome: DispatchOutcome): Verdict {
 
 export function createOwedEventRunner(deps: OwedEventRunnerDeps): OwedEventRunner {
   async function attempt(owed: OwedEventRecord): Promise<void> {
-    const where = `${owed.event.type} ${owed.id} for ${owed.installationId} (attempt ${owed.attempts}/${deps.limits.maxAttempts})`;
+    const where =
+      `${owed.event.type} ${owed.id} for ${owed.installationId} ` +
+      `(attempt ${owed.attempts}/${deps.limits.maxAttempts})`;
     const settle = async (outcome: Parameters<OwedEventStore['settle']>[1], lastStatus: number, lastError?: string) => {
-      await deps.store.settle(owed.id, outcome, { number: owed.attempts, lastStatus, ...(lastError !== undefined ? { lastError } : {}), now: deps.now() });
+      await deps.store.settle(owed.id, outcome, {
+        number: owed.attempts,
+        lastStatus,
+        ...(lastError !== undefined ? { lastError } : {}),
+        now: deps.now(),
+      });
       deps.onAttempt?.(outcome.status === 'pending' ? 'retry' : outcome.status);
     };
     const installation = await deps.getInstallation(owed.installationId);
@@ -70,13 +83,18 @@ export function createOwedEventRunner(deps: OwedEventRunnerDeps): OwedEventRunne
     try {
       // Logged under the request that owed it, never under whichever request happened to wake the runner.
       const dispatch = () => deps.dispatch(installation, { ...owed.event, eventId: owed.id });
-      const outcome = await (owed.requestId !== undefined ? withRequestId(owed.requestId, dispatch) : withoutRequestId(dispatch));
+      const outcome = await (owed.requestId !== undefined
+        ? withRequestId(owed.requestId, dispatch)
+        : withoutRequestId(dispatch));
       verdict = judge(outcome);
       lastStatus = outcome.response.status;
     } catch (error) {
       // The host failed the dispatch (timeout, crash, quarantine, integration not loaded here): worth another try.
       lastStatus = isHostError(error) ? error.status : 500;
-      verdict = { status: 'retry', reason: isHostError(error) ? `${error.code}: ${error.message}` : 'an internal error' };
+      verdict = {
+        status: 'retry',
+        reason: isHostError(error) ? `${error.code}: ${error.message}` : 'an internal error',
+      };
     }
     if (verdict.status === 'delivered') {
       await settle({ status: 'delivered' }, lastStatus);

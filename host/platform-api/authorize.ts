@@ -34,11 +34,19 @@ export function reaches(caller: ApiCaller, target: Installation): boolean {
   if (target.integration !== caller.integration.name) return false;
   const own = caller.installation;
   if (own === undefined) return true;
-  return target.id === own.id || (own.parent !== undefined && target.id === own.parent) || (target.parent !== undefined && target.parent === own.id);
+  return (
+    target.id === own.id ||
+    (own.parent !== undefined && target.id === own.parent) ||
+    (target.parent !== undefined && target.parent === own.id)
+  );
 }
 
 function requireOwnInstallation(caller: ApiCaller): Installation {
-  if (caller.installation === undefined) throw new HostError('ERR_FORBIDDEN', 'this route acts for an installation: call it with an installation token (apiTokens.installation)');
+  if (caller.installation === undefined)
+    throw new HostError(
+      'ERR_FORBIDDEN',
+      'this route acts for an installation: call it with an installation token (apiTokens.installation)',
+    );
   return caller.installation;
 }
 
@@ -50,21 +58,35 @@ function checkIntegrationName(caller: ApiCaller, name: string): void {
  * Checks scope then resource; resolves and returns the installation an `installation` or
  * `content-installation` resource names (undefined for other resources).
  */
-export async function authorize(caller: ApiCaller, scope: Scope | null, resource: ResourceRef, deps: AuthorizeDeps): Promise<Installation | undefined> {
+export async function authorize(
+  caller: ApiCaller,
+  scope: Scope | null,
+  resource: ResourceRef,
+  deps: AuthorizeDeps,
+): Promise<Installation | undefined> {
   if (scope !== null && !(caller.integration.manifest?.scopes ?? []).includes(scope)) {
-    throw new HostError('ERR_SCOPE_DENIED', `integration "${caller.integration.name}" does not have the scope "${scope}"`);
+    throw new HostError(
+      'ERR_SCOPE_DENIED',
+      `integration "${caller.integration.name}" does not have the scope "${scope}"`,
+    );
   }
   switch (resource.kind) {
     case 'space':
       // The integration token covers no content: only an installation does.
-      if (caller.installation === undefined || !coversSpace(caller.installation, deps.directory, resource.id)) throw notFound(`space "${resource.id}"`);
+      if (caller.installation === undefined || !coversSpace(caller.installation, deps.directory, resource.id))
+        throw notFound(`space "${resource.id}"`);
       return undefined;
     case 'site':
-      if (caller.installation === undefined || !coversSite(caller.installation, deps.directory, resource.id)) throw notFound(`site "${resource.id}"`);
+      if (caller.installation === undefined || !coversSite(caller.installation, deps.directory, resource.id))
+        throw notFound(`site "${resource.id}"`);
       return undefined;
     case 'organization-site': {
       const site = deps.directory.siteInfo(resource.site);
-      if (caller.installation === undefined || site?.organization !== resource.organization || !coversSite(caller.installation, deps.directory, resource.site)) {
+      if (
+        caller.installation === undefined ||
+        site?.organization !== resource.organization ||
+        !coversSite(caller.installation, deps.directory, resource.site)
+      ) {
         throw notFound(`site "${resource.site}" in organization "${resource.organization}"`);
       }
       return undefined;
@@ -82,15 +104,21 @@ export async function authorize(caller: ApiCaller, scope: Scope | null, resource
     case 'installation': {
       checkIntegrationName(caller, resource.name);
       const target = await deps.installations.get(resource.id);
-      if (target === undefined || target.target !== 'organization' || !reaches(caller, target)) throw notFound(`installation "${resource.id}"`);
+      if (target === undefined || target.target !== 'organization' || !reaches(caller, target))
+        throw notFound(`installation "${resource.id}"`);
       return target;
     }
     case 'content-installation': {
       checkIntegrationName(caller, resource.name);
       const what = `${resource.content} installation "${resource.contentId}" of installation "${resource.id}"`;
       const parent = await deps.installations.get(resource.id);
-      if (parent === undefined || parent.integration !== caller.integration.name || parent.target !== 'organization') throw notFound(what);
-      const target = (await deps.installations.children(parent.id)).find((child) => child.target === resource.content && (resource.content === 'space' ? child.space : child.site) === resource.contentId);
+      if (parent === undefined || parent.integration !== caller.integration.name || parent.target !== 'organization')
+        throw notFound(what);
+      const target = (await deps.installations.children(parent.id)).find(
+        (child) =>
+          child.target === resource.content &&
+          (resource.content === 'space' ? child.space : child.site) === resource.contentId,
+      );
       if (target === undefined || !reaches(caller, target)) throw notFound(what);
       return target;
     }

@@ -10,5 +10,12 @@ export function bridgeToApiRequest(request: BridgeRequest): ApiRequest {
 }
 
 export function apiToBridgeResponse(response: ApiResponse, url: string): BridgeResponse {
-  return { status: response.status, statusText: '', headers: response.headers, body: response.body, url, redirected: false };
+  return {
+    status: response.status,
+    statusText: '',
+    headers: response.headers,
+    body: response.body,
+    url,
+    redirected: false,
+  };
 }

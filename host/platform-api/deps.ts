@@ -51,5 +51,8 @@ export interface GitBookApiDeps {
   /** Queues a task of the integration (`{ task, schedule? }`, validated there); 507 when its queue is full. */
   queueTask(integration: string, installationId: string | undefined, body: unknown): Promise<void>;
   /** The integration's own edit: the whole configuration and/or external ids (lifecycle.editFromIntegration). */
-  editInstallation(installationId: string, edit: { configuration?: Record<string, unknown>; externalIds?: string[] }): Promise<Installation>;
+  editInstallation(
+    installationId: string,
+    edit: { configuration?: Record<string, unknown>; externalIds?: string[] },
+  ): Promise<Installation>;
 }

@@ -62,7 +62,14 @@ function matchSegments(pattern: string[], path: string[]): Record<string, string
 
 function json(status: number, body: unknown, headers: [string, string][] = []): ApiResponse {
   const bytes = body === undefined ? new Uint8Array(0) : new TextEncoder().encode(JSON.stringify(body));
-  return { status, headers: [...(body === undefined ? [] : [['content-type', 'application/json; charset=utf-8'] as [string, string]]), ...headers], body: bytes };
+  return {
+    status,
+    headers: [
+      ...(body === undefined ? [] : [['content-type', 'application/json; charset=utf-8'] as [string, string]]),
+      ...headers,
+    ],
+    body: bytes,
+  };
 }
 
 /** The token of an `Authorization: Bearer <token>` value; the one parsing the API and the HTTP layer share. */
@@ -76,9 +83,13 @@ function bearerToken(headers: [string, string][]): string | undefined {
 
 function parseBody(request: ApiRequest): unknown {
   if (request.body === null || request.body.length === 0) return undefined;
-  if (request.body.length > MAX_API_BODY_BYTES) throw new HostError('ERR_PAYLOAD_TOO_LARGE', `request body exceeds ${MAX_API_BODY_BYTES} bytes`);
+  if (request.body.length > MAX_API_BODY_BYTES)
+    throw new HostError('ERR_PAYLOAD_TOO_LARGE', `request body exceeds ${MAX_API_BODY_BYTES} bytes`);
   const text = new TextDecoder().decode(request.body);
-  if (jsonTextTooDeep(text)) throw new HostError('ERR_VALIDATION', `request body ${tooDeepMessage()}`, [{ pointer: '', message: tooDeepMessage() }]);
+  if (jsonTextTooDeep(text))
+    throw new HostError('ERR_VALIDATION', `request body ${tooDeepMessage()}`, [
+      { pointer: '', message: tooDeepMessage() },
+    ]);
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -87,14 +98,22 @@ function parseBody(request: ApiRequest): unknown {
 }
 
 export function createPlatformApi<Deps>(options: PlatformApiOptions<Deps>): PlatformApi {
-  const compiled: CompiledRoute<Deps>[] = options.routes.map((route) => ({ route, segments: route.pattern.split('/').filter(Boolean) }));
+  const compiled: CompiledRoute<Deps>[] = options.routes.map((route) => ({
+    route,
+    segments: route.pattern.split('/').filter(Boolean),
+  }));
 
   async function authenticate(request: ApiRequest, from?: { integration?: string }): Promise<ApiCaller> {
     const token = bearerToken(request.headers);
-    if (token === undefined) throw new HostError('ERR_UNAUTHORIZED', 'an installation token is required (Authorization: Bearer <apiTokens.installation>)');
+    if (token === undefined)
+      throw new HostError(
+        'ERR_UNAUTHORIZED',
+        'an installation token is required (Authorization: Bearer <apiTokens.installation>)',
+      );
     const owner = await options.resolveToken(token);
     const installation = owner !== undefined && 'installation' in owner ? owner.installation : undefined;
-    const name = installation?.integration ?? (owner !== undefined && 'integration' in owner ? owner.integration : undefined);
+    const name =
+      installation?.integration ?? (owner !== undefined && 'integration' in owner ? owner.integration : undefined);
     const integration = name === undefined ? undefined : options.getIntegration(name);
     const foreign = from?.integration !== undefined && name !== from.integration;
     // An unloaded integration's token opens nothing.
@@ -120,12 +139,25 @@ export function createPlatformApi<Deps>(options: PlatformApiOptions<Deps>): Plat
       if (route.caller === 'integration' && caller.installation !== undefined) {
         throw new HostError('ERR_FORBIDDEN', 'only the integration token (apiTokens.integration) may call this route');
       }
-      const target = await authorize(caller, route.scope, route.resource(params), { directory: options.directory, installations: options.installations });
-      const result = await route.handle({ params, query: url.searchParams, body: parseBody(request), caller, ...(target !== undefined ? { target } : {}), deps: options.deps });
+      const target = await authorize(caller, route.scope, route.resource(params), {
+        directory: options.directory,
+        installations: options.installations,
+      });
+      const result = await route.handle({
+        params,
+        query: url.searchParams,
+        body: parseBody(request),
+        caller,
+        ...(target !== undefined ? { target } : {}),
+        deps: options.deps,
+      });
       return json(result.status, result.body, result.headers);
     }
     allowed = [...new Set(allowed)];
-    if (allowed.length > 0) return json(405, new HostError('ERR_METHOD_NOT_ALLOWED', `${method} is not allowed here`).toBody(), [['allow', allowed.join(', ')]]);
+    if (allowed.length > 0)
+      return json(405, new HostError('ERR_METHOD_NOT_ALLOWED', `${method} is not allowed here`).toBody(), [
+        ['allow', allowed.join(', ')],
+      ]);
     throw new HostError('ERR_NOT_FOUND', `no platform API route for ${method} ${url.pathname}`);
   }
 
@@ -138,8 +170,15 @@ export function createPlatformApi<Deps>(options: PlatformApiOptions<Deps>): Plat
         return await run(request, from);
       } catch (error) {
         // RFC 6750: a 401 names the scheme it wants, on HTTP and the bridge alike.
-        if (isHostError(error)) return json(error.status, error.toBody(), error.code === 'ERR_UNAUTHORIZED' ? [['www-authenticate', 'Bearer']] : []);
-        options.log.error(`platform API ${request.method} ${request.path} failed: ${(error as Error).stack ?? String(error)}`);
+        if (isHostError(error))
+          return json(
+            error.status,
+            error.toBody(),
+            error.code === 'ERR_UNAUTHORIZED' ? [['www-authenticate', 'Bearer']] : [],
+          );
+        options.log.error(
+          `platform API ${request.method} ${request.path} failed: ${(error as Error).stack ?? String(error)}`,
+        );
         return json(500, new HostError('ERR_INTERNAL', 'internal error').toBody());
       }
     },

@@ -33,7 +33,11 @@ export interface ApiCaller {
 
 /** The caller's installation, for routes an installation calls about itself; 403 for the integration token. */
 export function installationOf(caller: ApiCaller): Installation {
-  if (caller.installation === undefined) throw new HostError('ERR_FORBIDDEN', 'this route acts for an installation: call it with an installation token (apiTokens.installation)');
+  if (caller.installation === undefined)
+    throw new HostError(
+      'ERR_FORBIDDEN',
+      'this route acts for an installation: call it with an installation token (apiTokens.installation)',
+    );
   return caller.installation;
 }
 

@@ -34,11 +34,21 @@ export const PLATFORM_SCHEMA = {
           subdomain: { type: 'string', pattern: '^[a-z0-9-]{1,63}$' },
           title: { type: 'string' },
           // GitBook's Organization fields (its API and integration environments show them).
-          createdAt: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$' },
+          createdAt: {
+            type: 'string',
+            pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$',
+          },
           plan: { enum: ['free', 'plus', 'pro', 'enterprise', 'community', 'internal'] },
           type: { enum: ['business', 'community'] },
           emailDomains: { type: 'array', items: { type: 'string' } },
-          members: { type: 'array', items: { type: 'object', required: ['id', 'email', 'role'], properties: { id, email: { type: 'string' }, role: { enum: ['admin', 'editor', 'member'] } } } },
+          members: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'email', 'role'],
+              properties: { id, email: { type: 'string' }, role: { enum: ['admin', 'editor', 'member'] } },
+            },
+          },
         },
       },
     },
@@ -55,7 +65,14 @@ export const PLATFORM_SCHEMA = {
           visibility: { enum: ['public', 'unlisted', 'private'] },
           description: text,
           metadata: { type: 'object' },
-          pages: { type: 'array', items: { type: 'object', required: ['id', 'title'], properties: { id, title: { type: 'string' }, markdown: { type: 'string' } } } },
+          pages: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'title'],
+              properties: { id, title: { type: 'string' }, markdown: { type: 'string' } },
+            },
+          },
         },
       },
     },

@@ -78,21 +78,47 @@ export function parsePlatformData(text: string, file: string): PlatformData {
     throw new HostError('ERR_OPTIONS_INVALID', `${file}: ${(error as Error).message.split('\n')[0]}`);
   }
   if (!validate(doc)) {
-    const details = (validate.errors ?? []).map((e) => ({ pointer: e.instancePath || '/', message: e.message ?? 'invalid' }));
-    throw new HostError('ERR_OPTIONS_INVALID', `${file}: invalid platform data:\n${details.map((d) => `  ${d.pointer}: ${d.message}`).join('\n')}`, details);
+    const details = (validate.errors ?? []).map((e) => ({
+      pointer: e.instancePath || '/',
+      message: e.message ?? 'invalid',
+    }));
+    throw new HostError(
+      'ERR_OPTIONS_INVALID',
+      `${file}: invalid platform data:\n${details.map((d) => `  ${d.pointer}: ${d.message}`).join('\n')}`,
+      details,
+    );
   }
   const data = doc as PlatformData;
   const problems: string[] = [];
   const orgIds = new Set(data.organizations.map((org) => org.id));
   const spaceIds = new Set(data.spaces.map((space) => space.id));
-  data.spaces.forEach((space, i) => orgIds.has(space.organization) || problems.push(`/spaces/${i}/organization: unknown organization "${space.organization}"`));
+  data.spaces.forEach(
+    (space, i) =>
+      orgIds.has(space.organization) ||
+      problems.push(`/spaces/${i}/organization: unknown organization "${space.organization}"`),
+  );
   data.sites.forEach((site, i) => {
-    if (!orgIds.has(site.organization)) problems.push(`/sites/${i}/organization: unknown organization "${site.organization}"`);
-    (site.spaces ?? []).forEach((space, j) => spaceIds.has(space) || problems.push(`/sites/${i}/spaces/${j}: unknown space "${space}"`));
-    (site.views ?? []).forEach((v, j) => v.spaceId === undefined || spaceIds.has(v.spaceId) || problems.push(`/sites/${i}/views/${j}/spaceId: unknown space "${v.spaceId}"`));
-    (site.feedback ?? []).forEach((f, j) => spaceIds.has(f.spaceId) || problems.push(`/sites/${i}/feedback/${j}/spaceId: unknown space "${f.spaceId}"`));
+    if (!orgIds.has(site.organization))
+      problems.push(`/sites/${i}/organization: unknown organization "${site.organization}"`);
+    (site.spaces ?? []).forEach(
+      (space, j) => spaceIds.has(space) || problems.push(`/sites/${i}/spaces/${j}: unknown space "${space}"`),
+    );
+    (site.views ?? []).forEach(
+      (v, j) =>
+        v.spaceId === undefined ||
+        spaceIds.has(v.spaceId) ||
+        problems.push(`/sites/${i}/views/${j}/spaceId: unknown space "${v.spaceId}"`),
+    );
+    (site.feedback ?? []).forEach(
+      (f, j) =>
+        spaceIds.has(f.spaceId) || problems.push(`/sites/${i}/feedback/${j}/spaceId: unknown space "${f.spaceId}"`),
+    );
   });
-  if (problems.length > 0) throw new HostError('ERR_OPTIONS_INVALID', `${file}: invalid platform data:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  if (problems.length > 0)
+    throw new HostError(
+      'ERR_OPTIONS_INVALID',
+      `${file}: invalid platform data:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
   return {
     firstPartyOrganizations: data.firstPartyOrganizations ?? [],
     firstPartyIntegrations: data.firstPartyIntegrations ?? [],
@@ -104,7 +130,12 @@ export function parsePlatformData(text: string, file: string): PlatformData {
       metadata: space.metadata ?? {},
       pages: (space.pages ?? []).map((p) => ({ ...p, markdown: p.markdown ?? '' })),
     })),
-    sites: data.sites.map((site) => ({ ...site, spaces: site.spaces ?? [], views: site.views ?? [], feedback: site.feedback ?? [] })),
+    sites: data.sites.map((site) => ({
+      ...site,
+      spaces: site.spaces ?? [],
+      views: site.views ?? [],
+      feedback: site.feedback ?? [],
+    })),
   };
 }
 
@@ -113,7 +144,10 @@ export function loadPlatformData(file: string): PlatformData {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new HostError('ERR_OPTIONS_INVALID', `cannot read platform data file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw new HostError(
+      'ERR_OPTIONS_INVALID',
+      `cannot read platform data file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
   }
   return parsePlatformData(text, file);
 }

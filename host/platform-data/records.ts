@@ -178,10 +178,19 @@ export interface PlatformStore {
    * Creates the page (revision 1, title defaults to its id) or updates it (revision + 1), and
    * records the space's new revision, atomically.
    */
-  putPage(spaceId: string, pageId: string, input: { title?: string; markdown: string }): Promise<{ page: PageRecord; created: boolean }>;
+  putPage(
+    spaceId: string,
+    pageId: string,
+    input: { title?: string; markdown: string },
+  ): Promise<{ page: PageRecord; created: boolean }>;
   recordGitSync(spaceId: string, installationId: string): Promise<GitSyncRecord>;
   /** Records a Git import or export an integration asked for (kept with the syncs, newest 1,000 per space). */
-  recordGitRequest(spaceId: string, installationId: string, kind: 'import' | 'export', request: GitRepositoryRequest): Promise<GitRequestRecord>;
+  recordGitRequest(
+    spaceId: string,
+    installationId: string,
+    kind: 'import' | 'export',
+    request: GitRepositoryRequest,
+  ): Promise<GitRequestRecord>;
   /** The space's recorded Git requests (syncs, imports, exports), newest first. */
   listGitRequests(spaceId: string): Promise<GitRequestRecord[]>;
   /** A revision of the space, while it is among the newest the space keeps. */
@@ -209,7 +218,10 @@ export interface PlatformStore {
 }
 
 /** A directory over fixed maps (what loadDirectory returns). */
-export function createResourceDirectory(spaces: ReadonlyMap<string, string>, sites: ReadonlyMap<string, { organization: string; spaces: string[] }>): ResourceDirectory {
+export function createResourceDirectory(
+  spaces: ReadonlyMap<string, string>,
+  sites: ReadonlyMap<string, { organization: string; spaces: string[] }>,
+): ResourceDirectory {
   return {
     spaceOrganization: (spaceId) => spaces.get(spaceId),
     siteInfo(siteId) {

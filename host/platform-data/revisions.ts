@@ -16,7 +16,9 @@ export const MAX_REVISIONS_PER_SPACE = 100;
  * the space's content. Page versions only ever grow, so an id is never reused for another state.
  */
 export function revisionIdOf(pages: readonly RevisionPageRef[]): string {
-  const sorted = [...pages].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((page) => [page.id, page.revision]);
+  const sorted = [...pages]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((page) => [page.id, page.revision]);
   // JSON, so no page id, whatever its characters, reads as another split of the same text.
   return `rev_${createHash('sha256').update(JSON.stringify(sorted)).digest('hex').slice(0, 20)}`;
 }
@@ -52,7 +54,11 @@ export type PageChange =
  * space's first recorded revision) every page is created. In the revision's page order, deleted
  * pages last. `versions` holds every page version of both revisions.
  */
-export function changesBetween(revision: SpaceRevision, parent: SpaceRevision | undefined, versions: readonly PageRecord[]): PageChange[] {
+export function changesBetween(
+  revision: SpaceRevision,
+  parent: SpaceRevision | undefined,
+  versions: readonly PageRecord[],
+): PageChange[] {
   const byVersion = new Map(versions.map((page) => [`${page.id}\n${page.revision}`, page]));
   const versionOf = (ref: RevisionPageRef): PageRecord | undefined => byVersion.get(`${ref.id}\n${ref.revision}`);
   const before = new Map((parent?.pages ?? []).map((ref) => [ref.id, ref]));

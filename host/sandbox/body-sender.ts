@@ -46,7 +46,8 @@ export function bodySenderOver(channel: Duplex): BodySender {
       try {
         for (;;) {
           // Waits for credit, or for the body to end on its own (its deadline): next() then says why.
-          while (state.credit <= 0 && sending.has(id) && !body.over) await new Promise<void>((resolve) => (state.wake = resolve));
+          while (state.credit <= 0 && sending.has(id) && !body.over)
+            await new Promise<void>((resolve) => (state.wake = resolve));
           if (!sending.has(id)) return;
           const chunk = await body.next();
           if (chunk === null) {
@@ -58,7 +59,13 @@ export function bodySenderOver(channel: Duplex): BodySender {
           writeFrame(channel, Frame.Chunk, id, 0, chunk);
         }
       } catch (error) {
-        writeFrame(channel, Frame.Error, id, 0, Buffer.from(error instanceof Error ? error.message : 'the response body failed'));
+        writeFrame(
+          channel,
+          Frame.Error,
+          id,
+          0,
+          Buffer.from(error instanceof Error ? error.message : 'the response body failed'),
+        );
       } finally {
         sending.delete(id);
       }

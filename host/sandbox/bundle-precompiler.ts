@@ -112,7 +112,10 @@ export class BundlePrecompiler {
     this.running = true;
     let cache: ivm.ExternalCopy<ArrayBuffer> | undefined;
     try {
-      this.isolate ??= new ivm.Isolate({ memoryLimit: this.options.memoryLimitMb, ...(this.options.snapshot ? { snapshot: this.options.snapshot } : {}) });
+      this.isolate ??= new ivm.Isolate({
+        memoryLimit: this.options.memoryLimitMb,
+        ...(this.options.snapshot ? { snapshot: this.options.snapshot } : {}),
+      });
       const script = await this.isolate.compileScript(job.code, { filename: job.filename, produceCachedData: true });
       cache = (script as ivm.Script & ivm.CachedDataResult).cachedData;
       script.release();

@@ -16,11 +16,18 @@ export interface BudgetCandidate {
  * `maxCount`. Busy isolates and the newcomer are never chosen, so the result can leave the worker
  * over budget when everything else is busy; it catches up once they are idle.
  */
-export function isolatesToEvict<C extends BudgetCandidate>(live: C[], newcomer: C | undefined, budgetBytes: number, maxCount: number): C[] {
+export function isolatesToEvict<C extends BudgetCandidate>(
+  live: C[],
+  newcomer: C | undefined,
+  budgetBytes: number,
+  maxCount: number,
+): C[] {
   let used = 0;
   for (const candidate of live) used += candidate.bytes;
   let count = live.length;
-  const idle = live.filter((candidate) => candidate.idle && candidate !== newcomer).sort((a, b) => a.lastUsedAt - b.lastUsedAt);
+  const idle = live
+    .filter((candidate) => candidate.idle && candidate !== newcomer)
+    .sort((a, b) => a.lastUsedAt - b.lastUsedAt);
   const evicted: C[] = [];
   for (const candidate of idle) {
     if (used <= budgetBytes && count <= maxCount) break;
@@ -54,13 +61,23 @@ export function poolCandidates<R>(pool: PoolView<R>, newcomerTakesOne: boolean):
   const ready = newcomerTakesOne ? pool.ready.slice(1) : pool.ready;
   const making = pool.making && !(newcomerTakesOne && pool.ready.length === 0);
   // Newest first: the realm take() would hand out next is the last to go.
-  const candidates: PoolCandidate<R>[] = [...ready].reverse().map((realm) => ({ realm, idle: true, lastUsedAt: -Infinity, bytes: pool.bytesEach }));
+  const candidates: PoolCandidate<R>[] = [...ready]
+    .reverse()
+    .map((realm) => ({ realm, idle: true, lastUsedAt: -Infinity, bytes: pool.bytesEach }));
   if (making) candidates.push({ idle: false, lastUsedAt: -Infinity, bytes: pool.bytesEach });
   return candidates;
 }
 
-/** Whether one more isolate of `bytes` fits beside `candidates` within the budget and the count cap (the pool refills only then). */
-export function fitsOneMore(candidates: BudgetCandidate[], bytes: number, budgetBytes: number, maxCount: number): boolean {
+/**
+ * Whether one more isolate of `bytes` fits beside `candidates` within the budget and the count cap (the pool refills
+ * only then).
+ */
+export function fitsOneMore(
+  candidates: BudgetCandidate[],
+  bytes: number,
+  budgetBytes: number,
+  maxCount: number,
+): boolean {
   let used = bytes;
   for (const candidate of candidates) used += candidate.bytes;
   return used <= budgetBytes && candidates.length + 1 <= maxCount;

@@ -157,7 +157,10 @@ export class IsolatePool {
         done();
         if (++this.failures >= MAX_FAILURES) {
           this.disabled = true;
-          this.options.warn(`the warm isolate pool is off: ${MAX_FAILURES} realms in a row could not be prepared (${error instanceof Error ? error.message : String(error)}); isolates start on demand`);
+          this.options.warn(
+            `the warm isolate pool is off: ${MAX_FAILURES} realms in a row could not be prepared ` +
+              `(${error instanceof Error ? error.message : String(error)}); isolates start on demand`,
+          );
         } else this.refillSoon();
         // A start waiting for it makes its own realm instead.
         return undefined;

@@ -11,7 +11,16 @@ import { prepareRealm, type RuntimeSource } from './realm.ts';
 import { guestStack, scriptFilename } from './stack-map.ts';
 import { FetchTable } from './fetch-table.ts';
 import type { ResponseBody } from './response-body.ts';
-import { DispatchError, MEMORY_LIMIT_PATTERN, type InFlight, type IsolateHooks, type IsolateOptions, type Live, type RealmState, type WireEnvelope } from './isolate/contract.ts';
+import {
+  DispatchError,
+  MEMORY_LIMIT_PATTERN,
+  type InFlight,
+  type IsolateHooks,
+  type IsolateOptions,
+  type Live,
+  type RealmState,
+  type WireEnvelope,
+} from './isolate/contract.ts';
 import { GuestLogs } from './isolate/guest-logs.ts';
 import { CpuEvidence } from './isolate/cpu-evidence.ts';
 import { GuestCalls } from './isolate/guest-calls.ts';
@@ -62,7 +71,14 @@ export class IntegrationIsolate {
   private readonly hooks: IsolateHooks;
   private readonly deadlineFromArrival: boolean;
 
-  constructor(name: string, bundleCode: string, runtime: RuntimeSource, limits: SandboxLimits, hooks: IsolateHooks, options: IsolateOptions = {}) {
+  constructor(
+    name: string,
+    bundleCode: string,
+    runtime: RuntimeSource,
+    limits: SandboxLimits,
+    hooks: IsolateHooks,
+    options: IsolateOptions = {},
+  ) {
     this.name = name;
     this.bundleCode = bundleCode;
     this.runtime = runtime;
@@ -71,8 +87,24 @@ export class IntegrationIsolate {
     this.deadlineFromArrival = options.deadlineFrom === 'arrival';
     this.logs = new GuestLogs(this.inFlight, this.draining, limits, hooks);
     this.cpu = new CpuEvidence(this.inFlight, this.draining, () => this.live);
-    this.calls = new GuestCalls({ inFlight: this.inFlight, draining: this.draining, limits, hooks, logs: this.logs, current: () => this.live, dispose: (reason) => this.dispose(reason) });
-    this.work = { inFlight: this.inFlight, draining: this.draining, limits, hooks, current: () => this.live, dispose: (reason) => this.dispose(reason), workEnded: () => this.resetWindowIfIdle() };
+    this.calls = new GuestCalls({
+      inFlight: this.inFlight,
+      draining: this.draining,
+      limits,
+      hooks,
+      logs: this.logs,
+      current: () => this.live,
+      dispose: (reason) => this.dispose(reason),
+    });
+    this.work = {
+      inFlight: this.inFlight,
+      draining: this.draining,
+      limits,
+      hooks,
+      current: () => this.live,
+      dispose: (reason) => this.dispose(reason),
+      workEnded: () => this.resetWindowIfIdle(),
+    };
   }
 
   /** Whether a code cache of this bundle would still be of use (none held yet). */
@@ -113,7 +145,10 @@ export class IntegrationIsolate {
     return this.cpu.takeHogReport(thresholdMs);
   }
 
-  /** Milliseconds the isolate executed in the current busy period (isolate/cpu-evidence.ts): the supervisor's evidence that a failure burned CPU. */
+  /**
+   * Milliseconds the isolate executed in the current busy period (isolate/cpu-evidence.ts): the supervisor's evidence
+   * that a failure burned CPU.
+   */
   executedMs(): number {
     return this.cpu.executedMs();
   }
@@ -145,9 +180,17 @@ export class IntegrationIsolate {
    * Runs one envelope; resolves with a validated response (and, when its body follows it, that
    * body: `response.body` is then empty) or rejects with a DispatchError.
    */
-  async dispatch(envelope: WireEnvelope): Promise<{ response: SandboxResponse; logs: CapturedLog[]; body?: ResponseBody }> {
+  async dispatch(
+    envelope: WireEnvelope,
+  ): Promise<{ response: SandboxResponse; logs: CapturedLog[]; body?: ResponseBody }> {
     this.lastUsedAt = performance.now();
-    const entry: InFlight = { eventId: envelope.eventId, installationId: envelope.installationId, logs: [], logBytes: 0, droppedLogs: 0 };
+    const entry: InFlight = {
+      eventId: envelope.eventId,
+      installationId: envelope.installationId,
+      logs: [],
+      logBytes: 0,
+      droppedLogs: 0,
+    };
     if (this.inFlight.size === 0 && this.draining.size === 0) this.cpu.startBusyPeriod();
     this.inFlight.add(entry);
     // A start parked with its realm built goes on now that a dispatch wants it.
@@ -171,11 +214,19 @@ export class IntegrationIsolate {
         if (this.live === null && this.startingRealm?.guest !== true) {
           // No guest code ran yet: the host is still building the realm. Answer now; the start goes
           // on and its isolate is kept for this integration's next dispatch (nothing to dispose).
-          entry.failure = new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms: its isolate was still being prepared by the host (none of its code ran)`, true);
+          entry.failure = new DispatchError(
+            'timeout',
+            `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms: its ` +
+              `isolate was still being prepared by the host (none of its code ran)`,
+            true,
+          );
           deadlinePassed(entry.failure);
           return;
         }
-        entry.failure = new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
+        entry.failure = new DispatchError(
+          'timeout',
+          `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`,
+        );
         this.executedMs(); // read before the isolate is disposed: the evidence of what it burned
         this.dispose('dispatch deadline passed');
         deadlinePassed(entry.failure);
@@ -183,10 +234,19 @@ export class IntegrationIsolate {
       live = current ?? (await Promise.race([this.startWithin(entry), passed]));
       // No isolated-vm `timeout` here: the deadline above already disposes the isolate (which stops
       // whatever it runs), and a per-call timeout costs a watchdog timer for every dispatch.
-      const call = live.dispatch.apply(undefined, [envelope.eventJson, environmentToSend(live, envelope.environmentJson), envelope.fetchBody, urlSeeds(live, envelope.requestUrl)], {
-        arguments: { copy: true },
-        result: { promise: true, copy: true },
-      });
+      const call = live.dispatch.apply(
+        undefined,
+        [
+          envelope.eventJson,
+          environmentToSend(live, envelope.environmentJson),
+          envelope.fetchBody,
+          urlSeeds(live, envelope.requestUrl),
+        ],
+        {
+          arguments: { copy: true },
+          result: { promise: true, copy: true },
+        },
+      );
       this.hooks.entered?.();
       const raw = decodeWireAnswer(await Promise.race([call, passed]));
       if (entry.failure) throw entry.failure;
@@ -196,14 +256,20 @@ export class IntegrationIsolate {
       if (typeof streamed === 'string') throw new DispatchError('bad-response', streamed);
       this.sampleMemory(live);
       // Draining costs a round trip into the isolate; only pay it when waitUntil work exists.
-      if ((raw as { waitUntilPending?: unknown }).waitUntilPending === true) drainAfterResponse(this.work, live, entry.eventId);
+      if ((raw as { waitUntilPending?: unknown }).waitUntilPending === true)
+        drainAfterResponse(this.work, live, entry.eventId);
       const logs = this.logs.closeLogs(entry);
-      return streamed === null ? { response, logs } : { response, logs, body: followingBody(this.work, live, entry.eventId, streamed) };
+      return streamed === null
+        ? { response, logs }
+        : { response, logs, body: followingBody(this.work, live, entry.eventId, streamed) };
     } catch (error) {
       // Whether the runtime got the environment text of a call that failed is unknown: send the
       // next one its text again (sending it is always correct, only slower).
       if (live !== undefined) live.environmentJson = undefined;
-      throw Object.assign(this.classify(error, entry), { logs: this.logs.closeLogs(entry), executedMs: this.executedMs() });
+      throw Object.assign(this.classify(error, entry), {
+        logs: this.logs.closeLogs(entry),
+        executedMs: this.executedMs(),
+      });
     } finally {
       clearTimeout(deadline);
       this.inFlight.delete(entry);
@@ -275,16 +341,21 @@ export class IntegrationIsolate {
     const message = error instanceof Error ? error.message : String(error);
     if (MEMORY_LIMIT_PATTERN.test(message)) {
       this.dispose('memory limit');
-      return new DispatchError('memory', `the integration exceeded its memory limit of ${this.limits.memoryLimitMb} MB`);
+      return new DispatchError(
+        'memory',
+        `the integration exceeded its memory limit of ${this.limits.memoryLimitMb} MB`,
+      );
     }
-    if (/disposed/i.test(message)) return new DispatchError('isolate-reset', 'the integration was reset while handling this request');
+    if (/disposed/i.test(message))
+      return new DispatchError('isolate-reset', 'the integration was reset while handling this request');
     if (/timed out/i.test(message)) {
       this.dispose('synchronous timeout');
       return new DispatchError('timeout', `the integration did not answer within ${this.limits.dispatchTimeoutMs} ms`);
     }
     // Failing to start (a throwing top level) is the integration's error, reported in its log
     // with the guest's frames (mapped to its sources), never the worker's.
-    const stack = error instanceof Error && typeof error.stack === 'string' ? guestStack(error.stack) : message.split('\n')[0];
+    const stack =
+      error instanceof Error && typeof error.stack === 'string' ? guestStack(error.stack) : message.split('\n')[0];
     this.logs.recordLog('error', `integration failed to start: ${stack}`);
     this.dispose('start failure');
     return new DispatchError('isolate-reset', 'the integration failed to start');
@@ -388,7 +459,22 @@ export class IntegrationIsolate {
       realmState = { disposed: false, guest: false };
       this.startingRealm = realmState;
       realm.claim(this.calls.owner(timers, fetches, realmState));
-      const live: Live = { isolate, context: realm.context, timers, fetches, seededUrls: new Set(), environmentJson: undefined, pooled: pooledRealm !== undefined, dispatch: realm.dispatch, drain: realm.drain, fireTimer: realm.fireTimer, pullBody: realm.pullBody, cancelBody: realm.cancelBody, resources: realm.resources, realmState };
+      const live: Live = {
+        isolate,
+        context: realm.context,
+        timers,
+        fetches,
+        seededUrls: new Set(),
+        environmentJson: undefined,
+        pooled: pooledRealm !== undefined,
+        dispatch: realm.dispatch,
+        drain: realm.drain,
+        fireTimer: realm.fireTimer,
+        pullBody: realm.pullBody,
+        cancelBody: realm.cancelBody,
+        resources: realm.resources,
+        realmState,
+      };
       // From here on it is the integration's code (compiling and running its bundle): its deadline runs.
       realmBuilt();
       // Every dispatch that asked for this start gave up at its deadline while the host built the

@@ -2,7 +2,14 @@
 // Messages are structured-cloned (`serialization: 'advanced'`), so bodies stay binary.
 // Types only: nothing here may import isolated-vm or Koa.
 
-import type { BridgeRequest, BridgeResponse, BridgeResult, Envelope, RuntimeModuleName, SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
+import type {
+  BridgeRequest,
+  BridgeResponse,
+  BridgeResult,
+  Envelope,
+  RuntimeModuleName,
+  SandboxResponse,
+} from '../../sandbox-api/runtime/contract.ts';
 import type { EgressOptions } from '../bridge/egress-policy.ts';
 import type { WorkerPriority } from '../offenders/index.ts';
 
@@ -26,7 +33,10 @@ export interface SandboxLimits {
    * overlap) before it is moved to the low-priority worker, while the work still runs.
    */
   hogCpuMs: number;
-  /** A hard count of live isolates per worker, on top of the memory budget; past it the least recently used idle one is disposed. */
+  /**
+   * A hard count of live isolates per worker, on top of the memory budget; past it the least recently used idle one is
+   * disposed.
+   */
   maxLiveIsolatesPerWorker: number;
   /**
    * Realms each worker keeps ready for cold integrations (isolate-pool.ts): isolates made from the
@@ -38,21 +48,33 @@ export interface SandboxLimits {
 export interface WorkerInit {
   type: 'init';
   runtimeScript: string;
-  /** The runtime's startup-snapshot script (sandbox-api/runtime/snapshot.ts): every isolate is made from its snapshot. */
+  /**
+   * The runtime's startup-snapshot script (sandbox-api/runtime/snapshot.ts): every isolate is made from its snapshot.
+   *
+   */
   snapshotScript: string;
   /** The lazily loaded runtime modules' scripts (sandbox-api/runtime/build.ts buildRuntimeModules), by name. */
   runtimeModules: Record<RuntimeModuleName, string>;
-  /** The two scripts' source maps (sandbox-api/runtime/build.ts): frames of the provided sandbox-api modules are named by them in logs. */
+  /**
+   * The two scripts' source maps (sandbox-api/runtime/build.ts): frames of the provided sandbox-api modules are named
+   * by them in logs.
+   */
   runtimeMaps?: { runtime: string; snapshot: string };
   limits: SandboxLimits;
   /** This worker's share of the isolate memory budget: past it, least recently used idle isolates are disposed. */
   isolateBudgetMb: number;
   egress: EgressOptions;
-  /** How this worker's guest threads compete for CPU (its main thread stays above them, at nice 10 in a lowered worker); absent: normal. */
+  /**
+   * How this worker's guest threads compete for CPU (its main thread stays above them, at nice 10 in a lowered
+   * worker); absent: normal.
+   */
   priority?: WorkerPriority;
   /** The command that sets SCHED_IDLE on a thread (util-linux's `chrt`); tests name a missing one. */
   schedIdleCommand?: string;
-  /** An offenders' worker under the host's offenders' CPU quota: the group's `tasks` file, where it puts its guest threads (never its main thread). */
+  /**
+   * An offenders' worker under the host's offenders' CPU quota: the group's `tasks` file, where it puts its guest
+   * threads (never its main thread).
+   */
   offenderCpuQuotaTasks?: string;
 }
 
@@ -133,7 +155,15 @@ export interface AbandonDispatch {
   id: number;
 }
 
-export type ToWorker = WorkerInit | RegisterIntegration | UnregisterIntegration | DispatchRequest | ForgetEnvironments | ConfigureWorker | ApiResult | AbandonDispatch;
+export type ToWorker =
+  | WorkerInit
+  | RegisterIntegration
+  | UnregisterIntegration
+  | DispatchRequest
+  | ForgetEnvironments
+  | ConfigureWorker
+  | ApiResult
+  | AbandonDispatch;
 
 export interface CapturedLog {
   level: string;
@@ -152,8 +182,28 @@ export type DispatchFailure = 'timeout' | 'memory' | 'bad-response' | 'not-regis
  * from the dispatch's arrival: isolate.ts IsolateOptions); not the integration's offence.
  */
 export type DispatchResult =
-  | { type: 'result'; id: number; ok: true; response: SandboxResponse; logs: CapturedLog[]; durationMs: number; draining?: boolean; streamed?: boolean }
-  | { type: 'result'; id: number; ok: false; failure: DispatchFailure; message: string; logs: CapturedLog[]; durationMs: number; draining?: boolean; executedMs?: number; beforeGuest?: boolean };
+  | {
+      type: 'result';
+      id: number;
+      ok: true;
+      response: SandboxResponse;
+      logs: CapturedLog[];
+      durationMs: number;
+      draining?: boolean;
+      streamed?: boolean;
+    }
+  | {
+      type: 'result';
+      id: number;
+      ok: false;
+      failure: DispatchFailure;
+      message: string;
+      logs: CapturedLog[];
+      durationMs: number;
+      draining?: boolean;
+      executedMs?: number;
+      beforeGuest?: boolean;
+    };
 
 /** The integration's work after its responses (waitUntil) is over: it is idle in this worker. */
 export interface Drained {
@@ -213,4 +263,13 @@ export interface IsolateDisposed {
   evicted: boolean;
 }
 
-export type FromWorker = DispatchResult | Drained | LateLog | WorkerReady | ApiCall | EgressConnect | HogReport | WorkerCount | IsolateDisposed;
+export type FromWorker =
+  | DispatchResult
+  | Drained
+  | LateLog
+  | WorkerReady
+  | ApiCall
+  | EgressConnect
+  | HogReport
+  | WorkerCount
+  | IsolateDisposed;

@@ -6,7 +6,13 @@
 // isolated-vm object.
 
 import ivm from 'isolated-vm';
-import { ASYNC_PRIMITIVES, PRIMITIVE_NAMES, RUNTIME_MODULES, type BridgePrimitives, type RuntimeModuleName } from '../../sandbox-api/runtime/contract.ts';
+import {
+  ASYNC_PRIMITIVES,
+  PRIMITIVE_NAMES,
+  RUNTIME_MODULES,
+  type BridgePrimitives,
+  type RuntimeModuleName,
+} from '../../sandbox-api/runtime/contract.ts';
 import * as primitives from '../bridge/primitives.ts';
 import { createTextDecoding } from '../bridge/text-decoding.ts';
 import { createCompressionTable, type CompressionTable } from '../bridge/compression.ts';
@@ -40,7 +46,8 @@ function safe<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R 
   };
 }
 
-const isModuleName = (value: unknown): value is RuntimeModuleName => typeof value === 'string' && (RUNTIME_MODULES as readonly string[]).includes(value);
+const isModuleName = (value: unknown): value is RuntimeModuleName =>
+  typeof value === 'string' && (RUNTIME_MODULES as readonly string[]).includes(value);
 
 /**
  * Hands the runtime one of its modules' script text (it evaluates it itself: a script compiled and
@@ -93,7 +100,8 @@ export function createRealmResources(alive: () => boolean = () => true): RealmRe
 function refusingSharedBodies(fetch: BridgePrimitives['fetch']): BridgePrimitives['fetch'] {
   return async (request) => {
     const body = typeof request === 'object' && request !== null ? request.body : undefined;
-    if (body !== null && body !== undefined && !isOwnBytes(body)) return { ok: false, code: 'TypeError', message: 'the request body is not bytes of its own' };
+    if (body !== null && body !== undefined && !isOwnBytes(body))
+      return { ok: false, code: 'TypeError', message: 'the request body is not bytes of its own' };
     return fetch(request);
   };
 }
@@ -135,7 +143,12 @@ function settled(fn: (...args: unknown[]) => unknown): (...args: unknown[]) => P
  * What each primitive of a realm does. `owner` is read at every call (a realm made ahead of time
  * has none until it is claimed; the async ones, given apart, answer a failure then).
  */
-export function realmImplementations(owner: () => RealmOwner, async: Pick<BridgePrimitives, 'fetch' | 'fetchRead'>, modules: RuntimeModuleSources, resources: RealmResources): PrimitiveImplementations {
+export function realmImplementations(
+  owner: () => RealmOwner,
+  async: Pick<BridgePrimitives, 'fetch' | 'fetchRead'>,
+  modules: RuntimeModuleSources,
+  resources: RealmResources,
+): PrimitiveImplementations {
   return {
     log: (level, text) => owner().log(level, text),
     fetch: refusingSharedBodies(async.fetch),
@@ -157,6 +170,11 @@ export function realmImplementations(owner: () => RealmOwner, async: Pick<Bridge
 }
 
 /** The realm's primitives, in the order install() and the bootstrap take them (realmImplementations). */
-export function realmPrimitives(owner: () => RealmOwner, async: Pick<BridgePrimitives, 'fetch' | 'fetchRead'>, modules: RuntimeModuleSources, resources: RealmResources = createRealmResources()): unknown[] {
+export function realmPrimitives(
+  owner: () => RealmOwner,
+  async: Pick<BridgePrimitives, 'fetch' | 'fetchRead'>,
+  modules: RuntimeModuleSources,
+  resources: RealmResources = createRealmResources(),
+): unknown[] {
   return orderedPrimitives(realmImplementations(owner, async, modules, resources));
 }

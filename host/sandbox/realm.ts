@@ -4,9 +4,20 @@
 // ahead of time (isolate-pool.ts) never holds, and never exposes, anything of whoever made it.
 
 import ivm from 'isolated-vm';
-import type { BridgeRequest, BridgeResponse, BridgeResult, LogLevel, WireAnswer } from '../../sandbox-api/runtime/contract.ts';
+import type {
+  BridgeRequest,
+  BridgeResponse,
+  BridgeResult,
+  LogLevel,
+  WireAnswer,
+} from '../../sandbox-api/runtime/contract.ts';
 import * as primitives from '../bridge/primitives.ts';
-import { createRealmResources, realmPrimitives, type RealmResources, type RuntimeModuleSources } from './realm-primitives.ts';
+import {
+  createRealmResources,
+  realmPrimitives,
+  type RealmResources,
+  type RuntimeModuleSources,
+} from './realm-primitives.ts';
 import { bootstrapRuntime } from './runtime-snapshot.ts';
 import { RUNTIME_FILENAME } from './stack-map.ts';
 import { WARM_DISPATCHES, WARM_ENTRY, WARM_ENVIRONMENT_JSON, WARM_URL, warmEventJson } from './warm-up.ts';
@@ -20,7 +31,10 @@ export interface RuntimeSource {
   code: string;
   cache?: ivm.ExternalCopy<ArrayBuffer>;
   snapshot?: ivm.ExternalCopy<ArrayBuffer>;
-  /** The lazily loaded runtime modules (realm-primitives.ts), compiled into an isolate when its guest first needs one. */
+  /**
+   * The lazily loaded runtime modules (realm-primitives.ts), compiled into an isolate when its guest first needs one.
+   *
+   */
   modules: RuntimeModuleSources;
 }
 
@@ -44,7 +58,14 @@ export interface RealmOwner {
 export interface PreparedRealm {
   isolate: ivm.Isolate;
   context: ivm.Context;
-  dispatch: ivm.Reference<(eventJson: string, environmentJson: string | null, fetchBody: Uint8Array | null, parsedUrlsJson: string | null) => Promise<WireAnswer>>;
+  dispatch: ivm.Reference<
+    (
+      eventJson: string,
+      environmentJson: string | null,
+      fetchBody: Uint8Array | null,
+      parsedUrlsJson: string | null,
+    ) => Promise<WireAnswer>
+  >;
   drain: ivm.Reference<(eventId: string) => Promise<void>>;
   fireTimer: ivm.Reference<(id: number) => void>;
   pullBody: ivm.Reference<(id: number) => Promise<Uint8Array | null>>;
@@ -68,7 +89,11 @@ export const RUNTIME_START_TIMEOUT_MS = 30_000;
  * Creates an isolate (memory limit applied here, as to every isolate) with the runtime bound to a
  * switch that no integration holds yet. Runs only our runtime: no guest code, no guest cachedData.
  */
-export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number, options: { warm?: boolean } = {}): Promise<PreparedRealm> {
+export async function prepareRealm(
+  runtime: RuntimeSource,
+  memoryLimitMb: number,
+  options: { warm?: boolean } = {},
+): Promise<PreparedRealm> {
   let owner: RealmOwner | null = null;
   // Before claim() nothing may run in the realm but the runtime's own start, which calls none of
   // these; a call here would be a runtime bug, answered like any host failure.
@@ -91,7 +116,9 @@ export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number
     const resources = createRealmResources(() => !isolate.isDisposed);
     const bound = realmPrimitives(current, { fetch, fetchRead }, runtime.modules, resources);
     // From the snapshot the realm is built and hardened already: one call binds it.
-    const api = snapshot ? await bootstrapRuntime(context, bound, RUNTIME_START_TIMEOUT_MS) : await installRuntime(runtime, isolate, context, bound);
+    const api = snapshot
+      ? await bootstrapRuntime(context, bound, RUNTIME_START_TIMEOUT_MS)
+      : await installRuntime(runtime, isolate, context, bound);
     // Read synchronously: plain data properties of the runtime's own frozen object, in a realm no
     // guest code has run in (four hops to the isolate's thread and back cost ~0.25 ms per realm).
     const realm: PreparedRealm = {
@@ -129,31 +156,54 @@ export async function prepareRealm(runtime: RuntimeSource, memoryLimitMb: number
  */
 async function warmUp(realm: PreparedRealm): Promise<void> {
   const script = await realm.isolate.compileScript(WARM_ENTRY, { filename: 'sandbox-warm-up.js' });
-  const entry = (await script.run(realm.context, { reference: true, timeout: RUNTIME_START_TIMEOUT_MS })) as ivm.Reference;
+  const entry = (await script.run(realm.context, {
+    reference: true,
+    timeout: RUNTIME_START_TIMEOUT_MS,
+  })) as ivm.Reference;
   await realm.setEntry.apply(undefined, [entry.derefInto()], { timeout: RUNTIME_START_TIMEOUT_MS });
   entry.release();
   const record = primitives.parseUrl(WARM_URL, undefined);
   for (let i = 0; i < WARM_DISPATCHES; i++) {
     // As the worker sends them: the environment text once, then null (kept parsed in the realm).
-    await realm.dispatch.apply(undefined, [warmEventJson(i), i === 0 ? WARM_ENVIRONMENT_JSON : null, null, i === 0 ? JSON.stringify([[WARM_URL, record]]) : null], {
-      arguments: { copy: true },
-      result: { promise: true, copy: true },
-      timeout: RUNTIME_START_TIMEOUT_MS,
-    });
+    await realm.dispatch.apply(
+      undefined,
+      [
+        warmEventJson(i),
+        i === 0 ? WARM_ENVIRONMENT_JSON : null,
+        null,
+        i === 0 ? JSON.stringify([[WARM_URL, record]]) : null,
+      ],
+      {
+        arguments: { copy: true },
+        result: { promise: true, copy: true },
+        timeout: RUNTIME_START_TIMEOUT_MS,
+      },
+    );
   }
   await realm.setEntry.apply(undefined, [undefined], { timeout: RUNTIME_START_TIMEOUT_MS });
 }
 
 /** Without a snapshot: runs the runtime script in the new context and install()s it (which hardens the realm). */
-async function installRuntime(runtime: RuntimeSource, isolate: ivm.Isolate, context: ivm.Context, bound: unknown[]): Promise<ivm.Reference> {
+async function installRuntime(
+  runtime: RuntimeSource,
+  isolate: ivm.Isolate,
+  context: ivm.Context,
+  bound: unknown[],
+): Promise<ivm.Reference> {
   const runtimeScript = await isolate.compileScript(runtime.code, {
     filename: RUNTIME_FILENAME,
     ...(runtime.cache ? { cachedData: runtime.cache } : { produceCachedData: true }),
   });
   const produced = (runtimeScript as ivm.Script & ivm.CachedDataResult).cachedData;
   if (!runtime.cache && produced) runtime.cache = produced;
-  const install = (await runtimeScript.run(context, { reference: true, timeout: RUNTIME_START_TIMEOUT_MS })) as ivm.Reference;
-  const api = (await install.apply(undefined, bound, { result: { reference: true }, timeout: RUNTIME_START_TIMEOUT_MS })) as ivm.Reference;
+  const install = (await runtimeScript.run(context, {
+    reference: true,
+    timeout: RUNTIME_START_TIMEOUT_MS,
+  })) as ivm.Reference;
+  const api = (await install.apply(undefined, bound, {
+    result: { reference: true },
+    timeout: RUNTIME_START_TIMEOUT_MS,
+  })) as ivm.Reference;
   install.release();
   return api;
 }

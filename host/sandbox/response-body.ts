@@ -88,9 +88,11 @@ export function responseBody(options: ResponseBodyOptions): ResponseBody {
         end('the response body ended');
         return null;
       }
-      if (!(chunk instanceof Uint8Array)) return refuse('the integration streamed something that is not bytes', 'not bytes');
+      if (!(chunk instanceof Uint8Array))
+        return refuse('the integration streamed something that is not bytes', 'not bytes');
       sent += chunk.byteLength;
-      if (sent > options.maxBytes) return refuse(`the integration's response body exceeds ${options.maxBytes} bytes`, 'too large');
+      if (sent > options.maxBytes)
+        return refuse(`the integration's response body exceeds ${options.maxBytes} bytes`, 'too large');
       return chunk;
     },
     cancel(reason) {
@@ -120,14 +122,20 @@ export function isolateBodySource(
   return {
     async pull() {
       if (isolate.isDisposed) throw new Error('the integration was reset while producing its response body');
-      const chunk: unknown = await pullBody.apply(undefined, [id], { arguments: { copy: true }, result: { promise: true, copy: true } });
+      const chunk: unknown = await pullBody.apply(undefined, [id], {
+        arguments: { copy: true },
+        result: { promise: true, copy: true },
+      });
       entered();
-      if (chunk !== null && !isOwnBytes(chunk)) throw new Error('the integration streamed something that is not bytes of its own');
+      if (chunk !== null && !isOwnBytes(chunk))
+        throw new Error('the integration streamed something that is not bytes of its own');
       return chunk as Uint8Array | null;
     },
     async stop(reason) {
       if (isolate.isDisposed) return;
-      await cancelBody.apply(undefined, [id, reason], { arguments: { copy: true }, result: { promise: true } }).catch(() => undefined);
+      await cancelBody
+        .apply(undefined, [id, reason], { arguments: { copy: true }, result: { promise: true } })
+        .catch(() => undefined);
       entered();
     },
   };

@@ -27,7 +27,9 @@ const STAND_INS: Record<keyof BridgePrimitives, string> = {
   loadModule: "() => { throw new Error('no runtime module during the warm-up'); }",
 };
 // Async primitives cross as References: their stand-ins have the one method the runtime calls.
-const standIns = PRIMITIVE_NAMES.map((name) => (ASYNC_PRIMITIVES.includes(name) ? `{ apply: ${STAND_INS[name]} }` : STAND_INS[name])).join(', ');
+const standIns = PRIMITIVE_NAMES.map((name) =>
+  ASYNC_PRIMITIVES.includes(name) ? `{ apply: ${STAND_INS[name]} }` : STAND_INS[name],
+).join(', ');
 
 /**
  * Runs in a throwaway context while the snapshot is taken, so the code that every new isolate runs
@@ -35,13 +37,18 @@ const standIns = PRIMITIVE_NAMES.map((name) => (ASYNC_PRIMITIVES.includes(name) 
  * Its primitives are inert stand-ins; nothing it does stays in the snapshot's heap.
  */
 const WARM_UP = `"use strict"; (() => {
-  const record = (href) => ({ href, origin: 'https://warm-up.invalid', protocol: 'https:', username: '', password: '', host: 'warm-up.invalid', hostname: 'warm-up.invalid', port: '', pathname: href.slice(href.indexOf('/', 8)), search: '', hash: '' });
+  const record = (href) => ({
+    href, origin: 'https://warm-up.invalid', protocol: 'https:', username: '', password: '',
+    host: 'warm-up.invalid', hostname: 'warm-up.invalid', port: '', pathname: href.slice(href.indexOf('/', 8)),
+    search: '', hash: '',
+  });
   const api = globalThis.__ih_bootstrap(${standIns});
   api.setEntry(${WARM_ENTRY.replace(/^"use strict"; /, '')});
   const url = ${JSON.stringify(WARM_URL)};
   const events = [${Array.from({ length: WARM_DISPATCHES }, (_, i) => JSON.stringify(warmEventJson(i))).join(', ')}];
   for (let i = 0; i < events.length; i++) {
-    void api.dispatchWire(events[i], i === 0 ? ${JSON.stringify(WARM_ENVIRONMENT_JSON)} : null, null, JSON.stringify([[url, record(url)]]));
+    const environment = i === 0 ? ${JSON.stringify(WARM_ENVIRONMENT_JSON)} : null;
+    void api.dispatchWire(events[i], environment, null, JSON.stringify([[url, record(url)]]));
   }
 })();`;
 
@@ -54,11 +61,18 @@ export function createRuntimeSnapshot(snapshotScript: string): ivm.ExternalCopy<
  * same order, as install(): realm-primitives.ts) and returns the RuntimeApi. It must run before any
  * guest code: the bootstrap global exists until this call deletes it.
  */
-export async function bootstrapRuntime(context: ivm.Context, primitives: unknown[], timeoutMs: number): Promise<ivm.Reference> {
+export async function bootstrapRuntime(
+  context: ivm.Context,
+  primitives: unknown[],
+  timeoutMs: number,
+): Promise<ivm.Reference> {
   // A data property our snapshot defined, read before any guest code exists: no hop needed.
   const bootstrap = context.global.getSync('__ih_bootstrap', { reference: true }) as ivm.Reference;
   try {
-    return (await bootstrap.apply(undefined, primitives, { result: { reference: true }, timeout: timeoutMs })) as ivm.Reference;
+    return (await bootstrap.apply(undefined, primitives, {
+      result: { reference: true },
+      timeout: timeoutMs,
+    })) as ivm.Reference;
   } finally {
     bootstrap.release();
   }

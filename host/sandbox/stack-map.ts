@@ -41,15 +41,34 @@ function lazyMap(mapJson: string): () => SourceMap | null {
   };
 }
 
-/** `source:line:column` of a generated position (V8's 1-based line and column), or null when the map says nothing there. */
+/**
+ * `source:line:column` of a generated position (V8's 1-based line and column), or null when the map says nothing
+ * there.
+ */
 function lookUp(sourceMap: SourceMap, line: string, column: string): { source: string; at: string } | null {
   // V8 prints 1-based lines and columns; the map's entries are 0-based.
   const generatedLine = Number(line) - 1;
   const generatedColumn = Number(column) - 1;
-  const entry = sourceMap.findEntry(generatedLine, generatedColumn) as { generatedLine?: number; generatedColumn?: number; originalSource?: string; originalLine?: number; originalColumn?: number };
+  const entry = sourceMap.findEntry(generatedLine, generatedColumn) as {
+    generatedLine?: number;
+    generatedColumn?: number;
+    originalSource?: string;
+    originalLine?: number;
+    originalColumn?: number;
+  };
   // Only a mapping on the same generated line says anything: the wrapper's own lines have none.
-  if (entry.generatedLine !== generatedLine || typeof entry.originalSource !== 'string' || entry.originalLine === undefined || entry.originalColumn === undefined) return null;
-  return { source: entry.originalSource, at: `${entry.originalLine + 1}:${entry.originalColumn + (generatedColumn - (entry.generatedColumn ?? generatedColumn)) + 1}` };
+  if (
+    entry.generatedLine !== generatedLine ||
+    typeof entry.originalSource !== 'string' ||
+    entry.originalLine === undefined ||
+    entry.originalColumn === undefined
+  )
+    return null;
+  const originalColumn = entry.originalColumn + (generatedColumn - (entry.generatedColumn ?? generatedColumn));
+  return {
+    source: entry.originalSource,
+    at: `${entry.originalLine + 1}:${originalColumn + 1}`,
+  };
 }
 
 /**
@@ -70,7 +89,11 @@ function providedLabel(source: string): string | null {
  * stay as they are. The runtime's frame that runs a bundle's top level (setEntry) is dropped like
  * the wrapper's. Without maps the text is returned unchanged. Maps are parsed on first use.
  */
-export function createStackMapper(integration: string, mapJson: string | undefined, runtimeMapJson?: string): (text: string) => string {
+export function createStackMapper(
+  integration: string,
+  mapJson: string | undefined,
+  runtimeMapJson?: string,
+): (text: string) => string {
   if (mapJson === undefined && runtimeMapJson === undefined) return (text) => text;
   const filename = scriptFilename(integration);
   const pattern = new RegExp(`${escapeRegExp(filename)}:(\\d+):(\\d+)`, 'g');
@@ -123,7 +146,8 @@ export function guestStack(stack: string): string {
   const frames: string[] = [];
   for (const line of rest) {
     if (line.includes('<isolated-vm boundary>')) break;
-    if (line === FRAMES_SET_BY_INTEGRATION || (/^\s+at /.test(line) && !/file:|node:|\(\//.test(line))) frames.push(line);
+    if (line === FRAMES_SET_BY_INTEGRATION || (/^\s+at /.test(line) && !/file:|node:|\(\//.test(line)))
+      frames.push(line);
   }
   return [header, ...frames].join('\n');
 }

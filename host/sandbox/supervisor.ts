@@ -38,7 +38,10 @@ export class Supervisor {
 
   constructor(options: SupervisorOptions) {
     this.options = options;
-    this.placement = new Placement(Math.max(1, options.workers) + (options.demoteOffenders ? 2 : 0), Math.max(1, options.workers));
+    this.placement = new Placement(
+      Math.max(1, options.workers) + (options.demoteOffenders ? 2 : 0),
+      Math.max(1, options.workers),
+    );
     this.ledger = new CrashLedger(options.crashesBeforeQuarantine, options.crashWindowMs);
     this.breaker = new TimeoutBreaker(options.timeoutBreaker);
     this.scheduling = new OffenderScheduling(options);
@@ -50,7 +53,9 @@ export class Supervisor {
       quotaTasks: () => this.scheduling.quotaTasks,
     });
     this.ladder = new OffenderLadder(this.routing, this.lifecycle, this.ledger, this.breaker, this.scheduling, options);
-    this.deadlines = new HostDeadlines(options, (integration, burned, from) => this.ladder.countTimeout(integration, burned, from));
+    this.deadlines = new HostDeadlines(options, (integration, burned, from) =>
+      this.ladder.countTimeout(integration, burned, from),
+    );
     const { routing, lifecycle, placement, ledger, breaker, ladder, deadlines } = this;
     this.dispatcher = new Dispatch({ routing, lifecycle, placement, ledger, breaker, ladder, deadlines }, options);
   }
@@ -208,9 +213,18 @@ export class Supervisor {
       case 'api-request':
         return this.answerApi(slot, message.id, message.integration, message.request);
       case 'egress-connect':
-        return this.options.onEgressConnect?.({ integration: message.integration, address: message.address, port: message.port });
+        return this.options.onEgressConnect?.({
+          integration: message.integration,
+          address: message.address,
+          port: message.port,
+        });
       case 'hog':
-        return this.ladder.demote(message.integration, `executed ${message.cpuMs} ms in one busy period (limit ${this.options.limits.hogCpuMs} ms)`, true, slot.index);
+        return this.ladder.demote(
+          message.integration,
+          `executed ${message.cpuMs} ms in one busy period (limit ${this.options.limits.hogCpuMs} ms)`,
+          true,
+          slot.index,
+        );
       case 'count':
         return this.options.onCount?.(message.name, message.integration);
       case 'drained':
@@ -228,8 +242,14 @@ export class Supervisor {
     // token to belong to that integration, so one integration cannot act with another's token.
     const handler = this.apiHandler;
     const answer = handler
-      ? handler(integration, request).catch((): BridgeResult<BridgeResponse> => ({ ok: false, code: 'TypeError', message: 'platform API unavailable' }))
-      : Promise.resolve<BridgeResult<BridgeResponse>>({ ok: false, code: 'TypeError', message: 'platform API unavailable' });
+      ? handler(integration, request).catch(
+          (): BridgeResult<BridgeResponse> => ({ ok: false, code: 'TypeError', message: 'platform API unavailable' }),
+        )
+      : Promise.resolve<BridgeResult<BridgeResponse>>({
+          ok: false,
+          code: 'TypeError',
+          message: 'platform API unavailable',
+        });
     void answer.then((result) => post(slot, { type: 'api-response', id, result }));
   }
 }

@@ -8,7 +8,12 @@ import { isOwnBytes } from '../bridge/own-bytes.ts';
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE_FORBIDDEN = /[\0\r\n]/;
 const MAX_HEADERS = 200;
-const VERDICTS: ReadonlySet<unknown> = new Set<RuntimeVerdict>(['no-handler', 'component-not-found', 'guest-error', 'bad-entry']);
+const VERDICTS: ReadonlySet<unknown> = new Set<RuntimeVerdict>([
+  'no-handler',
+  'component-not-found',
+  'guest-error',
+  'bad-entry',
+]);
 
 export function validateSandboxResponse(value: unknown, maxBodyBytes: number): SandboxResponse | string {
   if (typeof value !== 'object' || value === null) return 'the integration returned no response';
@@ -21,15 +26,24 @@ export function validateSandboxResponse(value: unknown, maxBodyBytes: number): S
     if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string' || typeof pair[1] !== 'string') {
       return 'the integration returned invalid headers';
     }
-    if (!HEADER_NAME.test(pair[0])) return `the integration returned an invalid header name ${JSON.stringify(pair[0].slice(0, 64))}`;
-    if (HEADER_VALUE_FORBIDDEN.test(pair[1])) return `the integration returned an invalid value for header "${pair[0]}"`;
+    if (!HEADER_NAME.test(pair[0]))
+      return `the integration returned an invalid header name ${JSON.stringify(pair[0].slice(0, 64))}`;
+    if (HEADER_VALUE_FORBIDDEN.test(pair[1]))
+      return `the integration returned an invalid value for header "${pair[0]}"`;
   }
   if (!isOwnBytes(body)) return 'the integration returned an invalid body';
   if (body.byteLength > maxBodyBytes) return `the integration's response body exceeds ${maxBodyBytes} bytes`;
-  const text = typeof statusText === 'string' && !HEADER_VALUE_FORBIDDEN.test(statusText) ? statusText.slice(0, 256) : undefined;
+  const text =
+    typeof statusText === 'string' && !HEADER_VALUE_FORBIDDEN.test(statusText) ? statusText.slice(0, 256) : undefined;
   // Only the runtime's known verdicts mean something to the host; anything else is dropped.
   const known = VERDICTS.has(verdict) ? { verdict: verdict as RuntimeVerdict } : {};
-  return { status: status as number, ...(text ? { statusText: text } : {}), headers: headers as [string, string][], body, ...known };
+  return {
+    status: status as number,
+    ...(text ? { statusText: text } : {}),
+    headers: headers as [string, string][],
+    body,
+    ...known,
+  };
 }
 
 /**

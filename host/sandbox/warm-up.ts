@@ -11,7 +11,8 @@
  * reads the Request the way handlers commonly do and answers with a Response (a warm-up that only
  * built a Response left the Request path to each integration's first request), after one JSX call.
  */
-export const WARM_ENTRY = `"use strict"; ((modules) => ({ default: modules['sandbox-api'].createIntegration({ async fetch(request, context) {
+export const WARM_ENTRY = `"use strict"; ((modules) => ({ default: modules['sandbox-api'].createIntegration({
+  async fetch(request, context) {
   const element = modules['sandbox-api/jsx-runtime'].jsx('text', { children: ['ok', 1] });
   void [request.method, request.url, request.headers.get('accept'), context.environment.installation, element];
   return new Response('ok', { status: 200, headers: { 'content-type': 'text/plain' } });
@@ -30,7 +31,13 @@ export function warmEventJson(index: number): string {
     request: {
       method: 'GET',
       url: WARM_URL,
-      headers: [['host', 'warm-up.invalid'], ['accept', '*/*'], ['accept-language', '*'], ['user-agent', 'warm-up'], ['accept-encoding', 'gzip, deflate']],
+      headers: [
+        ['host', 'warm-up.invalid'],
+        ['accept', '*/*'],
+        ['accept-language', '*'],
+        ['user-agent', 'warm-up'],
+        ['accept-encoding', 'gzip, deflate'],
+      ],
     },
     eventId: `evt_warm_up_${index}`,
   });
@@ -43,8 +50,25 @@ export function warmEventJson(index: number): string {
 export const WARM_ENVIRONMENT_JSON = JSON.stringify({
   apiEndpoint: 'https://warm-up.invalid',
   apiTokens: { integration: 'warm-up', installation: 'warm-up' },
-  integration: { object: 'integration', name: 'warm-up', version: 1, title: 'warm-up', scopes: [], categories: [], visibility: 'public', owner: { object: 'organization', id: 'warm-up', urls: { location: WARM_URL } }, urls: { location: WARM_URL, publicEndpoint: WARM_URL } },
-  installation: { id: 'inst_warm_up', status: 'active', configuration: {}, externalIds: [], target: { organization: 'warm-up' }, urls: { location: WARM_URL, publicEndpoint: WARM_URL } },
+  integration: {
+    object: 'integration',
+    name: 'warm-up',
+    version: 1,
+    title: 'warm-up',
+    scopes: [],
+    categories: [],
+    visibility: 'public',
+    owner: { object: 'organization', id: 'warm-up', urls: { location: WARM_URL } },
+    urls: { location: WARM_URL, publicEndpoint: WARM_URL },
+  },
+  installation: {
+    id: 'inst_warm_up',
+    status: 'active',
+    configuration: {},
+    externalIds: [],
+    target: { organization: 'warm-up' },
+    urls: { location: WARM_URL, publicEndpoint: WARM_URL },
+  },
   signingSecrets: { integration: 'warm-up', installation: 'warm-up' },
   secrets: {},
   id: 'inst_warm_up',

@@ -107,7 +107,21 @@ export function spawnSlot(index: number, priority: WorkerPriority, handlers: Slo
   const send = batchedSender<ToWorker>((message) => {
     if (child.connected) child.send(message);
   });
-  const slot: Slot = { index, priority, child, ready, markReady, pending: new Map(), draining: new Set(), bodies: new Map(), channel, stopping: false, heldEnvironments: new HeldEnvironments(), up: false, send };
+  const slot: Slot = {
+    index,
+    priority,
+    child,
+    ready,
+    markReady,
+    pending: new Map(),
+    draining: new Set(),
+    bodies: new Map(),
+    channel,
+    stopping: false,
+    heldEnvironments: new HeldEnvironments(),
+    up: false,
+    send,
+  };
   const checkLowered = (reported: string | undefined) => {
     if (priority !== 'sched-idle' || child.pid === undefined) return;
     handlers.onSchedIdle?.(slot, reported ?? loweringProblem(child.pid, priority));
@@ -141,7 +155,8 @@ export function post(slot: Slot, message: ToWorker): void {
 export function stopSlot(slot: Slot, reason: string): Promise<void> {
   return new Promise<void>((resolve) => {
     slot.stopping = true;
-    for (const id of [...slot.pending.keys()]) takePending(slot, id)?.reject(new HostError('ERR_SANDBOX_UNAVAILABLE', reason));
+    for (const id of [...slot.pending.keys()])
+      takePending(slot, id)?.reject(new HostError('ERR_SANDBOX_UNAVAILABLE', reason));
     // Bodies still arriving end with the worker (their clients' answers are cut, not left hanging).
     for (const body of slot.bodies.values()) body.end(reason);
     slot.bodies.clear();
@@ -176,7 +191,13 @@ export function readyBy(slot: Slot, answerBy: number): Promise<void> {
   if (slot.up) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new HostError('ERR_SANDBOX_UNAVAILABLE', 'the sandbox worker running this integration did not become ready in time; try again')),
+      () =>
+        reject(
+          new HostError(
+            'ERR_SANDBOX_UNAVAILABLE',
+            'the sandbox worker running this integration did not become ready in time; try again',
+          ),
+        ),
       Math.max(0, answerBy - performance.now()),
     );
     void slot.ready.then(() => {

@@ -74,39 +74,52 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
   // init.egress carries the host's own ports: never a destination (see excludingHostPorts).
   const policy = createEgressPolicy(init.egress);
   const lookup = lookupWithOverrides(init.egress.resolve);
-  const isolate = new IntegrationIsolate(integration, bundleCode, runtime, init.limits, {
-    // The guest resumes on an isolate thread once its fetch settles (lookAtThreads).
-    fetch: (request, signal) =>
-      (platformApi.isPlatformApi(request.url)
-        ? platformApi.call(integration, request)
-        : performFetch(request, {
-        policy,
-        timeoutMs: FETCH_TIMEOUT_MS,
-        maxResponseBytes: init!.limits.maxFetchResponseBytes,
-        maxRedirects: MAX_FETCH_REDIRECTS,
-        streaming: true,
-        signal,
-        lookup,
-        onRefusal: (url, reason) => {
-          send({ type: 'count', integration, name: 'egress_refusal' });
-          send({ type: 'log', integration, eventIds: [], level: 'warn', text: `egress refused for ${url}: ${reason}` });
-        },
-        // The connect audit: every destination a socket is pointed at, reported to the host.
-        onConnect: (address, port) => send({ type: 'egress-connect', integration, address, port }),
-      })
-      ).finally(lookAtThreads),
-    entered: lookAtThreads,
-    lateLog: (eventIds, level, text) => send({ type: 'log', integration, eventIds, level, text }),
-    onDrained: () => send({ type: 'drained', integration }),
-    onIsolateStart: (pooled) => {
-      send({ type: 'count', integration, name: 'isolate_start' });
-      if (pooled) send({ type: 'count', integration, name: 'warm_isolate_start' });
+  const isolate = new IntegrationIsolate(
+    integration,
+    bundleCode,
+    runtime,
+    init.limits,
+    {
+      // The guest resumes on an isolate thread once its fetch settles (lookAtThreads).
+      fetch: (request, signal) =>
+        (platformApi.isPlatformApi(request.url)
+          ? platformApi.call(integration, request)
+          : performFetch(request, {
+              policy,
+              timeoutMs: FETCH_TIMEOUT_MS,
+              maxResponseBytes: init!.limits.maxFetchResponseBytes,
+              maxRedirects: MAX_FETCH_REDIRECTS,
+              streaming: true,
+              signal,
+              lookup,
+              onRefusal: (url, reason) => {
+                send({ type: 'count', integration, name: 'egress_refusal' });
+                send({
+                  type: 'log',
+                  integration,
+                  eventIds: [],
+                  level: 'warn',
+                  text: `egress refused for ${url}: ${reason}`,
+                });
+              },
+              // The connect audit: every destination a socket is pointed at, reported to the host.
+              onConnect: (address, port) => send({ type: 'egress-connect', integration, address, port }),
+            })
+        ).finally(lookAtThreads),
+      entered: lookAtThreads,
+      lateLog: (eventIds, level, text) => send({ type: 'log', integration, eventIds, level, text }),
+      onDrained: () => send({ type: 'drained', integration }),
+      onIsolateStart: (pooled) => {
+        send({ type: 'count', integration, name: 'isolate_start' });
+        if (pooled) send({ type: 'count', integration, name: 'warm_isolate_start' });
+      },
+      mapText: createStackMapper(integration, bundleMap, runtimeMap),
+      disposed: (reason) => send({ type: 'isolate-disposed', integration, evicted: reason === EVICTED }),
+      measured: () => budget.measured(isolate),
+      takeRealm: () => pool?.take(),
     },
-    mapText: createStackMapper(integration, bundleMap, runtimeMap),
-    disposed: (reason) => send({ type: 'isolate-disposed', integration, evicted: reason === EVICTED }),
-    measured: () => budget.measured(isolate),
-    takeRealm: () => pool?.take(),
-  }, { deadlineFrom: deadlineFrom(init) });
+    { deadlineFrom: deadlineFrom(init) },
+  );
   isolates.set(integration, isolate);
   previous?.retire('replaced by a new build');
   // Its code cache is made now, off any request's path, so that its first start only deserializes
@@ -116,14 +129,20 @@ function register(integration: string, bundleCode: string, bundleMap: string | u
     filename: scriptFilename(integration),
     wanted: () => isolates.get(integration) === isolate && isolate.wantsCodeCache,
     done: (cache) => {
-      if (cache !== undefined && isolate.offerCodeCache(bundleCode, cache)) send({ type: 'count', integration, name: 'bundle_precompiled' });
+      if (cache !== undefined && isolate.offerCodeCache(bundleCode, cache))
+        send({ type: 'count', integration, name: 'bundle_precompiled' });
     },
   });
 }
 
 const bodies = createBodySender(BODY_CHANNEL_FD);
 
-async function dispatch(id: number, integration: string, envelope: Parameters<IntegrationIsolate['dispatch']>[0], stream: boolean): Promise<void> {
+async function dispatch(
+  id: number,
+  integration: string,
+  envelope: Parameters<IntegrationIsolate['dispatch']>[0],
+  stream: boolean,
+): Promise<void> {
   const started = performance.now();
   quiet.touch(started);
   const isolate = isolates.get(integration);
@@ -133,20 +152,49 @@ async function dispatch(id: number, integration: string, envelope: Parameters<In
   let following: ResponseBody | undefined;
   if (isolate !== undefined) inFlight.set(id, isolate);
   if (isolate === undefined) {
-    result = { type: 'result', id, ok: false, failure: 'not-registered', message: 'integration not loaded in this worker', logs: [], durationMs: 0 };
+    result = {
+      type: 'result',
+      id,
+      ok: false,
+      failure: 'not-registered',
+      message: 'integration not loaded in this worker',
+      logs: [],
+      durationMs: 0,
+    };
   } else {
     try {
       const { response, logs, body } = await isolate.dispatch(envelope);
-      if (body !== undefined && !stream) response.body = await bodies.collect(body).catch((error: unknown) => {
-        throw new DispatchError('bad-response', error instanceof Error ? error.message : 'the response body failed');
-      });
+      if (body !== undefined && !stream)
+        response.body = await bodies.collect(body).catch((error: unknown) => {
+          throw new DispatchError('bad-response', error instanceof Error ? error.message : 'the response body failed');
+        });
       else following = body;
-      result = { type: 'result', id, ok: true, response, logs, durationMs: performance.now() - started, draining: isolate.isDraining, ...(following !== undefined ? { streamed: true } : {}) };
+      result = {
+        type: 'result',
+        id,
+        ok: true,
+        response,
+        logs,
+        durationMs: performance.now() - started,
+        draining: isolate.isDraining,
+        ...(following !== undefined ? { streamed: true } : {}),
+      };
     } catch (error) {
-      const failure = error instanceof DispatchError ? error : new DispatchError('isolate-reset', 'the integration failed');
+      const failure =
+        error instanceof DispatchError ? error : new DispatchError('isolate-reset', 'the integration failed');
       const logs = (error as { logs?: DispatchResult['logs'] }).logs ?? [];
       const executedMs = (error as { executedMs?: number }).executedMs ?? 0;
-      result = { type: 'result', id, ok: false, failure: failure.failure, message: failure.message, logs, durationMs: performance.now() - started, executedMs, ...(failure.beforeGuest ? { beforeGuest: true } : {}) };
+      result = {
+        type: 'result',
+        id,
+        ok: false,
+        failure: failure.failure,
+        message: failure.message,
+        logs,
+        durationMs: performance.now() - started,
+        executedMs,
+        ...(failure.beforeGuest ? { beforeGuest: true } : {}),
+      };
     }
   }
   inFlight.delete(id);
@@ -187,11 +235,23 @@ function receive(message: ToWorker): void {
   switch (message.type) {
     case 'init':
       init = message;
-      runtime = { code: message.runtimeScript, modules: moduleSources(message.runtimeModules), ...startupSnapshot(message.snapshotScript, send) };
+      runtime = {
+        code: message.runtimeScript,
+        modules: moduleSources(message.runtimeModules),
+        ...startupSnapshot(message.snapshotScript, send),
+      };
       // The map of the script this worker's isolates actually run: the snapshot's, or the runtime's without one.
       runtimeMap = runtime.snapshot !== undefined ? message.runtimeMaps?.snapshot : message.runtimeMaps?.runtime;
-      pool = createPool(message, runtime, { busy: dispatchesInFlight, quietWaitMs: () => quiet.waitMs(), hasRoom: (bytes) => budget.hasRoom(bytes) }, send);
-      precompiler = createPrecompiler(message, runtime, { busy: dispatchesInFlight, quietWaitMs: () => quiet.waitMs() });
+      pool = createPool(
+        message,
+        runtime,
+        { busy: dispatchesInFlight, quietWaitMs: () => quiet.waitMs(), hasRoom: (bytes) => budget.hasRoom(bytes) },
+        send,
+      );
+      precompiler = createPrecompiler(message, runtime, {
+        busy: dispatchesInFlight,
+        quietWaitMs: () => quiet.waitMs(),
+      });
       guestThreads = lowerGuestThreads(message, send);
       if (guestThreads === null) return announceReady(null);
       // Its threads are lowered before it says it is ready (nice 19 at once; SCHED_IDLE takes a `chrt`).
@@ -214,15 +274,20 @@ function receive(message: ToWorker): void {
       return;
     case 'dispatch': {
       if (message.environmentJson !== undefined) environments.set(message.environmentKey, message.environmentJson);
-      void dispatch(message.id, message.integration, {
-        eventId: message.eventId,
-        installationId: message.installationId,
-        eventJson: message.eventJson,
-        environmentJson: environmentText(message.environmentKey),
-        fetchBody: message.fetchBody,
-        ...(message.requestUrl !== undefined ? { requestUrl: message.requestUrl } : {}),
-        ...(message.deadlineMs !== undefined ? { deadlineMs: message.deadlineMs } : {}),
-      }, message.stream === true);
+      void dispatch(
+        message.id,
+        message.integration,
+        {
+          eventId: message.eventId,
+          installationId: message.installationId,
+          eventJson: message.eventJson,
+          environmentJson: environmentText(message.environmentKey),
+          fetchBody: message.fetchBody,
+          ...(message.requestUrl !== undefined ? { requestUrl: message.requestUrl } : {}),
+          ...(message.deadlineMs !== undefined ? { deadlineMs: message.deadlineMs } : {}),
+        },
+        message.stream === true,
+      );
       return;
     }
     case 'configure':

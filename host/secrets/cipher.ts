@@ -30,7 +30,8 @@ function associatedData(integration: string, name: string, keyId: number): Buffe
 export function seal(ring: KeyRing, integration: string, name: string, value: string): Sealed {
   const keyId = ring.current;
   const key = keyId === undefined ? undefined : ring.keys.get(keyId);
-  if (keyId === undefined || key === undefined) throw new UnreadableSecretError(`no secrets key is configured: ${HOW_TO_PROVIDE_A_KEY}`);
+  if (keyId === undefined || key === undefined)
+    throw new UnreadableSecretError(`no secrets key is configured: ${HOW_TO_PROVIDE_A_KEY}`);
   const nonce = randomBytes(NONCE_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
   cipher.setAAD(associatedData(integration, name, keyId));
@@ -46,12 +47,21 @@ export function seal(ring: KeyRing, integration: string, name: string, value: st
 export function unseal(ring: KeyRing, integration: string, name: string, sealed: Sealed): string {
   const key = ring.keys.get(sealed.keyId);
   if (key === undefined) {
-    const have = ring.keys.size === 0 ? `no key is configured: ${HOW_TO_PROVIDE_A_KEY}` : `${ring.source} has key(s) ${[...ring.keys.keys()].sort((a, b) => a - b).join(', ')}`;
-    throw new UnreadableSecretError(`it was encrypted with key ${sealed.keyId}, which this host does not have (${have})`);
+    const have =
+      ring.keys.size === 0
+        ? `no key is configured: ${HOW_TO_PROVIDE_A_KEY}`
+        : `${ring.source} has key(s) ${[...ring.keys.keys()].sort((a, b) => a - b).join(', ')}`;
+    throw new UnreadableSecretError(
+      `it was encrypted with key ${sealed.keyId}, which this host does not have (${have})`,
+    );
   }
   const nonce = Buffer.from(sealed.nonce, 'base64');
   const body = Buffer.from(sealed.ciphertext, 'base64');
-  const refused = () => new UnreadableSecretError(`it does not decrypt with key ${sealed.keyId} of ${ring.source}: that key is not the one it was encrypted with, or the stored row was altered or copied from another integration or name`);
+  const refused = () =>
+    new UnreadableSecretError(
+      `it does not decrypt with key ${sealed.keyId} of ${ring.source}: that key is not the one it was ` +
+        `encrypted with, or the stored row was altered or copied from another integration or name`,
+    );
   if (nonce.length !== NONCE_BYTES || body.length < TAG_BYTES) throw refused();
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });

@@ -26,7 +26,9 @@ export interface KeyRing {
 export const EMPTY_KEY_RING: KeyRing = { keys: new Map(), current: undefined, source: 'none' };
 
 /** How an operator provides a key: the one sentence every "no key" message ends with. */
-export const HOW_TO_PROVIDE_A_KEY = `set ${KEYS_VARIABLE}=1:<key> (or ${KEYS_FILE_VARIABLE}=<file> holding that line) where the host and this command run; ${commandLine('secrets', 'new-key')} prints a fresh one`;
+export const HOW_TO_PROVIDE_A_KEY =
+  `set ${KEYS_VARIABLE}=1:<key> (or ${KEYS_FILE_VARIABLE}=<file> holding that line) where the ` +
+  `host and this command run; ${commandLine('secrets', 'new-key')} prints a fresh one`;
 
 function invalid(where: string, message: string): HostError {
   return new HostError('ERR_OPTIONS_INVALID', `${where}: ${message}`);
@@ -42,17 +44,31 @@ export function parseKeyRing(text: string, where: string): KeyRing {
     .map((line) => line.replace(/#.*$/, ''))
     .flatMap((line) => line.split(/[,\s]+/))
     .filter((entry) => entry !== '');
-  if (entries.length === 0) throw invalid(where, `lists no key; expected ID:KEY entries such as 1:<base64 of 32 random bytes> (${commandLine('secrets', 'new-key')} prints one)`);
+  if (entries.length === 0)
+    throw invalid(
+      where,
+      `lists no key; expected ID:KEY entries such as 1:<base64 of 32 random ` +
+        `bytes> (${commandLine('secrets', 'new-key')} prints one)`,
+    );
   const keys = new Map<number, Buffer>();
   entries.forEach((entry, index) => {
     const position = `entry ${index + 1}`;
     const match = ENTRY.exec(entry);
-    if (match === null) throw invalid(where, `${position} is not ID:KEY (a number from 1 to ${MAX_KEY_ID}, a colon, then the key in base64)`);
+    if (match === null)
+      throw invalid(
+        where,
+        `${position} is not ID:KEY (a number from 1 to ${MAX_KEY_ID}, a colon, then the key in base64)`,
+      );
     const id = Number(match[1]);
-    if (id < 1 || id > MAX_KEY_ID) throw invalid(where, `${position}: key id ${match[1]} is not from 1 to ${MAX_KEY_ID}`);
+    if (id < 1 || id > MAX_KEY_ID)
+      throw invalid(where, `${position}: key id ${match[1]} is not from 1 to ${MAX_KEY_ID}`);
     if (keys.has(id)) throw invalid(where, `key id ${id} is listed twice`);
     const key = Buffer.from(match[2].replaceAll('-', '+').replaceAll('_', '/'), 'base64');
-    if (key.length !== KEY_BYTES) throw invalid(where, `key ${id} is ${key.length} bytes once decoded from base64; AES-256 needs exactly ${KEY_BYTES}`);
+    if (key.length !== KEY_BYTES)
+      throw invalid(
+        where,
+        `key ${id} is ${key.length} bytes once decoded from base64; AES-256 needs exactly ${KEY_BYTES}`,
+      );
     keys.set(id, key);
   });
   return { keys, current: Math.max(...keys.keys()), source: where };
@@ -65,7 +81,8 @@ export function parseKeyRing(text: string, where: string): KeyRing {
 export async function readKeyRing(env: Record<string, string | undefined>): Promise<KeyRing> {
   const inline = env[KEYS_VARIABLE] || undefined;
   const file = env[KEYS_FILE_VARIABLE] || undefined;
-  if (inline !== undefined && file !== undefined) throw invalid(KEYS_VARIABLE, `${KEYS_VARIABLE} and ${KEYS_FILE_VARIABLE} are both set; keep one of them`);
+  if (inline !== undefined && file !== undefined)
+    throw invalid(KEYS_VARIABLE, `${KEYS_VARIABLE} and ${KEYS_FILE_VARIABLE} are both set; keep one of them`);
   if (inline !== undefined) return parseKeyRing(inline, KEYS_VARIABLE);
   if (file === undefined) return EMPTY_KEY_RING;
   const where = `${KEYS_FILE_VARIABLE} (${file})`;
@@ -73,7 +90,10 @@ export async function readKeyRing(env: Record<string, string | undefined>): Prom
   try {
     bytes = await readRegularFile(file, MAX_KEYS_FILE_BYTES);
   } catch (error) {
-    const reason = error instanceof UnreadableFileError ? error.message : `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+    const reason =
+      error instanceof UnreadableFileError
+        ? error.message
+        : `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
     throw invalid(where, `the key file ${reason}`);
   }
   return parseKeyRing(bytes.toString('utf8'), where);

@@ -14,7 +14,9 @@ export function secretMasker(values: Iterable<string>): (text: string) => string
     if (value.includes('\n')) for (const line of value.split(/\r?\n/)) needles.add(line.trim());
   }
   // Longest first: a value containing another is masked whole, not left half-masked.
-  const ordered = [...needles].filter((needle) => needle.length >= MIN_MASKED_LENGTH).sort((a, b) => b.length - a.length);
+  const ordered = [...needles]
+    .filter((needle) => needle.length >= MIN_MASKED_LENGTH)
+    .sort((a, b) => b.length - a.length);
   if (ordered.length === 0) return (text) => text;
   return (text) => {
     let masked = text;

@@ -23,15 +23,28 @@ function shown(text: string): string {
 }
 
 export function checkIntegrationName(name: unknown, pointer = '/integration'): string {
-  if (typeof name !== 'string' || name.length === 0 || name.length > MAX_INTEGRATION_NAME || !INTEGRATION_NAME.test(name)) {
-    refuse(pointer, `must be an integration name: letters, digits and single dashes, at most ${MAX_INTEGRATION_NAME} characters${typeof name === 'string' ? shown(name) : ''}`);
+  if (
+    typeof name !== 'string' ||
+    name.length === 0 ||
+    name.length > MAX_INTEGRATION_NAME ||
+    !INTEGRATION_NAME.test(name)
+  ) {
+    refuse(
+      pointer,
+      `must be an integration name: letters, digits and single dashes, at most ${MAX_INTEGRATION_NAME} ` +
+        `characters${typeof name === 'string' ? shown(name) : ''}`,
+    );
   }
   return name;
 }
 
 export function checkSecretName(name: unknown, pointer = '/name'): string {
   if (typeof name !== 'string' || name.length === 0 || name.length > MAX_SECRET_NAME || !SECRET_NAME.test(name)) {
-    refuse(pointer, `must be the variable a manifest's \${{ env.NAME }} names: a letter or _, then letters, digits and _, at most ${MAX_SECRET_NAME} characters${typeof name === 'string' ? shown(name) : ''}`);
+    refuse(
+      pointer,
+      `must be the variable a manifest's \${{ env.NAME }} names: a letter or _, then letters, digits and ` +
+        `_, at most ${MAX_SECRET_NAME} characters${typeof name === 'string' ? shown(name) : ''}`,
+    );
   }
   return name;
 }
@@ -42,6 +55,7 @@ export function checkSecretValue(value: unknown, pointer = '/value'): string {
   // A lone surrogate would be stored as U+FFFD: the integration would get another value than sent.
   if (!value.isWellFormed()) refuse(pointer, 'must be well-formed Unicode text (it holds a lone surrogate)');
   const bytes = Buffer.byteLength(value, 'utf8');
-  if (bytes > MAX_SECRET_VALUE_BYTES) refuse(pointer, `is ${bytes} bytes; a secret holds at most ${MAX_SECRET_VALUE_BYTES} bytes (64 KiB)`);
+  if (bytes > MAX_SECRET_VALUE_BYTES)
+    refuse(pointer, `is ${bytes} bytes; a secret holds at most ${MAX_SECRET_VALUE_BYTES} bytes (64 KiB)`);
   return value;
 }

@@ -50,7 +50,12 @@ export interface ReencryptResult {
 
 export interface SecretService {
   readonly ring: KeyRing;
-  set(integration: string, name: string, value: unknown, setBy: SecretSetBy): Promise<SecretListing & { created: boolean }>;
+  set(
+    integration: string,
+    name: string,
+    value: unknown,
+    setBy: SecretSetBy,
+  ): Promise<SecretListing & { created: boolean }>;
   /** Whether there was a value to remove. */
   unset(integration: string, name: string): Promise<boolean>;
   list(integration?: string): Promise<SecretListing[]>;
@@ -90,7 +95,11 @@ function listing(ring: KeyRing, row: StoredSecretRow): SecretListing {
 export function createSecretService(deps: SecretServiceDeps): SecretService {
   const { store, ring } = deps;
   const requireKey = (what: string): number => {
-    if (ring.current === undefined) throw new HostError('ERR_SECRETS_KEY_MISSING', `cannot ${what}: no secrets key is configured; ${HOW_TO_PROVIDE_A_KEY}`);
+    if (ring.current === undefined)
+      throw new HostError(
+        'ERR_SECRETS_KEY_MISSING',
+        `cannot ${what}: no secrets key is configured; ${HOW_TO_PROVIDE_A_KEY}`,
+      );
     return ring.current;
   };
   return {
@@ -124,7 +133,10 @@ export function createSecretService(deps: SecretServiceDeps): SecretService {
         let values = byIntegration.get(row.integration);
         if (values === undefined) byIntegration.set(row.integration, (values = new Map()));
         values.set(row.name, readRow(ring, row));
-        identities.set(row.integration, [...(identities.get(row.integration) ?? []), `${row.name}:${row.keyId}:${row.nonce}`]);
+        identities.set(row.integration, [
+          ...(identities.get(row.integration) ?? []),
+          `${row.name}:${row.keyId}:${row.nonce}`,
+        ]);
       }
       const fingerprints = new Map([...identities].map(([integration, parts]) => [integration, parts.join(' ')]));
       return { revision, byIntegration, fingerprints };
@@ -142,7 +154,12 @@ export function createSecretService(deps: SecretServiceDeps): SecretService {
           result.unreadable.push({ integration: row.integration, name: row.name, problem: read.problem });
           continue;
         }
-        const replaced = await store.reseal(row.integration, row.name, row.nonce, seal(ring, row.integration, row.name, read.value));
+        const replaced = await store.reseal(
+          row.integration,
+          row.name,
+          row.nonce,
+          seal(ring, row.integration, row.name, read.value),
+        );
         if (replaced) result.reencrypted++;
         else result.changedMeanwhile++;
       }

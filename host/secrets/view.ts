@@ -31,7 +31,9 @@ export interface IntegrationSecretsView {
 }
 
 export function storedSecretView(integration: LoadedIntegration, listing: SecretListing): StoredSecretView {
-  const usedBy = Object.entries(integration.secretSources ?? {}).filter(([, entry]) => entry.variable === listing.name).map(([secret]) => secret);
+  const usedBy = Object.entries(integration.secretSources ?? {})
+    .filter(([, entry]) => entry.variable === listing.name)
+    .map(([secret]) => secret);
   return {
     name: listing.name,
     setAt: listing.setAt,
@@ -43,7 +45,11 @@ export function storedSecretView(integration: LoadedIntegration, listing: Secret
   };
 }
 
-export function integrationSecretsView(integration: LoadedIntegration, listings: SecretListing[], ring: KeyRing): IntegrationSecretsView {
+export function integrationSecretsView(
+  integration: LoadedIntegration,
+  listings: SecretListing[],
+  ring: KeyRing,
+): IntegrationSecretsView {
   return {
     integration: integration.name,
     status: integration.status,
@@ -53,7 +59,9 @@ export function integrationSecretsView(integration: LoadedIntegration, listings:
       secret,
       ...(entry.variable !== undefined ? { variable: entry.variable } : {}),
       source: entry.source,
-      ...(entry.source === 'missing' && entry.variable !== undefined ? { command: setSecretCommand(integration.name, entry.variable) } : {}),
+      ...(entry.source === 'missing' && entry.variable !== undefined
+        ? { command: setSecretCommand(integration.name, entry.variable) }
+        : {}),
     })),
   };
 }

@@ -15,7 +15,11 @@ import { createPublicFetch } from './public-fetch.ts';
 import { registerConfigurationRoutes } from './routes/configuration.ts';
 import { registerEnvelopeRoutes } from './routes/envelope.ts';
 import { registerEventRoutes } from './routes/events.ts';
-import { DEFAULT_EVENT_STREAM_LIMITS, registerEventStreamRoutes, type EventStreamLimits } from './routes/event-stream.ts';
+import {
+  DEFAULT_EVENT_STREAM_LIMITS,
+  registerEventStreamRoutes,
+  type EventStreamLimits,
+} from './routes/event-stream.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerOperationsRoutes } from './routes/operations.ts';
@@ -46,7 +50,12 @@ export const DEFAULT_APP_LIMITS: AppLimits = { maxPublicBodyBytes: 1_048_576, ma
  * The admin routes (bearer token, and a console session on the console's listener). Both
  * listeners register exactly these, so the console uses the documented API and nothing else.
  */
-export function registerAdminRoutes(router: Router, services: HostServices, adminAuth: Middleware, limits: AppLimits): void {
+export function registerAdminRoutes(
+  router: Router,
+  services: HostServices,
+  adminAuth: Middleware,
+  limits: AppLimits,
+): void {
   registerIntegrationRoutes(router, services, adminAuth);
   registerSecretRoutes(router, services, adminAuth);
   registerInstallationRoutes(router, services, adminAuth);
@@ -72,7 +81,9 @@ export function createBaseApp(services: HostServices): Koa {
     const code = (error as { code?: unknown } | null)?.code;
     // A client that hangs up mid-response is routine, not a host failure.
     if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_STREAM_PREMATURE_CLOSE') return;
-    services.log.error(`request ${id}: response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    services.log.error(
+      `request ${id}: response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
   });
   return app;
 }
@@ -86,12 +97,19 @@ export interface AppOptions {
  * The API listener's route table. Exposed on its own so the OpenAPI document's test can compare
  * what is registered with what is documented (host/server/openapi/).
  */
-export function createApiRouter(services: HostServices, limits: AppLimits = DEFAULT_APP_LIMITS, options: AppOptions = {}): Router {
+export function createApiRouter(
+  services: HostServices,
+  limits: AppLimits = DEFAULT_APP_LIMITS,
+  options: AppOptions = {},
+): Router {
   const adminAuth = createAdminAuth(services.adminToken);
   const router = new Router();
   registerHealthRoutes(router);
   registerOperationsRoutes(router, services, adminAuth);
-  registerOpenApiRoute(router, createOpenApiDocument({ version: packageVersion(), console: options.consoleUrl !== undefined }));
+  registerOpenApiRoute(
+    router,
+    createOpenApiDocument({ version: packageVersion(), console: options.consoleUrl !== undefined }),
+  );
   registerAdminRoutes(router, services, adminAuth, limits);
   registerPublicEndpointRoutes(router, services, limits.maxPublicBodyBytes);
   registerPlatformApiRoutes(router, services);
@@ -101,7 +119,12 @@ export function createApiRouter(services: HostServices, limits: AppLimits = DEFA
   return router;
 }
 
-export function createApp(services: HostServices, limits: AppLimits = DEFAULT_APP_LIMITS, options: AppOptions = {}, nextRequestId: () => string = requestIdSource()): Koa {
+export function createApp(
+  services: HostServices,
+  limits: AppLimits = DEFAULT_APP_LIMITS,
+  options: AppOptions = {},
+  nextRequestId: () => string = requestIdSource(),
+): Koa {
   const app = createBaseApp(services);
   const router = createApiRouter(services, limits, options);
 
@@ -120,10 +143,18 @@ export function createApp(services: HostServices, limits: AppLimits = DEFAULT_AP
  * node:http (direct-public-fetch.ts, the same answers without Koa's per-request work), everything
  * else through the Koa app. Both draw request ids from one source.
  */
-export function createRequestListener(services: HostServices, limits: AppLimits = DEFAULT_APP_LIMITS, options: AppOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+export function createRequestListener(
+  services: HostServices,
+  limits: AppLimits = DEFAULT_APP_LIMITS,
+  options: AppOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
   const nextRequestId = requestIdSource();
   const koa = createApp(services, limits, options, nextRequestId).callback();
-  const direct = createDirectPublicFetch(createPublicFetch(services, limits.maxPublicBodyBytes), nextRequestId, services.log);
+  const direct = createDirectPublicFetch(
+    createPublicFetch(services, limits.maxPublicBodyBytes),
+    nextRequestId,
+    services.log,
+  );
   return (req, res) => {
     if (!direct(req, res)) void koa(req, res);
   };

@@ -7,9 +7,13 @@
 import type { SandboxResponse } from '../../sandbox-api/runtime/contract.ts';
 
 /** Everything an ordinary page needs but the same origin: no cookie access, no storage, no touching other frames. */
-export const PUBLIC_ENDPOINT_CSP = 'sandbox allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox allow-downloads allow-modals';
+export const PUBLIC_ENDPOINT_CSP =
+  'sandbox allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox allow-downloads allow-modals';
 
-/** Headers an integration may not send: they act on the whole origin, i.e. on every other integration and the console. */
+/**
+ * Headers an integration may not send: they act on the whole origin, i.e. on every other integration and the console.
+ *
+ */
 const ORIGIN_WIDE = new Set(['clear-site-data', 'service-worker-allowed']);
 
 const COOKIE_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -70,11 +74,19 @@ export function rewriteSetCookie(value: string, installationId: string, endpoint
     if (key === 'path') path = trimmed.slice(trimmed.indexOf('=') + 1).trim();
     else if (key !== 'domain' && trimmed !== '') kept.push(trimmed);
   }
-  return [`${cookiePrefix(installationId)}${name}=${pair.slice(equals + 1).trim()}`, `Path=${scopedPath(endpointPath, path)}`, ...kept].join('; ');
+  return [
+    `${cookiePrefix(installationId)}${name}=${pair.slice(equals + 1).trim()}`,
+    `Path=${scopedPath(endpointPath, path)}`,
+    ...kept,
+  ].join('; ');
 }
 
 /** The answer of an installation's public endpoint as a browser may see it (see the header). */
-export function isolateInBrowser(response: SandboxResponse, installationId: string, endpointPath: string): SandboxResponse {
+export function isolateInBrowser(
+  response: SandboxResponse,
+  installationId: string,
+  endpointPath: string,
+): SandboxResponse {
   const headers: [string, string][] = [];
   for (const [name, value] of response.headers) {
     const lower = name.toLowerCase();

@@ -91,8 +91,17 @@ function writeError(req: IncomingMessage, res: ServerResponse, error: HostError,
 /** Takes the request and answers it, or returns false without touching it (Koa's to serve). */
 export type DirectPublicFetch = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-export function createDirectPublicFetch(publicFetch: PublicFetch, nextRequestId: () => string, log: Logger): DirectPublicFetch {
-  async function serve(req: IncomingMessage, res: ServerResponse, path: string, fetch: () => Promise<CheckedResponse>): Promise<void> {
+export function createDirectPublicFetch(
+  publicFetch: PublicFetch,
+  nextRequestId: () => string,
+  log: Logger,
+): DirectPublicFetch {
+  async function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    fetch: () => Promise<CheckedResponse>,
+  ): Promise<void> {
     const startedAt = performance.now();
     const id = nextRequestId();
     res.setHeader('x-request-id', id);
@@ -112,7 +121,9 @@ export function createDirectPublicFetch(publicFetch: PublicFetch, nextRequestId:
       else writeAnswer(req, res, answer);
     } finally {
       // After the answer is written (the same line either way): the caller does not wait for it.
-      log.info(accessLogLine(method, path, answer === null ? (outcome as HostError).status : answer.status, startedAt, id));
+      log.info(
+        accessLogLine(method, path, answer === null ? (outcome as HostError).status : answer.status, startedAt, id),
+      );
     }
   }
 
@@ -124,13 +135,19 @@ export function createDirectPublicFetch(publicFetch: PublicFetch, nextRequestId:
     let fetch: () => Promise<CheckedResponse>;
     const installation = INSTALLATION_PATH.exec(path);
     const integration = installation === null ? INTEGRATION_PATH.exec(path) : null;
-    if (installation !== null) fetch = async () => checkSandboxResponse(await publicFetch.installation(req, target, installation[1], installation[2]));
-    else if (integration !== null) fetch = async () => checkSandboxResponse(await publicFetch.integration(req, target, integration[1]));
+    if (installation !== null)
+      fetch = async () =>
+        checkSandboxResponse(await publicFetch.installation(req, target, installation[1], installation[2]));
+    else if (integration !== null)
+      fetch = async () => checkSandboxResponse(await publicFetch.integration(req, target, integration[1]));
     else return false;
     if (isApiCall(path, req.headers.authorization)) return false;
     serve(req, res, path, fetch).catch((error: unknown) => {
       // Only a bug in the writing above gets here; the answer may be half-written, so end it.
-      log.error(`request ${String(res.getHeader('x-request-id') ?? '-')}: response failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      log.error(
+        `request ${String(res.getHeader('x-request-id') ?? '-')}: response failed: ` +
+          (error instanceof Error ? (error.stack ?? error.message) : String(error)),
+      );
       if (!res.writableEnded) res.destroy();
     });
     return true;

@@ -20,7 +20,8 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 
 function statusOf(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const status = (error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
+  const status =
+    (error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
   return typeof status === 'number' ? status : undefined;
 }
 

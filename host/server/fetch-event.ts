@@ -23,7 +23,12 @@ function forwardedHeaders(req: IncomingMessage): [string, string][] {
 }
 
 /** `baseUrl` is the host's public origin; `originalUrl` the request target as received (path + query). */
-export function buildFetchEvent(installationId: string, req: IncomingMessage, baseUrl: string, originalUrl: string): FetchEvent {
+export function buildFetchEvent(
+  installationId: string,
+  req: IncomingMessage,
+  baseUrl: string,
+  originalUrl: string,
+): FetchEvent {
   return {
     type: 'fetch',
     installationId,

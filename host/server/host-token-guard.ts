@@ -84,19 +84,28 @@ export interface GuardedRequest {
  * Throws `ERR_BAD_REQUEST` naming where (a header's name, or the URL) if the request carries a
  * token `isHostToken` recognises, or more token-shaped values than any real request needs.
  */
-export async function refuseHostTokens(request: GuardedRequest, isHostToken: (token: string) => Promise<boolean>): Promise<void> {
+export async function refuseHostTokens(
+  request: GuardedRequest,
+  isHostToken: (token: string) => Promise<boolean>,
+): Promise<void> {
   const places: [where: string, candidates: Set<string>][] = [
     ['its URL', tokenCandidates([request.target])],
     ...request.headers.map(([name, value]): [string, Set<string>] => {
       // A name that could hold a token is never shown.
       const inName = tokenCandidates([name]);
-      return inName.size > 0 ? ['a header (its name)', new Set([...inName, ...tokenCandidates([value])])] : [`its "${name}" header`, tokenCandidates([value])];
+      return inName.size > 0
+        ? ['a header (its name)', new Set([...inName, ...tokenCandidates([value])])]
+        : [`its "${name}" header`, tokenCandidates([value])];
     }),
   ];
   const total = new Set(places.flatMap(([, candidates]) => [...candidates]));
   if (total.size === 0) return;
   if (total.size > MAX_TOKEN_CANDIDATES) {
-    throw new HostError('ERR_BAD_REQUEST', `the request carries ${total.size} values shaped like host API tokens (more than ${MAX_TOKEN_CANDIDATES}); a public endpoint never receives one`);
+    throw new HostError(
+      'ERR_BAD_REQUEST',
+      `the request carries ${total.size} values shaped like host API tokens (more ` +
+        `than ${MAX_TOKEN_CANDIDATES}); a public endpoint never receives one`,
+    );
   }
   for (const candidate of total) {
     if (!(await isHostToken(candidate))) continue;
@@ -104,7 +113,8 @@ export async function refuseHostTokens(request: GuardedRequest, isHostToken: (to
     throw new HostError(
       'ERR_BAD_REQUEST',
       `the request carries a host API token in ${where}: an integration's public endpoint never receives one. ` +
-        'To call the API, send the token alone as "Authorization: Bearer <token>"; otherwise remove it from the request',
+        'To call the API, send the token alone as "Authorization: ' +
+        'Bearer <token>"; otherwise remove it from the request',
     );
   }
 }

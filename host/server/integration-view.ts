@@ -6,7 +6,9 @@ import type { LoadedIntegration, ManifestProblem } from '../manifest/types.ts';
 
 export function formatProblem(problem: ManifestProblem): string {
   if (problem.at !== undefined) return formatLocated(problem.file, problem.at, 'error', problem.message);
-  return problem.pointer ? `${problem.file}: ${problem.pointer}: ${problem.message}` : `${problem.file}: ${problem.message}`;
+  return problem.pointer
+    ? `${problem.file}: ${problem.pointer}: ${problem.message}`
+    : `${problem.file}: ${problem.message}`;
 }
 
 /** Drops undefined fields so invalid integrations list only what could be read. */
@@ -28,12 +30,18 @@ export function summarizeIntegration(integration: LoadedIntegration): Record<str
     errors: integration.errors.length > 0 ? integration.errors.map(formatProblem) : undefined,
     warnings: integration.warnings.length > 0 ? integration.warnings.map(formatProblem) : undefined,
     // Under `npm run dev`: the newest files failed to load; `status` is that of the build still serving.
-    reloadErrors: integration.reloadErrors && integration.reloadErrors.length > 0 ? integration.reloadErrors.map(formatProblem) : undefined,
+    reloadErrors:
+      integration.reloadErrors && integration.reloadErrors.length > 0
+        ? integration.reloadErrors.map(formatProblem)
+        : undefined,
   });
 }
 
 /** `installLink`: what an unlisted integration's installers must send (visibility, docs/manifest.md). */
-export function describeIntegration(integration: LoadedIntegration, access: { installLink?: string } = {}): Record<string, unknown> {
+export function describeIntegration(
+  integration: LoadedIntegration,
+  access: { installLink?: string } = {},
+): Record<string, unknown> {
   const manifest = integration.manifest;
   return compact({
     ...summarizeIntegration(integration),

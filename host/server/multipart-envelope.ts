@@ -35,7 +35,9 @@ function explainFormidable(error: FormidableLikeError, part: string | undefined)
   const message = String(error.message ?? '');
   // The parser's state names say where the stream stopped making sense.
   if (message.includes('state = START_BOUNDARY') || message.includes('state = START')) {
-    return envelopeInvalid('the body is not well-formed multipart: no part starts with the boundary of the content-type');
+    return envelopeInvalid(
+      'the body is not well-formed multipart: no part starts with the boundary of the content-type',
+    );
   }
   if (message.includes('ended unexpectedly')) {
     return envelopeInvalid(`the body is not well-formed multipart${where}: it ends before the closing boundary`);
@@ -65,7 +67,11 @@ function collectParts(req: IncomingMessage, limitBytes: number): Promise<Map<Par
       const name = part.name ?? '';
       current = name || undefined;
       if (!ENVELOPE_PARTS.includes(name as PartName)) {
-        return fail(envelopeInvalid(name ? `unknown part "${name}" (expected ${ENVELOPE_PARTS.join(', ')})` : 'a part has no name'));
+        return fail(
+          envelopeInvalid(
+            name ? `unknown part "${name}" (expected ${ENVELOPE_PARTS.join(', ')})` : 'a part has no name',
+          ),
+        );
       }
       if (parts.has(name as PartName)) return fail(envelopeInvalid(`part "${name}" appears more than once`));
       const chunks: Buffer[] = [];
@@ -98,7 +104,8 @@ function parseJsonPart(name: PartName, bytes: Buffer): Record<string, unknown> {
   } catch (error) {
     throw envelopeInvalid(`part "${name}" is not valid JSON: ${(error as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw envelopeInvalid(`part "${name}" must be a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw envelopeInvalid(`part "${name}" must be a JSON object`);
   return value as Record<string, unknown>;
 }
 

@@ -15,7 +15,12 @@ export function createNotFound(): Middleware {
     const allowed = new Set<string>();
     for (const layer of routed.matched ?? []) for (const method of layer.methods) allowed.add(method);
     if (allowed.size === 0) {
-      writeError(ctx, new HostError('ERR_NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`), {}, await readyForRefusal(ctx.req, ctx.res));
+      writeError(
+        ctx,
+        new HostError('ERR_NOT_FOUND', `no route for ${ctx.method} ${ctx.path}`),
+        {},
+        await readyForRefusal(ctx.req, ctx.res),
+      );
       return;
     }
     const allow = [...allowed].join(', ');
@@ -24,6 +29,11 @@ export function createNotFound(): Middleware {
       ctx.set('Allow', allow);
       return;
     }
-    writeError(ctx, new HostError('ERR_METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${allow})`), { Allow: allow }, await readyForRefusal(ctx.req, ctx.res));
+    writeError(
+      ctx,
+      new HostError('ERR_METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path} (allowed: ${allow})`),
+      { Allow: allow },
+      await readyForRefusal(ctx.req, ctx.res),
+    );
   };
 }

@@ -30,19 +30,31 @@ export interface Admitted<E extends PublicEvent> {
 
 export interface OAuthGate {
   /** The request as the integration gets it, or the host's refusal (the integration never runs). */
-  admit<E extends PublicEvent>(req: IncomingMessage, event: E, body: Uint8Array | null): Promise<Admitted<E> | { refused: PublicAnswer }>;
+  admit<E extends PublicEvent>(
+    req: IncomingMessage,
+    event: E,
+    body: Uint8Array | null,
+  ): Promise<Admitted<E> | { refused: PublicAnswer }>;
   /** The integration's answer as the browser gets it. */
   seal(answer: PublicAnswer): Promise<PublicAnswer>;
 }
 
-const NO_TICKET = 'this link cannot start an OAuth connection: it carries no connect ticket; open the button from the installation\'s page (its admin view) again';
-const NO_INSTALLATION = 'the integration\'s own endpoint cannot start an OAuth connection; open the button from the installation\'s page (its admin view)';
+const NO_TICKET =
+  'this link cannot start an OAuth connection: it carries no connect ticket; ' +
+  "open the button from the installation's page (its admin view) again";
+const NO_INSTALLATION =
+  "the integration's own endpoint cannot start an OAuth connection; " +
+  "open the button from the installation's page (its admin view)";
 
 /**
  * The gate of one request to `integration`'s endpoint (an installation's when `installationId` is
  * set, else the integration's own), or undefined when the host does not seal that integration.
  */
-export function openOAuthGate(services: HostServices, integration: string, installationId: string | undefined): OAuthGate | undefined {
+export function openOAuthGate(
+  services: HostServices,
+  integration: string,
+  installationId: string | undefined,
+): OAuthGate | undefined {
   const seal = services.oauthSeal;
   if (!seal.applies(integration)) return undefined;
   const baseUrl = services.baseUrl();
@@ -51,9 +63,12 @@ export function openOAuthGate(services: HostServices, integration: string, insta
   const endpoints: CallbackEndpoints = {
     origin: new URL(baseUrl).origin,
     integrationPath: new URL(integrationEndpointOf(baseUrl, integration)).pathname,
-    ...(installationId !== undefined ? { installationPath: new URL(publicEndpointOf(baseUrl, integration, installationId)).pathname } : {}),
+    ...(installationId !== undefined
+      ? { installationPath: new URL(publicEndpointOf(baseUrl, integration, installationId)).pathname }
+      : {}),
   };
-  const where = installationId === undefined ? `${integration} (integration endpoint)` : `${integration} ${installationId}`;
+  const where =
+    installationId === undefined ? `${integration} (integration endpoint)` : `${integration} ${installationId}`;
 
   let accept: string | undefined;
   /** Why this request may not start a flow; undefined once a ticket or a redeemed callback allows it. */
@@ -79,7 +94,10 @@ export function openOAuthGate(services: HostServices, integration: string, insta
       const tickets = installationId === undefined ? [] : paramValues(query, 'ticket');
       if (tickets.length > 0 && installationId !== undefined) {
         query = withParam(query, 'ticket', null);
-        const problem = tickets.length > 1 ? 'this connect link carries several tickets' : seal.ticketProblem(installationId, tickets[0]);
+        const problem =
+          tickets.length > 1
+            ? 'this connect link carries several tickets'
+            : seal.ticketProblem(installationId, tickets[0]);
         if (problem === undefined) startFor = installationId;
         else startProblem = problem;
       }
@@ -87,8 +105,14 @@ export function openOAuthGate(services: HostServices, integration: string, insta
       const callback = findCallback(event.request.method, query, req.headers['content-type'], body);
       if (callback !== undefined) {
         if (callback.states.length !== 1) {
-          const reason = callback.states.length === 0 ? 'the callback carries no state' : 'the callback carries several states';
-          return { refused: refuse(new HostError('ERR_OAUTH_STATE_INVALID', `OAuth callback refused: ${reason}`), 'an OAuth callback') };
+          const reason =
+            callback.states.length === 0 ? 'the callback carries no state' : 'the callback carries several states';
+          return {
+            refused: refuse(
+              new HostError('ERR_OAUTH_STATE_INVALID', `OAuth callback refused: ${reason}`),
+              'an OAuth callback',
+            ),
+          };
         }
         const redeemed = await seal.states.redeem({
           integration,
@@ -98,7 +122,13 @@ export function openOAuthGate(services: HostServices, integration: string, insta
         });
         if (!redeemed.ok) {
           const extra = redeemed.nonce === undefined ? [] : [clearing(redeemed.nonce)];
-          return { refused: refuse(new HostError('ERR_OAUTH_STATE_INVALID', `OAuth callback refused: ${redeemed.reason}`), 'an OAuth callback', extra) };
+          return {
+            refused: refuse(
+              new HostError('ERR_OAUTH_STATE_INVALID', `OAuth callback refused: ${redeemed.reason}`),
+              'an OAuth callback',
+              extra,
+            ),
+          };
         }
         spentNonce = redeemed.nonce;
         // The browser that finishes a flow may be sent to the provider again (a provider's error, a retry).
@@ -107,7 +137,9 @@ export function openOAuthGate(services: HostServices, integration: string, insta
         else if (body !== null) {
           body = restoreFormState(body, redeemed.originalState);
           const length = String(body.length);
-          headers = headers.map(([name, value]): [string, string] => (name === 'content-length' ? [name, length] : [name, value]));
+          headers = headers.map(([name, value]): [string, string] =>
+            name === 'content-length' ? [name, length] : [name, value],
+          );
         }
         services.log.info(`oauth: accepted a callback of ${where} (flow of ${redeemed.installationId})`);
       }
@@ -117,21 +149,36 @@ export function openOAuthGate(services: HostServices, integration: string, insta
     async seal(answer) {
       const extra: [string, string][] = spentNonce === undefined ? [] : [clearing(spentNonce)];
       const redirect = findProviderRedirect(answer.status, answer.headers, endpoints);
-      if (redirect === undefined) return extra.length === 0 ? answer : { ...answer, headers: [...answer.headers, ...extra] };
+      if (redirect === undefined)
+        return extra.length === 0 ? answer : { ...answer, headers: [...answer.headers, ...extra] };
       const refuseStart = (error: HostError): PublicAnswer => {
         answer.stream?.cancel();
         return refuse(error, 'an OAuth start', extra);
       };
       if (startFor === undefined) return refuseStart(new HostError('ERR_OAUTH_TICKET_INVALID', startProblem));
       if (redirect.states.length > 1 || (redirect.states[0]?.length ?? 0) > MAX_ORIGINAL_STATE_CHARS) {
-        const what = redirect.states.length > 1 ? 'several states' : `a state longer than ${MAX_ORIGINAL_STATE_CHARS} characters`;
-        return refuseStart(new HostError('ERR_SANDBOX_BAD_RESPONSE', `the integration's redirect to its OAuth provider carries ${what}`));
+        const what =
+          redirect.states.length > 1 ? 'several states' : `a state longer than ${MAX_ORIGINAL_STATE_CHARS} characters`;
+        return refuseStart(
+          new HostError('ERR_SANDBOX_BAD_RESPONSE', `the integration's redirect to its OAuth provider carries ${what}`),
+        );
       }
-      const sealed = await seal.states.seal({ integration, installationId: startFor, callbackPath: redirect.callbackPath, originalState: redirect.states[0] ?? null });
+      const sealed = await seal.states.seal({
+        integration,
+        installationId: startFor,
+        callbackPath: redirect.callbackPath,
+        originalState: redirect.states[0] ?? null,
+      });
       const headers: [string, string][] = answer.headers
         .filter(([name]) => name.toLowerCase() !== 'cache-control')
-        .map(([name, value]) => (name.toLowerCase() === 'location' ? [name, sealedLocation(redirect, sealed.state)] : [name, value]));
-      headers.push(['cache-control', 'no-store'], ['set-cookie', setBindingCookie(sealed.nonce, sealed.binding, cookiePath, secure, sealed.maxAgeSeconds)], ...extra);
+        .map(([name, value]) =>
+          name.toLowerCase() === 'location' ? [name, sealedLocation(redirect, sealed.state)] : [name, value],
+        );
+      headers.push(
+        ['cache-control', 'no-store'],
+        ['set-cookie', setBindingCookie(sealed.nonce, sealed.binding, cookiePath, secure, sealed.maxAgeSeconds)],
+        ...extra,
+      );
       services.log.info(`oauth: sealed a connection of ${where} for ${startFor} (callback ${redirect.callbackPath})`);
       return { ...answer, headers };
     },

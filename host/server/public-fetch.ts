@@ -3,7 +3,8 @@
 // (direct-public-fetch.ts) run the same code: the body limit, the one installation lookup, the
 // fetch event with the endpoint's own cookies and no host API token (host-token-guard.ts), the
 // sealing of GitBook-runtime OAuth flows (oauth-gate.ts), the dispatch (its body streamed when the
-// integration streams it), and the browser isolation of the answer. Never writes to the response: its callers do, each its own way.
+// integration streams it), and the browser isolation of the answer. Never writes to the response: its callers do, each
+// its own way.
 
 import type { IncomingMessage } from 'node:http';
 import { HostError } from '../common/errors.ts';
@@ -41,7 +42,13 @@ function answerOf(response: SandboxResponse, stream: StreamedBody | undefined): 
  * The fetch event of a public request: its own cookies only (`cookieKey` is the endpoint's
  * namespace), and refused if what it would hand the integration carries a host API token.
  */
-async function fetchEventOf(req: IncomingMessage, target: string, services: HostServices, installationId: string, cookieKey: string) {
+async function fetchEventOf(
+  req: IncomingMessage,
+  target: string,
+  services: HostServices,
+  installationId: string,
+  cookieKey: string,
+) {
   const method = req.method ?? 'GET';
   if (UNREPRESENTABLE_METHODS.includes(method)) {
     throw new HostError('ERR_METHOD_NOT_ALLOWED', `${method} requests cannot be passed to an integration`);
@@ -53,7 +60,9 @@ async function fetchEventOf(req: IncomingMessage, target: string, services: Host
     const own = cookiesForInstallation(value, cookieKey);
     return own === null ? [] : [['cookie', own]];
   });
-  await refuseHostTokens({ headers: event.request.headers, target }, (token) => services.platformApi.isHostToken(token));
+  await refuseHostTokens({ headers: event.request.headers, target }, (token) =>
+    services.platformApi.isHostToken(token),
+  );
   return event;
 }
 
@@ -95,7 +104,10 @@ export function createPublicFetch(services: HostServices, maxBodyBytes: number):
       const admitted = gate === undefined ? { event, body } : await gate.admit(req, event, body);
       if ('refused' in admitted) return admitted.refused;
       const outcome = await services.dispatch(installation, admitted.event, admitted.body, { stream: true });
-      const answer = answerOf(isolateInBrowser(outcome.response, installation.id, endpointPath(installation)), outcome.body);
+      const answer = answerOf(
+        isolateInBrowser(outcome.response, installation.id, endpointPath(installation)),
+        outcome.body,
+      );
       return gate === undefined ? answer : gate.seal(answer);
     },
 

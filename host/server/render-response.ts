@@ -55,7 +55,10 @@ function checkContentKit(answer: Record<string, unknown>): void {
   }
 }
 
-export function judgeRenderResponse({ response, verdict }: Pick<DispatchOutcome, 'response' | 'verdict'>, componentId: string): RenderAnswer {
+export function judgeRenderResponse(
+  { response, verdict }: Pick<DispatchOutcome, 'response' | 'verdict'>,
+  componentId: string,
+): RenderAnswer {
   if (verdict === 'component-not-found') {
     throw new HostError('ERR_COMPONENT_NOT_FOUND', `component "${componentId}" not found`);
   }

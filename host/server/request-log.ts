@@ -26,7 +26,13 @@ export function requestIdSource(): () => string {
 }
 
 /** The one access-log line of a request (`path` without its query). */
-export function accessLogLine(method: string, path: string, status: number, startedAt: number, requestId: string): string {
+export function accessLogLine(
+  method: string,
+  path: string,
+  status: number,
+  startedAt: number,
+  requestId: string,
+): string {
   return `${method} ${path} ${status} ${Math.round(performance.now() - startedAt)}ms req=${requestId}`;
 }
 

@@ -23,7 +23,8 @@ function responseHeaders(response: SandboxResponse): Map<string, string[]> {
     const name = String(rawName).toLowerCase();
     if (isHopByHop(name) || name === 'content-length') continue;
     if (!TOKEN.test(name)) throw badResponse(`an invalid header name "${name}"`);
-    if (typeof value !== 'string' || !FIELD_VALUE.test(value)) throw badResponse(`an invalid value for header "${name}"`);
+    if (typeof value !== 'string' || !FIELD_VALUE.test(value))
+      throw badResponse(`an invalid value for header "${name}"`);
     // A body has one media type; the runtime's Headers joins repeated values into one, so two
     // entries mean a broken serialization, refused like any other bad answer (never a 500).
     if (name === 'content-type' && headers.has(name)) throw badResponse('more than one content-type header');
@@ -77,14 +78,22 @@ export function readableOf(stream: AsyncIterable<Uint8Array> & { cancel(): void 
 }
 
 /** Validates everything before anything is written, so a failure leaves nothing half-written. */
-export function checkSandboxResponse(response: SandboxResponse & { stream?: CheckedResponse['stream'] }): CheckedResponse {
+export function checkSandboxResponse(
+  response: SandboxResponse & { stream?: CheckedResponse['stream'] },
+): CheckedResponse {
   const { status, statusText } = response;
   try {
-    if (!Number.isInteger(status) || status < 200 || status > 599) throw badResponse(`an invalid status ${String(status)}`);
+    if (!Number.isInteger(status) || status < 200 || status > 599)
+      throw badResponse(`an invalid status ${String(status)}`);
     if (statusText !== undefined && (typeof statusText !== 'string' || !FIELD_VALUE.test(statusText))) {
       throw badResponse('an invalid status text');
     }
-    const checked: CheckedResponse = { status, statusText, headers: responseHeaders(response), body: bodyBuffer(response) };
+    const checked: CheckedResponse = {
+      status,
+      statusText,
+      headers: responseHeaders(response),
+      body: bodyBuffer(response),
+    };
     if (response.stream !== undefined) checked.stream = response.stream;
     return checked;
   } catch (error) {
@@ -94,7 +103,10 @@ export function checkSandboxResponse(response: SandboxResponse & { stream?: Chec
   }
 }
 
-export function sendSandboxResponse(ctx: Context, response: SandboxResponse & { stream?: CheckedResponse['stream'] }): void {
+export function sendSandboxResponse(
+  ctx: Context,
+  response: SandboxResponse & { stream?: CheckedResponse['stream'] },
+): void {
   const { status, statusText, headers, body, stream } = checkSandboxResponse(response);
   ctx.status = status;
   if (statusText) ctx.message = statusText;

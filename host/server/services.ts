@@ -43,10 +43,16 @@ export interface HostServices {
   getIntegration(name: string): LoadedIntegration | undefined;
 
   /** Throws HostError: ERR_INTEGRATION_NOT_FOUND, ERR_INTEGRATION_INVALID, ERR_VALIDATION, ERR_VISIBILITY_DENIED. */
-  createInstallation(integration: string, input: CreateInstallationInput): Promise<InstallationView & { signingSecret?: string }>;
+  createInstallation(
+    integration: string,
+    input: CreateInstallationInput,
+  ): Promise<InstallationView & { signingSecret?: string }>;
   /** The installation record, for a route that dispatches to it. Rejects with ERR_INSTALLATION_NOT_FOUND. */
   requireInstallation(id: string): Promise<Installation>;
-  /** The same, or undefined (a route that answers the same for "missing" and "someone else's"). Served from memory when cached. */
+  /**
+   * The same, or undefined (a route that answers the same for "missing" and "someone else's"). Served from memory when
+   * cached.
+   */
   findInstallation(id: string): Promise<Installation | undefined>;
   /** Installations in creation order, filtered, one page at a time. Rejects with ERR_VALIDATION (cursor). */
   listInstallations(query: InstallationQuery): Promise<InstallationPage>;
@@ -74,8 +80,14 @@ export interface HostServices {
    */
   followEvents(integration: string, filter: { installationId?: string }, follower: EventFollower): Promise<() => void>;
   /** The integration's queued tasks, newest first, without their payloads. Rejects with ERR_INTEGRATION_NOT_FOUND. */
-  listTasks(integration: string, page: { limit: number; cursor?: string }): Promise<{ items: TaskView[]; nextCursor: string | null }>;
-  /** The setup events the host owes an installation, newest first (the last `limit`), with their state. Rejects with ERR_INSTALLATION_NOT_FOUND. */
+  listTasks(
+    integration: string,
+    page: { limit: number; cursor?: string },
+  ): Promise<{ items: TaskView[]; nextCursor: string | null }>;
+  /**
+   * The setup events the host owes an installation, newest first (the last `limit`), with their state. Rejects with
+   * ERR_INSTALLATION_NOT_FOUND.
+   */
   listOwedEvents(installationId: string, limit: number): Promise<{ items: OwedEventView[] }>;
 
   /**
@@ -84,14 +96,24 @@ export interface HostServices {
    * Throws HostError with ERR_SANDBOX_TIMEOUT / ERR_SANDBOX_CRASHED / ERR_INTEGRATION_QUARANTINED /
    * ERR_SANDBOX_UNAVAILABLE.
    */
-  dispatch(installation: Installation, event: DispatchEvent, fetchBody: Uint8Array | null, options?: DispatchOptions): Promise<DispatchOutcome>;
+  dispatch(
+    installation: Installation,
+    event: DispatchEvent,
+    fetchBody: Uint8Array | null,
+    options?: DispatchOptions,
+  ): Promise<DispatchOutcome>;
 
   /**
    * Runs one event for an integration itself (its integration-level public endpoint), with no
    * installation. Rejects with ERR_INTEGRATION_NOT_FOUND for an unknown or built-in integration,
    * ERR_INTEGRATION_INVALID for one that cannot run, and the sandbox errors of dispatch().
    */
-  dispatchToIntegration(integration: string, event: DispatchEvent, fetchBody: Uint8Array | null, options?: DispatchOptions): Promise<DispatchOutcome>;
+  dispatchToIntegration(
+    integration: string,
+    event: DispatchEvent,
+    fetchBody: Uint8Array | null,
+    options?: DispatchOptions,
+  ): Promise<DispatchOutcome>;
 
   /** Sealing of GitBook-runtime OAuth flows on the public endpoints (server/oauth-gate.ts). */
   readonly oauthSeal: OAuthSeal;
@@ -108,8 +130,14 @@ export interface HostServices {
    */
   publishEvent(event: Record<string, unknown>): Promise<PublishResult>;
 
-  /** Webhook deliveries of an installation with every attempt, newest first. Rejects with ERR_INSTALLATION_NOT_FOUND, ERR_VALIDATION (cursor). */
-  listDeliveries(installationId: string, page: { limit?: number; cursor?: string | null }): Promise<{ items: DeliveryView[]; nextCursor: string | null }>;
+  /**
+   * Webhook deliveries of an installation with every attempt, newest first. Rejects with ERR_INSTALLATION_NOT_FOUND,
+   * ERR_VALIDATION (cursor).
+   */
+  listDeliveries(
+    installationId: string,
+    page: { limit?: number; cursor?: string | null },
+  ): Promise<{ items: DeliveryView[]; nextCursor: string | null }>;
   /** Queues a new delivery of the same event (to the installation's current URL). Rejects with ERR_NOT_FOUND. */
   redeliver(deliveryId: string): Promise<DeliveryView>;
   /** A new signing secret for a webhook installation; the previous one keeps signing during the rotation window. */
@@ -125,11 +153,22 @@ export interface HostServices {
    * integration serves with it. Rejects with ERR_INTEGRATION_NOT_FOUND, ERR_VALIDATION (name or
    * value), ERR_SECRETS_KEY_MISSING.
    */
-  setSecret(integration: string, name: string, value: unknown, via: 'api' | 'console'): Promise<{ secret: StoredSecretView; created: boolean; status: 'ready' | 'invalid' }>;
-  /** Removes a stored secret; resolves once the integration serves without it. Rejects with ERR_INTEGRATION_NOT_FOUND, ERR_NOT_FOUND. */
+  setSecret(
+    integration: string,
+    name: string,
+    value: unknown,
+    via: 'api' | 'console',
+  ): Promise<{ secret: StoredSecretView; created: boolean; status: 'ready' | 'invalid' }>;
+  /**
+   * Removes a stored secret; resolves once the integration serves without it. Rejects with ERR_INTEGRATION_NOT_FOUND,
+   * ERR_NOT_FOUND.
+   */
   unsetSecret(integration: string, name: string): Promise<{ status: 'ready' | 'invalid' }>;
 
-  /** Whether this host can serve now: store reachable, sandbox workers up, not shutting down; each check says why not. */
+  /**
+   * Whether this host can serve now: store reachable, sandbox workers up, not shutting down; each check says why not.
+   *
+   */
   readiness(): Promise<{ ready: boolean; checks: { store: string; workers: string; host: string } }>;
   /** The Prometheus text exposition of the host's metrics. */
   metrics(): Promise<{ contentType: string; body: string }>;

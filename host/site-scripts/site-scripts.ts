@@ -21,7 +21,10 @@ export interface SiteScript {
 
 export interface SiteScripts {
   list(siteId: string): Promise<{ siteId: string; items: SiteScript[] }>;
-  /** The script body and its cache policy. Rejects with ERR_NOT_FOUND, ERR_SANDBOX_BAD_RESPONSE and the sandbox errors. */
+  /**
+   * The script body and its cache policy. Rejects with ERR_NOT_FOUND, ERR_SANDBOX_BAD_RESPONSE and the sandbox errors.
+   *
+   */
   script(siteId: string, installationId: string): Promise<{ body: Uint8Array; cacheControl?: string }>;
 }
 
@@ -37,11 +40,25 @@ export function siteScriptUrlOf(baseUrl: string, siteId: string, installationId:
 }
 
 function injects(integration: LoadedIntegration | undefined): integration is LoadedIntegration {
-  return integration?.status === 'ready' && integration.bundle !== undefined && (integration.manifest?.scopes ?? []).includes('site:script:inject');
+  return (
+    integration?.status === 'ready' &&
+    integration.bundle !== undefined &&
+    (integration.manifest?.scopes ?? []).includes('site:script:inject')
+  );
 }
 
-function servesScripts(installation: Installation | undefined, siteId: string, integration: LoadedIntegration | undefined): boolean {
-  return installation !== undefined && installation.target === 'site' && installation.site === siteId && installation.status === 'active' && injects(integration);
+function servesScripts(
+  installation: Installation | undefined,
+  siteId: string,
+  integration: LoadedIntegration | undefined,
+): boolean {
+  return (
+    installation !== undefined &&
+    installation.target === 'site' &&
+    installation.site === siteId &&
+    installation.status === 'active' &&
+    injects(integration)
+  );
 }
 
 export function createSiteScripts(deps: SiteScriptsDeps): SiteScripts {
@@ -58,7 +75,15 @@ export function createSiteScripts(deps: SiteScriptsDeps): SiteScripts {
         }
       }
       // In creation order, as one list over every integration reads.
-      serving.sort((a, b) => (a.installation.createdAt === b.installation.createdAt ? (a.installation.id < b.installation.id ? -1 : 1) : a.installation.createdAt < b.installation.createdAt ? -1 : 1));
+      serving.sort((a, b) =>
+        a.installation.createdAt === b.installation.createdAt
+          ? a.installation.id < b.installation.id
+            ? -1
+            : 1
+          : a.installation.createdAt < b.installation.createdAt
+            ? -1
+            : 1,
+      );
       const items = serving.map(({ installation, integration }): SiteScript => {
         const policy = integration.manifest?.contentSecurityPolicy;
         return {
@@ -74,13 +99,19 @@ export function createSiteScripts(deps: SiteScriptsDeps): SiteScripts {
     async script(siteId, installationId) {
       const installation = await deps.store.getInstallation(installationId);
       // The same answer for every installation that serves no script here.
-      if (installation === undefined || !servesScripts(installation, siteId, deps.registry.get(installation.integration))) {
+      if (
+        installation === undefined ||
+        !servesScripts(installation, siteId, deps.registry.get(installation.integration))
+      ) {
         throw new HostError('ERR_NOT_FOUND', `site "${siteId}" has no script from installation "${installationId}"`);
       }
       const outcome = await deps.dispatcher.run(installation, { type: 'fetch_published_script', siteId }, null);
       const { status } = outcome.response;
       if (outcome.verdict === 'no-handler' || status < 200 || status > 299) {
-        throw new HostError('ERR_SANDBOX_BAD_RESPONSE', `installation "${installationId}" answered ${status} to fetch_published_script instead of a script`);
+        throw new HostError(
+          'ERR_SANDBOX_BAD_RESPONSE',
+          `installation "${installationId}" answered ${status} to fetch_published_script instead of a script`,
+        );
       }
       const cacheControl = outcome.response.headers.find(([name]) => name.toLowerCase() === 'cache-control')?.[1];
       return { body: outcome.response.body, ...(cacheControl !== undefined ? { cacheControl } : {}) };

@@ -72,8 +72,18 @@ export function withInstallationCache(inner: InstallationStore): CachedInstallat
       invalidate(child.id);
       invalidate(candidateParent.id);
       try {
-        const placed = await inner.insertChildInstallation(child, childTokenHash, candidateParent, parentTokenHash, owe);
-        return { child: deepFreeze(placed.child), parent: deepFreeze(placed.parent), parentCreated: placed.parentCreated };
+        const placed = await inner.insertChildInstallation(
+          child,
+          childTokenHash,
+          candidateParent,
+          parentTokenHash,
+          owe,
+        );
+        return {
+          child: deepFreeze(placed.child),
+          parent: deepFreeze(placed.parent),
+          parentCreated: placed.parentCreated,
+        };
       } finally {
         invalidate(child.id);
         invalidate(candidateParent.id);
@@ -84,7 +94,9 @@ export function withInstallationCache(inner: InstallationStore): CachedInstallat
       invalidate(candidateParent.id);
       try {
         const placed = await inner.adoptChildInstallation(childId, candidateParent, parentTokenHash);
-        return placed === undefined ? undefined : { child: deepFreeze(placed.child), parent: deepFreeze(placed.parent), parentCreated: placed.parentCreated };
+        return placed === undefined
+          ? undefined
+          : { child: deepFreeze(placed.child), parent: deepFreeze(placed.parent), parentCreated: placed.parentCreated };
       } finally {
         invalidate(childId);
         invalidate(candidateParent.id);
@@ -104,7 +116,11 @@ export function withInstallationCache(inner: InstallationStore): CachedInstallat
       // Only whole lists (all, one integration's, the children of one organization installation:
       // what event fan-out and authorization read) are cached; a page or another filter
       // (GET /v1/installations) goes to the store, never to a cached whole list.
-      const cacheable = filter === undefined || Object.entries(filter).every(([field, value]) => field === 'integration' || field === 'parent' || value === undefined);
+      const cacheable =
+        filter === undefined ||
+        Object.entries(filter).every(
+          ([field, value]) => field === 'integration' || field === 'parent' || value === undefined,
+        );
       if (!cacheable) return (await inner.listInstallations(filter)).map(deepFreeze);
       const key = `integration:${filter?.integration ?? '*'} parent:${filter?.parent ?? '*'}`;
       const cached = enabled ? lists.get(key) : undefined;

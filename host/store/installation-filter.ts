@@ -5,9 +5,17 @@
 import type { InstallationFilter } from '../installations/model.ts';
 
 /** Columns come from this fixed list, never from the filter: only values are parameters. */
-const COLUMNS = [['integration', 'integration'], ['organization', 'organization'], ['target', 'target'], ['parent', 'parent']] as const;
+const COLUMNS = [
+  ['integration', 'integration'],
+  ['organization', 'organization'],
+  ['target', 'target'],
+  ['parent', 'parent'],
+] as const;
 
-export function installationListQuery(filter: InstallationFilter, placeholder: (index: number) => string): { sql: string; values: (string | number)[] } {
+export function installationListQuery(
+  filter: InstallationFilter,
+  placeholder: (index: number) => string,
+): { sql: string; values: (string | number)[] } {
   const where: string[] = [];
   const values: (string | number)[] = [];
   const next = (value: string | number): string => {
@@ -20,8 +28,15 @@ export function installationListQuery(filter: InstallationFilter, placeholder: (
   }
   if (filter.after !== undefined) {
     const at = next(filter.after.createdAt);
-    where.push(`(created_at > ${at} OR (created_at = ${next(filter.after.createdAt)} AND id > ${next(filter.after.id)}))`);
+    where.push(
+      `(created_at > ${at} OR (created_at = ${next(filter.after.createdAt)} AND id > ${next(filter.after.id)}))`,
+    );
   }
   const limit = filter.limit !== undefined ? ` LIMIT ${next(filter.limit)}` : '';
-  return { sql: `SELECT * FROM installations${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id${limit}`, values };
+  return {
+    sql:
+      `SELECT * FROM installations${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ` +
+      `ORDER BY created_at, id${limit}`,
+    values,
+  };
 }

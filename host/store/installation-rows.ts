@@ -31,7 +31,9 @@ export function toInstallation(row: InstallationRow): Installation {
     status: row.status as Installation['status'],
     configuration: JSON.parse(row.configuration) as Record<string, unknown>,
     externalIds: row.external_ids ? (JSON.parse(row.external_ids) as string[]) : [],
-    ...(row.space_selection ? { spaceSelection: JSON.parse(row.space_selection) as Installation['spaceSelection'] } : {}),
+    ...(row.space_selection
+      ? { spaceSelection: JSON.parse(row.space_selection) as Installation['spaceSelection'] }
+      : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at ?? row.created_at,
   };

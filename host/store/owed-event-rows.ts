@@ -42,19 +42,34 @@ export function toOwedEvent(row: OwedEventRow): OwedEventRecord {
 
 /** The values of one INSERT, in the column order of `INSERT_COLUMNS`. */
 export function owedEventValues(event: NewOwedEvent): unknown[] {
-  return [event.id, event.installationId, event.integration, event.event.type, JSON.stringify(event.event), event.requestId ?? null, event.createdAt, event.createdAt, event.createdAt];
+  return [
+    event.id,
+    event.installationId,
+    event.integration,
+    event.event.type,
+    JSON.stringify(event.event),
+    event.requestId ?? null,
+    event.createdAt,
+    event.createdAt,
+    event.createdAt,
+  ];
 }
 
-export const INSERT_COLUMNS = '(id, installation_id, integration, type, event, request_id, status, run_at, created_at, updated_at)';
+export const INSERT_COLUMNS =
+  '(id, installation_id, integration, type, event, request_id, status, run_at, created_at, updated_at)';
 
 /** Whether the event `alias` names has no unfinished event of its installation before it. */
-const atHead = (alias: string) => `NOT EXISTS (SELECT 1 FROM owed_events p WHERE p.installation_id = ${alias}.installation_id AND p.seq < ${alias}.seq AND p.status IN ('pending', 'running'))`;
+const atHead = (alias: string) =>
+  `NOT EXISTS (SELECT 1 FROM owed_events p WHERE p.installation_id ` +
+  `= ${alias}.installation_id AND p.seq < ${alias}.seq AND p.status IN ('pending', ` +
+  `'running'))`;
 
 /**
  * When the next claim may find something: the earliest due time of a pending event at the head of
  * its installation (one waiting behind another is not due, however old), or the earliest lease to lapse.
  */
-export const NEXT_DUE_QUERY = `SELECT (SELECT MIN(e.run_at) FROM owed_events e WHERE e.status = 'pending' AND ${atHead('e')}) AS pending,
+export const NEXT_DUE_QUERY = `SELECT (SELECT MIN(e.run_at) FROM owed_events e WHERE e.status = 'pending' AND
+  ${atHead('e')}) AS pending,
   (SELECT MIN(lease_until) FROM owed_events WHERE status = 'running') AS lease`;
 
 /**

@@ -1,7 +1,14 @@
 // The platform's space, page, revision and Git request rows and their mapping to records (shared
 // by both stores), with how many Git requests a space keeps. Pure data and conversion.
 
-import type { GitRepositoryRequest, GitRequestRecord, PageRecord, RevisionPageRef, SpaceRecord, SpaceRevision } from '../platform-data/records.ts';
+import type {
+  GitRepositoryRequest,
+  GitRequestRecord,
+  PageRecord,
+  RevisionPageRef,
+  SpaceRecord,
+  SpaceRevision,
+} from '../platform-data/records.ts';
 
 /** Git sync requests kept per space: a record of requests, so the oldest go first. */
 export const MAX_GIT_SYNCS_PER_SPACE = 1_000;
@@ -36,7 +43,14 @@ export function toSpace(row: SpaceRow): SpaceRecord {
 }
 
 export function toPage(row: PageRow): PageRecord {
-  return { id: row.id, spaceId: row.space, title: row.title, markdown: row.markdown, revision: row.revision, updatedAt: row.updated_at };
+  return {
+    id: row.id,
+    spaceId: row.space,
+    title: row.title,
+    markdown: row.markdown,
+    revision: row.revision,
+    updatedAt: row.updated_at,
+  };
 }
 
 export interface RevisionRow {
@@ -53,7 +67,10 @@ export function revisionPagesJson(pages: readonly RevisionPageRef[]): string {
 }
 
 export function toRevision(row: RevisionRow): SpaceRevision {
-  const pages = (JSON.parse(row.pages) as [string, number][]).map(([id, revision]) => ({ id, revision: Number(revision) }));
+  const pages = (JSON.parse(row.pages) as [string, number][]).map(([id, revision]) => ({
+    id,
+    revision: Number(revision),
+  }));
   return { id: row.id, spaceId: row.space, parent: row.parent, pages, createdAt: row.created_at };
 }
 

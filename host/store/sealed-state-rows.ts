@@ -29,6 +29,16 @@ export function toSealedState(row: SealedStateTableRow): SealedStateRow {
 }
 
 /** The values of an INSERT, in the order both stores write the columns. */
-export function sealedStateValues(row: Omit<SealedStateRow, 'usedAt'>): [string, string, string, string, string, string | null, number] {
-  return [row.nonce, row.integration, row.installationId, row.callbackPath, row.bindingHash, row.originalState, row.expiresAt];
+export function sealedStateValues(
+  row: Omit<SealedStateRow, 'usedAt'>,
+): [string, string, string, string, string, string | null, number] {
+  return [
+    row.nonce,
+    row.integration,
+    row.installationId,
+    row.callbackPath,
+    row.bindingHash,
+    row.originalState,
+    row.expiresAt,
+  ];
 }

@@ -9,6 +9,9 @@ export function encodeSeqCursor(seq: number | string): string {
 
 export function decodeSeqCursor(cursor: string): number {
   const match = /^seq:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (match === null) throw new HostError('ERR_VALIDATION', 'cursor is not one this host issued', [{ pointer: '/cursor', message: 'is invalid' }]);
+  if (match === null)
+    throw new HostError('ERR_VALIDATION', 'cursor is not one this host issued', [
+      { pointer: '/cursor', message: 'is invalid' },
+    ]);
   return Number(match[1]);
 }

@@ -13,7 +13,8 @@ export function fairDueTasksQuery(now: string, limit: string): string {
     SELECT seq, integration, run_at, ROW_NUMBER() OVER (PARTITION BY integration ORDER BY run_at, seq) AS turn
     FROM tasks WHERE (status = 'pending' AND run_at <= ${now}) OR (status = 'running' AND lease_until <= ${now})
   ), busy AS (
-    SELECT integration, COUNT(*) AS running FROM tasks WHERE status = 'running' AND lease_until > ${now} GROUP BY integration
+    SELECT integration, COUNT(*) AS running FROM tasks WHERE status = 'running' AND lease_until > ${now} GROUP BY
+      integration
   )
   SELECT due.seq FROM due LEFT JOIN busy ON busy.integration = due.integration
   ORDER BY due.turn + COALESCE(busy.running, 0), due.run_at, due.seq

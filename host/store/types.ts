@@ -15,7 +15,10 @@ import type { OwedEventStore } from '../owed-events/model.ts';
 /** Small named values kept across restarts (the token secret). */
 export interface MetaStore {
   get(key: string): Promise<string | undefined>;
-  /** Stores `value` unless the key has one already; returns the stored value (the first writer wins, across hosts too). */
+  /**
+   * Stores `value` unless the key has one already; returns the stored value (the first writer wins, across hosts too).
+   *
+   */
   setIfAbsent(key: string, value: string): Promise<string>;
 }
 

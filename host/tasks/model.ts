@@ -54,9 +54,16 @@ export interface TaskStore {
    * `failed`. Only while that attempt still holds the task (a host whose lease lapsed, and whose task
    * another host took over, writes nothing). Keeps the newest finished tasks only.
    */
-  settle(id: string, outcome: { status: 'pending'; runAt: number } | { status: 'succeeded' | 'failed' }, attempt: { number: number; lastStatus: number; lastError?: string; now: number }): Promise<void>;
+  settle(
+    id: string,
+    outcome: { status: 'pending'; runAt: number } | { status: 'succeeded' | 'failed' },
+    attempt: { number: number; lastStatus: number; lastError?: string; now: number },
+  ): Promise<void>;
   /** Newest first; `cursor` is a previous page's nextCursor. */
-  list(integration: string, page: { limit: number; cursor?: string }): Promise<{ items: TaskRecord[]; nextCursor: string | null }>;
+  list(
+    integration: string,
+    page: { limit: number; cursor?: string },
+  ): Promise<{ items: TaskRecord[]; nextCursor: string | null }>;
 }
 
 /** The bounds of the queue (docs/limits.md). */

@@ -15,7 +15,14 @@ const validateTaskBody = compileBodyValidator<{ task: Record<string, unknown>; s
   properties: {
     task: { type: 'object', failureMessage: 'must be a JSON object (the payload the task event carries)' },
     // GitBook's API declares `schedule` a number of seconds, not an integer: a fraction is kept to the millisecond.
-    schedule: { type: 'number', minimum: 0, maximum: MAX_SCHEDULE_SECONDS, failureMessage: `must be a number of seconds from 0 to ${MAX_SCHEDULE_SECONDS} (fractions allowed, kept to the millisecond)` },
+    schedule: {
+      type: 'number',
+      minimum: 0,
+      maximum: MAX_SCHEDULE_SECONDS,
+      failureMessage:
+        `must be a number of seconds from 0 to ${MAX_SCHEDULE_SECONDS} ` +
+        `(fractions allowed, kept to the millisecond)`,
+    },
   },
 });
 
@@ -33,7 +40,9 @@ export function createTaskQueue(deps: TaskQueueDeps): QueueTask {
   return async (integration, installationId, body) => {
     const { task, schedule } = validateTaskBody(body ?? {});
     if (JSON.stringify(task).length > MAX_TASK_PAYLOAD_CHARS) {
-      throw new HostError('ERR_VALIDATION', `task must be at most ${MAX_TASK_PAYLOAD_CHARS} characters of JSON`, [{ pointer: '/task', message: `is larger than ${MAX_TASK_PAYLOAD_CHARS} characters of JSON` }]);
+      throw new HostError('ERR_VALIDATION', `task must be at most ${MAX_TASK_PAYLOAD_CHARS} characters of JSON`, [
+        { pointer: '/task', message: `is larger than ${MAX_TASK_PAYLOAD_CHARS} characters of JSON` },
+      ]);
     }
     const now = deps.now();
     const queued = await deps.store.enqueue(
@@ -48,7 +57,12 @@ export function createTaskQueue(deps: TaskQueueDeps): QueueTask {
       },
       deps.limits.maxPendingTasksPerIntegration,
     );
-    if (!queued) throw new HostError('ERR_QUOTA_EXCEEDED', `integration "${integration}" already has ${deps.limits.maxPendingTasksPerIntegration} tasks waiting, the most it may`);
+    if (!queued)
+      throw new HostError(
+        'ERR_QUOTA_EXCEEDED',
+        `integration "${integration}" already has ${deps.limits.maxPendingTasksPerIntegration} ` +
+          `tasks waiting, the most it may`,
+      );
     deps.poke();
   };
 }

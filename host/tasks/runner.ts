@@ -14,7 +14,10 @@ export interface TaskRunnerDeps {
   store: TaskStore;
   limits: TaskLimits;
   /** Dispatches one `task` event to the integration itself. */
-  dispatch(integration: string, event: { type: 'task'; eventId: string; task: Record<string, unknown> }): Promise<DispatchOutcome>;
+  dispatch(
+    integration: string,
+    event: { type: 'task'; eventId: string; task: Record<string, unknown> },
+  ): Promise<DispatchOutcome>;
   now(): number;
   log: Logger;
   /** How long a claimed task is presumed in progress (beyond the dispatch deadline and waitUntil work). */
@@ -49,13 +52,20 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
     let verdict: Verdict;
     let lastStatus: number;
     try {
-      const outcome = await deps.dispatch(task.integration, { type: 'task', eventId: task.eventId, task: task.payload });
+      const outcome = await deps.dispatch(task.integration, {
+        type: 'task',
+        eventId: task.eventId,
+        task: task.payload,
+      });
       verdict = judge(outcome);
       lastStatus = outcome.response.status;
     } catch (error) {
       // The host failed the dispatch (timeout, crash, quarantine, integration not loaded): worth another try.
       lastStatus = isHostError(error) ? error.status : 500;
-      verdict = { status: 'retry', reason: isHostError(error) ? `${error.code}: ${error.message}` : 'an internal error' };
+      verdict = {
+        status: 'retry',
+        reason: isHostError(error) ? `${error.code}: ${error.message}` : 'an internal error',
+      };
     }
     const now = deps.now();
     const where = `task ${task.id} of ${task.integration} (attempt ${task.attempts}/${deps.limits.taskMaxAttempts})`;
@@ -66,11 +76,19 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
     if (verdict.status === 'retry' && task.attempts < deps.limits.taskMaxAttempts) {
       const runAt = now + retryDelayMs(deps.limits.taskRetryBaseMs, task.attempts);
       deps.log.warn(`${where} failed: ${verdict.reason}; retrying at ${new Date(runAt).toISOString()}`);
-      await deps.store.settle(task.id, { status: 'pending', runAt }, { number: task.attempts, lastStatus, lastError: verdict.reason, now });
+      await deps.store.settle(
+        task.id,
+        { status: 'pending', runAt },
+        { number: task.attempts, lastStatus, lastError: verdict.reason, now },
+      );
       return;
     }
     deps.log.warn(`${where} failed for good: ${verdict.reason}`);
-    await deps.store.settle(task.id, { status: 'failed' }, { number: task.attempts, lastStatus, lastError: verdict.reason, now });
+    await deps.store.settle(
+      task.id,
+      { status: 'failed' },
+      { number: task.attempts, lastStatus, lastError: verdict.reason, now },
+    );
   }
 
   return createLeaseLoop<TaskRecord>({

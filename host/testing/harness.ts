@@ -14,8 +14,6 @@ import type { HarnessOptions, IntegrationHarness, startIntegration as declared }
 
 export type { HarnessOptions, IntegrationHarness };
 
-
-
 /** Starts a host serving the integration in `folder`; throws with every problem if it does not load. */
 export const startIntegration: typeof declared = async (folder, options = {}) => {
   const logger = createMemoryLogger();

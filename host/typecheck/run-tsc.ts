@@ -36,13 +36,19 @@ export function typeProblemLines(problem: TypeProblem): string[] {
 async function withLineTexts(problems: TypeProblem[]): Promise<TypeProblem[]> {
   const texts = new Map<string, Promise<string | undefined>>();
   const read = (file: string) => {
-    if (!texts.has(file)) texts.set(file, readFile(path.resolve(file), 'utf8').catch(() => undefined));
+    if (!texts.has(file))
+      texts.set(
+        file,
+        readFile(path.resolve(file), 'utf8').catch(() => undefined),
+      );
     return texts.get(file)!;
   };
-  return Promise.all(problems.map(async (problem) => {
-    const text = await read(problem.file);
-    return text === undefined ? problem : { ...problem, lineText: lineOf(text, problem.line) };
-  }));
+  return Promise.all(
+    problems.map(async (problem) => {
+      const text = await read(problem.file);
+      return text === undefined ? problem : { ...problem, lineText: lineOf(text, problem.line) };
+    }),
+  );
 }
 
 /** The compiler's launcher script, or undefined when typescript is not installed. */
@@ -58,13 +64,22 @@ export function findTsc(): string | undefined {
 
 const LINE = /^(.+?)\((\d+),(\d+)\): error (TS\d+): (.*)$/;
 
-/** tsc's `file(line,col): error TSnnnn: message` lines (continuations indented) as problems; paths resolved against `cwd`. */
+/**
+ * tsc's `file(line,col): error TSnnnn: message` lines (continuations indented) as problems; paths resolved against
+ * `cwd`.
+ */
 export function parseTscOutput(output: string, cwd: string): TypeProblem[] {
   const problems: TypeProblem[] = [];
   for (const raw of output.split(/\r?\n/)) {
     const match = LINE.exec(raw);
     if (match) {
-      problems.push({ file: displayPath(path.resolve(cwd, match[1])), line: Number(match[2]), column: Number(match[3]), code: match[4], message: match[5] });
+      problems.push({
+        file: displayPath(path.resolve(cwd, match[1])),
+        line: Number(match[2]),
+        column: Number(match[3]),
+        code: match[4],
+        message: match[5],
+      });
     } else if (/^\s+\S/.test(raw) && problems.length > 0) {
       problems[problems.length - 1].message += `\n${raw}`;
     } else if (/^error (TS\d+): (.*)$/.test(raw)) {
@@ -80,14 +95,21 @@ export async function typecheckIntegration(target: TypecheckTarget): Promise<Typ
   const { dir } = target;
   const tsc = findTsc();
   if (tsc === undefined) {
-    throw new HostError('ERR_OPTIONS_INVALID', 'type-checking needs the TypeScript compiler (the typescript devDependency): run npm install, or pass --no-types to skip it');
+    throw new HostError(
+      'ERR_OPTIONS_INVALID',
+      'type-checking needs the TypeScript compiler (the typescript ' +
+        'devDependency): run npm install, or pass --no-types to skip it',
+    );
   }
   const configDir = await mkdtemp(path.join(os.tmpdir(), 'ih-typecheck-'));
   try {
     const config = path.join(configDir, 'tsconfig.json');
     await writeFile(config, JSON.stringify(typecheckConfig(target)));
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [tsc, '-p', config, '--pretty', 'false'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [tsc, '-p', config, '--pretty', 'false'], {
+        cwd: dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -97,7 +119,10 @@ export async function typecheckIntegration(target: TypecheckTarget): Promise<Typ
     const problems = parseTscOutput(output, dir);
     // A failing run that printed nothing we understand must not pass as "no type errors".
     if (code !== 0 && problems.length === 0) {
-      throw new HostError('ERR_OPTIONS_INVALID', `the TypeScript compiler failed on ${displayPath(dir)} (exit ${code}): ${output.trim().split('\n')[0] ?? ''}`);
+      throw new HostError(
+        'ERR_OPTIONS_INVALID',
+        `the TypeScript compiler failed on ${displayPath(dir)} (exit ${code}): ${output.trim().split('\n')[0] ?? ''}`,
+      );
     }
     return await withLineTexts(problems);
   } finally {

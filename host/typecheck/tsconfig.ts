@@ -5,7 +5,6 @@
 import { PACKAGE_ROOT } from '../common/package-root.ts';
 import path from 'node:path';
 
-
 /**
  * Module names whose types come from this repository rather than from the integration's own
  * node_modules: specifier → files, as tsconfig `paths` takes them (absolute).
@@ -15,7 +14,10 @@ export const TYPE_PATHS: Readonly<Record<string, string[]>> = {
   'sandbox-api/*': [path.join(PACKAGE_ROOT, 'sandbox-api/*.ts'), path.join(PACKAGE_ROOT, 'sandbox-api/*')],
 };
 
-/** Declarations every check gets: the bundler's text imports, and the isolate's globals where they differ from lib.webworker. */
+/**
+ * Declarations every check gets: the bundler's text imports, and the isolate's globals where they differ from
+ * lib.webworker.
+ */
 const TEXT_IMPORTS = path.join(PACKAGE_ROOT, 'host/typecheck/text-imports.d.ts');
 const RUNTIME_GLOBALS = path.join(PACKAGE_ROOT, 'host/typecheck/runtime-globals.d.ts');
 

@@ -16,7 +16,9 @@ export function createWebhookIntegration(secrets: SigningSecretStore, egress: Eg
     manifest: {
       name: WEBHOOK_INTEGRATION_NAME,
       title: 'Webhook',
-      description: 'Forwards selected events to your URL, signed with HMAC-SHA256 (X-Platform-Signature) and retried with backoff.',
+      description:
+        'Forwards selected events to your URL, signed with ' +
+        'HMAC-SHA256 (X-Platform-Signature) and retried with backoff.',
       organization: 'platform',
       visibility: 'public',
       scopes: [],

@@ -42,7 +42,8 @@ export function checkWebhookUrl(value: string, egress: EgressOptions): string | 
   } catch {
     return 'must be an absolute URL';
   }
-  if (url.protocol === 'http:' && !isExplicitlyAllowed(egress, url.hostname, portOf(url))) return 'must use https (http only to an --allow-egress host)';
+  if (url.protocol === 'http:' && !isExplicitlyAllowed(egress, url.hostname, portOf(url)))
+    return 'must use https (http only to an --allow-egress host)';
   return createEgressPolicy(egress).checkUrl(url);
 }
 
@@ -50,8 +51,13 @@ export function checkWebhookUrl(value: string, egress: EgressOptions): string | 
  * Problems with the properties present in `configuration` (a merged PATCH result). Missing `url`
  * or `events` are not problems: the installation just stays pending (see isWebhookConfigurationComplete).
  */
-export function checkWebhookConfiguration(configuration: Record<string, unknown>, target: string, egress: EgressOptions): ConfigurationProblem[] {
-  if (!isWebhookTarget(target)) return [{ pointer: '/target', message: 'the webhook integration installs on a space or a site only' }];
+export function checkWebhookConfiguration(
+  configuration: Record<string, unknown>,
+  target: string,
+  egress: EgressOptions,
+): ConfigurationProblem[] {
+  if (!isWebhookTarget(target))
+    return [{ pointer: '/target', message: 'the webhook integration installs on a space or a site only' }];
   const problems: ConfigurationProblem[] = [];
   const { url, events } = configuration;
   if (url !== undefined) {
@@ -64,19 +70,31 @@ export function checkWebhookConfiguration(configuration: Record<string, unknown>
     else {
       events.forEach((event, index) => {
         if (!(allowed as readonly unknown[]).includes(event)) {
-          problems.push({ pointer: `/events/${index}`, message: `${JSON.stringify(event)} is not a ${target} event (expected one of ${allowed.join(', ')})` });
+          problems.push({
+            pointer: `/events/${index}`,
+            message: `${JSON.stringify(event)} is not a ${target} event (expected one of ${allowed.join(', ')})`,
+          });
         }
       });
-      if (new Set(events).size !== events.length) problems.push({ pointer: '/events', message: 'must not repeat an event type' });
+      if (new Set(events).size !== events.length)
+        problems.push({ pointer: '/events', message: 'must not repeat an event type' });
     }
   }
   for (const key of Object.keys(configuration)) {
-    if (key !== 'url' && key !== 'events') problems.push({ pointer: `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: 'unknown property' });
+    if (key !== 'url' && key !== 'events')
+      problems.push({ pointer: `/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, message: 'unknown property' });
   }
   return problems;
 }
 
-/** A configuration that passes checkWebhookConfiguration and has a URL and at least one event makes the installation active. */
-export function isWebhookConfigurationComplete(configuration: Record<string, unknown>): configuration is Record<string, unknown> & WebhookConfiguration {
-  return typeof configuration.url === 'string' && Array.isArray(configuration.events) && configuration.events.length > 0;
+/**
+ * A configuration that passes checkWebhookConfiguration and has a URL and at least one event makes the installation
+ * active.
+ */
+export function isWebhookConfigurationComplete(
+  configuration: Record<string, unknown>,
+): configuration is Record<string, unknown> & WebhookConfiguration {
+  return (
+    typeof configuration.url === 'string' && Array.isArray(configuration.events) && configuration.events.length > 0
+  );
 }

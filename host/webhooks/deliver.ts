@@ -46,12 +46,19 @@ export interface DeliveryAgents {
  * weaken the egress check: a socket is only ever opened through the pinned, checked lookup.
  */
 export function createDeliveryAgents(maxSocketsPerOrigin: number, idleMs = 4_000): DeliveryAgents {
-  const options = { keepAlive: true, maxSockets: maxSocketsPerOrigin, maxFreeSockets: maxSocketsPerOrigin, timeout: idleMs };
+  const options = {
+    keepAlive: true,
+    maxSockets: maxSocketsPerOrigin,
+    maxFreeSockets: maxSocketsPerOrigin,
+    timeout: idleMs,
+  };
   const agents = { http: new http.Agent(options), https: new https.Agent(options) };
   return { ...agents, destroy: () => (agents.http.destroy(), agents.https.destroy()) };
 }
 
-export type AttemptResult = ({ status: number } | { error: AttemptErrorKind; message: string }) & { durationMs: number };
+export type AttemptResult = ({ status: number } | { error: AttemptErrorKind; message: string }) & {
+  durationMs: number;
+};
 export type DeliverFn = (request: AttemptRequest) => Promise<AttemptResult>;
 
 /** Maps a Node network error to the retry classes of schedule.ts; the message never carries a stack. */
@@ -77,7 +84,8 @@ export function deliverAttempt(request: AttemptRequest, options: DeliverOptions)
   } catch {
     return Promise.resolve({ error: 'blocked', message: 'invalid URL', durationMs: 0 });
   }
-  if (request.secrets.length === 0) return Promise.resolve({ error: 'unsigned', message: 'the installation has no signing secret', durationMs: 0 });
+  if (request.secrets.length === 0)
+    return Promise.resolve({ error: 'unsigned', message: 'the installation has no signing secret', durationMs: 0 });
   const timestampSeconds = Math.floor((options.nowMs ?? Date.now)() / 1000);
   const headers = {
     'content-type': 'application/json',

@@ -25,7 +25,10 @@ export interface DeliveryRecord extends NewDelivery {
   createdAt: number;
   /** The delivery this one re-sends, for manual redeliveries. */
   redeliveryOf: string | null;
-  /** Set on a record a claim returned, on stores shared by several hosts: proves the claim when its attempt is recorded. */
+  /**
+   * Set on a record a claim returned, on stores shared by several hosts: proves the claim when its attempt is
+   * recorded.
+   */
   claim?: string;
 }
 
@@ -95,8 +98,14 @@ export interface Outbox {
   /** Records attempts and each delivery's next state, in one transaction. */
   recordAttempts(entries: readonly AttemptEntry[]): Promise<void>;
   get(deliveryId: string): Promise<DeliveryWithAttempts | undefined>;
-  /** Newest first; `cursor` is the opaque `nextCursor` of the previous page. Rejects with ERR_VALIDATION on a bad cursor. */
-  listForInstallation(installationId: string, page?: { limit?: number; cursor?: string | null }): Promise<{ items: DeliveryWithAttempts[]; nextCursor: string | null }>;
+  /**
+   * Newest first; `cursor` is the opaque `nextCursor` of the previous page. Rejects with ERR_VALIDATION on a bad
+   * cursor.
+   */
+  listForInstallation(
+    installationId: string,
+    page?: { limit?: number; cursor?: string | null },
+  ): Promise<{ items: DeliveryWithAttempts[]; nextCursor: string | null }>;
   /** Queues a new delivery of the same event (same eventId and body, new id), optionally to a new URL. */
   redeliver(deliveryId: string, nowMs: number, options?: { url?: string }): Promise<DeliveryRecord | undefined>;
   /** How many deliveries wait (pending) and are being attempted (in flight): the metrics' outbox depth. */

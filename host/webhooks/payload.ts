@@ -18,11 +18,33 @@ export interface WebhookPayloadIds {
   eventId: string;
   installationId: string;
 }
-export type SpaceContentUpdatedPayload = { eventId: string; type: 'space_content_updated'; installationId: string; spaceId: string; revisionId: string };
-export type SiteViewPayload = { eventId: string; type: 'site_view'; installationId: string; siteId: string; visitor: WebhookVisitor; url: string; referrer: string };
+export type SpaceContentUpdatedPayload = {
+  eventId: string;
+  type: 'space_content_updated';
+  installationId: string;
+  spaceId: string;
+  revisionId: string;
+};
+export type SiteViewPayload = {
+  eventId: string;
+  type: 'site_view';
+  installationId: string;
+  siteId: string;
+  visitor: WebhookVisitor;
+  url: string;
+  referrer: string;
+};
 export type PageFeedbackPayload = {
-  eventId: string; type: 'page_feedback'; installationId: string; siteId: string; spaceId: string; pageId: string;
-  feedback: { rating: string; comment: string }; visitor: WebhookVisitor; url: string; referrer: string;
+  eventId: string;
+  type: 'page_feedback';
+  installationId: string;
+  siteId: string;
+  spaceId: string;
+  pageId: string;
+  feedback: { rating: string; comment: string };
+  visitor: WebhookVisitor;
+  url: string;
+  referrer: string;
 };
 export type WebhookPayload = SpaceContentUpdatedPayload | SiteViewPayload | PageFeedbackPayload;
 
@@ -32,14 +54,19 @@ export function isWebhookEventType(type: unknown): type is WebhookEventType {
 
 function field(source: Record<string, unknown>, name: string, path = name): string {
   const value = source[name];
-  if (typeof value !== 'string') throw new HostError('ERR_VALIDATION', `/${path}: required string`, [{ pointer: `/${path}`, message: 'required string' }]);
+  if (typeof value !== 'string')
+    throw new HostError('ERR_VALIDATION', `/${path}: required string`, [
+      { pointer: `/${path}`, message: 'required string' },
+    ]);
   return value;
 }
 
 function record(source: Record<string, unknown>, name: string): Record<string, unknown> {
   const value = source[name];
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new HostError('ERR_VALIDATION', `/${name}: required object`, [{ pointer: `/${name}`, message: 'required object' }]);
+    throw new HostError('ERR_VALIDATION', `/${name}: required object`, [
+      { pointer: `/${name}`, message: 'required object' },
+    ]);
   }
   return value as Record<string, unknown>;
 }
@@ -51,7 +78,8 @@ function visitorOf(event: Record<string, unknown>): WebhookVisitor {
   if (typeof rawCookies === 'object' && rawCookies !== null && !Array.isArray(rawCookies)) {
     // Defined, not assigned: a cookie named `__proto__` stays a cookie, never the object's prototype.
     for (const [name, value] of Object.entries(rawCookies)) {
-      if (typeof value === 'string') Object.defineProperty(cookies, name, { value, enumerable: true, writable: true, configurable: true });
+      if (typeof value === 'string')
+        Object.defineProperty(cookies, name, { value, enumerable: true, writable: true, configurable: true });
     }
   }
   return {
@@ -67,22 +95,47 @@ export function buildWebhookPayload(event: Record<string, unknown>, ids: Webhook
   const { eventId, installationId } = ids;
   switch (event.type) {
     case 'space_content_updated':
-      return { eventId, type: 'space_content_updated', installationId, spaceId: field(event, 'spaceId'), revisionId: field(event, 'revisionId') };
+      return {
+        eventId,
+        type: 'space_content_updated',
+        installationId,
+        spaceId: field(event, 'spaceId'),
+        revisionId: field(event, 'revisionId'),
+      };
     case 'site_view':
-      return { eventId, type: 'site_view', installationId, siteId: field(event, 'siteId'), visitor: visitorOf(event), url: field(event, 'url'), referrer: field(event, 'referrer') };
+      return {
+        eventId,
+        type: 'site_view',
+        installationId,
+        siteId: field(event, 'siteId'),
+        visitor: visitorOf(event),
+        url: field(event, 'url'),
+        referrer: field(event, 'referrer'),
+      };
     case 'page_feedback': {
       const feedback = record(event, 'feedback');
       return {
-        eventId, type: 'page_feedback', installationId,
-        siteId: field(event, 'siteId'), spaceId: field(event, 'spaceId'), pageId: field(event, 'pageId'),
-        feedback: { rating: field(feedback, 'rating', 'feedback/rating'), comment: field(feedback, 'comment', 'feedback/comment') },
-        visitor: visitorOf(event), url: field(event, 'url'), referrer: field(event, 'referrer'),
+        eventId,
+        type: 'page_feedback',
+        installationId,
+        siteId: field(event, 'siteId'),
+        spaceId: field(event, 'spaceId'),
+        pageId: field(event, 'pageId'),
+        feedback: {
+          rating: field(feedback, 'rating', 'feedback/rating'),
+          comment: field(feedback, 'comment', 'feedback/comment'),
+        },
+        visitor: visitorOf(event),
+        url: field(event, 'url'),
+        referrer: field(event, 'referrer'),
       };
     }
     default:
-      throw new HostError('ERR_VALIDATION', `/type: "${String(event.type)}" is not a webhook event (expected one of ${WEBHOOK_EVENT_TYPES.join(', ')})`, [
-        { pointer: '/type', message: 'not a webhook event' },
-      ]);
+      throw new HostError(
+        'ERR_VALIDATION',
+        `/type: "${String(event.type)}" is not a webhook event (expected one of ${WEBHOOK_EVENT_TYPES.join(', ')})`,
+        [{ pointer: '/type', message: 'not a webhook event' }],
+      );
   }
 }
 

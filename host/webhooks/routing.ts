@@ -3,7 +3,12 @@
 // before answering POST /v1/events. Never sends anything itself.
 
 import type { Installation } from '../installations/model.ts';
-import { WEBHOOK_EVENTS_BY_TARGET, WEBHOOK_INTEGRATION_NAME, isWebhookConfigurationComplete, isWebhookTarget } from './config.ts';
+import {
+  WEBHOOK_EVENTS_BY_TARGET,
+  WEBHOOK_INTEGRATION_NAME,
+  isWebhookConfigurationComplete,
+  isWebhookTarget,
+} from './config.ts';
 import { buildWebhookPayload, isWebhookEventType, serializeWebhookPayload } from './payload.ts';
 import type { NewDelivery } from './outbox.ts';
 
@@ -19,7 +24,11 @@ function webhookWants(installation: Installation, event: Record<string, unknown>
 }
 
 /** One delivery per matching installation, each with its own installationId in the signed body. */
-export function planWebhookDeliveries(event: Record<string, unknown>, eventId: string, installations: readonly Installation[]): NewDelivery[] {
+export function planWebhookDeliveries(
+  event: Record<string, unknown>,
+  eventId: string,
+  installations: readonly Installation[],
+): NewDelivery[] {
   return installations
     .filter((installation) => webhookWants(installation, event))
     .map((installation) => ({

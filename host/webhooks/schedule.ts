@@ -22,7 +22,8 @@ const PERMANENT_ERRORS = new Set<string>(['blocked', 'unsigned']);
  * milliseconds so it never leaves [base, 1.1 × base] whatever `random` returns in [0, 1).
  */
 export function retryDelayMs(retry: number, random: () => number): number {
-  if (!Number.isInteger(retry) || retry < 1 || retry > MAX_RETRIES) throw new RangeError(`retry must be 1..${MAX_RETRIES} (got ${retry})`);
+  if (!Number.isInteger(retry) || retry < 1 || retry > MAX_RETRIES)
+    throw new RangeError(`retry must be 1..${MAX_RETRIES} (got ${retry})`);
   const base = RETRY_BASE_DELAYS_MS[retry - 1];
   const fraction = Math.min(Math.max(random(), 0), 1);
   return Math.floor(base * (1 + JITTER_FRACTION * fraction));

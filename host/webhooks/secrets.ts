@@ -31,12 +31,19 @@ export function rotateSigningSecrets(
   generate: () => string = generateSigningSecret,
 ): SigningSecrets {
   if (windowMs <= 0) return { current: generate() };
-  return { current: generate(), previous: secrets.current, previousExpiresAt: new Date(nowMs + windowMs).toISOString() };
+  return {
+    current: generate(),
+    previous: secrets.current,
+    previousExpiresAt: new Date(nowMs + windowMs).toISOString(),
+  };
 }
 
 /** The secrets that sign right now, current first (one `v1=` each). */
 export function activeSigningSecrets(secrets: SigningSecrets, nowMs: number): string[] {
-  const previousActive = secrets.previous !== undefined && secrets.previousExpiresAt !== undefined && Date.parse(secrets.previousExpiresAt) > nowMs;
+  const previousActive =
+    secrets.previous !== undefined &&
+    secrets.previousExpiresAt !== undefined &&
+    Date.parse(secrets.previousExpiresAt) > nowMs;
   return previousActive ? [secrets.current, secrets.previous as string] : [secrets.current];
 }
 
@@ -47,7 +54,10 @@ export function activeSigningSecrets(secrets: SigningSecrets, nowMs: number): st
 export interface SigningSecretStore {
   /** Creates (or replaces) the installation's secret; returns it once for `signingSecret`. */
   create(installationId: string): Promise<string>;
-  /** Rotates atomically: returns the new secret; the previous one keeps signing for the rotation window. Undefined if none exists. */
+  /**
+   * Rotates atomically: returns the new secret; the previous one keeps signing for the rotation window. Undefined if
+   * none exists.
+   */
   rotate(installationId: string, nowMs: number, windowMs?: number): Promise<string | undefined>;
   get(installationId: string): Promise<SigningSecrets | undefined>;
   /** The secrets that sign now, current first; empty when the installation has none (uninstalled). */

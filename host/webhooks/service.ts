@@ -23,7 +23,10 @@ export interface WebhookService {
   /** Writes the deliveries of a published event to the outbox; returns them for the 202 answer. */
   queueWebhooks(event: Record<string, unknown>, eventId: string): Promise<QueuedDelivery[]>;
   /** Rejects with ERR_INSTALLATION_NOT_FOUND, ERR_VALIDATION (cursor). */
-  listDeliveries(installationId: string, page: { limit?: number; cursor?: string | null }): Promise<{ items: DeliveryView[]; nextCursor: string | null }>;
+  listDeliveries(
+    installationId: string,
+    page: { limit?: number; cursor?: string | null },
+  ): Promise<{ items: DeliveryView[]; nextCursor: string | null }>;
   /** Queues a new delivery of the same event to the installation's current URL. Rejects with ERR_NOT_FOUND. */
   redeliver(deliveryId: string): Promise<DeliveryView>;
   /** A new signing secret; the previous one keeps signing during the rotation window. */
@@ -49,7 +52,12 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     async queueWebhooks(event, eventId) {
       const installations = await deps.installations.listInstallations({ integration: WEBHOOK_INTEGRATION_NAME });
       const records = await deps.dispatcher.enqueue(planWebhookDeliveries(event, eventId, installations));
-      return records.map((record) => ({ installationId: record.installationId, integration: WEBHOOK_INTEGRATION_NAME, deliveryId: record.id, queued: true as const }));
+      return records.map((record) => ({
+        installationId: record.installationId,
+        integration: WEBHOOK_INTEGRATION_NAME,
+        deliveryId: record.id,
+        queued: true as const,
+      }));
     },
 
     async listDeliveries(installationId, page) {
@@ -62,7 +70,11 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       const original = await deps.outbox.get(deliveryId);
       if (original === undefined) throw new HostError('ERR_NOT_FOUND', `delivery "${deliveryId}" not found`);
       const installation = await deps.installations.getInstallation(original.installationId);
-      if (installation === undefined) throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${original.installationId}" was uninstalled; its deliveries cannot be sent again`);
+      if (installation === undefined)
+        throw new HostError(
+          'ERR_INSTALLATION_NOT_FOUND',
+          `installation "${original.installationId}" was uninstalled; its deliveries cannot be sent again`,
+        );
       // The same event (same eventId and body) goes to the URL configured now, not the old one.
       const url = webhookUrlOf(installation.configuration) ?? original.url;
       const record = await deps.dispatcher.redeliver(deliveryId, { url });
@@ -76,7 +88,8 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
         throw new HostError('ERR_NOT_FOUND', `installation "${installationId}" is not a webhook installation`);
       }
       const signingSecret = await deps.secrets.rotate(installationId, deps.now());
-      if (signingSecret === undefined) throw new HostError('ERR_NOT_FOUND', `installation "${installationId}" has no signing secret`);
+      if (signingSecret === undefined)
+        throw new HostError('ERR_NOT_FOUND', `installation "${installationId}" has no signing secret`);
       return { signingSecret };
     },
   };

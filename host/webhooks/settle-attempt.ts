@@ -5,7 +5,13 @@ import type { AttemptResult } from './deliver.ts';
 import { nextStep } from './schedule.ts';
 import { endpointOf, type AttemptRecord, type DeliveryRecord, type NextState } from './outbox.ts';
 
-export function settleAttempt(attempt: number, startedAt: number, result: AttemptResult, finishedAt: number, random: () => number): { record: AttemptRecord; next: NextState } {
+export function settleAttempt(
+  attempt: number,
+  startedAt: number,
+  result: AttemptResult,
+  finishedAt: number,
+  random: () => number,
+): { record: AttemptRecord; next: NextState } {
   const step = nextStep(attempt, result, random);
   const nextAttemptAt = step.status === 'pending' ? finishedAt + step.delayMs : null;
   const failure = 'error' in result ? result : null;
@@ -19,7 +25,8 @@ export function settleAttempt(attempt: number, startedAt: number, result: Attemp
       errorMessage: failure?.message ?? null,
       nextAttemptAt,
     },
-    next: nextAttemptAt === null ? { status: step.status as 'succeeded' | 'failed' } : { status: 'pending', nextAttemptAt },
+    next:
+      nextAttemptAt === null ? { status: step.status as 'succeeded' | 'failed' } : { status: 'pending', nextAttemptAt },
   };
 }
 
@@ -32,11 +39,21 @@ export function describeResult(result: AttemptResult): string {
  * query, which may carry credentials), the outcome and what happens next, with the installation
  * and event it belongs to, so a delivery can be followed from POST /v1/events to the receiver.
  */
-export function describeAttempt(delivery: DeliveryRecord, record: AttemptRecord, next: NextState, result: AttemptResult): string {
-  const outcome = next.status === 'succeeded'
-    ? 'delivered'
-    : next.status === 'pending'
-      ? `retry at ${new Date(next.nextAttemptAt).toISOString()}`
-      : `failed after ${record.attempt} attempt${record.attempt === 1 ? '' : 's'}`;
-  return `webhook ${delivery.id} attempt ${record.attempt} to ${endpointOf(delivery.url)}: ${describeResult(result)} in ${record.durationMs} ms; ${outcome} (installation ${delivery.installationId}, ${delivery.eventType} ${delivery.eventId})`;
+export function describeAttempt(
+  delivery: DeliveryRecord,
+  record: AttemptRecord,
+  next: NextState,
+  result: AttemptResult,
+): string {
+  const outcome =
+    next.status === 'succeeded'
+      ? 'delivered'
+      : next.status === 'pending'
+        ? `retry at ${new Date(next.nextAttemptAt).toISOString()}`
+        : `failed after ${record.attempt} attempt${record.attempt === 1 ? '' : 's'}`;
+  return (
+    `webhook ${delivery.id} attempt ${record.attempt} to ${endpointOf(delivery.url)}: ${describeResult(result)} ` +
+    `in ${record.durationMs} ms; ${outcome} ` +
+    `(installation ${delivery.installationId}, ${delivery.eventType} ${delivery.eventId})`
+  );
 }

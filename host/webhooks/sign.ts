@@ -1,5 +1,5 @@
-// Webhook signatures (docs/webhooks.md, docs/webhooks.md): `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
-// Pure: no clock, no I/O; the caller passes the timestamp so every attempt is signed fresh.
+// Webhook signatures (docs/webhooks.md, docs/webhooks.md): `t=<unix seconds>,v1=<hex HMAC-SHA256(secret,
+// "<t>.<body>")>`. Pure: no clock, no I/O; the caller passes the timestamp so every attempt is signed fresh.
 // Never logs or returns a secret.
 
 import { createHmac } from 'node:crypto';
@@ -30,7 +30,11 @@ export function signPayload(secret: string, body: string | Uint8Array, timestamp
  * The header value for every active secret: one `t=` and one `v1=` per secret, current first.
  * During a rotation window both secrets sign, so a receiver holding either one verifies.
  */
-export function signatureHeader(secrets: readonly string[], body: string | Uint8Array, timestampSeconds: number): string {
+export function signatureHeader(
+  secrets: readonly string[],
+  body: string | Uint8Array,
+  timestampSeconds: number,
+): string {
   if (secrets.length === 0) throw new TypeError('at least one signing secret is required');
   const signatures = secrets.map((secret) => `v1=${computeSignature(secret, body, timestampSeconds)}`);
   return [`t=${timestampSeconds}`, ...signatures].join(',');

@@ -28,7 +28,10 @@ export interface WebhookDispatcherOptions {
   /** Per-attempt timeout (default 10 s) and how long stop() waits for in-flight attempts (default timeout + 1 s). */
   timeoutMs?: number;
   stopTimeoutMs?: number;
-  /** How long a claim holds on a shared store before another host may take the delivery over (default timeout + 20 s). */
+  /**
+   * How long a claim holds on a shared store before another host may take the delivery over (default timeout + 20 s).
+   *
+   */
   leaseMs?: number;
   /**
    * Shared stores: how often to look for work other hosts queued or abandoned (default: never,
@@ -40,11 +43,18 @@ export interface WebhookDispatcherOptions {
   lookup?: LookupFunction;
   userAgent?: string;
   /** Called after every recorded attempt (metrics, tests). */
-  onAttempt?: (event: { delivery: DeliveryRecord; attempt: AttemptRecord; status: 'pending' | 'succeeded' | 'failed' }) => void;
+  onAttempt?: (event: {
+    delivery: DeliveryRecord;
+    attempt: AttemptRecord;
+    status: 'pending' | 'succeeded' | 'failed';
+  }) => void;
 }
 
 export interface WebhookDispatcher {
-  /** Writes the deliveries to the outbox in one transaction (durable when it resolves, before the caller answers), then schedules them. */
+  /**
+   * Writes the deliveries to the outbox in one transaction (durable when it resolves, before the caller answers), then
+   * schedules them.
+   */
   enqueue(deliveries: readonly NewDelivery[]): Promise<DeliveryRecord[]>;
   /** Queues a new delivery of the same event (optionally to the installation's current URL); undefined when unknown. */
   redeliver(deliveryId: string, options?: { url?: string }): Promise<DeliveryRecord | undefined>;

@@ -4,7 +4,13 @@
 // one pump runs at a time, so the outbox is never asked to claim twice for the same free slots.
 
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
-import { createDeliveryAgents, deliverAttempt, DEFAULT_ATTEMPT_TIMEOUT_MS, type AttemptResult, type DeliverFn } from './deliver.ts';
+import {
+  createDeliveryAgents,
+  deliverAttempt,
+  DEFAULT_ATTEMPT_TIMEOUT_MS,
+  type AttemptResult,
+  type DeliverFn,
+} from './deliver.ts';
 import { createDueCache } from './due-cache.ts';
 import { endpointOf } from './outbox.ts';
 import type { AttemptRecord, DeliveryRecord, NextState } from './outbox.ts';
@@ -41,7 +47,17 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   const slots = createSlots(options.concurrency ?? 32, options.perEndpointConcurrency ?? 8);
   const policy = createEgressPolicy(options.policyOptions);
   const agents = options.deliver ? undefined : createDeliveryAgents(options.perEndpointConcurrency ?? 8);
-  const deliver: DeliverFn = options.deliver ?? ((request) => deliverAttempt(request, { policy, timeoutMs, lookup: options.lookup, nowMs: now, userAgent: options.userAgent, agents }));
+  const deliver: DeliverFn =
+    options.deliver ??
+    ((request) =>
+      deliverAttempt(request, {
+        policy,
+        timeoutMs,
+        lookup: options.lookup,
+        nowMs: now,
+        userAgent: options.userAgent,
+        agents,
+      }));
   const dueCache = createDueCache();
 
   let running = false;
@@ -121,7 +137,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   }
 
   function storeFailed(what: string, error: unknown): void {
-    options.log?.error(`webhook outbox: ${what}: ${(error as Error).message}; retrying in ${RETRY_AFTER_STORE_ERROR_MS} ms`);
+    options.log?.error(
+      `webhook outbox: ${what}: ${(error as Error).message}; retrying in ${RETRY_AFTER_STORE_ERROR_MS} ms`,
+    );
     if (running) setWake(now() + RETRY_AFTER_STORE_ERROR_MS);
   }
 
@@ -132,7 +150,12 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         const dueAt = await nextDueAt(busy);
         if (dueAt === null || dueAt > now()) break;
       }
-      const claimed = await outbox.claimDue(now(), { limit: slots.free(), perEndpoint: slots.perEndpoint, room: slots.room(), leaseMs });
+      const claimed = await outbox.claimDue(now(), {
+        limit: slots.free(),
+        perEndpoint: slots.perEndpoint,
+        room: slots.room(),
+        leaseMs,
+      });
       // Claimed rows are attempted even if stop() came meanwhile: stop() waits for them.
       for (const delivery of claimed) {
         slots.take(endpointOf(delivery.url));
@@ -168,10 +191,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const startedAt = now();
       // Every attempt, retries included, goes to the URL configured now: a URL changed because
       // the old receiver is wrong or compromised must not keep receiving signed events.
-      const currentUrl = (options.currentUrl?.(delivery.installationId) ?? Promise.resolve(undefined)).catch(() => undefined);
+      const currentUrl = (options.currentUrl?.(delivery.installationId) ?? Promise.resolve(undefined)).catch(
+        () => undefined,
+      );
       Promise.all([options.secretsFor(delivery.installationId).catch((): string[] => []), currentUrl])
         .then(([secrets, url]) => deliver({ url: url ?? delivery.url, body: delivery.body, secrets }))
-        .catch((error: unknown): AttemptResult => ({ error: 'network', message: (error as Error).message, durationMs: now() - startedAt }))
+        .catch(
+          (error: unknown): AttemptResult => ({
+            error: 'network',
+            message: (error as Error).message,
+            durationMs: now() - startedAt,
+          }),
+        )
         .then((result) => {
           const { record, next } = settleAttempt(delivery.attempts + 1, startedAt, result, now(), random);
           finished.push({ delivery, record, next, result, done });
@@ -207,7 +238,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     const batch = finished;
     finished = [];
     try {
-      await outbox.recordAttempts(batch.map(({ delivery, record, next }) => ({ deliveryId: delivery.id, attempt: record, next, ...(delivery.claim !== undefined ? { claim: delivery.claim } : {}) })));
+      await outbox.recordAttempts(
+        batch.map(({ delivery, record, next }) => ({
+          deliveryId: delivery.id,
+          attempt: record,
+          next,
+          ...(delivery.claim !== undefined ? { claim: delivery.claim } : {}),
+        })),
+      );
     } catch (error) {
       // The rows stay in flight and are resent after a restart: at least once, never lost.
       options.log?.error(`webhook outbox: could not record ${batch.length} attempt(s): ${(error as Error).message}`);
@@ -246,7 +284,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       running = true;
       dueCache.clear();
       const resumed = await outbox.resetInFlight();
-      if (resumed > 0) options.log?.warn(`webhook outbox: resuming ${resumed} delivery(ies) left in flight by a previous run`);
+      if (resumed > 0)
+        options.log?.warn(`webhook outbox: resuming ${resumed} delivery(ies) left in flight by a previous run`);
       armSoon();
       poll();
     },

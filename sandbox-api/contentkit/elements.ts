@@ -4,8 +4,24 @@
 
 /** The icons ContentKit buttons, cards, options and block controls may show. */
 export type ContentKitIcon =
-  | 'close' | 'edit' | 'github' | 'gitlab' | 'maximize' | 'email' | 'settings' | 'search' | 'delete' | 'star'
-  | 'warning' | 'link' | 'link-external' | 'eye' | 'eye-off' | 'lock' | 'check' | 'check-circle';
+  | 'close'
+  | 'edit'
+  | 'github'
+  | 'gitlab'
+  | 'maximize'
+  | 'email'
+  | 'settings'
+  | 'search'
+  | 'delete'
+  | 'star'
+  | 'warning'
+  | 'link'
+  | 'link-external'
+  | 'eye'
+  | 'eye-off'
+  | 'lock'
+  | 'check'
+  | 'check-circle';
 
 /** JSON values a ContentKit `props` object (GitBook's PlainObject) may hold: no null. */
 export type PlainValue = string | number | boolean | PlainObject | (string | number | boolean | PlainObject)[];
@@ -61,20 +77,51 @@ type ButtonElement = { type: 'button' } & ContentKitElementProps['button'];
 type ImageElement = { type: 'image' } & ContentKitElementProps['image'];
 type StepElement = { type: 'step' } & ContentKitElementProps['step'];
 type InlineElement = Extract<ContentKitElement, { type: 'text' | 'image' | 'link' }>;
-type InputChild = Extract<ContentKitElement, { type: 'textinput' | 'select' | 'switch' | 'radio' | 'checkbox' | 'button' | 'codeblock' }>;
+type InputChild = Extract<
+  ContentKitElement,
+  { type: 'textinput' | 'select' | 'switch' | 'radio' | 'checkbox' | 'button' | 'codeblock' }
+>;
 
 /** Props of each element, by tag (without `type`; `children` as the element holds them). */
 export interface ContentKitElementProps {
   block: { children: ContentKitChild[]; controls?: (ContentKitBlockControl | ContentKitBlockControl[])[] };
-  modal: { children: ContentKitChild[]; title?: string; subtitle?: InlineElement[]; size?: 'medium' | 'xlarge' | 'fullscreen'; returnValue?: Record<string, unknown>; submit?: ButtonElement };
+  modal: {
+    children: ContentKitChild[];
+    title?: string;
+    subtitle?: InlineElement[];
+    size?: 'medium' | 'xlarge' | 'fullscreen';
+    returnValue?: Record<string, unknown>;
+    submit?: ButtonElement;
+  };
   configuration: { children: ContentKitChild[] };
-  button: { onPress: ContentKitAction; label?: string; style?: 'primary' | 'secondary' | 'danger'; icon?: ContentKitIcon; trailingIcon?: ContentKitIcon; tooltip?: string; confirm?: ContentKitConfirm; disabled?: boolean };
-  textinput: { state: string; initialValue?: string; placeholder?: string; multiline?: boolean; inputType?: 'text' | 'password' | 'email'; disabled?: boolean };
+  button: {
+    onPress: ContentKitAction;
+    label?: string;
+    style?: 'primary' | 'secondary' | 'danger';
+    icon?: ContentKitIcon;
+    trailingIcon?: ContentKitIcon;
+    tooltip?: string;
+    confirm?: ContentKitConfirm;
+    disabled?: boolean;
+  };
+  textinput: {
+    state: string;
+    initialValue?: string;
+    placeholder?: string;
+    multiline?: boolean;
+    inputType?: 'text' | 'password' | 'email';
+    disabled?: boolean;
+  };
   hstack: { children: ContentKitChild[]; align?: 'start' | 'center' | 'end' };
   vstack: { children: ContentKitChild[]; align?: 'start' | 'center' | 'end' };
   box: { children: ContentKitChild[]; grow?: number };
   divider: { size?: 'small' | 'medium' | 'large' };
-  webframe: { source: { url: string }; aspectRatio?: number; buttons?: ButtonElement[]; data?: Record<string, string | ContentKitDynamicBinding> };
+  webframe: {
+    source: { url: string };
+    aspectRatio?: number;
+    buttons?: ButtonElement[];
+    data?: Record<string, string | ContentKitDynamicBinding>;
+  };
   codeblock: {
     content: string | ContentKitDynamicBinding;
     syntax?: string;
@@ -90,7 +137,14 @@ export interface ContentKitElementProps {
   text: { children: string | (string | ContentKitElement)[]; style?: 'bold' | 'italic' | 'code' | 'strikethrough' };
   link: { target: { url: string | ContentKitURL }; children: string | string[] };
   image: { source: { url: string }; aspectRatio: number };
-  card: { title?: string; hint?: string | InlineElement[]; icon?: ContentKitIcon | ImageElement; onPress?: ContentKitAction; children?: ContentKitChild[]; buttons?: ButtonElement[] };
+  card: {
+    title?: string;
+    hint?: string | InlineElement[];
+    icon?: ContentKitIcon | ImageElement;
+    onPress?: ContentKitAction;
+    children?: ContentKitChild[];
+    buttons?: ButtonElement[];
+  };
   select: {
     state: string;
     options: { source: 'openapi' } | ContentKitSelectOption[] | { url: string | ContentKitURL };
@@ -101,12 +155,23 @@ export interface ContentKitElementProps {
     acceptInput?: boolean;
     disabled?: boolean;
   };
-  switch: { state: string; initialValue?: boolean; onValueChange?: ContentKitAction; confirm?: ContentKitConfirm; disabled?: boolean };
+  switch: {
+    state: string;
+    initialValue?: boolean;
+    onValueChange?: ContentKitAction;
+    confirm?: ContentKitConfirm;
+    disabled?: boolean;
+  };
   radio: { state: string; value: string | number; confirm?: ContentKitConfirm; disabled?: boolean };
   checkbox: { state: string; value: string | number; confirm?: ContentKitConfirm };
   input: { label: string; element: InputChild; hint?: string | InlineElement };
   hint: { children: ContentKitChild[] };
-  stepper: { activeStep: string; onStepChange: ContentKitAction; onComplete: ContentKitAction; children: StepElement[] };
+  stepper: {
+    activeStep: string;
+    onStepChange: ContentKitAction;
+    onComplete: ContentKitAction;
+    children: StepElement[];
+  };
   step: { id: string; children: ContentKitChild[]; title?: string; next?: boolean };
 }
 
@@ -125,5 +190,7 @@ export type ContentKitNode = ContentKitChild | number | boolean | null | undefin
 /** The props JSX accepts for an intrinsic tag: children as JSX writes them. */
 export type ContentKitIntrinsicProps = {
   [Tag in ContentKitTag]: Omit<ContentKitElementProps[Tag], 'children'> &
-    ('children' extends keyof ContentKitElementProps[Tag] ? { children?: ContentKitNode } : object) & { key?: string | number };
+    ('children' extends keyof ContentKitElementProps[Tag] ? { children?: ContentKitNode } : object) & {
+      key?: string | number;
+    };
 };

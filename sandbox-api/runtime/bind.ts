@@ -28,7 +28,8 @@ export type RawPrimitives = { [K in keyof BridgePrimitives]: (...args: Parameter
 
 export function bindPrimitives(args: readonly unknown[]): RawPrimitives {
   void listed;
-  if (args.length !== PRIMITIVE_NAMES.length) throw new TypeError(`the runtime expects ${PRIMITIVE_NAMES.length} primitives, got ${args.length}`);
+  if (args.length !== PRIMITIVE_NAMES.length)
+    throw new TypeError(`the runtime expects ${PRIMITIVE_NAMES.length} primitives, got ${args.length}`);
   const bound = Object.create(null) as Record<string, (...call: unknown[]) => unknown>;
   for (let index = 0; index < PRIMITIVE_NAMES.length; index++) {
     const name = PRIMITIVE_NAMES[index];

@@ -59,7 +59,8 @@ export interface BlobPropertyBag {
 /** A dictionary argument: undefined or null is empty, another non-object is a TypeError. */
 function dictionary(value: unknown, what: string): Record<string, unknown> {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' && typeof value !== 'function') throw new TypeError(`${what}: the options must be an object`);
+  if (typeof value !== 'object' && typeof value !== 'function')
+    throw new TypeError(`${what}: the options must be an object`);
   return value as Record<string, unknown>;
 }
 
@@ -67,7 +68,8 @@ function dictionary(value: unknown, what: string): Record<string, unknown> {
 function blobOptions(value: unknown, what: string): { native: boolean; type: string } {
   const options = dictionary(value, what);
   const endings = options.endings === undefined ? 'transparent' : toDOMString(options.endings);
-  if (endings !== 'transparent' && endings !== 'native') throw new TypeError(`${what}: endings must be "transparent" or "native"`);
+  if (endings !== 'transparent' && endings !== 'native')
+    throw new TypeError(`${what}: endings must be "transparent" or "native"`);
   const type = options.type === undefined ? '' : toDOMString(options.type);
   return { native: endings === 'native', type };
 }
@@ -75,7 +77,8 @@ function blobOptions(value: unknown, what: string): { native: boolean; type: str
 /** The blob parts argument: an iterable object, each item converted as it is taken. */
 function blobParts(value: unknown, what: string): BlobPart[] {
   if (value === undefined) return [];
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) throw new TypeError(`${what}: The provided value cannot be converted to a sequence.`);
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function'))
+    throw new TypeError(`${what}: The provided value cannot be converted to a sequence.`);
   return toSequence(value, (value as Record<PropertyKey, unknown>)[Symbol.iterator], convertPart, what);
 }
 
@@ -136,7 +139,11 @@ export const Blob = {
     }
 
     /** Relative positions as in Array#slice; the new Blob has `contentType` (default ''). */
-    slice(start: number | undefined = undefined, end: number | undefined = undefined, contentType: string | undefined = undefined): Blob {
+    slice(
+      start: number | undefined = undefined,
+      end: number | undefined = undefined,
+      contentType: string | undefined = undefined,
+    ): Blob {
       const size = this.#bytes.length;
       const position = (value: number | undefined, fallback: number) => {
         if (value === undefined) return fallback;

@@ -55,7 +55,8 @@ export function isReadableStream(value: unknown): value is BodyStream {
 
 export const emptyBody = (): BodyState => ({ bytes: null, host: null, stream: null, used: false });
 
-export const isNullBody = (state: BodyState): boolean => state.bytes === null && state.host === null && state.stream === null;
+export const isNullBody = (state: BodyState): boolean =>
+  state.bytes === null && state.host === null && state.stream === null;
 
 /** The standard's "unusable": read already, or its stream locked or disturbed. */
 export function isUnusable(state: BodyState): boolean {
@@ -103,16 +104,23 @@ export async function consumeBody(state: BodyState): Promise<Uint8Array> {
 /** The Fetch "extract a body" for every BodyInit. */
 export function extractBody(body: unknown): ExtractedBody {
   if (body === null || body === undefined) return { bytes: null, stream: null, contentType: null };
-  if (typeof body === 'string') return { bytes: utf8Encode(body), stream: null, contentType: 'text/plain;charset=UTF-8' };
+  if (typeof body === 'string')
+    return { bytes: utf8Encode(body), stream: null, contentType: 'text/plain;charset=UTF-8' };
   const bytes = copyBufferSource(body);
   if (bytes !== null) return { bytes, stream: null, contentType: null };
   if (body instanceof URLSearchParams) {
-    return { bytes: utf8Encode(body.toString()), stream: null, contentType: 'application/x-www-form-urlencoded;charset=UTF-8' };
+    return {
+      bytes: utf8Encode(body.toString()),
+      stream: null,
+      contentType: 'application/x-www-form-urlencoded;charset=UTF-8',
+    };
   }
-  if (body instanceof Blob) return { bytes: blobBytes(body).slice(), stream: null, contentType: body.type === '' ? null : body.type };
+  if (body instanceof Blob)
+    return { bytes: blobBytes(body).slice(), stream: null, contentType: body.type === '' ? null : body.type };
   if (body instanceof FormData) return { ...encodeMultipart(formDataEntries(body)), stream: null };
   if (isReadableStream(body)) {
-    if (body.locked || streams().isDisturbed(body)) throw new TypeError('The body stream is locked or has already been read');
+    if (body.locked || streams().isDisturbed(body))
+      throw new TypeError('The body stream is locked or has already been read');
     return { bytes: null, stream: body, contentType: null };
   }
   // WebIDL: anything else converts to USVString.
@@ -122,7 +130,8 @@ export function extractBody(body: unknown): ExtractedBody {
 /** The state a clone gets: a copy of the bytes, or one branch of the stream (the original keeps the other). */
 export function cloneBody(state: BodyState): BodyState {
   if (isUnusable(state)) throw new TypeError('Body has already been read');
-  if (state.bytes !== null && state.stream === null) return { bytes: state.bytes.slice(), host: null, stream: null, used: false };
+  if (state.bytes !== null && state.stream === null)
+    return { bytes: state.bytes.slice(), host: null, stream: null, used: false };
   const stream = streamOf(state);
   if (stream === null) return emptyBody();
   const [mine, theirs] = stream.tee();
@@ -132,7 +141,8 @@ export function cloneBody(state: BodyState): BodyState {
 
 /** Moves a body into a new Request (the standard's transfer): the old one is left used. */
 export function takeBody(state: BodyState): BodyState {
-  if (isUnusable(state)) throw new TypeError('Cannot construct a Request with a Request whose body has already been read');
+  if (isUnusable(state))
+    throw new TypeError('Cannot construct a Request with a Request whose body has already been read');
   const taken: BodyState = { bytes: state.bytes, host: state.host, stream: state.stream, used: false };
   state.used = true;
   return taken;
@@ -211,7 +221,10 @@ export class BodyCarrier {
     const boundary = multipartBoundary(type);
     const essence = type.split(';')[0].trim().toLowerCase();
     if (boundary === null && essence !== 'application/x-www-form-urlencoded') {
-      const why = essence === 'multipart/form-data' ? 'its multipart/form-data type has no valid boundary' : `its Content-Type is "${type}", not multipart/form-data or application/x-www-form-urlencoded`;
+      const why =
+        essence === 'multipart/form-data'
+          ? 'its multipart/form-data type has no valid boundary'
+          : `its Content-Type is "${type}", not multipart/form-data or application/x-www-form-urlencoded`;
       throw new TypeError(`Failed to parse body as FormData: ${why}`);
     }
     return formDataFrom(boundary !== null ? parseMultipart(bytes, boundary) : parseUrlencodedBytes(bytes));

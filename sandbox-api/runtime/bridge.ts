@@ -2,16 +2,38 @@
 // called directly (never through .call/.apply, which a guest could patch), host exceptions are
 // swallowed or replaced by fresh isolate errors, and results are re-checked and re-copied.
 import type { RawPrimitives } from './bind.ts';
-import { MAX_URL_INPUT_LENGTH, type BridgePrimitives, type BridgeResponse, type SubtleValue, type UrlRecord } from './contract.ts';
+import {
+  MAX_URL_INPUT_LENGTH,
+  type BridgePrimitives,
+  type BridgeResponse,
+  type SubtleValue,
+  type UrlRecord,
+} from './contract.ts';
 
 /** Same shape as the raw primitives: the wrapper changes what they may return, not their signatures. */
 export type SafeBridge = BridgePrimitives;
 
 type Raw<K extends keyof SafeBridge> = (...args: Parameters<SafeBridge[K]>) => unknown;
 
-const URL_FIELDS = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
+const URL_FIELDS = [
+  'href',
+  'origin',
+  'protocol',
+  'username',
+  'password',
+  'host',
+  'hostname',
+  'port',
+  'pathname',
+  'search',
+  'hash',
+] as const;
 
-const failure = (code: string, message: string): { ok: false; code: string; message: string } => ({ ok: false, code, message });
+const failure = (code: string, message: string): { ok: false; code: string; message: string } => ({
+  ok: false,
+  code,
+  message,
+});
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object';
@@ -84,7 +106,8 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
         return failure('bridge_error', 'the host could not complete the request');
       }
       if (!isRecord(result)) return failure('bridge_error', 'the host returned no result');
-      if (result.ok !== true) return failure(String(result.code ?? 'fetch_failed'), String(result.message ?? 'request failed'));
+      if (result.ok !== true)
+        return failure(String(result.code ?? 'fetch_failed'), String(result.message ?? 'request failed'));
       const value = copyBridgeResponse(result.value);
       return value === null ? failure('bridge_error', 'the host returned a malformed response') : { ok: true, value };
     },
@@ -96,9 +119,12 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
         return failure('bridge_error', 'the host could not read the response body');
       }
       if (!isRecord(result)) return failure('bridge_error', 'the host returned no result');
-      if (result.ok !== true) return failure(String(result.code ?? 'fetch_failed'), String(result.message ?? 'reading the body failed'));
+      if (result.ok !== true)
+        return failure(String(result.code ?? 'fetch_failed'), String(result.message ?? 'reading the body failed'));
       if (result.value === null) return { ok: true, value: null };
-      return result.value instanceof Uint8Array ? { ok: true, value: new Uint8Array(result.value) } : failure('bridge_error', 'the host returned no bytes');
+      return result.value instanceof Uint8Array
+        ? { ok: true, value: new Uint8Array(result.value) }
+        : failure('bridge_error', 'the host returned no bytes');
     },
     fetchCancel(id) {
       try {
@@ -172,7 +198,8 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
         return failure('OperationError', 'the host could not complete this call');
       }
       if (!isRecord(result)) return failure('OperationError', 'the host returned no result');
-      if (result.ok !== true) return failure(String(result.code ?? 'OperationError'), String(result.message ?? 'the operation failed'));
+      if (result.ok !== true)
+        return failure(String(result.code ?? 'OperationError'), String(result.message ?? 'the operation failed'));
       // Its shape is checked member by member by the webcrypto module (modules/webcrypto-results.ts),
       // which the snapshot does not carry.
       return { ok: true, value: result.value as SubtleValue };
@@ -185,8 +212,11 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
         return failure('bridge_error', 'the host could not open a compression stream');
       }
       if (!isRecord(result)) return failure('bridge_error', 'the host returned no result');
-      if (result.ok !== true) return failure(String(result.code ?? 'TypeError'), String(result.message ?? 'compression failed'));
-      return typeof result.value === 'number' ? { ok: true, value: result.value } : failure('bridge_error', 'the host returned no stream');
+      if (result.ok !== true)
+        return failure(String(result.code ?? 'TypeError'), String(result.message ?? 'compression failed'));
+      return typeof result.value === 'number'
+        ? { ok: true, value: result.value }
+        : failure('bridge_error', 'the host returned no stream');
     },
     async compressionWrite(id, input, finish) {
       let result: unknown;
@@ -196,9 +226,11 @@ export function wrapPrimitives(raw: RawPrimitives): SafeBridge {
         return failure('bridge_error', 'the host could not run the compression stream');
       }
       if (!isRecord(result)) return failure('bridge_error', 'the host returned no result');
-      if (result.ok !== true) return failure(String(result.code ?? 'TypeError'), String(result.message ?? 'compression failed'));
+      if (result.ok !== true)
+        return failure(String(result.code ?? 'TypeError'), String(result.message ?? 'compression failed'));
       const value = result.value;
-      if (!isRecord(value) || !(value.output instanceof Uint8Array)) return failure('bridge_error', 'the host returned no bytes');
+      if (!isRecord(value) || !(value.output instanceof Uint8Array))
+        return failure('bridge_error', 'the host returned no bytes');
       return { ok: true, value: { output: new Uint8Array(value.output), more: value.more === true } };
     },
     compressionClose(id) {

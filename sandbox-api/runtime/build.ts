@@ -18,7 +18,11 @@ interface Built {
   map: string;
 }
 
-async function bundle(entry: string, globalName?: string, outName = 'sandbox-runtime'): Promise<{ code: string; map: string }> {
+async function bundle(
+  entry: string,
+  globalName?: string,
+  outName = 'sandbox-runtime',
+): Promise<{ code: string; map: string }> {
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -51,14 +55,19 @@ function shifted(map: string, lines: number): string {
 }
 
 const strict = (output: { code: string; map: string }): Built =>
-  output.code.startsWith('"use strict";') ? output : { code: `"use strict";\n${output.code}`, map: shifted(output.map, 1) };
+  output.code.startsWith('"use strict";')
+    ? output
+    : { code: `"use strict";\n${output.code}`, map: shifted(output.map, 1) };
 
 async function bundleRuntime(): Promise<Built> {
   const output = strict(await bundle(ENTRY, '__ih_runtime'));
   // Wrapped in a function, `var __ih_runtime` is a local: the script's value is install, no global.
   // Strict mode (esbuild emits it too; stated here on purpose): V8 call sites and Function#caller
   // then reveal no runtime function or receiver to a guest that introspects the stack.
-  return { code: `(function () {\n${output.code}\nreturn __ih_runtime.install ?? __ih_runtime.default;\n})()`, map: shifted(output.map, 1) };
+  return {
+    code: `(function () {\n${output.code}\nreturn __ih_runtime.install ?? __ih_runtime.default;\n})()`,
+    map: shifted(output.map, 1),
+  };
 }
 
 function runtimeBuild(): Promise<Built> {
@@ -130,7 +139,10 @@ export function buildRuntimeModules(): Promise<Record<RuntimeModuleName, string>
       RUNTIME_MODULES.map(async (name) => {
         const entry = fileURLToPath(new URL(`./modules/${name}.ts`, import.meta.url));
         const output = await bundle(entry, '__ih_module', `sandbox-runtime-${name}`);
-        const code = `(function (${MODULE_SCOPE_NAMES.join(', ')}) {\n"use strict";\n${output.code}\nreturn __ih_module.default;\n})\n//# sourceURL=sandbox-runtime-${name}.js\n`;
+        const code =
+          `(function (${MODULE_SCOPE_NAMES.join(', ')}) {\n"use ` +
+          `strict";\n${output.code}\nreturn __ih_module.default;\n})\n//# ` +
+          `sourceURL=sandbox-runtime-${name}.js\n`;
         return [name, code] as const;
       }),
     );

@@ -13,7 +13,16 @@ const MAX_STRING_CHARS = 10_000;
 function quote(text: string): string {
   const shown = text.length > MAX_STRING_CHARS ? text.slice(0, MAX_STRING_CHARS) : text;
   const escaped = shown.replace(/[\\'\u0000-\u001f\u007f]/g, (char) => {
-    const named: Record<string, string> = { '\\': '\\\\', "'": "\\'", '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f', '\v': '\\v' };
+    const named: Record<string, string> = {
+      '\\': '\\\\',
+      "'": "\\'",
+      '\n': '\\n',
+      '\r': '\\r',
+      '\t': '\\t',
+      '\b': '\\b',
+      '\f': '\\f',
+      '\v': '\\v',
+    };
     return named[char] ?? '\\x' + char.charCodeAt(0).toString(16).padStart(2, '0');
   });
   const more = text.length - shown.length;
@@ -105,7 +114,11 @@ export function reportOf(error: unknown): ErrorReport {
     if (frames !== undefined) return { name, message, text: header + frames };
     const stack = typeof err.stack === 'string' ? err.stack : '';
     const own = stack.split('\n').filter((line) => /^\s+at /.test(line));
-    return { name, message, text: own.length > 0 ? `${header}\n${FRAMES_SET_BY_INTEGRATION}\n${own.join('\n')}` : header };
+    return {
+      name,
+      message,
+      text: own.length > 0 ? `${header}\n${FRAMES_SET_BY_INTEGRATION}\n${own.join('\n')}` : header,
+    };
   } catch {
     return { name: 'Error', message: '', text: '[error that could not be formatted]' };
   }
@@ -152,7 +165,13 @@ function braces(prefix: string, open: string, parts: string[], close: string): s
   return prefix ? `${prefix} ${body}` : body;
 }
 
-function listItems(items: Iterable<unknown>, size: number, seen: object[], depth: number, render?: (item: unknown) => string): string[] {
+function listItems(
+  items: Iterable<unknown>,
+  size: number,
+  seen: object[],
+  depth: number,
+  render?: (item: unknown) => string,
+): string[] {
   const parts: string[] = [];
   for (const item of items) {
     if (parts.length >= MAX_ITEMS) {
@@ -170,7 +189,8 @@ function inspectObject(value: object, seen: object[], depth: number): string {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
   if (value instanceof RegExp) return String(value);
   if (value instanceof Promise) return 'Promise { <unknown> }';
-  if (value instanceof WeakMap || value instanceof WeakSet) return `${value instanceof WeakMap ? 'WeakMap' : 'WeakSet'} { <items unknown> }`;
+  if (value instanceof WeakMap || value instanceof WeakSet)
+    return `${value instanceof WeakMap ? 'WeakMap' : 'WeakSet'} { <items unknown> }`;
   if (value instanceof ArrayBuffer) return `ArrayBuffer { byteLength: ${value.byteLength} }`;
   if (seen.includes(value)) return '[Circular]';
   const name = constructorName(value);
@@ -193,7 +213,8 @@ function inspectObject(value: object, seen: object[], depth: number): string {
       };
       return braces(`${name}(${value.size})`, '{', listItems(value.entries(), value.size, seen, depth, render), '}');
     }
-    if (value instanceof Set) return braces(`${name}(${value.size})`, '{', listItems(value.values(), value.size, seen, depth), '}');
+    if (value instanceof Set)
+      return braces(`${name}(${value.size})`, '{', listItems(value.values(), value.size, seen, depth), '}');
     return braces(prefix, '{', formatProperties(value, seen, depth, false), '}');
   } finally {
     seen.pop();
@@ -220,7 +241,11 @@ function formatSpecifier(specifier: string, arg: unknown): string {
     case 's':
       return typeof arg === 'string' ? arg : (formatPrimitive(arg, false) ?? inspect(arg));
     case 'd':
-      return typeof arg === 'bigint' ? `${arg}n` : typeof arg === 'symbol' ? 'NaN' : formatPrimitive(Number(arg), false)!;
+      return typeof arg === 'bigint'
+        ? `${arg}n`
+        : typeof arg === 'symbol'
+          ? 'NaN'
+          : formatPrimitive(Number(arg), false)!;
     case 'i':
       return typeof arg === 'bigint' ? `${arg}n` : typeof arg === 'symbol' ? 'NaN' : String(parseInt(String(arg), 10));
     case 'f':

@@ -15,13 +15,22 @@ export function createConsole(log: LogSink) {
 
   const emit = (level: LogLevel, text: string): void => {
     try {
-      const line = indent === '' ? text : text.split('\n').map((part) => indent + part).join('\n');
+      const line =
+        indent === ''
+          ? text
+          : text
+              .split('\n')
+              .map((part) => indent + part)
+              .join('\n');
       log(level, capLine(line));
     } catch {
       // console output is best effort
     }
   };
-  const writer = (level: LogLevel) => (...args: unknown[]): void => emit(level, formatLogArgs(args));
+  const writer =
+    (level: LogLevel) =>
+    (...args: unknown[]): void =>
+      emit(level, formatLogArgs(args));
   // WebIDL's `optional DOMString label = "default"`: the conversion throws what toString throws.
   const labelOf = (label: unknown): string => (label === undefined ? 'default' : toDOMString(label));
   const guard = (body: () => void): void => {
@@ -47,7 +56,8 @@ export function createConsole(log: LogSink) {
         // a realm, where nothing records them, its stack).
         const here = new Error();
         const captured = capturedFrames(here);
-        const frames = (captured !== undefined ? `Error${captured}` : formatError(here)).split('\n').slice(2); // drop the header and this frame
+        // Drop the header and this frame.
+        const frames = (captured !== undefined ? `Error${captured}` : formatError(here)).split('\n').slice(2);
         emit('log', ['Trace' + (args.length > 0 ? ': ' + formatLogArgs(args) : ''), ...frames].join('\n'));
       }),
     assert: (condition?: unknown, ...args: unknown[]): void => {
@@ -108,6 +118,11 @@ export function createConsole(log: LogSink) {
   for (const [name, method] of Object.entries(methods)) {
     if (method.name !== name) Object.defineProperty(method, 'name', { value: name, configurable: true });
   }
-  Object.defineProperty(console, Symbol.toStringTag, { value: 'console', writable: false, enumerable: false, configurable: true });
+  Object.defineProperty(console, Symbol.toStringTag, {
+    value: 'console',
+    writable: false,
+    enumerable: false,
+    configurable: true,
+  });
   return console;
 }

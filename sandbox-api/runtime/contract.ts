@@ -109,7 +109,17 @@ export interface UrlRecord {
 export type CompressionFormat = 'gzip' | 'deflate' | 'deflate-raw';
 
 /** The UrlRecord parts the URL class's setters change (BridgePrimitives.setUrlComponent). */
-export const URL_COMPONENTS = ['protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
+export const URL_COMPONENTS = [
+  'protocol',
+  'username',
+  'password',
+  'host',
+  'hostname',
+  'port',
+  'pathname',
+  'search',
+  'hash',
+] as const;
 export type UrlComponent = (typeof URL_COMPONENTS)[number];
 
 /**
@@ -119,21 +129,51 @@ export type UrlComponent = (typeof URL_COMPONENTS)[number];
  */
 export const MAX_URL_INPUT_LENGTH = 4 * 1024 * 1024;
 
-
 /** The SubtleCrypto methods the host performs for the isolate (BridgePrimitives.subtle). */
-export const SUBTLE_OPERATIONS = ['encrypt', 'decrypt', 'sign', 'verify', 'digest', 'generateKey', 'deriveKey', 'deriveBits', 'importKey', 'exportKey', 'wrapKey', 'unwrapKey'] as const;
+export const SUBTLE_OPERATIONS = [
+  'encrypt',
+  'decrypt',
+  'sign',
+  'verify',
+  'digest',
+  'generateKey',
+  'deriveKey',
+  'deriveBits',
+  'importKey',
+  'exportKey',
+  'wrapKey',
+  'unwrapKey',
+] as const;
 export type SubtleOperation = (typeof SUBTLE_OPERATIONS)[number];
 
-/** What each argument of a SubtleCrypto method is, in order (its WebIDL signature): the runtime
- * copies by it, the host checks by it. */
+/**
+ * What each argument of a SubtleCrypto method is, in order (its WebIDL signature): the runtime
+ * copies by it, the host checks by it.
+ */
 export type SubtleArgumentKind = 'algorithm' | 'key' | 'bytes' | 'boolean' | 'usages' | 'format' | 'keyData' | 'length';
-/** The members of every algorithm dictionary WebCrypto defines, each with its type: all that
- * crosses of an algorithm. */
-export const SUBTLE_ALGORITHM_MEMBERS: readonly (readonly [string, 'string' | 'number' | 'bytes' | 'hash' | 'key'])[] = [
-  ['name', 'string'], ['namedCurve', 'string'], ['hash', 'hash'], ['length', 'number'], ['modulusLength', 'number'],
-  ['saltLength', 'number'], ['tagLength', 'number'], ['iterations', 'number'], ['publicExponent', 'bytes'], ['iv', 'bytes'],
-  ['additionalData', 'bytes'], ['counter', 'bytes'], ['label', 'bytes'], ['salt', 'bytes'], ['info', 'bytes'], ['public', 'key'],
-];
+/**
+ * The members of every algorithm dictionary WebCrypto defines, each with its type: all that
+ * crosses of an algorithm.
+ */
+export const SUBTLE_ALGORITHM_MEMBERS: readonly (readonly [string, 'string' | 'number' | 'bytes' | 'hash' | 'key'])[] =
+  [
+    ['name', 'string'],
+    ['namedCurve', 'string'],
+    ['hash', 'hash'],
+    ['length', 'number'],
+    ['modulusLength', 'number'],
+    ['saltLength', 'number'],
+    ['tagLength', 'number'],
+    ['iterations', 'number'],
+    ['publicExponent', 'bytes'],
+    ['iv', 'bytes'],
+    ['additionalData', 'bytes'],
+    ['counter', 'bytes'],
+    ['label', 'bytes'],
+    ['salt', 'bytes'],
+    ['info', 'bytes'],
+    ['public', 'key'],
+  ];
 export const SUBTLE_SIGNATURES: Readonly<Record<SubtleOperation, readonly SubtleArgumentKind[]>> = {
   encrypt: ['algorithm', 'key', 'bytes'],
   decrypt: ['algorithm', 'key', 'bytes'],
@@ -206,7 +246,17 @@ export const SUBTLE_LIMITS = {
  * when its guest first touches one of its globals (BridgePrimitives.loadModule), so an integration
  * that never uses them pays nothing for them (docs/architecture.md).
  */
-export const RUNTIME_MODULES = ['streams', 'encoding', 'encoding-streams', 'compression', 'events', 'structured-clone', 'urlpattern', 'webcrypto', 'shared-memory'] as const;
+export const RUNTIME_MODULES = [
+  'streams',
+  'encoding',
+  'encoding-streams',
+  'compression',
+  'events',
+  'structured-clone',
+  'urlpattern',
+  'webcrypto',
+  'shared-memory',
+] as const;
 export type RuntimeModuleName = (typeof RUNTIME_MODULES)[number];
 
 /**
@@ -216,13 +266,73 @@ export type RuntimeModuleName = (typeof RUNTIME_MODULES)[number];
  * in a module it loads afterwards. The ECMAScript intrinsics first, then the web names modules use.
  */
 export const MODULE_SCOPE_NAMES = [
-  'Object', 'Function', 'Array', 'Number', 'parseFloat', 'parseInt', 'Boolean', 'String', 'Symbol', 'Date', 'Promise', 'RegExp',
-  'Error', 'AggregateError', 'EvalError', 'RangeError', 'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'JSON', 'Math',
-  'Intl', 'ArrayBuffer', 'Uint8Array', 'Int8Array', 'Uint16Array', 'Int16Array', 'Uint32Array', 'Int32Array', 'Float32Array',
-  'Float64Array', 'Uint8ClampedArray', 'BigUint64Array', 'BigInt64Array', 'DataView', 'Map', 'BigInt', 'Set', 'WeakMap', 'WeakSet',
-  'WeakRef', 'Proxy', 'Reflect', 'isFinite', 'isNaN', 'encodeURI', 'encodeURIComponent', 'decodeURI', 'decodeURIComponent', 'Iterator',
-  'Float16Array', 'globalThis', 'self', 'global', 'window', 'DOMException', 'queueMicrotask', 'structuredClone', 'AbortController', 'AbortSignal',
-  'TextEncoder', 'TextDecoder', 'setTimeout', 'clearTimeout', 'console', 'URL',
+  'Object',
+  'Function',
+  'Array',
+  'Number',
+  'parseFloat',
+  'parseInt',
+  'Boolean',
+  'String',
+  'Symbol',
+  'Date',
+  'Promise',
+  'RegExp',
+  'Error',
+  'AggregateError',
+  'EvalError',
+  'RangeError',
+  'ReferenceError',
+  'SyntaxError',
+  'TypeError',
+  'URIError',
+  'JSON',
+  'Math',
+  'Intl',
+  'ArrayBuffer',
+  'Uint8Array',
+  'Int8Array',
+  'Uint16Array',
+  'Int16Array',
+  'Uint32Array',
+  'Int32Array',
+  'Float32Array',
+  'Float64Array',
+  'Uint8ClampedArray',
+  'BigUint64Array',
+  'BigInt64Array',
+  'DataView',
+  'Map',
+  'BigInt',
+  'Set',
+  'WeakMap',
+  'WeakSet',
+  'WeakRef',
+  'Proxy',
+  'Reflect',
+  'isFinite',
+  'isNaN',
+  'encodeURI',
+  'encodeURIComponent',
+  'decodeURI',
+  'decodeURIComponent',
+  'Iterator',
+  'Float16Array',
+  'globalThis',
+  'self',
+  'global',
+  'window',
+  'DOMException',
+  'queueMicrotask',
+  'structuredClone',
+  'AbortController',
+  'AbortSignal',
+  'TextEncoder',
+  'TextDecoder',
+  'setTimeout',
+  'clearTimeout',
+  'console',
+  'URL',
 ] as const;
 export type ModuleScopeName = (typeof MODULE_SCOPE_NAMES)[number];
 
@@ -244,7 +354,11 @@ export interface BridgePrimitives {
    * Feeds a compression stream `input` (at most 1 MB; `finish` ends its input) and returns what came
    * out, at most 256 KB; `more` means more is waiting: call again with an empty input first.
    */
-  compressionWrite(id: number, input: Uint8Array | null, finish: boolean): Promise<BridgeResult<{ output: Uint8Array; more: boolean }>>;
+  compressionWrite(
+    id: number,
+    input: Uint8Array | null,
+    finish: boolean,
+  ): Promise<BridgeResult<{ output: Uint8Array; more: boolean }>>;
   /** Closes a compression stream the guest cancelled or abandoned. */
   compressionClose(id: number): void;
   /** The next bytes of a fetch's body that went on at the host (BridgeResponse.more); null at its end. */
@@ -268,7 +382,14 @@ export interface BridgePrimitives {
    * (`{ stream: true }`): numbered in increasing order by the runtime, opened by its first chunk,
    * closed by `last` or an error; the host holds a few per realm (docs/architecture.md).
    */
-  decodeText(bytes: Uint8Array, encoding: string, fatal: boolean, ignoreBOM: boolean, stream: number, last: boolean): BridgeResult<string>;
+  decodeText(
+    bytes: Uint8Array,
+    encoding: string,
+    fatal: boolean,
+    ignoreBOM: boolean,
+    stream: number,
+    last: boolean,
+  ): BridgeResult<string>;
   randomBytes(length: number): Uint8Array;
   /**
    * One SubtleCrypto call, performed by the host's WebCrypto against this realm's key table (async):
@@ -285,13 +406,36 @@ export interface BridgePrimitives {
 }
 
 /** The order in which install() and the snapshot's bootstrap receive the primitives. */
-export const PRIMITIVE_NAMES = ['log', 'fetch', 'fetchRead', 'fetchCancel', 'setTimer', 'clearTimer', 'parseUrl', 'setUrlComponent', 'decodeText', 'randomBytes', 'subtle', 'compressionOpen', 'compressionWrite', 'compressionClose', 'loadModule'] as const satisfies readonly (keyof BridgePrimitives)[];
+export const PRIMITIVE_NAMES = [
+  'log',
+  'fetch',
+  'fetchRead',
+  'fetchCancel',
+  'setTimer',
+  'clearTimer',
+  'parseUrl',
+  'setUrlComponent',
+  'decodeText',
+  'randomBytes',
+  'subtle',
+  'compressionOpen',
+  'compressionWrite',
+  'compressionClose',
+  'loadModule',
+] as const satisfies readonly (keyof BridgePrimitives)[];
 
 /** The primitives that return a promise: they cross as References (see BridgePrimitives). */
-export const ASYNC_PRIMITIVES: readonly (keyof BridgePrimitives)[] = ['fetch', 'fetchRead', 'subtle', 'compressionWrite'];
+export const ASYNC_PRIMITIVES: readonly (keyof BridgePrimitives)[] = [
+  'fetch',
+  'fetchRead',
+  'subtle',
+  'compressionWrite',
+];
 
 /** Fails to type-check when a primitive is missing from PRIMITIVE_NAMES. */
-export type PrimitivesListed = [Exclude<keyof BridgePrimitives, (typeof PRIMITIVE_NAMES)[number]>] extends [never] ? true : never;
+export type PrimitivesListed = [Exclude<keyof BridgePrimitives, (typeof PRIMITIVE_NAMES)[number]>] extends [never]
+  ? true
+  : never;
 
 /** What the runtime's install function returns to the worker (held there as references). */
 export interface RuntimeApi {
@@ -311,7 +455,12 @@ export interface RuntimeApi {
    * parsed and hands each dispatch a fresh copy of it, so nothing a guest changes in one reaches
    * the next.
    */
-  dispatchWire(eventJson: string, environmentJson: string | null, fetchBody: Uint8Array | null, parsedUrlsJson: string | null): Promise<WireAnswer>;
+  dispatchWire(
+    eventJson: string,
+    environmentJson: string | null,
+    fetchBody: Uint8Array | null,
+    parsedUrlsJson: string | null,
+  ): Promise<WireAnswer>;
   /** Resolves when every `context.waitUntil` promise of that event has settled. */
   drain(eventId: string): Promise<void>;
   /** Called by the worker when a timer set through BridgePrimitives.setTimer is due. */

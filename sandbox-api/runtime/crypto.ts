@@ -15,9 +15,15 @@ let subtle: () => unknown = unset;
 
 function isIntegerTypedArray(value: ArrayBufferView): boolean {
   return (
-    value instanceof Int8Array || value instanceof Uint8Array || value instanceof Uint8ClampedArray ||
-    value instanceof Int16Array || value instanceof Uint16Array || value instanceof Int32Array ||
-    value instanceof Uint32Array || value instanceof BigInt64Array || value instanceof BigUint64Array
+    value instanceof Int8Array ||
+    value instanceof Uint8Array ||
+    value instanceof Uint8ClampedArray ||
+    value instanceof Int16Array ||
+    value instanceof Uint16Array ||
+    value instanceof Int32Array ||
+    value instanceof Uint32Array ||
+    value instanceof BigInt64Array ||
+    value instanceof BigUint64Array
   );
 }
 
@@ -28,7 +34,8 @@ export class Crypto {
 
   static {
     check = (receiver) => {
-      if (typeof receiver !== 'object' || receiver === null || !(#brand in receiver)) throw new TypeError('Illegal invocation');
+      if (typeof receiver !== 'object' || receiver === null || !(#brand in receiver))
+        throw new TypeError('Illegal invocation');
     };
   }
 
@@ -44,10 +51,18 @@ export class Crypto {
 
   getRandomValues<T extends ArrayBufferView | null>(array: T): T {
     check(this);
-    if (!ArrayBuffer.isView(array)) throw new TypeError("Failed to execute 'getRandomValues' on 'Crypto': parameter 1 is not of type 'ArrayBufferView'");
-    if (!isIntegerTypedArray(array)) throw new DOMException('The data argument must be an integer-type TypedArray', 'TypeMismatchError');
+    if (!ArrayBuffer.isView(array))
+      throw new TypeError(
+        "Failed to execute 'getRandomValues' on 'Crypto': parameter 1 is not of type 'ArrayBufferView'",
+      );
+    if (!isIntegerTypedArray(array))
+      throw new DOMException('The data argument must be an integer-type TypedArray', 'TypeMismatchError');
     if (array.byteLength > MAX_RANDOM_BYTES) {
-      throw new DOMException(`The ArrayBufferView's byte length (${array.byteLength}) exceeds the number of bytes of entropy available via this API (${MAX_RANDOM_BYTES})`, 'QuotaExceededError');
+      throw new DOMException(
+        `The ArrayBufferView's byte length (${array.byteLength}) exceeds the number ` +
+          `of bytes of entropy available via this API (${MAX_RANDOM_BYTES})`,
+        'QuotaExceededError',
+      );
     }
     new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(randomBytes(array.byteLength));
     return array;
@@ -63,9 +78,17 @@ export class Crypto {
   }
 }
 
-Object.defineProperty(Crypto.prototype, Symbol.toStringTag, { value: 'Crypto', writable: false, enumerable: false, configurable: true });
+Object.defineProperty(Crypto.prototype, Symbol.toStringTag, {
+  value: 'Crypto',
+  writable: false,
+  enumerable: false,
+  configurable: true,
+});
 
-/** The realm's one Crypto object, on the host's random bytes; `loadSubtle` gives the SubtleCrypto (loading its module once). */
+/**
+ * The realm's one Crypto object, on the host's random bytes; `loadSubtle` gives the SubtleCrypto (loading its module
+ * once).
+ */
 export function createCrypto(random: (length: number) => Uint8Array, loadSubtle: () => unknown): Crypto {
   randomBytes = random;
   subtle = loadSubtle;

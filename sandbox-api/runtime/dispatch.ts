@@ -27,9 +27,13 @@ export const INTEGRATION_PROTOCOL = Symbol.for('sandbox-api.integration');
 const BAD_ENTRY_HELP =
   "The integration script's default export must be the value returned by createIntegration() " +
   "(import { createIntegration } from 'sandbox-api'; export default createIntegration({ ... })), " +
-  'or a module worker: an object with a fetch(request, env, ctx) method (such as what @gitbook/runtime\'s createIntegration() returns)';
+  'or a module worker: an object with a fetch(request, env, ctx) method ' +
+  "(such as what @gitbook/runtime's createIntegration() returns)";
 
-/** A module worker answering 406 to an event other than `fetch` has no handler for it (@gitbook/runtime's convention). */
+/**
+ * A module worker answering 406 to an event other than `fetch` has no handler for it (@gitbook/runtime's convention).
+ *
+ */
 const MODULE_WORKER_NO_HANDLER_STATUS = 406;
 
 // Captured before any guest code runs, so a guest replacing Reflect.apply, the global JSON,
@@ -81,7 +85,13 @@ function copyJsonTree(value: unknown): unknown {
   const keys = ownKeys(source);
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index];
-    if (key in objectPrototype) defineProperty(copy, key, { value: copyJsonTree(source[key]), writable: true, enumerable: true, configurable: true });
+    if (key in objectPrototype)
+      defineProperty(copy, key, {
+        value: copyJsonTree(source[key]),
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
     else copy[key] = copyJsonTree(source[key]);
   }
   return copy;
@@ -105,17 +115,32 @@ export interface DispatchDeps {
 /** Whether a value carries createIntegration()'s protocol method (a getter that throws: no). */
 function hasProtocol(value: unknown): boolean {
   try {
-    return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as Record<symbol, unknown>)[INTEGRATION_PROTOCOL] === 'function';
+    return (
+      value !== null &&
+      (typeof value === 'object' || typeof value === 'function') &&
+      typeof (value as Record<symbol, unknown>)[INTEGRATION_PROTOCOL] === 'function'
+    );
   } catch {
     return false;
   }
 }
 
 export function verdictResponse(status: number, verdict: RuntimeVerdict, error: string): SandboxResponse {
-  return { status, statusText: '', headers: [['content-type', 'application/json']], body: utf8Encode(stringifyJson({ error })), verdict };
+  return {
+    status,
+    statusText: '',
+    headers: [['content-type', 'application/json']],
+    body: utf8Encode(stringifyJson({ error })),
+    verdict,
+  };
 }
 
-const VERDICTS: ReadonlySet<string> = new Set<RuntimeVerdict>(['no-handler', 'component-not-found', 'guest-error', 'bad-entry']);
+const VERDICTS: ReadonlySet<string> = new Set<RuntimeVerdict>([
+  'no-handler',
+  'component-not-found',
+  'guest-error',
+  'bad-entry',
+]);
 
 /** Lifts sandbox-api's verdict header into the typed field; the header itself never leaves. */
 function liftVerdict(response: SandboxResponse): SandboxResponse {
@@ -199,7 +224,11 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     return verdictResponse(500, 'guest-error', 'Internal server error');
   }
 
-  async function runModuleWorker(worker: { fetch: (...args: unknown[]) => unknown }, envelope: Envelope, eventId: string): Promise<SandboxResponse & { streamed?: StreamedBody }> {
+  async function runModuleWorker(
+    worker: { fetch: (...args: unknown[]) => unknown },
+    envelope: Envelope,
+    eventId: string,
+  ): Promise<SandboxResponse & { streamed?: StreamedBody }> {
     const RequestClass = deps.classes.Request as new (url: string, init: unknown) => unknown;
     const { url, init } = moduleWorkerRequest(envelope);
     const ctx = Object.freeze({
@@ -210,7 +239,11 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     const result: unknown = await apply(worker.fetch, worker, [new RequestClass(url, init), Object.freeze({}), ctx]);
     const response = answer(result, "The integration's default export fetch(request, env, ctx)");
     // The runtime cannot see inside a module worker: only this status says "no handler".
-    if (response.verdict === undefined && response.status === MODULE_WORKER_NO_HANDLER_STATUS && envelope.event.type !== 'fetch') {
+    if (
+      response.verdict === undefined &&
+      response.status === MODULE_WORKER_NO_HANDLER_STATUS &&
+      envelope.event.type !== 'fetch'
+    ) {
       return { ...response, verdict: 'no-handler' };
     }
     return response;
@@ -220,7 +253,10 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     const integration = entry;
     let handler: unknown;
     try {
-      handler = integration !== null && integration !== undefined ? (integration as Record<symbol, unknown>)[INTEGRATION_PROTOCOL] : undefined;
+      handler =
+        integration !== null && integration !== undefined
+          ? (integration as Record<symbol, unknown>)[INTEGRATION_PROTOCOL]
+          : undefined;
     } catch {
       handler = undefined;
     }
@@ -231,7 +267,8 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
     }
     deps.seedUrls?.((envelope as { parsedUrls?: unknown }).parsedUrls);
     const eventId = toText(envelope.event.eventId);
-    if (moduleWorker) return runModuleWorker(integration as { fetch: (...args: unknown[]) => unknown }, envelope, eventId);
+    if (moduleWorker)
+      return runModuleWorker(integration as { fetch: (...args: unknown[]) => unknown }, envelope, eventId);
     const host = Object.freeze({
       waitUntil: (work: unknown) => waitUntil(eventId, work),
       // sandbox-api's report of a handler's error: frames V8 captured, never the guest's hook's.
@@ -282,7 +319,12 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
       }
     },
     dispatch,
-    async dispatchWire(eventJson: string, environmentJson: string | null, fetchBody: Uint8Array | null, parsedUrlsJson: string | null): Promise<WireAnswer> {
+    async dispatchWire(
+      eventJson: string,
+      environmentJson: string | null,
+      fetchBody: Uint8Array | null,
+      parsedUrlsJson: string | null,
+    ): Promise<WireAnswer> {
       let envelope: Envelope;
       try {
         if (environmentJson !== null) {
@@ -297,7 +339,9 @@ export function createRuntimeApi(deps: DispatchDeps): RuntimeApi {
           // The guest gets a copy; the parsed original stays here, out of its reach.
           environment: copyJsonTree(environment) as Envelope['environment'],
           fetchBody: fetchBody instanceof Uint8Array ? fetchBody : null,
-          ...(parsedUrlsJson === null ? {} : { parsedUrls: parseJson(toText(parsedUrlsJson)) as Envelope['parsedUrls'] }),
+          ...(parsedUrlsJson === null
+            ? {}
+            : { parsedUrls: parseJson(toText(parsedUrlsJson)) as Envelope['parsedUrls'] }),
         };
       } catch {
         // Only a host bug sends text that is not JSON; it is answered like a malformed envelope.

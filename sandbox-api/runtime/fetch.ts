@@ -68,7 +68,8 @@ export function createFetch(
     async fetch(input: unknown, init: RequestInit | undefined = undefined): Promise<InstanceType<ResponseClass>> {
       const request = new Request(input, init);
       const state = bodyStateOf(request);
-      if (request.url.length > MAX_CROSSING_URL_LENGTH) throw new TypeError(`fetch: the URL is longer than ${MAX_CROSSING_URL_LENGTH} characters`);
+      if (request.url.length > MAX_CROSSING_URL_LENGTH)
+        throw new TypeError(`fetch: the URL is longer than ${MAX_CROSSING_URL_LENGTH} characters`);
       const headers = crossingHeaderPairs(request.headers, 'fetch: the request');
       const id = ++lastId;
       // Aborted: the host stops the request (or its body) and closes its connection; the guest's
@@ -83,10 +84,16 @@ export function createFetch(
       try {
         // Uploads are not streamed: a stream body is read whole here, then sent.
         const body = isNullBody(state) ? null : (await Promise.race([consumeBody(state), aborted])).slice();
-        const result = await Promise.race([bridge.fetch({ url: request.url, method: request.method, headers, body, redirect: request.redirect, id }), aborted]);
+        const result = await Promise.race([
+          bridge.fetch({ url: request.url, method: request.method, headers, body, redirect: request.redirect, id }),
+          aborted,
+        ]);
         if (!result.ok) throw new TypeError(`fetch failed: ${result.message}`);
         if (result.value.more !== true) abort.done();
-        return responseFromBridge(result.value, result.value.more === true ? hostBody(bridge, id, abort, aborted) : null);
+        return responseFromBridge(
+          result.value,
+          result.value.more === true ? hostBody(bridge, id, abort, aborted) : null,
+        );
       } catch (error) {
         abort.done();
         throw error;

@@ -17,16 +17,19 @@ export class FinalizationRegistry<T = unknown> {
 
   register(target: object, heldValue: T, unregisterToken?: object): void {
     if (!isObject(target)) throw new TypeError('FinalizationRegistry.prototype.register: invalid target');
-    if (Object.is(target, heldValue)) throw new TypeError('FinalizationRegistry.prototype.register: target and holdings must not be same');
+    if (Object.is(target, heldValue))
+      throw new TypeError('FinalizationRegistry.prototype.register: target and holdings must not be same');
     if (unregisterToken !== undefined) {
-      if (!isObject(unregisterToken)) throw new TypeError('FinalizationRegistry.prototype.register: invalid unregister token');
+      if (!isObject(unregisterToken))
+        throw new TypeError('FinalizationRegistry.prototype.register: invalid unregister token');
       registered.set(unregisterToken, (registered.get(unregisterToken) ?? 0) + 1);
     }
   }
 
   /** Whether registrations with this token existed (they are forgotten, as the standard says). */
   unregister(unregisterToken: object): boolean {
-    if (!isObject(unregisterToken)) throw new TypeError('FinalizationRegistry.prototype.unregister: invalid unregister token');
+    if (!isObject(unregisterToken))
+      throw new TypeError('FinalizationRegistry.prototype.unregister: invalid unregister token');
     return registered.delete(unregisterToken);
   }
 

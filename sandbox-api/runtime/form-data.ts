@@ -28,7 +28,10 @@ function entry(name: unknown, value: unknown, filename: unknown, argc: number): 
     const isFile = value instanceof File;
     if (isFile && argc < 3) return [key, value];
     const fileName = argc >= 3 ? toUSVString(filename) : isFile ? value.name : 'blob';
-    return [key, new File([value], fileName, { type: value.type, lastModified: isFile ? value.lastModified : undefined })];
+    return [
+      key,
+      new File([value], fileName, { type: value.type, lastModified: isFile ? value.lastModified : undefined }),
+    ];
   }
   if (argc >= 3) throw new TypeError("Failed to execute 'append' on 'FormData': parameter 2 is not of type 'Blob'.");
   return [key, toUSVString(value)];
@@ -47,7 +50,8 @@ export const FormData = {
     }
 
     constructor(form: unknown = undefined) {
-      if (form !== undefined) throw new TypeError("Failed to construct 'FormData': HTML form elements do not exist in this runtime");
+      if (form !== undefined)
+        throw new TypeError("Failed to construct 'FormData': HTML form elements do not exist in this runtime");
     }
 
     append(name: string, value: string | Blob, filename: string | undefined = undefined): void {
@@ -60,7 +64,10 @@ export const FormData = {
       const replacement = entry(name, value, filename, arguments.length);
       const first = this.#entries.findIndex(([key]) => key === replacement[0]);
       if (first < 0) this.#entries.push(replacement);
-      else this.#entries = this.#entries.flatMap((pair, i): Entry[] => (i === first ? [replacement] : pair[0] === replacement[0] ? [] : [pair]));
+      else
+        this.#entries = this.#entries.flatMap((pair, i): Entry[] =>
+          i === first ? [replacement] : pair[0] === replacement[0] ? [] : [pair],
+        );
     }
 
     delete(name: string): void {
@@ -88,7 +95,10 @@ export const FormData = {
       return this.#entries.some(([n]) => n === key);
     }
 
-    forEach(callback: (value: FormDataEntryValue, name: string, form: FormData) => void, thisArg: unknown = undefined): void {
+    forEach(
+      callback: (value: FormDataEntryValue, name: string, form: FormData) => void,
+      thisArg: unknown = undefined,
+    ): void {
       forEachPair(this, entriesOf, callback, thisArg, 'FormData');
     }
 

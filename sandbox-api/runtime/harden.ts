@@ -23,12 +23,35 @@ const { isView } = ArrayBuffer;
  */
 type Overridable = [target: object | undefined, names: readonly PropertyKey[] | 'all-methods'];
 
-/** Which properties keep instance assignment working. Not `constructor` of Array, Promise, RegExp or typed arrays: V8's species fast paths depend on those staying data properties. */
+/**
+ * Which properties keep instance assignment working. Not `constructor` of Array, Promise, RegExp or typed arrays: V8's
+ * species fast paths depend on those staying data properties.
+ */
 function overridable(): Overridable[] {
   const g = globalThis as unknown as Record<string, { prototype?: object } | undefined>;
-  const errors = ['EvalError', 'RangeError', 'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'AggregateError', 'SuppressedError'];
+  const errors = [
+    'EvalError',
+    'RangeError',
+    'ReferenceError',
+    'SyntaxError',
+    'TypeError',
+    'URIError',
+    'AggregateError',
+    'SuppressedError',
+  ];
   return [
-    [Object.prototype, ['constructor', 'toString', 'toLocaleString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable']],
+    [
+      Object.prototype,
+      [
+        'constructor',
+        'toString',
+        'toLocaleString',
+        'valueOf',
+        'hasOwnProperty',
+        'isPrototypeOf',
+        'propertyIsEnumerable',
+      ],
+    ],
     [Function.prototype, ['constructor', 'toString']],
     [Error.prototype, [...ERROR_FIELDS, 'toString']],
     ...errors.map((name): Overridable => [g[name]?.prototype, ERROR_FIELDS]),
@@ -47,7 +70,8 @@ function makeOverridable(target: object, key: PropertyKey): void {
       return value;
     },
     set: function overrideBuiltIn(this: unknown, replacement: unknown) {
-      if (this === target) throw new TypeError(`Cannot assign to ${String(key)}: built-in prototypes are frozen in the sandbox`);
+      if (this === target)
+        throw new TypeError(`Cannot assign to ${String(key)}: built-in prototypes are frozen in the sandbox`);
       defineProperty(this, key, { value: replacement, writable: true, enumerable: true, configurable: true });
     },
     enumerable: descriptor.enumerable,
@@ -58,12 +82,23 @@ function makeOverridable(target: object, key: PropertyKey): void {
 /** The Error constructor keeps its two V8 hooks writable (libraries set stackTraceLimit). */
 function freezeErrorConstructor(): void {
   if (getOwnPropertyDescriptor(Error, 'prepareStackTrace') === undefined) {
-    defineProperty(Error, 'prepareStackTrace', { value: undefined, writable: true, enumerable: false, configurable: true });
+    defineProperty(Error, 'prepareStackTrace', {
+      value: undefined,
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
   }
   for (const key of ownKeys(Error)) {
     const descriptor = getOwnPropertyDescriptor(Error, key)!;
     const keepWritable = key === 'stackTraceLimit' || key === 'prepareStackTrace';
-    defineProperty(Error, key, 'value' in descriptor ? { configurable: false, writable: keepWritable && descriptor.writable } : { configurable: false });
+    defineProperty(
+      Error,
+      key,
+      'value' in descriptor
+        ? { configurable: false, writable: keepWritable && descriptor.writable }
+        : { configurable: false },
+    );
   }
   preventExtensions(Error);
 }
@@ -93,8 +128,8 @@ function callSitePrototype(): unknown {
 function stackAccessors(): unknown[] {
   const target = {};
   Error.captureStackTrace(target);
-  return [getOwnPropertyDescriptor(new Error('stack'), 'stack'), getOwnPropertyDescriptor(target, 'stack')].flatMap((descriptor) =>
-    descriptor === undefined ? [] : [descriptor.get, descriptor.set, descriptor.value],
+  return [getOwnPropertyDescriptor(new Error('stack'), 'stack'), getOwnPropertyDescriptor(target, 'stack')].flatMap(
+    (descriptor) => (descriptor === undefined ? [] : [descriptor.get, descriptor.set, descriptor.value]),
   );
 }
 
@@ -120,7 +155,8 @@ function hiddenIntrinsics(): unknown[] {
   const iterator = [][Symbol.iterator]() as unknown as { map?: (fn: unknown) => unknown };
   if (typeof iterator.map === 'function') found.push(getPrototypeOf(iterator.map((x: unknown) => x)));
   const IteratorCtor = (globalThis as { Iterator?: { from?: (o: unknown) => unknown } }).Iterator;
-  if (typeof IteratorCtor?.from === 'function') found.push(getPrototypeOf(IteratorCtor.from({ next: () => ({ done: true }) })));
+  if (typeof IteratorCtor?.from === 'function')
+    found.push(getPrototypeOf(IteratorCtor.from({ next: () => ({ done: true }) })));
   const Segmenter = (globalThis as { Intl?: { Segmenter?: new () => { segment(s: string): object } } }).Intl?.Segmenter;
   if (typeof Segmenter === 'function') {
     const segments = new Segmenter().segment('');
@@ -189,7 +225,10 @@ function makeBuiltInsOverridable(): void {
   for (const [target, names] of overridable()) {
     if (target === undefined) continue;
     // `constructor` and the iterator stay data properties: V8 fast paths (species, spread) rely on them.
-    const keys = names === 'all-methods' ? ownKeys(target).filter((key) => key !== 'constructor' && key !== Symbol.iterator) : names;
+    const keys =
+      names === 'all-methods'
+        ? ownKeys(target).filter((key) => key !== 'constructor' && key !== Symbol.iterator)
+        : names;
     for (const key of keys) makeOverridable(target, key);
   }
 }
@@ -251,7 +290,9 @@ export function hardenRetouched(): void {
   const roots = [
     ...retouchedIntrinsics(),
     ...hiddenIntrinsics(),
-    ...globalValues().filter((value) => (typeof value === 'object' || typeof value === 'function') && value !== null && !isFrozen(value)),
+    ...globalValues().filter(
+      (value) => (typeof value === 'object' || typeof value === 'function') && value !== null && !isFrozen(value),
+    ),
   ];
   const g = globalThis as unknown as Record<string, unknown>;
   freezeGraph(roots, new SafeSet([globalThis, g.console]), true);

@@ -1,7 +1,15 @@
 // Headers per the Fetch standard: case-insensitive names, values combined with ", ", iteration
 // sorted by lowercase name, `set-cookie` kept apart (getSetCookie). No forbidden header names:
 // this is a server runtime. Pure: no bridge.
-import { defineIterable, failed, forEachPair, pairIterators, requireArguments, toByteString, toPairs } from './webidl.ts';
+import {
+  defineIterable,
+  failed,
+  forEachPair,
+  pairIterators,
+  requireArguments,
+  toByteString,
+  toPairs,
+} from './webidl.ts';
 
 type Pair = [string, string];
 export type HeadersGuard = 'none' | 'immutable';
@@ -24,7 +32,10 @@ function normalizeValue(value: unknown, method: string): string {
   const raw = toByteString(value);
   // A value this long could never leave the isolate (see crossingHeaderPairs): refuse it before
   // scanning it, so one huge string appended many times costs nothing.
-  if (raw.length > MAX_CROSSING_HEADER_BYTES) throw new TypeError(`${failed('Headers', method)}: invalid header value, longer than ${MAX_CROSSING_HEADER_BYTES} characters`);
+  if (raw.length > MAX_CROSSING_HEADER_BYTES)
+    throw new TypeError(
+      `${failed('Headers', method)}: invalid header value, longer than ${MAX_CROSSING_HEADER_BYTES} characters`,
+    );
   const text = raw.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
   if (/[\0\r\n]/.test(text)) throw new TypeError(`${failed('Headers', method)}: invalid header value "${text}"`);
   return text;
@@ -59,7 +70,8 @@ export function crossingHeaderPairs(headers: Headers, what: string): Pair[] {
   let total = 0;
   for (const [name, value] of listOf(headers)) {
     total += name.length + value.length;
-    if (total > MAX_CROSSING_HEADER_BYTES) throw new TypeError(`${what} headers add up to more than ${MAX_CROSSING_HEADER_BYTES} bytes`);
+    if (total > MAX_CROSSING_HEADER_BYTES)
+      throw new TypeError(`${what} headers add up to more than ${MAX_CROSSING_HEADER_BYTES} bytes`);
   }
   return sortAndCombine(listOf(headers));
 }
@@ -74,7 +86,9 @@ export type HeadersInit = Headers | Iterable<Iterable<string>> | Record<string, 
 /** WebIDL's conversion of `(sequence<sequence<ByteString>> or record<ByteString, ByteString>)`. */
 function convertInit(init: unknown): Pair[] {
   if (init === null || (typeof init !== 'object' && typeof init !== 'function')) {
-    throw new TypeError(`${failed('Headers', 'constructor')}: the init must be an object, an iterable of pairs or a Headers`);
+    throw new TypeError(
+      `${failed('Headers', 'constructor')}: the init must be an object, an iterable of pairs or a Headers`,
+    );
   }
   return toPairs(init, toByteString, failed('Headers', 'constructor'));
 }
@@ -159,7 +173,10 @@ export const Headers = {
       this.#checkMutable();
       const first = this.#list.findIndex(([n]) => n === key);
       if (first < 0) this.#changed([...this.#list, [key, text]]);
-      else this.#changed(this.#list.flatMap((pair, i): Pair[] => (i === first ? [[key, text]] : pair[0] === key ? [] : [pair])));
+      else
+        this.#changed(
+          this.#list.flatMap((pair, i): Pair[] => (i === first ? [[key, text]] : pair[0] === key ? [] : [pair])),
+        );
     }
 
     forEach(callback: (value: string, name: string, headers: Headers) => void, thisArg: unknown = undefined): void {

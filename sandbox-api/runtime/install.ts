@@ -38,9 +38,19 @@ import { URLSearchParams } from './url-search-params.ts';
 
 /** The globals of the streams module (modules/streams.ts), loaded on first use. */
 const STREAM_GLOBALS = [
-  'ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest', 'ReadableStreamDefaultController',
-  'ReadableByteStreamController', 'WritableStream', 'WritableStreamDefaultWriter', 'WritableStreamDefaultController', 'TransformStream',
-  'TransformStreamDefaultController', 'ByteLengthQueuingStrategy', 'CountQueuingStrategy',
+  'ReadableStream',
+  'ReadableStreamDefaultReader',
+  'ReadableStreamBYOBReader',
+  'ReadableStreamBYOBRequest',
+  'ReadableStreamDefaultController',
+  'ReadableByteStreamController',
+  'WritableStream',
+  'WritableStreamDefaultWriter',
+  'WritableStreamDefaultController',
+  'TransformStream',
+  'TransformStreamDefaultController',
+  'ByteLengthQueuingStrategy',
+  'CountQueuingStrategy',
 ];
 
 /** The globals of the encoding streams module (modules/encoding-streams.ts), loaded on first use. */
@@ -50,7 +60,15 @@ const ENCODING_STREAM_GLOBALS = ['TextEncoderStream', 'TextDecoderStream'];
 const COMPRESSION_GLOBALS = ['CompressionStream', 'DecompressionStream'];
 
 /** The globals of the events module (modules/events.ts), loaded on first use. */
-const EVENT_GLOBALS = ['Event', 'EventTarget', 'CustomEvent', 'AbortController', 'AbortSignal', 'Performance', 'performance'] as const;
+const EVENT_GLOBALS = [
+  'Event',
+  'EventTarget',
+  'CustomEvent',
+  'AbortController',
+  'AbortSignal',
+  'Performance',
+  'performance',
+] as const;
 
 /** The globals of the webcrypto module (modules/webcrypto.ts), loaded on first use (as is `crypto.subtle`). */
 const WEBCRYPTO_GLOBALS = ['SubtleCrypto', 'CryptoKey'];
@@ -89,7 +107,10 @@ export function beginRealm(): void {
  */
 export const RUNTIME_HIDDEN: readonly unknown[] = [PROVIDED_MODULES];
 
-/** Deletes the globals the design keeps away from guests (V8 puts WebAssembly back into every context made from a snapshot). */
+/**
+ * Deletes the globals the design keeps away from guests (V8 puts WebAssembly back into every context made from a
+ * snapshot).
+ */
 export function removeGlobals(): void {
   for (const name of REMOVED_GLOBALS) Reflect.deleteProperty(globalThis, name);
 }
@@ -191,7 +212,11 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
    * body) needs none, so the events module loads with the first WritableStream instead. Never a
    * global: `new` returns the events module's own AbortController.
    */
-  const lazyAbortController = { AbortController: function (): object { return new (modules.get('events').AbortController)(); } }.AbortController;
+  const lazyAbortController = {
+    AbortController: function (): object {
+      return new (modules.get('events').AbortController)();
+    },
+  }.AbortController;
 
   // The runtime's modules outside the snapshot, and the globals that load them on first use.
   const none = () => undefined;
@@ -215,17 +240,39 @@ export function defineRuntime(primitives: RawPrimitives): RuntimeApi {
     URL: () => URL,
     Float16Array: realmFloat16Array,
   });
-  const modules: ModuleLoader = createModuleLoader((name) => bridge.loadModule(name), scope, (name) =>
-    moduleDeps(name, { modules, setTimeout: timers.setTimeout, console: guestConsole, definedGlobals, bridge, FinalizationRegistry: NativeFinalizationRegistry }),
+  const modules: ModuleLoader = createModuleLoader(
+    (name) => bridge.loadModule(name),
+    scope,
+    (name) =>
+      moduleDeps(name, {
+        modules,
+        setTimeout: timers.setTimeout,
+        console: guestConsole,
+        definedGlobals,
+        bridge,
+        FinalizationRegistry: NativeFinalizationRegistry,
+      }),
   );
   const events = () => modules.get('events');
-  defineLazyGlobals(STREAM_GLOBALS, (name) => (modules.get('streams').classes as unknown as Record<string, unknown>)[name]);
-  defineLazyGlobals(ENCODING_STREAM_GLOBALS, (name) => (modules.get('encoding-streams') as unknown as Record<string, unknown>)[name]);
-  defineLazyGlobals(COMPRESSION_GLOBALS, (name) => (modules.get('compression') as unknown as Record<string, unknown>)[name]);
+  defineLazyGlobals(
+    STREAM_GLOBALS,
+    (name) => (modules.get('streams').classes as unknown as Record<string, unknown>)[name],
+  );
+  defineLazyGlobals(
+    ENCODING_STREAM_GLOBALS,
+    (name) => (modules.get('encoding-streams') as unknown as Record<string, unknown>)[name],
+  );
+  defineLazyGlobals(
+    COMPRESSION_GLOBALS,
+    (name) => (modules.get('compression') as unknown as Record<string, unknown>)[name],
+  );
   defineLazyGlobals(EVENT_GLOBALS, (name) => events()[name as (typeof EVENT_GLOBALS)[number]]);
   defineLazyGlobals(['structuredClone'], () => modules.get('structured-clone').structuredClone);
   defineLazyGlobals(['URLPattern'], () => modules.get('urlpattern').URLPattern);
-  defineLazyGlobals(WEBCRYPTO_GLOBALS, (name) => (modules.get('webcrypto') as unknown as Record<string, unknown>)[name]);
+  defineLazyGlobals(
+    WEBCRYPTO_GLOBALS,
+    (name) => (modules.get('webcrypto') as unknown as Record<string, unknown>)[name],
+  );
   bindSharedMemory(() => modules.get('shared-memory'));
   bindBodies({ streams: () => modules.get('streams'), loadedStreams: () => modules.peek('streams') });
   bindSignals({ internals: () => events().abort, loadedInternals: () => modules.peek('events')?.abort ?? null });

@@ -15,7 +15,10 @@ export function takeLateIntrinsics(): void {
   const g = globalThis as { Float16Array?: unknown; SharedArrayBuffer?: { prototype: object } };
   float16Array = g.Float16Array;
   sharedArrayBuffer = g.SharedArrayBuffer;
-  sharedByteLength = g.SharedArrayBuffer === undefined ? undefined : (getOwnPropertyDescriptor(g.SharedArrayBuffer.prototype, 'byteLength')?.get as (this: unknown) => number);
+  sharedByteLength =
+    g.SharedArrayBuffer === undefined
+      ? undefined
+      : (getOwnPropertyDescriptor(g.SharedArrayBuffer.prototype, 'byteLength')?.get as (this: unknown) => number);
 }
 
 /** The realm's own Float16Array, or undefined where V8 has none. */

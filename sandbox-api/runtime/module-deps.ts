@@ -46,9 +46,13 @@ export function moduleDeps<N extends RuntimeModuleName>(name: N, env: ModuleDeps
     }),
     urlpattern: () => ({}),
     encoding: () => ({
-      decodeText: (bytes, encoding, fatal, ignoreBOM, stream, last) => env.bridge.decodeText(bytes, encoding, fatal, ignoreBOM, stream, last),
+      decodeText: (bytes, encoding, fatal, ignoreBOM, stream, last) =>
+        env.bridge.decodeText(bytes, encoding, fatal, ignoreBOM, stream, last),
     }),
-    'encoding-streams': () => ({ TransformStream: env.modules.get('streams').classes.TransformStream as RuntimeModules['encoding-streams']['deps']['TransformStream'] }),
+    'encoding-streams': () => ({
+      TransformStream: env.modules.get('streams').classes
+        .TransformStream as RuntimeModules['encoding-streams']['deps']['TransformStream'],
+    }),
     webcrypto: () => ({
       call: (operation, args, released) => env.bridge.subtle(operation, args, released),
       FinalizationRegistry: env.FinalizationRegistry,

@@ -39,7 +39,8 @@ export function wireEvent(event: SandboxEvent): Record<string, unknown> {
   const request = event.request;
   if (request === undefined || !Array.isArray(request.headers)) return event;
   const headers: Record<string, string> = {};
-  for (const [name, value] of request.headers) headers[name] = Object.hasOwn(headers, name) ? `${headers[name]}, ${value}` : value;
+  for (const [name, value] of request.headers)
+    headers[name] = Object.hasOwn(headers, name) ? `${headers[name]}, ${value}` : value;
   const method = LOWER_CASE_METHODS.has(request.method.toUpperCase()) ? request.method.toLowerCase() : request.method;
   return { ...event, request: { ...request, method, headers } };
 }
@@ -53,7 +54,10 @@ function bodyOf(envelope: Envelope): Uint8Array | null {
 }
 
 /** The constructor arguments of the module worker's Request for one envelope. */
-export function moduleWorkerRequest(envelope: Envelope): { url: string; init: { method: 'POST'; headers: Record<string, string>; body: Uint8Array } } {
+export function moduleWorkerRequest(envelope: Envelope): {
+  url: string;
+  init: { method: 'POST'; headers: Record<string, string>; body: Uint8Array };
+} {
   const parts: [string, string | File][] = [
     ['event', JSON.stringify(wireEvent(envelope.event))],
     ['environment', JSON.stringify(envelope.environment ?? {})],
@@ -62,5 +66,8 @@ export function moduleWorkerRequest(envelope: Envelope): { url: string; init: { 
   // A file part, so the bytes stay exact (no UTF-8 decoding) and the handler gets a File back.
   if (body !== null) parts.push(['fetch-body', new File([body], 'fetch-body')]);
   const { bytes, contentType } = encodeMultipart(parts, { fileTypes: 'exact' });
-  return { url: `${originOf(envelope.environment ?? {})}/v1`, init: { method: 'POST', headers: { 'content-type': contentType }, body: bytes } };
+  return {
+    url: `${originOf(envelope.environment ?? {})}/v1`,
+    init: { method: 'POST', headers: { 'content-type': contentType }, body: bytes },
+  };
 }

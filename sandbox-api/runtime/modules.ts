@@ -92,7 +92,8 @@ export function createModuleLoader(
   }
   return {
     get,
-    peek: <N extends RuntimeModuleName>(name: N) => (modules.get(name) as RuntimeModules[N]['exports'] | undefined) ?? null,
+    peek: <N extends RuntimeModuleName>(name: N) =>
+      (modules.get(name) as RuntimeModules[N]['exports'] | undefined) ?? null,
   };
 }
 

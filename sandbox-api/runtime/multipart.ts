@@ -45,13 +45,19 @@ export interface EncodeOptions {
 }
 
 /** The bytes and Content-Type of `entries` as multipart/form-data. */
-export function encodeMultipart(entries: readonly Entry[], options: EncodeOptions = {}): { bytes: Uint8Array; contentType: string } {
+export function encodeMultipart(
+  entries: readonly Entry[],
+  options: EncodeOptions = {},
+): { bytes: Uint8Array; contentType: string } {
   const parts = entries.map(([name, value]) => {
     const disposition = `form-data; name="${escapeQuoted(normalizeNewlines(name))}"`;
-    if (typeof value === 'string') return { head: `Content-Disposition: ${disposition}\r\n\r\n`, body: utf8Encode(normalizeNewlines(value)) };
+    if (typeof value === 'string')
+      return { head: `Content-Disposition: ${disposition}\r\n\r\n`, body: utf8Encode(normalizeNewlines(value)) };
     const file = value as File;
     const type = file.type !== '' ? file.type : options.fileTypes === 'exact' ? '' : 'application/octet-stream';
-    const head = `Content-Disposition: ${disposition}; filename="${escapeQuoted(file.name)}"\r\n${type !== '' ? `Content-Type: ${type}\r\n` : ''}\r\n`;
+    const head =
+      `Content-Disposition: ${disposition}; ` +
+      `filename="${escapeQuoted(file.name)}"\r\n${type !== '' ? `Content-Type: ${type}\r\n` : ''}\r\n`;
     return { head, body: blobBytes(file) };
   });
   let boundary = randomBoundary();
@@ -110,13 +116,15 @@ export function parseMultipart(bytes: Uint8Array, boundary: string): [string, Fo
   const delimiter = utf8Encode(`--${boundary}`);
   const entries: [string, FormDataEntryValue][] = [];
   let position = indexOf(bytes, delimiter);
-  if (position !== 0 && (position < 2 || bytes[position - 2] !== 13 || bytes[position - 1] !== 10)) throw parseFailure('no opening boundary');
+  if (position !== 0 && (position < 2 || bytes[position - 2] !== 13 || bytes[position - 1] !== 10))
+    throw parseFailure('no opening boundary');
   const nextDelimiter = utf8Encode(`\r\n--${boundary}`);
   for (;;) {
     position += delimiter.length;
     if (bytes[position] === HYPHENS[0] && bytes[position + 1] === HYPHENS[1]) return entries; // the close delimiter
     while (bytes[position] === 32 || bytes[position] === 9) position++; // transport padding
-    if (bytes[position] !== CRLF[0] || bytes[position + 1] !== CRLF[1]) throw parseFailure('a boundary is not followed by a line break');
+    if (bytes[position] !== CRLF[0] || bytes[position + 1] !== CRLF[1])
+      throw parseFailure('a boundary is not followed by a line break');
     position += 2;
     const headerEnd = indexOf(bytes, utf8Encode('\r\n\r\n'), position);
     if (headerEnd < 0) throw parseFailure('a part has no end of headers');
@@ -136,9 +144,9 @@ export function parseMultipart(bytes: Uint8Array, boundary: string): [string, Fo
     if (name === undefined) throw parseFailure('a part has no name');
     const content = bytes.slice(bodyStart, bodyEnd);
     const filename = params.get('filename');
-    if (filename !== undefined) entries.push([name, new File([content], filename, { type: headers.get('content-type') ?? '' })]);
+    if (filename !== undefined)
+      entries.push([name, new File([content], filename, { type: headers.get('content-type') ?? '' })]);
     else entries.push([name, utf8Decode(content)]);
     position = bodyEnd + 2;
   }
 }
-

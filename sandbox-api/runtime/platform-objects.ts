@@ -6,14 +6,19 @@
 const { getPrototypeOf, values } = Object;
 const SafeSet = Set;
 
-const isObject = (value: unknown): value is object => (typeof value === 'object' || typeof value === 'function') && value !== null;
+const isObject = (value: unknown): value is object =>
+  (typeof value === 'object' || typeof value === 'function') && value !== null;
 
 /**
  * `globals` are the values the runtime defined as globals; `modules` the exports of the runtime
  * modules loaded so far (read at every call: a module loaded later adds its classes).
  * `serializableValues` are left out (Blob, File, DOMException: structuredClone copies those).
  */
-export function createPlatformCheck(globals: readonly unknown[], serializableValues: readonly unknown[], modules: () => readonly object[]) {
+export function createPlatformCheck(
+  globals: readonly unknown[],
+  serializableValues: readonly unknown[],
+  modules: () => readonly object[],
+) {
   const serializable = new SafeSet(serializableValues);
   let known = new SafeSet<unknown>();
   let loaded = -1;
@@ -23,12 +28,14 @@ export function createPlatformCheck(globals: readonly unknown[], serializableVal
       known = new SafeSet();
       for (const candidate of [...globals, ...exports.flatMap((entry) => values(entry))]) {
         if (serializable.has(candidate)) continue;
-        const prototype = typeof candidate === 'function' ? (candidate as { prototype?: unknown }).prototype : candidate;
+        const prototype =
+          typeof candidate === 'function' ? (candidate as { prototype?: unknown }).prototype : candidate;
         if (isObject(prototype)) known.add(prototype);
       }
       loaded = exports.length;
     }
-    for (let current: object | null = value; current !== null; current = getPrototypeOf(current)) if (known.has(current)) return true;
+    for (let current: object | null = value; current !== null; current = getPrototypeOf(current))
+      if (known.has(current)) return true;
     return false;
   };
 }

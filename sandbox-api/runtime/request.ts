@@ -1,7 +1,18 @@
 // The isolate's Request class (Fetch standard, as a server runtime has it). URLs are parsed by the
 // host's parser passed in; relative URLs have no base here and throw. A body may be a stream (with
 // `duplex: 'half'`, as the standard requires); `signal` follows the signal it was made with.
-import { BodyCarrier, bindBodyHeaders, bodyStateOf, cloneBody, emptyBody, extractBody, isNullBody, isUnusable, takeBody, type BodyState } from './body.ts';
+import {
+  BodyCarrier,
+  bindBodyHeaders,
+  bodyStateOf,
+  cloneBody,
+  emptyBody,
+  extractBody,
+  isNullBody,
+  isUnusable,
+  takeBody,
+  type BodyState,
+} from './body.ts';
 import { Headers, type HeadersInit } from './headers.ts';
 import { signalOf, signalSources } from './signals.ts';
 import type { ParseUrl } from './url.ts';
@@ -52,7 +63,8 @@ export function createRequestClass(parseUrl: ParseUrl) {
     }
 
     constructor(input: unknown, init?: RequestInit | null) {
-      if (init !== undefined && init !== null && typeof init !== 'object') throw new TypeError('Request init must be an object');
+      if (init !== undefined && init !== null && typeof init !== 'object')
+        throw new TypeError('Request init must be an object');
       const options: RequestInit = init ?? {};
       const source = input !== null && typeof input === 'object' && #method in input ? (input as Request) : null;
       let url: string;
@@ -65,25 +77,33 @@ export function createRequestClass(parseUrl: ParseUrl) {
         }
         url = record.href;
       }
-      const method = options.method !== undefined ? normalizeMethod(options.method) : (source !== null ? source.#method : 'GET');
-      const redirect = options.redirect !== undefined ? options.redirect : (source !== null ? source.#redirect : 'follow');
+      const method =
+        options.method !== undefined ? normalizeMethod(options.method) : source !== null ? source.#method : 'GET';
+      const redirect =
+        options.redirect !== undefined ? options.redirect : source !== null ? source.#redirect : 'follow';
       if (!REDIRECT_MODES.includes(redirect)) throw new TypeError(`'${String(redirect)}' is not a valid redirect mode`);
-      const headers = new Headers(options.headers !== undefined ? options.headers : source !== null ? source.#headers : undefined);
+      const headers = new Headers(
+        options.headers !== undefined ? options.headers : source !== null ? source.#headers : undefined,
+      );
       const signals = signalSources(options, source !== null ? source.#signals : []);
       let body: BodyState = emptyBody();
       if (options.body !== undefined && options.body !== null) {
-        if (method === 'GET' || method === 'HEAD') throw new TypeError('Request with GET/HEAD method cannot have body.');
+        if (method === 'GET' || method === 'HEAD')
+          throw new TypeError('Request with GET/HEAD method cannot have body.');
         const extracted = extractBody(options.body);
         if (extracted.stream !== null && options.duplex !== 'half') {
           throw new TypeError("RequestInit: duplex option is required when sending a body stream ({ duplex: 'half' })");
         }
         body = { bytes: extracted.bytes, host: null, stream: extracted.stream, used: false };
-        if (extracted.contentType !== null && !headers.has('content-type')) headers.set('content-type', extracted.contentType);
+        if (extracted.contentType !== null && !headers.has('content-type'))
+          headers.set('content-type', extracted.contentType);
       } else if (source !== null && options.body === undefined) {
         const state = bodyStateOf(source);
         if (!isNullBody(state)) {
-          if (isUnusable(state)) throw new TypeError('Cannot construct a Request with a Request whose body has already been read');
-          if (method === 'GET' || method === 'HEAD') throw new TypeError('Request with GET/HEAD method cannot have body.');
+          if (isUnusable(state))
+            throw new TypeError('Cannot construct a Request with a Request whose body has already been read');
+          if (method === 'GET' || method === 'HEAD')
+            throw new TypeError('Request with GET/HEAD method cannot have body.');
           body = takeBody(state); // the new request takes the body over, as in the spec
         }
       }

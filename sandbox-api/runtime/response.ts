@@ -1,7 +1,17 @@
 // The isolate's Response class (Fetch standard) plus the runtime-only ways to make one: fetched
 // responses (immutable headers, url, redirected, a body still at the host) and serialization to
 // SandboxResponse, whose body is bytes or, when it is a stream, sent on as it is produced.
-import { BodyCarrier, bindBodyHeaders, bodyStateOf, cloneBody, emptyBody, extractBody, isNullBody, isUnusable, type BodyState } from './body.ts';
+import {
+  BodyCarrier,
+  bindBodyHeaders,
+  bodyStateOf,
+  cloneBody,
+  emptyBody,
+  extractBody,
+  isNullBody,
+  isUnusable,
+  type BodyState,
+} from './body.ts';
 import type { BridgeResponse, SandboxResponse } from './contract.ts';
 import type { HostBodySource } from './modules/streams.ts';
 import { Headers, crossingHeaderPairs, setHeadersGuard, type HeadersInit } from './headers.ts';
@@ -52,11 +62,15 @@ export function createResponseClass(parseUrl: ParseUrl) {
     }
 
     constructor(body: unknown = null, init?: ResponseInit | null) {
-      if (init !== undefined && init !== null && typeof init !== 'object') throw new TypeError('Response init must be an object');
+      if (init !== undefined && init !== null && typeof init !== 'object')
+        throw new TypeError('Response init must be an object');
       const options: ResponseInit = init ?? {};
       const status = options.status === undefined ? 200 : toUnsignedShort(options.status);
       if (status < 200 || status > 599) {
-        throw new RangeError(`Failed to construct 'Response': The status provided (${String(options.status)}) is outside the range [200, 599].`);
+        throw new RangeError(
+          `Failed to construct 'Response': The status provided ` +
+            `(${String(options.status)}) is outside the range [200, 599].`,
+        );
       }
       const statusText = options.statusText === undefined ? '' : String(options.statusText);
       if (!/^[\t\u0020-\u007e\u0080-\u00ff]*$/.test(statusText)) throw new TypeError('Invalid statusText');
@@ -65,7 +79,8 @@ export function createResponseClass(parseUrl: ParseUrl) {
       if ((extracted.bytes !== null || extracted.stream !== null) && NULL_BODY_STATUSES.includes(status)) {
         throw new TypeError(`Response with null body status (${status}) cannot have body`);
       }
-      if (extracted.contentType !== null && !headers.has('content-type')) headers.set('content-type', extracted.contentType);
+      if (extracted.contentType !== null && !headers.has('content-type'))
+        headers.set('content-type', extracted.contentType);
       super({ bytes: extracted.bytes, host: null, stream: extracted.stream, used: false });
       bindBodyHeaders(this, headers);
       this.#fields = { status, statusText, type: 'default', url: '', redirected: false };
@@ -163,7 +178,13 @@ export function createResponseClass(parseUrl: ParseUrl) {
     if (NULL_BODY_STATUSES.includes(status)) more?.cancel();
     else if (more !== null) state.host = more;
     else state.bytes = value.body;
-    Object.assign(fieldsOf(response), { status, statusText: value.statusText, type: 'basic', url: value.url, redirected: value.redirected });
+    Object.assign(fieldsOf(response), {
+      status,
+      statusText: value.statusText,
+      type: 'basic',
+      url: value.url,
+      redirected: value.redirected,
+    });
     return response;
   }
 

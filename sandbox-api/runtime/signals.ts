@@ -27,7 +27,8 @@ export function signalSources(init: { signal?: unknown }, inherited: readonly ob
   if (signal === undefined) return inherited;
   if (signal === null) return [];
   const internals = runtime?.loadedInternals() ?? null;
-  if (internals === null || !internals.isAbortSignal(signal)) throw new TypeError("Failed to construct 'Request': member signal is not of type AbortSignal.");
+  if (internals === null || !internals.isAbortSignal(signal))
+    throw new TypeError("Failed to construct 'Request': member signal is not of type AbortSignal.");
   return [signal as object];
 }
 
@@ -42,7 +43,10 @@ export function signalOf(sources: readonly object[]): object {
  * returned `reason()` is that reason (undefined while none aborted), and `done()` stops watching.
  * Throws the reason at once when a signal is aborted already.
  */
-export function watchAbort(sources: readonly object[], onAbort: (reason: unknown) => void): { aborted(): boolean; reason(): unknown; done(): void } {
+export function watchAbort(
+  sources: readonly object[],
+  onAbort: (reason: unknown) => void,
+): { aborted(): boolean; reason(): unknown; done(): void } {
   let fired = false;
   let reason: unknown;
   const internals = sources.length === 0 ? null : (runtime?.loadedInternals() ?? null);

@@ -23,7 +23,8 @@ function unbound(): never {
 // The runtime calls these; each forwards to the primitive bound after deserialization.
 const forwarders = Object.create(null) as Record<string, (...args: unknown[]) => unknown>;
 for (const name of PRIMITIVE_NAMES) {
-  forwarders[name] = (...args: unknown[]) => (bound === null ? unbound() : (bound[name] as (...call: unknown[]) => unknown)(...args));
+  forwarders[name] = (...args: unknown[]) =>
+    bound === null ? unbound() : (bound[name] as (...call: unknown[]) => unknown)(...args);
 }
 const api: RuntimeApi = defineRuntime(forwarders as unknown as RawPrimitives);
 hardenRealm({ deferRetouched: true, runtimeHidden: RUNTIME_HIDDEN });
@@ -43,4 +44,9 @@ function bootstrap(...primitives: unknown[]): RuntimeApi {
   return api;
 }
 
-Object.defineProperty(globalThis, BOOTSTRAP, { value: bootstrap, writable: false, enumerable: false, configurable: true });
+Object.defineProperty(globalThis, BOOTSTRAP, {
+  value: bootstrap,
+  writable: false,
+  enumerable: false,
+  configurable: true,
+});

@@ -57,7 +57,8 @@ function renderSites(sites: unknown): string | null {
   let frames = '';
   try {
     const shown = sites.length < MAX_RECORDED_FRAMES ? sites.length : MAX_RECORDED_FRAMES;
-    for (let index = 0; index < shown; index++) frames += `\n    at ${oneLine(apply(callSiteToString, sites[index], []))}`;
+    for (let index = 0; index < shown; index++)
+      frames += `\n    at ${oneLine(apply(callSiteToString, sites[index], []))}`;
     if (sites.length > shown) frames += `\n    ... ${sites.length - shown} more`;
   } catch {
     return null;
@@ -94,7 +95,8 @@ const prepareStackTrace = (error: unknown, sites: unknown): unknown => {
   if (learning) {
     const site = isArray(sites) ? sites[0] : undefined;
     callSiteProto = isObject(site) ? (getPrototypeOf(site) as object) : undefined;
-    callSiteToString = callSiteProto === undefined ? undefined : (callSiteProto as { toString(this: unknown): string }).toString;
+    callSiteToString =
+      callSiteProto === undefined ? undefined : (callSiteProto as { toString(this: unknown): string }).toString;
     return '';
   }
   const frames = record(error, sites);

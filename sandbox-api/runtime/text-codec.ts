@@ -16,7 +16,8 @@ export class TextEncoder {
 
   encodeInto(source: string, destination: Uint8Array): { read: number; written: number } {
     const text = `${source}`;
-    if (!(destination instanceof Uint8Array)) throw new TypeError('TextEncoder.encodeInto: destination must be a Uint8Array');
+    if (!(destination instanceof Uint8Array))
+      throw new TypeError('TextEncoder.encodeInto: destination must be a Uint8Array');
     return encodeIntoBuffer(text, destination);
   }
 
@@ -31,7 +32,8 @@ const EMPTY = new Uint8Array(0);
 /** A WebIDL dictionary argument: undefined and null are empty; anything else must be an object. */
 function dictionary(value: unknown, what: string): Record<string, unknown> | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' && typeof value !== 'function') throw new TypeError(`${what}: the options must be an object`);
+  if (typeof value !== 'object' && typeof value !== 'function')
+    throw new TypeError(`${what}: the options must be an object`);
   return value as Record<string, unknown>;
 }
 
@@ -44,8 +46,10 @@ const detached = (buffer: ArrayBufferLike): boolean => (buffer as { detached?: b
  */
 function bytesOf(input: unknown): Uint8Array {
   if (input instanceof ArrayBuffer) return detached(input) ? EMPTY : new Uint8Array(input);
-  if (ArrayBuffer.isView(input)) return detached(input.buffer) ? EMPTY : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-  // decode() takes an [AllowShared] BufferSource: a SharedArrayBuffer too (decoded here, or copied on its way to the host).
+  if (ArrayBuffer.isView(input))
+    return detached(input.buffer) ? EMPTY : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+  // decode() takes an [AllowShared] BufferSource: a SharedArrayBuffer too (decoded here, or copied on its way to the
+  // host).
   if (sharedBufferLength(input) !== undefined) return new Uint8Array(input as SharedArrayBuffer);
   throw new TypeError('TextDecoder.decode: the input must be an ArrayBuffer or ArrayBufferView');
 }
@@ -64,7 +68,9 @@ export function createTextDecoderClass(encodings: () => EncodingExports) {
       this.#fatal = Boolean(settings?.fatal);
       this.#ignoreBOM = Boolean(settings?.ignoreBOM);
       // Only ASCII whitespace is trimmed and only ASCII letters fold (the standard's "get an encoding").
-      const key = text.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, '').replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+      const key = text
+        .replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, '')
+        .replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
       if (UTF8_LABELS.includes(key)) {
         this.#encoding = 'utf-8';
         this.#decoder = new Utf8Decoder(this.#fatal, this.#ignoreBOM);
@@ -72,7 +78,8 @@ export function createTextDecoderClass(encodings: () => EncodingExports) {
       }
       const module = encodings();
       const encoding = module.encodingOf(key);
-      if (encoding === null || encoding === 'replacement') throw new RangeError(`TextDecoder: the encoding label '${text}' is not supported`);
+      if (encoding === null || encoding === 'replacement')
+        throw new RangeError(`TextDecoder: the encoding label '${text}' is not supported`);
       this.#encoding = encoding;
       this.#decoder = module.createDecoder(encoding, this.#fatal, this.#ignoreBOM);
     }

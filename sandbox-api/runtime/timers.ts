@@ -50,8 +50,10 @@ export function createTimers(primitives: TimerPrimitives) {
   // Each global its own function named as HTML spells it, with WebIDL's length (optional
   // arguments do not count); one list of ids, so either clear function clears either kind.
   return {
-    setTimeout: (callback: unknown, delay: unknown = 0, ...args: unknown[]): number => schedule(callback, delay, args, false),
-    setInterval: (callback: unknown, delay: unknown = 0, ...args: unknown[]): number => schedule(callback, delay, args, true),
+    setTimeout: (callback: unknown, delay: unknown = 0, ...args: unknown[]): number =>
+      schedule(callback, delay, args, false),
+    setInterval: (callback: unknown, delay: unknown = 0, ...args: unknown[]): number =>
+      schedule(callback, delay, args, true),
     clearTimeout: (id: unknown = 0): void => clear(id),
     clearInterval: (id: unknown = 0): void => clear(id),
     /** The worker says timer `id` is due. Unknown or cleared ids are ignored. */

@@ -31,7 +31,8 @@ export function createUrlCache(parseUrl: ParseUrl): UrlCache {
       if (!Array.isArray(entries)) return;
       for (const entry of entries) {
         // The envelope comes from the host, but stay defensive: only well-formed pairs are kept.
-        if (!Array.isArray(entry) || typeof entry[0] !== 'string' || typeof entry[1] !== 'object' || entry[1] === null) continue;
+        if (!Array.isArray(entry) || typeof entry[0] !== 'string' || typeof entry[1] !== 'object' || entry[1] === null)
+          continue;
         const record = entry[1] as UrlRecord;
         if (typeof record.href !== 'string' || typeof record.protocol !== 'string') continue;
         remember(entry[0], record);

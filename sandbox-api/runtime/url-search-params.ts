@@ -1,7 +1,15 @@
 // URLSearchParams per the WHATWG URL standard (application/x-www-form-urlencoded parsing and
 // serializing). Pure: the URL class binds it to a URL through `bindSearchParams`, never a global.
 import { utf8Decode, utf8Encode } from './utf8.ts';
-import { defineIterable, failed, forEachPair, pairIterators, requireArguments, toPairs, toUSVString } from './webidl.ts';
+import {
+  defineIterable,
+  failed,
+  forEachPair,
+  pairIterators,
+  requireArguments,
+  toPairs,
+  toUSVString,
+} from './webidl.ts';
 
 type Pair = [string, string];
 
@@ -67,8 +75,13 @@ export function encodeUrlencoded(input: string): string {
   let out = '';
   for (const byte of utf8Encode(input)) {
     const isPlain =
-      (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) ||
-      byte === 0x2a || byte === 0x2d || byte === 0x2e || byte === 0x5f;
+      (byte >= 0x30 && byte <= 0x39) ||
+      (byte >= 0x41 && byte <= 0x5a) ||
+      (byte >= 0x61 && byte <= 0x7a) ||
+      byte === 0x2a ||
+      byte === 0x2d ||
+      byte === 0x2e ||
+      byte === 0x5f;
     if (isPlain) out += String.fromCharCode(byte);
     else if (byte === 0x20) out += '+';
     else out += '%' + HEX[byte >> 4] + HEX[byte & 15];
@@ -85,14 +98,18 @@ let replaceList: (params: URLSearchParams, list: Pair[]) => void;
 let setUpdateSteps: (params: URLSearchParams, steps: (serialized: string) => void) => void;
 
 /** Lets the URL class replace the list (URL changed) and hear about mutations (params changed). */
-export function bindSearchParams(params: URLSearchParams, onUpdate: (serialized: string) => void): (query: string) => void {
+export function bindSearchParams(
+  params: URLSearchParams,
+  onUpdate: (serialized: string) => void,
+): (query: string) => void {
   setUpdateSteps(params, onUpdate);
   return (query) => replaceList(params, parseUrlencoded(query.startsWith('?') ? query.slice(1) : query));
 }
 
 /** WebIDL's conversion of `(sequence<sequence<USVString>> or record<USVString, USVString> or USVString)`. */
 function convertInit(init: unknown): Pair[] {
-  if (init !== null && (typeof init === 'object' || typeof init === 'function')) return toPairs(init, toUSVString, failed('URLSearchParams', 'constructor'));
+  if (init !== null && (typeof init === 'object' || typeof init === 'function'))
+    return toPairs(init, toUSVString, failed('URLSearchParams', 'constructor'));
   const text = toUSVString(init);
   return parseUrlencoded(text.startsWith('?') ? text.slice(1) : text);
 }
@@ -168,7 +185,10 @@ export const URLSearchParams = {
       const val = toUSVString(value);
       const first = this.#list.findIndex(([n]) => n === key);
       if (first < 0) this.#list.push([key, val]);
-      else this.#list = this.#list.flatMap((pair, i): Pair[] => (i === first ? [[key, val]] : pair[0] === key ? [] : [pair]));
+      else
+        this.#list = this.#list.flatMap((pair, i): Pair[] =>
+          i === first ? [[key, val]] : pair[0] === key ? [] : [pair],
+        );
       this.#update();
     }
 
@@ -178,7 +198,10 @@ export const URLSearchParams = {
       this.#update();
     }
 
-    forEach(callback: (value: string, name: string, params: URLSearchParams) => void, thisArg: unknown = undefined): void {
+    forEach(
+      callback: (value: string, name: string, params: URLSearchParams) => void,
+      thisArg: unknown = undefined,
+    ): void {
       forEachPair(this, listOf, callback, thisArg, 'URLSearchParams');
     }
 

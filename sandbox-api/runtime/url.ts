@@ -9,7 +9,8 @@ export type ParseUrl = (input: string, base: string | undefined) => UrlRecord | 
 export type SetUrlComponent = (href: string, component: UrlComponent, value: string) => UrlRecord | null;
 
 export function createUrlClass(parseUrl: ParseUrl, setUrlComponent: SetUrlComponent) {
-  const parse = (url: unknown, base: unknown): UrlRecord | null => parseUrl(toUSVString(url), base === undefined ? undefined : toUSVString(base));
+  const parse = (url: unknown, base: unknown): UrlRecord | null =>
+    parseUrl(toUSVString(url), base === undefined ? undefined : toUSVString(base));
 
   // The class is a property value named as the standard spells it: the bundler renames bindings
   // (URL is a global other bundled modules use: it named this class URL2), never property keys,

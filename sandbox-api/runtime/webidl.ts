@@ -11,12 +11,18 @@ const ITERATOR_PROTOTYPE = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol
 
 /** The prefix of a TypeError an operation throws, as browsers word it. */
 export function failed(interfaceName: string, method: string): string {
-  return method === 'constructor' ? `Failed to construct '${interfaceName}'` : `Failed to execute '${method}' on '${interfaceName}'`;
+  return method === 'constructor'
+    ? `Failed to construct '${interfaceName}'`
+    : `Failed to execute '${method}' on '${interfaceName}'`;
 }
 
 /** WebIDL's "N arguments required" TypeError for a call with fewer. */
 export function requireArguments(given: number, required: number, interfaceName: string, method: string): void {
-  if (given < required) throw new TypeError(`${failed(interfaceName, method)}: ${required} argument${required === 1 ? '' : 's'} required, but only ${given} present.`);
+  if (given < required)
+    throw new TypeError(
+      `${failed(interfaceName, method)}: ${required} argument${required === 1 ? '' : 's'} ` +
+        `required, but only ${given} present.`,
+    );
 }
 
 /** ToString as WebIDL does it: a Symbol is a TypeError (String(symbol) would not throw). */
@@ -32,7 +38,8 @@ export function toUSVString(value: unknown): string {
 /** DOMString whose code units must all be bytes. */
 export function toByteString(value: unknown): string {
   const text = toDOMString(value);
-  if (/[^\u0000-\u00ff]/.test(text)) throw new TypeError(`The string contains a character above U+00FF: "${text.slice(0, 64)}"`);
+  if (/[^\u0000-\u00ff]/.test(text))
+    throw new TypeError(`The string contains a character above U+00FF: "${text.slice(0, 64)}"`);
   return text;
 }
 
@@ -40,7 +47,11 @@ export function toByteString(value: unknown): string {
  * WebIDL's record<K, V> conversion: own enumerable string and symbol keys in [[OwnPropertyKeys]]
  * order, each key converted before its value is read; a key seen again keeps its first position.
  */
-export function toRecord(object: object, convertKey: (key: unknown) => string, convertValue: (value: unknown) => string): [string, string][] {
+export function toRecord(
+  object: object,
+  convertKey: (key: unknown) => string,
+  convertValue: (value: unknown) => string,
+): [string, string][] {
   const result = new Map<string, string>();
   for (const key of Reflect.ownKeys(object)) {
     const descriptor = Reflect.getOwnPropertyDescriptor(object, key);
@@ -56,14 +67,17 @@ export function toRecord(object: object, convertKey: (key: unknown) => string, c
  * each item converted as it is taken.
  */
 export function toSequence<T>(object: object, method: unknown, convert: (item: unknown) => T, what: string): T[] {
-  if (typeof method !== 'function') throw new TypeError(`${what}: The provided value cannot be converted to a sequence.`);
+  if (typeof method !== 'function')
+    throw new TypeError(`${what}: The provided value cannot be converted to a sequence.`);
   const iterator = Reflect.apply(method, object, []) as Iterator<unknown>;
-  if (iterator === null || (typeof iterator !== 'object' && typeof iterator !== 'function')) throw new TypeError(`${what}: the iterator is not an object`);
+  if (iterator === null || (typeof iterator !== 'object' && typeof iterator !== 'function'))
+    throw new TypeError(`${what}: the iterator is not an object`);
   const next = iterator.next;
   const items: T[] = [];
   for (;;) {
     const step = Reflect.apply(next, iterator, []) as IteratorResult<unknown>;
-    if (step === null || (typeof step !== 'object' && typeof step !== 'function')) throw new TypeError(`${what}: the iterator result is not an object`);
+    if (step === null || (typeof step !== 'object' && typeof step !== 'function'))
+      throw new TypeError(`${what}: the iterator result is not an object`);
     if (step.done) return items;
     items.push(convert(step.value));
   }
@@ -76,11 +90,18 @@ export function toSequence<T>(object: object, method: unknown, convert: (item: u
 export function toPairs(init: object, convert: (value: unknown) => string, what: string): [string, string][] {
   const method = (init as Record<PropertyKey, unknown>)[Symbol.iterator];
   if (method === undefined || method === null) return toRecord(init, convert, convert);
-  const pairs = toSequence(init, method, (item) => {
-    if (item === null || (typeof item !== 'object' && typeof item !== 'function')) throw new TypeError(`${what}: each pair must be an iterable [name, value]`);
-    return toSequence(item, (item as Record<PropertyKey, unknown>)[Symbol.iterator], convert, what);
-  }, what);
-  for (const pair of pairs) if (pair.length !== 2) throw new TypeError(`${what}: each pair must have exactly two items`);
+  const pairs = toSequence(
+    init,
+    method,
+    (item) => {
+      if (item === null || (typeof item !== 'object' && typeof item !== 'function'))
+        throw new TypeError(`${what}: each pair must be an iterable [name, value]`);
+      return toSequence(item, (item as Record<PropertyKey, unknown>)[Symbol.iterator], convert, what);
+    },
+    what,
+  );
+  for (const pair of pairs)
+    if (pair.length !== 2) throw new TypeError(`${what}: each pair must have exactly two items`);
   return pairs as [string, string][];
 }
 
@@ -90,7 +111,12 @@ export function toPairs(init: object, convert: (value: unknown) => string, what:
  * make them: making each enumerable reshapes every prototype, a cost to every isolate.
  */
 export function defineInterface(prototype: object, name: string): void {
-  Object.defineProperty(prototype, Symbol.toStringTag, { value: name, writable: false, enumerable: false, configurable: true });
+  Object.defineProperty(prototype, Symbol.toStringTag, {
+    value: name,
+    writable: false,
+    enumerable: false,
+    configurable: true,
+  });
 }
 
 /**
@@ -99,7 +125,10 @@ export function defineInterface(prototype: object, name: string): void {
  * frozen like the built-ins, the first time one is asked for: an isolate that never iterates does
  * not hold it.
  */
-export function pairIterators<T>(name: string, pairsOf: (target: T) => Pairs): (target: T, kind: IterationKind) => object {
+export function pairIterators<T>(
+  name: string,
+  pairsOf: (target: T) => Pairs,
+): (target: T, kind: IterationKind) => object {
   let make: ((target: T, kind: IterationKind) => object) | null = null;
   return (target, kind) => (make ??= iteratorMaker(name, pairsOf))(target, kind);
 }
@@ -143,7 +172,13 @@ function iteratorMaker<T>(name: string, pairsOf: (target: T) => Pairs): (target:
 }
 
 /** WebIDL's forEach of a pair iterable: the list is read again after every callback. */
-export function forEachPair<T>(target: T, pairsOf: (target: T) => Pairs, callback: unknown, thisArg: unknown, what: string): void {
+export function forEachPair<T>(
+  target: T,
+  pairsOf: (target: T) => Pairs,
+  callback: unknown,
+  thisArg: unknown,
+  what: string,
+): void {
   if (typeof callback !== 'function') throw new TypeError(`${what}.forEach: the callback is not a function`);
   for (let index = 0; index < pairsOf(target).length; index++) {
     const [key, value] = pairsOf(target)[index];
@@ -157,5 +192,10 @@ export function forEachPair<T>(target: T, pairsOf: (target: T) => Pairs, callbac
  */
 export function defineIterable(prototype: { entries: unknown }, name: string): void {
   defineInterface(prototype, name);
-  Object.defineProperty(prototype, Symbol.iterator, { value: prototype.entries, writable: true, enumerable: false, configurable: true });
+  Object.defineProperty(prototype, Symbol.iterator, {
+    value: prototype.entries,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
 }

@@ -22,25 +22,29 @@ export interface OverrunFigures {
 export async function measureTimeoutOverrun(samples = 9, deadlineMs = 100): Promise<OverrunFigures> {
   const fixtures = generateFixtures({ trivial: 0, spinners: 1 });
   try {
-    return await withHost(fixtures, { workers: 2, limits: { dispatchTimeoutMs: deadlineMs, ...NO_BREAKER } }, async (host) => {
-      const url = host.endpoints['spin-0'];
-      // node:http over one kept-alive connection, as the startup pass: `fetch`'s own work in this
-      // process (about 0.35 ms per request) would be counted as the host's overrun.
-      const client = sequentialClient();
-      try {
-        await client.request(url); // the first also creates the isolate (inside its deadline) and demotes the spinner
-        const overruns: number[] = [];
-        const statuses: Record<number, number> = {};
-        for (let i = 0; i < samples; i++) {
-          const { ms, status } = await client.request(url);
-          statuses[status] = (statuses[status] ?? 0) + 1;
-          if (status === 504) overruns.push(round(ms - deadlineMs));
+    return await withHost(
+      fixtures,
+      { workers: 2, limits: { dispatchTimeoutMs: deadlineMs, ...NO_BREAKER } },
+      async (host) => {
+        const url = host.endpoints['spin-0'];
+        // node:http over one kept-alive connection, as the startup pass: `fetch`'s own work in this
+        // process (about 0.35 ms per request) would be counted as the host's overrun.
+        const client = sequentialClient();
+        try {
+          await client.request(url); // the first also creates the isolate (inside its deadline) and demotes the spinner
+          const overruns: number[] = [];
+          const statuses: Record<number, number> = {};
+          for (let i = 0; i < samples; i++) {
+            const { ms, status } = await client.request(url);
+            statuses[status] = (statuses[status] ?? 0) + 1;
+            if (status === 504) overruns.push(round(ms - deadlineMs));
+          }
+          return { medianMs: round(median(overruns)), samplesMs: overruns, statuses };
+        } finally {
+          client.close();
         }
-        return { medianMs: round(median(overruns)), samplesMs: overruns, statuses };
-      } finally {
-        client.close();
-      }
-    });
+      },
+    );
   } finally {
     rmSync(fixtures, { recursive: true, force: true });
   }
@@ -79,43 +83,49 @@ function sumCounter(metrics: string, name: string): number {
 export async function measureNeighbour(rounds: number, roundMs: number): Promise<NeighbourFigures> {
   const fixtures = generateFixtures({ trivial: 1, spinners: 2, allocators: 2 });
   try {
-    return await withHost(fixtures, { workers: 2, limits: { dispatchTimeoutMs: 1_000, memoryLimitMb: 64, ...NO_BREAKER } }, async (host) => {
-      const url = host.endpoints['bench-0000'];
-      const attackers = ATTACKERS.map((name) => host.endpoints[name]);
-      await runLoad({ url, concurrency: 4, durationMs: 1_000 });
-      const quiet: number[] = [];
-      const underAttack: number[] = [];
-      const attackerStatuses: Record<number, number> = {};
-      for (let i = 0; i < rounds; i++) {
-        quiet.push(percentile((await runLoad({ url, concurrency: 4, durationMs: roundMs })).latenciesMs, 99));
-        let attacking = true;
-        const attack = Promise.all(
-          attackers.map(async (attackUrl) => {
-            while (attacking) {
-              const { status } = await timedRequest(attackUrl);
-              if (attacking) attackerStatuses[status] = (attackerStatuses[status] ?? 0) + 1;
-            }
-          }),
-        );
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        underAttack.push(percentile((await runLoad({ url, concurrency: 4, durationMs: roundMs })).latenciesMs, 99));
-        attacking = false;
-        await attack; // each attacker's last request ends by its deadline
-      }
-      const metrics = await (await fetch(`${host.url}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } })).text();
-      return {
-        quiet: round(median(quiet)),
-        underAttack: round(median(underAttack)),
-        attackerStatuses,
-        quietRounds: quiet.map((v) => round(v)),
-        underAttackRounds: underAttack.map((v) => round(v)),
-        attackerMoves: {
-          demotions: sumCounter(metrics, 'integration_host_demotions_total'),
-          schedIdleDemotions: sumCounter(metrics, 'integration_host_sched_idle_demotions_total'),
-          schedIdleReturns: sumCounter(metrics, 'integration_host_sched_idle_returns_total'),
-        },
-      };
-    });
+    return await withHost(
+      fixtures,
+      { workers: 2, limits: { dispatchTimeoutMs: 1_000, memoryLimitMb: 64, ...NO_BREAKER } },
+      async (host) => {
+        const url = host.endpoints['bench-0000'];
+        const attackers = ATTACKERS.map((name) => host.endpoints[name]);
+        await runLoad({ url, concurrency: 4, durationMs: 1_000 });
+        const quiet: number[] = [];
+        const underAttack: number[] = [];
+        const attackerStatuses: Record<number, number> = {};
+        for (let i = 0; i < rounds; i++) {
+          quiet.push(percentile((await runLoad({ url, concurrency: 4, durationMs: roundMs })).latenciesMs, 99));
+          let attacking = true;
+          const attack = Promise.all(
+            attackers.map(async (attackUrl) => {
+              while (attacking) {
+                const { status } = await timedRequest(attackUrl);
+                if (attacking) attackerStatuses[status] = (attackerStatuses[status] ?? 0) + 1;
+              }
+            }),
+          );
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          underAttack.push(percentile((await runLoad({ url, concurrency: 4, durationMs: roundMs })).latenciesMs, 99));
+          attacking = false;
+          await attack; // each attacker's last request ends by its deadline
+        }
+        const metrics = await (
+          await fetch(`${host.url}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } })
+        ).text();
+        return {
+          quiet: round(median(quiet)),
+          underAttack: round(median(underAttack)),
+          attackerStatuses,
+          quietRounds: quiet.map((v) => round(v)),
+          underAttackRounds: underAttack.map((v) => round(v)),
+          attackerMoves: {
+            demotions: sumCounter(metrics, 'integration_host_demotions_total'),
+            schedIdleDemotions: sumCounter(metrics, 'integration_host_sched_idle_demotions_total'),
+            schedIdleReturns: sumCounter(metrics, 'integration_host_sched_idle_returns_total'),
+          },
+        };
+      },
+    );
   } finally {
     rmSync(fixtures, { recursive: true, force: true });
   }

@@ -12,7 +12,11 @@ export interface Child<Info> {
 }
 
 /** `v8Flags`: more flags for the child's Node (a sandbox worker's, to measure what a worker does). */
-export async function startChild<Info>(entry: string, args: string[] = [], v8Flags: readonly string[] = []): Promise<Child<Info>> {
+export async function startChild<Info>(
+  entry: string,
+  args: string[] = [],
+  v8Flags: readonly string[] = [],
+): Promise<Child<Info>> {
   const child = fork(fileURLToPath(new URL(entry, import.meta.url)), args, {
     execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', ...v8Flags],
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],

@@ -60,15 +60,23 @@ async function measureRound(server: Server, concurrency: number, durationMs: num
 
 /**
  * `rounds` interleaved rounds of `durationMs` per server at `concurrency`, after a warm-up of each
- * (5 s unless `warmUpMs` says otherwise). A round during which the rest of the machine used more than `maxOtherCores` is redone
- * (once), so another engineer's test run does not decide the figure.
+ * (5 s unless `warmUpMs` says otherwise). A round during which the rest of the machine used more than `maxOtherCores`
+ * is redone (once), so another engineer's test run does not decide the figure.
  */
 export async function compareServers(
   servers: Server[],
-  options: { concurrency: number; rounds: number; durationMs: number; warmUpMs?: number; maxOtherCores?: number; onRound?: (name: string, round: RoundFigures) => void },
+  options: {
+    concurrency: number;
+    rounds: number;
+    durationMs: number;
+    warmUpMs?: number;
+    maxOtherCores?: number;
+    onRound?: (name: string, round: RoundFigures) => void;
+  },
 ): Promise<Record<string, ServerFigures>> {
   // Long enough for the JIT to settle: a second of warm-up still left optimizing compilers busy.
-  for (const server of servers) await runLoad({ url: server.url, concurrency: options.concurrency, durationMs: options.warmUpMs ?? 5_000 });
+  for (const server of servers)
+    await runLoad({ url: server.url, concurrency: options.concurrency, durationMs: options.warmUpMs ?? 5_000 });
   const rounds = new Map<string, RoundFigures[]>(servers.map((server) => [server.name, []]));
   for (let index = 0; index < options.rounds; index++) {
     for (const server of servers) {

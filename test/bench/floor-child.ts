@@ -9,21 +9,23 @@ import ivm from 'isolated-vm';
 
 const isolate = new ivm.Isolate({ memoryLimit: 32 });
 const context = await isolate.createContext();
-const handler = (await context.eval('(function handle(method, url) { return method === "GET" ? "ok" : url; })', { reference: true })) as ivm.Reference<
-  (method: string, url: string) => string
->;
+const handler = (await context.eval('(function handle(method, url) { return method === "GET" ? "ok" : url; })', {
+  reference: true,
+})) as ivm.Reference<(method: string, url: string) => string>;
 
 const server = http.createServer((req, res) => {
-  handler.apply(undefined, [req.method ?? 'GET', req.url ?? '/'], { arguments: { copy: true }, result: { copy: true } }).then(
-    (text) => {
-      res.setHeader('content-type', 'text/plain');
-      res.end(String(text));
-    },
-    () => {
-      res.statusCode = 500;
-      res.end();
-    },
-  );
+  handler
+    .apply(undefined, [req.method ?? 'GET', req.url ?? '/'], { arguments: { copy: true }, result: { copy: true } })
+    .then(
+      (text) => {
+        res.setHeader('content-type', 'text/plain');
+        res.end(String(text));
+      },
+      () => {
+        res.statusCode = 500;
+        res.end();
+      },
+    );
 });
 server.listen(0, '127.0.0.1', () => {
   process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, pids: [process.pid] });

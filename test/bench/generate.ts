@@ -15,20 +15,31 @@ export default createIntegration({ async fetch() { for (;;) {} } });
 `;
 const ALLOCATE = `import { createIntegration } from 'sandbox-api';
 const hoard: unknown[] = [];
-export default createIntegration({ async fetch() { for (;;) hoard.push(new Array(10_000).fill({ n: hoard.length })); } });
+export default createIntegration({ async fetch() { for (;;) hoard.push(new Array(10_000).fill({ n: hoard.length }));
+  } });
 `;
 
 function writeIntegration(root: string, name: string, script: string): void {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'platform-manifest.yaml'), `name: ${name}\ntitle: ${name}\ndescription: benchmark fixture\norganization: acme\nvisibility: public\nscopes: []\nscript: index.ts\n`);
+  writeFileSync(
+    join(dir, 'platform-manifest.yaml'),
+    `name: ${name}\ntitle: ${name}\ndescription: benchmark fixture\norganization: acme\nvisibility: ` +
+      `public\nscopes: []\nscript: index.ts\n`,
+  );
   writeFileSync(join(dir, 'index.ts'), script);
 }
 
 /** The name prefix of the trivial integrations that the startup section requests one at a time (startup.ts). */
 export const PACED_PREFIX = 'paced';
 
-export function generateFixtures(options: { trivial: number; paced?: number; spinners?: number; allocators?: number; prefix?: string }): string {
+export function generateFixtures(options: {
+  trivial: number;
+  paced?: number;
+  spinners?: number;
+  allocators?: number;
+  prefix?: string;
+}): string {
   const root = mkdtempSync(join(tmpdir(), 'ih-bench-'));
   const prefix = options.prefix ?? 'bench';
   for (let i = 0; i < options.trivial; i++) {

@@ -18,7 +18,9 @@ const logger = { info: consoleLogger.info, warn() {}, error: consoleLogger.error
 const dataDir = options.dataPath === undefined ? mkdtempSync(path.join(tmpdir(), 'ih-bench-host-')) : null;
 const dataPath = dataDir === null ? options.dataPath : path.join(dataDir, 'host.db');
 const host = await createHost({ port: 0, adminToken: BENCH_ADMIN_TOKEN, logger, ...options, dataPath });
-const endpoints = Object.fromEntries(host.devInstallations.filter((d) => d.installation).map((d) => [d.integration, d.installation!.urls.publicEndpoint]));
+const endpoints = Object.fromEntries(
+  host.devInstallations.filter((d) => d.installation).map((d) => [d.integration, d.installation!.urls.publicEndpoint]),
+);
 process.send!({ url: host.url, pids: [process.pid, ...host.supervisor.workerPids()], endpoints });
 const exit = () =>
   void host.close().then(() => {

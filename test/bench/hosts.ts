@@ -27,7 +27,11 @@ export async function startHost(fixtures: string, options: object): Promise<Chil
   return startChild<HostInfo>('./host-child.ts', [JSON.stringify({ dirs: [fixtures], ...options })]);
 }
 
-export async function withHost<T>(fixtures: string, options: object, run: (host: HostInfo, child: Child<HostInfo>) => Promise<T>): Promise<T> {
+export async function withHost<T>(
+  fixtures: string,
+  options: object,
+  run: (host: HostInfo, child: Child<HostInfo>) => Promise<T>,
+): Promise<T> {
   const child = await startHost(fixtures, options);
   try {
     return await run(child.info, child);
@@ -39,9 +43,15 @@ export async function withHost<T>(fixtures: string, options: object, run: (host:
 /** Installs every integration of `fixtures` into a fresh database (and bundles them into a fresh cache). */
 export async function prepareData(fixtures: string): Promise<PreparedData> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ih-bench-data-'));
-  const prepared = { dataPath: path.join(dir, 'host.db'), cacheDir: path.join(dir, 'bundles'), dispose: () => rmSync(dir, { recursive: true, force: true }) };
+  const prepared = {
+    dataPath: path.join(dir, 'host.db'),
+    cacheDir: path.join(dir, 'bundles'),
+    dispose: () => rmSync(dir, { recursive: true, force: true }),
+  };
   try {
-    await withHost(fixtures, { workers: 1, dataPath: prepared.dataPath, cacheDir: prepared.cacheDir }, (host) => setupEventsDelivered(host.url));
+    await withHost(fixtures, { workers: 1, dataPath: prepared.dataPath, cacheDir: prepared.cacheDir }, (host) =>
+      setupEventsDelivered(host.url),
+    );
   } catch (error) {
     prepared.dispose();
     throw error;
@@ -51,9 +61,12 @@ export async function prepareData(fixtures: string): Promise<PreparedData> {
 
 /** Setup events still owed (pending or running) by the host's store, read from its metrics. */
 async function owedSetupEvents(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } })).text();
+  const text = await (
+    await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}` } })
+  ).text();
   const lines = [...text.matchAll(/^integration_host_owed_events\{status="(?:pending|running)"\} (\d+)$/gm)];
-  if (lines.length !== 2) throw new Error('the bench data: the host\'s metrics do not say how many setup events it owes');
+  if (lines.length !== 2)
+    throw new Error("the bench data: the host's metrics do not say how many setup events it owes");
   return lines.reduce((sum, match) => sum + Number(match[1]), 0);
 }
 

@@ -1,10 +1,11 @@
 // Where a live isolate's memory goes, stage by stage, in one process (no host, no IPC): N isolates
 // are kept alive at each stage and the process's resident memory and isolated-vm's heap figures
 // are read per isolate. Not part of `npm run bench`'s JSON; run it by hand (docs/performance.md):
-//   node_modules/.bin/node --no-node-snapshot --expose-gc test/bench/isolate-memory.ts [N] [--memory-limit=MB] [--empty] [--no-context] [--cache] [--probe-gc] [--idle-wait=ms] [--variant=…]
-// V8 flags given to node apply to the isolates as they apply to a sandbox worker's: give it the
-// workers' own (host/sandbox/v8-flags.ts) to measure what a worker does. --expose-gc lets it
-// collect its own heap between stages (and gives the isolates `gc`, which --probe-gc calls).
+//   node_modules/.bin/node --no-node-snapshot --expose-gc test/bench/isolate-memory.ts [N] [--memory-limit=MB]
+// [--empty] [--no-context] [--cache] [--probe-gc] [--idle-wait=ms] [--variant=…] V8 flags given to node apply to the
+// isolates as they apply to a sandbox worker's: give it the workers' own (host/sandbox/v8-flags.ts) to measure what a
+// worker does. --expose-gc lets it collect its own heap between stages (and gives the isolates `gc`, which --probe-gc
+// calls).
 
 import ivm from 'isolated-vm';
 import { readFileSync } from 'node:fs';
@@ -57,7 +58,13 @@ async function heapKb(isolates: ivm.Isolate[]): Promise<Omit<Row, 'stage' | 'rss
     sums.externalKb += stats.externally_allocated_size / 1024;
   }
   const per = (value: number) => Math.round(value / isolates.length);
-  return { physicalKb: per(sums.physicalKb), usedKb: per(sums.usedKb), totalKb: per(sums.totalKb), mallocedKb: per(sums.mallocedKb), externalKb: per(sums.externalKb) };
+  return {
+    physicalKb: per(sums.physicalKb),
+    usedKb: per(sums.usedKb),
+    totalKb: per(sums.totalKb),
+    mallocedKb: per(sums.mallocedKb),
+    externalKb: per(sums.externalKb),
+  };
 }
 
 /** A realm's primitives (realm-primitives.ts) with an owner that does nothing. */
@@ -86,16 +93,28 @@ async function main(): Promise<void> {
   let snapshotScript = await buildSnapshotScript();
   // Experiments only (never the runtime that ships): the bootstrap without one of its steps.
   const variant = args.find((arg) => arg.startsWith('--variant='))?.split('=')[1];
-  if (variant === 'no-harden') snapshotScript = snapshotScript.replace(/hardenRetouched\(\);\s*return api;/, 'return api;');
-  if (variant === 'no-bind') snapshotScript = snapshotScript.replace(/removeGlobals\(\);\s*hardenRetouched\(\);\s*return api;/, 'return api;');
-  const retouchedBody = /makeBuiltInsOverridable\(\);\s*const roots = \[\s*\.\.\.retouchedIntrinsics\(\),\s*\.\.\.hiddenIntrinsics\(\),\s*(\.\.\.globalValues\(\)[^\n]*)\s*\];/;
-  if (variant === 'only-retouched') snapshotScript = snapshotScript.replace(retouchedBody, 'const roots = [...retouchedIntrinsics()];');
-  if (variant === 'only-hidden') snapshotScript = snapshotScript.replace(retouchedBody, 'const roots = [...hiddenIntrinsics()];');
+  if (variant === 'no-harden')
+    snapshotScript = snapshotScript.replace(/hardenRetouched\(\);\s*return api;/, 'return api;');
+  if (variant === 'no-bind')
+    snapshotScript = snapshotScript.replace(/removeGlobals\(\);\s*hardenRetouched\(\);\s*return api;/, 'return api;');
+  const retouchedBody = new RegExp(
+    /makeBuiltInsOverridable\(\);\s*const roots = \[\s*/.source +
+      /\.\.\.retouchedIntrinsics\(\),\s*\.\.\.hiddenIntrinsics\(\),\s*/.source +
+      /(\.\.\.globalValues\(\)[^\n]*)\s*\];/.source,
+  );
+  if (variant === 'only-retouched')
+    snapshotScript = snapshotScript.replace(retouchedBody, 'const roots = [...retouchedIntrinsics()];');
+  if (variant === 'only-hidden')
+    snapshotScript = snapshotScript.replace(retouchedBody, 'const roots = [...hiddenIntrinsics()];');
   if (variant === 'only-globals') snapshotScript = snapshotScript.replace(retouchedBody, 'const roots = [$1];');
-  if (variant === 'only-overridable') snapshotScript = snapshotScript.replace(retouchedBody, 'makeBuiltInsOverridable(); const roots = [];');
-  if (variant === 'only-callsite') snapshotScript = snapshotScript.replace(retouchedBody, 'callSitePrototype(); const roots = [];');
-  if (variant === 'only-stack') snapshotScript = snapshotScript.replace(retouchedBody, 'stackAccessors(); const roots = [];');
-  if (variant !== undefined && snapshotScript === (await buildSnapshotScript())) throw new Error(`variant ${variant} did not apply`);
+  if (variant === 'only-overridable')
+    snapshotScript = snapshotScript.replace(retouchedBody, 'makeBuiltInsOverridable(); const roots = [];');
+  if (variant === 'only-callsite')
+    snapshotScript = snapshotScript.replace(retouchedBody, 'callSitePrototype(); const roots = [];');
+  if (variant === 'only-stack')
+    snapshotScript = snapshotScript.replace(retouchedBody, 'stackAccessors(); const roots = [];');
+  if (variant !== undefined && snapshotScript === (await buildSnapshotScript()))
+    throw new Error(`variant ${variant} did not apply`);
   const snapshot = createRuntimeSnapshot(snapshotScript);
   const modules = await runtimeModules();
   const rows: Row[] = [];
@@ -113,7 +132,11 @@ async function main(): Promise<void> {
       if (empty) contexts.push(await isolate.createContext());
       isolates.push(isolate);
     }
-    rows.push({ stage: empty ? 'empty isolate + context' : 'snapshot isolate, no context', rssKbPerIsolate: Math.round(((await settle()) - base) / count), ...(await heapKb(isolates)) });
+    rows.push({
+      stage: empty ? 'empty isolate + context' : 'snapshot isolate, no context',
+      rssKbPerIsolate: Math.round(((await settle()) - base) / count),
+      ...(await heapKb(isolates)),
+    });
     console.log(JSON.stringify({ count, memoryLimit, execArgv: process.execArgv, rows }));
     return;
   }
@@ -124,7 +147,12 @@ async function main(): Promise<void> {
     contexts.push(await isolate.createContext());
     isolates.push(isolate);
   }
-  const stage = async (name: string) => rows.push({ stage: name, rssKbPerIsolate: Math.round(((await settle()) - base) / count), ...(await heapKb(isolates)) });
+  const stage = async (name: string) =>
+    rows.push({
+      stage: name,
+      rssKbPerIsolate: Math.round(((await settle()) - base) / count),
+      ...(await heapKb(isolates)),
+    });
   await stage('snapshot isolate + context');
   const apis: ivm.Reference[] = [];
   for (let i = 0; i < count; i++) {
@@ -135,19 +163,46 @@ async function main(): Promise<void> {
   for (let i = 0; i < count; i++) {
     const setEntry = (await apis[i].get('setEntry', { reference: true })) as ivm.Reference;
     dispatchers.push((await apis[i].get('dispatchWire', { reference: true })) as ivm.Reference);
-    const script = await isolates[i].compileScript(bundles[i], { filename: `mem-${i}.js`, ...(args.includes('--cache') ? { produceCachedData: true } : {}) });
-    const namespace = (await script.run(contexts[i], { reference: true, ...(args.includes('--timeout') ? { timeout: 10_000 } : {}) })) as ivm.Reference;
+    const script = await isolates[i].compileScript(bundles[i], {
+      filename: `mem-${i}.js`,
+      ...(args.includes('--cache') ? { produceCachedData: true } : {}),
+    });
+    const namespace = (await script.run(contexts[i], {
+      reference: true,
+      ...(args.includes('--timeout') ? { timeout: 10_000 } : {}),
+    })) as ivm.Reference;
     await setEntry.apply(undefined, [namespace.derefInto()]);
   }
   await stage('after the bundle ran');
   const url = 'http://127.0.0.1/';
-  const record = { href: url, origin: 'http://127.0.0.1', protocol: 'http:', username: '', password: '', host: '127.0.0.1', hostname: '127.0.0.1', port: '', pathname: '/', search: '', hash: '' };
+  const record = {
+    href: url,
+    origin: 'http://127.0.0.1',
+    protocol: 'http:',
+    username: '',
+    password: '',
+    host: '127.0.0.1',
+    hostname: '127.0.0.1',
+    port: '',
+    pathname: '/',
+    search: '',
+    hash: '',
+  };
   for (let i = 0; i < count; i++) {
-    const event = { type: 'fetch', eventId: `evt_${i}`, installationId: 'inst_1', request: { method: 'GET', url, headers: [['accept', '*/*']] } };
-    await dispatchers[i].apply(undefined, [JSON.stringify(event), '{"installation":{"id":"inst_1"}}', null, JSON.stringify([[url, record]])], {
-      arguments: { copy: true },
-      result: { promise: true, copy: true },
-    });
+    const event = {
+      type: 'fetch',
+      eventId: `evt_${i}`,
+      installationId: 'inst_1',
+      request: { method: 'GET', url, headers: [['accept', '*/*']] },
+    };
+    await dispatchers[i].apply(
+      undefined,
+      [JSON.stringify(event), '{"installation":{"id":"inst_1"}}', null, JSON.stringify([[url, record]])],
+      {
+        arguments: { copy: true },
+        result: { promise: true, copy: true },
+      },
+    );
   }
   await stage('after one dispatch');
   if (args.includes('--probe-gc')) {

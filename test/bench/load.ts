@@ -25,11 +25,19 @@ export interface LoadOptions {
 
 function once(agent: http.Agent, url: URL, method: string, body: string | undefined): Promise<number> {
   return new Promise((resolve, reject) => {
-    const request = http.request(url, { method, agent, headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {} }, (response) => {
-      response.resume();
-      response.on('end', () => resolve(response.statusCode ?? 0));
-      response.on('error', reject);
-    });
+    const request = http.request(
+      url,
+      {
+        method,
+        agent,
+        headers: body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {},
+      },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.end(body);
   });
@@ -37,7 +45,11 @@ function once(agent: http.Agent, url: URL, method: string, body: string | undefi
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const url = new URL(options.url);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency, maxFreeSockets: options.concurrency });
+  const agent = new http.Agent({
+    keepAlive: true,
+    maxSockets: options.concurrency,
+    maxFreeSockets: options.concurrency,
+  });
   const latenciesMs: number[] = [];
   const statuses: Record<number, number> = {};
   let errors = 0;
@@ -61,7 +73,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   );
   const elapsedMs = performance.now() - started;
   agent.destroy();
-  return { requests: latenciesMs.length, errors, rps: (latenciesMs.length / elapsedMs) * 1000, latenciesMs, statuses, elapsedMs };
+  return {
+    requests: latenciesMs.length,
+    errors,
+    rps: (latenciesMs.length / elapsedMs) * 1000,
+    latenciesMs,
+    statuses,
+    elapsedMs,
+  };
 }
 
 /**

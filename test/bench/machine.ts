@@ -16,7 +16,10 @@ function read(path: string): string | null {
   }
 }
 
-/** Busy CPU of the whole machine in µs, all cores: user, nice, system, irq, softirq, steal (loopback softirq counts too). */
+/**
+ * Busy CPU of the whole machine in µs, all cores: user, nice, system, irq, softirq, steal (loopback softirq counts
+ * too).
+ */
 export function machineBusyUs(): number {
   const line = read('/proc/stat')?.split('\n')[0];
   if (line === undefined) return 0;

@@ -20,9 +20,14 @@ import { buildRuntimeScript, buildSnapshotScript } from '../../sandbox-api/runti
 import { runtimeModules } from '../helpers/runtime-modules.ts';
 
 const [fixtures, integration] = process.argv.slice(2);
-if (fixtures === undefined || integration === undefined) throw new Error('usage: runtime-child.ts <fixtures> <integration>');
+if (fixtures === undefined || integration === undefined)
+  throw new Error('usage: runtime-child.ts <fixtures> <integration>');
 const bundle = await bundleScript(join(fixtures, integration), 'index.ts', { cacheDir: join(fixtures, '.cache') });
-const runtime = { code: await buildRuntimeScript(), snapshot: createRuntimeSnapshot(await buildSnapshotScript()), modules: await runtimeModules() };
+const runtime = {
+  code: await buildRuntimeScript(),
+  snapshot: createRuntimeSnapshot(await buildSnapshotScript()),
+  modules: await runtimeModules(),
+};
 const INSTALLATION = 'inst_runtime_only';
 const isolate = new IntegrationIsolate(integration, bundle.code, runtime, resolveOptions({}).limits, {
   fetch: async () => ({ ok: false, code: 'TypeError', message: 'no egress in the bench' }),
@@ -33,7 +38,14 @@ const server = http.createServer((req, res) => {
   const event = { ...buildFetchEvent(INSTALLATION, req, 'http://127.0.0.1', req.url ?? '/'), eventId: newEventId() };
   req.resume();
   isolate
-    .dispatch({ eventId: event.eventId, installationId: INSTALLATION, eventJson: JSON.stringify(event), environmentJson: WARM_ENVIRONMENT_JSON, fetchBody: null, requestUrl: event.request.url })
+    .dispatch({
+      eventId: event.eventId,
+      installationId: INSTALLATION,
+      eventJson: JSON.stringify(event),
+      environmentJson: WARM_ENVIRONMENT_JSON,
+      fetchBody: null,
+      requestUrl: event.request.url,
+    })
     .then(({ response }) => {
       const answer = checkSandboxResponse(response);
       res.statusCode = answer.status;
@@ -46,7 +58,11 @@ const server = http.createServer((req, res) => {
     });
 });
 server.listen(0, '127.0.0.1', () => {
-  process.send!({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/integrations/${integration}/installations/${INSTALLATION}`, pids: [process.pid] });
+  const { port } = server.address() as AddressInfo;
+  process.send!({
+    url: `http://127.0.0.1:${port}/v1/integrations/${integration}/installations/${INSTALLATION}`,
+    pids: [process.pid],
+  });
 });
 // An orderly exit either way, so that a profile asked for with --cpu-prof is written.
 process.on('disconnect', () => process.exit(0));

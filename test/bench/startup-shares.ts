@@ -24,7 +24,15 @@ import { runtimeModules } from '../helpers/runtime-modules.ts';
 const STARTS = Number(process.argv[2] ?? 60);
 const snapshot = createRuntimeSnapshot(await buildSnapshotScript());
 const runtime = { code: '', snapshot, modules: await runtimeModules() };
-const OWNER: RealmOwner = { log: () => undefined, fetch: async () => ({ ok: false, code: 'TypeError', message: 'offline' }), fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'offline' }), fetchCancel: () => undefined, setTimer: () => undefined, clearTimer: () => undefined, lateAnswer: () => false };
+const OWNER: RealmOwner = {
+  log: () => undefined,
+  fetch: async () => ({ ok: false, code: 'TypeError', message: 'offline' }),
+  fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'offline' }),
+  fetchCancel: () => undefined,
+  setTimer: () => undefined,
+  clearTimer: () => undefined,
+  lateAnswer: () => false,
+};
 
 type Rows = Map<string, number[]>;
 function lapper(rows: Rows): (step: string) => void {
@@ -45,8 +53,21 @@ for (let i = 0; i < STARTS * 2; i++) {
 }
 rmSync(fixtures, { recursive: true, force: true });
 const URL_TEXT = 'http://127.0.0.1:8787/v1/integrations/bench/installations/inst_1';
-const HEADERS = [['host', '127.0.0.1:8787'], ['accept', '*/*'], ['accept-language', '*'], ['sec-fetch-mode', 'cors'], ['user-agent', 'node'], ['accept-encoding', 'gzip, deflate']];
-const event = (i: number) => JSON.stringify({ type: 'fetch', installationId: 'inst_1', request: { method: 'GET', url: URL_TEXT, headers: HEADERS }, eventId: `evt_${i}` });
+const HEADERS = [
+  ['host', '127.0.0.1:8787'],
+  ['accept', '*/*'],
+  ['accept-language', '*'],
+  ['sec-fetch-mode', 'cors'],
+  ['user-agent', 'node'],
+  ['accept-encoding', 'gzip, deflate'],
+];
+const event = (i: number) =>
+  JSON.stringify({
+    type: 'fetch',
+    installationId: 'inst_1',
+    request: { method: 'GET', url: URL_TEXT, headers: HEADERS },
+    eventId: `evt_${i}`,
+  });
 
 /** Each bundle's code cache, made as the worker makes it before the first request (off the clock). */
 const precompiler = new BundlePrecompiler({ snapshot, memoryLimitMb: 128, busy: () => false });
@@ -55,10 +76,15 @@ const precompileStarted = performance.now();
 await new Promise<void>((resolve) => {
   let left = bundles.length;
   bundles.forEach((code, i) => {
-    precompiler.request({ code, filename: `bench-${i}.js`, wanted: () => true, done: (cache) => {
-      caches[i] = cache;
-      if (--left === 0) resolve();
-    } });
+    precompiler.request({
+      code,
+      filename: `bench-${i}.js`,
+      wanted: () => true,
+      done: (cache) => {
+        caches[i] = cache;
+        if (--left === 0) resolve();
+      },
+    });
   });
 });
 const precompileEachMs = (performance.now() - precompileStarted) / bundles.length;
@@ -67,14 +93,21 @@ const seeds = JSON.stringify([[URL_TEXT, primitives.parseUrl(URL_TEXT, undefined
 /** The guest's part: compile its bundle from the cache and run it, hand it to the runtime, first dispatch. */
 async function guestPart(realm: PreparedRealm, i: number, lap: (step: string) => void): Promise<void> {
   const cachedData = caches[i];
-  const script = await realm.isolate.compileScript(bundles[i], { filename: `bench-${i}.js`, ...(cachedData ? { cachedData } : {}) });
-  if ((script as { cachedDataRejected?: boolean }).cachedDataRejected === true) throw new Error('the precompiled code cache was rejected');
+  const script = await realm.isolate.compileScript(bundles[i], {
+    filename: `bench-${i}.js`,
+    ...(cachedData ? { cachedData } : {}),
+  });
+  if ((script as { cachedDataRejected?: boolean }).cachedDataRejected === true)
+    throw new Error('the precompiled code cache was rejected');
   lap('compile bundle (from its code cache)');
   const namespace = (await script.run(realm.context, { reference: true })) as ivm.Reference;
   lap('run bundle');
   await realm.setEntry.apply(undefined, [namespace.derefInto()]);
   lap('setEntry');
-  await realm.dispatch.apply(undefined, [event(i), WARM_ENVIRONMENT_JSON, null, seeds], { arguments: { copy: true }, result: { promise: true, copy: true } });
+  await realm.dispatch.apply(undefined, [event(i), WARM_ENVIRONMENT_JSON, null, seeds], {
+    arguments: { copy: true },
+    result: { promise: true, copy: true },
+  });
   lap('first dispatch');
 }
 
@@ -126,7 +159,12 @@ for (let i = 0; i < STARTS; i++) {
 }
 const show = (title: string, rows: Rows) => {
   console.log(`\n${title} (${STARTS} starts, ms)`);
-  for (const [step, samples] of rows) console.log(`  ${step.padEnd(42)} p50 ${String(round(percentile(samples, 50))).padStart(6)}   p90 ${String(round(percentile(samples, 90))).padStart(6)}`);
+  for (const [step, samples] of rows)
+    console.log(
+      `  ${step.padEnd(42)} ` +
+        `p50 ${String(round(percentile(samples, 50))).padStart(6)}   ` +
+        `p90 ${String(round(percentile(samples, 90))).padStart(6)}`,
+    );
 };
 show('isolate made on demand', demand);
 show('realm claimed from the warm pool', pooled);

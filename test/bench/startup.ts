@@ -71,34 +71,58 @@ export interface StartupFigures {
  * then `cycles` more times in the same order. `hostOptions` may raise the live-isolate limits so
  * that every integration stays live for the memory figure.
  */
-export async function measureStartup(fixtures: string, options: { cycles: number; hostOptions?: object }): Promise<StartupFigures> {
+export async function measureStartup(
+  fixtures: string,
+  options: { cycles: number; hostOptions?: object },
+): Promise<StartupFigures> {
   const prepared = await prepareData(fixtures);
   try {
-    return await withHost(fixtures, { workers: 2, dataPath: prepared.dataPath, cacheDir: prepared.cacheDir, ...options.hostOptions }, async (host) => {
-      const all = Object.values(host.endpoints);
-      const endpoints = all.filter((url) => !isPaced(url));
-      const pacedEndpoints = all.filter(isPaced);
-      const before = await settledResidentMb(host.pids);
-      const cold = await pass(endpoints);
-      const after = await settledResidentMb(host.pids);
-      const paced = pacedEndpoints.length > 0 ? await pass(pacedEndpoints, PACED_GAP_MS) : undefined;
-      const cycled: number[] = [];
-      let failures = cold.failures + (paced?.failures ?? 0);
-      for (let cycle = 0; cycle < options.cycles; cycle++) {
-        const result = await pass(endpoints);
-        cycled.push(...result.samples);
-        failures += result.failures;
-      }
-      return {
-        integrations: endpoints.length,
-        coldStartMs: { p50: round(percentile(cold.samples, 50)), p99: round(percentile(cold.samples, 99)) },
-        ...(paced !== undefined ? { coldStartPacedMs: { p50: round(percentile(paced.samples, 50)), p99: round(percentile(paced.samples, 99)), integrations: pacedEndpoints.length, gapMs: PACED_GAP_MS } } : {}),
-        memoryPerLiveIsolateMb: round((after - before) / Math.max(1, cold.samples.length)),
-        residentMb: round(residentMb(host.pids), 0),
-        ...(options.cycles > 0 ? { cycledMs: { p50: round(percentile(cycled, 50)), p99: round(percentile(cycled, 99)), passes: options.cycles } } : {}),
-        failures,
-      };
-    });
+    return await withHost(
+      fixtures,
+      { workers: 2, dataPath: prepared.dataPath, cacheDir: prepared.cacheDir, ...options.hostOptions },
+      async (host) => {
+        const all = Object.values(host.endpoints);
+        const endpoints = all.filter((url) => !isPaced(url));
+        const pacedEndpoints = all.filter(isPaced);
+        const before = await settledResidentMb(host.pids);
+        const cold = await pass(endpoints);
+        const after = await settledResidentMb(host.pids);
+        const paced = pacedEndpoints.length > 0 ? await pass(pacedEndpoints, PACED_GAP_MS) : undefined;
+        const cycled: number[] = [];
+        let failures = cold.failures + (paced?.failures ?? 0);
+        for (let cycle = 0; cycle < options.cycles; cycle++) {
+          const result = await pass(endpoints);
+          cycled.push(...result.samples);
+          failures += result.failures;
+        }
+        return {
+          integrations: endpoints.length,
+          coldStartMs: { p50: round(percentile(cold.samples, 50)), p99: round(percentile(cold.samples, 99)) },
+          ...(paced !== undefined
+            ? {
+                coldStartPacedMs: {
+                  p50: round(percentile(paced.samples, 50)),
+                  p99: round(percentile(paced.samples, 99)),
+                  integrations: pacedEndpoints.length,
+                  gapMs: PACED_GAP_MS,
+                },
+              }
+            : {}),
+          memoryPerLiveIsolateMb: round((after - before) / Math.max(1, cold.samples.length)),
+          residentMb: round(residentMb(host.pids), 0),
+          ...(options.cycles > 0
+            ? {
+                cycledMs: {
+                  p50: round(percentile(cycled, 50)),
+                  p99: round(percentile(cycled, 99)),
+                  passes: options.cycles,
+                },
+              }
+            : {}),
+          failures,
+        };
+      },
+    );
   } finally {
     prepared.dispose();
   }

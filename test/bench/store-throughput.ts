@@ -41,13 +41,30 @@ async function receiver(): Promise<{ url: string; count(): number; close(): Prom
   };
 }
 
-async function setUp(options: Record<string, unknown>, hostCount: number): Promise<{ hosts: HostProcess[]; hook: Awaited<ReturnType<typeof receiver>> }> {
-  const common = { dirs: ['test/fixtures/env-echo'], autoInstall: false, allowEgress: ['127.0.0.1'], workers: 1, ...options };
+async function setUp(
+  options: Record<string, unknown>,
+  hostCount: number,
+): Promise<{ hosts: HostProcess[]; hook: Awaited<ReturnType<typeof receiver>> }> {
+  const common = {
+    dirs: ['test/fixtures/env-echo'],
+    autoInstall: false,
+    allowEgress: ['127.0.0.1'],
+    workers: 1,
+    ...options,
+  };
   const hosts: HostProcess[] = [];
   for (let i = 0; i < hostCount; i++) hosts.push(await startHostProcess(common));
   const hook = await receiver();
-  const created = await (await hosts[0].admin('/v1/integrations/host:webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) })).json();
-  await hosts[0].admin(`/v1/installations/${created.id}/configuration`, { method: 'PATCH', body: JSON.stringify({ url: hook.url, events: ['space_content_updated'] }) });
+  const created = await (
+    await hosts[0].admin('/v1/integrations/host:webhook/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }),
+    })
+  ).json();
+  await hosts[0].admin(`/v1/installations/${created.id}/configuration`, {
+    method: 'PATCH',
+    body: JSON.stringify({ url: hook.url, events: ['space_content_updated'] }),
+  });
   return { hosts, hook };
 }
 
@@ -59,7 +76,10 @@ async function round1(hosts: HostProcess[], hook: { count(): number }, events: n
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       for (let i = next++; i < events; i = next++) {
-        const response = await hosts[i % hosts.length].admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: `r${i}` }) });
+        const response = await hosts[i % hosts.length].admin('/v1/events', {
+          method: 'POST',
+          body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: `r${i}` }),
+        });
         if (response.status !== 202) throw new Error(`publish answered ${response.status}`);
         await response.arrayBuffer();
       }
@@ -72,18 +92,30 @@ async function round1(hosts: HostProcess[], hook: { count(): number }, events: n
 export async function measureStoreThroughput({ events = 1_000, rounds = 3 } = {}): Promise<StoreThroughput> {
   const dir = mkdtempSync(path.join(tmpdir(), 'store-bench-'));
   const postgres = postgresUnavailable === undefined ? await startPostgres() : undefined;
-  const setups: { name: keyof Omit<StoreThroughput, 'events' | 'rounds' | 'skipped'>; hosts: HostProcess[]; hook: Awaited<ReturnType<typeof receiver>> }[] = [];
+  const setups: {
+    name: keyof Omit<StoreThroughput, 'events' | 'rounds' | 'skipped'>;
+    hosts: HostProcess[];
+    hook: Awaited<ReturnType<typeof receiver>>;
+  }[] = [];
   try {
     setups.push({ name: 'sqliteOneHost', ...(await setUp({ dataPath: path.join(dir, 'host.db') }, 1)) });
     if (postgres) {
-      setups.push({ name: 'postgresOneHost', ...(await setUp({ storeUrl: await postgres.createDatabase('bench_one') }, 1)) });
-      setups.push({ name: 'postgresTwoHosts', ...(await setUp({ storeUrl: await postgres.createDatabase('bench_two') }, 2)) });
+      setups.push({
+        name: 'postgresOneHost',
+        ...(await setUp({ storeUrl: await postgres.createDatabase('bench_one') }, 1)),
+      });
+      setups.push({
+        name: 'postgresTwoHosts',
+        ...(await setUp({ storeUrl: await postgres.createDatabase('bench_two') }, 2)),
+      });
     }
     const samples = new Map(setups.map((setup) => [setup.name, [] as number[]]));
     // Warm-up, then interleaved rounds.
     for (const setup of setups) await round1(setup.hosts, setup.hook, Math.min(200, events));
-    for (let r = 0; r < rounds; r++) for (const setup of setups) samples.get(setup.name)!.push(await round1(setup.hosts, setup.hook, events));
-    const figure = (name: string) => (samples.has(name as never) ? round(median(samples.get(name as never)!), 0) : null);
+    for (let r = 0; r < rounds; r++)
+      for (const setup of setups) samples.get(setup.name)!.push(await round1(setup.hosts, setup.hook, events));
+    const figure = (name: string) =>
+      samples.has(name as never) ? round(median(samples.get(name as never)!), 0) : null;
     return {
       sqliteOneHost: figure('sqliteOneHost') ?? 0,
       postgresOneHost: figure('postgresOneHost'),

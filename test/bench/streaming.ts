@@ -31,7 +31,8 @@ const THROUGH = `import { createIntegration } from 'sandbox-api';
 export default createIntegration({
   async fetch(request) {
     const upstream = await fetch(new URL(request.url).searchParams.get('upstream') ?? '');
-    return new Response(upstream.body!.pipeThrough(new TransformStream()), { headers: { 'content-type': 'application/octet-stream' } });
+    return new Response(upstream.body!.pipeThrough(new TransformStream()), { headers: {
+      'content-type': 'application/octet-stream' } });
   },
 });
 `;
@@ -60,9 +61,16 @@ export interface StreamingFigures {
 
 function fixtures(): string {
   const root = mkdtempSync(join(tmpdir(), 'ih-bench-stream-'));
-  for (const [name, script] of [['stream-pass', PASS], ['stream-through', THROUGH]]) {
+  for (const [name, script] of [
+    ['stream-pass', PASS],
+    ['stream-through', THROUGH],
+  ]) {
     mkdirSync(join(root, name));
-    writeFileSync(join(root, name, 'platform-manifest.yaml'), `name: ${name}\ntitle: ${name}\ndescription: benchmark fixture\norganization: acme\nvisibility: public\nscopes: []\nscript: index.ts\n`);
+    writeFileSync(
+      join(root, name, 'platform-manifest.yaml'),
+      `name: ${name}\ntitle: ${name}\ndescription: benchmark fixture\norganization: acme\nvisibility: ` +
+        `public\nscopes: []\nscript: index.ts\n`,
+    );
     writeFileSync(join(root, name, 'index.ts'), script);
   }
   return root;
@@ -75,7 +83,9 @@ function download(url: string): Promise<{ bytes: number; seconds: number; status
     const request = http.get(url, (response) => {
       let bytes = 0;
       response.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      response.on('end', () => resolve({ bytes, seconds: (performance.now() - started) / 1000, status: response.statusCode ?? 0 }));
+      response.on('end', () =>
+        resolve({ bytes, seconds: (performance.now() - started) / 1000, status: response.statusCode ?? 0 }),
+      );
       response.on('error', reject);
       response.on('aborted', () => reject(new Error('the body was cut off')));
     });
@@ -100,7 +110,11 @@ async function measureRound(url: string, pids: number[], bytes: number): Promise
   }
 }
 
-export async function measureStreaming(options: { rounds: number; megabytes: number; workerd: boolean }): Promise<StreamingFigures> {
+export async function measureStreaming(options: {
+  rounds: number;
+  megabytes: number;
+  workerd: boolean;
+}): Promise<StreamingFigures> {
   const bytes = options.megabytes * MB;
   const root = fixtures();
   const started: { stop(): Promise<void> }[] = [];
@@ -109,7 +123,11 @@ export async function measureStreaming(options: { rounds: number; megabytes: num
     started.push(upstream);
     const upstreamPort = new URL(upstream.info.url).port;
     const limit = (options.megabytes + 8) * MB;
-    const host = await startHost(root, { workers: 2, allowEgress: [`127.0.0.1:${upstreamPort}`], limits: { maxResponseBytes: limit, maxFetchResponseBytes: limit, streamTimeoutMs: 120_000 } });
+    const host = await startHost(root, {
+      workers: 2,
+      allowEgress: [`127.0.0.1:${upstreamPort}`],
+      limits: { maxResponseBytes: limit, maxFetchResponseBytes: limit, streamTimeoutMs: 120_000 },
+    });
     started.push(host);
     let workerd: WorkerdServer | null = null;
     let workerdInfo: StreamingFigures['workerd'] = { unavailable: 'skipped (--no-workerd)' };
@@ -127,11 +145,15 @@ export async function measureStreaming(options: { rounds: number; megabytes: num
     const servers: [string, string, () => number[]][] = [
       ['pass', `${host.info.endpoints['stream-pass']}${query}`, () => host.info.pids],
       ['through', `${host.info.endpoints['stream-through']}${query}`, () => host.info.pids],
-      ...(workerd !== null ? [['workerd', `${workerd.url}${query}`, () => [workerd!.pid]] as [string, string, () => number[]]] : []),
+      ...(workerd !== null
+        ? [['workerd', `${workerd.url}${query}`, () => [workerd!.pid]] as [string, string, () => number[]]]
+        : []),
     ];
     // A warm-up transfer each (isolates started, connections and code paths exercised), not counted.
     for (const [, url] of servers) await download(url).catch(() => undefined);
-    const rounds = new Map<string, { rounds: StreamingRound[]; failures: number }>(servers.map(([name]) => [name, { rounds: [], failures: 0 }]));
+    const rounds = new Map<string, { rounds: StreamingRound[]; failures: number }>(
+      servers.map(([name]) => [name, { rounds: [], failures: 0 }]),
+    );
     for (let round = 0; round < options.rounds; round++) {
       for (const [name, url, pids] of servers) {
         const measured = await measureRound(url, pids(), bytes);

@@ -42,12 +42,20 @@ export async function measureWebhookDeliveriesPerSec({ count }: { count: number 
     const started = performance.now();
     for (let i = 0; i < count; i++) {
       const eventId = `evt_bench_${i}`;
-      const body = serializeWebhookPayload(buildWebhookPayload({ type: 'space_content_updated', spaceId: 'space_1', revisionId: `rev_${i}` }, { eventId, installationId: 'inst_bench' }));
-      await dispatcher.enqueue([{ installationId: 'inst_bench', eventId, eventType: 'space_content_updated', url: receiver.url, body }]);
+      const body = serializeWebhookPayload(
+        buildWebhookPayload(
+          { type: 'space_content_updated', spaceId: 'space_1', revisionId: `rev_${i}` },
+          { eventId, installationId: 'inst_bench' },
+        ),
+      );
+      await dispatcher.enqueue([
+        { installationId: 'inst_bench', eventId, eventType: 'space_content_updated', url: receiver.url, body },
+      ]);
     }
     await done;
     const seconds = (performance.now() - started) / 1000;
-    if (failed > 0 || processed !== count) throw new Error(`${failed} failed, ${processed}/${count} processed by the receiver`);
+    if (failed > 0 || processed !== count)
+      throw new Error(`${failed} failed, ${processed}/${count} processed by the receiver`);
     return count / seconds;
   } finally {
     await dispatcher.stop();

@@ -25,7 +25,8 @@ function platformPackage(): { name: string; binary: string } | null {
   if (arch === null) return null;
   if (process.platform === 'linux') return { name: `@cloudflare/workerd-linux-${arch}`, binary: 'bin/workerd' };
   if (process.platform === 'darwin') return { name: `@cloudflare/workerd-darwin-${arch}`, binary: 'bin/workerd' };
-  if (process.platform === 'win32' && arch === '64') return { name: '@cloudflare/workerd-windows-64', binary: 'bin/workerd.exe' };
+  if (process.platform === 'win32' && arch === '64')
+    return { name: '@cloudflare/workerd-windows-64', binary: 'bin/workerd.exe' };
   return null;
 }
 
@@ -44,7 +45,13 @@ export async function workerdBinary(): Promise<string> {
   if (!existsSync(binary)) {
     mkdirSync(CACHE, { recursive: true });
     // `npm pack` downloads the tarball and checks the registry's integrity hash; nothing is installed.
-    const [command, args] = npmCommand(['pack', `${target.name}@${WORKERD_VERSION}`, '--pack-destination', CACHE, '--silent']);
+    const [command, args] = npmCommand([
+      'pack',
+      `${target.name}@${WORKERD_VERSION}`,
+      '--pack-destination',
+      CACHE,
+      '--silent',
+    ]);
     await run(command, args, { cwd: CACHE, timeout: 300_000 });
     const tarball = readdirSync(CACHE).find((file) => file.endsWith('.tgz'));
     if (tarball === undefined) throw new Error('npm pack produced no tarball');
@@ -94,7 +101,10 @@ export async function compatibilityDateOf(binary: string): Promise<string> {
  * Starts `workerd serve config.capnp` in `dir`; `stop` ends it (SIGTERM, SIGKILL after 3 s) and
  * removes `dir`; the process is killed if this one exits first; `stderr` is its last 4,000 characters.
  */
-export function spawnWorkerd(binary: string, dir: string): { child: ChildProcess; stop: () => Promise<void>; stderr: () => string } {
+export function spawnWorkerd(
+  binary: string,
+  dir: string,
+): { child: ChildProcess; stop: () => Promise<void>; stderr: () => string } {
   const child = spawn(binary, ['serve', 'config.capnp'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
@@ -115,7 +125,9 @@ export function spawnWorkerd(binary: string, dir: string): { child: ChildProcess
   return { child, stop, stderr: () => stderr };
 }
 
-export async function startWorkerd(options: { script?: string; outboundToLoopback?: boolean } = {}): Promise<WorkerdServer> {
+export async function startWorkerd(
+  options: { script?: string; outboundToLoopback?: boolean } = {},
+): Promise<WorkerdServer> {
   const binary = await workerdBinary();
   const compatibilityDate = await compatibilityDateOf(binary);
   const port = await freePort();
@@ -124,11 +136,12 @@ export async function startWorkerd(options: { script?: string; outboundToLoopbac
   // A worker that fetches the bench's own loopback servers needs an outbound network that allows them
   // (workerd's default allows public addresses only).
   const outbound = options.outboundToLoopback === true;
+  const loopbackService = outbound ? ', (name = "loopback", network = (allow = ["local", "private", "public"]))' : '';
   writeFileSync(
     path.join(dir, 'config.capnp'),
     `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
-  services = [ (name = "main", worker = .hello)${outbound ? ', (name = "loopback", network = (allow = ["local", "private", "public"]))' : ''} ],
+  services = [ (name = "main", worker = .hello)${loopbackService} ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
 );
 const hello :Workerd.Worker = (

@@ -50,11 +50,19 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
   });
 
   /** Installs through the integration page's form and waits for the installation page. */
-  async function installThroughForm(integration: string, target: 'organization' | 'space' | 'site', id?: string): Promise<string> {
+  async function installThroughForm(
+    integration: string,
+    target: 'organization' | 'space' | 'site',
+    id?: string,
+  ): Promise<string> {
     await page.goto(`${consoleUrl}/console/integrations/${integration}`);
     const form = page.locator('form', { has: page.getByRole('button', { name: 'Install' }) });
     await form.getByLabel('Organization', { exact: true }).fill('acme');
-    await form.getByRole('radio', { name: target === 'organization' ? 'The whole organization' : target === 'space' ? 'A space' : 'A site' }).check();
+    await form
+      .getByRole('radio', {
+        name: target === 'organization' ? 'The whole organization' : target === 'space' ? 'A space' : 'A site',
+      })
+      .check();
     if (target === 'space') await form.getByLabel('Space id').fill(id ?? 'space_acme_docs');
     if (target === 'site') await form.getByLabel('Site id').fill(id ?? 'site_acme');
     await form.getByRole('button', { name: 'Install' }).click();
@@ -83,7 +91,9 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
     await page.getByRole('heading', { level: 1, name: new RegExp(id) }).waitFor();
     await waitForText(page, '.status-panel .why', 'Waiting for: Connection (not connected yet), Channel.');
     expect(await page.locator('.status-panel .badge').textContent()).toBe('pending');
-    expect(await page.getByLabel('Public endpoint').inputValue()).toBe(`${host.url}/v1/integrations/oauth-demo/installations/${id}`);
+    expect(await page.getByLabel('Public endpoint').inputValue()).toBe(
+      `${host.url}/v1/integrations/oauth-demo/installations/${id}`,
+    );
   });
 
   it('shows a 422 next to the field it names, then saves a good value', async () => {
@@ -110,27 +120,33 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
     expect(stored).toMatchObject({ status: 'active', configuration: { limit: 25, channel: 'releases', notify: true } });
   });
 
-  it('fills a completion_url dropdown from the integration and connects OAuth until the installation is active', async () => {
-    const id = await installThroughForm('oauth-demo', 'space');
-    const channel = page.getByLabel(/^Channel/);
-    await page.locator('select[id$="-channel"] option', { hasText: 'Releases' }).waitFor({ state: 'attached' });
-    expect(await channel.locator('option').allTextContents()).toEqual(['(not set)', 'General', 'Releases', 'Random']);
-    await channel.selectOption('releases');
-    await page.getByRole('button', { name: 'Save configuration' }).click();
-    await page.getByText('Saved. The installation is pending.').waitFor();
-    await waitForText(page, '.status-panel .why', 'Waiting for: Connection (not connected yet).');
+  it(
+    'fills a completion_url dropdown from the integration and ' + 'connects OAuth until the installation is active',
+    async () => {
+      const id = await installThroughForm('oauth-demo', 'space');
+      const channel = page.getByLabel(/^Channel/);
+      await page.locator('select[id$="-channel"] option', { hasText: 'Releases' }).waitFor({ state: 'attached' });
+      expect(await channel.locator('option').allTextContents()).toEqual(['(not set)', 'General', 'Releases', 'Random']);
+      await channel.selectOption('releases');
+      await page.getByRole('button', { name: 'Save configuration' }).click();
+      await page.getByText('Saved. The installation is pending.').waitFor();
+      await waitForText(page, '.status-panel .why', 'Waiting for: Connection (not connected yet).');
 
-    const popup = browser.context.waitForEvent('page');
-    await page.getByRole('button', { name: 'Connect to the provider' }).click();
-    const flow = await popup;
-    await flow.getByText('Connected').first().waitFor();
-    await flow.close();
+      const popup = browser.context.waitForEvent('page');
+      await page.getByRole('button', { name: 'Connect to the provider' }).click();
+      const flow = await popup;
+      await flow.getByText('Connected').first().waitFor();
+      await flow.close();
 
-    await waitForText(page, '.connection', 'Connected');
-    await waitForText(page, '.status-panel .badge', 'active');
-    const stored = (await host.stores.installations.getInstallation(id))!;
-    expect(stored.configuration).toEqual({ channel: 'releases', oauth_credentials: { access_token: provider.issuedTokens.at(-1) } });
-  });
+      await waitForText(page, '.connection', 'Connected');
+      await waitForText(page, '.status-panel .badge', 'active');
+      const stored = (await host.stores.installations.getInstallation(id))!;
+      expect(stored.configuration).toEqual({
+        channel: 'releases',
+        oauth_credentials: { access_token: provider.issuedTokens.at(-1) },
+      });
+    },
+  );
 
   it('renders the counter and increments it twice, the state round-tripping through the host', async () => {
     const id = await installThroughForm('counter', 'organization');
@@ -146,7 +162,9 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
     await page.keyboard.press('Enter');
     await output.getByText('Count: 2').waitFor();
     expect(JSON.parse((await page.getByLabel('Component state').textContent()) ?? '')).toEqual({ count: 2 });
-    const renders = (await host.admin('/v1/integrations/counter/events?limit=10').then((r) => r.json())).items.filter((entry: { type: string; installationId: string }) => entry.type === 'ui_render' && entry.installationId === id);
+    const renders = (await host.admin('/v1/integrations/counter/events?limit=10').then((r) => r.json())).items.filter(
+      (entry: { type: string; installationId: string }) => entry.type === 'ui_render' && entry.installationId === id,
+    );
     expect(renders).toHaveLength(3);
   });
 
@@ -165,11 +183,16 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
     const frame = await (await output.locator('iframe').elementHandle())!.contentFrame();
     expect(frame).not.toBeNull();
     await frame!.waitForURL(/\/frame$/);
-    await frame!.waitForFunction(() => document.getElementById('preview')?.getAttribute('srcdoc') === '<p>Hi <i>console</i></p>');
+    await frame!.waitForFunction(
+      () => document.getElementById('preview')?.getAttribute('srcdoc') === '<p>Hi <i>console</i></p>',
+    );
     // Leaving the code block fires onContentChange: the integration stores the text in the block's props.
     await code.blur();
     await output.getByText('1 edit(s) saved').waitFor();
-    expect(JSON.parse((await page.getByLabel('Component state').textContent()) ?? '{}')).toEqual({ content: '<p>Hi <i>console</i></p>', edits: 1 });
+    expect(JSON.parse((await page.getByLabel('Component state').textContent()) ?? '{}')).toEqual({
+      content: '<p>Hi <i>console</i></p>',
+      edits: 1,
+    });
     // The block's control (Reset) sends its action.
     await output.getByRole('button', { name: 'Reset' }).click();
     await output.getByText('0 edit(s) saved').waitFor();
@@ -177,13 +200,18 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
   });
 
   it('shows a new dispatch in the live event log as it happens', async (context) => {
-    const probe = await fetch(`${consoleUrl}/v1/integrations/hello/events/stream`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const probe = await fetch(`${consoleUrl}/v1/integrations/hello/events/stream`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     await probe.body?.cancel();
     if (probe.status === 404) {
       context.skip('the events stream route (GET /v1/integrations/:name/events/stream) is not on this host yet');
       return;
     }
-    const created = await host.admin('/v1/integrations/hello/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'organization' }) });
+    const created = await host.admin('/v1/integrations/hello/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'organization' }),
+    });
     const installation = await created.json();
     await page.goto(`${consoleUrl}/console/events?integration=hello`);
     await page.getByText('Live: new dispatches appear as they happen.').waitFor();
@@ -199,12 +227,16 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
   });
 
   it('lists installations, filtered by integration, and opens one', async (context) => {
-    const probe = await fetch(`${consoleUrl}/v1/installations?limit=1`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const probe = await fetch(`${consoleUrl}/v1/installations?limit=1`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     if (probe.status === 404) {
       context.skip('the installations list route (GET /v1/installations) is not on this host yet');
       return;
     }
-    const counter = (await (await host.admin('/v1/installations?integration=counter')).json()).items as { id: string }[];
+    const counter = (await (await host.admin('/v1/installations?integration=counter')).json()).items as {
+      id: string;
+    }[];
     expect(counter.length).toBeGreaterThan(0);
     await page.goto(`${consoleUrl}/console/installations`);
     await page.getByLabel('Integration').selectOption('counter');
@@ -212,7 +244,11 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
     await page.waitForURL(/integration=counter/);
     const rows = page.locator('table.list tbody tr');
     // The unfiltered list stays on screen until the filtered page arrives: wait for the new one.
-    await waitFor(async () => (await rows.count()) === counter.length && (await rows.filter({ hasText: counter[0].id }).count()) === 1, 15_000);
+    await waitFor(
+      async () =>
+        (await rows.count()) === counter.length && (await rows.filter({ hasText: counter[0].id }).count()) === 1,
+      15_000,
+    );
     expect(await rows.locator('td:nth-child(2)').allTextContents()).toEqual(counter.map(() => 'counter'));
     await page.getByRole('link', { name: counter[0].id }).click();
     await page.getByRole('heading', { level: 1, name: new RegExp(counter[0].id) }).waitFor();
@@ -234,7 +270,10 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
     await page.getByRole('button', { name: 'Save configuration' }).click();
     await page.getByText('Saved. The installation is active.').waitFor();
 
-    const published = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'r-console' }) });
+    const published = await host.admin('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'r-console' }),
+    });
     expect(published.status).toBe(202);
     await page.getByRole('link', { name: 'Deliveries' }).click();
     const deliveries = page.locator('li.delivery');
@@ -242,7 +281,10 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
     expect(await deliveries.count()).toBe(1);
 
     const hitsBefore = receiver.hits.length;
-    await deliveries.first().getByRole('button', { name: /Redeliver/ }).click();
+    await deliveries
+      .first()
+      .getByRole('button', { name: /Redeliver/ })
+      .click();
     await page.getByText(/^Queued dlv_/).waitFor();
     await page.locator('li.delivery', { hasText: 'a redelivery of' }).locator('td', { hasText: 'HTTP 200' }).waitFor();
     expect(await deliveries.count()).toBe(2);
@@ -275,18 +317,35 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
   });
 
   it('labels every control and shows where the keyboard focus is, on every main page', async () => {
-    const installation = await (await host.admin('/v1/integrations/oauth-demo/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) })).json();
-    const pages = ['/console/integrations', '/console/integrations/oauth-demo', `/console/installations/${installation.id}`, `/console/installations/${installation.id}/preview`, '/console/events?integration=counter', '/console/installations'];
+    const installation = await (
+      await host.admin('/v1/integrations/oauth-demo/installations', {
+        method: 'POST',
+        body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }),
+      })
+    ).json();
+    const pages = [
+      '/console/integrations',
+      '/console/integrations/oauth-demo',
+      `/console/installations/${installation.id}`,
+      `/console/installations/${installation.id}/preview`,
+      '/console/events?integration=counter',
+      '/console/installations',
+    ];
     for (const path of pages) {
       await page.goto(`${consoleUrl}${path}`);
       await page.locator('main h1').waitFor();
-      await page.waitForFunction(() => ![...document.querySelectorAll('[role="status"]')].some((node) => /Loading/.test(node.textContent ?? '')));
+      await page.waitForFunction(
+        () => ![...document.querySelectorAll('[role="status"]')].some((node) => /Loading/.test(node.textContent ?? '')),
+      );
       const unlabeled = await page.evaluate(() =>
         [...document.querySelectorAll('input, select, textarea, button')]
           .filter((element) => {
             const control = element as HTMLInputElement;
             if (control.type === 'hidden') return false;
-            const named = (control.labels?.length ?? 0) > 0 || control.getAttribute('aria-label') || control.getAttribute('aria-labelledby');
+            const named =
+              (control.labels?.length ?? 0) > 0 ||
+              control.getAttribute('aria-label') ||
+              control.getAttribute('aria-labelledby');
             return !named && (element.tagName !== 'BUTTON' || (element.textContent ?? '').trim() === '');
           })
           .map((element) => element.outerHTML.slice(0, 120)),
@@ -298,7 +357,11 @@ describe.skipIf(chromiumMissing !== null)('the console in the browser', () => {
       const focus = await page.evaluate(() => {
         const active = document.activeElement as HTMLElement | null;
         const style = active ? getComputedStyle(active) : null;
-        return { tag: active?.tagName ?? '', outline: style?.outlineStyle ?? 'none', width: style?.outlineWidth ?? '0px' };
+        return {
+          tag: active?.tagName ?? '',
+          outline: style?.outlineStyle ?? 'none',
+          width: style?.outlineWidth ?? '0px',
+        };
       });
       expect(focus.tag, path).not.toBe('BODY');
       expect(focus.outline, path).not.toBe('none');

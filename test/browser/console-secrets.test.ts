@@ -34,8 +34,12 @@ describe.skipIf(chromiumMissing !== null)('the secrets page of the console', () 
     await page.getByRole('link', { name: 'Manage the secrets of secret-echo' }).click();
     await page.getByRole('heading', { level: 1, name: /Secrets of secret-echo/ }).waitFor();
     const reads = page.locator('table', { has: page.getByRole('columnheader', { name: 'Value from' }) });
-    await expect(reads.getByRole('row', { name: /OWN SECRET_ECHO_OWN the host’s environment/ }).count()).resolves.toBe(1);
-    await reads.getByRole('row', { name: /VENDOR VENDOR_CLIENT_ID missing/ }).getByText('npm run secrets -- set secret-echo VENDOR_CLIENT_ID').waitFor();
+    const own = reads.getByRole('row', { name: /OWN SECRET_ECHO_OWN the host’s environment/ });
+    await expect(own.count()).resolves.toBe(1);
+    await reads
+      .getByRole('row', { name: /VENDOR VENDOR_CLIENT_ID missing/ })
+      .getByText('npm run secrets -- set secret-echo VENDOR_CLIENT_ID')
+      .waitFor();
     await page.getByText('Nothing stored for secret-echo yet.').waitFor();
   });
 
@@ -54,12 +58,16 @@ describe.skipIf(chromiumMissing !== null)('the secrets page of the console', () 
     expect(await value.getAttribute('type')).toBe('password');
     await value.fill(VALUE);
     await page.getByRole('button', { name: 'Store', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: 'Stored VENDOR_CLIENT_ID (key 1). secret-echo is ready' }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Stored VENDOR_CLIENT_ID (key 1). secret-echo is ready' })
+      .waitFor();
     expect(await value.inputValue()).toBe('');
     const stored = page.locator('table', { has: page.getByRole('columnheader', { name: 'Used by' }) });
     await stored.getByRole('row', { name: /VENDOR_CLIENT_ID .* console 1 VENDOR/ }).waitFor();
     expect(await page.content()).not.toContain(VALUE);
-    const endpoint = host.devInstallations.find((dev) => dev.integration === 'secret-echo')!.installation!.urls.publicEndpoint;
+    const endpoint = host.devInstallations.find((dev) => dev.integration === 'secret-echo')!.installation!.urls
+      .publicEndpoint;
     expect(((await (await fetch(endpoint)).json()) as { secrets: Record<string, string> }).secrets.VENDOR).toBe(VALUE);
     const listed = await (await host.admin('/v1/integrations/secret-echo/secrets')).json();
     expect(listed.items[0]).toMatchObject({ name: 'VENDOR_CLIENT_ID', setBy: 'console' });
@@ -73,10 +81,12 @@ describe.skipIf(chromiumMissing !== null)('the secrets page of the console', () 
     await dialog.getByRole('button', { name: 'Remove' }).click();
     await page.getByRole('status').filter({ hasText: 'Removed VENDOR_CLIENT_ID.' }).waitFor();
     await page.getByText('Nothing stored for secret-echo yet.').waitFor();
-    expect(((await (await host.admin('/v1/integrations/secret-echo')).json()) as { status: string }).status).toBe('invalid');
+    expect(((await (await host.admin('/v1/integrations/secret-echo')).json()) as { status: string }).status).toBe(
+      'invalid',
+    );
   });
 
-  it('offers no secrets on a built-in integration\'s page', async () => {
+  it("offers no secrets on a built-in integration's page", async () => {
     await page.goto(`${host.consoleUrl}/console/integrations/${encodeURIComponent('host:webhook')}`);
     await page.getByRole('link', { name: 'Open the event log of host:webhook' }).waitFor();
     expect(await page.getByRole('heading', { name: 'Secrets' }).count()).toBe(0);

@@ -7,7 +7,13 @@
 // the SameSite=Lax cookie and is refused (security.md: form_post needs an https host).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumMissing, launchBrowser, type TestBrowser } from '../helpers/browser.ts';
-import { buttonOf, configurationOf, startSealedOAuthWorld, ticketOf, type SealedOAuthWorld } from '../helpers/sealed-oauth.ts';
+import {
+  buttonOf,
+  configurationOf,
+  startSealedOAuthWorld,
+  ticketOf,
+  type SealedOAuthWorld,
+} from '../helpers/sealed-oauth.ts';
 
 const PROVIDER_NAME = 'oauth-provider.test';
 const SEALED_STATE = /^[\w-]{22}\.[\w-]{43}$/;
@@ -21,7 +27,9 @@ async function bindingCookies(browser: TestBrowser, url: string) {
 }
 
 /** The host's refusal page, as a browser shows it. */
-async function refusalOf(browser: TestBrowser): Promise<{ heading: string | null; reason: string | null; code: string | null }> {
+async function refusalOf(
+  browser: TestBrowser,
+): Promise<{ heading: string | null; reason: string | null; code: string | null }> {
   return {
     heading: await browser.page.locator('h1').textContent(),
     reason: await browser.page.locator('p').first().textContent(),
@@ -32,41 +40,67 @@ async function refusalOf(browser: TestBrowser): Promise<{ heading: string | null
 describe.skipIf(chromiumMissing !== null)('a sealed GitBook-runtime OAuth flow in Chromium', () => {
   beforeAll(async () => {
     world = await startSealedOAuthWorld({}, PROVIDER_NAME);
-    browsers.push(await launchBrowser({ loopbackNames: [PROVIDER_NAME] }), await launchBrowser({ loopbackNames: [PROVIDER_NAME] }));
+    browsers.push(
+      await launchBrowser({ loopbackNames: [PROVIDER_NAME] }),
+      await launchBrowser({ loopbackNames: [PROVIDER_NAME] }),
+    );
   });
   afterAll(async () => {
     for (const browser of browsers) await browser.close();
     await world?.close();
   });
 
-  it('connects from the button in the browser that opened it, and refuses the same callback in another browser', async () => {
-    const [mine, other] = browsers;
-    // The provider shows a consent page: the first browser waits there while its callback URL is handed to the other.
-    world.provider.consentPage = true;
-    await mine.page.goto(await buttonOf(world.host, world.digest));
-    expect(new URL(mine.page.url()).host).toBe(`${PROVIDER_NAME}:${new URL(world.provider.url).port}`);
-    const callback = (await mine.page.locator('#allow').getAttribute('href'))!;
-    const state = new URL(callback).searchParams.get('state')!;
-    expect(`${new URL(callback).origin}${new URL(callback).pathname}`).toBe(`${world.host.url}/v1/integrations/space-digest/installations/${world.digest}/oauth`);
-    expect(state).toMatch(SEALED_STATE);
-    // What reached the provider is the host's state, not the runtime's unsigned `{ installationId }`.
-    expect(new URLSearchParams(world.provider.authorizeRequests.at(-1)!.split('?')[1]).get('state')).toBe(state);
-    expect((await bindingCookies(mine, callback)).map(({ name, httpOnly, sameSite, path }) => ({ name, httpOnly, sameSite, path }))).toEqual([
-      { name: `ih-oauth.${state.split('.')[0]}`, httpOnly: true, sameSite: 'Lax', path: '/v1/integrations/space-digest/' },
-    ]);
+  it(
+    'connects from the button in the browser that opened it, ' + 'and refuses the same callback in another browser',
+    async () => {
+      const [mine, other] = browsers;
+      // The provider shows a consent page: the first browser waits there while its callback URL is handed to the other.
+      world.provider.consentPage = true;
+      await mine.page.goto(await buttonOf(world.host, world.digest));
+      expect(new URL(mine.page.url()).host).toBe(`${PROVIDER_NAME}:${new URL(world.provider.url).port}`);
+      const callback = (await mine.page.locator('#allow').getAttribute('href'))!;
+      const state = new URL(callback).searchParams.get('state')!;
+      expect(`${new URL(callback).origin}${new URL(callback).pathname}`).toBe(
+        `${world.host.url}/v1/integrations/space-digest/installations/${world.digest}/oauth`,
+      );
+      expect(state).toMatch(SEALED_STATE);
+      // What reached the provider is the host's state, not the runtime's unsigned `{ installationId }`.
+      expect(new URLSearchParams(world.provider.authorizeRequests.at(-1)!.split('?')[1]).get('state')).toBe(state);
+      expect(
+        (await bindingCookies(mine, callback)).map(({ name, httpOnly, sameSite, path }) => ({
+          name,
+          httpOnly,
+          sameSite,
+          path,
+        })),
+      ).toEqual([
+        {
+          name: `ih-oauth.${state.split('.')[0]}`,
+          httpOnly: true,
+          sameSite: 'Lax',
+          path: '/v1/integrations/space-digest/',
+        },
+      ]);
 
-    const refused = await other.page.goto(callback);
-    expect(refused?.status()).toBe(400);
-    expect(await refusalOf(other)).toEqual({ heading: 'Connection refused', reason: expect.stringMatching(/issued to another browser/), code: 'ERR_OAUTH_STATE_INVALID' });
-    expect(await configurationOf(world.host, world.digest)).toEqual({});
+      const refused = await other.page.goto(callback);
+      expect(refused?.status()).toBe(400);
+      expect(await refusalOf(other)).toEqual({
+        heading: 'Connection refused',
+        reason: expect.stringMatching(/issued to another browser/),
+        code: 'ERR_OAUTH_STATE_INVALID',
+      });
+      expect(await configurationOf(world.host, world.digest)).toEqual({});
 
-    // "Allow": a cross-site top-level navigation back to the host, which carries the Lax cookie.
-    const [done] = await Promise.all([mine.page.waitForNavigation(), mine.page.locator('#allow').click()]);
-    expect(done?.status()).toBe(200);
-    expect(await mine.page.content()).toContain('You can close this window now.');
-    expect((await configurationOf(world.host, world.digest)).oauth_credentials).toMatchObject({ access_token: world.provider.issuedTokens.at(-1) });
-    expect(await bindingCookies(mine, callback)).toEqual([]);
-  });
+      // "Allow": a cross-site top-level navigation back to the host, which carries the Lax cookie.
+      const [done] = await Promise.all([mine.page.waitForNavigation(), mine.page.locator('#allow').click()]);
+      expect(done?.status()).toBe(200);
+      expect(await mine.page.content()).toContain('You can close this window now.');
+      expect((await configurationOf(world.host, world.digest)).oauth_credentials).toMatchObject({
+        access_token: world.provider.issuedTokens.at(-1),
+      });
+      expect(await bindingCookies(mine, callback)).toEqual([]);
+    },
+  );
 
   it('refuses a replayed callback and a forged state in the browser that started the flow', async () => {
     const [mine] = browsers;
@@ -84,7 +118,9 @@ describe.skipIf(chromiumMissing !== null)('a sealed GitBook-runtime OAuth flow i
     const tokens = world.provider.issuedTokens.length;
     expect((await mine.page.goto(callback.toString()))?.status()).toBe(200);
     expect(world.provider.issuedTokens).toHaveLength(tokens + 1);
-    expect((await configurationOf(world.host, world.digest)).oauth_credentials).toMatchObject({ access_token: world.provider.issuedTokens.at(-1) });
+    expect((await configurationOf(world.host, world.digest)).oauth_credentials).toMatchObject({
+      access_token: world.provider.issuedTokens.at(-1),
+    });
 
     // The same callback again, even in the same browser: spent.
     expect((await mine.page.goto(callback.toString()))?.status()).toBe(400);
@@ -97,7 +133,10 @@ describe.skipIf(chromiumMissing !== null)('a sealed GitBook-runtime OAuth flow i
     const [mine] = browsers;
     world.provider.consentPage = false;
     const answer = mine.page.waitForResponse((response) => response.url().endsWith('/integration/callback-form'));
-    await mine.page.goto(`${world.host.url}/v1/integrations/hand-rolled/installations/${world.handRolled}/start-form?ticket=${await ticketOf(world.host, world.handRolled)}`);
+    const ticket = await ticketOf(world.host, world.handRolled);
+    await mine.page.goto(
+      `${world.host.url}/v1/integrations/hand-rolled/installations/${world.handRolled}/start-form?ticket=${ticket}`,
+    );
     const posted = await answer;
     expect(posted.status()).toBe(400);
     expect(await posted.text()).toMatch(/issued to another browser/);

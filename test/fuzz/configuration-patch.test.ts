@@ -15,7 +15,12 @@ const installations: string[] = [];
 const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['test/fixtures/lifecycle'], autoInstall: false, workers: 1, env: { ...process.env, SETTINGS_DEMO_API_KEY: 'fuzz' } });
+  host = await startTestHost({
+    dirs: ['test/fixtures/lifecycle'],
+    autoInstall: false,
+    workers: 1,
+    env: { ...process.env, SETTINGS_DEMO_API_KEY: 'fuzz' },
+  });
   const targets: [string, Record<string, unknown>][] = [
     ['settings-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' }],
     ['settings-demo', { organization: 'acme', target: 'organization' }],
@@ -33,13 +38,22 @@ afterAll(() => host?.close());
 function withoutTickets(answer: Answer): Answer {
   const buttons = answer.json?.urls?.buttons;
   if (buttons === undefined) return answer;
-  const bare = Object.fromEntries(Object.entries(buttons as Record<string, string>).map(([name, url]) => [name, url.split('?ticket=')[0]]));
+  const bare = Object.fromEntries(
+    Object.entries(buttons as Record<string, string>).map(([name, url]) => [name, url.split('?ticket=')[0]]),
+  );
   return { ...answer, json: { ...answer.json, urls: { ...answer.json.urls, buttons: bare } } };
 }
 
-const read = async (id: string): Promise<Answer> => withoutTickets(await send(`${host.url}/v1/installations/${id}`, { headers }));
+const read = async (id: string): Promise<Answer> =>
+  withoutTickets(await send(`${host.url}/v1/installations/${id}`, { headers }));
 const patch = async (id: string, body: unknown): Promise<Answer> =>
-  withoutTickets(await send(`${host.url}/v1/installations/${id}/configuration`, { method: 'PATCH', headers, body: JSON.stringify(body) }));
+  withoutTickets(
+    await send(`${host.url}/v1/installations/${id}/configuration`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify(body),
+    }),
+  );
 
 describe('PATCH /v1/installations/:id/configuration with fuzzed bodies', () => {
   it('answers 200 with the patch applied, or 400/422 with an ERR_ code and nothing stored', async () => {
@@ -53,18 +67,28 @@ describe('PATCH /v1/installations/:id/configuration with fuzzed bodies', () => {
           if (answer.status === 200) {
             expect(after.json).toEqual(answer.json);
             for (const [name, value] of Object.entries(body)) {
-              if (value !== null) expect(Object.hasOwn(after.json.configuration, name) && after.json.configuration[name], name).toEqual(value);
+              if (value !== null)
+                expect(Object.hasOwn(after.json.configuration, name) && after.json.configuration[name], name).toEqual(
+                  value,
+                );
             }
           } else {
             expect([400, 422], answer.text).toContain(answer.status);
-            for (const detail of answer.json.error.details ?? []) expect(detail.pointer, answer.text).toMatch(JSON_POINTER);
+            for (const detail of answer.json.error.details ?? [])
+              expect(detail.pointer, answer.text).toMatch(JSON_POINTER);
             expect(after.json).toEqual(before.json);
           }
         }
       }),
       // Found by this property: "__proto__" became the merged configuration's prototype (webhook
       // installation active with an empty configuration); "~" came back as the pointer "/~".
-      { numRuns: 150, examples: [[JSON.parse('{"__proto__":{"url":"https://hooks.example.com/in","events":["space_content_updated"]}}')], [{ '~': 'general' }]] },
+      {
+        numRuns: 150,
+        examples: [
+          [JSON.parse('{"__proto__":{"url":"https://hooks.example.com/in","events":["space_content_updated"]}}')],
+          [{ '~': 'general' }],
+        ],
+      },
     );
   });
 

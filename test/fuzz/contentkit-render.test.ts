@@ -66,7 +66,10 @@ describe('POST /v1/installations/:id/render with fuzzed component output', () =>
         const answer = await render({ componentId: 'echo', state: { tree } });
         expect(answer.status, `${defect}: ${answer.text.slice(0, 300)}`).toBe(422);
         expect(answer.json.error.code).toBe('ERR_CONTENTKIT_INVALID');
-        expect(answer.json.error.details.map((detail: { pointer: string }) => detail.pointer), defect).toContain(`/element${pointer}`);
+        expect(
+          answer.json.error.details.map((detail: { pointer: string }) => detail.pointer),
+          defect,
+        ).toContain(`/element${pointer}`);
       }),
       { numRuns: 100 },
     );
@@ -85,7 +88,13 @@ describe('POST /v1/installations/:id/render with fuzzed component output', () =>
     const body = fc.oneof(
       jsonish(3),
       fc.record(
-        { componentId: fc.oneof(fc.constant('echo'), fc.string({ maxLength: 8 }), jsonish(1)), props: jsonish(2), state: jsonish(2), action: jsonish(2), context: jsonish(2) },
+        {
+          componentId: fc.oneof(fc.constant('echo'), fc.string({ maxLength: 8 }), jsonish(1)),
+          props: jsonish(2),
+          state: jsonish(2),
+          action: jsonish(2),
+          context: jsonish(2),
+        },
         { requiredKeys: [] },
       ),
     );
@@ -98,7 +107,8 @@ describe('POST /v1/installations/:id/render with fuzzed component output', () =>
         // The echo renders state.tree: an answer is judged like any tree (with no props sent, its
         // answer is the one expectJudged rebuilds); no tree at all is an element answer without
         // an element, a bad response.
-        if ((answer.status === 200 || answer.status === 422) && request?.props === undefined) return expectJudged(tree, answer);
+        if ((answer.status === 200 || answer.status === 422) && request?.props === undefined)
+          return expectJudged(tree, answer);
         if (answer.status === 422) expect(answer.json?.error?.code, where).toBe('ERR_CONTENTKIT_INVALID');
         if (answer.status === 502) {
           expect(answer.json?.error?.code, where).toBe('ERR_SANDBOX_BAD_RESPONSE');

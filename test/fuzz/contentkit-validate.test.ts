@@ -34,7 +34,7 @@ function expectPointersInside(tree: unknown, errors: { pointer: string; message:
 }
 
 describe('validateContentKit under fuzzing', () => {
-  it('accepts every tree built from GitBook\'s ContentKit schemas', async () => {
+  it("accepts every tree built from GitBook's ContentKit schemas", async () => {
     await fuzz(
       fc.property(validTree, (tree) => {
         expect(validateContentKit(tree)).toEqual({ valid: true });
@@ -50,45 +50,63 @@ describe('validateContentKit under fuzzing', () => {
         expect(result.valid, `${defect} was accepted`).toBe(false);
         if (result.valid) return;
         expectPointersInside(tree, result.errors);
-        expect(result.errors.map((error) => error.pointer), defect).toContain(pointer);
+        expect(
+          result.errors.map((error) => error.pointer),
+          defect,
+        ).toContain(pointer);
       }),
       { numRuns: 400 },
     );
   });
 
-  it('never throws on mutated or random trees, refuses most of them, and its error pointers resolve inside the input', async () => {
-    let runs = 0;
-    let refused = 0;
-    await fuzz(
-      fc.property(invalidTree, (tree) => {
-        const result = validateContentKit(tree);
-        runs++;
-        if (result.valid) return;
-        refused++;
-        expectPointersInside(tree, result.errors);
-      }),
-      { numRuns: 400 },
-    );
-    // A mutation can leave a tree valid (deleting an optional prop), but most break it.
-    expect(refused, `${refused} of ${runs} refused`).toBeGreaterThan(runs / 2);
-  });
+  it(
+    'never throws on mutated or random trees, refuses most of them, and its error pointers resolve inside the ' +
+      'input',
+    async () => {
+      let runs = 0;
+      let refused = 0;
+      await fuzz(
+        fc.property(invalidTree, (tree) => {
+          const result = validateContentKit(tree);
+          runs++;
+          if (result.valid) return;
+          refused++;
+          expectPointersInside(tree, result.errors);
+        }),
+        { numRuns: 400 },
+      );
+      // A mutation can leave a tree valid (deleting an optional prop), but most break it.
+      expect(refused, `${refused} of ${runs} refused`).toBeGreaterThan(runs / 2);
+    },
+  );
 
-  it('accepts deep trees within the depth bound and refuses deeper ones with that one error, not a stack overflow', async () => {
-    await fuzz(
-      fc.property(fc.integer({ min: 1, max: 20_000 }), fc.boolean(), (depth, stacks) => {
-        const result = validateContentKit(deepTree(depth, stacks));
-        // Every level is two of JSON (the element and its children), under a block: a little under
-        // MAX_DEPTH / 2 levels fit, a little over do not.
-        if (depth <= MAX_DEPTH / 2 - 3) return void expect(result).toEqual({ valid: true });
-        // Valid at any depth otherwise: the only refusal possible is the bound, as its one error.
-        if (depth >= MAX_DEPTH / 2 + 1) expect(result.valid).toBe(false);
-        if (!result.valid) {
-          expect(result.errors).toHaveLength(1);
-          expect(result.errors[0].message).toBe(`is nested deeper than ${MAX_DEPTH} levels`);
-          expectPointersInside(deepTree(depth, stacks), result.errors);
-        }
-      }),
-      { numRuns: 40, examples: [[20_000, false], [20_000, true], [MAX_DEPTH / 2 - 3, true], [MAX_DEPTH / 2 + 1, false]] },
-    );
-  });
+  it(
+    'accepts deep trees within the depth bound and refuses ' + 'deeper ones with that one error, not a stack overflow',
+    async () => {
+      await fuzz(
+        fc.property(fc.integer({ min: 1, max: 20_000 }), fc.boolean(), (depth, stacks) => {
+          const result = validateContentKit(deepTree(depth, stacks));
+          // Every level is two of JSON (the element and its children), under a block: a little under
+          // MAX_DEPTH / 2 levels fit, a little over do not.
+          if (depth <= MAX_DEPTH / 2 - 3) return void expect(result).toEqual({ valid: true });
+          // Valid at any depth otherwise: the only refusal possible is the bound, as its one error.
+          if (depth >= MAX_DEPTH / 2 + 1) expect(result.valid).toBe(false);
+          if (!result.valid) {
+            expect(result.errors).toHaveLength(1);
+            expect(result.errors[0].message).toBe(`is nested deeper than ${MAX_DEPTH} levels`);
+            expectPointersInside(deepTree(depth, stacks), result.errors);
+          }
+        }),
+        {
+          numRuns: 40,
+          examples: [
+            [20_000, false],
+            [20_000, true],
+            [MAX_DEPTH / 2 - 3, true],
+            [MAX_DEPTH / 2 + 1, false],
+          ],
+        },
+      );
+    },
+  );
 });

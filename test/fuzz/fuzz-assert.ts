@@ -36,7 +36,10 @@ export function minRunsFor(numRuns: number): number {
 
 type AnyProperty<Ts> = fc.IProperty<Ts> | fc.IAsyncProperty<Ts>;
 
-export async function fuzz<Ts>(property: AnyProperty<Ts>, { numRuns, timeLimitMs = 15_000, minRuns = minRunsFor(numRuns), examples = [] }: FuzzOptions<Ts>): Promise<void> {
+export async function fuzz<Ts>(
+  property: AnyProperty<Ts>,
+  { numRuns, timeLimitMs = 15_000, minRuns = minRunsFor(numRuns), examples = [] }: FuzzOptions<Ts>,
+): Promise<void> {
   const details = await fc.check(property as fc.IAsyncProperty<Ts>, {
     seed: FUZZ_SEED,
     path: FUZZ_PATH,
@@ -48,14 +51,20 @@ export async function fuzz<Ts>(property: AnyProperty<Ts>, { numRuns, timeLimitMs
   if (details.interrupted && details.counterexample === null) {
     const ran = `ran ${details.numRuns} of ${numRuns} cases before its ${timeLimitMs} ms budget ran out`;
     if (details.numRuns < minRuns) {
-      throw new Error(`fuzz property interrupted: it ${ran}, fewer than its floor of ${minRuns} (seed ${details.seed}); the machine was too busy or the property too slow for its budget`);
+      throw new Error(
+        `fuzz property interrupted: it ${ran}, fewer than its floor of ${minRuns} (seed ${details.seed}); the ` +
+          `machine was too busy or the property too slow for its budget`,
+      );
     }
     console.warn(`fuzz property interrupted: it ${ran} (floor ${minRuns}, seed ${details.seed})`);
     return;
   }
   if (!details.failed) return;
   const report = fc.defaultReportMessage(details) ?? 'property failed';
-  const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance ?? '');
+  const cause =
+    details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance ?? '');
   const replay = `FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath ?? ''}`;
-  throw new Error(`fuzz property failed — reproduce with ${replay}\n${report}\nFailure: ${cause}`, { cause: details.errorInstance });
+  throw new Error(`fuzz property failed — reproduce with ${replay}\n${report}\nFailure: ${cause}`, {
+    cause: details.errorInstance,
+  });
 }

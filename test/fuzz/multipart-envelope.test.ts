@@ -31,7 +31,7 @@ function expectEnvelopeVerdict(answer: Answer): void {
 }
 
 describe('POST /v1 with fuzzed multipart envelopes', () => {
-  it('answers every envelope with a 4xx ERR_ code or the integration\'s answer, never a host 5xx', async () => {
+  it("answers every envelope with a 4xx ERR_ code or the integration's answer, never a host 5xx", async () => {
     await fuzz(
       fc.asyncProperty(envelopePlan(installationIds), async (plan) => {
         const { headers, body } = renderEnvelope(plan);
@@ -46,17 +46,30 @@ describe('POST /v1 with fuzzed multipart envelopes', () => {
   it('refuses a fetch event whose request no Request can carry with 400 ERR_MULTIPART_INVALID', async () => {
     const request = fc.oneof(
       fc.constantFrom(undefined, null, 'GET /', []),
-      fc.record({
-        method: fc.constantFrom('GET', '', 'TRACE', 'G T', 7),
-        url: fc.constantFrom('https://x.test/', 'not a url', 'https://user:pw@x.test/', 5),
-        headers: fc.constantFrom([], [['bad name', 'x']], [['a', '\u0100']], [['a']], 3),
-      }).filter((r) => !(r.method === 'GET' && r.url === 'https://x.test/' && Array.isArray(r.headers) && r.headers.length === 0)),
+      fc
+        .record({
+          method: fc.constantFrom('GET', '', 'TRACE', 'G T', 7),
+          url: fc.constantFrom('https://x.test/', 'not a url', 'https://user:pw@x.test/', 5),
+          headers: fc.constantFrom([], [['bad name', 'x']], [['a', '\u0100']], [['a']], 3),
+        })
+        .filter(
+          (r) =>
+            !(r.method === 'GET' && r.url === 'https://x.test/' && Array.isArray(r.headers) && r.headers.length === 0),
+        ),
     );
     await fuzz(
       fc.asyncProperty(request, async (bad) => {
-        const event = JSON.stringify({ type: 'fetch', installationId: installationIds[0], ...(bad === undefined ? {} : { request: bad }) });
+        const event = JSON.stringify({
+          type: 'fetch',
+          installationId: installationIds[0],
+          ...(bad === undefined ? {} : { request: bad }),
+        });
         const body = Buffer.from(`--x\r\nContent-Disposition: form-data; name="event"\r\n\r\n${event}\r\n--x--\r\n`);
-        const answer = await send(`${host.url}/v1`, { method: 'POST', headers: { ...auth, 'content-type': 'multipart/form-data; boundary=x' }, body });
+        const answer = await send(`${host.url}/v1`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'multipart/form-data; boundary=x' },
+          body,
+        });
         expectHostVerdict(answer);
         expect(answer.json?.error?.code, answer.text).toBe('ERR_MULTIPART_INVALID');
       }),
@@ -65,10 +78,15 @@ describe('POST /v1 with fuzzed multipart envelopes', () => {
   });
 
   it('refuses other versions and paths with a 4xx ERR_ code', async () => {
-    const version = fc.oneof(fc.stringMatching(/^v[0-9]{1,20}\/?$/), fc.constantFrom('v0', 'v01', 'V1', 'v1/', 'v2', 'vX', 'v', 'v1.0', 'v-1', '%76%31', 'v1//', 'v1%2F'));
+    const version = fc.oneof(
+      fc.stringMatching(/^v[0-9]{1,20}\/?$/),
+      fc.constantFrom('v0', 'v01', 'V1', 'v1/', 'v2', 'vX', 'v', 'v1.0', 'v-1', '%76%31', 'v1//', 'v1%2F'),
+    );
     await fuzz(
       fc.asyncProperty(version, fc.boolean(), async (path, multipart) => {
-        const headers: Record<string, string> = multipart ? { ...auth, 'content-type': 'multipart/form-data; boundary=x' } : auth;
+        const headers: Record<string, string> = multipart
+          ? { ...auth, 'content-type': 'multipart/form-data; boundary=x' }
+          : auth;
         const answer = await send(`${host.url}/${path}`, { method: 'POST', headers, body: '--x--\r\n' });
         expectHostVerdict(answer);
         expect(answer.status).toBeGreaterThanOrEqual(400);
@@ -82,8 +100,14 @@ describe('POST /v1 with fuzzed multipart envelopes', () => {
       fc.asyncProperty(fc.integer({ min: 1_048_577, max: 1_400_000 }), fc.boolean(), async (size, chunked) => {
         const head = Buffer.from('--x\r\nContent-Disposition: form-data; name="fetch-body"\r\n\r\n');
         const body = Buffer.concat([head, Buffer.alloc(size - head.length, 0x61)]);
-        const framing: Record<string, string> = chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) };
-        const answer = await send(`${host.url}/v1`, { method: 'POST', headers: { ...auth, ...framing, 'content-type': 'multipart/form-data; boundary=x' }, body });
+        const framing: Record<string, string> = chunked
+          ? { 'transfer-encoding': 'chunked' }
+          : { 'content-length': String(body.length) };
+        const answer = await send(`${host.url}/v1`, {
+          method: 'POST',
+          headers: { ...auth, ...framing, 'content-type': 'multipart/form-data; boundary=x' },
+          body,
+        });
         expectHostVerdict(answer);
         expect(answer.json.error.code).toBe('ERR_PAYLOAD_TOO_LARGE');
       }),
@@ -91,4 +115,3 @@ describe('POST /v1 with fuzzed multipart envelopes', () => {
     );
   });
 });
-

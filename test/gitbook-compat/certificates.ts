@@ -28,21 +28,62 @@ export async function createCertificates(): Promise<Certificates> {
   const caFile = path.join(folder, 'ca.pem');
   const leafKey = path.join(folder, 'leaf.key');
   try {
-    await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', caKey, '-out', caFile, '-days', '2',
-      '-subj', '/CN=gitbook-compat loopback CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      caKey,
+      '-out',
+      caFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=gitbook-compat loopback CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ]);
     await run('openssl', ['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', leafKey]);
   } catch (error) {
     rmSync(folder, { recursive: true, force: true });
-    throw new Error(`could not make the loopback CA with openssl (${(error as Error).message.split('\n')[0]}): install OpenSSL 3`);
+    throw new Error(
+      `could not make the loopback CA with openssl (${(error as Error).message.split('\n')[0]}): install OpenSSL 3`,
+    );
   }
   const leaves = new Map<string, Promise<string>>();
   const make = async (name: string): Promise<string> => {
     // A server name is the guest's choice: only plain names and addresses reach openssl's arguments.
-    if (!/^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$|^[\d.]+$/i.test(name)) throw new Error(`not a server name: ${JSON.stringify(name).slice(0, 80)}`);
+    if (!/^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$|^[\d.]+$/i.test(name))
+      throw new Error(`not a server name: ${JSON.stringify(name).slice(0, 80)}`);
     const file = path.join(folder, `leaf-${leaves.size}.pem`);
     const san = /^[\d.]+$/.test(name) ? `IP:${name}` : `DNS:${name}`;
-    await run('openssl', ['req', '-x509', '-new', '-key', leafKey, '-CA', caFile, '-CAkey', caKey, '-subj', '/CN=gitbook-compat loopback', '-addext', `subjectAltName=${san}`,
-      '-addext', 'basicConstraints=CA:FALSE', '-days', '2', '-out', file]);
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-new',
+      '-key',
+      leafKey,
+      '-CA',
+      caFile,
+      '-CAkey',
+      caKey,
+      '-subj',
+      '/CN=gitbook-compat loopback',
+      '-addext',
+      `subjectAltName=${san}`,
+      '-addext',
+      'basicConstraints=CA:FALSE',
+      '-days',
+      '2',
+      '-out',
+      file,
+    ]);
     return readFileSync(file, 'utf8');
   };
   return {

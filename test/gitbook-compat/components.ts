@@ -25,7 +25,11 @@ export interface RenderTarget {
  * checkbox is turned on, as a user enables what the integration offers (GitBook's webhook refuses
  * to save with all its event switches off, as they start).
  */
-export function filledState(element: unknown, state: Record<string, unknown>, context: PlaceholderContext): Record<string, unknown> {
+export function filledState(
+  element: unknown,
+  state: Record<string, unknown>,
+  context: PlaceholderContext,
+): Record<string, unknown> {
   const filled = { ...state };
   const walk = (value: unknown, depth: number) => {
     if (depth > 100 || typeof value !== 'object' || value === null) return;
@@ -36,7 +40,14 @@ export function filledState(element: unknown, state: Record<string, unknown>, co
       filled[key] = record.type === 'checkbox' && record.value !== undefined ? record.value : true;
     } else if (typeof key === 'string' && (filled[key] === undefined || filled[key] === '' || filled[key] === null)) {
       if (record.type === 'textinput') {
-        filled[key] = placeholderFor(key, { type: record.inputType === 'number' ? 'number' : 'string', ...(record.inputType === 'url' ? { format: 'uri' } : {}) }, context);
+        filled[key] = placeholderFor(
+          key,
+          {
+            type: record.inputType === 'number' ? 'number' : 'string',
+            ...(record.inputType === 'url' ? { format: 'uri' } : {}),
+          },
+          context,
+        );
       } else if (record.type === 'select' && Array.isArray(record.options) && record.options.length > 0) {
         const option = record.options[0] as { id?: unknown };
         if (option.id !== undefined) filled[key] = record.multiple === true ? [option.id] : option.id;
@@ -54,7 +65,8 @@ export function resolveBindings(value: unknown, state: Record<string, unknown>, 
   if (Array.isArray(value)) return value.map((entry) => resolveBindings(entry, state, depth + 1));
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
-  if (keys.length === 1 && keys[0] === '$state' && typeof record.$state === 'string') return Object.hasOwn(state, record.$state) ? state[record.$state] : undefined;
+  if (keys.length === 1 && keys[0] === '$state' && typeof record.$state === 'string')
+    return Object.hasOwn(state, record.$state) ? state[record.$state] : undefined;
   return Object.fromEntries(keys.map((key) => [key, resolveBindings(record[key], state, depth + 1)]));
 }
 
@@ -82,16 +94,40 @@ interface Rendered {
   state?: Record<string, unknown>;
 }
 
-async function render(client: HostClient, target: RenderTarget, body: Record<string, unknown>, what: string, steps: Step[]): Promise<Rendered | undefined> {
-  const answer = await client.admin('POST', `/v1/installations/${target.installationId}/render`, { context: target.context, ...body });
+async function render(
+  client: HostClient,
+  target: RenderTarget,
+  body: Record<string, unknown>,
+  what: string,
+  steps: Step[],
+): Promise<Rendered | undefined> {
+  const answer = await client.admin('POST', `/v1/installations/${target.installationId}/render`, {
+    context: target.context,
+    ...body,
+  });
   steps.push(stepOf(what, answer));
   return answer.status === 200 ? (answer.json as Rendered) : undefined;
 }
 
 /** Renders `target` and presses its actions; returns how many actions were pressed. */
-export async function exerciseComponent(client: HostClient, mock: MockThirdParty, target: RenderTarget, placeholders: PlaceholderContext, steps: Step[]): Promise<number> {
-  const first = await render(client, target, { componentId: target.componentId, props: target.props, ...(target.firstAction ? { action: target.firstAction } : {}) },
-    `render ${target.label}${target.firstAction ? ` (${String(target.firstAction.action)})` : ''}`, steps);
+export async function exerciseComponent(
+  client: HostClient,
+  mock: MockThirdParty,
+  target: RenderTarget,
+  placeholders: PlaceholderContext,
+  steps: Step[],
+): Promise<number> {
+  const first = await render(
+    client,
+    target,
+    {
+      componentId: target.componentId,
+      props: target.props,
+      ...(target.firstAction ? { action: target.firstAction } : {}),
+    },
+    `render ${target.label}${target.firstAction ? ` (${String(target.firstAction.action)})` : ''}`,
+    steps,
+  );
   if (first?.type !== 'element') return 0;
   let pressed = 0;
   const state = filledState(first.element, first.state ?? {}, placeholders);
@@ -100,8 +136,15 @@ export async function exerciseComponent(client: HostClient, mock: MockThirdParty
     const name = String(action.action);
     if (name === '@ui.modal.open' && typeof action.componentId === 'string') {
       pressed++;
-      const props = typeof action.props === 'object' && action.props !== null ? (action.props as Record<string, unknown>) : {};
-      await render(client, target, { componentId: action.componentId, props }, `open modal ${action.componentId} of ${target.label}`, steps);
+      const props =
+        typeof action.props === 'object' && action.props !== null ? (action.props as Record<string, unknown>) : {};
+      await render(
+        client,
+        target,
+        { componentId: action.componentId, props },
+        `open modal ${action.componentId} of ${target.label}`,
+        steps,
+      );
     } else if (name === '@ui.url.open' && typeof action.url === 'string' && action.url.startsWith(`${client.url}/`)) {
       pressed++;
       const what = `open ${new URL(action.url).pathname.split('/').slice(-1)[0] || 'link'} from ${target.label}`;
@@ -109,7 +152,18 @@ export async function exerciseComponent(client: HostClient, mock: MockThirdParty
       steps.push({ what: `${what} (${requests} request(s))`, status });
     } else if (!name.startsWith('@')) {
       pressed++;
-      await render(client, target, { componentId: target.componentId, props: first.props ?? target.props, state, action: resolveBindings(action, state) }, `press ${name} in ${target.label}`, steps);
+      await render(
+        client,
+        target,
+        {
+          componentId: target.componentId,
+          props: first.props ?? target.props,
+          state,
+          action: resolveBindings(action, state),
+        },
+        `press ${name} in ${target.label}`,
+        steps,
+      );
     }
   }
   return pressed;

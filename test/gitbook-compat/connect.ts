@@ -27,13 +27,22 @@ export class CookieJar {
 
   /** The Cookie header for a request to `pathname`, or undefined when none applies. */
   header(pathname: string): string | undefined {
-    const sent = [...this.cookies].filter(([, cookie]) => pathname === cookie.path || pathname.startsWith(cookie.path.endsWith('/') ? cookie.path : `${cookie.path}/`));
+    const sent = [...this.cookies].filter(
+      ([, cookie]) =>
+        pathname === cookie.path || pathname.startsWith(cookie.path.endsWith('/') ? cookie.path : `${cookie.path}/`),
+    );
     return sent.length === 0 ? undefined : sent.map(([name, cookie]) => `${name}=${cookie.value}`).join('; ');
   }
 }
 
 /** Follows `url` to its end; pushes a Step for each failing host hop; answers the last status and request count. */
-export async function browse(client: HostClient, mock: MockThirdParty, url: string, what: string, steps: Step[]): Promise<{ status: number; requests: number }> {
+export async function browse(
+  client: HostClient,
+  mock: MockThirdParty,
+  url: string,
+  what: string,
+  steps: Step[],
+): Promise<{ status: number; requests: number }> {
   const origin = new URL(client.url).origin;
   const jar = new CookieJar();
   let next = url;
@@ -64,12 +73,27 @@ export async function browse(client: HostClient, mock: MockThirdParty, url: stri
 }
 
 /** Presses a configuration button: browses its URL, then checks the installation stored the connection. */
-export async function connectButton(client: HostClient, mock: MockThirdParty, installationId: string, property: string, buttonUrl: string, steps: Step[]): Promise<boolean> {
+export async function connectButton(
+  client: HostClient,
+  mock: MockThirdParty,
+  installationId: string,
+  property: string,
+  buttonUrl: string,
+  steps: Step[],
+): Promise<boolean> {
   const what = `connect ${property}`;
   const { status, requests } = await browse(client, mock, buttonUrl, what, steps);
   const view = await client.admin('GET', `/v1/installations/${installationId}`);
   const configuration = (view.json as { configuration?: Record<string, unknown> } | undefined)?.configuration ?? {};
   const stored = configuration[property] !== undefined && configuration[property] !== null;
-  steps.push(stored ? { what, status } : { what, status, problem: `the connection was not stored (the flow ended with ${status} after ${requests} request(s))` });
+  steps.push(
+    stored
+      ? { what, status }
+      : {
+          what,
+          status,
+          problem: `the connection was not stored (the flow ended with ${status} after ${requests} request(s))`,
+        },
+  );
   return stored;
 }

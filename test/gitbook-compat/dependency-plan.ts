@@ -75,7 +75,13 @@ export function planDependencies(packages: Record<string, PackageDeps>, pins: Re
   for (const integration of Object.keys(packages).sort()) {
     const { dependencies = {}, devDependencies = {} } = packages[integration];
     for (const [name, range] of Object.entries(dependencies)) {
-      if (range.startsWith('workspace:') && !Object.hasOwn(pins, name)) skipped.push({ integration, name, range, why: 'a package of GitBook\'s workspace that npm does not publish at that version' });
+      if (range.startsWith('workspace:') && !Object.hasOwn(pins, name))
+        skipped.push({
+          integration,
+          name,
+          range,
+          why: "a package of GitBook's workspace that npm does not publish at that version",
+        });
       else want(integration, name, range);
     }
     for (const [name, range] of Object.entries(devDependencies)) {
@@ -93,7 +99,11 @@ export function planDependencies(packages: Record<string, PackageDeps>, pins: Re
       if (key === null || key === 'any') continue;
       groups.set(key, [...(groups.get(key) ?? []), entry]);
     }
-    const highest = (group: Want[]) => group.map((entry) => entry.range).sort(compareBounds).at(-1)!;
+    const highest = (group: Want[]) =>
+      group
+        .map((entry) => entry.range)
+        .sort(compareBounds)
+        .at(-1)!;
     const ranked = [...groups.values()].sort((a, b) => b.length - a.length || compareBounds(highest(b), highest(a)));
     if (ranked.length === 0) {
       hoisted[name] = 'latest';

@@ -37,7 +37,14 @@ export interface Verdict {
  * the logs of the dispatch decide whose fault it was. Every other ERR_* code is the host refusing or
  * lacking something.
  */
-export const INTEGRATION_FAILURE_CODES = new Set(['ERR_SANDBOX_BAD_RESPONSE', 'ERR_CONTENTKIT_INVALID', 'ERR_SANDBOX_CRASHED', 'ERR_SANDBOX_TIMEOUT', 'ERR_INTEGRATION_QUARANTINED', 'ERR_INTEGRATION_THROTTLED']);
+export const INTEGRATION_FAILURE_CODES = new Set([
+  'ERR_SANDBOX_BAD_RESPONSE',
+  'ERR_CONTENTKIT_INVALID',
+  'ERR_SANDBOX_CRASHED',
+  'ERR_SANDBOX_TIMEOUT',
+  'ERR_INTEGRATION_QUARANTINED',
+  'ERR_INTEGRATION_THROTTLED',
+]);
 
 /** The host's error code in an answer body, if the answer is the host's. */
 export function hostErrorCode(body: unknown): { code: string; message: string } | undefined {
@@ -45,7 +52,9 @@ export function hostErrorCode(body: unknown): { code: string; message: string } 
   const error = (body as { error?: unknown }).error;
   if (typeof error !== 'object' || error === null) return undefined;
   const { code, message } = error as { code?: unknown; message?: unknown };
-  return typeof code === 'string' && /^ERR_[A-Z_]+$/.test(code) ? { code, message: typeof message === 'string' ? message : '' } : undefined;
+  return typeof code === 'string' && /^ERR_[A-Z_]+$/.test(code)
+    ? { code, message: typeof message === 'string' ? message : '' }
+    : undefined;
 }
 
 /** Lines of a dispatch's logs that show the host lacking what GitBook's platform gives. */
@@ -57,9 +66,13 @@ export function hostEvidenceIn(lines: string[], runtimeGlobals: ReadonlySet<stri
     const unbacked = /GitBook API failed with \[(405|500|501)\] (\S+?):? /.exec(line);
     if (unbacked && !route) found.push(`platform API answered ${unbacked[1]} to ${unbacked[2]}`);
     const missing = /ReferenceError: ([A-Za-z_$][\w$]*) is not defined/.exec(line);
-    if (missing && runtimeGlobals.has(missing[1])) found.push(`ReferenceError: ${missing[1]} is not defined (a global of GitBook's runtime)`);
+    if (missing && runtimeGlobals.has(missing[1]))
+      found.push(`ReferenceError: ${missing[1]} is not defined (a global of GitBook's runtime)`);
     const notCallable = /TypeError: ([A-Za-z_$][\w$]*)((?:\.[\w$]+)*) is not a (function|constructor)/.exec(line);
-    if (notCallable && runtimeGlobals.has(notCallable[1])) found.push(`TypeError: ${notCallable[1]}${notCallable[2]} is not a ${notCallable[3]} (a global of GitBook's runtime)`);
+    if (notCallable && runtimeGlobals.has(notCallable[1]))
+      found.push(
+        `TypeError: ${notCallable[1]}${notCallable[2]} is not a ${notCallable[3]} (a global of GitBook's runtime)`,
+      );
   }
   return [...new Set(found)];
 }
@@ -76,15 +89,21 @@ function firstError(dispatch: Dispatch): string {
  * calls generated) or the host's refusal.
  */
 export function judgeLoad(errors: string[], build: string | undefined): Verdict {
-  const generated = errors.filter((error) => /\/script: .*imports "\.{1,2}\/[^"]*".*(cannot be resolved|does not exist)/.test(error)
-    && (build !== undefined || error.includes('probably generated')));
+  const generated = errors.filter(
+    (error) =>
+      /\/script: .*imports "\.{1,2}\/[^"]*".*(cannot be resolved|does not exist)/.test(error) &&
+      (build !== undefined || error.includes('probably generated')),
+  );
   if (generated.length > 0 && generated.length === errors.length) {
     const messages = generated.map((error) => error.replace(/^.*?\/script: /, ''));
     // The host's check names the build script itself; the folder's is added only where it does not.
     const named = build === undefined || messages.some((message) => message.includes(build));
     return { outcome: 'cannot be built', evidence: named ? messages : [...messages, `its build step: ${build}`] };
   }
-  return { outcome: 'broken by the host', evidence: errors.map((error) => `refused at load: ${error.replace(/^.*?gitbook-manifest\.yaml: /, '')}`) };
+  return {
+    outcome: 'broken by the host',
+    evidence: errors.map((error) => `refused at load: ${error.replace(/^.*?gitbook-manifest\.yaml: /, '')}`),
+  };
 }
 
 /**
@@ -93,21 +112,44 @@ export function judgeLoad(errors: string[], build: string | undefined): Verdict 
  * configure it: a failure there is how the integration greets an empty configuration (as on GitBook),
  * so only host evidence in them counts.
  */
-export function judgeExercise(steps: Step[], dispatches: Dispatch[], runtimeGlobals: ReadonlySet<string>, beforeConfiguration: Dispatch[] = []): Verdict {
+export function judgeExercise(
+  steps: Step[],
+  dispatches: Dispatch[],
+  runtimeGlobals: ReadonlySet<string>,
+  beforeConfiguration: Dispatch[] = [],
+): Verdict {
   const host: string[] = [];
   const failures: string[] = [];
   for (const step of steps) {
-    if (step.code !== undefined && !INTEGRATION_FAILURE_CODES.has(step.code)) host.push(`${step.what}: host answered ${step.status} ${step.code}${step.message ? ` (${step.message.slice(0, 160)})` : ''}`);
-    else if (step.code !== undefined || step.status >= 500 || step.problem !== undefined) {
-      failures.push(`${step.what}: ${step.problem ?? `${step.status}${step.code ? ` ${step.code}` : ''}${step.message ? ` ${step.message.slice(0, 160)}` : ''}`}`);
+    if (step.code !== undefined && !INTEGRATION_FAILURE_CODES.has(step.code)) {
+      const detail = step.message ? ` (${step.message.slice(0, 160)})` : '';
+      host.push(`${step.what}: host answered ${step.status} ${step.code}${detail}`);
+    } else if (step.code !== undefined || step.status >= 500 || step.problem !== undefined) {
+      const code = step.code ? ` ${step.code}` : '';
+      const message = step.message ? ` ${step.message.slice(0, 160)}` : '';
+      failures.push(`${step.what}: ${step.problem ?? `${step.status}${code}${message}`}`);
     }
   }
   for (const dispatch of beforeConfiguration) {
-    host.push(...hostEvidenceIn(dispatch.logs.map((line) => line.text), runtimeGlobals).map((evidence) => `${dispatch.type}: ${evidence}`));
+    host.push(
+      ...hostEvidenceIn(
+        dispatch.logs.map((line) => line.text),
+        runtimeGlobals,
+      ).map((evidence) => `${dispatch.type}: ${evidence}`),
+    );
   }
   for (const dispatch of dispatches) {
-    host.push(...hostEvidenceIn(dispatch.logs.map((line) => line.text), runtimeGlobals).map((evidence) => `${dispatch.type}: ${evidence}`));
-    if (dispatch.status >= 500 || dispatch.errorCode !== undefined) failures.push(`${dispatch.type} dispatch ${dispatch.status}${dispatch.errorCode ? ` ${dispatch.errorCode}` : ''}: ${firstError(dispatch)}`);
+    host.push(
+      ...hostEvidenceIn(
+        dispatch.logs.map((line) => line.text),
+        runtimeGlobals,
+      ).map((evidence) => `${dispatch.type}: ${evidence}`),
+    );
+    if (dispatch.status >= 500 || dispatch.errorCode !== undefined)
+      failures.push(
+        `${dispatch.type} ` +
+          `dispatch ${dispatch.status}${dispatch.errorCode ? ` ${dispatch.errorCode}` : ''}: ${firstError(dispatch)}`,
+      );
   }
   if (host.length > 0) return { outcome: 'broken by the host', evidence: [...new Set([...host, ...failures])] };
   if (failures.length > 0) return { outcome: 'fails in its own code', evidence: [...new Set(failures)] };

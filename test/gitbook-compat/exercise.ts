@@ -62,18 +62,34 @@ export function platformEvent(type: string, revisionId: string): Record<string, 
   const { space, site, page } = SCENE;
   const seen = { visitor: VISITOR, url: 'https://docs.acme.test/', referrer: '' };
   switch (type) {
-    case 'space_view': return { type, spaceId: space, pageId: page, ...seen };
-    case 'space_content_updated': return { type, spaceId: space, revisionId };
-    case 'space_visibility_updated': return { type, spaceId: space, previousVisibility: 'private', visibility: 'public' };
-    case 'space_gitsync_started': return { type, spaceId: space, revisionId, commitId: 'c0ffee' };
-    case 'space_gitsync_completed': return { type, spaceId: space, revisionId, commitId: 'c0ffee', state: 'success' };
-    case 'site_view': return { type, siteId: site, ...seen };
-    case 'page_feedback': return { type, siteId: site, spaceId: space, pageId: page, feedback: { rating: 'good', comment: 'Clear.' }, ...seen };
-    default: throw new Error(`no platform event ${type}`);
+    case 'space_view':
+      return { type, spaceId: space, pageId: page, ...seen };
+    case 'space_content_updated':
+      return { type, spaceId: space, revisionId };
+    case 'space_visibility_updated':
+      return { type, spaceId: space, previousVisibility: 'private', visibility: 'public' };
+    case 'space_gitsync_started':
+      return { type, spaceId: space, revisionId, commitId: 'c0ffee' };
+    case 'space_gitsync_completed':
+      return { type, spaceId: space, revisionId, commitId: 'c0ffee', state: 'success' };
+    case 'site_view':
+      return { type, siteId: site, ...seen };
+    case 'page_feedback':
+      return {
+        type,
+        siteId: site,
+        spaceId: space,
+        pageId: page,
+        feedback: { rating: 'good', comment: 'Clear.' },
+        ...seen,
+      };
+    default:
+      throw new Error(`no platform event ${type}`);
   }
 }
 
-const schemaOf = (level: Level | undefined): ConfigurationSchema | undefined => (level !== undefined && 'schema' in level ? level.schema : undefined);
+const schemaOf = (level: Level | undefined): ConfigurationSchema | undefined =>
+  level !== undefined && 'schema' in level ? level.schema : undefined;
 
 type Logged = Dispatch & { createdAt: string };
 
@@ -81,10 +97,21 @@ async function eventLogSince(client: HostClient, name: string, since: string): P
   const found: Logged[] = [];
   let cursor: string | null = null;
   do {
-    const answer = await client.admin('GET', `/v1/integrations/${encodeURIComponent(name)}/events?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    const page = answer.json as { items?: (Dispatch & { createdAt: string })[]; nextCursor?: string | null } | undefined;
+    const after = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const answer = await client.admin('GET', `/v1/integrations/${encodeURIComponent(name)}/events?limit=200${after}`);
+    const page = answer.json as
+      | { items?: (Dispatch & { createdAt: string })[]; nextCursor?: string | null }
+      | undefined;
     const items = page?.items ?? [];
-    for (const item of items) if (item.createdAt >= since) found.push({ type: item.type, status: item.status, logs: item.logs, createdAt: item.createdAt, ...(item.errorCode ? { errorCode: item.errorCode } : {}) });
+    for (const item of items)
+      if (item.createdAt >= since)
+        found.push({
+          type: item.type,
+          status: item.status,
+          logs: item.logs,
+          createdAt: item.createdAt,
+          ...(item.errorCode ? { errorCode: item.errorCode } : {}),
+        });
     cursor = items.length > 0 && items.at(-1)!.createdAt >= since ? (page?.nextCursor ?? null) : null;
   } while (cursor !== null);
   return found.reverse();
@@ -95,21 +122,44 @@ async function settleTasks(context: ExerciseContext, name: string): Promise<void
   for (let round = 0; round < 150; round++) {
     await context.waitIdle();
     const answer = await context.client.admin('GET', `/v1/integrations/${encodeURIComponent(name)}/tasks?limit=50`);
-    const items = (answer.json as { items?: { status: string; runAt: string; attempts: number }[] } | undefined)?.items ?? [];
-    const due = items.filter((task) => (task.status === 'pending' || task.status === 'running') && task.attempts === 0 && Date.parse(task.runAt) < Date.now() + 15_000);
+    const items =
+      (answer.json as { items?: { status: string; runAt: string; attempts: number }[] } | undefined)?.items ?? [];
+    const due = items.filter(
+      (task) =>
+        (task.status === 'pending' || task.status === 'running') &&
+        task.attempts === 0 &&
+        Date.parse(task.runAt) < Date.now() + 15_000,
+    );
     if (due.length === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 
-async function install(context: ExerciseContext, plan: ExercisePlan, installLink: string | undefined, steps: Step[]): Promise<Map<'organization' | InstallTarget, Installation>> {
+async function install(
+  context: ExerciseContext,
+  plan: ExercisePlan,
+  installLink: string | undefined,
+  steps: Step[],
+): Promise<Map<'organization' | InstallTarget, Installation>> {
   const made = new Map<'organization' | InstallTarget, Installation>();
   const targets: ('organization' | InstallTarget)[] = plan.installs.length > 0 ? plan.installs : ['organization'];
   for (const target of targets) {
     // An unlisted integration installs with the link its listing shows the admin, as on GitBook.
-    const body = { organization: SCENE.organization, target, ...(target === 'space' ? { space: SCENE.space } : target === 'site' ? { site: SCENE.site } : {}), ...(installLink ? { installLink } : {}) };
-    const answer = await context.client.admin('POST', `/v1/integrations/${encodeURIComponent(plan.name)}/installations`, body);
-    const step = stepOf(`install on ${target === 'organization' ? 'the organization' : target === 'space' ? SCENE.space : SCENE.site}`, answer);
+    const body = {
+      organization: SCENE.organization,
+      target,
+      ...(target === 'space' ? { space: SCENE.space } : target === 'site' ? { site: SCENE.site } : {}),
+      ...(installLink ? { installLink } : {}),
+    };
+    const answer = await context.client.admin(
+      'POST',
+      `/v1/integrations/${encodeURIComponent(plan.name)}/installations`,
+      body,
+    );
+    const step = stepOf(
+      `install on ${target === 'organization' ? 'the organization' : target === 'space' ? SCENE.space : SCENE.site}`,
+      answer,
+    );
     if (answer.status !== 201) {
       steps.push(step);
       continue;
@@ -136,14 +186,23 @@ export async function exerciseIntegration(context: ExerciseContext, plan: Exerci
 
   // The listing holds every integration the host loaded or refused (a refused one beside a built-in
   // of the same name too); ours is the entry whose problems name its folder, else the ready one.
-  const listing = ((await client.admin('GET', '/v1/integrations')).json as { items?: Listed[] } | undefined)?.items ?? [];
+  const listing =
+    ((await client.admin('GET', '/v1/integrations')).json as { items?: Listed[] } | undefined)?.items ?? [];
   const named = listing.filter((entry) => entry.name === plan.name);
-  const refused = named.find((entry) => entry.status !== 'ready' && (entry.errors ?? []).some((error) => mentionsFolder(error, plan.folder)));
+  const refused = named.find(
+    (entry) => entry.status !== 'ready' && (entry.errors ?? []).some((error) => mentionsFolder(error, plan.folder)),
+  );
   if (refused !== undefined || named.length === 0) {
     exercised.push('load');
-    return { ...base, ...judgeLoad(refused?.errors ?? [`the host lists no integration named ${plan.name}`], plan.build), thirdParties: [] };
+    return {
+      ...base,
+      ...judgeLoad(refused?.errors ?? [`the host lists no integration named ${plan.name}`], plan.build),
+      thirdParties: [],
+    };
   }
-  const view = (await client.admin('GET', `/v1/integrations/${encodeURIComponent(plan.name)}`)).json as { installLink?: string } | undefined;
+  const view = (await client.admin('GET', `/v1/integrations/${encodeURIComponent(plan.name)}`)).json as
+    | { installLink?: string }
+    | undefined;
   const since = new Date().toISOString();
   const installations = await install(context, plan, view?.installLink, steps);
   const organization = installations.get('organization');
@@ -161,9 +220,10 @@ export async function exerciseIntegration(context: ExerciseContext, plan: Exerci
     }
   }
 
-  // Configure: the required properties of each level with a schema (the space level falls back to the site's, as the host does).
+  // Configure: the required properties of each level with a schema (the space level falls back to the site's, as the
+  // host does).
   const placeholders = { integration: plan.name, originFor: mock.originFor };
-  const levels: [('organization' | InstallTarget), Level | undefined][] = [
+  const levels: ['organization' | InstallTarget, Level | undefined][] = [
     ['organization', plan.configurations.account],
     ['space', plan.configurations.space ?? plan.configurations.site],
     ['site', plan.configurations.site],
@@ -183,13 +243,16 @@ export async function exerciseIntegration(context: ExerciseContext, plan: Exerci
 
   // Components: configuration components with GitBook's props and context, then blocks in a document.
   const configurationOf = async (installation: Installation | undefined) =>
-    installation === undefined ? {} : (((await client.admin('GET', `/v1/installations/${installation.id}`)).json as Installation | undefined)?.configuration ?? {});
+    installation === undefined
+      ? {}
+      : (((await client.admin('GET', `/v1/installations/${installation.id}`)).json as Installation | undefined)
+          ?.configuration ?? {});
   const contexts = {
     organization: { type: 'configuration_account', theme: 'light', organizationId: SCENE.organization },
     space: { type: 'configuration_space', theme: 'light', spaceId: SCENE.space },
     site: { type: 'configuration_site', theme: 'light', siteId: SCENE.site },
   };
-  const levelComponents: [('organization' | InstallTarget), Level | undefined][] = [
+  const levelComponents: ['organization' | InstallTarget, Level | undefined][] = [
     ['organization', plan.configurations.account],
     ['space', plan.configurations.space],
     ['site', plan.configurations.site],
@@ -200,20 +263,38 @@ export async function exerciseIntegration(context: ExerciseContext, plan: Exerci
     const props: Record<string, unknown> = { installation: { configuration: await configurationOf(organization) } };
     if (target === 'space') props.spaceInstallation = { configuration: await configurationOf(installation) };
     if (target === 'site') props.siteInstallation = { configuration: await configurationOf(installation) };
-    const pressed = await exerciseComponent(client, mock, { installationId: installation.id, componentId: level.componentId, props, context: contexts[target], label: `configuration ${level.componentId} (${target})` }, placeholders, steps);
+    const pressed = await exerciseComponent(
+      client,
+      mock,
+      {
+        installationId: installation.id,
+        componentId: level.componentId,
+        props,
+        context: contexts[target],
+        label: `configuration ${level.componentId} (${target})`,
+      },
+      placeholders,
+      steps,
+    );
     exercised.push(`render configuration (${target})${pressed > 0 ? ` +${pressed} action(s)` : ''}`);
   }
   const blockHome = installations.get('space') ?? organization;
   for (const block of plan.blocks) {
     if (blockHome === undefined) break;
-    const pressed = await exerciseComponent(client, mock, {
-      installationId: blockHome.id,
-      componentId: block.id,
-      props: {},
-      context: { type: 'document', theme: 'light', spaceId: SCENE.space, editable: true },
-      label: `block ${block.id}`,
-      ...(block.link ? { firstAction: { action: '@link.unfurl', url: block.link } } : {}),
-    }, placeholders, steps);
+    const pressed = await exerciseComponent(
+      client,
+      mock,
+      {
+        installationId: blockHome.id,
+        componentId: block.id,
+        props: {},
+        context: { type: 'document', theme: 'light', spaceId: SCENE.space, editable: true },
+        label: `block ${block.id}`,
+        ...(block.link ? { firstAction: { action: '@link.unfurl', url: block.link } } : {}),
+      },
+      placeholders,
+      steps,
+    );
     exercised.push(`render block ${block.id}${pressed > 0 ? ` +${pressed} action(s)` : ''}`);
   }
 
@@ -221,12 +302,20 @@ export async function exerciseIntegration(context: ExerciseContext, plan: Exerci
   const endpoints: [string, string][] = [...installations.entries()]
     .filter(([target]) => target !== 'organization' || plan.installs.length === 0)
     .map(([target, installation]) => [`GET ${target} installation endpoint`, installation.urls.publicEndpoint]);
-  if (plan.usesIntegrationEndpoint) endpoints.unshift(['GET integration endpoint', `${client.url}/v1/integrations/${encodeURIComponent(plan.name)}/integration`]);
+  if (plan.usesIntegrationEndpoint)
+    endpoints.unshift([
+      'GET integration endpoint',
+      `${client.url}/v1/integrations/${encodeURIComponent(plan.name)}/integration`,
+    ]);
   for (const [what, endpoint] of endpoints) {
     const step = stepOf(what, await client.open('GET', endpoint));
     // An OAuth start the host refuses without a button's ticket is its protection working: the flow is
     // exercised through the button (connect above), never by a bare GET.
-    steps.push(step.code === 'ERR_OAUTH_TICKET_INVALID' ? { what, status: step.status, message: `${step.code}: an OAuth start needs the button's ticket` } : step);
+    steps.push(
+      step.code === 'ERR_OAUTH_TICKET_INVALID'
+        ? { what, status: step.status, message: `${step.code}: an OAuth start needs the button's ticket` }
+        : step,
+    );
   }
   exercised.push(`endpoints ×${endpoints.length}`);
 
@@ -234,31 +323,55 @@ export async function exerciseIntegration(context: ExerciseContext, plan: Exerci
   if (plan.siteScript && site !== undefined) {
     const list = await client.admin('GET', `/v1/site-scripts/${SCENE.site}`);
     const items = (list.json as { items?: { installationId: string }[] } | undefined)?.items ?? [];
-    if (!items.some((item) => item.installationId === site.id)) steps.push({ what: 'site script listing', status: list.status, problem: `not listed for ${SCENE.site} (installation ${site.status ?? ''})` });
-    steps.push(stepOf('site script', await client.open('GET', `${client.url}/v1/site-scripts/${SCENE.site}/${site.id}`)));
+    if (!items.some((item) => item.installationId === site.id))
+      steps.push({
+        what: 'site script listing',
+        status: list.status,
+        problem: `not listed for ${SCENE.site} (installation ${site.status ?? ''})`,
+      });
+    steps.push(
+      stepOf('site script', await client.open('GET', `${client.url}/v1/site-scripts/${SCENE.site}/${site.id}`)),
+    );
     exercised.push('site script');
   }
   if (plan.visitorAuth && site !== undefined) {
     const form = new FormData();
-    form.append('event', JSON.stringify({ type: 'fetch_visitor_authentication', installationId: site.id, siteId: SCENE.site, location: '/', searchParams: {}, cookies: {} }));
+    form.append(
+      'event',
+      JSON.stringify({
+        type: 'fetch_visitor_authentication',
+        installationId: site.id,
+        siteId: SCENE.site,
+        location: '/',
+        searchParams: {},
+        cookies: {},
+      }),
+    );
     steps.push(stepOf('fetch_visitor_authentication', await client.admin('POST', '/v1', form)));
     exercised.push('visitor auth');
   }
 
   const handled: string[] = [];
   for (const type of plan.events) {
-    const answer = await client.admin('POST', '/v1/events', platformEvent(type, await context.currentRevision(SCENE.space)));
+    const answer = await client.admin(
+      'POST',
+      '/v1/events',
+      platformEvent(type, await context.currentRevision(SCENE.space)),
+    );
     if (answer.status !== 202) {
       steps.push(stepOf(`event ${type}`, answer));
       continue;
     }
-    const dispatched = ((answer.json as { dispatched?: { integration?: string; status?: number }[] }).dispatched ?? []).filter((entry) => entry.integration === plan.name);
+    const dispatched = (
+      (answer.json as { dispatched?: { integration?: string; status?: number }[] }).dispatched ?? []
+    ).filter((entry) => entry.integration === plan.name);
     for (const entry of dispatched) {
       steps.push({ what: `event ${type}`, status: entry.status ?? 0 });
       handled.push(`${type} ${entry.status}`);
     }
   }
-  if (plan.events.length > 0) exercised.push(`events: ${handled.join(', ') || `none of ${plan.events.length} handled`}`);
+  if (plan.events.length > 0)
+    exercised.push(`events: ${handled.join(', ') || `none of ${plan.events.length} handled`}`);
 
   await settleTasks(context, plan.name);
   const dispatches = await eventLogSince(client, plan.name, since);

@@ -53,8 +53,13 @@ const ADMIN_TOKEN = `gitbook-compat-${process.pid}-admin-token`;
 
 /** The repository's platform data with the integrations that need internal scopes named first-party. */
 function platformFile(folder: string, plans: ExercisePlan[]): { file: string; firstParty: string[] } {
-  const data = load(readFileSync(path.join(ROOT, 'fixtures/platform.yaml'), 'utf8'), { schema: CORE_SCHEMA }) as Record<string, unknown>;
-  const firstParty = plans.filter((plan) => plan.scopes.some((scope) => (INTERNAL_SCOPES as readonly string[]).includes(scope))).map((plan) => plan.name);
+  const data = load(readFileSync(path.join(ROOT, 'fixtures/platform.yaml'), 'utf8'), { schema: CORE_SCHEMA }) as Record<
+    string,
+    unknown
+  >;
+  const firstParty = plans
+    .filter((plan) => plan.scopes.some((scope) => (INTERNAL_SCOPES as readonly string[]).includes(scope)))
+    .map((plan) => plan.name);
   data.firstPartyIntegrations = firstParty;
   const file = path.join(folder, 'platform.yaml');
   writeFileSync(file, dump(data));
@@ -66,34 +71,66 @@ function platformFile(folder: string, plans: ExercisePlan[]): { file: string; fi
  * namespace, as an operator would, then waits (bounded) for the host to reload those integrations.
  * A host without a secret store answers 404 and they stay refused at load.
  */
-async function storeOutsideSecrets(client: HostClient, plans: ExercisePlan[], env: Record<string, string>): Promise<Harness['storedSecrets']> {
+async function storeOutsideSecrets(
+  client: HostClient,
+  plans: ExercisePlan[],
+  env: Record<string, string>,
+): Promise<Harness['storedSecrets']> {
   const names = plans.map((plan) => plan.name);
   const stored: string[] = [];
   for (const plan of plans) {
     for (const variable of plan.secretVariables) {
       if (namespaceProblem(variable, plan.name) === null && ownerOf(variable, names) === plan.name) continue;
-      const answer = await client.admin('PUT', `/v1/integrations/${encodeURIComponent(plan.name)}/secrets/${encodeURIComponent(variable)}`, { value: env[variable] });
-      if (answer.status === 404 && stored.length === 0) return { stored, unavailable: `the host has no secret store (PUT …/secrets answered ${answer.status})` };
-      if (answer.status >= 300) return { stored, unavailable: `storing ${plan.name}/${variable} answered ${answer.status}: ${answer.text.slice(0, 200)}` };
+      const answer = await client.admin(
+        'PUT',
+        `/v1/integrations/${encodeURIComponent(plan.name)}/secrets/${encodeURIComponent(variable)}`,
+        { value: env[variable] },
+      );
+      if (answer.status === 404 && stored.length === 0)
+        return { stored, unavailable: `the host has no secret store (PUT …/secrets answered ${answer.status})` };
+      if (answer.status >= 300)
+        return {
+          stored,
+          unavailable: `storing ${plan.name}/${variable} answered ${answer.status}: ${answer.text.slice(0, 200)}`,
+        };
       stored.push(`${plan.name}/${variable}`);
     }
   }
   const waiting = new Set(stored.map((entry) => entry.split('/')[0]));
   for (let round = 0; round < 100 && waiting.size > 0; round++) {
-    const listing = ((await client.admin('GET', '/v1/integrations')).json as { items?: { name: string; status: string; errors?: string[] }[] } | undefined)?.items ?? [];
+    const listing =
+      (
+        (await client.admin('GET', '/v1/integrations')).json as
+          | { items?: { name: string; status: string; errors?: string[] }[] }
+          | undefined
+      )?.items ?? [];
     for (const name of [...waiting]) {
       const entries = listing.filter((entry) => entry.name === name);
-      if (entries.some((entry) => entry.status === 'ready') || entries.every((entry) => !(entry.errors ?? []).some((error) => error.includes('/secrets/')))) waiting.delete(name);
+      if (
+        entries.some((entry) => entry.status === 'ready') ||
+        entries.every((entry) => !(entry.errors ?? []).some((error) => error.includes('/secrets/')))
+      )
+        waiting.delete(name);
     }
     if (waiting.size > 0) await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return stored.length > 0 && waiting.size > 0 ? { stored, unavailable: `still refused after storing their secrets: ${[...waiting].join(', ')}` } : { stored };
+  return stored.length > 0 && waiting.size > 0
+    ? { stored, unavailable: `still refused after storing their secrets: ${[...waiting].join(', ')}` }
+    : { stored };
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
-  const mock = await startMockThirdParty({ address: options.address, httpsPort: options.httpsPort, httpPort: options.httpPort });
+  const mock = await startMockThirdParty({
+    address: options.address,
+    httpsPort: options.httpsPort,
+    httpPort: options.httpPort,
+  });
   const scratch = mkdtempSync(path.join(tmpdir(), 'gitbook-compat-'));
-  const saved = { NODE_OPTIONS: process.env.NODE_OPTIONS, NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS, GITBOOK_COMPAT_LOOPBACK: process.env.GITBOOK_COMPAT_LOOPBACK };
+  const saved = {
+    NODE_OPTIONS: process.env.NODE_OPTIONS,
+    NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS,
+    GITBOOK_COMPAT_LOOPBACK: process.env.GITBOOK_COMPAT_LOOPBACK,
+  };
   const restore = () => {
     for (const [name, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[name];
@@ -112,7 +149,12 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   for (const plan of options.plans) {
     const context = { integration: plan.name, originFor: mock.originFor };
     for (const variable of plan.secretVariables) env[variable] ??= placeholderSecret(variable, context);
-    for (const host of [...plan.hosts, placeholderHost(plan.name), ...plan.blocks.flatMap((block) => (block.link ? [new URL(block.link).hostname] : []))]) resolve[host] = [options.address];
+    for (const host of [
+      ...plan.hosts,
+      placeholderHost(plan.name),
+      ...plan.blocks.flatMap((block) => (block.link ? [new URL(block.link).hostname] : [])),
+    ])
+      resolve[host] = [options.address];
   }
   const strayConnections: string[] = [];
   const { file, firstParty } = platformFile(scratch, options.plans);
@@ -145,7 +187,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   }
   const client = hostClient(host.url, ADMIN_TOKEN);
   const storedSecrets = await storeOutsideSecrets(client, options.plans, env);
-  const probe = await client.admin('POST', `/v1/integrations/${PROBE}/installations`, { organization: SCENE.organization, target: 'space', space: SCENE.space });
+  const probe = await client.admin('POST', `/v1/integrations/${PROBE}/installations`, {
+    organization: SCENE.organization,
+    target: 'space',
+    space: SCENE.space,
+  });
   if (probe.status !== 201) {
     await host.close();
     restore();
@@ -156,7 +202,10 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const currentRevision = async (space: string) => {
     const answer = await client.open('GET', `${probeEndpoint}?space=${encodeURIComponent(space)}`);
     const revision = (answer.json as { revision?: unknown } | undefined)?.revision;
-    if (answer.status !== 200 || (typeof revision !== 'string' && typeof revision !== 'number')) throw new Error(`the probe could not read the revision of ${space}: ${answer.status} ${answer.text.slice(0, 200)}`);
+    if (answer.status !== 200 || (typeof revision !== 'string' && typeof revision !== 'number'))
+      throw new Error(
+        `the probe could not read the revision of ${space}: ${answer.status} ${answer.text.slice(0, 200)}`,
+      );
     return String(revision);
   };
   const waitIdle = async () => {

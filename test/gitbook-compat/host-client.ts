@@ -16,7 +16,11 @@ export interface HostClient {
   url: string;
   admin(method: string, path: string, body?: unknown): Promise<Answer>;
   /** A request as a browser or a third party sends it: no token, redirects left to the caller. */
-  open(method: string, url: string, init?: { body?: string | FormData; headers?: Record<string, string> }): Promise<Answer>;
+  open(
+    method: string,
+    url: string,
+    init?: { body?: string | FormData; headers?: Record<string, string> },
+  ): Promise<Answer>;
 }
 
 async function answerOf(response: Response): Promise<Answer> {
@@ -40,7 +44,14 @@ export function hostClient(url: string, adminToken: string): HostClient {
       return answerOf(await fetch(`${url}${path}`, { method, headers, body: payload, redirect: 'manual' }));
     },
     async open(method, target, init = {}) {
-      return answerOf(await fetch(target, { method, redirect: 'manual', ...(init.headers ? { headers: init.headers } : {}), ...(init.body !== undefined ? { body: init.body } : {}) }));
+      return answerOf(
+        await fetch(target, {
+          method,
+          redirect: 'manual',
+          ...(init.headers ? { headers: init.headers } : {}),
+          ...(init.body !== undefined ? { body: init.body } : {}),
+        }),
+      );
     },
   };
 }

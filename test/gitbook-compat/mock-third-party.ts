@@ -62,23 +62,43 @@ interface Answer {
   body: string;
 }
 
-const json = (value: unknown): Answer => ({ status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) });
+const json = (value: unknown): Answer => ({
+  status: 200,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(value),
+});
 
-/** Who the token or answer is about, under the names providers use for it, so an integration reading one finds an object. */
-const PARTIES = Object.fromEntries(['team', 'user', 'authed_user', 'owner', 'account', 'workspace', 'organization', 'guild'].map((name) => [name, { id: `mock-${name}`, name: 'Placeholder' }]));
+/**
+ * Who the token or answer is about, under the names providers use for it, so an integration reading one finds an
+ * object.
+ */
+const PARTIES = Object.fromEntries(
+  ['team', 'user', 'authed_user', 'owner', 'account', 'workspace', 'organization', 'guild'].map((name) => [
+    name,
+    { id: `mock-${name}`, name: 'Placeholder' },
+  ]),
+);
 
 /** What a third party plausibly answers: pure, so the test can check it without a server. */
 export function mockAnswer(method: string, host: string, target: string, body: string, sequence: number): Answer {
   const url = new URL(target, `https://${host}`);
   const query = url.searchParams;
   const redirect = query.get('redirect_uri');
-  if (method === 'GET' && redirect !== null && (query.has('state') || query.has('client_id') || query.get('response_type') === 'code')) {
+  if (
+    method === 'GET' &&
+    redirect !== null &&
+    (query.has('state') || query.has('client_id') || query.get('response_type') === 'code')
+  ) {
     // The user approves at once: back to the integration with a code and its own state.
     let back: URL;
     try {
       back = new URL(redirect);
     } catch {
-      return { status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'invalid redirect_uri' }) };
+      return {
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ error: 'invalid redirect_uri' }),
+      };
     }
     back.searchParams.set('code', `mock-code-${sequence}`);
     const state = query.get('state');
@@ -86,13 +106,41 @@ export function mockAnswer(method: string, host: string, target: string, body: s
     return { status: 302, headers: { location: back.toString() }, body: '' };
   }
   if (/(^|[&"{\s])grant_type["=:]/.test(body) || /\/(oauth2?\/)?(access_)?token$/.test(url.pathname)) {
-    return json({ ok: true, access_token: `mock-access-token-${sequence}`, token_type: 'bearer', refresh_token: `mock-refresh-token-${sequence}`, expires_in: 3600, scope: '', ...PARTIES });
+    return json({
+      ok: true,
+      access_token: `mock-access-token-${sequence}`,
+      token_type: 'bearer',
+      refresh_token: `mock-refresh-token-${sequence}`,
+      expires_in: 3600,
+      scope: '',
+      ...PARTIES,
+    });
   }
-  if (method === 'GET' && /\.m?js$/.test(url.pathname)) return { status: 200, headers: { 'content-type': 'application/javascript' }, body: '/* loopback third-party script */' };
+  if (method === 'GET' && /\.m?js$/.test(url.pathname))
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/javascript' },
+      body: '/* loopback third-party script */',
+    };
   return json({
-    ok: true, id: 'mock-1', name: 'Placeholder', title: 'Placeholder', login: 'placeholder', email: 'placeholder@mock.test',
-    url: `https://${host}/placeholder`, width: 640, height: 360, content: btoa('placeholder\n'), encoding: 'base64',
-    total_count: 0, data: [], items: [], results: [], values: [], installations: [], ...PARTIES,
+    ok: true,
+    id: 'mock-1',
+    name: 'Placeholder',
+    title: 'Placeholder',
+    login: 'placeholder',
+    email: 'placeholder@mock.test',
+    url: `https://${host}/placeholder`,
+    width: 640,
+    height: 360,
+    content: btoa('placeholder\n'),
+    encoding: 'base64',
+    total_count: 0,
+    data: [],
+    items: [],
+    results: [],
+    values: [],
+    installations: [],
+    ...PARTIES,
   });
 }
 
@@ -120,7 +168,11 @@ export async function startMockThirdParty(options: MockOptions): Promise<MockThi
     {
       key: certificates.key,
       cert: await certificates.leafFor(options.address),
-      SNICallback: (name, done) => contextFor(name).then((context) => done(null, context), (error: Error) => done(error)),
+      SNICallback: (name, done) =>
+        contextFor(name).then(
+          (context) => done(null, context),
+          (error: Error) => done(error),
+        ),
     },
     handle('https'),
   );
@@ -128,7 +180,15 @@ export async function startMockThirdParty(options: MockOptions): Promise<MockThi
   const listen = (server: http.Server, port: number) =>
     new Promise<number>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(error.code === 'EACCES' ? new Error(`listening on ${options.address}:${port} needs privileges (root, CAP_NET_BIND_SERVICE, or net.ipv4.ip_unprivileged_port_start=0)`) : error));
+        reject(
+          error.code === 'EACCES'
+            ? new Error(
+                `listening on ${options.address}:${port} needs privileges (root, CAP_NET_BIND_SERVICE, or ` +
+                  `net.ipv4.ip_unprivileged_port_start=0)`,
+              )
+            : error,
+        ),
+      );
       server.listen(port, options.address, () => resolve((server.address() as AddressInfo).port));
     });
   let httpsPort: number;
@@ -154,7 +214,15 @@ export async function startMockThirdParty(options: MockOptions): Promise<MockThi
       const port = url.protocol === 'http:' ? httpPort : httpsPort;
       return new Promise<{ status: number; location: string | null }>((resolve, reject) => {
         const outgoing = transport.request(
-          { host: options.address, port, path: `${url.pathname}${url.search}`, method: 'GET', headers: { host: url.host }, ...(isIP(url.hostname) === 0 ? { servername: url.hostname } : {}), ca: certificates.caPem },
+          {
+            host: options.address,
+            port,
+            path: `${url.pathname}${url.search}`,
+            method: 'GET',
+            headers: { host: url.host },
+            ...(isIP(url.hostname) === 0 ? { servername: url.hostname } : {}),
+            ca: certificates.caPem,
+          },
           (response) => {
             response.resume();
             resolve({ status: response.statusCode ?? 0, location: response.headers.location ?? null });

@@ -26,14 +26,22 @@ export interface PlaceholderContext {
 }
 
 /** The placeholder host of an integration: resolved to the mock like every third party. */
-export const placeholderHost = (integration: string): string => `${integration.toLowerCase().replace(/[^a-z0-9-]/g, '-')}.mock.test`;
+export const placeholderHost = (integration: string): string =>
+  `${integration.toLowerCase().replace(/[^a-z0-9-]/g, '-')}.mock.test`;
 
 const URL_NAME = /(^|_)(url|uri|endpoint|address)$|url|endpoint/i;
 const HOST_NAME = /(^|_)(host|hostname|domain)$/i;
 
 function candidates(name: string, context: PlaceholderContext): string[] {
   const base = `${context.originFor(placeholderHost(context.integration))}/${name.toLowerCase()}`;
-  return [`placeholder-${name.toLowerCase().replace(/_/g, '-')}`, base, placeholderHost(context.integration), 'PLACEHOLDER1', '12345', 'placeholder'];
+  return [
+    `placeholder-${name.toLowerCase().replace(/_/g, '-')}`,
+    base,
+    placeholderHost(context.integration),
+    'PLACEHOLDER1',
+    '12345',
+    'placeholder',
+  ];
 }
 
 /** A value for one property that its schema accepts, or undefined for a button (its flow sets it). */
@@ -71,7 +79,10 @@ export function placeholderFor(name: string, schema: PropertySchema, context: Pl
 }
 
 /** The required properties of a configuration schema, filled; buttons left to their flows. */
-export function placeholderConfiguration(schema: ConfigurationSchema, context: PlaceholderContext): Record<string, unknown> {
+export function placeholderConfiguration(
+  schema: ConfigurationSchema,
+  context: PlaceholderContext,
+): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const name of schema.required ?? []) {
     const property = schema.properties?.[name];
@@ -98,10 +109,13 @@ let privateKey: string | undefined;
 /** A placeholder for a secret variable: a real RSA key for a private key, a mock URL for a URL, else text. */
 export function placeholderSecret(variable: string, context: PlaceholderContext): string {
   if (/PRIVATE_KEY|_PEM$/.test(variable)) {
-    privateKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    privateKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
     return privateKey;
   }
-  if (/(URL|URI|ENDPOINT)$/.test(variable)) return `${context.originFor(placeholderHost(context.integration))}/${variable.toLowerCase()}`;
+  if (/(URL|URI|ENDPOINT)$/.test(variable))
+    return `${context.originFor(placeholderHost(context.integration))}/${variable.toLowerCase()}`;
   return `placeholder-${variable.toLowerCase().replace(/_/g, '-')}`;
 }
 
@@ -116,7 +130,9 @@ export function unfurlLink(pattern: string): string {
 /** The host names written as `http(s)://name` in source text (the third parties an integration calls). */
 export function hostsIn(source: string): string[] {
   const hosts = new Set<string>();
-  for (const match of source.matchAll(/https?:\/\/([a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+)(?=[/:'"`?#\s)]|$)/gi)) {
+  for (const match of source.matchAll(
+    /https?:\/\/([a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+)(?=[/:'"`?#\s)]|$)/gi,
+  )) {
     const host = match[1].toLowerCase();
     if (!/^[\d.]+$/.test(host) && !host.endsWith('.')) hosts.add(host);
   }

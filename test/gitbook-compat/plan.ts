@@ -34,7 +34,13 @@ export interface ExercisePlan {
   build?: string;
 }
 
-const SPACE_EVENTS = ['space_content_updated', 'space_view', 'space_visibility_updated', 'space_gitsync_started', 'space_gitsync_completed'];
+const SPACE_EVENTS = [
+  'space_content_updated',
+  'space_view',
+  'space_visibility_updated',
+  'space_gitsync_started',
+  'space_gitsync_completed',
+];
 const SITE_EVENTS = ['site_view', 'page_feedback'];
 const SCOPES_OF: Record<string, string[]> = {
   site_view: ['site:views:read'],
@@ -64,40 +70,56 @@ function level(value: unknown): Level | undefined {
   return { schema: record as ConfigurationSchema };
 }
 
-/** The events among `candidates` the sources name as handler keys (`site_view:`), or all of them when none is named (computed keys). */
+/**
+ * The events among `candidates` the sources name as handler keys (`site_view:`), or all of them when none is named
+ * (computed keys).
+ */
 function handledEvents(source: string, candidates: string[]): string[] {
   const named = candidates.filter((type) => new RegExp(`['"\`]?\\b${type}\\b['"\`]?\\s*:`).test(source));
   return named.length > 0 ? named : candidates;
 }
 
 export function planExercise(folder: string): ExercisePlan {
-  const manifest = load(readFileSync(path.join(folder, 'gitbook-manifest.yaml'), 'utf8'), { schema: CORE_SCHEMA }) as Record<string, unknown>;
+  const manifest = load(readFileSync(path.join(folder, 'gitbook-manifest.yaml'), 'utf8'), {
+    schema: CORE_SCHEMA,
+  }) as Record<string, unknown>;
   const name = typeof manifest.name === 'string' ? manifest.name : path.basename(folder);
   const target = typeof manifest.target === 'string' ? manifest.target : 'all';
-  const installs: InstallTarget[] = target === 'space' ? ['space'] : target === 'site' ? ['site'] : target === 'all' ? ['space', 'site'] : [];
+  const installs: InstallTarget[] =
+    target === 'space' ? ['space'] : target === 'site' ? ['site'] : target === 'all' ? ['space', 'site'] : [];
   const configurations = (manifest.configurations ?? {}) as Record<string, unknown>;
   const scopes = Array.isArray(manifest.scopes) ? manifest.scopes.map(String) : [];
   const source = sourceText(folder);
   const candidates = [
     ...(installs.includes('space') && scopes.some((scope) => SPACE_EVENT_SCOPES.includes(scope)) ? SPACE_EVENTS : []),
-    ...(installs.includes('site') ? SITE_EVENTS.filter((type) => scopes.some((scope) => SCOPES_OF[type].includes(scope))) : []),
+    ...(installs.includes('site')
+      ? SITE_EVENTS.filter((type) => scopes.some((scope) => SCOPES_OF[type].includes(scope)))
+      : []),
   ];
   const categories = Array.isArray(manifest.categories) ? manifest.categories.map(String) : [];
   const blocks = (Array.isArray(manifest.blocks) ? manifest.blocks : []) as { id?: unknown; urlUnfurl?: unknown }[];
   const packageFile = path.join(folder, 'package.json');
-  const build = existsSync(packageFile) ? (JSON.parse(readFileSync(packageFile, 'utf8')) as { scripts?: Record<string, string> }).scripts?.build : undefined;
+  const build = existsSync(packageFile)
+    ? (JSON.parse(readFileSync(packageFile, 'utf8')) as { scripts?: Record<string, string> }).scripts?.build
+    : undefined;
   const plan: ExercisePlan = {
     name,
     folder,
     target,
     installs,
     configurations: {},
-    blocks: blocks.filter((block) => typeof block.id === 'string').map((block) => {
-      const patterns = Array.isArray(block.urlUnfurl) ? block.urlUnfurl.filter((entry): entry is string => typeof entry === 'string') : [];
-      return patterns.length > 0 ? { id: String(block.id), link: unfurlLink(patterns[0]) } : { id: String(block.id) };
-    }),
+    blocks: blocks
+      .filter((block) => typeof block.id === 'string')
+      .map((block) => {
+        const patterns = Array.isArray(block.urlUnfurl)
+          ? block.urlUnfurl.filter((entry): entry is string => typeof entry === 'string')
+          : [];
+        return patterns.length > 0 ? { id: String(block.id), link: unfurlLink(patterns[0]) } : { id: String(block.id) };
+      }),
     siteScript: installs.includes('site') && scopes.includes('site:script:inject'),
-    visitorAuth: installs.includes('site') && (categories.includes('visitor-auth') || /\bfetch_visitor_authentication\s*[:(]/.test(source)),
+    visitorAuth:
+      installs.includes('site') &&
+      (categories.includes('visitor-auth') || /\bfetch_visitor_authentication\s*[:(]/.test(source)),
     events: handledEvents(source, candidates),
     secretVariables: secretVariables(manifest.secrets),
     scopes,
@@ -114,5 +136,8 @@ export function planExercise(folder: string): ExercisePlan {
 
 /** The integration folders of a `--dir` root (those holding gitbook-manifest.yaml), sorted by name. */
 export function integrationFolders(root: string): string[] {
-  return readdirSync(root).sort().map((name) => path.resolve(root, name)).filter((folder) => existsSync(path.join(folder, 'gitbook-manifest.yaml')));
+  return readdirSync(root)
+    .sort()
+    .map((name) => path.resolve(root, name))
+    .filter((folder) => existsSync(path.join(folder, 'gitbook-manifest.yaml')));
 }

@@ -3,9 +3,25 @@
 // scripts off. Writes only inside <tree>; never touches an existing non-empty folder.
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
-import { planDependencies, TYPE_PACKAGE, workspacePins, type DependencyPlan, type PackageDeps } from './dependency-plan.ts';
+import {
+  planDependencies,
+  TYPE_PACKAGE,
+  workspacePins,
+  type DependencyPlan,
+  type PackageDeps,
+} from './dependency-plan.ts';
 
 export interface PrepareOptions {
   tree: string;
@@ -29,13 +45,21 @@ function gitDirOf(from: string): string | null {
 function extract(from: string, ref: string, tree: string): { commit: string | null } {
   const gitDir = gitDirOf(from);
   if (gitDir !== null) {
-    const commit = execFileSync('git', ['--git-dir', gitDir, 'rev-parse', '--verify', `${ref}^{commit}`], { encoding: 'utf8' }).trim();
-    const archive = execFileSync('git', ['--git-dir', gitDir, 'archive', commit, 'integrations'], { maxBuffer: 1 << 30 });
+    const commit = execFileSync('git', ['--git-dir', gitDir, 'rev-parse', '--verify', `${ref}^{commit}`], {
+      encoding: 'utf8',
+    }).trim();
+    const archive = execFileSync('git', ['--git-dir', gitDir, 'archive', commit, 'integrations'], {
+      maxBuffer: 1 << 30,
+    });
     execFileSync('tar', ['-x', '-C', tree], { input: archive });
     return { commit };
   }
-  if (!existsSync(path.join(from, 'integrations'))) throw new Error(`${from} is neither a git repository nor a folder holding integrations/`);
-  cpSync(path.join(from, 'integrations'), path.join(tree, 'integrations'), { recursive: true, filter: (source) => path.basename(source) !== 'node_modules' });
+  if (!existsSync(path.join(from, 'integrations')))
+    throw new Error(`${from} is neither a git repository nor a folder holding integrations/`);
+  cpSync(path.join(from, 'integrations'), path.join(tree, 'integrations'), {
+    recursive: true,
+    filter: (source) => path.basename(source) !== 'node_modules',
+  });
   return { commit: null };
 }
 
@@ -63,12 +87,23 @@ function npmInstall(folder: string, dependencies: Record<string, string>, log: (
   const left: string[] = [];
   const wanted = { ...dependencies };
   for (;;) {
-    writeFileSync(path.join(folder, 'package.json'), `${JSON.stringify({ name: 'gitbook-compat-tree', private: true, dependencies: wanted }, null, 2)}\n`);
-    log(`npm install in ${folder}: ${Object.entries(wanted).map(([name, range]) => `${name}@${range}`).join(' ')}`);
-    const run = spawnSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: folder, encoding: 'utf8' });
+    writeFileSync(
+      path.join(folder, 'package.json'),
+      `${JSON.stringify({ name: 'gitbook-compat-tree', private: true, dependencies: wanted }, null, 2)}\n`,
+    );
+    log(
+      `npm install in ${folder}: ${Object.entries(wanted)
+        .map(([name, range]) => `${name}@${range}`)
+        .join(' ')}`,
+    );
+    const run = spawnSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: folder,
+      encoding: 'utf8',
+    });
     if (run.status === 0) return left;
     const missing = unpublished(run.stderr ?? '');
-    if (missing === null || !Object.hasOwn(wanted, missing) || !TYPE_PACKAGE.test(missing)) throw new Error(`npm install failed in ${folder}:\n${run.stderr ?? run.error}`);
+    if (missing === null || !Object.hasOwn(wanted, missing) || !TYPE_PACKAGE.test(missing))
+      throw new Error(`npm install failed in ${folder}:\n${run.stderr ?? run.error}`);
     log(`${missing} is not on npm: left out (type declarations only)`);
     delete wanted[missing];
     left.push(missing);
@@ -86,8 +121,14 @@ export function prepareTree(options: PrepareOptions): DependencyPlan {
   const { commit } = extract(path.resolve(options.from), options.ref ?? 'HEAD', tree);
   const integrations = path.join(tree, 'integrations');
   const packages = readPackages(integrations);
-  log(`extracted ${Object.keys(packages).length} integrations${commit ? ` at ${commit.slice(0, 8)}` : ''} into ${integrations}`);
-  const plan = planDependencies(packages, workspacePins(JSON.parse(readFileSync(REPOSITORY_PACKAGE, 'utf8')) as PackageDeps));
+  log(
+    `extracted ${Object.keys(packages).length} integrations${commit ? ` at ${commit.slice(0, 8)}` : ''} ` +
+      `into ${integrations}`,
+  );
+  const plan = planDependencies(
+    packages,
+    workspacePins(JSON.parse(readFileSync(REPOSITORY_PACKAGE, 'utf8')) as PackageDeps),
+  );
   const unpublishedTypes = npmInstall(tree, plan.hoisted, log);
   for (const [integration, dependencies] of Object.entries(plan.nested)) {
     // npm cannot install inside the integration's folder: its package.json names `workspace:` packages.
@@ -104,6 +145,13 @@ export function prepareTree(options: PrepareOptions): DependencyPlan {
     }
     delete plan.hoisted[name];
   }
-  writeFileSync(path.join(tree, TREE_RECORD), `${JSON.stringify({ from: options.from, ref: options.ref ?? 'HEAD', commit, preparedAt: new Date().toISOString(), ...plan }, null, 2)}\n`);
+  const record = {
+    from: options.from,
+    ref: options.ref ?? 'HEAD',
+    commit,
+    preparedAt: new Date().toISOString(),
+    ...plan,
+  };
+  writeFileSync(path.join(tree, TREE_RECORD), `${JSON.stringify(record, null, 2)}\n`);
   return plan;
 }

@@ -22,8 +22,14 @@ function clip(text: string, length: number): string {
 export function formatTable(results: IntegrationResult[]): string {
   const lines = ['| integration | exercised | outcome | evidence |', '|---|---|---|---|'];
   for (const result of results) {
-    const evidence = result.evidence.slice(0, 3).map((line) => clip(line, 220)).join('; ') + (result.evidence.length > 3 ? `; (+${result.evidence.length - 3} more)` : '');
-    lines.push(`| ${cell(result.name)} | ${cell(result.exercised.join(' · '))} | ${result.outcome} | ${cell(evidence)} |`);
+    const evidence =
+      result.evidence
+        .slice(0, 3)
+        .map((line) => clip(line, 220))
+        .join('; ') + (result.evidence.length > 3 ? `; (+${result.evidence.length - 3} more)` : '');
+    lines.push(
+      `| ${cell(result.name)} | ${cell(result.exercised.join(' · '))} | ${result.outcome} | ${cell(evidence)} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -32,13 +38,24 @@ export function formatTable(results: IntegrationResult[]): string {
 export function summaryLine(results: IntegrationResult[]): string {
   const count = (outcome: Outcome) => results.filter((result) => result.outcome === outcome).length;
   const [works, unbuilt, own, host] = ORDER.map(count);
-  return `${works} of ${results.length} work, ${unbuilt} cannot be built, ${own} fail in their own code, ${host} broken by the host`;
+  return (
+    `${works} of ${results.length} work, ${unbuilt} cannot be built, ${own} fail in their own code, ${host} broken ` +
+    `by the host`
+  );
 }
 
 /** Which integrations each outcome holds, for the lines under the table. */
 export function byOutcome(results: IntegrationResult[]): string {
   return ORDER.filter((outcome) => outcome !== 'works')
-    .map((outcome) => `${outcome}: ${results.filter((result) => result.outcome === outcome).map((result) => result.name).join(', ') || 'none'}`)
+    .map(
+      (outcome) =>
+        `${outcome}: ${
+          results
+            .filter((result) => result.outcome === outcome)
+            .map((result) => result.name)
+            .join(', ') || 'none'
+        }`,
+    )
     .join('\n');
 }
 

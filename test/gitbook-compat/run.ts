@@ -48,16 +48,30 @@ function fail(message: string): never {
 function port(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65_535) fail(`--${name} must be a port number (0 for a free one), not ${value}`);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65_535)
+    fail(`--${name} must be a port number (0 for a free one), not ${value}`);
   return parsed;
 }
 
 function prepare(args: string[]): number {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { from: { type: 'string' }, ref: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-  if (values.help) return process.stdout.write(`${USAGE}\n`), 0;
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { from: { type: 'string' }, ref: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) return (process.stdout.write(`${USAGE}\n`), 0);
   if (positionals.length !== 1) fail('prepare takes one <tree>: the new folder to make');
-  if (values.from === undefined) fail('prepare needs --from <repository>: a git repository of GitbookIO/integrations, a checkout, or a folder holding integrations/');
-  prepareTree({ tree: positionals[0], from: values.from, ...(values.ref ? { ref: values.ref } : {}), log: (line) => process.stderr.write(`${line}\n`) });
+  if (values.from === undefined)
+    fail(
+      'prepare needs --from <repository>: a git repository of GitbookIO/integrations, a checkout, or a folder ' +
+        'holding integrations/',
+    );
+  prepareTree({
+    tree: positionals[0],
+    from: values.from,
+    ...(values.ref ? { ref: values.ref } : {}),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
   process.stderr.write(`prepared ${path.resolve(positionals[0])}: now npm run gitbook-compat -- ${positionals[0]}\n`);
   return 0;
 }
@@ -82,42 +96,80 @@ async function main(argv: string[]): Promise<number> {
     fail((error as Error).message);
   }
   const { values, positionals } = parsed;
-  if (values.help) return process.stdout.write(`${USAGE}\n`), 0;
+  if (values.help) return (process.stdout.write(`${USAGE}\n`), 0);
   if (positionals.length !== 1) fail('give one <tree>: the folder holding integrations/');
   const tree = path.resolve(positionals[0]);
   const root = path.join(tree, 'integrations');
-  if (!existsSync(root)) fail(`${root} does not exist: give the folder holding integrations/ (make one with: npm run gitbook-compat -- prepare <tree> --from <repository>)`);
-  const address = values.address ?? `127.77.${(process.pid >> 8) & 255}.${(process.pid & 255) || 1}`;
-  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address)) fail(`--address must be an IPv4 address in 127.0.0.0/8, not ${address}`);
+  if (!existsSync(root))
+    fail(
+      `${root} does not exist: give the folder holding integrations/ (make one with: npm run gitbook-compat -- ` +
+        `prepare <tree> --from <repository>)`,
+    );
+  const address = values.address ?? `127.77.${(process.pid >> 8) & 255}.${process.pid & 255 || 1}`;
+  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address))
+    fail(`--address must be an IPv4 address in 127.0.0.0/8, not ${address}`);
   const plans = integrationFolders(root).map(planExercise);
   if (plans.length === 0) fail(`${root} holds no integration (no folder with gitbook-manifest.yaml)`);
   const wanted = values.only ?? [];
-  const unknown = wanted.filter((name) => !plans.some((plan) => plan.name === name || path.basename(plan.folder) === name));
+  const unknown = wanted.filter(
+    (name) => !plans.some((plan) => plan.name === name || path.basename(plan.folder) === name),
+  );
   if (unknown.length > 0) fail(`no integration named ${unknown.join(', ')} in ${root}`);
-  const selected = wanted.length === 0 ? plans : plans.filter((plan) => wanted.includes(plan.name) || wanted.includes(path.basename(plan.folder)));
+  const selected =
+    wanted.length === 0
+      ? plans
+      : plans.filter((plan) => wanted.includes(plan.name) || wanted.includes(path.basename(plan.folder)));
 
   process.stderr.write(`loading ${plans.length} integrations from ${root} into one host…\n`);
-  const harness = await startHarness({ dirs: [root], plans, address, httpsPort: port(values['https-port'], 'https-port', 443), httpPort: port(values['http-port'], 'http-port', 80) });
+  const harness = await startHarness({
+    dirs: [root],
+    plans,
+    address,
+    httpsPort: port(values['https-port'], 'https-port', 443),
+    httpPort: port(values['http-port'], 'http-port', 80),
+  });
   const results: IntegrationResult[] = [];
   const { stored, unavailable } = harness.storedSecrets;
-  if (stored.length > 0 || unavailable) process.stderr.write(`secrets outside their integration's namespace: ${stored.length > 0 ? `stored ${stored.join(', ')}` : 'none stored'}${unavailable ? ` (${unavailable})` : ''}\n`);
+  if (stored.length > 0 || unavailable) {
+    const which = stored.length > 0 ? `stored ${stored.join(', ')}` : 'none stored';
+    const why = unavailable ? ` (${unavailable})` : '';
+    process.stderr.write(`secrets outside their integration's namespace: ${which}${why}\n`);
+  }
   try {
-    const context = { client: harness.client, mock: harness.mock, runtimeGlobals: workersGlobals(), waitIdle: harness.waitIdle, currentRevision: harness.currentRevision };
+    const context = {
+      client: harness.client,
+      mock: harness.mock,
+      runtimeGlobals: workersGlobals(),
+      waitIdle: harness.waitIdle,
+      currentRevision: harness.currentRevision,
+    };
     for (const [index, plan] of selected.entries()) {
       const result = await exerciseIntegration(context, plan);
       results.push(result);
-      process.stderr.write(`[${index + 1}/${selected.length}] ${plan.name}: ${result.outcome}${result.evidence[0] ? ` (${result.evidence[0].slice(0, 140)})` : ''}\n`);
+      const first = result.evidence[0] ? ` (${result.evidence[0].slice(0, 140)})` : '';
+      process.stderr.write(`[${index + 1}/${selected.length}] ${plan.name}: ${result.outcome}${first}\n`);
     }
   } finally {
     await harness.close();
   }
   const record = path.join(tree, TREE_RECORD);
-  const commit = existsSync(record) ? (JSON.parse(readFileSync(record, 'utf8')) as { commit?: string | null }).commit ?? null : null;
+  const commit = existsSync(record)
+    ? ((JSON.parse(readFileSync(record, 'utf8')) as { commit?: string | null }).commit ?? null)
+    : null;
   if (values.json) {
-    process.stdout.write(`${reportJson(results, { tree, commit, loaded: plans.length, firstParty: harness.firstParty, storedSecrets: harness.storedSecrets, strayConnections: harness.strayConnections })}\n`);
+    const meta = {
+      tree,
+      commit,
+      loaded: plans.length,
+      firstParty: harness.firstParty,
+      storedSecrets: harness.storedSecrets,
+      strayConnections: harness.strayConnections,
+    };
+    process.stdout.write(`${reportJson(results, meta)}\n`);
   } else {
     process.stdout.write(`${formatTable(results)}\n\n${byOutcome(results)}\n\n${summaryLine(results)}\n`);
-    if (harness.strayConnections.length > 0) process.stdout.write(`\nSOCKETS OUTSIDE THE MOCK: ${harness.strayConnections.join(', ')}\n`);
+    if (harness.strayConnections.length > 0)
+      process.stdout.write(`\nSOCKETS OUTSIDE THE MOCK: ${harness.strayConnections.join(', ')}\n`);
   }
   return harness.strayConnections.length > 0 ? 1 : 0;
 }

@@ -8,5 +8,9 @@ import { createRequire } from 'node:module';
 export function workersGlobals(): Set<string> {
   const file = createRequire(import.meta.url).resolve('@cloudflare/workers-types/index.d.ts');
   const text = readFileSync(file, 'utf8');
-  return new Set([...text.matchAll(/^declare (?:var|const|let|function|class|abstract class) ([A-Za-z_$][\w$]*)/gm)].map((match) => match[1]));
+  return new Set(
+    [...text.matchAll(/^declare (?:var|const|let|function|class|abstract class) ([A-Za-z_$][\w$]*)/gm)].map(
+      (match) => match[1],
+    ),
+  );
 }

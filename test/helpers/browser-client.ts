@@ -33,7 +33,12 @@ export function createBrowserClient(): BrowserClient {
     const [pair, ...attributes] = header.split(';');
     const equals = pair.indexOf('=');
     if (equals <= 0) return;
-    const cookie = { name: pair.slice(0, equals).trim(), value: pair.slice(equals + 1).trim(), host: url.hostname, path: defaultPath(url) };
+    const cookie = {
+      name: pair.slice(0, equals).trim(),
+      value: pair.slice(equals + 1).trim(),
+      host: url.hostname,
+      path: defaultPath(url),
+    };
     let remove = false;
     for (const attribute of attributes) {
       const [key, ...rest] = attribute.trim().split('=');
@@ -41,7 +46,9 @@ export function createBrowserClient(): BrowserClient {
       if (key.toLowerCase() === 'path' && value.startsWith('/')) cookie.path = value;
       if (key.toLowerCase() === 'max-age' && Number(value) <= 0) remove = true;
     }
-    const existing = jar.findIndex((held) => held.name === cookie.name && held.host === cookie.host && held.path === cookie.path);
+    const existing = jar.findIndex(
+      (held) => held.name === cookie.name && held.host === cookie.host && held.path === cookie.path,
+    );
     if (existing !== -1) jar.splice(existing, 1);
     if (!remove) jar.push(cookie);
   };

@@ -12,7 +12,8 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
 /** Why the browser tests cannot run here, or null when they can. */
 export const chromiumMissing: string | null = existsSync(CHROMIUM_PATH)
   ? null
-  : `SKIPPED the console's browser tests: no Chromium at ${CHROMIUM_PATH}. Install it with "apt-get install chromium" (.ci/run does this when it is missing).`;
+  : `SKIPPED the console's browser tests: no Chromium at ${CHROMIUM_PATH}. Install it with "apt-get install ` +
+    `chromium" (.ci/run does this when it is missing).`;
 
 if (chromiumMissing !== null) process.stderr.write(`\n${chromiumMissing}\n\n`);
 
@@ -79,13 +80,20 @@ export async function signIn(page: Page, consoleUrl: string, token = ADMIN_TOKEN
 }
 
 /** Waits until `locator`'s text content equals (or matches) the expectation. */
-export async function waitForText(page: Page, selector: string, expected: string | RegExp, timeout = 20_000): Promise<void> {
+export async function waitForText(
+  page: Page,
+  selector: string,
+  expected: string | RegExp,
+  timeout = 20_000,
+): Promise<void> {
   await page.waitForFunction(
     ({ selector, source, flags, exact }) => {
       const text = document.querySelector(selector)?.textContent ?? '';
       return exact !== null ? text.trim() === exact : new RegExp(source, flags).test(text);
     },
-    typeof expected === 'string' ? { selector, source: '', flags: '', exact: expected } : { selector, source: expected.source, flags: expected.flags, exact: null },
+    typeof expected === 'string'
+      ? { selector, source: '', flags: '', exact: expected }
+      : { selector, source: expected.source, flags: expected.flags, exact: null },
     { timeout },
   );
 }

@@ -8,7 +8,11 @@ import { cpuControllerMount, ownCpuGroup } from '../../host/offenders/cpu-quota.
 export function cgroupsUnavailable(): string | null {
   const mount = cpuControllerMount(readFileSync('/proc/self/mounts', 'utf8'));
   if (mount === undefined) return 'no cgroup v1 cpu controller mounted';
-  const probe = path.join(mount, ownCpuGroup(readFileSync('/proc/self/cgroup', 'utf8')), `integration-host-test-probe-${process.pid}`);
+  const probe = path.join(
+    mount,
+    ownCpuGroup(readFileSync('/proc/self/cgroup', 'utf8')),
+    `integration-host-test-probe-${process.pid}`,
+  );
   try {
     mkdirSync(probe);
     rmdirSync(probe);

@@ -25,7 +25,10 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?:
 
 /** This Node (24) with `args` as given: a command line written elsewhere, such as the Dockerfile's. */
 export function runNode(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): CliProcess {
-  const child = spawn(process.execPath, args, { env: options.env ?? { ...process.env, HOST_ADMIN_TOKEN: '' }, cwd: options.cwd });
+  const child = spawn(process.execPath, args, {
+    env: options.env ?? { ...process.env, HOST_ADMIN_TOKEN: '' },
+    cwd: options.cwd,
+  });
   let stdout = '';
   let stderr = '';
   const listeners = new Set<() => void>();
@@ -55,7 +58,11 @@ export function runNode(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?
           if (match) return finish(() => resolve(match));
           if (done) return finish(() => reject(new Error(`process exited before ${pattern}:\n${stdout}${stderr}`)));
         };
-        const timer = setTimeout(() => finish(() => reject(new Error(`${pattern} did not appear within ${timeoutMs} ms:\n${stdout}${stderr}`))), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            finish(() => reject(new Error(`${pattern} did not appear within ${timeoutMs} ms:\n${stdout}${stderr}`))),
+          timeoutMs,
+        );
         const finish = (settle: () => void) => {
           clearTimeout(timer);
           listeners.delete(check);

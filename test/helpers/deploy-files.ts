@@ -35,7 +35,8 @@ export function instruction(stage: Instruction[], keyword: string): string | und
 /** An exec-form argument list (`["node", "-e", "…"]`); a shell form is refused, since tests run the array. */
 export function execForm(args: string): string[] {
   const parsed: unknown = JSON.parse(args);
-  if (!Array.isArray(parsed) || !parsed.every((item) => typeof item === 'string')) throw new Error(`not an exec-form array: ${args}`);
+  if (!Array.isArray(parsed) || !parsed.every((item) => typeof item === 'string'))
+    throw new Error(`not an exec-form array: ${args}`);
   return parsed;
 }
 
@@ -43,7 +44,9 @@ export function execForm(args: string): string[] {
 export function healthcheck(args: string): { options: Record<string, string>; command: string[] } {
   const match = /^((?:--[\w-]+=\S+\s+)*)CMD\s+(\[.*\])$/.exec(args);
   if (!match) throw new Error(`HEALTHCHECK without an exec-form CMD: ${args}`);
-  const options = Object.fromEntries([...match[1].matchAll(/--([\w-]+)=(\S+)/g)].map((option) => [option[1], option[2]]));
+  const options = Object.fromEntries(
+    [...match[1].matchAll(/--([\w-]+)=(\S+)/g)].map((option) => [option[1], option[2]]),
+  );
   return { options, command: execForm(match[2]) };
 }
 

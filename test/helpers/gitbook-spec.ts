@@ -42,7 +42,10 @@ function validatorFor(schema: string): ValidateFunction {
 
 function expectValid(validate: ValidateFunction, name: string, value: unknown): void {
   const valid = validate(value);
-  expect(valid ? [] : (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}`), `${name}: ${JSON.stringify(value).slice(0, 300)}`).toEqual([]);
+  expect(
+    valid ? [] : (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message}`),
+    `${name}: ${JSON.stringify(value).slice(0, 300)}`,
+  ).toEqual([]);
 }
 
 /** Fails the test, listing ajv's errors, unless `value` is valid against `components/schemas/<schema>`. */
@@ -50,12 +53,21 @@ export function expectValidAgainstSpec(schema: string, value: unknown): void {
   expectValid(validatorFor(schema), schema, value);
 }
 
-/** Fails the test unless `value` is valid against the JSON 200 answer of the operation `operationId` (for answers the spec gives no schema name). */
+/**
+ * Fails the test unless `value` is valid against the JSON 200 answer of the operation `operationId` (for answers the
+ * spec gives no schema name).
+ */
 export function expectValidAnswerOf(operationId: string, value: unknown): void {
   const paths = testSpec().paths as Record<string, Record<string, { operationId?: string }>>;
-  const found = Object.entries(paths).flatMap(([path, operations]) => Object.entries(operations).flatMap(([method, operation]) => (operation?.operationId === operationId ? [[path, method]] : [])))[0];
+  const found = Object.entries(paths).flatMap(([path, operations]) =>
+    Object.entries(operations).flatMap(([method, operation]) =>
+      operation?.operationId === operationId ? [[path, method]] : [],
+    ),
+  )[0];
   if (found === undefined) throw new Error(`no operation ${operationId} in the GitBook spec`);
-  const pointer = ['paths', found[0], found[1], 'responses', '200', 'content', 'application/json', 'schema'].map((token) => encodeURIComponent(token.replaceAll('~', '~0').replaceAll('/', '~1'))).join('/');
+  const pointer = ['paths', found[0], found[1], 'responses', '200', 'content', 'application/json', 'schema']
+    .map((token) => encodeURIComponent(token.replaceAll('~', '~0').replaceAll('/', '~1')))
+    .join('/');
   const validate = specAjv().getSchema(`openapi.json#/${pointer}`);
   if (!validate) throw new Error(`no 200 JSON answer for ${operationId}`);
   expectValid(validate, operationId, value);

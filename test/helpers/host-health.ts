@@ -17,7 +17,8 @@ export async function expectHostHealthy(host: TestHost): Promise<void> {
   const health = await fetch(`${host.url}/health`);
   expect(health.status).toBe(200);
   expect(await health.json()).toEqual({ status: 'ok' });
-  for (const pid of host.supervisor.workerPids()) expect(pid, 'a sandbox worker slot without a process').toBeGreaterThan(0);
+  for (const pid of host.supervisor.workerPids())
+    expect(pid, 'a sandbox worker slot without a process').toBeGreaterThan(0);
   const neighbour = await neighbourAnswers(host);
   expect(neighbour.status).toBe(200);
   expect(neighbour.body).toEqual({ received: true });

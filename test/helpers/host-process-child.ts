@@ -7,8 +7,16 @@ import { withDevDefaults } from '../../host/config/dev-env.ts';
 
 const options = JSON.parse(process.argv[2] ?? '{}');
 const host = await createHost({ port: 0, env: withDevDefaults(process.env).env, ...options });
-const endpoints = Object.fromEntries(host.devInstallations.flatMap((dev) => (dev.installation ? [[dev.integration, dev.installation.urls.publicEndpoint]] : [])));
-process.stdout.write(`HOST-READY ${JSON.stringify({ url: host.url, endpoints, metricsUrl: host.metricsUrl ?? null, store: host.stores.description })}\n`);
+const endpoints = Object.fromEntries(
+  host.devInstallations.flatMap((dev) =>
+    dev.installation ? [[dev.integration, dev.installation.urls.publicEndpoint]] : [],
+  ),
+);
+const ready = { url: host.url, endpoints, metricsUrl: host.metricsUrl ?? null, store: host.stores.description };
+process.stdout.write(`HOST-READY ${JSON.stringify(ready)}\n`);
 process.once('SIGTERM', () => {
-  host.shutdown().then(() => process.exit(0), () => process.exit(1));
+  host.shutdown().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 });

@@ -23,11 +23,25 @@ export interface HostProcess {
 }
 
 export async function startHostProcess(options: HostOptionsInput, timeoutMs = 60_000): Promise<HostProcess> {
-  const child = spawn(NODE, ['--no-node-snapshot', CHILD, JSON.stringify({ adminToken: ADMIN_TOKEN, workers: 1, ...options })], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    NODE,
+    ['--no-node-snapshot', CHILD, JSON.stringify({ adminToken: ADMIN_TOKEN, workers: 1, ...options })],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
-  const info = await new Promise<{ url: string; endpoints: Record<string, string>; metricsUrl: string | null; store: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`host process did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? code)),
+  );
+  const info = await new Promise<{
+    url: string;
+    endpoints: Record<string, string>;
+    metricsUrl: string | null;
+    store: string;
+  }>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`host process did not start within ${timeoutMs} ms:\n${output}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /^HOST-READY (.*)$/m.exec(output);

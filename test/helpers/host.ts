@@ -13,7 +13,14 @@ export interface TestHost extends Host {
   admin(path: string, init?: RequestInit): Promise<Response>;
 }
 
-const HOOKS = ['egressResolve', 'onEgressConnect', 'schedIdleCommand', 'cpuCgroupMount', 'machineSaturated', 'schedIdleStarved'] as const;
+const HOOKS = [
+  'egressResolve',
+  'onEgressConnect',
+  'schedIdleCommand',
+  'cpuCgroupMount',
+  'machineSaturated',
+  'schedIdleStarved',
+] as const;
 
 /** Host options, with the test hooks (HostTestHooks) allowed beside them for brevity. */
 export type TestHostOptions = HostOptionsInput & HostTestHooks;

@@ -9,13 +9,27 @@ import type { EventLogEntry } from '../../host/dispatch/event-log.ts';
 /** An event-log entry as the admin API returns it (the host's own type). */
 export type LoggedEvent = EventLogEntry;
 
-export async function install(host: TestHost, integration: string, body: Record<string, unknown>): Promise<{ status: number; json: any }> {
-  const response = await host.admin(`/v1/integrations/${integration}/installations`, { method: 'POST', body: JSON.stringify(body) });
+export async function install(
+  host: TestHost,
+  integration: string,
+  body: Record<string, unknown>,
+): Promise<{ status: number; json: any }> {
+  const response = await host.admin(`/v1/integrations/${integration}/installations`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+  });
   return { status: response.status, json: await response.json() };
 }
 
-export async function patchConfiguration(host: TestHost, id: string, patch: unknown): Promise<{ status: number; json: any; text: string }> {
-  const response = await host.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: JSON.stringify(patch) });
+export async function patchConfiguration(
+  host: TestHost,
+  id: string,
+  patch: unknown,
+): Promise<{ status: number; json: any; text: string }> {
+  const response = await host.admin(`/v1/installations/${id}/configuration`, {
+    method: 'PATCH',
+    body: JSON.stringify(patch),
+  });
   const text = await response.text();
   return { status: response.status, json: JSON.parse(text), text };
 }
@@ -25,7 +39,9 @@ export async function eventsOf(host: TestHost, integration: string): Promise<Log
   const items: LoggedEvent[] = [];
   let cursor: string | null = null;
   do {
-    const response = await host.admin(`/v1/integrations/${integration}/events?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const response = await host.admin(
+      `/v1/integrations/${integration}/events?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     const page = (await response.json()) as { items: LoggedEvent[]; nextCursor: string | null };
     items.push(...page.items);
     cursor = page.nextCursor;

@@ -20,8 +20,18 @@ export interface TestPostgres {
 }
 
 function findBinDir(): string | undefined {
-  const candidates = [process.env.PG_BIN, ...(existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort().reverse().map((version) => `/usr/lib/postgresql/${version}/bin`) : [])];
-  for (const candidate of candidates) if (candidate && existsSync(path.join(candidate, 'initdb')) && existsSync(path.join(candidate, 'pg_ctl'))) return candidate;
+  const candidates = [
+    process.env.PG_BIN,
+    ...(existsSync('/usr/lib/postgresql')
+      ? readdirSync('/usr/lib/postgresql')
+          .sort()
+          .reverse()
+          .map((version) => `/usr/lib/postgresql/${version}/bin`)
+      : []),
+  ];
+  for (const candidate of candidates)
+    if (candidate && existsSync(path.join(candidate, 'initdb')) && existsSync(path.join(candidate, 'pg_ctl')))
+      return candidate;
   const fromConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
   const bin = fromConfig.status === 0 ? fromConfig.stdout.trim() : '';
   return bin && existsSync(path.join(bin, 'initdb')) ? bin : undefined;
@@ -32,7 +42,12 @@ const AS_ROOT = process.getuid?.() === 0;
 const POSTGRES_USER = (() => {
   if (!AS_ROOT) return undefined;
   const entry = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
-  return entry.status === 0 ? { uid: Number(entry.stdout.trim()), gid: Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim()) } : undefined;
+  return entry.status === 0
+    ? {
+        uid: Number(entry.stdout.trim()),
+        gid: Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim()),
+      }
+    : undefined;
 })();
 
 /** Why PostgreSQL tests cannot run here, or undefined when they can. */
@@ -70,11 +85,35 @@ export async function startPostgres(): Promise<TestPostgres> {
   const dir = mkdtempSync(path.join(tmpdir(), 'host-pg-'));
   if (POSTGRES_USER) chownSync(dir, POSTGRES_USER.uid, POSTGRES_USER.gid);
   const data = path.join(dir, 'data');
-  run(path.join(BIN, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  run(path.join(BIN, 'initdb'), [
+    '-D',
+    data,
+    '-A',
+    'trust',
+    '-U',
+    'postgres',
+    '-E',
+    'UTF8',
+    '--no-sync',
+    '--no-instructions',
+  ]);
   const port = await freePort();
   // Loopback only, the socket in our own dir, and durability off: a test database is thrown away.
-  const serverOptions = `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-  run(path.join(BIN, 'pg_ctl'), ['start', '-D', data, '-w', '-t', '60', '-l', path.join(dir, 'server.log'), '-o', serverOptions]);
+  const serverOptions =
+    `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c ` +
+    `max_connections=200`;
+  run(path.join(BIN, 'pg_ctl'), [
+    'start',
+    '-D',
+    data,
+    '-w',
+    '-t',
+    '60',
+    '-l',
+    path.join(dir, 'server.log'),
+    '-o',
+    serverOptions,
+  ]);
   const pid = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let stopped = false;

@@ -24,7 +24,12 @@ const OWNER: RealmOwner = {
 
 export async function realmSubtle(owner: Partial<RealmOwner> = {}): Promise<RealmSubtle> {
   const isolate = new ivm.Isolate({ memoryLimit: 32 });
-  const primitives = realmPrimitives(() => ({ ...OWNER, ...owner }), OWNER, await runtimeModules(), createRealmResources(() => !isolate.isDisposed));
+  const primitives = realmPrimitives(
+    () => ({ ...OWNER, ...owner }),
+    OWNER,
+    await runtimeModules(),
+    createRealmResources(() => !isolate.isDisposed),
+  );
   const reference = primitives[PRIMITIVE_NAMES.indexOf('subtle')] as ivm.Reference<BridgePrimitives['subtle']>;
   return { isolate, subtle: reference.deref() };
 }

@@ -23,7 +23,12 @@ export async function startReceiver(body: string): Promise<Receiver> {
     hits.push(req.url ?? '');
     requests.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers } });
     const target = new URL(req.url ?? '/', 'http://receiver');
-    if (target.pathname === '/to') return res.writeHead(Number(target.searchParams.get('status') ?? 302), { location: target.searchParams.get('url') ?? '/' }).end();
+    if (target.pathname === '/to')
+      return res
+        .writeHead(Number(target.searchParams.get('status') ?? 302), {
+          location: target.searchParams.get('url') ?? '/',
+        })
+        .end();
     res.end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

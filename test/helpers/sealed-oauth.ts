@@ -24,7 +24,10 @@ export interface SealedOAuthWorld {
  * browser resolves to loopback puts it on another site than the host's `127.0.0.1`, as a real
  * provider is. The token endpoint the integration calls stays on `127.0.0.1`.
  */
-export async function startSealedOAuthWorld(options: HostOptionsInput = {}, authorizeHostName = '127.0.0.1'): Promise<SealedOAuthWorld> {
+export async function startSealedOAuthWorld(
+  options: HostOptionsInput = {},
+  authorizeHostName = '127.0.0.1',
+): Promise<SealedOAuthWorld> {
   const provider = await startOAuthProvider(OAUTH_CLIENT);
   const authorizeURL = new URL(provider.authorizeURL);
   authorizeURL.hostname = authorizeHostName;
@@ -56,7 +59,11 @@ export async function startSealedOAuthWorld(options: HostOptionsInput = {}, auth
 }
 
 /** The button URL of an installation's button property, as its admin view shows it now (a fresh ticket). */
-export async function buttonOf(host: TestHost, installationId: string, property = 'oauth_credentials'): Promise<string> {
+export async function buttonOf(
+  host: TestHost,
+  installationId: string,
+  property = 'oauth_credentials',
+): Promise<string> {
   const view = await (await host.admin(`/v1/installations/${installationId}`)).json();
   return view.urls.buttons[property];
 }
@@ -66,7 +73,10 @@ export async function ticketOf(host: TestHost, installationId: string): Promise<
   return new URL(await buttonOf(host, installationId)).searchParams.get('ticket')!;
 }
 
-/** The browser opens `start`, is sent to the provider, which approves: where the provider sends it back (not yet opened). */
+/**
+ * The browser opens `start`, is sent to the provider, which approves: where the provider sends it back (not yet
+ * opened).
+ */
 export async function throughProvider(browser: BrowserClient, start: string): Promise<URL> {
   const started = await browser.fetch(start);
   expect(started.status, await started.clone().text()).toBe(302);
@@ -94,7 +104,14 @@ export async function entriesOfRequest(host: TestHost, integration: string, requ
  * What a refused callback or start must look like: the status, the host's error code and reason,
  * a warn line naming it, and not a single event of the integration for that request.
  */
-export async function expectRefused(host: TestHost, integration: string, answer: Response, status: number, code: string, reason: RegExp): Promise<void> {
+export async function expectRefused(
+  host: TestHost,
+  integration: string,
+  answer: Response,
+  status: number,
+  code: string,
+  reason: RegExp,
+): Promise<void> {
   expect(answer.status).toBe(status);
   expect(answer.headers.get('location')).toBeNull();
   const body = await answer.json();

@@ -3,7 +3,21 @@
 // and line unchanged. A lexer, not a parser: enough to find operators and their operands.
 
 const REGEX_BEFORE = new Set([...'(,=:[!&|?{};+-*%<>~^']);
-const REGEX_AFTER_WORDS = new Set(['return', 'typeof', 'case', 'in', 'of', 'void', 'delete', 'throw', 'new', 'else', 'do', 'yield', 'await']);
+const REGEX_AFTER_WORDS = new Set([
+  'return',
+  'typeof',
+  'case',
+  'in',
+  'of',
+  'void',
+  'delete',
+  'throw',
+  'new',
+  'else',
+  'do',
+  'yield',
+  'await',
+]);
 
 /** The source with comments and literal text replaced by spaces (newlines kept). */
 export function codeOnly(source: string): string {
@@ -113,7 +127,10 @@ export function operandBefore(code: string, end: number): string {
       depth--;
     } else if (depth === 0 && (/[,;=&|?:\n]/.test(char) || (char === '>' && code[i - 1] === '='))) break;
   }
-  return code.slice(i + 1, end).trim().replace(/^(return|await|throw|case)\s+/, '');
+  return code
+    .slice(i + 1, end)
+    .trim()
+    .replace(/^(return|await|throw|case)\s+/, '');
 }
 
 /** The operand starting at `start`: up to an unbalanced bracket or a separator at depth 0. */

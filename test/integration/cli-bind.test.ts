@@ -4,7 +4,17 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.ts';
 
-const ARGS = ['--port', '0', '--data', ':memory:', '--workers', '1', '--no-auto-install', '--dir', 'fixtures/integrations'];
+const ARGS = [
+  '--port',
+  '0',
+  '--data',
+  ':memory:',
+  '--workers',
+  '1',
+  '--no-auto-install',
+  '--dir',
+  'fixtures/integrations',
+];
 
 /** Whether a TCP connection to host:port is refused (nothing listens there). */
 function refused(host: string, port: number): Promise<boolean> {
@@ -51,6 +61,8 @@ describe('--bind with an address that is not an IP literal', () => {
   it('stops with one line naming --bind, before opening anything', async () => {
     const run = runCli(['host', ...ARGS, '--bind', 'example.com']);
     expect(await run.exited).toBe(1);
-    expect(run.stderr).toBe('error: invalid host options: --bind (host) expects an IP address or "localhost", got "example.com"\n');
+    expect(run.stderr).toBe(
+      'error: invalid host options: --bind (host) expects an IP address or "localhost", got "example.com"\n',
+    );
   }, 40_000);
 });

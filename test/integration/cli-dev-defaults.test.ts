@@ -14,14 +14,25 @@ function cleanEnv(): NodeJS.ProcessEnv {
 
 describe('dev defaults of the CLI', () => {
   it('npm run check accepts oauth-demo from a clean environment and names the defaulted variables', () => {
-    const run = spawnSync(process.execPath, [...CLI, 'check', 'fixtures/integrations'], { encoding: 'utf8', env: cleanEnv() });
+    const run = spawnSync(process.execPath, [...CLI, 'check', 'fixtures/integrations'], {
+      encoding: 'utf8',
+      env: cleanEnv(),
+    });
     expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/dev defaults for unset OAUTH_DEMO_CLIENT_ID, OAUTH_DEMO_CLIENT_SECRET, OAUTH_DEMO_AUTHORIZE_URL, OAUTH_DEMO_TOKEN_URL/);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        /dev defaults for unset OAUTH_DEMO_CLIENT_ID, OAUTH_DEMO_CLIENT_SECRET, /.source +
+          /OAUTH_DEMO_AUTHORIZE_URL, OAUTH_DEMO_TOKEN_URL/.source,
+      ),
+    );
     expect(run.stdout).not.toContain(DEV_ENV_DEFAULTS.OAUTH_DEMO_CLIENT_SECRET);
   });
 
   it('says nothing about them when no loaded integration reads them', () => {
-    const run = spawnSync(process.execPath, [...CLI, 'check', 'test/fixtures/lifecycle'], { encoding: 'utf8', env: { ...cleanEnv(), SETTINGS_DEMO_API_KEY: 'x' } });
+    const run = spawnSync(process.execPath, [...CLI, 'check', 'test/fixtures/lifecycle'], {
+      encoding: 'utf8',
+      env: { ...cleanEnv(), SETTINGS_DEMO_API_KEY: 'x' },
+    });
     expect(run.stdout).toMatch(/integration\(s\) checked/);
     expect(run.stdout).not.toMatch(/dev defaults/);
   });
@@ -34,7 +45,9 @@ describe('dev defaults of the CLI', () => {
   });
 
   it('npm run host serves oauth-demo from a clean environment', async () => {
-    const child = spawn(process.execPath, [...CLI, 'host', '--port', '0', '--data', ':memory:', '--workers', '1'], { env: cleanEnv() });
+    const child = spawn(process.execPath, [...CLI, 'host', '--port', '0', '--data', ':memory:', '--workers', '1'], {
+      env: cleanEnv(),
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     try {
@@ -43,7 +56,14 @@ describe('dev defaults of the CLI', () => {
         child.stdout.on('data', () => out.includes('listening on') && (clearTimeout(timer), resolve()));
         child.on('exit', (code) => reject(new Error(`host exited ${code}:\n${out}`)));
       });
-      expect(out).toMatch(/^oauth-demo\s+ready\s+http:\/\/127\.0\.0\.1:\d+\/v1\/integrations\/oauth-demo\/installations\/inst_\w+  \(organization acme, pending\)$/m);
+      expect(out).toMatch(
+        new RegExp(
+          /^oauth-demo\s+ready\s+http:\/\/127\.0\.0\.1:\d+/.source +
+            /\/v1\/integrations\/oauth-demo\/installations\/inst_\w+/.source +
+            /  \(organization acme, pending\)$/.source,
+          'm',
+        ),
+      );
       expect(out).toMatch(/dev defaults for unset OAUTH_DEMO_CLIENT_ID/);
     } finally {
       child.kill('SIGTERM');

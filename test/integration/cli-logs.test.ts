@@ -24,10 +24,16 @@ export default createIntegration({
 
 beforeAll(async () => {
   root = temp.make({
-    'chatty/platform-manifest.yaml': 'name: chatty\ntitle: Chatty\ndescription: Logs.\norganization: acme\nvisibility: public\nscopes: []\nscript: src/index.ts\n',
+    'chatty/platform-manifest.yaml':
+      'name: chatty\ntitle: Chatty\ndescription: Logs.\norganization: acme\nvisibility: public\nscopes: ' +
+      '[]\nscript: src/index.ts\n',
     'chatty/src/index.ts': CHATTY,
-    'quiet/platform-manifest.yaml': 'name: quiet\ntitle: Quiet\ndescription: Answers.\norganization: acme\nvisibility: public\nscopes: []\nscript: src/index.ts\n',
-    'quiet/src/index.ts': "import { createIntegration } from 'sandbox-api';\nexport default createIntegration({ fetch: () => Response.json({ quiet: true }) });\n",
+    'quiet/platform-manifest.yaml':
+      'name: quiet\ntitle: Quiet\ndescription: Answers.\norganization: acme\nvisibility: public\nscopes: ' +
+      '[]\nscript: src/index.ts\n',
+    'quiet/src/index.ts':
+      "import { createIntegration } from 'sandbox-api';\nexport default createIntegration({ fetch: () => " +
+      'Response.json({ quiet: true }) });\n',
   });
   host = await startTestHost({ dirs: [root], cacheDir: `${root}/.cache` });
 }, 60_000);
@@ -52,7 +58,8 @@ async function finished(args: string[]): Promise<{ status: number | null; stderr
   return { status, stderr: run.stderr };
 }
 
-const endpoint = (name: string) => host!.devInstallations.find((dev) => dev.integration === name)!.installation!.urls.publicEndpoint;
+const endpoint = (name: string) =>
+  host!.devInstallations.find((dev) => dev.integration === name)!.installation!.urls.publicEndpoint;
 
 describe('npm run logs', () => {
   it('prints each dispatch of the integration with its console lines, as it happens', async () => {
@@ -62,7 +69,14 @@ describe('npm run logs', () => {
       await fetch(`${endpoint('quiet')}?who=q`);
       const answer = await fetch(`${endpoint('chatty')}?who=ada`);
       const requestId = answer.headers.get('x-request-id')!;
-      const [line] = await logs.waitFor(/^\d\d:\d\d:\d\d\.\d+ chatty inst_\w+ fetch 200 \d+ ms evt_\w+ req=\S+\n  log   hello ada\n  warn  colour \\x1b\[31mred\\x1b\[0m stays text\n/m);
+      const [line] = await logs.waitFor(
+        new RegExp(
+          /^\d\d:\d\d:\d\d\.\d+ chatty inst_\w+ fetch 200 \d+ ms evt_\w+ req=\S+\n/.source +
+            /  log   hello ada\n/.source +
+            /  warn  colour \\x1b\[31mred\\x1b\[0m stays text\n/.source,
+          'm',
+        ),
+      );
       expect(line).toContain(`req=${requestId}`);
       expect(logs.stdout).not.toContain('quiet');
       expect(logs.stdout).not.toContain('\u001b');
@@ -72,9 +86,21 @@ describe('npm run logs', () => {
   }, 40_000);
 
   it('follows one installation with --installation', async () => {
-    const created = await host!.admin('/v1/integrations/chatty/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) });
+    const created = await host!.admin('/v1/integrations/chatty/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }),
+    });
     const other = await created.json();
-    const logs = runCli(['logs', 'chatty', '--installation', other.id, '--url', host!.url, '--admin-token', ADMIN_TOKEN]);
+    const logs = runCli([
+      'logs',
+      'chatty',
+      '--installation',
+      other.id,
+      '--url',
+      host!.url,
+      '--admin-token',
+      ADMIN_TOKEN,
+    ]);
     try {
       await logs.waitFor(/following chatty \(installation inst_\w+\)/);
       await fetch(`${endpoint('chatty')}?who=first`);
@@ -90,17 +116,42 @@ describe('npm run logs', () => {
     // Asynchronous children: the host answering them runs in this very process.
     const unknown = await finished(['logs', 'nope', '--url', host!.url, '--admin-token', ADMIN_TOKEN]);
     expect(unknown.status).toBe(1);
-    expect(unknown.stderr).toMatch(/^error: integration "nope" not found \(at http:\/\/127\.0\.0\.1:\d+; GET \/v1\/integrations lists what it serves\)\n$/);
+    expect(unknown.stderr).toMatch(
+      new RegExp(
+        /^error: integration "nope" not found /.source +
+          /\(at http:\/\/127\.0\.0\.1:\d+; GET \/v1\/integrations lists what it serves\)\n$/.source,
+      ),
+    );
     const wrong = await finished(['logs', 'chatty', '--url', host!.url, '--admin-token', 'not-the-token-0123456789']);
     expect(wrong.status).toBe(1);
-    expect(wrong.stderr).toMatch(/^error: the host at http:\/\/127\.0\.0\.1:\d+ refused the admin token \(403\): pass --admin-token with the token it printed, or set HOST_ADMIN_TOKEN\n$/);
+    expect(wrong.stderr).toMatch(
+      new RegExp(
+        /^error: the host at http:\/\/127\.0\.0\.1:\d+ refused the admin token \(403\): /.source +
+          /pass --admin-token with the token it printed, or set HOST_ADMIN_TOKEN\n$/.source,
+      ),
+    );
     const closed = await freePort();
-    const nobody = await finished(['logs', 'chatty', '--url', `http://127.0.0.1:${closed}`, '--admin-token', ADMIN_TOKEN]);
+    const nobody = await finished([
+      'logs',
+      'chatty',
+      '--url',
+      `http://127.0.0.1:${closed}`,
+      '--admin-token',
+      ADMIN_TOKEN,
+    ]);
     expect(nobody.status).toBe(1);
-    expect(nobody.stderr).toMatch(/^error: nothing listens at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): check the address the host printed \(its "listening on" line\), or start a dev host with npm run dev\n$/);
+    expect(nobody.stderr).toMatch(
+      new RegExp(
+        /^error: nothing listens at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\): /.source +
+          /check the address the host printed \(its "listening on" line\), /.source +
+          /or start a dev host with npm run dev\n$/.source,
+      ),
+    );
     const missing = await finished(['logs']);
     expect(missing.status).toBe(2);
-    expect(missing.stderr).toMatch(/^error: missing required argument 'integration'\n\(npm run <command> -- --help shows the usage\)\n/);
+    expect(missing.stderr).toMatch(
+      /^error: missing required argument 'integration'\n\(npm run <command> -- --help shows the usage\)\n/,
+    );
   }, 40_000);
 
   it('says that no dev host is running when nothing names a host, and when the recorded one stopped', async () => {
@@ -108,12 +159,27 @@ describe('npm run logs', () => {
     const fresh = temp.make();
     const none = runCli(['logs', 'greeter'], { cwd: fresh, env: { ...process.env, HOST_ADMIN_TOKEN: '' } });
     expect(await none.exited).toBe(1);
-    expect(none.stderr).toBe('error: no dev host is running here (.data/dev-session.json does not exist): start one with npm run dev (in another terminal, in this folder), or pass --url and --admin-token to follow another host\n');
+    expect(none.stderr).toBe(
+      'error: no dev host is running here (.data/dev-session.json does not exist): start one with npm run dev (in ' +
+        'another terminal, in this folder), or pass --url and --admin-token to follow another host\n',
+    );
     // A session file left by a dev host that is gone.
-    const stale = temp.make({ '.data/dev-session.json': JSON.stringify({ url: `http://127.0.0.1:${await freePort()}`, adminToken: ADMIN_TOKEN, pid: 1 }) });
+    const stale = temp.make({
+      '.data/dev-session.json': JSON.stringify({
+        url: `http://127.0.0.1:${await freePort()}`,
+        adminToken: ADMIN_TOKEN,
+        pid: 1,
+      }),
+    });
     const gone = runCli(['logs', 'greeter'], { cwd: stale, env: { ...process.env, HOST_ADMIN_TOKEN: '' } });
     expect(await gone.exited).toBe(1);
-    expect(gone.stderr).toMatch(/^error: the dev host recorded in \.data\/dev-session\.json is not running any more \(nothing listens at http:\/\/127\.0\.0\.1:\d+, ECONNREFUSED\): start it again with npm run dev\n$/);
+    expect(gone.stderr).toMatch(
+      new RegExp(
+        /^error: the dev host recorded in \.data\/dev-session\.json is not running any more /.source +
+          /\(nothing listens at http:\/\/127\.0\.0\.1:\d+, ECONNREFUSED\): /.source +
+          /start it again with npm run dev\n$/.source,
+      ),
+    );
   }, 40_000);
 
   it('says so and exits 0 when the host shuts down', async () => {

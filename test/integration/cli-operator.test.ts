@@ -33,13 +33,21 @@ describe('operator errors', () => {
     writeFileSync(file, 'this is not a database '.repeat(40));
     const run = runCli(['host', '--port', '0', '--data', file, '--workers', '1']);
     expect(await run.exited).toBe(1);
-    expect(run.stderr).toBe(`error: cannot open the store "${file}" (file is not a database): pass --data with a writable file path, or --data :memory: for a throwaway store\n`);
+    expect(run.stderr).toBe(
+      `error: cannot open the store "${file}" (file is not a database): pass --data with a writable file path, or ` +
+        `--data :memory: for a throwaway store\n`,
+    );
   }, 40_000);
 
   it('names an integrations folder that does not exist and the --dir fix', async () => {
     const run = runCli(['host', '--port', '0', '--data', ':memory:', '--workers', '1', '--dir', join(dir, 'missing')]);
     expect(await run.exited).toBe(1);
-    expect(run.stderr).toMatch(/^error: integrations folder ".*missing" cannot be read \(ENOENT\): pass --dir with a folder that holds integrations\n$/);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        /^error: integrations folder ".*missing" cannot be read \(ENOENT\): /.source +
+          /pass --dir with a folder that holds integrations\n$/.source,
+      ),
+    );
   }, 40_000);
 });
 
@@ -51,7 +59,11 @@ describe('the startup table after a restart', () => {
     const first = runCli(args, { env });
     const url = (await first.waitFor(/listening on (http:\/\/\S+)/))[1];
     const create = async (integration: string, body: Record<string, unknown>) => {
-      const answer = await fetch(`${url}/v1/integrations/${integration}/installations`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const answer = await fetch(`${url}/v1/integrations/${integration}/installations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(answer.status).toBe(201);
       return (await answer.json()).id as string;
     };
@@ -65,8 +77,15 @@ describe('the startup table after a restart', () => {
       const lines = second.stdout.split('\n');
       const hello = lines.findIndex((line) => /^hello\s+ready\s+http/.test(line));
       expect(lines[hello]).toMatch(/installations\/inst_\w+  \(organization acme, active\)$/);
-      expect(lines[hello + 1]).toMatch(new RegExp(`^\\s+http://127\\.0\\.0\\.1:\\d+/v1/integrations/hello/installations/${space}  \\(space space_acme_docs, active\\)$`));
-      expect(second.stdout).toMatch(new RegExp(`^host:webhook\\s+ready\\s+${webhook}  \\(site site_acme, pending; built in\\)$`, 'm'));
+      expect(lines[hello + 1]).toMatch(
+        new RegExp(
+          `^\\s+http://127\\.0\\.0\\.1:\\d+/v1/integrations/hello/installations/${space}  \\(space ` +
+            `space_acme_docs, active\\)$`,
+        ),
+      );
+      expect(second.stdout).toMatch(
+        new RegExp(`^host:webhook\\s+ready\\s+${webhook}  \\(site site_acme, pending; built in\\)$`, 'm'),
+      );
     } finally {
       await second.stop();
     }

@@ -32,14 +32,24 @@ async function secrets(args: string[], options: { input?: string; keys?: string 
 
 /** Every byte of the database and its WAL, as text. */
 function databaseBytes(): string {
-  return readdirSync(dir).filter((name) => name.startsWith('host.db')).map((name) => readFileSync(path.join(dir, name)).toString('latin1')).join('');
+  return readdirSync(dir)
+    .filter((name) => name.startsWith('host.db'))
+    .map((name) => readFileSync(path.join(dir, name)).toString('latin1'))
+    .join('');
 }
 
 describe('npm run secrets', () => {
   it('answers --help with every command and exits 0', async () => {
     const run = spawnSync(process.execPath, [...CLI, 'secrets', '--help'], { encoding: 'utf8' });
     expect(run.status).toBe(0);
-    for (const command of ['set <integration> <name>', 'list [integration]', 'unset|delete <integration> <name>', 'rotate', 'new-key']) expect(run.stdout).toContain(command);
+    for (const command of [
+      'set <integration> <name>',
+      'list [integration]',
+      'unset|delete <integration> <name>',
+      'rotate',
+      'new-key',
+    ])
+      expect(run.stdout).toContain(command);
     expect(run.stdout).toMatch(/--store <url> +a PostgreSQL store instead \(env:\s+DATABASE_URL\)/);
     expect(run.stdout).toMatch(/the value is\s+read from stdin/);
   });
@@ -53,7 +63,9 @@ describe('npm run secrets', () => {
   it('refuses to store without a key, saying how to make one; new-key prints one', async () => {
     const run = await secrets(['set', 'secret-echo', 'VENDOR_CLIENT_ID'], { input: VALUE });
     expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/no secrets key is configured; set HOST_SECRETS_KEYS=1:<key> .* npm run secrets -- new-key prints a fresh one/);
+    expect(run.stderr).toMatch(
+      /no secrets key is configured; set HOST_SECRETS_KEYS=1:<key> .* npm run secrets -- new-key prints a fresh one/,
+    );
     const made = await secrets(['new-key']);
     expect(made.status).toBe(0);
     expect(made.stdout).toMatch(/^1:[A-Za-z0-9+/]{43}=\n$/);
@@ -78,12 +90,20 @@ describe('npm run secrets', () => {
     expect(run.out).not.toContain(VALUE);
     const keyless = await secrets(['list', 'secret-echo']);
     expect(keyless.stdout).toMatch(/1 \(cannot decrypt\)/);
-    expect(keyless.stdout).toMatch(/secret-echo VENDOR_CLIENT_ID: it was encrypted with key 1, which this host does not have/);
-    expect((await secrets(['list', 'nobody'], { keys: KEY_1 })).stdout).toMatch(/^no secrets stored for nobody in sqlite/);
+    expect(keyless.stdout).toMatch(
+      /secret-echo VENDOR_CLIENT_ID: it was encrypted with key 1, which this host does not have/,
+    );
+    expect((await secrets(['list', 'nobody'], { keys: KEY_1 })).stdout).toMatch(
+      /^no secrets stored for nobody in sqlite/,
+    );
   });
 
   it('refuses bad names with the rule, touching nothing', async () => {
-    for (const [integration, name] of [['../etc', 'X'], ['secret-echo', 'X-Y'], ['secret-echo', '$(reboot)']]) {
+    for (const [integration, name] of [
+      ['../etc', 'X'],
+      ['secret-echo', 'X-Y'],
+      ['secret-echo', '$(reboot)'],
+    ]) {
       const run = await secrets(['set', integration, name], { input: 'v', keys: KEY_1 });
       expect(run.status).toBe(2);
       expect(run.stderr).toMatch(/must be/);
@@ -101,14 +121,30 @@ describe('npm run secrets', () => {
   });
 
   it('reaches a host already running on the same file, then unset takes it away again', async () => {
-    const host = await startTestHost({ dirs: ['test/fixtures/secret-echo'], dataPath: data, secretsPollMs: 100, env: { ...process.env, HOST_SECRETS_KEYS: KEY_2, SECRET_ECHO_OWN: 'own' } });
+    const host = await startTestHost({
+      dirs: ['test/fixtures/secret-echo'],
+      dataPath: data,
+      secretsPollMs: 100,
+      env: { ...process.env, HOST_SECRETS_KEYS: KEY_2, SECRET_ECHO_OWN: 'own' },
+    });
     try {
-      const status = async () => ((await (await host.admin('/v1/integrations/secret-echo')).json()) as { status: string }).status;
+      const status = async () =>
+        ((await (await host.admin('/v1/integrations/secret-echo')).json()) as { status: string }).status;
       expect(await status()).toBe('ready');
-      const endpoint = host.devInstallations.find((dev) => dev.integration === 'secret-echo')!.installation!.urls.publicEndpoint;
-      expect(((await (await fetch(endpoint)).json()) as { secrets: Record<string, string> }).secrets.VENDOR).toBe(VALUE);
-      expect((await secrets(['set', 'secret-echo', 'VENDOR_CLIENT_ID'], { input: 'replaced-from-the-cli', keys: KEY_2 })).stdout).toMatch(/^replaced/);
-      await waitFor(async () => ((await (await fetch(endpoint)).json()) as { secrets: Record<string, string> }).secrets.VENDOR === 'replaced-from-the-cli');
+      const endpoint = host.devInstallations.find((dev) => dev.integration === 'secret-echo')!.installation!.urls
+        .publicEndpoint;
+      expect(((await (await fetch(endpoint)).json()) as { secrets: Record<string, string> }).secrets.VENDOR).toBe(
+        VALUE,
+      );
+      expect(
+        (await secrets(['set', 'secret-echo', 'VENDOR_CLIENT_ID'], { input: 'replaced-from-the-cli', keys: KEY_2 }))
+          .stdout,
+      ).toMatch(/^replaced/);
+      await waitFor(
+        async () =>
+          ((await (await fetch(endpoint)).json()) as { secrets: Record<string, string> }).secrets.VENDOR ===
+          'replaced-from-the-cli',
+      );
       const removed = await secrets(['unset', 'secret-echo', 'VENDOR_CLIENT_ID']);
       expect(removed.status).toBe(0);
       await waitFor(async () => (await status()) === 'invalid');

@@ -12,25 +12,39 @@ describe('npm run check', () => {
     const run = spawnSync(process.execPath, [...CLI, 'check', 'fixtures/integrations'], { encoding: 'utf8' });
     expect(run.status).toBe(0);
     // Every fixture ready, however many there are.
-    expect(run.stdout).toMatch(/(\d+) integration\(s\) checked in fixtures\/integrations: \1 ready, 0 invalid, 0 error\(s\)/);
+    expect(run.stdout).toMatch(
+      /(\d+) integration\(s\) checked in fixtures\/integrations: \1 ready, 0 invalid, 0 error\(s\)/,
+    );
   });
 
   it('exits 1 with file: /pointer: message lines on broken manifests', () => {
     const run = spawnSync(process.execPath, [...CLI, 'check', 'fixtures/integrations-bad'], { encoding: 'utf8' });
     expect(run.status).toBe(1);
-    expect(run.stdout).toContain('fixtures/integrations-bad/bad-visibility/platform-manifest.yaml: /visibility: must be one of private, unlisted, public (got "secret")');
-    expect(run.stdout).toMatch(/fixtures\/integrations-bad\/imports-node-fs\/platform-manifest\.yaml: \/script: .*node:fs/);
+    expect(run.stdout).toContain(
+      'fixtures/integrations-bad/bad-visibility/platform-manifest.yaml: /visibility: must be one of private, ' +
+        'unlisted, public (got "secret")',
+    );
+    expect(run.stdout).toMatch(
+      /fixtures\/integrations-bad\/imports-node-fs\/platform-manifest\.yaml: \/script: .*node:fs/,
+    );
     // A YAML syntax error points at its cause (the list never closed), with a code frame.
-    expect(run.stdout).toContain([
-      'fixtures/integrations-bad/yaml-syntax/platform-manifest.yaml:6:9: error: invalid YAML: the [ list that starts here is never closed (the parser read on to line 7: deficient indentation); end it with ]',
-      '  6 | scopes: [space:content:read',
-      '    |         ^',
-      '',
-    ].join('\n'));
+    expect(run.stdout).toContain(
+      [
+        'fixtures/integrations-bad/yaml-syntax/platform-manifest.yaml:6:9: error: invalid YAML: the [ list that ' +
+          'starts here is never closed (the parser read on to line 7: deficient indentation); end it with ]',
+        '  6 | scopes: [space:content:read',
+        '    |         ^',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('explains a missing folder argument (where ./integrations does not exist)', () => {
-    const run = spawnSync(process.execPath, [...CLI.slice(0, 1), fileURLToPath(new URL('../../host/cli.ts', import.meta.url)), 'check'], { encoding: 'utf8', cwd: tmpdir() });
+    const run = spawnSync(
+      process.execPath,
+      [...CLI.slice(0, 1), fileURLToPath(new URL('../../host/cli.ts', import.meta.url)), 'check'],
+      { encoding: 'utf8', cwd: tmpdir() },
+    );
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/check needs at least one folder of integrations/);
   });
@@ -44,7 +58,9 @@ describe('npm run host', () => {
   });
 
   it('prints the table, the admin token and the listening line, and serves hello', async () => {
-    const child = spawn(process.execPath, [...CLI, 'host', '--port', '0', '--data', ':memory:', '--workers', '2'], { env: { ...process.env, HOST_ADMIN_TOKEN: '' } });
+    const child = spawn(process.execPath, [...CLI, 'host', '--port', '0', '--data', ':memory:', '--workers', '2'], {
+      env: { ...process.env, HOST_ADMIN_TOKEN: '' },
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     try {
@@ -54,7 +70,14 @@ describe('npm run host', () => {
         child.on('exit', (code) => reject(new Error(`host exited ${code}:\n${out}`)));
       });
       expect(out).toMatch(/^integration\s+status\s+public endpoint \/ problems$/m);
-      expect(out).toMatch(/^hello\s+ready\s+http:\/\/127\.0\.0\.1:\d+\/v1\/integrations\/hello\/installations\/inst_\w+  \(organization acme, active\)$/m);
+      expect(out).toMatch(
+        new RegExp(
+          /^hello\s+ready\s+http:\/\/127\.0\.0\.1:\d+/.source +
+            /\/v1\/integrations\/hello\/installations\/inst_\w+/.source +
+            /  \(organization acme, active\)$/.source,
+          'm',
+        ),
+      );
       expect(out).toMatch(/^admin token: \S{16,}\s+\(generated for this run/m);
       const endpoint = out.match(/http:\/\/127\.0\.0\.1:\d+\/v1\/integrations\/hello\/installations\/inst_\w+/)![0];
       expect(await (await fetch(endpoint, { method: 'POST' })).json()).toEqual({ received: true });

@@ -10,8 +10,13 @@ let host: TestHost;
 let garbage: string;
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'test/fixtures/lifecycle'], env: { ...withDevDefaults(process.env).env, SETTINGS_DEMO_API_KEY: 'x' } });
-  garbage = (await install(host, 'garbage-completions', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).json.id;
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'test/fixtures/lifecycle'],
+    env: { ...withDevDefaults(process.env).env, SETTINGS_DEMO_API_KEY: 'x' },
+  });
+  garbage = (
+    await install(host, 'garbage-completions', { organization: 'acme', target: 'space', space: 'space_acme_docs' })
+  ).json.id;
 });
 afterAll(() => host?.close());
 

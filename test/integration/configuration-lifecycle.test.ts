@@ -12,8 +12,16 @@ let installedView: any;
 const responseTexts: string[] = [];
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['test/fixtures/lifecycle'], autoInstall: false, env: { ...process.env, SETTINGS_DEMO_API_KEY: API_KEY } });
-  const created = await install(host, 'settings-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
+  host = await startTestHost({
+    dirs: ['test/fixtures/lifecycle'],
+    autoInstall: false,
+    env: { ...process.env, SETTINGS_DEMO_API_KEY: API_KEY },
+  });
+  const created = await install(host, 'settings-demo', {
+    organization: 'acme',
+    target: 'space',
+    space: 'space_acme_docs',
+  });
   expect(created.status).toBe(201);
   installedView = created.json;
   id = created.json.id;
@@ -37,7 +45,11 @@ describe('installing into a space', () => {
     expect(installedView.status).toBe('pending');
     expect(installedView.configuration).toEqual({ limit: 10 });
     // The callback URL with the connect ticket that lets an admin's click start the flow.
-    expect(installedView.urls.buttons).toEqual({ connection: expect.stringMatching(new RegExp(`^${installedView.urls.publicEndpoint}/connect\\?ticket=[\\w-]+\\.[\\w-]+$`)) });
+    expect(installedView.urls.buttons).toEqual({
+      connection: expect.stringMatching(
+        new RegExp(`^${installedView.urls.publicEndpoint}/connect\\?ticket=[\\w-]+\\.[\\w-]+$`),
+      ),
+    });
   });
 
   it('emits installation_setup then space_installation_setup, both in the event log', async () => {
@@ -73,7 +85,9 @@ describe('PATCH /v1/installations/:id/configuration', () => {
   it('refuses an unknown property with 422', async () => {
     const refused = await patchConfiguration(host, id, { colour: 'red', channel: 'general' });
     expect(refused.status).toBe(422);
-    expect(refused.json.error.details).toEqual([{ pointer: '/colour', message: 'is not a property of this configuration' }]);
+    expect(refused.json.error.details).toEqual([
+      { pointer: '/colour', message: 'is not a property of this configuration' },
+    ]);
     expect((await readInstallation()).json.configuration).toEqual({ limit: 10 });
   });
 
@@ -85,37 +99,51 @@ describe('PATCH /v1/installations/:id/configuration', () => {
   });
 
   it('refuses a body that is not a JSON object', async () => {
-    const response = await host.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: '["channel"]' });
+    const response = await host.admin(`/v1/installations/${id}/configuration`, {
+      method: 'PATCH',
+      body: '["channel"]',
+    });
     expect(response.status).toBe(400);
   });
 
-  it('becomes active once the required properties pass, announcing installation_setup with the previous state', async () => {
-    const accepted = await patchConfiguration(host, id, { channel: 'general', notify: true });
-    responseTexts.push(accepted.text);
-    expect(accepted.status).toBe(200);
-    expect(accepted.json.status).toBe('active');
-    expect(accepted.json.configuration).toEqual({ limit: 10, channel: 'general', notify: true });
-    const events = await eventually(async () => {
-      const found = await setupEvents();
-      expect(found).toHaveLength(4);
-      return found;
-    });
-    expect(events[2].type).toBe('installation_setup');
-    expect(events[2].logs[0].text).toBe('installation_setup {"status":"active","previous":{"status":"pending","configuration":{"limit":10}}}');
-    // A space installation's edit is also announced with GitBook's event for space installations.
-    expect(events[3].type).toBe('space_installation_setup');
-    expect(events[3].logs[0].text).toBe('space_installation_setup {"status":"active","spaceId":"space_acme_docs","previous":{"status":"pending","configuration":{"limit":10}}}');
-  });
+  it(
+    'becomes active once the required properties pass, ' + 'announcing installation_setup with the previous state',
+    async () => {
+      const accepted = await patchConfiguration(host, id, { channel: 'general', notify: true });
+      responseTexts.push(accepted.text);
+      expect(accepted.status).toBe(200);
+      expect(accepted.json.status).toBe('active');
+      expect(accepted.json.configuration).toEqual({ limit: 10, channel: 'general', notify: true });
+      const events = await eventually(async () => {
+        const found = await setupEvents();
+        expect(found).toHaveLength(4);
+        return found;
+      });
+      expect(events[2].type).toBe('installation_setup');
+      expect(events[2].logs[0].text).toBe(
+        'installation_setup {"status":"active","previous":{"status":"pending","configuration":{"limit":10}}}',
+      );
+      // A space installation's edit is also announced with GitBook's event for space installations.
+      expect(events[3].type).toBe('space_installation_setup');
+      expect(events[3].logs[0].text).toBe(
+        'space_installation_setup {"status":"active","spaceId":"space_acme_docs",' +
+          '"previous":{"status":"pending","configuration":{"limit":10}}}',
+      );
+    },
+  );
 
-  it('unsets a property with null: its default comes back, and a missing required one makes it pending again', async () => {
-    expect((await patchConfiguration(host, id, { limit: 25 })).json.configuration.limit).toBe(25);
-    const reset = await patchConfiguration(host, id, { limit: null });
-    expect(reset.json.configuration.limit).toBe(10);
-    const unset = await patchConfiguration(host, id, { channel: null });
-    expect(unset.json.status).toBe('pending');
-    expect(unset.json.configuration).toEqual({ limit: 10, notify: true });
-    expect((await patchConfiguration(host, id, { channel: 'releases' })).json.status).toBe('active');
-  });
+  it(
+    'unsets a property with null: its default comes back, and ' + 'a missing required one makes it pending again',
+    async () => {
+      expect((await patchConfiguration(host, id, { limit: 25 })).json.configuration.limit).toBe(25);
+      const reset = await patchConfiguration(host, id, { limit: null });
+      expect(reset.json.configuration.limit).toBe(10);
+      const unset = await patchConfiguration(host, id, { channel: null });
+      expect(unset.json.status).toBe('pending');
+      expect(unset.json.configuration).toEqual({ limit: 10, notify: true });
+      expect((await patchConfiguration(host, id, { channel: 'releases' })).json.status).toBe('active');
+    },
+  );
 
   it('answers 404 for an unknown installation', async () => {
     expect((await patchConfiguration(host, 'inst_nope', { channel: 'general' })).status).toBe(404);
@@ -124,27 +152,46 @@ describe('PATCH /v1/installations/:id/configuration', () => {
 
 describe("the installation's own PATCH /v1/installation/configuration", () => {
   const selfPatch = async (token: string, patch: unknown) => {
-    const response = await fetch(`${host.url}/v1/installation/configuration`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(patch) });
+    const response = await fetch(`${host.url}/v1/installation/configuration`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(patch),
+    });
     const text = await response.text();
     responseTexts.push(text);
     return { status: response.status, json: JSON.parse(text) };
   };
 
-  it('is validated by the same rules (422, nothing stored) but may fill a button property, shown redacted', async () => {
-    const created = await install(host, 'settings-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
-    const token = await tokenOf(host, created.json.id);
-    const refused = await selfPatch(token, { channel: 'nope', colour: 'red' });
-    expect(refused.status).toBe(422);
-    expect(refused.json.error.details.map((detail: { pointer: string }) => detail.pointer).sort()).toEqual(['/channel', '/colour']);
-    expect((await host.stores.installations.getInstallation(created.json.id))!.configuration).toEqual({ limit: 10 });
+  it(
+    'is validated by the same rules (422, nothing stored) ' + 'but may fill a button property, shown redacted',
+    async () => {
+      const created = await install(host, 'settings-demo', {
+        organization: 'acme',
+        target: 'space',
+        space: 'space_acme_docs',
+      });
+      const token = await tokenOf(host, created.json.id);
+      const refused = await selfPatch(token, { channel: 'nope', colour: 'red' });
+      expect(refused.status).toBe(422);
+      expect(refused.json.error.details.map((detail: { pointer: string }) => detail.pointer).sort()).toEqual([
+        '/channel',
+        '/colour',
+      ]);
+      expect((await host.stores.installations.getInstallation(created.json.id))!.configuration).toEqual({ limit: 10 });
 
-    const accepted = await selfPatch(token, { connection: { access_token: 'provider-token-77' }, channel: 'general' });
-    expect(accepted.status).toBe(200);
-    expect(accepted.json.status).toBe('active');
-    expect(accepted.json.configuration).toEqual({ limit: 10, channel: 'general', connection: '[redacted]' });
-    expect((await host.stores.installations.getInstallation(created.json.id))!.configuration.connection).toEqual({ access_token: 'provider-token-77' });
-    expect(responseTexts.join('\n')).not.toContain('provider-token-77');
-  });
+      const accepted = await selfPatch(token, {
+        connection: { access_token: 'provider-token-77' },
+        channel: 'general',
+      });
+      expect(accepted.status).toBe(200);
+      expect(accepted.json.status).toBe('active');
+      expect(accepted.json.configuration).toEqual({ limit: 10, channel: 'general', connection: '[redacted]' });
+      expect((await host.stores.installations.getInstallation(created.json.id))!.configuration.connection).toEqual({
+        access_token: 'provider-token-77',
+      });
+      expect(responseTexts.join('\n')).not.toContain('provider-token-77');
+    },
+  );
 
   it('needs the installation token', async () => {
     expect((await selfPatch('iht_not-a-token', { channel: 'general' })).status).toBe(401);
@@ -153,7 +200,11 @@ describe("the installation's own PATCH /v1/installation/configuration", () => {
 
 describe('organization installations', () => {
   it('carry space_selection and are configured by configurations.account', async () => {
-    const created = await install(host, 'settings-demo', { organization: 'acme', target: 'organization', space_selection: ['space_acme_docs'] });
+    const created = await install(host, 'settings-demo', {
+      organization: 'acme',
+      target: 'organization',
+      space_selection: ['space_acme_docs'],
+    });
     expect(created.status).toBe(201);
     expect(created.json.space_selection).toEqual(['space_acme_docs']);
     expect(created.json.status).toBe('pending');
@@ -178,11 +229,19 @@ describe('secrets', () => {
 
 describe('DELETE /v1/installations/:id', () => {
   it('uninstalls and revokes the token: later API calls with it get 401', async () => {
-    const created = await install(host, 'settings-demo', { organization: 'acme', target: 'space', space: 'space_acme_internal' });
+    const created = await install(host, 'settings-demo', {
+      organization: 'acme',
+      target: 'space',
+      space: 'space_acme_internal',
+    });
     const token = await tokenOf(host, created.json.id);
     const ticket = new URL(created.json.urls.buttons.connection).searchParams.get('ticket');
     const callAsInstallation = () =>
-      fetch(`${host.url}/v1/installation/oauth/state`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ ticket }) });
+      fetch(`${host.url}/v1/installation/oauth/state`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ticket }),
+      });
     expect((await callAsInstallation()).status).toBe(200);
 
     const deleted = await host.admin(`/v1/installations/${created.json.id}`, { method: 'DELETE' });

@@ -12,7 +12,12 @@ let now = Date.now();
 let base: string;
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations'], consolePort: 0, clock: () => now, consoleSessionTtlMs: 2 * HOUR });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations'],
+    consolePort: 0,
+    clock: () => now,
+    consoleSessionTtlMs: 2 * HOUR,
+  });
   base = consoleUrlOf(host);
 });
 afterAll(() => host?.close());
@@ -31,7 +36,16 @@ describe('the console listener', () => {
       expect(response.status, path).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/html/);
       const csp = response.headers.get('content-security-policy') ?? '';
-      for (const directive of ["default-src 'self'", "script-src 'self'", "style-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", 'frame-src http: https:', "require-trusted-types-for 'script'"]) {
+      for (const directive of [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+        'frame-src http: https:',
+        "require-trusted-types-for 'script'",
+      ]) {
         expect(csp, directive).toContain(directive);
       }
       expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
@@ -39,7 +53,9 @@ describe('the console listener', () => {
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       const html = await response.text();
       // Every <script> has a src on this origin and no body; no inline event handler or style.
-      expect([...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)].map((m) => [m[1].trim(), m[2]])).toEqual([['type="module" src="/console/assets/console.js"', '']]);
+      expect([...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)].map((m) => [m[1].trim(), m[2]])).toEqual([
+        ['type="module" src="/console/assets/console.js"', ''],
+      ]);
       expect(html).not.toMatch(/\son\w+=|style=|<style/i);
     }
   });
@@ -52,8 +68,14 @@ describe('the console listener', () => {
     const css = await fetch(`${base}/console/assets/console.css`);
     expect(css.headers.get('content-type')).toMatch(/^text\/css/);
     const etag = css.headers.get('etag')!;
-    expect((await fetch(`${base}/console/assets/console.css`, { headers: { 'if-none-match': etag } })).status).toBe(304);
-    for (const path of ['/console/assets/nope.js', '/console/assets/..%2Fpackage.json', '/console/assets/%2e%2e%2findex.html']) {
+    expect((await fetch(`${base}/console/assets/console.css`, { headers: { 'if-none-match': etag } })).status).toBe(
+      304,
+    );
+    for (const path of [
+      '/console/assets/nope.js',
+      '/console/assets/..%2Fpackage.json',
+      '/console/assets/%2e%2e%2findex.html',
+    ]) {
       expect((await fetch(`${base}${path}`)).status, path).toBe(404);
     }
   });
@@ -62,49 +84,71 @@ describe('the console listener', () => {
     const dev = host.devInstallations.find((entry) => entry.integration === 'hello')!.installation!;
     const onConsole = await fetch(`${base}/v1/integrations/hello/installations/${dev.id}`, { method: 'POST' });
     expect(onConsole.status).toBe(404);
-    expect((await fetch(`${host.url}/v1/integrations/hello/installations/${dev.id}`, { method: 'POST' })).status).toBe(200);
+    expect((await fetch(`${host.url}/v1/integrations/hello/installations/${dev.id}`, { method: 'POST' })).status).toBe(
+      200,
+    );
     expect((await fetch(`${base}/v1/spaces/space_acme_docs`)).status).toBe(404);
   });
 });
 
 describe('sign-in', () => {
   it('refuses a wrong token with 403 and sets no cookie', async () => {
-    const response = await fetch(`${base}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' }, body: JSON.stringify({ token: 'not-the-admin-token-at-all' }) });
+    const response = await fetch(`${base}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
+      body: JSON.stringify({ token: 'not-the-admin-token-at-all' }),
+    });
     expect(response.status).toBe(403);
     expect(response.headers.get('set-cookie')).toBeNull();
     expect((await response.json()).error.code).toBe('ERR_FORBIDDEN');
   });
 
   it('refuses a missing token (400 naming it) and a sign-in posted by another site', async () => {
-    const missing = await fetch(`${base}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const missing = await fetch(`${base}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(missing.status).toBe(400);
     expect((await missing.json()).error.details).toEqual([{ pointer: '/token', message: 'is required' }]);
-    const crossSite = await fetch(`${base}/console/session`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://evil.test', 'sec-fetch-site': 'cross-site' }, body: JSON.stringify({ token: ADMIN_TOKEN }) });
+    const crossSite = await fetch(`${base}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'http://evil.test', 'sec-fetch-site': 'cross-site' },
+      body: JSON.stringify({ token: ADMIN_TOKEN }),
+    });
     expect(crossSite.status).toBe(403);
     expect(crossSite.headers.get('set-cookie')).toBeNull();
     // A form cannot send JSON: a urlencoded sign-in is refused before the token is read.
-    const form = await fetch(`${base}/console/session`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${ADMIN_TOKEN}` });
+    const form = await fetch(`${base}/console/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=${ADMIN_TOKEN}`,
+    });
     expect(form.status).toBe(415);
     expect(form.headers.get('set-cookie')).toBeNull();
   });
 
-  it('sets an HttpOnly, SameSite=Strict, Path=/ session cookie that does not contain the token, and returns a CSRF token', async () => {
-    const client = await signInOverHttp(host);
-    const flags = client.setCookie.split(';').map((part) => part.trim());
-    const [name, value] = flags[0].split('=');
-    expect(name).toBe(`console_session_${new URL(base).port}`);
-    expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(client.setCookie).not.toContain(ADMIN_TOKEN);
-    expect(flags).toContain('HttpOnly');
-    expect(flags).toContain('SameSite=Strict');
-    expect(flags).toContain('Path=/');
-    expect(flags).toContain(`Max-Age=${2 * 60 * 60}`);
-    expect(client.csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(client.csrfToken).not.toBe(value);
-    const session = await client.call('/console/session');
-    expect(session.status).toBe(200);
-    expect((await session.json()).csrfToken).toBe(client.csrfToken);
-  });
+  it(
+    'sets an HttpOnly, SameSite=Strict, Path=/ session cookie that does not contain the token, and returns a CSRF ' +
+      'token',
+    async () => {
+      const client = await signInOverHttp(host);
+      const flags = client.setCookie.split(';').map((part) => part.trim());
+      const [name, value] = flags[0].split('=');
+      expect(name).toBe(`console_session_${new URL(base).port}`);
+      expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(client.setCookie).not.toContain(ADMIN_TOKEN);
+      expect(flags).toContain('HttpOnly');
+      expect(flags).toContain('SameSite=Strict');
+      expect(flags).toContain('Path=/');
+      expect(flags).toContain(`Max-Age=${2 * 60 * 60}`);
+      expect(client.csrfToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(client.csrfToken).not.toBe(value);
+      const session = await client.call('/console/session');
+      expect(session.status).toBe(200);
+      expect((await session.json()).csrfToken).toBe(client.csrfToken);
+    },
+  );
 });
 
 describe('admin routes with a console session', () => {
@@ -113,15 +157,27 @@ describe('admin routes with a console session', () => {
     const list = await client.call('/v1/integrations');
     expect(list.status).toBe(200);
     expect((await list.json()).items.map((item: { name: string }) => item.name)).toContain('counter');
-    const created = await client.call('/v1/integrations/hello/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'organization' }) });
+    const created = await client.call('/v1/integrations/hello/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'organization' }),
+    });
     expect(created.status).toBe(201);
-    expect((await client.call(`/v1/installations/${(await created.json()).id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await client.call(`/v1/installations/${(await created.json()).id}`, { method: 'DELETE' })).status).toBe(
+      204,
+    );
   });
 
   it('refuse the cookie without the CSRF token, for reads and writes', async () => {
     const client = await signInOverHttp(host);
-    for (const [method, path, body] of [['GET', '/v1/integrations', undefined], ['POST', '/v1/events', '{"type":"space_content_updated","spaceId":"space_acme_docs","revisionId":"r1"}']] as const) {
-      const response = await fetch(`${base}${path}`, { method, headers: { cookie: client.cookie, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' }, ...(body ? { body } : {}) });
+    for (const [method, path, body] of [
+      ['GET', '/v1/integrations', undefined],
+      ['POST', '/v1/events', '{"type":"space_content_updated","spaceId":"space_acme_docs","revisionId":"r1"}'],
+    ] as const) {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { cookie: client.cookie, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
+        ...(body ? { body } : {}),
+      });
       expect(response.status, `${method} ${path}`).toBe(403);
       expect((await response.json()).error.message).toMatch(/CSRF token/);
     }
@@ -136,7 +192,13 @@ describe('admin routes with a console session', () => {
     // What a browser sends for <form method=post action=…/v1/events> on another site (were the cookie sent).
     const response = await fetch(`${base}/v1/events`, {
       method: 'POST',
-      headers: { cookie: client.cookie, origin: 'http://evil.test', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        cookie: client.cookie,
+        origin: 'http://evil.test',
+        'sec-fetch-site': 'cross-site',
+        'sec-fetch-mode': 'navigate',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'type=space_content_updated&spaceId=space_acme_docs&revisionId=r1',
     });
     expect(response.status).toBe(403);
@@ -149,20 +211,29 @@ describe('admin routes with a console session', () => {
     const sameSite = await client.call('/v1/integrations', { headers: { 'sec-fetch-site': 'same-site' } });
     expect(sameSite.status).toBe(403);
     expect((await sameSite.json()).error.message).toMatch(/another site/);
-    const otherOrigin = await client.call('/v1/events', { method: 'POST', headers: { origin: host.url }, body: '{"type":"space_content_updated","spaceId":"space_acme_docs","revisionId":"r1"}' });
+    const otherOrigin = await client.call('/v1/events', {
+      method: 'POST',
+      headers: { origin: host.url },
+      body: '{"type":"space_content_updated","spaceId":"space_acme_docs","revisionId":"r1"}',
+    });
     expect(otherOrigin.status).toBe(403);
     expect((await otherOrigin.json()).error.message).toMatch(/another origin/);
   });
 
   it('are never opened by the cookie on the API listener', async () => {
     const client = await signInOverHttp(host);
-    const response = await fetch(`${host.url}/v1/integrations`, { headers: { cookie: client.cookie, 'x-csrf-token': client.csrfToken, 'sec-fetch-site': 'same-origin' } });
+    const response = await fetch(`${host.url}/v1/integrations`, {
+      headers: { cookie: client.cookie, 'x-csrf-token': client.csrfToken, 'sec-fetch-site': 'same-origin' },
+    });
     expect(response.status).toBe(401);
   });
 
   it('still accept the bearer token on both listeners', async () => {
     for (const url of [host.url, base]) {
-      expect((await fetch(`${url}/v1/integrations`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status, url).toBe(200);
+      expect(
+        (await fetch(`${url}/v1/integrations`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status,
+        url,
+      ).toBe(200);
     }
     expect((await fetch(`${base}/v1/integrations`)).status).toBe(401);
   });
@@ -171,13 +242,18 @@ describe('admin routes with a console session', () => {
 describe('sign-out and expiry', () => {
   it('sign-out needs the CSRF token, then ends the session for good', async () => {
     const client = await signInOverHttp(host);
-    const refused = await fetch(`${base}/console/session`, { method: 'DELETE', headers: { cookie: client.cookie, 'sec-fetch-site': 'same-origin' } });
+    const refused = await fetch(`${base}/console/session`, {
+      method: 'DELETE',
+      headers: { cookie: client.cookie, 'sec-fetch-site': 'same-origin' },
+    });
     expect(refused.status).toBe(403);
     expect((await client.call('/v1/integrations')).status).toBe(200);
 
     const out = await client.call('/console/session', { method: 'DELETE' });
     expect(out.status).toBe(204);
-    expect(out.headers.get('set-cookie')).toMatch(/^console_session_\d+=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict$/);
+    expect(out.headers.get('set-cookie')).toMatch(
+      /^console_session_\d+=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict$/,
+    );
     // The old cookie, replayed, opens nothing.
     const after = await client.call('/v1/integrations');
     expect(after.status).toBe(401);

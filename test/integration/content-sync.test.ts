@@ -20,10 +20,17 @@ async function probe(op: string, space: string): Promise<{ status: number; code?
 
 describe('content-sync fixture', () => {
   it('writes a summary page of the updated space, readable afterwards through the API', async () => {
-    const response = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_7' }) });
+    const response = await host.admin('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_7' }),
+    });
     expect(response.status).toBe(202);
     const { dispatched } = await response.json();
-    expect(dispatched).toContainEqual({ installationId: installationOf(host, 'content-sync'), integration: 'content-sync', status: 200 });
+    expect(dispatched).toContainEqual({
+      installationId: installationOf(host, 'content-sync'),
+      integration: 'content-sync',
+      status: 200,
+    });
 
     const token = await installationToken(host, installationOf(host, 'content-sync'));
     const page = await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content/pages/sync-summary');
@@ -35,8 +42,11 @@ describe('content-sync fixture', () => {
     expect(page.body.markdown).not.toContain('sync-summary');
   });
 
-  it('bumps the summary page\'s revision on the next update instead of duplicating it', async () => {
-    await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_8' }) });
+  it("bumps the summary page's revision on the next update instead of duplicating it", async () => {
+    await host.admin('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_8' }),
+    });
     const token = await installationToken(host, installationOf(host, 'content-sync'));
     const { body } = await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content');
     const summaries = body.items.filter((item: { id: string }) => item.id === 'sync-summary');
@@ -44,11 +54,11 @@ describe('content-sync fixture', () => {
     expect(summaries[0].revision).toBeGreaterThanOrEqual(2);
   });
 
-  it('reads its own organization\'s space', async () => {
+  it("reads its own organization's space", async () => {
     expect(await probe('read', 'space_acme_docs')).toMatchObject({ status: 200 });
   });
 
-  it('gets 404 for another organization\'s space', async () => {
+  it("gets 404 for another organization's space", async () => {
     expect(await probe('read', 'space_globex_docs')).toMatchObject({ status: 404, code: 'ERR_NOT_FOUND' });
   });
 

@@ -10,11 +10,18 @@ const DEADLINE_MS = 1_000;
 let host: TestHost;
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['test/fixtures/slow-start'], limits: { dispatchTimeoutMs: DEADLINE_MS, timeoutsBeforeCooldown: 100 } });
+  host = await startTestHost({
+    dirs: ['test/fixtures/slow-start'],
+    limits: { dispatchTimeoutMs: DEADLINE_MS, timeoutsBeforeCooldown: 100 },
+  });
   // The installation_setup dispatches (which never settle either) must be over first: while one
   // is in flight, its own deadline resets the isolate a request would share.
   const names = [900, 960, 990].map((ms) => `slow-start-${ms}`);
-  await waitFor(async () => (await Promise.all(names.map((name) => host.services.listEvents(name, { limit: 10 })))).every((page) => page.items.length > 0));
+  await waitFor(async () =>
+    (await Promise.all(names.map((name) => host.services.listEvents(name, { limit: 10 })))).every(
+      (page) => page.items.length > 0,
+    ),
+  );
 });
 afterAll(() => host?.close());
 

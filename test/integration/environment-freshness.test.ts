@@ -18,10 +18,16 @@ describe('environment freshness', () => {
   it('shows a configuration edit on the very next request', async () => {
     expect((await echo()).configuration).toEqual({});
     const id = installationOf(host, 'env-echo');
-    const patched = await host.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: JSON.stringify({ greeting: 'hi' }) });
+    const patched = await host.admin(`/v1/installations/${id}/configuration`, {
+      method: 'PATCH',
+      body: JSON.stringify({ greeting: 'hi' }),
+    });
     expect(patched.status).toBe(200);
     expect((await echo()).configuration).toEqual({ greeting: 'hi' });
-    await host.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: JSON.stringify({ greeting: 'bye' }) });
+    await host.admin(`/v1/installations/${id}/configuration`, {
+      method: 'PATCH',
+      body: JSON.stringify({ greeting: 'bye' }),
+    });
     expect((await echo()).configuration).toEqual({ greeting: 'bye' });
   });
 
@@ -36,7 +42,8 @@ describe('environment freshness', () => {
     const pid = host.supervisor.workerPid(worker);
     process.kill(pid, 'SIGKILL');
     const deadline = Date.now() + 30_000; // a bound, not an expectation: a busy machine is slow
-    while (host.supervisor.workerPid(worker) === pid && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (host.supervisor.workerPid(worker) === pid && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
     expect((await echo()).configuration).toEqual({ greeting: 'bye' });
   });
 });

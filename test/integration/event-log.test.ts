@@ -9,7 +9,12 @@ let host: TestHost;
 beforeAll(async () => {
   // The timeout below would move `flaky` to the lowest-priority worker, which a busy machine starves;
   // what is recorded is the subject here, not where it runs (demotion has its own test).
-  host = await startTestHost({ dirs: ['test/fixtures/lifecycle'], env: { ...process.env, SETTINGS_DEMO_API_KEY: 'x' }, demoteOffenders: false, limits: { dispatchTimeoutMs: 1_000 } });
+  host = await startTestHost({
+    dirs: ['test/fixtures/lifecycle'],
+    env: { ...process.env, SETTINGS_DEMO_API_KEY: 'x' },
+    demoteOffenders: false,
+    limits: { dispatchTimeoutMs: 1_000 },
+  });
   // The dev installation's installation_setup (406: flaky has no handler) lands first.
   await eventually(async () => expect(await eventsOf(host, 'flaky')).toHaveLength(1));
   for (let n = 1; n <= 5; n++) expect((await fetch(`${endpointOf(host, 'flaky')}?mode=log&n=${n}`)).status).toBe(200);
@@ -24,7 +29,12 @@ async function page(query: string): Promise<{ status: number; json: any }> {
 describe('GET /v1/integrations/:name/events', () => {
   it('records each dispatch with its event id, installation, type, status, duration and console lines', async () => {
     const [newest] = (await page('?limit=1')).json.items as LoggedEvent[];
-    expect(newest).toMatchObject({ integration: 'flaky', installationId: installationOf(host, 'flaky'), type: 'fetch', status: 200 });
+    expect(newest).toMatchObject({
+      integration: 'flaky',
+      installationId: installationOf(host, 'flaky'),
+      type: 'fetch',
+      status: 200,
+    });
     expect(newest.eventId).toMatch(/^evt_/);
     expect(newest.durationMs).toBeGreaterThanOrEqual(0);
     expect(newest.logs).toEqual([{ level: 'log', text: 'request 5' }]);
@@ -42,7 +52,9 @@ describe('GET /v1/integrations/:name/events', () => {
     expect(third.json.items.map((event: LoggedEvent) => event.type)).toEqual(['fetch', 'installation_setup']);
     expect(third.json.items[1].status).toBe(406);
     expect(third.json.nextCursor).toBeNull();
-    const ids = [...first.json.items, ...second.json.items, ...third.json.items].map((event: LoggedEvent) => event.eventId);
+    const ids = [...first.json.items, ...second.json.items, ...third.json.items].map(
+      (event: LoggedEvent) => event.eventId,
+    );
     expect(new Set(ids).size).toBe(6);
   });
 

@@ -18,7 +18,10 @@ beforeAll(async () => {
 afterAll(() => host?.close());
 
 async function publish(spaceId: string): Promise<{ installationId: string }[]> {
-  const response = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId, revisionId: 'r1' }) });
+  const response = await host.admin('/v1/events', {
+    method: 'POST',
+    body: JSON.stringify({ type: 'space_content_updated', spaceId, revisionId: 'r1' }),
+  });
   expect(response.status).toBe(202);
   return (await response.json()).dispatched;
 }

@@ -13,8 +13,14 @@ afterAll(() => host?.close());
 
 describe('first requests prepared at start', () => {
   it('prepares every installation of a runnable integration, then answers their first requests', async () => {
-    const runnable = new Set(host.integrations.filter((integration) => integration.status === 'ready' && integration.bundle !== undefined).map((integration) => integration.name));
-    const installations = (await host.stores.installations.listInstallations()).filter((installation) => runnable.has(installation.integration));
+    const runnable = new Set(
+      host.integrations
+        .filter((integration) => integration.status === 'ready' && integration.bundle !== undefined)
+        .map((integration) => integration.name),
+    );
+    const installations = (await host.stores.installations.listInstallations()).filter((installation) =>
+      runnable.has(installation.integration),
+    );
     expect(installations.length).toBeGreaterThan(1);
     expect(await host.firstRequestsPrepared).toBe(installations.length);
     const answer = await fetch(endpointOf(host, 'hello'), { method: 'POST', body: '{}' });

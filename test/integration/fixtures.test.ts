@@ -10,7 +10,11 @@ afterAll(() => host?.close());
 
 describe('hello fixture (docs/http-api.md)', () => {
   it('answers POST with {"received":true} as JSON', async () => {
-    const response = await fetch(endpointOf(host, 'hello'), { method: 'POST', body: '{"ping":1}', headers: { 'content-type': 'application/json' } });
+    const response = await fetch(endpointOf(host, 'hello'), {
+      method: 'POST',
+      body: '{"ping":1}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await response.json()).toEqual({ received: true });
@@ -29,7 +33,9 @@ describe('hello fixture (docs/http-api.md)', () => {
   });
 
   it('answers 404 for an installation that belongs to another integration', async () => {
-    const response = await fetch(`${host.url}/v1/integrations/hello/installations/${installationOf(host, 'counter')}`, { method: 'POST' });
+    const response = await fetch(`${host.url}/v1/integrations/hello/installations/${installationOf(host, 'counter')}`, {
+      method: 'POST',
+    });
     expect(response.status).toBe(404);
     expect((await response.json()).error.code).toBe('ERR_INSTALLATION_NOT_FOUND');
   });
@@ -39,7 +45,10 @@ describe('counter fixture', () => {
   it('counts up when its button action is sent twice', async () => {
     const id = installationOf(host, 'counter');
     const render = async (body: object) => {
-      const response = await host.admin(`/v1/installations/${id}/render`, { method: 'POST', body: JSON.stringify(body) });
+      const response = await host.admin(`/v1/installations/${id}/render`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+      });
       expect(response.status).toBe(200);
       return response.json();
     };
@@ -68,7 +77,10 @@ describe('counter fixture', () => {
 
   it('answers 404 for an unknown component', async () => {
     const id = installationOf(host, 'counter');
-    const response = await host.admin(`/v1/installations/${id}/render`, { method: 'POST', body: JSON.stringify({ componentId: 'nope', props: {} }) });
+    const response = await host.admin(`/v1/installations/${id}/render`, {
+      method: 'POST',
+      body: JSON.stringify({ componentId: 'nope', props: {} }),
+    });
     expect(response.status).toBe(404);
     expect((await response.json()).error.code).toBe('ERR_COMPONENT_NOT_FOUND');
   });
@@ -76,25 +88,42 @@ describe('counter fixture', () => {
 
 describe('event-log fixture', () => {
   it('receives space_content_updated for its organization and logs it with the event id', async () => {
-    const response = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_42' }) });
+    const response = await host.admin('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_42' }),
+    });
     expect(response.status).toBe(202);
     const body = await response.json();
     expect(body.eventId).toMatch(/^evt_/);
-    expect(body.dispatched).toContainEqual({ installationId: installationOf(host, 'event-log'), integration: 'event-log', status: 200 });
+    expect(body.dispatched).toContainEqual({
+      installationId: installationOf(host, 'event-log'),
+      integration: 'event-log',
+      status: 200,
+    });
     // hello and counter do not handle the event (and lack the scope): they are not dispatched to.
     const names = body.dispatched.map((d: { integration: string }) => d.integration);
     expect(names).not.toContain('hello');
     expect(names).not.toContain('counter');
-    await waitFor(() => host.logs.some((line) => line.includes(`[event-log ${body.eventId}] log: space space_acme_docs updated to revision rev_42`)));
+    await waitFor(() =>
+      host.logs.some((line) =>
+        line.includes(`[event-log ${body.eventId}] log: space space_acme_docs updated to revision rev_42`),
+      ),
+    );
   });
 
-  it('does not receive events of another organization\'s space', async () => {
-    const response = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_globex_docs', revisionId: 'r' }) });
+  it("does not receive events of another organization's space", async () => {
+    const response = await host.admin('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_globex_docs', revisionId: 'r' }),
+    });
     expect((await response.json()).dispatched).toEqual([]);
   });
 
   it('rejects an event with a missing field, naming it', async () => {
-    const response = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 's' }) });
+    const response = await host.admin('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 's' }),
+    });
     expect(response.status).toBe(400);
     expect((await response.json()).error.message).toMatch(/revisionId/);
   });

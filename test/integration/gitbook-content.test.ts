@@ -25,9 +25,16 @@ beforeAll(async () => {
 });
 afterAll(() => host?.close());
 
-/** One @gitbook/api client method (`api.spaces.<method>(...args)`) called inside the probe: `{ status, data }` or `{ status, message }`. */
+/**
+ * One @gitbook/api client method (`api.spaces.<method>(...args)`) called inside the probe: `{ status, data }` or `{
+ * status, message }`.
+ */
 async function call(method: string, ...args: unknown[]): Promise<{ status: number; data?: any; message?: string }> {
-  const response = await fetch(probe.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ method, args }) });
+  const response = await fetch(probe.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ method, args }),
+  });
   expect(response.status, await response.clone().text()).toBe(200);
   return response.json();
 }
@@ -37,81 +44,134 @@ async function logged(prefix: string): Promise<any[]> {
   const response = await host.admin('/v1/integrations/content-probe/events?limit=50');
   const entries: { logs: { text: string }[] }[] = (await response.json()).items;
   const marker = `[content-probe] ${prefix} `;
-  return entries.flatMap((entry) => entry.logs).flatMap((line) => (line.text.startsWith(marker) ? [JSON.parse(line.text.slice(marker.length))] : []));
+  return entries
+    .flatMap((entry) => entry.logs)
+    .flatMap((line) => (line.text.startsWith(marker) ? [JSON.parse(line.text.slice(marker.length))] : []));
 }
 
-describe('a content update handled as GitBook\'s Git Sync integrations do', () => {
-  it('reads the event\'s revision and its changes, then exports the current revision: recorded, without the URL\'s credentials', async () => {
-    const configured = await host.admin(`/v1/installations/${probe.id}/configuration`, { method: 'PATCH', body: JSON.stringify({ repository: `https://x-access-token:${SECRET}@git.example.test/acme/docs.git` }) });
-    expect(configured.status).toBe(200);
-    // The platform changes a page, then tells the host which revision that made.
-    await host.stores.platform.putPage(SPACE, 'page_intro', { title: 'Welcome', markdown: '# Welcome to Acme, again' });
-    const revision = (await host.stores.platform.getCurrentRevision(SPACE))!;
-    const published = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: SPACE, revisionId: revision.id }) });
-    expect((await published.json()).dispatched).toEqual([{ installationId: probe.id, integration: 'content-probe', status: 200 }]);
+describe("a content update handled as GitBook's Git Sync integrations do", () => {
+  it(
+    "reads the event's revision and its changes, then exports the current revision: recorded, without the URL's " +
+      'credentials',
+    async () => {
+      const configured = await host.admin(`/v1/installations/${probe.id}/configuration`, {
+        method: 'PATCH',
+        body: JSON.stringify({ repository: `https://x-access-token:${SECRET}@git.example.test/acme/docs.git` }),
+      });
+      expect(configured.status).toBe(200);
+      // The platform changes a page, then tells the host which revision that made.
+      await host.stores.platform.putPage(SPACE, 'page_intro', {
+        title: 'Welcome',
+        markdown: '# Welcome to Acme, again',
+      });
+      const revision = (await host.stores.platform.getCurrentRevision(SPACE))!;
+      const published = await host.admin('/v1/events', {
+        method: 'POST',
+        body: JSON.stringify({ type: 'space_content_updated', spaceId: SPACE, revisionId: revision.id }),
+      });
+      expect((await published.json()).dispatched).toEqual([
+        { installationId: probe.id, integration: 'content-probe', status: 200 },
+      ]);
 
-    const [seen] = await logged('revision');
-    expectValidAgainstSpec('Revision', seen);
-    expect(seen).toMatchObject({ object: 'revision', id: revision.id, type: 'edits', parents: [first], createdAt: revision.createdAt });
-    expect(seen.git).toBeUndefined();
-    const [changes] = await logged('changes');
-    expectValidAgainstSpec('RevisionSemanticChanges', changes);
-    expect(changes.changes).toEqual([
-      {
-        type: 'page_edited',
-        page: { id: 'page_intro', type: 'document', title: 'Welcome', path: 'page_intro' },
-        attributes: { document: { before: 'page_intro@1', after: 'page_intro@2' }, title: { before: 'Introduction', after: 'Welcome' } },
-      },
-    ]);
-    const [current] = await logged('current');
-    expectValidAgainstSpec('Revision', current);
-    expect(current.pages.map((page: { id: string; markdown: string }) => [page.id, page.markdown])).toEqual([
-      ['page_intro', '# Welcome to Acme, again'],
-      ['page_api', '## Endpoints'],
-    ]);
+      const [seen] = await logged('revision');
+      expectValidAgainstSpec('Revision', seen);
+      expect(seen).toMatchObject({
+        object: 'revision',
+        id: revision.id,
+        type: 'edits',
+        parents: [first],
+        createdAt: revision.createdAt,
+      });
+      expect(seen.git).toBeUndefined();
+      const [changes] = await logged('changes');
+      expectValidAgainstSpec('RevisionSemanticChanges', changes);
+      expect(changes.changes).toEqual([
+        {
+          type: 'page_edited',
+          page: { id: 'page_intro', type: 'document', title: 'Welcome', path: 'page_intro' },
+          attributes: {
+            document: { before: 'page_intro@1', after: 'page_intro@2' },
+            title: { before: 'Introduction', after: 'Welcome' },
+          },
+        },
+      ]);
+      const [current] = await logged('current');
+      expectValidAgainstSpec('Revision', current);
+      expect(current.pages.map((page: { id: string; markdown: string }) => [page.id, page.markdown])).toEqual([
+        ['page_intro', '# Welcome to Acme, again'],
+        ['page_api', '## Endpoints'],
+      ]);
 
-    expect((await host.stores.installations.getInstallation(probe.id))?.configuration.last_export).toBe(revision.id);
-    const [exported] = await host.stores.platform.listGitRequests(SPACE);
-    expect(exported).toMatchObject({
-      kind: 'export',
-      status: 'queued',
-      installationId: probe.id,
-      request: { url: 'https://git.example.test/acme/docs.git', credentials: true, ref: 'refs/heads/main', commitMessage: 'content-probe: 1 change(s)', timestamp: revision.createdAt, revision: revision.id },
-    });
-    const line = host.logs.find((text) => text.includes(`git export of revision ${revision.id} for space ${SPACE}`));
-    expect(line).toContain(`requested by installation ${probe.id}: https://git.example.test/acme/docs.git refs/heads/main, recorded as ${exported.id}`);
-    expect(host.logs.filter((text) => text.includes(SECRET))).toEqual([]);
-    expect(JSON.stringify(await host.stores.platform.listGitRequests(SPACE))).not.toContain(SECRET);
-  });
+      expect((await host.stores.installations.getInstallation(probe.id))?.configuration.last_export).toBe(revision.id);
+      const [exported] = await host.stores.platform.listGitRequests(SPACE);
+      expect(exported).toMatchObject({
+        kind: 'export',
+        status: 'queued',
+        installationId: probe.id,
+        request: {
+          url: 'https://git.example.test/acme/docs.git',
+          credentials: true,
+          ref: 'refs/heads/main',
+          commitMessage: 'content-probe: 1 change(s)',
+          timestamp: revision.createdAt,
+          revision: revision.id,
+        },
+      });
+      const line = host.logs.find((text) => text.includes(`git export of revision ${revision.id} for space ${SPACE}`));
+      expect(line).toContain(
+        `requested by installation ${probe.id}: https://git.example.test/acme/docs.git refs/heads/main, recorded ` +
+          `as ${exported.id}`,
+      );
+      expect(host.logs.filter((text) => text.includes(SECRET))).toEqual([]);
+      expect(JSON.stringify(await host.stores.platform.listGitRequests(SPACE))).not.toContain(SECRET);
+    },
+  );
 
-  it('fails in the integration\'s own handler when the event names a revision the platform never recorded', async () => {
+  it("fails in the integration's own handler when the event names a revision the platform never recorded", async () => {
     const before = (await host.stores.platform.listGitRequests(SPACE)).length;
-    const published = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: SPACE, revisionId: 'r1' }) });
-    expect((await published.json()).dispatched).toEqual([{ installationId: probe.id, integration: 'content-probe', status: 500 }]);
-    expect((await newestEvent(host, 'content-probe')).logs.map((line) => line.text).join('\n')).toContain('revision "r1" of space "space_acme_docs"');
+    const published = await host.admin('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: SPACE, revisionId: 'r1' }),
+    });
+    expect((await published.json()).dispatched).toEqual([
+      { installationId: probe.id, integration: 'content-probe', status: 500 },
+    ]);
+    expect((await newestEvent(host, 'content-probe')).logs.map((line) => line.text).join('\n')).toContain(
+      'revision "r1" of space "space_acme_docs"',
+    );
     expect(await host.stores.platform.listGitRequests(SPACE)).toHaveLength(before);
   });
 });
 
-describe('each method through @gitbook/api\'s client', () => {
+describe("each method through @gitbook/api's client", () => {
   it('getRevisionById answers an earlier revision with the page versions it held', async () => {
     const { status, data } = await call('getRevisionById', SPACE, first);
     expect(status).toBe(200);
     expectValidAgainstSpec('Revision', data);
-    expect(data).toMatchObject({ id: first, parents: [], urls: { app: `${host.url}/v1/spaces/${SPACE}/revisions/${first}` } });
+    expect(data).toMatchObject({
+      id: first,
+      parents: [],
+      urls: { app: `${host.url}/v1/spaces/${SPACE}/revisions/${first}` },
+    });
     expect(data.pages.map((page: { title: string; markdown: string }) => [page.title, page.markdown])).toEqual([
       ['Introduction', '# Welcome to Acme'],
       ['API reference', '## Endpoints'],
     ]);
   });
 
-  it('getCurrentRevision answers GitBook\'s Revision with the platform\'s own listing beside it', async () => {
+  it("getCurrentRevision answers GitBook's Revision with the platform's own listing beside it", async () => {
     const { status, data } = await call('getCurrentRevision', SPACE);
     expect(status).toBe(200);
     expectValidAgainstSpec('Revision', data);
     const current = (await host.stores.platform.getCurrentRevision(SPACE))!;
     expect(data.id).toBe(current.id);
-    expect(data).toMatchObject({ spaceId: SPACE, items: [{ id: 'page_intro', revision: 2 }, { id: 'page_api', revision: 1 }] });
+    expect(data).toMatchObject({
+      spaceId: SPACE,
+      items: [
+        { id: 'page_intro', revision: 2 },
+        { id: 'page_api', revision: 1 },
+      ],
+    });
     // The space names the same revision as current.
     expect((await call('getSpaceById', SPACE)).data.revision).toBe(current.id);
   });
@@ -119,10 +179,16 @@ describe('each method through @gitbook/api\'s client', () => {
   it('lists the pages of a revision and of the current content', async () => {
     const inRevision = await call('listPagesInRevisionById', SPACE, first);
     expectValidAnswerOf('listPagesInRevisionById', inRevision.data);
-    expect(inRevision.data.pages.map((page: { id: string; title: string }) => [page.id, page.title])).toEqual([['page_intro', 'Introduction'], ['page_api', 'API reference']]);
+    expect(inRevision.data.pages.map((page: { id: string; title: string }) => [page.id, page.title])).toEqual([
+      ['page_intro', 'Introduction'],
+      ['page_api', 'API reference'],
+    ]);
     const now = await call('listPages', SPACE);
     expectValidAnswerOf('listPages', now.data);
-    expect(now.data.pages.map((page: { id: string; title: string }) => [page.id, page.title])).toEqual([['page_intro', 'Welcome'], ['page_api', 'API reference']]);
+    expect(now.data.pages.map((page: { id: string; title: string }) => [page.id, page.title])).toEqual([
+      ['page_intro', 'Welcome'],
+      ['page_api', 'API reference'],
+    ]);
   });
 
   it('answers one page by id or by path, in a revision and in the current content', async () => {
@@ -140,12 +206,15 @@ describe('each method through @gitbook/api\'s client', () => {
     }
   });
 
-  it('answers a first revision\'s changes as every page created, and bounds them by limit', async () => {
+  it("answers a first revision's changes as every page created, and bounds them by limit", async () => {
     const all = await call('getRevisionSemanticChanges', SPACE, first);
     expectValidAgainstSpec('RevisionSemanticChanges', all.data);
     expect(all.data).toEqual({
       changes: [
-        { type: 'page_created', page: { id: 'page_intro', type: 'document', title: 'Introduction', path: 'page_intro' } },
+        {
+          type: 'page_created',
+          page: { id: 'page_intro', type: 'document', title: 'Introduction', path: 'page_intro' },
+        },
         { type: 'page_created', page: { id: 'page_api', type: 'document', title: 'API reference', path: 'page_api' } },
       ],
     });
@@ -154,7 +223,7 @@ describe('each method through @gitbook/api\'s client', () => {
     expect(one.data).toMatchObject({ changes: [{ page: { id: 'page_intro' } }], more: 1 });
   });
 
-  it('is GitBook\'s 404 for a revision, page or path the space does not have', async () => {
+  it("is GitBook's 404 for a revision, page or path the space does not have", async () => {
     for (const [method, args] of [
       ['getRevisionById', [SPACE, 'rev_0000']],
       ['getRevisionById', ['space_globex_docs', first]],
@@ -170,11 +239,15 @@ describe('each method through @gitbook/api\'s client', () => {
     }
   });
 
-  it('getContentByUrl resolves this host\'s URLs of a space, a revision and a page, and nothing else', async () => {
+  it("getContentByUrl resolves this host's URLs of a space, a revision and a page, and nothing else", async () => {
     const space = await call('getContentByUrl', { url: `${host.url}/v1/spaces/${SPACE}` });
     expect(space.status).toBe(200);
     expectValidAnswerOf('getContentByUrl', space.data);
-    expect(space.data.space).toMatchObject({ object: 'space', id: SPACE, urls: { app: `${host.url}/v1/spaces/${SPACE}` } });
+    expect(space.data.space).toMatchObject({
+      object: 'space',
+      id: SPACE,
+      urls: { app: `${host.url}/v1/spaces/${SPACE}` },
+    });
     expect(space.data.page).toBeUndefined();
     const revision = await call('getContentByUrl', { url: `${host.url}/v1/spaces/${SPACE}/revisions/${first}` });
     expect([revision.status, revision.data.space.id]).toEqual([200, SPACE]);
@@ -185,32 +258,78 @@ describe('each method through @gitbook/api\'s client', () => {
     expect(page.data.page).toMatchObject({ id: 'page_intro', markdown: '# Welcome to Acme' });
     const current = await call('getContentByUrl', { url: `${host.url}/v1/spaces/${SPACE}/content/page/page_intro` });
     expect(current.data.page).toMatchObject({ id: 'page_intro', markdown: '# Welcome to Acme, again' });
-    for (const url of [`${host.url}/v1/spaces/space_globex_docs`, `${host.url}/v1/spaces/${SPACE}/revisions/${globexFirst}`, 'https://docs.acme.test/', `${host.url}/v1/sites/site_acme`, `${host.url}/v1/spaces/${SPACE}/content/page/nope`]) {
+    for (const url of [
+      `${host.url}/v1/spaces/space_globex_docs`,
+      `${host.url}/v1/spaces/${SPACE}/revisions/${globexFirst}`,
+      'https://docs.acme.test/',
+      `${host.url}/v1/sites/site_acme`,
+      `${host.url}/v1/spaces/${SPACE}/content/page/nope`,
+    ]) {
       const answer = await call('getContentByUrl', { url });
       expect(answer.status, url).toBe(404);
     }
   });
 
-  it('importGitRepository answers 204 and records the request; a body GitBook\'s schema refuses is 400 naming the field', async () => {
-    const imported = await call('importGitRepository', SPACE, { url: `https://oauth2:${SECRET}@git.example.test/acme/docs.git`, ref: 'refs/heads/main', repoProjectDirectory: 'docs', force: true, standalone: false });
-    expect(imported).toEqual({ status: 204, data: null });
-    const [record] = await host.stores.platform.listGitRequests(SPACE);
-    expect(record).toMatchObject({ kind: 'import', request: { url: 'https://git.example.test/acme/docs.git', credentials: true, ref: 'refs/heads/main', repoProjectDirectory: 'docs', force: true, standalone: false } });
-    expect(record.request?.revision).toBeUndefined();
+  it(
+    "importGitRepository answers 204 and records the request; a body GitBook's schema refuses is 400 naming the " +
+      'field',
+    async () => {
+      const imported = await call('importGitRepository', SPACE, {
+        url: `https://oauth2:${SECRET}@git.example.test/acme/docs.git`,
+        ref: 'refs/heads/main',
+        repoProjectDirectory: 'docs',
+        force: true,
+        standalone: false,
+      });
+      expect(imported).toEqual({ status: 204, data: null });
+      const [record] = await host.stores.platform.listGitRequests(SPACE);
+      expect(record).toMatchObject({
+        kind: 'import',
+        request: {
+          url: 'https://git.example.test/acme/docs.git',
+          credentials: true,
+          ref: 'refs/heads/main',
+          repoProjectDirectory: 'docs',
+          force: true,
+          standalone: false,
+        },
+      });
+      expect(record.request?.revision).toBeUndefined();
 
-    const noMessage = await call('exportToGitRepository', SPACE, { url: 'https://git.example.test/acme/docs.git', ref: 'refs/heads/main' });
-    expect(noMessage).toMatchObject({ status: 400, message: 'commitMessage is required' });
-    const notUrl = await call('importGitRepository', SPACE, { url: 'git.example.test:acme/docs', ref: 'refs/heads/main' });
-    expect(notUrl).toMatchObject({ status: 400, message: 'url must be the absolute URL of the repository (https, http, ssh or git)' });
-    const stamp = await call('importGitRepository', SPACE, { url: 'https://git.example.test/a.git', ref: 'main', timestamp: 'yesterday' });
-    expect(stamp).toMatchObject({ status: 400, message: 'timestamp must be an ISO 8601 date-time' });
-    expect((await host.stores.platform.listGitRequests(SPACE))[0].id).toBe(record.id);
-    expect(JSON.stringify(await host.stores.platform.listGitRequests(SPACE))).not.toContain(SECRET);
-    // A token in the query is a credential too: neither stored nor logged.
-    expect((await call('importGitRepository', SPACE, { url: `https://git.example.test/acme/docs.git?private_token=${SECRET}#x`, ref: 'refs/heads/main' })).status).toBe(204);
-    const [withQuery] = await host.stores.platform.listGitRequests(SPACE);
-    expect(withQuery.request).toMatchObject({ url: 'https://git.example.test/acme/docs.git', credentials: true });
-    expect(JSON.stringify(withQuery)).not.toContain(SECRET);
-    expect(host.logs.join('\n')).not.toContain(SECRET);
-  });
+      const noMessage = await call('exportToGitRepository', SPACE, {
+        url: 'https://git.example.test/acme/docs.git',
+        ref: 'refs/heads/main',
+      });
+      expect(noMessage).toMatchObject({ status: 400, message: 'commitMessage is required' });
+      const notUrl = await call('importGitRepository', SPACE, {
+        url: 'git.example.test:acme/docs',
+        ref: 'refs/heads/main',
+      });
+      expect(notUrl).toMatchObject({
+        status: 400,
+        message: 'url must be the absolute URL of the repository (https, http, ssh or git)',
+      });
+      const stamp = await call('importGitRepository', SPACE, {
+        url: 'https://git.example.test/a.git',
+        ref: 'main',
+        timestamp: 'yesterday',
+      });
+      expect(stamp).toMatchObject({ status: 400, message: 'timestamp must be an ISO 8601 date-time' });
+      expect((await host.stores.platform.listGitRequests(SPACE))[0].id).toBe(record.id);
+      expect(JSON.stringify(await host.stores.platform.listGitRequests(SPACE))).not.toContain(SECRET);
+      // A token in the query is a credential too: neither stored nor logged.
+      expect(
+        (
+          await call('importGitRepository', SPACE, {
+            url: `https://git.example.test/acme/docs.git?private_token=${SECRET}#x`,
+            ref: 'refs/heads/main',
+          })
+        ).status,
+      ).toBe(204);
+      const [withQuery] = await host.stores.platform.listGitRequests(SPACE);
+      expect(withQuery.request).toMatchObject({ url: 'https://git.example.test/acme/docs.git', credentials: true });
+      expect(JSON.stringify(withQuery)).not.toContain(SECRET);
+      expect(host.logs.join('\n')).not.toContain(SECRET);
+    },
+  );
 });

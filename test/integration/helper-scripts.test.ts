@@ -54,16 +54,25 @@ describe('npm scripts for the helpers', () => {
   }, 40_000);
 
   it('npm run receiver without --secret says what is missing, in one line plus usage', () => {
-    const run = spawnSync('npm', ['run', '--silent', 'receiver'], { encoding: 'utf8', env: { ...process.env, WEBHOOK_SECRET: '' } });
+    const run = spawnSync('npm', ['run', '--silent', 'receiver'], {
+      encoding: 'utf8',
+      env: { ...process.env, WEBHOOK_SECRET: '' },
+    });
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/^error: --secret is required: the signingSecret the host returned when the webhook was installed\nusage: npm run receiver -- --secret/);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        /^error: --secret is required: the signingSecret the host returned when the webhook was installed\n/.source +
+          /usage: npm run receiver -- --secret/.source,
+      ),
+    );
   }, 40_000);
 
   it('npm run provider serves the loopback OAuth provider on its dev port', async () => {
     const run = npmRun(['provider']);
     try {
       const seen = await run.until(/OAuth test provider: authorize ([^\s,]+)|error: port 8788 is in use/);
-      // Another provider may already hold the port on a shared machine; then the one-line error is the behaviour under test.
+      // Another provider may already hold the port on a shared machine; then the one-line error is the behaviour under
+      // test.
       if (seen[1] !== undefined) expect(seen[1]).toBe('http://127.0.0.1:8788/authorize');
       expect(run.output()).not.toMatch(/ERR_UNKNOWN_FILE_EXTENSION|\n\s+at /);
     } finally {

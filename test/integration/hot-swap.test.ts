@@ -16,7 +16,9 @@ let gateUrl: string;
 /** Requests the gate holds until the test lets them go. */
 const held: http.ServerResponse[] = [];
 
-const MANIFEST = 'name: swap\ntitle: Swap\ndescription: D.\norganization: acme\nvisibility: public\nscopes: []\nscript: src/index.ts\n';
+const MANIFEST =
+  'name: swap\ntitle: Swap\ndescription: D.\norganization: acme\nvisibility: public\nscopes: []\nscript: ' +
+  'src/index.ts\n';
 const version = (n: number) => `import { createIntegration } from 'sandbox-api';
 export default createIntegration({
   async fetch(request) {

@@ -11,7 +11,10 @@ const made: { id: string; createdAt: string; label: string }[] = [];
 const ids = (...labels: string[]) => labels.map((label) => made.find((entry) => entry.label === label)!.id);
 
 async function create(label: string, integration: string, body: Record<string, unknown>): Promise<void> {
-  const answer = await host.admin(`/v1/integrations/${integration}/installations`, { method: 'POST', body: JSON.stringify(body) });
+  const answer = await host.admin(`/v1/integrations/${integration}/installations`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+  });
   expect(answer.status).toBe(201);
   const view = await answer.json();
   // A space or site installation in an organization without one of this integration makes the
@@ -35,7 +38,9 @@ beforeAll(async () => {
   await create('counter-site', 'counter', { organization: 'acme', target: 'site', site: 'site_acme' });
   await create('webhook-space', 'host:webhook', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
   await create('hello-globex', 'hello', { organization: 'globex', target: 'organization' });
-  created = [...made].sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1)).map((entry) => entry.id);
+  created = [...made]
+    .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1))
+    .map((entry) => entry.id);
 }, 60_000);
 
 afterAll(async () => {
@@ -48,7 +53,8 @@ describe('GET /v1/installations', () => {
     expect(status).toBe(200);
     expect(body.items.map((item: { id: string }) => item.id)).toEqual(created);
     expect(body.nextCursor).toBeNull();
-    for (const item of body.items) expect(item).toEqual(await (await host.admin(`/v1/installations/${item.id}`)).json());
+    for (const item of body.items)
+      expect(item).toEqual(await (await host.admin(`/v1/installations/${item.id}`)).json());
     // The webhook's signing secret is shown once, at creation, never in a listing.
     expect(JSON.stringify(body)).not.toMatch(/signingSecret/);
   });
@@ -58,7 +64,9 @@ describe('GET /v1/installations', () => {
     const idsOf = async (query: string) => (await list(query)).body.items.map((item: { id: string }) => item.id);
     expect(await idsOf('?integration=hello')).toEqual(inOrder(ids('hello-org', 'hello-space', 'hello-globex')));
     expect(await idsOf('?organization=globex')).toEqual(ids('hello-globex'));
-    expect(await idsOf('?organization=acme')).toEqual(inOrder(ids('hello-org', 'hello-space', 'counter-site-parent', 'counter-site', 'webhook-space')));
+    expect(await idsOf('?organization=acme')).toEqual(
+      inOrder(ids('hello-org', 'hello-space', 'counter-site-parent', 'counter-site', 'webhook-space')),
+    );
     expect(await idsOf('?integration=counter')).toEqual(inOrder(ids('counter-site-parent', 'counter-site')));
     expect(await idsOf('?target=space')).toEqual(inOrder(ids('hello-space', 'webhook-space')));
     expect(await idsOf('?integration=hello&target=space&organization=acme')).toEqual(ids('hello-space'));
@@ -107,6 +115,9 @@ describe('GET /v1/installations', () => {
 
   it('is for the admin only', async () => {
     expect((await fetch(`${host.url}/v1/installations`)).status).toBe(401);
-    expect((await fetch(`${host.url}/v1/installations`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(403);
+    expect(
+      (await fetch(`${host.url}/v1/installations`, { headers: { authorization: 'Bearer wrong-token-0123456789' } }))
+        .status,
+    ).toBe(403);
   });
 });

@@ -15,9 +15,20 @@ const root = mkdtempSync(path.join(tmpdir(), 'ih-installed-'));
 const project = path.join(root, 'project');
 // The machine's npm, npx and Node, as an author has them: `npm test` puts this repository's
 // node_modules/.bin (Node 24) first on PATH, and sets npm_* variables; neither is the author's.
-const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && name !== 'NODE_OPTIONS'));
-env.PATH = (process.env.PATH ?? '').split(path.delimiter).filter((entry) => !entry.includes(`${path.sep}node_modules${path.sep}.bin`)).join(path.delimiter);
-Object.assign(env, { HOST_ADMIN_TOKEN: '', DATABASE_URL: '', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' });
+const env: NodeJS.ProcessEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && name !== 'NODE_OPTIONS'),
+);
+env.PATH = (process.env.PATH ?? '')
+  .split(path.delimiter)
+  .filter((entry) => !entry.includes(`${path.sep}node_modules${path.sep}.bin`))
+  .join(path.delimiter);
+Object.assign(env, {
+  HOST_ADMIN_TOKEN: '',
+  DATABASE_URL: '',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+});
 delete env.INTEGRATION_HOST_INVOCATION;
 
 function sh(command: string, args: string[], cwd = project): SpawnSyncReturns<string> {
@@ -49,7 +60,8 @@ describe('the packed package installed into an empty folder', () => {
   it('answers --help for the tool and every command, with options, defaults and an example', () => {
     const top = tool('--help');
     expect(top.status).toBe(0);
-    for (const command of ['host', 'dev', 'new', 'check', 'test', 'logs', 'secrets']) expect(top.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    for (const command of ['host', 'dev', 'new', 'check', 'test', 'logs', 'secrets'])
+      expect(top.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     const host = tool('host', '--help');
     expect(host.stdout).toMatch(/--port <port> +the HTTP API port[\s\S]*default: 8787/);
     expect(host.stdout).toMatch(/--admin-token <token>[\s\S]*env:\s+HOST_ADMIN_TOKEN/);
@@ -57,7 +69,9 @@ describe('the packed package installed into an empty folder', () => {
     for (const command of ['dev', 'new', 'check', 'test', 'logs', 'secrets']) {
       const help = tool(command, '--help');
       expect(help.status, `${command} --help`).toBe(0);
-      expect(help.stdout, `${command} --help`).toMatch(new RegExp(`^Usage: integration-host ${command}[\\s\\S]*Examples:\\n {2}`, 'm'));
+      expect(help.stdout, `${command} --help`).toMatch(
+        new RegExp(`^Usage: integration-host ${command}[\\s\\S]*Examples:\\n {2}`, 'm'),
+      );
     }
   }, 180_000);
 
@@ -78,10 +92,18 @@ describe('the packed package installed into an empty folder', () => {
 
     it('writes the integration with a tsconfig.json and a .gitignore, and says what to run next with npx', () => {
       expect(made.status, made.stderr).toBe(0);
-      for (const file of ['platform-manifest.yaml', 'src/index.ts', 'test/index.test.mts', 'tsconfig.json', '.gitignore']) {
+      for (const file of [
+        'platform-manifest.yaml',
+        'src/index.ts',
+        'test/index.test.mts',
+        'tsconfig.json',
+        '.gitignore',
+      ]) {
         expect(existsSync(path.join(project, 'integrations/greeter', file)), file).toBe(true);
       }
-      expect(readFileSync(path.join(project, 'integrations/greeter/test/index.test.mts'), 'utf8')).toContain("from 'integration-host/testing'");
+      expect(readFileSync(path.join(project, 'integrations/greeter/test/index.test.mts'), 'utf8')).toContain(
+        "from 'integration-host/testing'",
+      );
       expect(readFileSync(path.join(project, 'integrations/greeter/.gitignore'), 'utf8')).toMatch(/^\.dev\.vars$/m);
       expect(made.stdout).toMatch(/next:\n {2}npx integration-host dev +serves it/);
     }, 60_000);
@@ -91,7 +113,10 @@ describe('the packed package installed into an empty folder', () => {
       expect(run.status, run.stdout + run.stderr).toBe(0);
       // The check is real: a wrong use of sandbox-api's types in src/ fails it, naming the line.
       const broken = path.join(project, 'integrations/greeter/src/broken.ts');
-      writeFileSync(broken, "import { createIntegration } from 'sandbox-api';\nexport const wrong: number = createIntegration({});\n");
+      writeFileSync(
+        broken,
+        "import { createIntegration } from 'sandbox-api';\nexport const wrong: number = createIntegration({});\n",
+      );
       const failing = sh(path.join(project, 'node_modules/.bin/tsc'), ['--noEmit', '-p', 'integrations/greeter']);
       rmSync(broken);
       expect(failing.status).not.toBe(0);
@@ -107,7 +132,9 @@ describe('the packed package installed into an empty folder', () => {
     it('passes check', () => {
       const run = tool('check');
       expect(run.status, run.stdout + run.stderr).toBe(0);
-      expect(run.stdout).toMatch(/1 integration\(s\) checked in integrations: 1 ready, 0 invalid, 0 error\(s\), 0 type error\(s\)/);
+      expect(run.stdout).toMatch(
+        /1 integration\(s\) checked in integrations: 1 ready, 0 invalid, 0 error\(s\), 0 type error\(s\)/,
+      );
     }, 120_000);
 
     it('passes its own test, which imports the harness from the package', () => {
@@ -116,9 +143,14 @@ describe('the packed package installed into an empty folder', () => {
       expect(run.stdout).toMatch(/ℹ pass 2\nℹ fail 0/);
     }, 180_000);
 
-    it('is served by host, greeter answering and /openapi.json describing the API, until SIGTERM stops it', async () => {
+    it('is served by host, greeter answering and /openapi.json ' +
+      'describing the API, until SIGTERM stops it', async () => {
       // The command npx runs, started directly so that the signal reaches it and not npm.
-      const child = spawn(path.join(project, 'node_modules/.bin/integration-host'), ['host', '--port', '0', '--no-console', '--data', ':memory:', '--workers', '1'], { cwd: project, env });
+      const child = spawn(
+        path.join(project, 'node_modules/.bin/integration-host'),
+        ['host', '--port', '0', '--no-console', '--data', ':memory:', '--workers', '1'],
+        { cwd: project, env },
+      );
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));

@@ -14,7 +14,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => host?.close());
 
-async function echo(url: string): Promise<{ integration: { publicEndpoint: string; publicContentEndpoint: string; location: string }; installation: string | null }> {
+async function echo(url: string): Promise<{
+  integration: { publicEndpoint: string; publicContentEndpoint: string; location: string };
+  installation: string | null;
+}> {
   const response = await fetch(url);
   expect(response.status, url).toBe(200);
   return response.json();
@@ -27,7 +30,7 @@ const targets = [
 ] as const;
 
 describe('integration.urls.publicEndpoint of a platform-manifest.yaml integration', () => {
-  it.each(targets)('is the installation\'s public endpoint on %s installation', async (_, body) => {
+  it.each(targets)("is the installation's public endpoint on %s installation", async (_, body) => {
     const installation = await install(host, 'seed-echo', body);
     const endpoint = installation.urls.publicEndpoint;
     expect(endpoint).toMatch(new RegExp(`/v1/integrations/seed-echo/installations/${installation.id}$`));
@@ -39,7 +42,7 @@ describe('integration.urls.publicEndpoint of a platform-manifest.yaml integratio
     expect(integration.location).toBe(`${host.url}/v1/integrations/seed-echo`);
   });
 
-  it('is the integration\'s own endpoint when the dispatch has no installation', async () => {
+  it("is the integration's own endpoint when the dispatch has no installation", async () => {
     const { integration, installation } = await echo(`${host.url}/v1/integrations/seed-echo/integration`);
     expect(integration.publicEndpoint).toBe(`${host.url}/v1/integrations/seed-echo/integration`);
     expect(installation).toBeNull();
@@ -47,7 +50,7 @@ describe('integration.urls.publicEndpoint of a platform-manifest.yaml integratio
 });
 
 describe('integration.urls.publicEndpoint of a gitbook-manifest.yaml integration', () => {
-  it.each(targets)('is the integration\'s own endpoint on %s installation, as on GitBook', async (_, body) => {
+  it.each(targets)("is the integration's own endpoint on %s installation, as on GitBook", async (_, body) => {
     const installation = await install(host, 'gitbook-echo', body);
     const { integration, installation: own } = await echo(installation.urls.publicEndpoint);
     expect(integration.publicEndpoint).toBe(`${host.url}/v1/integrations/gitbook-echo/integration`);
@@ -55,7 +58,7 @@ describe('integration.urls.publicEndpoint of a gitbook-manifest.yaml integration
     expect(own).toBe(installation.urls.publicEndpoint);
   });
 
-  it('is the integration\'s own endpoint when the dispatch has no installation', async () => {
+  it("is the integration's own endpoint when the dispatch has no installation", async () => {
     const { integration } = await echo(`${host.url}/v1/integrations/gitbook-echo/integration`);
     expect(integration.publicEndpoint).toBe(`${host.url}/v1/integrations/gitbook-echo/integration`);
   });

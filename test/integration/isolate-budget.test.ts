@@ -19,7 +19,13 @@ async function start(workers: number, isolateMemoryMb: number): Promise<TestHost
   // Installing dispatches installation_setup in the background (one isolate each); let those land
   // first so they cannot create or evict isolates in the middle of the sequences below.
   const started = host;
-  await waitFor(async () => (await Promise.all(ALL.map((name) => started.services.listEvents(name, { limit: 10 })))).every((page) => page.items.length > 0), 20_000);
+  await waitFor(
+    async () =>
+      (await Promise.all(ALL.map((name) => started.services.listEvents(name, { limit: 10 })))).every(
+        (page) => page.items.length > 0,
+      ),
+    20_000,
+  );
   return started;
 }
 

@@ -9,7 +9,13 @@ beforeAll(async () => {
   host = await startTestHost({ dirs: ['test/fixtures/eviction'], workers: 1, limits: { maxLiveIsolatesPerWorker: 1 } });
   // Installing dispatches installation_setup in the background; let those land first so they
   // cannot create isolates in the middle of the sequence below.
-  await waitFor(async () => (await Promise.all(['module-counter-a', 'module-counter-b'].map((name) => host.services.listEvents(name, { limit: 10 })))).every((page) => page.items.length > 0));
+  await waitFor(async () =>
+    (
+      await Promise.all(
+        ['module-counter-a', 'module-counter-b'].map((name) => host.services.listEvents(name, { limit: 10 })),
+      )
+    ).every((page) => page.items.length > 0),
+  );
 });
 afterAll(() => host?.close());
 

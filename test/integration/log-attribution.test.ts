@@ -10,7 +10,10 @@ const ids: string[] = [];
 beforeAll(async () => {
   host = await startTestHost({ autoInstall: false });
   for (const space_selection of [['space_acme_docs'], ['space_acme_internal']]) {
-    const response = await host.admin('/v1/integrations/event-log/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'organization', space_selection }) });
+    const response = await host.admin('/v1/integrations/event-log/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'organization', space_selection }),
+    });
     ids.push((await response.json()).id);
   }
   await waitFor(async () => (await host.services.listEvents('event-log', { limit: 10 })).items.length >= 2);
@@ -18,12 +21,15 @@ beforeAll(async () => {
 afterAll(() => host?.close());
 
 async function publish(spaceId: string): Promise<string> {
-  const response = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId, revisionId: 'r1' }) });
+  const response = await host.admin('/v1/events', {
+    method: 'POST',
+    body: JSON.stringify({ type: 'space_content_updated', spaceId, revisionId: 'r1' }),
+  });
   return (await response.json()).eventId;
 }
 
 describe('log attribution', () => {
-  it('records a lone dispatch\'s lines in its own entry', async () => {
+  it("records a lone dispatch's lines in its own entry", async () => {
     const eventId = await publish('space_acme_docs');
     const entry = await host.services.getEvent('event-log', eventId);
     expect(entry.installationId).toBe(ids[0]);

@@ -14,7 +14,7 @@ afterAll(() => host?.close());
 
 const lines = (text: string) => host.logs.filter((line) => line.includes('[late-worker') && line.includes(text)).length;
 
-describe('a module worker\'s ctx.waitUntil', () => {
+describe("a module worker's ctx.waitUntil", () => {
   it('runs after the answer and finishes', async () => {
     const response = await fetch(`${endpointOf(host, 'late-worker')}?mode=later`);
     expect(await response.json()).toEqual({ answered: 'later' });
@@ -27,7 +27,10 @@ describe('a module worker\'s ctx.waitUntil', () => {
     const response = await fetch(`${endpointOf(host, 'late-worker')}?mode=hang`);
     expect(await response.json()).toEqual({ answered: 'hang' });
     expect(Date.now() - started).toBeLessThan(WAIT_UNTIL_MS);
-    await waitFor(() => lines(`waitUntil work still running after ${WAIT_UNTIL_MS} ms: the isolate was reset`) === 1, 5_000);
+    await waitFor(
+      () => lines(`waitUntil work still running after ${WAIT_UNTIL_MS} ms: the isolate was reset`) === 1,
+      5_000,
+    );
     expect(await (await fetch(`${endpointOf(host, 'late-worker')}?mode=now`)).json()).toEqual({ answered: 'now' });
   });
 });

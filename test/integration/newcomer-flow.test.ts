@@ -34,7 +34,20 @@ describe('a newcomer’s first integration', () => {
     expect(await made.exited).toBe(0);
     const script = path.join(cwd, 'integrations/greeter/src/index.ts');
 
-    const dev = runCli(['dev', '--port', '0', '--data', ':memory:', '--workers', '1', '--platform', path.join(REPO, 'fixtures/platform.yaml')], { cwd, env });
+    const dev = runCli(
+      [
+        'dev',
+        '--port',
+        '0',
+        '--data',
+        ':memory:',
+        '--workers',
+        '1',
+        '--platform',
+        path.join(REPO, 'fixtures/platform.yaml'),
+      ],
+      { cwd, env },
+    );
     running.push(dev);
     const endpoint = (await dev.waitFor(/^greeter\s+ready\s+(http:\/\/\S+)/m, 60_000))[1];
     const token = (await dev.waitFor(/^admin token: (\S+)/m))[1];
@@ -47,22 +60,43 @@ describe('a newcomer’s first integration', () => {
     await logs.waitFor(/following greeter on http/);
 
     // Edit: the next request gets the new code, no restart.
-    writeFileSync(script, readFileSync(script, 'utf8').replace('return `Hello, ${name}!`;', 'return `Howdy, ${name}!`;'));
-    const edited = await eventually(async () => (await fetch(`${endpoint}?name=you`)).json(), (body) => body.message !== 'Hello, you!');
+    writeFileSync(
+      script,
+      readFileSync(script, 'utf8').replace('return `Hello, ${name}!`;', 'return `Howdy, ${name}!`;'),
+    );
+    const edited = await eventually(
+      async () => (await fetch(`${endpoint}?name=you`)).json(),
+      (body) => body.message !== 'Hello, you!',
+    );
     expect(edited).toEqual({ message: 'Howdy, you!' });
 
     // A thrown error, shown at its line in src/index.ts.
-    const source = readFileSync(script, 'utf8').replace("const name = new URL(request.url).searchParams.get('name') ?? 'world';", "const name = new URL(request.url).searchParams.get('name') ?? 'world';\n      if (name === 'boom') throw new Error('greeter exploded');");
+    const source = readFileSync(script, 'utf8').replace(
+      "const name = new URL(request.url).searchParams.get('name') ?? 'world';",
+      "const name = new URL(request.url).searchParams.get('name') ?? 'world';\n      if (name === 'boom') throw " +
+        "new Error('greeter exploded');",
+    );
     writeFileSync(script, source);
     const line = source.split('\n').findIndex((text) => text.includes("throw new Error('greeter exploded')")) + 1;
     const column = source.split('\n')[line - 1].indexOf('new Error') + 1;
-    await eventually(async () => (await fetch(`${endpoint}?name=boom`)).status, (status) => status === 500);
-    await logs.waitFor(new RegExp(`Error: greeter exploded\\n\\s+at Object\\.fetch \\(src/index\\.ts:${line}:${column}\\)`));
-    await logs.waitFor(/greeter inst_\w+ fetch 200 \d+ ms evt_\w+ req=\S+\n {2}log {3}greeting you for installation inst_\w+/);
+    await eventually(
+      async () => (await fetch(`${endpoint}?name=boom`)).status,
+      (status) => status === 500,
+    );
+    await logs.waitFor(
+      new RegExp(`Error: greeter exploded\\n\\s+at Object\\.fetch \\(src/index\\.ts:${line}:${column}\\)`),
+    );
+    await logs.waitFor(
+      /greeter inst_\w+ fetch 200 \d+ ms evt_\w+ req=\S+\n {2}log {3}greeting you for installation inst_\w+/,
+    );
 
     // What exists: the installation list.
-    const listed = await (await fetch(`${url}/v1/installations?integration=greeter`, { headers: { authorization: `Bearer ${token}` } })).json();
-    expect(listed.items.map((item: { urls: { publicEndpoint: string } }) => item.urls.publicEndpoint)).toEqual([endpoint]);
+    const listed = await (
+      await fetch(`${url}/v1/installations?integration=greeter`, { headers: { authorization: `Bearer ${token}` } })
+    ).json();
+    expect(listed.items.map((item: { urls: { publicEndpoint: string } }) => item.urls.publicEndpoint)).toEqual([
+      endpoint,
+    ]);
     expect(listed.nextCursor).toBeNull();
   }, 120_000);
 });

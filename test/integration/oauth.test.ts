@@ -61,18 +61,21 @@ async function approve(authorize: URL): Promise<URL> {
 }
 
 describe('the button starts the flow', () => {
-  it('redirects to authorizeURL with client_id, redirect_uri, response_type, scope and a host-signed state', async () => {
-    const { button, callback } = await installDemo();
-    expect(button).toMatch(/\/v1\/integrations\/oauth-demo\/installations\/inst_\w+\/oauth\?ticket=[\w-]+\.[\w-]+$/);
-    const authorize = await start(button);
-    expect(`${authorize.origin}${authorize.pathname}`).toBe(provider.authorizeURL);
-    expect(authorize.searchParams.get('client_id')).toBe(CLIENT_ID);
-    expect(authorize.searchParams.get('redirect_uri')).toBe(callback);
-    expect(authorize.searchParams.get('response_type')).toBe('code');
-    expect(authorize.searchParams.get('scope')).toBe('channels:read chat:write');
-    expect(authorize.searchParams.get('state')).toMatch(/^[\w-]+\.[\w-]+$/);
-    expect(authorize.searchParams.has('prompt')).toBe(false);
-  });
+  it(
+    'redirects to authorizeURL with client_id, redirect_uri, ' + 'response_type, scope and a host-signed state',
+    async () => {
+      const { button, callback } = await installDemo();
+      expect(button).toMatch(/\/v1\/integrations\/oauth-demo\/installations\/inst_\w+\/oauth\?ticket=[\w-]+\.[\w-]+$/);
+      const authorize = await start(button);
+      expect(`${authorize.origin}${authorize.pathname}`).toBe(provider.authorizeURL);
+      expect(authorize.searchParams.get('client_id')).toBe(CLIENT_ID);
+      expect(authorize.searchParams.get('redirect_uri')).toBe(callback);
+      expect(authorize.searchParams.get('response_type')).toBe('code');
+      expect(authorize.searchParams.get('scope')).toBe('channels:read chat:write');
+      expect(authorize.searchParams.get('state')).toMatch(/^[\w-]+\.[\w-]+$/);
+      expect(authorize.searchParams.has('prompt')).toBe(false);
+    },
+  );
 });
 
 describe('a successful callback', () => {
@@ -87,8 +90,17 @@ describe('a successful callback', () => {
     expect(await done.text()).toContain('Connected');
 
     const token = provider.issuedTokens.at(-1)!;
-    expect(provider.tokenRequests.at(-1)).toEqual({ grant_type: 'authorization_code', code: callback.searchParams.get('code'), redirect_uri: redirectUri, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
-    expect((await host.stores.installations.getInstallation(id))!.configuration).toEqual({ channel: 'releases', oauth_credentials: { access_token: token } });
+    expect(provider.tokenRequests.at(-1)).toEqual({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code'),
+      redirect_uri: redirectUri,
+      client_id: CLIENT_ID,
+      client_secret: CLIENT_SECRET,
+    });
+    expect((await host.stores.installations.getInstallation(id))!.configuration).toEqual({
+      channel: 'releases',
+      oauth_credentials: { access_token: token },
+    });
 
     const view = await (await host.admin(`/v1/installations/${id}`)).json();
     expect(view.status).toBe('active');
@@ -97,8 +109,14 @@ describe('a successful callback', () => {
     expect(JSON.stringify(view)).not.toContain(CLIENT_SECRET);
 
     await eventually(async () => {
-      const setups = (await eventsOf(host, 'oauth-demo')).filter((event) => event.installationId === id && event.type === 'installation_setup');
-      expect(setups.map((event) => event.logs[0]?.text)).toEqual(['installation_setup: status active', 'installation_setup: status pending', 'installation_setup: status pending']);
+      const setups = (await eventsOf(host, 'oauth-demo')).filter(
+        (event) => event.installationId === id && event.type === 'installation_setup',
+      );
+      expect(setups.map((event) => event.logs[0]?.text)).toEqual([
+        'installation_setup: status active',
+        'installation_setup: status pending',
+        'installation_setup: status pending',
+      ]);
     });
   });
 

@@ -22,7 +22,10 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-/** Parses the Prometheus text format strictly enough to fail on anything malformed: sample name{labels} → value (NaN and Inf in any case, as Prometheus reads them). */
+/**
+ * Parses the Prometheus text format strictly enough to fail on anything malformed: sample name{labels} → value (NaN
+ * and Inf in any case, as Prometheus reads them).
+ */
 function parsePrometheus(text: string): Map<string, number> {
   const samples = new Map<string, number>();
   const typed = new Set<string>();
@@ -36,10 +39,18 @@ function parsePrometheus(text: string): Map<string, number> {
       }
       continue;
     }
-    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? ([-+]?(?:[0-9.eE+-]+|[Nn][Aa][Nn]|[Ii][Nn][Ff]))$/.exec(line);
+    const sample = new RegExp(
+      /^([a-zA-Z_:][a-zA-Z0-9_:]*)/.source +
+        /(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})?/.source +
+        / ([-+]?(?:[0-9.eE+-]+|[Nn][Aa][Nn]|[Ii][Nn][Ff]))$/.source,
+    ).exec(line);
     if (!sample) throw new Error(`not a Prometheus sample line: ${line}`);
     const family = sample[1].replace(/_(bucket|sum|count|total)$/, '');
-    expect([...typed].some((name) => name === sample[1] || name === family || `${name}_total` === sample[1] || sample[1].startsWith(name))).toBe(true);
+    expect(
+      [...typed].some(
+        (name) => name === sample[1] || name === family || `${name}_total` === sample[1] || sample[1].startsWith(name),
+      ),
+    ).toBe(true);
     samples.set(`${sample[1]}${sample[2] ?? ''}`, Number(sample[3]));
   }
   return samples;
@@ -67,9 +78,20 @@ async function receiver(status: number): Promise<{ url: string; received: string
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, received };
 }
 
-async function installWebhook(admin: (path: string, init?: RequestInit) => Promise<Response>, url: string): Promise<string> {
-  const created = await (await admin('/v1/integrations/host:webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) })).json();
-  const patched = await admin(`/v1/installations/${created.id}/configuration`, { method: 'PATCH', body: JSON.stringify({ url, events: ['space_content_updated'] }) });
+async function installWebhook(
+  admin: (path: string, init?: RequestInit) => Promise<Response>,
+  url: string,
+): Promise<string> {
+  const created = await (
+    await admin('/v1/integrations/host:webhook/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }),
+    })
+  ).json();
+  const patched = await admin(`/v1/installations/${created.id}/configuration`, {
+    method: 'PATCH',
+    body: JSON.stringify({ url, events: ['space_content_updated'] }),
+  });
   expect(patched.status).toBe(200);
   return created.id;
 }
@@ -84,7 +106,10 @@ describe('metrics and readiness', () => {
   it('answers /ready 200 with its checks while the store and the workers are up', async () => {
     const response = await fetch(`${host.url}/ready`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'ready', checks: { store: 'ok', workers: expect.stringMatching(/^(\d+) of \1 sandbox workers up$/), host: 'serving' } });
+    expect(await response.json()).toEqual({
+      status: 'ready',
+      checks: { store: 'ok', workers: expect.stringMatching(/^(\d+) of \1 sandbox workers up$/), host: 'serving' },
+    });
   });
 
   it('keeps /metrics behind the admin token', async () => {
@@ -105,16 +130,36 @@ describe('metrics and readiness', () => {
     const worker = host.supervisor.workerOf('counter')!;
     const pid = host.supervisor.workerPids()[worker];
     process.kill(pid, 'SIGKILL');
-    await waitFor(() => host.supervisor.workerPids()[worker] !== pid && host.supervisor.workersUp().up === host.supervisor.workersUp().total, 10_000);
+    await waitFor(
+      () =>
+        host.supervisor.workerPids()[worker] !== pid &&
+        host.supervisor.workersUp().up === host.supervisor.workersUp().total,
+      10_000,
+    );
     after = await scrape(host);
-    expect(after.get('integration_host_worker_restarts_total')! - (before.get('integration_host_worker_restarts_total') ?? 0)).toBe(1);
+    expect(
+      after.get('integration_host_worker_restarts_total')! -
+        (before.get('integration_host_worker_restarts_total') ?? 0),
+    ).toBe(1);
 
     // A receiver that answers 410: the delivery fails at once, counted as failed.
     const gone = await receiver(410);
     await installWebhook(host.admin, gone.url);
     const failedBefore = after.get('integration_host_webhook_attempts_total{result="failed"}') ?? 0;
-    expect((await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'r' }) })).status).toBe(202);
-    await waitFor(async () => ((await scrape(host)).get('integration_host_webhook_attempts_total{result="failed"}') ?? 0) === failedBefore + 1, 10_000);
+    expect(
+      (
+        await host.admin('/v1/events', {
+          method: 'POST',
+          body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'r' }),
+        })
+      ).status,
+    ).toBe(202);
+    await waitFor(
+      async () =>
+        ((await scrape(host)).get('integration_host_webhook_attempts_total{result="failed"}') ?? 0) ===
+        failedBefore + 1,
+      10_000,
+    );
     after = await scrape(host);
     expect(after.get('integration_host_outbox_depth{status="pending"}')).toBe(0);
     // The setup events of the installations made at start were owed and delivered (no handler counts as delivered).
@@ -131,9 +176,18 @@ describe('JSON logs', () => {
     const log = createJsonLogger({ write: (line: string) => lines.push(line) });
     log.info('listening on http://127.0.0.1:8787');
     log.warn('a "quoted"\nmessage');
-    const records = lines.join('').trim().split('\n').map((line) => JSON.parse(line));
+    const records = lines
+      .join('')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(records).toEqual([
-      expect.objectContaining({ level: 'info', msg: 'listening on http://127.0.0.1:8787', pid: process.pid, time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) }),
+      expect.objectContaining({
+        level: 'info',
+        msg: 'listening on http://127.0.0.1:8787',
+        pid: process.pid,
+        time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      }),
       expect.objectContaining({ level: 'warn', msg: 'a "quoted"\nmessage' }),
     ]);
   });
@@ -143,7 +197,27 @@ describe('JSON logs', () => {
     closers.push(async () => rmSync(dir, { recursive: true, force: true }));
     const port = await freePort();
     const { spawn } = await import('node:child_process');
-    const child = spawn(NODE, ['--no-node-snapshot', CLI, 'host', '--port', String(port), '--data', path.join(dir, 'host.db'), '--dir', 'test/fixtures/env-echo', '--log-format', 'json', '--admin-token', ADMIN_TOKEN, '--workers', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      NODE,
+      [
+        '--no-node-snapshot',
+        CLI,
+        'host',
+        '--port',
+        String(port),
+        '--data',
+        path.join(dir, 'host.db'),
+        '--dir',
+        'test/fixtures/env-echo',
+        '--log-format',
+        'json',
+        '--admin-token',
+        ADMIN_TOKEN,
+        '--workers',
+        '1',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -153,7 +227,13 @@ describe('JSON logs', () => {
     await exited;
     const lines = out.trim().split('\n');
     const records = lines.map((line) => JSON.parse(line));
-    expect(records.map((record) => record.msg)).toEqual(expect.arrayContaining([expect.stringMatching(/^store: sqlite /), `listening on http://127.0.0.1:${port}`, 'SIGTERM: shutting down (finishing requests in progress for up to 10 s)']));
+    expect(records.map((record) => record.msg)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^store: sqlite /),
+        `listening on http://127.0.0.1:${port}`,
+        'SIGTERM: shutting down (finishing requests in progress for up to 10 s)',
+      ]),
+    );
   });
 });
 
@@ -163,7 +243,12 @@ describe('graceful shutdown', () => {
     closers.push(async () => rmSync(dir, { recursive: true, force: true }));
     const dataPath = path.join(dir, 'host.db');
     const hook = await receiver(200);
-    const first = await startHostProcess({ dataPath, dirs: ['test/fixtures/env-echo'], autoInstall: false, allowEgress: ['127.0.0.1'] });
+    const first = await startHostProcess({
+      dataPath,
+      dirs: ['test/fixtures/env-echo'],
+      autoInstall: false,
+      allowEgress: ['127.0.0.1'],
+    });
     closers.push(() => first.kill('SIGKILL'));
     await installWebhook(first.admin, hook.url);
 
@@ -173,7 +258,10 @@ describe('graceful shutdown', () => {
     const load = async () => {
       for (let i = 0; !stop; i++) {
         try {
-          const response = await first.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: `r${i}` }) });
+          const response = await first.admin('/v1/events', {
+            method: 'POST',
+            body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: `r${i}` }),
+          });
           if (response.status === 202) accepted.push((await response.json()).eventId);
           else refused++;
         } catch {
@@ -192,26 +280,42 @@ describe('graceful shutdown', () => {
     expect(accepted.length).toBeGreaterThanOrEqual(200);
 
     // A new host on the same file sends whatever the first one had not: every accepted event arrives.
-    const second = await startTestHost({ dataPath, dirs: ['test/fixtures/env-echo'], autoInstall: false, allowEgress: ['127.0.0.1'] });
+    const second = await startTestHost({
+      dataPath,
+      dirs: ['test/fixtures/env-echo'],
+      autoInstall: false,
+      allowEgress: ['127.0.0.1'],
+    });
     closers.push(() => second.close());
     await waitFor(() => accepted.every((eventId) => hook.received.includes(eventId)), 30_000);
   });
 });
 
 describe('store errors at startup', () => {
-  const host = (...args: string[]) => spawnSync(NODE, ['--no-node-snapshot', CLI, 'host', '--port', '0', '--dir', 'test/fixtures/env-echo', ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATABASE_URL: '' } });
+  const host = (...args: string[]) =>
+    spawnSync(NODE, ['--no-node-snapshot', CLI, 'host', '--port', '0', '--dir', 'test/fixtures/env-echo', ...args], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, DATABASE_URL: '' },
+    });
 
   it('names the fix in one line when the database cannot be reached', async () => {
     const port = await freePort();
     const result = host('--store', `postgres://postgres@127.0.0.1:${port}/host`);
     expect(result.status).toBe(1);
-    expect(result.stderr.trim().split('\n')).toEqual([`error: cannot reach PostgreSQL at 127.0.0.1:${port} (connection refused): is the server running and listening there? Check --store / DATABASE_URL`]);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `error: cannot reach PostgreSQL at 127.0.0.1:${port} (connection refused): is the server running and ` +
+        `listening there? Check --store / DATABASE_URL`,
+    ]);
   });
 
   it('names the fix in one line when --store is not a postgres URL', () => {
     const result = host('--store', 'mysql://root:secret@127.0.0.1/host');
     expect(result.status).toBe(1);
-    expect(result.stderr.trim().split('\n')).toEqual(['error: --store: unsupported scheme "mysql:"; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (omit --store for the SQLite default, or use --data FILE)']);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'error: --store: unsupported scheme "mysql:"; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE ' +
+        '(omit --store for the SQLite default, or use --data FILE)',
+    ]);
     expect(result.stderr).not.toContain('secret');
   });
 });

@@ -57,11 +57,17 @@ interface OwedItem {
   attempts: number;
 }
 
-const owedOf = async (host: HostProcess, installationId: string): Promise<OwedItem[]> => ((await (await host.admin(`/v1/installations/${installationId}/owed-events`)).json()) as { items: OwedItem[] }).items;
+const owedOf = async (host: HostProcess, installationId: string): Promise<OwedItem[]> =>
+  ((await (await host.admin(`/v1/installations/${installationId}/owed-events`)).json()) as { items: OwedItem[] }).items;
 
 const FIXTURE = 'test/fixtures/owed-events';
 // Short, so the host that takes over does not wait the default minute and more for the dead one's claim.
-const common: HostOptionsInput = { dirs: [FIXTURE], autoInstall: false, allowEgress: ['127.0.0.1'], owedEventLeaseMs: 3_000 };
+const common: HostOptionsInput = {
+  dirs: [FIXTURE],
+  autoInstall: false,
+  allowEgress: ['127.0.0.1'],
+  owedEventLeaseMs: 3_000,
+};
 
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let server: TestPostgres | undefined;
@@ -85,25 +91,42 @@ afterAll(async () => {
  * held at the receiver, the second is owed behind it. Kills (SIGKILL) the host running the held
  * attempt; `survivor` names the host that must deliver both afterwards (started on demand).
  */
-async function killBetweenChangeAndDelivery(writer: HostProcess, others: HostProcess[], survivorAfter: (killed: HostProcess) => Promise<HostProcess>): Promise<void> {
+async function killBetweenChangeAndDelivery(
+  writer: HostProcess,
+  others: HostProcess[],
+  survivorAfter: (killed: HostProcess) => Promise<HostProcess>,
+): Promise<void> {
   receiver = await startReceiver();
-  const created = await writer.admin('/v1/integrations/setup-relay/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'organization' }) });
+  const created = await writer.admin('/v1/integrations/setup-relay/installations', {
+    method: 'POST',
+    body: JSON.stringify({ organization: 'acme', target: 'organization' }),
+  });
   expect(created.status).toBe(201);
   const { id } = (await created.json()) as { id: string };
   // The install's own installation_setup names no receiver yet: the integration has nothing to relay.
   await waitFor(async () => (await owedOf(writer, id)).some((item) => item.status === 'delivered'));
 
-  const first = await writer.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: JSON.stringify({ receiver: receiver.url, mark: 'one' }) });
+  const first = await writer.admin(`/v1/installations/${id}/configuration`, {
+    method: 'PATCH',
+    body: JSON.stringify({ receiver: receiver.url, mark: 'one' }),
+  });
   expect(first.status).toBe(200);
   await waitFor(() => receiver.arrivals.length === 1);
   const held = receiver.arrivals[0];
   expect(held.previous).toBeNull();
-  const second = await writer.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: JSON.stringify({ mark: 'two' }) });
+  const second = await writer.admin(`/v1/installations/${id}/configuration`, {
+    method: 'PATCH',
+    body: JSON.stringify({ mark: 'two' }),
+  });
   expect(second.status).toBe(200);
 
   // The state an operator sees: the held event running, the next one waiting behind it.
   const before = await owedOf(writer, id);
-  expect(before.map((item) => [item.type, item.status])).toEqual([['installation_setup', 'pending'], ['installation_setup', 'running'], ['installation_setup', 'delivered']]);
+  expect(before.map((item) => [item.type, item.status])).toEqual([
+    ['installation_setup', 'pending'],
+    ['installation_setup', 'running'],
+    ['installation_setup', 'delivered'],
+  ]);
   expect(before[1].eventId).toBe(held.eventId);
   const next = before[0].eventId;
 
@@ -115,19 +138,30 @@ async function killBetweenChangeAndDelivery(writer: HostProcess, others: HostPro
   const survivor = await survivorAfter(killed!);
   await waitFor(async () => (await owedOf(survivor, id)).every((item) => item.status === 'delivered'), 60_000);
   const after = await owedOf(survivor, id);
-  expect(after.map((item) => [item.eventId, item.status])).toEqual([[next, 'delivered'], [held.eventId, 'delivered'], [before[2].eventId, 'delivered']]);
+  expect(after.map((item) => [item.eventId, item.status])).toEqual([
+    [next, 'delivered'],
+    [held.eventId, 'delivered'],
+    [before[2].eventId, 'delivered'],
+  ]);
   expect(after[1].attempts).toBeGreaterThanOrEqual(2);
 
   // At least once, in order: the held event arrived again, from the survivor, before the next one first arrived.
   const arrivals = receiver.arrivals.map((arrival) => arrival.eventId);
   expect(arrivals.filter((eventId) => eventId === held.eventId).length).toBeGreaterThanOrEqual(2);
   expect(arrivals.lastIndexOf(held.eventId)).toBeLessThan(arrivals.indexOf(next));
-  expect(receiver.arrivals.filter((arrival) => arrival.eventId === next).map((arrival) => arrival.previous)).toContain('one');
+  expect(receiver.arrivals.filter((arrival) => arrival.eventId === next).map((arrival) => arrival.previous)).toContain(
+    'one',
+  );
   expect(receiver.arrivals.find((arrival) => arrival.eventId === next)?.host).toBe(survivor.url);
 
   // The survivor's event log has both deliveries, answered 2xx.
-  const logged = ((await (await survivor.admin('/v1/integrations/setup-relay/events?limit=200')).json()) as { items: { eventId: string; status: number }[] }).items;
-  for (const eventId of [held.eventId, next]) expect(logged.some((entry) => entry.eventId === eventId && entry.status >= 200 && entry.status < 300)).toBe(true);
+  const logged = (
+    (await (await survivor.admin('/v1/integrations/setup-relay/events?limit=200')).json()) as {
+      items: { eventId: string; status: number }[];
+    }
+  ).items;
+  for (const eventId of [held.eventId, next])
+    expect(logged.some((entry) => entry.eventId === eventId && entry.status >= 200 && entry.status < 300)).toBe(true);
 }
 
 describe('setup events across a SIGKILL of the host', () => {
@@ -144,12 +178,16 @@ describe('setup events across a SIGKILL of the host', () => {
     });
   }, 240_000);
 
-  it.skipIf(postgresUnavailable !== undefined)('are delivered in order by the other host on one PostgreSQL', async () => {
-    const options = { ...common, storeUrl: await server!.createDatabase() };
-    const a = await startHostProcess(options);
-    hosts.push(a);
-    const b = await startHostProcess(options);
-    hosts.push(b);
-    await killBetweenChangeAndDelivery(a, [b], async (killed) => (killed === a ? b : a));
-  }, 240_000);
+  it.skipIf(postgresUnavailable !== undefined)(
+    'are delivered in order by the other host on one PostgreSQL',
+    async () => {
+      const options = { ...common, storeUrl: await server!.createDatabase() };
+      const a = await startHostProcess(options);
+      hosts.push(a);
+      const b = await startHostProcess(options);
+      hosts.push(b);
+      await killBetweenChangeAndDelivery(a, [b], async (killed) => (killed === a ? b : a));
+    },
+    240_000,
+  );
 });

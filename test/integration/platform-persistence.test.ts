@@ -21,10 +21,27 @@ describe('platform data across a restart', () => {
     host = await startTestHost({ dataPath, dirs: ['test/fixtures'] });
     let token = await installationToken(host, installationOf(host, 'api-probe-all'));
     // page_intro is in the seed: an edit of it is what a reseed would clobber.
-    expect((await callApi(host, token, 'PUT', '/v1/spaces/space_acme_docs/content/pages/page_intro', { markdown: 'edited before restart' })).status).toBe(200);
-    expect((await callApi(host, token, 'PUT', '/v1/spaces/space_acme_docs/content/pages/page_added', { title: 'Added', markdown: 'new' })).status).toBe(201);
-    expect((await callApi(host, token, 'PATCH', '/v1/spaces/space_acme_docs', { title: 'Renamed docs' })).status).toBe(200);
-    expect((await callApi(host, token, 'PUT', '/v1/sites/site_acme/adaptive', { claims: { plan: 'startup' } })).status).toBe(200);
+    expect(
+      (
+        await callApi(host, token, 'PUT', '/v1/spaces/space_acme_docs/content/pages/page_intro', {
+          markdown: 'edited before restart',
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await callApi(host, token, 'PUT', '/v1/spaces/space_acme_docs/content/pages/page_added', {
+          title: 'Added',
+          markdown: 'new',
+        })
+      ).status,
+    ).toBe(201);
+    expect((await callApi(host, token, 'PATCH', '/v1/spaces/space_acme_docs', { title: 'Renamed docs' })).status).toBe(
+      200,
+    );
+    expect(
+      (await callApi(host, token, 'PUT', '/v1/sites/site_acme/adaptive', { claims: { plan: 'startup' } })).status,
+    ).toBe(200);
     await host.close();
     host = undefined;
 
@@ -32,10 +49,16 @@ describe('platform data across a restart', () => {
     token = await installationToken(host, installationOf(host, 'api-probe-all'));
     const intro = await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content/pages/page_intro');
     expect(intro.body).toMatchObject({ markdown: 'edited before restart', revision: 2, title: 'Introduction' });
-    expect((await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content/pages/page_added')).body).toMatchObject({ title: 'Added', markdown: 'new', revision: 1 });
+    expect(
+      (await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content/pages/page_added')).body,
+    ).toMatchObject({ title: 'Added', markdown: 'new', revision: 1 });
     expect((await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs')).body.title).toBe('Renamed docs');
-    expect((await callApi(host, token, 'GET', '/v1/sites/site_acme/adaptive')).body.claims).toEqual({ plan: 'startup' });
+    expect((await callApi(host, token, 'GET', '/v1/sites/site_acme/adaptive')).body.claims).toEqual({
+      plan: 'startup',
+    });
     // Seed rows nobody touched are still there.
-    expect((await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content/pages/page_api')).body.markdown).toBe('## Endpoints');
+    expect((await callApi(host, token, 'GET', '/v1/spaces/space_acme_docs/content/pages/page_api')).body.markdown).toBe(
+      '## Endpoints',
+    );
   });
 });

@@ -41,7 +41,10 @@ async function openStream(path: string) {
     state.done = true;
   })();
   // Setup events of the dev installations may still be arriving: the tests follow fetch events.
-  const entries = () => [...state.text.matchAll(/^event: dispatch\ndata: (.*)\n\n/gm)].map((match) => JSON.parse(match[1])).filter((entry) => entry.type === 'fetch');
+  const entries = () =>
+    [...state.text.matchAll(/^event: dispatch\ndata: (.*)\n\n/gm)]
+      .map((match) => JSON.parse(match[1]))
+      .filter((entry) => entry.type === 'fetch');
   return { state, entries, pump, cancel: () => reader.cancel() };
 }
 
@@ -56,19 +59,30 @@ describe('request ids and the live event log', () => {
     const [streamed] = stream.entries();
     expect(streamed.requestId).toBe(requestId);
     expect(streamed).toEqual(await (await host.admin(`/v1/integrations/hello/events/${streamed.eventId}`)).json());
-    expect(host.logs.some((line) => line.startsWith('info POST /v1/integrations/hello/installations/') && line.endsWith(` 200 ${line.match(/ (\d+)ms /)?.[1]}ms req=${requestId}`))).toBe(true);
+    expect(
+      host.logs.some(
+        (line) =>
+          line.startsWith('info POST /v1/integrations/hello/installations/') &&
+          line.endsWith(` 200 ${line.match(/ (\d+)ms /)?.[1]}ms req=${requestId}`),
+      ),
+    ).toBe(true);
     await stream.cancel();
   });
 
   it('gives setup events dispatched after the answer the id of the request that caused them', async () => {
-    const created = await host.admin('/v1/integrations/counter/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) });
+    const created = await host.admin('/v1/integrations/counter/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }),
+    });
     expect(created.status).toBe(201);
     const requestId = created.headers.get('x-request-id')!;
     const id = (await created.json()).id;
     let mine: { type: string; requestId?: string }[] = [];
     const deadline = Date.now() + 10_000;
     while (mine.length < 2 && Date.now() < deadline) {
-      mine = (await (await host.admin('/v1/integrations/counter/events')).json()).items.filter((item: { installationId: string }) => item.installationId === id);
+      mine = (await (await host.admin('/v1/integrations/counter/events')).json()).items.filter(
+        (item: { installationId: string }) => item.installationId === id,
+      );
       if (mine.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(mine.map((item) => item.type).sort()).toEqual(['installation_setup', 'space_installation_setup']);
@@ -76,7 +90,10 @@ describe('request ids and the live event log', () => {
   });
 
   it('follows one installation only with ?installation=', async () => {
-    const other = await host.admin('/v1/integrations/hello/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) });
+    const other = await host.admin('/v1/integrations/hello/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }),
+    });
     const otherView = await other.json();
     const stream = await openStream(`/v1/integrations/hello/events/stream?installation=${otherView.id}`);
     await waitFor(() => stream.state.text.includes(': following'));
@@ -88,15 +105,29 @@ describe('request ids and the live event log', () => {
   });
 
   it('writes one host-log line for a delivered webhook attempt, without the URL path or query', async () => {
-    const created = await host.admin('/v1/integrations/host:webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) });
+    const created = await host.admin('/v1/integrations/host:webhook/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }),
+    });
     const id = (await created.json()).id;
-    const configured = await host.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: JSON.stringify({ url: receiverUrl, events: ['space_content_updated'] }) });
+    const configured = await host.admin(`/v1/installations/${id}/configuration`, {
+      method: 'PATCH',
+      body: JSON.stringify({ url: receiverUrl, events: ['space_content_updated'] }),
+    });
     expect(configured.status).toBe(200);
-    const published = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'r1' }) });
+    const published = await host.admin('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'r1' }),
+    });
     const { eventId } = await published.json();
     await waitFor(() => host.logs.some((line) => line.includes(eventId) && line.includes('delivered')), 10_000);
     const line = host.logs.find((candidate) => candidate.includes(eventId) && candidate.includes('delivered'))!;
-    expect(line).toMatch(new RegExp(`^info webhook dlv_\\S+ attempt 1 to http://127\\.0\\.0\\.1:\\d+: HTTP 200 in \\d+ ms; delivered \\(installation ${id}, space_content_updated ${eventId}\\)$`));
+    expect(line).toMatch(
+      new RegExp(
+        `^info webhook dlv_\\S+ attempt 1 to http://127\\.0\\.0\\.1:\\d+: HTTP 200 in \\d+ ms; delivered ` +
+          `\\(installation ${id}, space_content_updated ${eventId}\\)$`,
+      ),
+    );
     expect(host.logs.join('\n')).not.toContain('do-not-log');
   });
 

@@ -91,7 +91,8 @@ const call = (query: string, init?: RequestInit) => fetch(`${endpointOf(host, 's
 async function* chunksOf(response: Response): AsyncGenerator<string> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
-  for (let next = await reader.read(); !next.done; next = await reader.read()) yield decoder.decode(next.value, { stream: true });
+  for (let next = await reader.read(); !next.done; next = await reader.read())
+    yield decoder.decode(next.value, { stream: true });
 }
 
 describe('a response body the integration streams', () => {
@@ -125,14 +126,18 @@ describe('a response body the integration streams', () => {
     const response = await call('mode=fail');
     const reader = response.body!.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('first\n');
-    await expect((async () => {
-      for (let next = await reader.read(); !next.done; next = await reader.read());
-    })()).rejects.toThrow();
+    await expect(
+      (async () => {
+        for (let next = await reader.read(); !next.done; next = await reader.read());
+      })(),
+    ).rejects.toThrow();
   });
 
   it('is cancelled in the integration when the client goes away', async () => {
     const controller = new AbortController();
-    const response = await call(`mode=cancel&gate=${encodeURIComponent(`${base}/gate/cancelled`)}`, { signal: controller.signal });
+    const response = await call(`mode=cancel&gate=${encodeURIComponent(`${base}/gate/cancelled`)}`, {
+      signal: controller.signal,
+    });
     const reader = response.body!.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('first\n');
     controller.abort();
@@ -149,7 +154,9 @@ describe('a response body the integration streams', () => {
 
 describe('an outbound fetch body', () => {
   it('reaches the integration as it arrives: it reads the first part before the upstream sends the rest', async () => {
-    const response = await call(`mode=relay&upstream=${encodeURIComponent(`${base}/staged/relay`)}&signal=${encodeURIComponent(`${base}/signal/relay`)}`);
+    const upstream = encodeURIComponent(`${base}/staged/relay`);
+    const signal = encodeURIComponent(`${base}/signal/relay`);
+    const response = await call(`mode=relay&upstream=${upstream}&signal=${signal}`);
     expect(await response.json()).toMatchObject({ text: 'part-1;part-2;part-3' });
   });
 
@@ -182,7 +189,9 @@ describe('an outbound fetch body', () => {
 
 describe('an aborted outbound fetch', () => {
   it('rejects with an AbortError in the integration and closes its connection on the host', async () => {
-    const response = await call(`mode=abort&upstream=${encodeURIComponent(`${base}/hang/aborted`)}&gate=${encodeURIComponent(`${base}/gate/aborted`)}`);
+    const upstream = encodeURIComponent(`${base}/hang/aborted`);
+    const gate = encodeURIComponent(`${base}/gate/aborted`);
+    const response = await call(`mode=abort&upstream=${upstream}&gate=${gate}`);
     expect(await response.json()).toEqual({ name: 'AbortError' });
     await waitFor(() => hanging.get('aborted')?.destroyed === true);
   });

@@ -8,7 +8,12 @@ import { startTestHost, type TestHost } from '../helpers/host.ts';
 import { eventsOf, eventually, install, patchConfiguration, tokenOf, type LoggedEvent } from '../helpers/lifecycle.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'host-restart-'));
-const options = { dirs: ['test/fixtures/lifecycle'], autoInstall: false, dataPath: join(dir, 'host.db'), env: { ...process.env, SETTINGS_DEMO_API_KEY: 'x' } };
+const options = {
+  dirs: ['test/fixtures/lifecycle'],
+  autoInstall: false,
+  dataPath: join(dir, 'host.db'),
+  env: { ...process.env, SETTINGS_DEMO_API_KEY: 'x' },
+};
 let host: TestHost | undefined;
 
 afterAll(async () => {
@@ -17,7 +22,11 @@ afterAll(async () => {
 });
 
 const asInstallation = (url: string, token: string, path: string, body: unknown) =>
-  fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 /** The connect ticket the admin view puts in the installation's button URL. */
 async function ticketOf(host: TestHost, id: string): Promise<string> {
@@ -33,10 +42,13 @@ describe('restarting on the same data file', () => {
   beforeAll(async () => {
     const first = await startTestHost(options);
     host = first;
-    id = (await install(first, 'settings-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).json.id;
+    id = (await install(first, 'settings-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' }))
+      .json.id;
     await patchConfiguration(first, id, { channel: 'general' });
     token = await tokenOf(first, id);
-    const stateAnswer = await asInstallation(first.url, token, '/v1/installation/oauth/state', { ticket: await ticketOf(first, id) });
+    const stateAnswer = await asInstallation(first.url, token, '/v1/installation/oauth/state', {
+      ticket: await ticketOf(first, id),
+    });
     expect(stateAnswer.status).toBe(200);
     const events = await eventually(async () => {
       const found = await eventsOf(first, 'settings-demo');
@@ -45,7 +57,12 @@ describe('restarting on the same data file', () => {
       expect(found).toHaveLength(5);
       return found;
     });
-    before = { view: await (await first.admin(`/v1/installations/${id}`)).json(), events, state: (await stateAnswer.json()).state, ticket: await ticketOf(first, id) };
+    before = {
+      view: await (await first.admin(`/v1/installations/${id}`)).json(),
+      events,
+      state: (await stateAnswer.json()).state,
+      ticket: await ticketOf(first, id),
+    };
     await first.close();
     host = await startTestHost(options);
   });
@@ -60,7 +77,9 @@ describe('restarting on the same data file', () => {
   it('keeps the installation token valid', async () => {
     expect(await tokenOf(host!, id)).toBe(token);
     // A ticket minted before the restart still starts a connection: both are signed with the kept secret.
-    expect((await asInstallation(host!.url, token, '/v1/installation/oauth/state', { ticket: before.ticket })).status).toBe(200);
+    expect(
+      (await asInstallation(host!.url, token, '/v1/installation/oauth/state', { ticket: before.ticket })).status,
+    ).toBe(200);
   });
 
   it('keeps the event log', async () => {
@@ -69,7 +88,12 @@ describe('restarting on the same data file', () => {
   });
 
   it('keeps issued OAuth states: one issued before the restart is accepted once after it', async () => {
-    const consume = () => fetch(`${host!.url}/v1/installation/oauth/state/consume`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ state: before.state }) });
+    const consume = () =>
+      fetch(`${host!.url}/v1/installation/oauth/state/consume`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ state: before.state }),
+      });
     expect((await consume()).status).toBe(204);
     expect((await consume()).status).toBe(400);
   });

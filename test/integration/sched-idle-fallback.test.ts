@@ -17,7 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => host?.close());
 
-const fallbackLine = (line: string) => line.includes('SCHED_IDLE is not available (`chrt-that-is-not-installed` (util-linux) is not installed)');
+const fallbackLine = (line: string) =>
+  line.includes('SCHED_IDLE is not available (`chrt-that-is-not-installed` (util-linux) is not installed)');
 
 describe('without SCHED_IDLE', () => {
   it('says so once and runs without the SCHED_IDLE worker', async () => {

@@ -27,9 +27,18 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function twoHosts(options: Record<string, unknown> = {}, startSecond = true): Promise<{ url: string; a: HostProcess; b?: HostProcess }> {
+async function twoHosts(
+  options: Record<string, unknown> = {},
+  startSecond = true,
+): Promise<{ url: string; a: HostProcess; b?: HostProcess }> {
   const url = await server!.createDatabase();
-  const common = { storeUrl: url, dirs: ['test/fixtures/env-echo'], autoInstall: false, allowEgress: ['127.0.0.1'], ...options };
+  const common = {
+    storeUrl: url,
+    dirs: ['test/fixtures/env-echo'],
+    autoInstall: false,
+    allowEgress: ['127.0.0.1'],
+    ...options,
+  };
   const a = await startHostProcess(common);
   hosts.push(a);
   if (!startSecond) return { url, a };
@@ -38,14 +47,20 @@ async function twoHosts(options: Record<string, unknown> = {}, startSecond = tru
   return { url, a, b };
 }
 
-/** The installation's API token and a connect ticket, derived from the host secret every host shares, as the hosts derive them. */
+/**
+ * The installation's API token and a connect ticket, derived from the host secret every host shares, as the hosts
+ * derive them.
+ */
 async function credentialsOf(url: string, installationId: string): Promise<{ token: string; ticket: string }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     const { rows } = await client.query('SELECT value FROM meta WHERE key = $1', [TOKEN_SECRET_META_KEY]);
     const secret = rows[0].value as string;
-    return { token: deriveInstallationToken(secret, installationId), ticket: createConnectTickets({ secret, now: Date.now }).mint(installationId) };
+    return {
+      token: deriveInstallationToken(secret, installationId),
+      ticket: createConnectTickets({ secret, now: Date.now }).mint(installationId),
+    };
   } finally {
     await client.end();
   }
@@ -58,7 +73,9 @@ async function json(response: Promise<Response>): Promise<{ status: number; body
 }
 
 /** A receiver that records every request's eventId; `hold` leaves requests unanswered while it returns true. */
-async function receiver(hold: (eventId: string) => boolean = () => false): Promise<{ url: string; received: string[] }> {
+async function receiver(
+  hold: (eventId: string) => boolean = () => false,
+): Promise<{ url: string; received: string[] }> {
   const received: string[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -76,15 +93,30 @@ async function receiver(hold: (eventId: string) => boolean = () => false): Promi
 }
 
 async function installWebhook(host: HostProcess, url: string): Promise<string> {
-  const created = await json(host.admin('/v1/integrations/host:webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) }));
+  const created = await json(
+    host.admin('/v1/integrations/host:webhook/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }),
+    }),
+  );
   expect(created.status).toBe(201);
-  const configured = await json(host.admin(`/v1/installations/${created.body.id}/configuration`, { method: 'PATCH', body: JSON.stringify({ url, events: ['space_content_updated'] }) }));
+  const configured = await json(
+    host.admin(`/v1/installations/${created.body.id}/configuration`, {
+      method: 'PATCH',
+      body: JSON.stringify({ url, events: ['space_content_updated'] }),
+    }),
+  );
   expect(configured.body.status).toBe('active');
   return created.body.id;
 }
 
 const publish = (host: HostProcess, revisionId: string) =>
-  json(host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId }) }));
+  json(
+    host.admin('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId }),
+    }),
+  );
 
 async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<number> {
   const started = Date.now();
@@ -98,17 +130,38 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs: number,
 describe.skipIf(postgresUnavailable !== undefined)('several hosts on one PostgreSQL', () => {
   it('refuses on B an OAuth state consumed on A', { timeout: 120_000 }, async () => {
     const { url, a, b } = await twoHosts();
-    const created = await json(a.admin('/v1/integrations/env-echo/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'organization' }) }));
+    const created = await json(
+      a.admin('/v1/integrations/env-echo/installations', {
+        method: 'POST',
+        body: JSON.stringify({ organization: 'acme', target: 'organization' }),
+      }),
+    );
     expect(created.status).toBe(201);
     const { token, ticket } = await credentialsOf(url, created.body.id);
     const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const issued = await json(fetch(`${a.url}/v1/installation/oauth/state`, { method: 'POST', headers: auth, body: JSON.stringify({ ticket }) }));
+    const issued = await json(
+      fetch(`${a.url}/v1/installation/oauth/state`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ ticket }),
+      }),
+    );
     expect(issued.status).toBe(200);
-    const consume = (host: HostProcess) => json(fetch(`${host.url}/v1/installation/oauth/state/consume`, { method: 'POST', headers: auth, body: JSON.stringify({ state: issued.body.state }) }));
+    const consume = (host: HostProcess) =>
+      json(
+        fetch(`${host.url}/v1/installation/oauth/state/consume`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ state: issued.body.state }),
+        }),
+      );
     expect((await consume(a)).status).toBe(204);
     const again = await consume(b!);
     expect(again.status).toBe(400);
-    expect(again.body.error).toMatchObject({ code: 'ERR_OAUTH_STATE_INVALID', message: expect.stringMatching(/already used/) });
+    expect(again.body.error).toMatchObject({
+      code: 'ERR_OAUTH_STATE_INVALID',
+      message: expect.stringMatching(/already used/),
+    });
   });
 
   it('shows a configuration change and an uninstall made on A on B within a second', { timeout: 120_000 }, async () => {
@@ -117,22 +170,49 @@ describe.skipIf(postgresUnavailable !== undefined)('several hosts on one Postgre
     const { token, ticket } = await credentialsOf(url, id);
     // B reads (and caches) the installation and resolves (and caches) its token first.
     expect((await json(b!.admin(`/v1/installations/${id}`))).body.configuration.url).toBe('http://127.0.0.1:9/first');
-    const self = () => json(fetch(`${b!.url}/v1/installation/oauth/state`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ ticket }) }));
+    const self = () =>
+      json(
+        fetch(`${b!.url}/v1/installation/oauth/state`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ticket }),
+        }),
+      );
     expect((await self()).status).toBe(200);
 
-    expect((await json(a.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: JSON.stringify({ url: 'http://127.0.0.1:9/second' }) }))).status).toBe(200);
-    const seen = await until(async () => (await json(b!.admin(`/v1/installations/${id}`))).body.configuration.url === 'http://127.0.0.1:9/second', 1_000, 'the change on B');
+    expect(
+      (
+        await json(
+          a.admin(`/v1/installations/${id}/configuration`, {
+            method: 'PATCH',
+            body: JSON.stringify({ url: 'http://127.0.0.1:9/second' }),
+          }),
+        )
+      ).status,
+    ).toBe(200);
+    const seen = await until(
+      async () =>
+        (await json(b!.admin(`/v1/installations/${id}`))).body.configuration.url === 'http://127.0.0.1:9/second',
+      1_000,
+      'the change on B',
+    );
     expect(seen).toBeLessThan(1_000);
 
     expect((await a.admin(`/v1/installations/${id}`, { method: 'DELETE' })).status).toBe(204);
     const revoked = await until(async () => (await self()).status === 401, 1_000, 'the revoked token on B');
     expect(revoked).toBeLessThan(1_000);
     // The token and the installation are cached apart on B: each is dropped by the notification.
-    const gone = await until(async () => (await json(b!.admin(`/v1/installations/${id}`))).status === 404, 1_000, 'the uninstall on B');
+    const gone = await until(
+      async () => (await json(b!.admin(`/v1/installations/${id}`))).status === 404,
+      1_000,
+      'the uninstall on B',
+    );
     expect(gone).toBeLessThan(1_000);
   });
 
-  it('delivers once through B what A was attempting when it was killed with SIGKILL', { timeout: 120_000 }, async () => {
+  it('delivers once through B what A was attempting when it was killed with SIGKILL', {
+    timeout: 120_000,
+  }, async () => {
     let revived = false;
     const hook = await receiver(() => !revived);
     const options = { webhookLeaseMs: 2_000 };
@@ -146,18 +226,30 @@ describe.skipIf(postgresUnavailable !== undefined)('several hosts on one Postgre
     revived = true;
 
     // B on the same database takes the delivery over once A's lease has ended.
-    const b = await startHostProcess({ storeUrl: url, dirs: ['test/fixtures/env-echo'], autoInstall: false, allowEgress: ['127.0.0.1'], ...options });
+    const b = await startHostProcess({
+      storeUrl: url,
+      dirs: ['test/fixtures/env-echo'],
+      autoInstall: false,
+      allowEgress: ['127.0.0.1'],
+      ...options,
+    });
     hosts.push(b);
     const deliveries = async () => (await json(b.admin(`/v1/installations/${id}/deliveries`))).body.items;
     await until(async () => (await deliveries())[0]?.status === 'succeeded', 30_000, 'the delivery by B');
     const [delivery] = await deliveries();
-    expect(delivery).toMatchObject({ id: queued.deliveryId, attemptCount: 1, attempts: [{ attempt: 1, statusCode: 200 }] });
+    expect(delivery).toMatchObject({
+      id: queued.deliveryId,
+      attemptCount: 1,
+      attempts: [{ attempt: 1, statusCode: 200 }],
+    });
     // Once by B, plus the attempt cut off by the kill; nothing more arrives later.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(hook.received).toEqual([published.body.eventId, published.body.eventId]);
   });
 
-  it('rides out lost database connections without losing an accepted event or a cached change', { timeout: 120_000 }, async () => {
+  it('rides out lost database connections without losing an accepted event or a cached change', {
+    timeout: 120_000,
+  }, async () => {
     const hook = await receiver();
     const { url, a, b } = await twoHosts();
     const id = await installWebhook(a, hook.url);
@@ -165,7 +257,11 @@ describe.skipIf(postgresUnavailable !== undefined)('several hosts on one Postgre
     await admin.connect();
     closers.push(() => admin.end());
     // Every connection of both hosts (pool and change listener) is cut, three times, under load.
-    const cut = () => admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+    const cut = () =>
+      admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> ' +
+          'pg_backend_pid()',
+      );
     const accepted: string[] = [];
     const load = (async () => {
       for (let i = 0; i < 300; i++) {
@@ -179,12 +275,24 @@ describe.skipIf(postgresUnavailable !== undefined)('several hosts on one Postgre
       await cut();
     }
     await load;
-    await until(() => accepted.every((eventId) => hook.received.includes(eventId)), 60_000, 'every accepted event at the receiver');
+    await until(
+      () => accepted.every((eventId) => hook.received.includes(eventId)),
+      60_000,
+      'every accepted event at the receiver',
+    );
     // The change listeners reconnected: a change on A still reaches B's cache.
     await cut();
-    expect((await json(b!.admin(`/v1/installations/${id}`))).body.configuration.events).toEqual(['space_content_updated']);
-    await json(a.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: JSON.stringify({ events: [] }) }));
-    await until(async () => (await json(b!.admin(`/v1/installations/${id}`))).body.status === 'pending', 5_000, 'the change on B after reconnecting');
+    expect((await json(b!.admin(`/v1/installations/${id}`))).body.configuration.events).toEqual([
+      'space_content_updated',
+    ]);
+    await json(
+      a.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: JSON.stringify({ events: [] }) }),
+    );
+    await until(
+      async () => (await json(b!.admin(`/v1/installations/${id}`))).body.status === 'pending',
+      5_000,
+      'the change on B after reconnecting',
+    );
   });
 
   it('delivers 5,000 events published through both hosts exactly once each', { timeout: 300_000 }, async () => {

@@ -14,7 +14,10 @@ let analytics: string;
 let echo: string;
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/gitbook', 'test/fixtures/site-script-probe'], firstPartyIntegrations: ['script-echo'] });
+  host = await startTestHost({
+    dirs: ['fixtures/gitbook', 'test/fixtures/site-script-probe'],
+    firstPartyIntegrations: ['script-echo'],
+  });
   analytics = (await install(host, 'page-analytics', { organization: 'acme', target: 'site', site: 'site_acme' })).id;
   echo = (await install(host, 'script-echo', { organization: 'acme', target: 'site', site: 'site_acme' })).id;
 });
@@ -23,7 +26,7 @@ afterAll(() => host?.close());
 const list = async (site: string) => (await fetch(`${host.url}/v1/site-scripts/${site}`)).json();
 
 describe('site scripts', () => {
-  it('loads an integration with an internal scope only when the operator names it the platform\'s own', async () => {
+  it("loads an integration with an internal scope only when the operator names it the platform's own", async () => {
     expect(host.integrations.find((integration) => integration.name === 'script-echo')?.status).toBe('ready');
     const other = await startTestHost({ dirs: ['test/fixtures/site-script-probe'], autoInstall: false });
     try {
@@ -39,44 +42,72 @@ describe('site scripts', () => {
     expect(await list('site_acme')).toEqual({ siteId: 'site_acme', items: [] });
   });
 
-  it('lists each configured site installation\'s script with its policy, on its site only', async () => {
-    await host.admin(`/v1/installations/${analytics}/configuration`, { method: 'PATCH', body: JSON.stringify({ tracking_id: 'G-SITE_1' }) });
-    await host.admin(`/v1/installations/${echo}/configuration`, { method: 'PATCH', body: JSON.stringify({ key: 'k-1' }) });
+  it("lists each configured site installation's script with its policy, on its site only", async () => {
+    await host.admin(`/v1/installations/${analytics}/configuration`, {
+      method: 'PATCH',
+      body: JSON.stringify({ tracking_id: 'G-SITE_1' }),
+    });
+    await host.admin(`/v1/installations/${echo}/configuration`, {
+      method: 'PATCH',
+      body: JSON.stringify({ key: 'k-1' }),
+    });
     const { items } = await list('site_acme');
     expect(items).toEqual([
-      { installationId: analytics, integration: 'page-analytics', url: `${host.url}/v1/site-scripts/site_acme/${analytics}`, contentSecurityPolicy: { 'script-src': 'https://collect.analytics.test;', 'connect-src': 'https://collect.analytics.test;' } },
-      { installationId: echo, integration: 'script-echo', url: `${host.url}/v1/site-scripts/site_acme/${echo}`, contentSecurityPolicy: { 'script-src': 'https://cdn.script-echo.test;' } },
+      {
+        installationId: analytics,
+        integration: 'page-analytics',
+        url: `${host.url}/v1/site-scripts/site_acme/${analytics}`,
+        contentSecurityPolicy: {
+          'script-src': 'https://collect.analytics.test;',
+          'connect-src': 'https://collect.analytics.test;',
+        },
+      },
+      {
+        installationId: echo,
+        integration: 'script-echo',
+        url: `${host.url}/v1/site-scripts/site_acme/${echo}`,
+        contentSecurityPolicy: { 'script-src': 'https://cdn.script-echo.test;' },
+      },
     ]);
     expect((await list('site_globex')).items).toEqual([]);
   });
 
-  it('serves the analytics script end to end: the .raw.js tracker with the site installation\'s tracking ID', async () => {
-    const response = await fetch(`${host.url}/v1/site-scripts/site_acme/${analytics}`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
-    expect(response.headers.get('cache-control')).toBe('max-age=604800');
-    const tracker = readFileSync('fixtures/gitbook/page-analytics/src/tracker.raw.js', 'utf8');
-    expect(await response.text()).toBe(`/* page-analytics for site site_acme */\n${tracker.replace('<TRACKING_ID>', 'G-SITE_1')}`);
-  });
+  it(
+    'serves the analytics script end to end: the .raw.js ' + "tracker with the site installation's tracking ID",
+    async () => {
+      const response = await fetch(`${host.url}/v1/site-scripts/site_acme/${analytics}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('max-age=604800');
+      const tracker = readFileSync('fixtures/gitbook/page-analytics/src/tracker.raw.js', 'utf8');
+      expect(await response.text()).toBe(
+        `/* page-analytics for site site_acme */\n${tracker.replace('<TRACKING_ID>', 'G-SITE_1')}`,
+      );
+    },
+  );
 
-  it('sends a fetch_published_script event valid against GitBook\'s spec, and keeps only the host\'s headers', async () => {
-    const response = await fetch(`${host.url}/v1/site-scripts/site_acme/${echo}`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
-    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(response.headers.get('cache-control')).toBe('max-age=60');
-    expect(response.headers.get('set-cookie')).toBeNull();
-    expect(response.headers.get('x-script-echo')).toBeNull();
-    const text = await response.text();
-    const event = JSON.parse(text.slice(3, text.indexOf(' */')));
-    expectValidAgainstSpec('FetchPublishedScriptEvent', event);
-    expectValidAgainstSpec('Event', event);
-    expect(event).toMatchObject({ type: 'fetch_published_script', siteId: 'site_acme', installationId: echo });
-    expect(text).toContain('window.scriptEcho = "k-1";');
-  });
+  it(
+    'sends a fetch_published_script event valid against ' + "GitBook's spec, and keeps only the host's headers",
+    async () => {
+      const response = await fetch(`${host.url}/v1/site-scripts/site_acme/${echo}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(response.headers.get('cache-control')).toBe('max-age=60');
+      expect(response.headers.get('set-cookie')).toBeNull();
+      expect(response.headers.get('x-script-echo')).toBeNull();
+      const text = await response.text();
+      const event = JSON.parse(text.slice(3, text.indexOf(' */')));
+      expectValidAgainstSpec('FetchPublishedScriptEvent', event);
+      expectValidAgainstSpec('Event', event);
+      expect(event).toMatchObject({ type: 'fetch_published_script', siteId: 'site_acme', installationId: echo });
+      expect(text).toContain('window.scriptEcho = "k-1";');
+    },
+  );
 
   it('answers 404 for an installation that serves no script on that site', async () => {
-    for (const path of [`site_globex/${echo}`, `site_acme/inst_missing`, `site_acme/${(await install(host, 'snippet-preview', { organization: 'acme', target: 'site', site: 'site_acme' })).id}`]) {
+    const preview = await install(host, 'snippet-preview', { organization: 'acme', target: 'site', site: 'site_acme' });
+    for (const path of [`site_globex/${echo}`, `site_acme/inst_missing`, `site_acme/${preview.id}`]) {
       const response = await fetch(`${host.url}/v1/site-scripts/${path}`);
       expect(response.status, path).toBe(404);
     }

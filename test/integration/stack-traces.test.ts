@@ -15,7 +15,7 @@ const SCRIPT = [
   "    const error = new Error('greeter broke');",
   "    if (new URL(request.url).searchParams.has('log')) {",
   '      console.error(error);',
-  "      return Response.json({ logged: true });",
+  '      return Response.json({ logged: true });',
   '    }',
   "    if (new URL(request.url).searchParams.has('deep')) validate('');",
   '    throw error;',
@@ -23,9 +23,14 @@ const SCRIPT = [
   '});',
   '',
 ].join('\n');
-const LIB = "export function validate(name: string): void {\n  if (name === '') throw new TypeError('name is empty');\n}\n";
-const BOOT = "import { createIntegration } from 'sandbox-api';\nconst ready: boolean = false;\nif (!ready) throw new RangeError('not configured');\nexport default createIntegration({ fetch: () => new Response('never') });\n";
-const MANIFEST = (name: string) => `name: ${name}\ntitle: T\ndescription: D.\norganization: acme\nvisibility: public\nscopes: []\nscript: src/index.ts\n`;
+const LIB =
+  "export function validate(name: string): void {\n  if (name === '') throw new TypeError('name is empty');\n}\n";
+const BOOT =
+  "import { createIntegration } from 'sandbox-api';\nconst ready: boolean = false;\nif (!ready) throw new " +
+  "RangeError('not configured');\nexport default createIntegration({ fetch: () => new Response('never') });\n";
+const MANIFEST = (name: string) =>
+  `name: ${name}\ntitle: T\ndescription: D.\norganization: acme\nvisibility: public\nscopes: []\nscript: ` +
+  `src/index.ts\n`;
 
 const temp = new TempDirs();
 const REPO = path.resolve(import.meta.dirname, '../..');
@@ -89,11 +94,18 @@ describe('guest stack traces', () => {
   it('show console.error(err) the same way, and frames in imported files by their own path', async () => {
     await fetch(`${endpointOf(host, 'greeter')}?log=1`);
     const logged = await entryFor('greeter', (item) => item.status === 200);
-    expect(logged.logs[0].text).toMatch(new RegExp(`^Error: greeter broke\\n    at Object\\.fetch \\(${at.replaceAll('.', '\\.')}\\)`));
+    expect(logged.logs[0].text).toMatch(
+      new RegExp(`^Error: greeter broke\\n    at Object\\.fetch \\(${at.replaceAll('.', '\\.')}\\)`),
+    );
     await fetch(`${endpointOf(host, 'greeter')}?deep=1`);
-    const deep = await entryFor('greeter', (item) => item.logs.some((log: { text: string }) => log.text.includes('name is empty')));
+    const deep = await entryFor('greeter', (item) =>
+      item.logs.some((log: { text: string }) => log.text.includes('name is empty')),
+    );
     const text = deep.logs.map((log: { text: string }) => log.text).join('\n');
-    expect(text).toContain(`TypeError: name is empty\n    at validate (src/lib/validate.ts:2:${columnOf(LIB, 2, 'new TypeError')})\n    at Object.fetch (src/index.ts:11:`);
+    expect(text).toContain(
+      `TypeError: name is empty\n    at validate ` +
+        `(src/lib/validate.ts:2:${columnOf(LIB, 2, 'new TypeError')})\n    at Object.fetch (src/index.ts:11:`,
+    );
     expect(text).toMatch(/at handleFetch \(sandbox-api\/index\.ts:\d+:\d+\)/);
     expectNoHostPath(text);
   });
@@ -102,7 +114,10 @@ describe('guest stack traces', () => {
     const answer = await fetch(endpointOf(host, 'boot'));
     expect(answer.status).toBe(502);
     const entry = await entryFor('boot', (item) => item.type === 'fetch');
-    expect(entry.logs[0].text).toBe(`integration failed to start: RangeError: not configured\n    at src/index.ts:3:${columnOf(BOOT, 3, 'new RangeError')}`);
+    expect(entry.logs[0].text).toBe(
+      `integration failed to start: RangeError: not configured\n    at ` +
+        `src/index.ts:3:${columnOf(BOOT, 3, 'new RangeError')}`,
+    );
     expectNoHostPath(JSON.stringify(entry));
     expect(JSON.stringify(entry)).not.toMatch(/isolate\.ts|isolated-vm/);
   });

@@ -8,7 +8,9 @@ import { startTestHost } from '../helpers/host.ts';
 
 function workerProcessCount(): number {
   const out = execFileSync('ps', ['-eo', 'ppid,args'], { encoding: 'utf8' });
-  return out.split('\n').filter((line) => line.trim().startsWith(`${process.pid} `) && line.includes('host/sandbox/worker.ts')).length;
+  return out
+    .split('\n')
+    .filter((line) => line.trim().startsWith(`${process.pid} `) && line.includes('host/sandbox/worker.ts')).length;
 }
 
 describe('startup failure', () => {

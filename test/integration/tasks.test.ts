@@ -45,11 +45,15 @@ describe('queued tasks', () => {
   let offset = 0;
   const now = () => Date.now() + offset;
   beforeAll(async () => {
-    host = await startTestHost({ dirs: ['test/fixtures/gitbook-probe'], clock: now, limits: { taskRetryBaseMs: 20, taskMaxAttempts: 3, maxPendingTasksPerIntegration: 5 } });
+    host = await startTestHost({
+      dirs: ['test/fixtures/gitbook-probe'],
+      clock: now,
+      limits: { taskRetryBaseMs: 20, taskMaxAttempts: 3, maxPendingTasksPerIntegration: 5 },
+    });
   });
   afterAll(() => host?.close());
 
-  it('runs a queued task as a `task` event valid against GitBook\'s TaskEvent', async () => {
+  it("runs a queued task as a `task` event valid against GitBook's TaskEvent", async () => {
     const answer = await queue(host, { task: { key: 'hello', n: 1 } });
     expect(answer.status).toBe(204);
     await waitFor(async () => (await tasksOf(host)).some((task) => task.status === 'succeeded'));
@@ -64,7 +68,9 @@ describe('queued tasks', () => {
   it('accepts only the integration token, for its own integration, with a valid body', async () => {
     const installation = await installationToken(host, installationOf(host, 'wire-echo'));
     expect((await callApi(host, installation, 'POST', PATH, { task: {} })).status).toBe(403);
-    expect((await callApi(host, await integrationToken(host, 'wire-echo-two'), 'POST', PATH, { task: {} })).status).toBe(404);
+    expect(
+      (await callApi(host, await integrationToken(host, 'wire-echo-two'), 'POST', PATH, { task: {} })).status,
+    ).toBe(404);
     const missing = await queue(host, { schedule: 5 });
     expect([missing.status, missing.body.error.details[0].pointer]).toEqual([400, '/task']);
     const tooLate = await queue(host, { task: {}, schedule: 86_401 });
@@ -88,13 +94,20 @@ describe('queued tasks', () => {
     expect(task).toMatchObject({ status: 'succeeded', attempts: 3, lastStatus: 200 });
     const attempts = (await taskEvents(host)).filter((entry) => entry.eventId === task.eventId);
     expect(attempts.map((entry) => entry.status)).toEqual([200, 500, 500]);
-    expect(host.logs.join('\n')).toMatch(/task task_\w+ of wire-echo \(attempt 1\/3\) failed: it answered 500; retrying at/);
+    expect(host.logs.join('\n')).toMatch(
+      /task task_\w+ of wire-echo \(attempt 1\/3\) failed: it answered 500; retrying at/,
+    );
   });
 
   it('fails for good after its last attempt, and at once after a 4xx', async () => {
     await queue(host, { task: { key: 'broken', failures: 99 } });
     await waitFor(async () => (await tasksOf(host))[0]?.status === 'failed', 10_000);
-    expect((await tasksOf(host))[0]).toMatchObject({ status: 'failed', attempts: 3, lastStatus: 500, lastError: 'it answered 500' });
+    expect((await tasksOf(host))[0]).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      lastStatus: 500,
+      lastError: 'it answered 500',
+    });
     expect(host.logs.join('\n')).toMatch(/\(attempt 3\/3\) failed for good: it answered 500/);
 
     await queue(host, { task: { key: 'refused', status: 418 } });
@@ -103,11 +116,22 @@ describe('queued tasks', () => {
   });
 
   it('bounds the tasks one integration may have waiting', async () => {
-    for (let i = 0; i < 5; i++) expect((await queue(host, { task: { key: `bound-${i}` }, schedule: 86_400 })).status).toBe(204);
+    for (let i = 0; i < 5; i++)
+      expect((await queue(host, { task: { key: `bound-${i}` }, schedule: 86_400 })).status).toBe(204);
     const full = await queue(host, { task: { key: 'one-too-many' } });
     expect([full.status, full.body.error.code]).toEqual([507, 'ERR_QUOTA_EXCEEDED']);
     // Another integration's queue is its own.
-    expect((await callApi(host, await integrationToken(host, 'wire-echo-two'), 'POST', '/v1/integrations/wire-echo-two/tasks', { task: {} })).status).toBe(204);
+    expect(
+      (
+        await callApi(
+          host,
+          await integrationToken(host, 'wire-echo-two'),
+          'POST',
+          '/v1/integrations/wire-echo-two/tasks',
+          { task: {} },
+        )
+      ).status,
+    ).toBe(204);
   });
 });
 

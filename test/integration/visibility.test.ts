@@ -9,7 +9,11 @@ import { withDevDefaults } from '../../host/config/dev-env.ts';
 let host: TestHost;
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'test/fixtures/lifecycle'], autoInstall: false, env: { ...withDevDefaults(process.env).env, SETTINGS_DEMO_API_KEY: 'x' } });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'test/fixtures/lifecycle'],
+    autoInstall: false,
+    env: { ...withDevDefaults(process.env).env, SETTINGS_DEMO_API_KEY: 'x' },
+  });
 });
 afterAll(() => host?.close());
 
@@ -26,7 +30,10 @@ describe('private integrations', () => {
 
   it('are refused to another organization with 403 ERR_VISIBILITY_DENIED, even with an install link', async () => {
     const link = (await describeIntegration('unlisted-widget')).installLink;
-    for (const body of [{ organization: 'globex', target: 'organization' }, { organization: 'globex', target: 'organization', installLink: link }]) {
+    for (const body of [
+      { organization: 'globex', target: 'organization' },
+      { organization: 'globex', target: 'organization', installLink: link },
+    ]) {
       const refused = await install(host, 'private-notes', body);
       expect(refused.status).toBe(403);
       expect(refused.json.error.code).toBe('ERR_VISIBILITY_DENIED');
@@ -48,7 +55,11 @@ describe('unlisted integrations', () => {
 
   it('refuse another organization without the link, or with a wrong one', async () => {
     for (const installLink of [undefined, 'x'.repeat(32)]) {
-      const refused = await install(host, 'unlisted-widget', { organization: 'globex', target: 'organization', ...(installLink ? { installLink } : {}) });
+      const refused = await install(host, 'unlisted-widget', {
+        organization: 'globex',
+        target: 'organization',
+        ...(installLink ? { installLink } : {}),
+      });
       expect(refused.status).toBe(403);
       expect(refused.json.error.code).toBe('ERR_VISIBILITY_DENIED');
     }
@@ -56,7 +67,16 @@ describe('unlisted integrations', () => {
 
   it('install in another organization with the link, and in their own without it', async () => {
     const { installLink } = await describeIntegration('unlisted-widget');
-    expect((await install(host, 'unlisted-widget', { organization: 'globex', target: 'space', space: 'space_globex_docs', installLink })).status).toBe(201);
+    expect(
+      (
+        await install(host, 'unlisted-widget', {
+          organization: 'globex',
+          target: 'space',
+          space: 'space_globex_docs',
+          installLink,
+        })
+      ).status,
+    ).toBe(201);
     expect((await install(host, 'unlisted-widget', { organization: 'acme', target: 'organization' })).status).toBe(201);
   });
 });
@@ -68,13 +88,17 @@ describe('public integrations', () => {
 
   it('install in any organization', async () => {
     expect((await install(host, 'hello', { organization: 'globex', target: 'organization' })).status).toBe(201);
-    expect((await install(host, 'hello', { organization: 'acme', target: 'site', site: 'site_acme' })).status).toBe(201);
+    expect((await install(host, 'hello', { organization: 'acme', target: 'site', site: 'site_acme' })).status).toBe(
+      201,
+    );
   });
 });
 
 describe('GET /v1/integrations/:name', () => {
   it('shows the blocks for the quick-insert menu', async () => {
-    expect((await describeIntegration('counter')).blocks).toEqual([{ id: 'counter', title: 'Counter', description: 'Counts button presses.' }]);
+    expect((await describeIntegration('counter')).blocks).toEqual([
+      { id: 'counter', title: 'Counter', description: 'Counts button presses.' },
+    ]);
   });
 
   it('never shows secret values', async () => {

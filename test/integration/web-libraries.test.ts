@@ -20,8 +20,11 @@ function open(name: string): void {
 /** OpenAI's chat completions, streamed: the answer's pieces, each sent once the test releases it. */
 let releaseRest: (() => void) | null = null;
 
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-  `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-test', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => {
+  const choices = [{ index: 0, delta, finish_reason: finish }];
+  const body = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-test', choices };
+  return `data: ${JSON.stringify(body)}\n\n`;
+};
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -39,7 +42,16 @@ beforeAll(async () => {
         const streaming = JSON.parse(body).stream === true;
         if (!streaming) {
           res.writeHead(200, { 'content-type': 'application/json' });
-          return res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-test', choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }));
+          return res.end(
+            JSON.stringify({
+              id: 'chatcmpl-1',
+              object: 'chat.completion',
+              created: 1,
+              model: 'gpt-test',
+              choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }],
+              usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+            }),
+          );
         }
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write(chunk({ role: 'assistant', content: 'Hel' }));
@@ -68,7 +80,8 @@ afterAll(async () => {
 async function* textChunks(response: Response): AsyncGenerator<string> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
-  for (let next = await reader.read(); !next.done; next = await reader.read()) yield decoder.decode(next.value, { stream: true });
+  for (let next = await reader.read(); !next.done; next = await reader.read())
+    yield decoder.decode(next.value, { stream: true });
 }
 
 describe('hono 4', () => {
@@ -78,17 +91,20 @@ describe('hono 4', () => {
     expect(await (await fetch(route('json'))).json()).toEqual({ route: 'json', method: 'GET' });
   });
 
-  it('streamText reaches the client as it is written: the second line is written after the client has the first', async () => {
-    const response = await fetch(`${route('text')}?gate=${encodeURIComponent(`${base}/gate/hono`)}`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
-    let text = '';
-    for await (const piece of textChunks(response)) {
-      text += piece;
-      if (text === 'first\n') open('hono');
-    }
-    expect(text).toBe('first\nsecond\n');
-  });
+  it(
+    'streamText reaches the client as it is written: the second ' + 'line is written after the client has the first',
+    async () => {
+      const response = await fetch(`${route('text')}?gate=${encodeURIComponent(`${base}/gate/hono`)}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+      let text = '';
+      for await (const piece of textChunks(response)) {
+        text += piece;
+        if (text === 'first\n') open('hono');
+      }
+      expect(text).toBe('first\nsecond\n');
+    },
+  );
 
   it('streamSSE sends its events, a timer apart', async () => {
     const response = await fetch(route('sse'));

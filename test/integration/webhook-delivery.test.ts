@@ -33,7 +33,11 @@ beforeEach(async () => {
   db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
   outbox = createOutbox(db);
   secrets = createSigningSecretStore(db);
-  dispatcher = createWebhookDispatcher({ outbox, policyOptions: { allow: ['127.0.0.1'] }, secretsFor: (id) => secrets.secretsFor(id, Date.now()) });
+  dispatcher = createWebhookDispatcher({
+    outbox,
+    policyOptions: { allow: ['127.0.0.1'] },
+    secretsFor: (id) => secrets.secretsFor(id, Date.now()),
+  });
   await dispatcher.start();
 });
 afterEach(async () => {
@@ -51,7 +55,10 @@ function independentlyVerify(rawBody: Buffer, header: string, secret: string): b
   return parts.filter(([key]) => key === 'v1').some(([, hex]) => timingSafeEqual(Buffer.from(hex, 'hex'), expected));
 }
 
-async function rawReceiver(): Promise<{ url: string; requests: { body: Buffer; headers: http.IncomingHttpHeaders }[] }> {
+async function rawReceiver(): Promise<{
+  url: string;
+  requests: { body: Buffer; headers: http.IncomingHttpHeaders }[];
+}> {
   const requests: { body: Buffer; headers: http.IncomingHttpHeaders }[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -67,8 +74,14 @@ async function rawReceiver(): Promise<{ url: string; requests: { body: Buffer; h
 }
 
 const webhookOn = (id: string, url: string): Installation => ({
-  id, integration: 'host:webhook', organization: 'org_1', target: 'space', space: 'space_1', status: 'active',
-  configuration: { url, events: ['space_content_updated'] }, createdAt: '2026-01-01T00:00:00Z',
+  id,
+  integration: 'host:webhook',
+  organization: 'org_1',
+  target: 'space',
+  space: 'space_1',
+  status: 'active',
+  configuration: { url, events: ['space_content_updated'] },
+  createdAt: '2026-01-01T00:00:00Z',
 });
 
 async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -83,24 +96,40 @@ describe('webhook delivery over loopback', () => {
   it('delivers a space_content_updated whose signature verifies with the helper and with node:crypto', async () => {
     const receiver = await rawReceiver();
     const secret = await secrets.create('inst_1');
-    const [delivery] = await dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'rev_9' }, 'evt_42', [webhookOn('inst_1', receiver.url)]));
+    const [delivery] = await dispatcher.enqueue(
+      planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'rev_9' }, 'evt_42', [
+        webhookOn('inst_1', receiver.url),
+      ]),
+    );
     await waitFor(async () => (await outbox.get(delivery.id))?.status === 'succeeded', 30_000);
 
     const [request] = receiver.requests;
     expect(request.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(request.body.toString())).toEqual({ eventId: 'evt_42', type: 'space_content_updated', installationId: 'inst_1', spaceId: 'space_1', revisionId: 'rev_9' });
+    expect(JSON.parse(request.body.toString())).toEqual({
+      eventId: 'evt_42',
+      type: 'space_content_updated',
+      installationId: 'inst_1',
+      spaceId: 'space_1',
+      revisionId: 'rev_9',
+    });
     const header = String(request.headers['x-platform-signature']);
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(await verifySignature(request.body, header, secret)).toMatchObject({ ok: true });
     expect(independentlyVerify(request.body, header, secret)).toBe(true);
-    expect((await outbox.get(delivery.id))?.attemptLog).toMatchObject([{ attempt: 1, statusCode: 200, errorKind: null }]);
+    expect((await outbox.get(delivery.id))?.attemptLog).toMatchObject([
+      { attempt: 1, statusCode: 200, errorKind: null },
+    ]);
   });
 
   it('signs with both secrets during a rotation, so either verifies', async () => {
     const receiver = await rawReceiver();
     const old = await secrets.create('inst_1');
     const current = (await secrets.rotate('inst_1', Date.now())) as string;
-    const [delivery] = await dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'r' }, 'evt_rot', [webhookOn('inst_1', receiver.url)]));
+    const [delivery] = await dispatcher.enqueue(
+      planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'r' }, 'evt_rot', [
+        webhookOn('inst_1', receiver.url),
+      ]),
+    );
     await waitFor(async () => (await outbox.get(delivery.id))?.status === 'succeeded', 30_000);
     const { body, headers } = receiver.requests[0];
     const header = String(headers['x-platform-signature']);
@@ -122,16 +151,38 @@ describe('webhook delivery over loopback', () => {
     const url = `http://127.0.0.1:${port}/hooks`;
     const records: DeliveryRecord[] = [];
     for (let i = 0; i < 5; i++) {
-      records.push((await dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: `rev_${i}` }, `evt_down_${i}`, [webhookOn('inst_1', url)])))[0]);
+      records.push(
+        (
+          await dispatcher.enqueue(
+            planWebhookDeliveries(
+              { type: 'space_content_updated', spaceId: 'space_1', revisionId: `rev_${i}` },
+              `evt_down_${i}`,
+              [webhookOn('inst_1', url)],
+            ),
+          )
+        )[0],
+      );
     }
     const processed: string[] = [];
     let receiver: RunningReceiver | undefined;
     // The receiver comes back once every delivery has been refused twice: the third attempt (2 s
     // after the second) or, on a slow machine, the fourth (4 s later) finds it up.
-    await waitFor(async () => (await Promise.all(records.map((record) => outbox.get(record.id)))).every((record) => (record?.attemptLog.length ?? 0) >= 2), 30_000);
+    await waitFor(
+      async () =>
+        (await Promise.all(records.map((record) => outbox.get(record.id)))).every(
+          (record) => (record?.attemptLog.length ?? 0) >= 2,
+        ),
+      30_000,
+    );
     receiver = await startReceiver({ secret, port, onEvent: (event) => void processed.push(String(event.eventId)) });
     closers.push(() => receiver!.close());
-    await waitFor(async () => (await Promise.all(records.map((record) => outbox.get(record.id)))).every((record) => record?.status === 'succeeded'), 30_000);
+    await waitFor(
+      async () =>
+        (await Promise.all(records.map((record) => outbox.get(record.id)))).every(
+          (record) => record?.status === 'succeeded',
+        ),
+      30_000,
+    );
 
     expect(processed.sort()).toEqual(records.map((record) => record.eventId).sort());
     for (const record of records) {
@@ -147,8 +198,16 @@ describe('webhook delivery over loopback', () => {
     const receiver = await startReceiver({ secret: 'not-the-installation-secret' });
     closers.push(() => receiver.close());
     await secrets.create('inst_1');
-    const [delivery] = await dispatcher.enqueue(planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'r' }, 'evt_401', [webhookOn('inst_1', receiver.url)]));
+    const [delivery] = await dispatcher.enqueue(
+      planWebhookDeliveries({ type: 'space_content_updated', spaceId: 'space_1', revisionId: 'r' }, 'evt_401', [
+        webhookOn('inst_1', receiver.url),
+      ]),
+    );
     await waitFor(async () => (await outbox.get(delivery.id))?.status === 'failed', 30_000);
-    expect((await outbox.listForInstallation('inst_1')).items[0]).toMatchObject({ id: delivery.id, status: 'failed', attemptLog: [{ statusCode: 401 }] });
+    expect((await outbox.listForInstallation('inst_1')).items[0]).toMatchObject({
+      id: delivery.id,
+      status: 'failed',
+      attemptLog: [{ statusCode: 401 }],
+    });
   });
 });

@@ -32,7 +32,9 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: numbe
 }
 
 describe('webhook outbox durability', () => {
-  it('delivers what was in flight or awaiting a retry when the host was killed with SIGKILL', { timeout: 90_000 }, async () => {
+  it('delivers what was in flight or awaiting a retry when the host was killed with SIGKILL', {
+    timeout: 90_000,
+  }, async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'webhook-kill-'));
     const dbPath = path.join(dir, 'host.db');
     // /hang swallows its first request (the attempt in flight at the kill); /flaky answers 503 once.
@@ -53,12 +55,19 @@ describe('webhook outbox durability', () => {
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-    const child = spawn(process.execPath, [CHILD, dbPath, SECRET, `${base}/hang`, `${base}/flaky`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CHILD, dbPath, SECRET, `${base}/hang`, `${base}/flaky`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-    await waitFor(() => received.some((r) => r.path === '/hang') && /attempt evt_kill_1 1 503 pending/.test(out), 30_000);
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
+    await waitFor(
+      () => received.some((r) => r.path === '/hang') && /attempt evt_kill_1 1 503 pending/.test(out),
+      30_000,
+    );
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
 
@@ -70,10 +79,20 @@ describe('webhook outbox durability', () => {
     expect(hung).toMatchObject({ eventId: 'evt_kill_0', status: 'in_flight', attempts: 0 });
     expect(flaky).toMatchObject({ eventId: 'evt_kill_1', status: 'pending', attempts: 1 });
 
-    const dispatcher = createWebhookDispatcher({ outbox, policyOptions: { allow: ['127.0.0.1'] }, secretsFor: async () => [SECRET] });
+    const dispatcher = createWebhookDispatcher({
+      outbox,
+      policyOptions: { allow: ['127.0.0.1'] },
+      secretsFor: async () => [SECRET],
+    });
     await dispatcher.start();
     try {
-      await waitFor(async () => (await Promise.all([hung.id, flaky.id].map((id) => outbox.get(id)))).every((record) => record?.status === 'succeeded'), 30_000);
+      await waitFor(
+        async () =>
+          (await Promise.all([hung.id, flaky.id].map((id) => outbox.get(id)))).every(
+            (record) => record?.status === 'succeeded',
+          ),
+        30_000,
+      );
     } finally {
       await dispatcher.stop();
     }

@@ -19,10 +19,27 @@ afterAll(() => {
 });
 
 async function startHostProcess(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', 'host/cli.ts', 'host', '--port', '0', '--data', join(dataDir, 'host.db'), '--allow-egress', '127.0.0.1', '--no-auto-install', '--workers', '2'], {
-    env: { ...process.env, HOST_ADMIN_TOKEN: ADMIN },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--no-node-snapshot',
+      'host/cli.ts',
+      'host',
+      '--port',
+      '0',
+      '--data',
+      join(dataDir, 'host.db'),
+      '--allow-egress',
+      '127.0.0.1',
+      '--no-auto-install',
+      '--workers',
+      '2',
+    ],
+    {
+      env: { ...process.env, HOST_ADMIN_TOKEN: ADMIN },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -41,7 +58,11 @@ async function startHostProcess(): Promise<{ child: ChildProcess; url: string }>
 }
 
 function admin(base: string, path: string, body?: object, method = body ? 'POST' : 'GET'): Promise<Response> {
-  return fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+  return fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
 }
 
 describe('webhook delivery across a SIGKILL of the host', () => {
@@ -64,10 +85,27 @@ describe('webhook delivery across a SIGKILL of the host', () => {
     const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
     try {
       const first = await startHostProcess();
-      const installation = await (await admin(first.url, '/v1/integrations/host:webhook/installations', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).json();
-      const configured = await admin(first.url, `/v1/installations/${installation.id}/configuration`, { url: receiverUrl, events: ['space_content_updated'] }, 'PATCH');
+      const installation = await (
+        await admin(first.url, '/v1/integrations/host:webhook/installations', {
+          organization: 'acme',
+          target: 'space',
+          space: 'space_acme_docs',
+        })
+      ).json();
+      const configured = await admin(
+        first.url,
+        `/v1/installations/${installation.id}/configuration`,
+        { url: receiverUrl, events: ['space_content_updated'] },
+        'PATCH',
+      );
       expect((await configured.json()).status).toBe('active');
-      const { eventId } = await (await admin(first.url, '/v1/events', { type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_kill' })).json();
+      const { eventId } = await (
+        await admin(first.url, '/v1/events', {
+          type: 'space_content_updated',
+          spaceId: 'space_acme_docs',
+          revisionId: 'rev_kill',
+        })
+      ).json();
 
       await arrived;
       first.child.kill('SIGKILL');

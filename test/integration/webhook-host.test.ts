@@ -24,7 +24,11 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push({ signature: String(req.headers['x-platform-signature']), body: Buffer.concat(chunks).toString('utf8'), contentType: String(req.headers['content-type']) });
+      received.push({
+        signature: String(req.headers['x-platform-signature']),
+        body: Buffer.concat(chunks).toString('utf8'),
+        contentType: String(req.headers['content-type']),
+      });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
     });
   });
@@ -68,7 +72,9 @@ describe('built-in webhook integration', () => {
     expect(installation.status).toBe('pending');
     expect(installation.signingSecret).toMatch(/^[A-Za-z0-9_-]{43,}$/);
     const secret: string = installation.signingSecret;
-    expect(JSON.stringify(await (await host.admin(`/v1/installations/${installation.id}`)).json())).not.toContain(secret);
+    expect(JSON.stringify(await (await host.admin(`/v1/installations/${installation.id}`)).json())).not.toContain(
+      secret,
+    );
 
     const wrongEvent = await configure(installation.id, { url: receiverUrl, events: ['site_view'] });
     expect(wrongEvent.status).toBe(422);
@@ -78,15 +84,26 @@ describe('built-in webhook integration', () => {
     expect(configured.status).toBe(200);
     expect((await configured.json()).status).toBe('active');
 
-    const published = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_7' }) });
+    const published = await host.admin('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_7' }),
+    });
     expect(published.status).toBe(202);
     const { eventId, dispatched } = await published.json();
-    expect(dispatched).toContainEqual(expect.objectContaining({ installationId: installation.id, integration: 'host:webhook', queued: true }));
+    expect(dispatched).toContainEqual(
+      expect.objectContaining({ installationId: installation.id, integration: 'host:webhook', queued: true }),
+    );
 
     await waitFor(() => received.some((r) => r.body.includes(eventId)));
     const delivery = received.find((r) => r.body.includes(eventId))!;
     expect(delivery.contentType).toMatch(/^application\/json/);
-    expect(JSON.parse(delivery.body)).toEqual({ eventId, type: 'space_content_updated', spaceId: 'space_acme_docs', installationId: installation.id, revisionId: 'rev_7' });
+    expect(JSON.parse(delivery.body)).toEqual({
+      eventId,
+      type: 'space_content_updated',
+      spaceId: 'space_acme_docs',
+      installationId: installation.id,
+      revisionId: 'rev_7',
+    });
     expect(delivery.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(await verifySignature(delivery.body, delivery.signature, secret)).toMatchObject({ ok: true });
     expect(independentlyValid(delivery.signature, delivery.body, secret)).toBe(true);
@@ -99,9 +116,14 @@ describe('built-in webhook integration', () => {
     expect(again.status).toBe(202);
     await waitFor(() => received.filter((r) => r.body.includes(eventId)).length === 2);
 
-    const rotated = await (await host.admin(`/v1/installations/${installation.id}/signing-secret`, { method: 'POST' })).json();
+    const rotated = await (
+      await host.admin(`/v1/installations/${installation.id}/signing-secret`, { method: 'POST' })
+    ).json();
     expect(rotated.signingSecret).not.toBe(secret);
-    await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_8' }) });
+    await host.admin('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'rev_8' }),
+    });
     await waitFor(() => received.some((r) => r.body.includes('rev_8')));
     const rotatedDelivery = received.find((r) => r.body.includes('rev_8'))!;
     // During the rotation window both secrets sign: two v1 entries.
@@ -122,7 +144,10 @@ describe('built-in webhook integration', () => {
 
   it('does not deliver events of another space or of unselected types', async () => {
     const before = received.length;
-    const published = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_internal', revisionId: 'r' }) });
+    const published = await host.admin('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_internal', revisionId: 'r' }),
+    });
     expect(published.status).toBe(202);
     // Deliveries are in the outbox before the answer: none queued means none will ever be sent.
     const { dispatched } = await published.json();

@@ -14,10 +14,25 @@ const dispatcher = createWebhookDispatcher({
   outbox,
   policyOptions: { allow: ['127.0.0.1'] },
   secretsFor: async () => [secret],
-  onAttempt: ({ delivery, attempt, status }) => process.stdout.write(`attempt ${delivery.eventId} ${attempt.attempt} ${attempt.statusCode ?? attempt.errorKind} ${status}\n`),
+  onAttempt: ({ delivery, attempt, status }) =>
+    process.stdout.write(
+      `attempt ${delivery.eventId} ${attempt.attempt} ${attempt.statusCode ?? attempt.errorKind} ${status}\n`,
+    ),
 });
 const records = await dispatcher.enqueue(
-  urls.map((url, i) => ({ installationId: 'inst_1', eventId: `evt_kill_${i}`, eventType: 'space_content_updated', url, body: JSON.stringify({ eventId: `evt_kill_${i}`, type: 'space_content_updated', installationId: 'inst_1', spaceId: 's', revisionId: 'r' }) })),
+  urls.map((url, i) => ({
+    installationId: 'inst_1',
+    eventId: `evt_kill_${i}`,
+    eventType: 'space_content_updated',
+    url,
+    body: JSON.stringify({
+      eventId: `evt_kill_${i}`,
+      type: 'space_content_updated',
+      installationId: 'inst_1',
+      spaceId: 's',
+      revisionId: 'r',
+    }),
+  })),
 );
 process.stdout.write(`enqueued ${records.map((record) => record.id).join(' ')}\n`);
 await dispatcher.start();

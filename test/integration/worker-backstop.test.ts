@@ -26,18 +26,32 @@ describe('the backstop for a silent worker', () => {
     frozen = host.supervisor.workerPids()[worker];
     process.kill(frozen, 'SIGSTOP');
     const started = performance.now();
-    const response = await fetch(endpointOf(host, 'hello'), { method: 'POST', signal: AbortSignal.timeout(BACKSTOP_MS * 4) });
+    const response = await fetch(endpointOf(host, 'hello'), {
+      method: 'POST',
+      signal: AbortSignal.timeout(BACKSTOP_MS * 4),
+    });
     const elapsed = performance.now() - started;
     expect(response.status).toBe(504);
-    expect((await response.json()).error).toEqual({ code: 'ERR_SANDBOX_TIMEOUT', message: `the integration did not answer within ${DEADLINE_MS} ms` });
+    expect((await response.json()).error).toEqual({
+      code: 'ERR_SANDBOX_TIMEOUT',
+      message: `the integration did not answer within ${DEADLINE_MS} ms`,
+    });
     expect(elapsed).toBeGreaterThanOrEqual(BACKSTOP_MS - 50);
-    expect(host.logs.some((line) => line.includes(`sandbox worker ${worker} did not answer a dispatch of "hello" within ${BACKSTOP_MS} ms: answered 504 for it`))).toBe(true);
+    expect(
+      host.logs.some((line) =>
+        line.includes(
+          `sandbox worker ${worker} did not answer a dispatch of "hello" within ${BACKSTOP_MS} ms: answered 504 for it`,
+        ),
+      ),
+    ).toBe(true);
     // Counted as a timeout: the integration moved to the offenders' worker.
     expect(host.supervisor.workerOf('hello')).toBe(host.supervisor.offenderWorker);
   });
 
   it('keeps the neighbours on other workers answering meanwhile, and the integration answers again', async () => {
-    const neighbour = ['event-log', 'content-sync', 'oauth-demo'].find((name) => host.supervisor.workerPids()[host.supervisor.workerOf(name)!] !== frozen)!;
+    const neighbour = ['event-log', 'content-sync', 'oauth-demo'].find(
+      (name) => host.supervisor.workerPids()[host.supervisor.workerOf(name)!] !== frozen,
+    )!;
     expect((await fetch(endpointOf(host, neighbour))).status).toBeLessThan(500);
     process.kill(frozen!, 'SIGCONT');
     frozen = null;

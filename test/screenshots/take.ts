@@ -44,12 +44,20 @@ const page = browser.page;
 
 async function shot(name: string, target: Page = page): Promise<void> {
   // Let fonts and layout settle on the condition that nothing is loading any more.
-  await target.waitForFunction(() => document.querySelectorAll('[role="status"]').length === 0 || ![...document.querySelectorAll('[role="status"]')].some((node) => /Loading/.test(node.textContent ?? '')));
+  await target.waitForFunction(
+    () =>
+      document.querySelectorAll('[role="status"]').length === 0 ||
+      ![...document.querySelectorAll('[role="status"]')].some((node) => /Loading/.test(node.textContent ?? '')),
+  );
   await target.screenshot({ path: `${OUT}${name}.png`, fullPage: true });
   process.stdout.write(`docs/images/${name}.png\n`);
 }
 
-async function install(integration: string, target: 'organization' | 'space', space = 'space_acme_docs'): Promise<string> {
+async function install(
+  integration: string,
+  target: 'organization' | 'space',
+  space = 'space_acme_docs',
+): Promise<string> {
   await page.goto(`${consoleUrl}/console/integrations/${integration}`);
   const form = page.locator('form', { has: page.getByRole('button', { name: 'Install' }) });
   await form.getByLabel('Organization', { exact: true }).fill('acme');
@@ -109,14 +117,28 @@ try {
 
   // Platform events for the event log and the webhook.
   for (const revisionId of ['r1', 'r2']) {
-    await fetch(`${host.url}/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId }) });
+    await fetch(`${host.url}/v1/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId }),
+    });
   }
   await page.goto(`${consoleUrl}/console/events?integration=event-log`);
   await page.locator('li.event').first().waitFor();
   // With the live stream, a dispatch published now appears while the page is open.
-  const live = await page.getByText('Live: new dispatches appear as they happen.').waitFor({ timeout: 5_000 }).then(() => true, () => false);
+  const live = await page
+    .getByText('Live: new dispatches appear as they happen.')
+    .waitFor({ timeout: 5_000 })
+    .then(
+      () => true,
+      () => false,
+    );
   if (live) {
-    await fetch(`${host.url}/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'r3' }) });
+    await fetch(`${host.url}/v1/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'r3' }),
+    });
     await page.locator('li.event.fresh').first().waitFor();
   } else process.stdout.write('(no event stream on this host: the event log screenshot shows no live entry)\n');
   await page.locator('li.event summary').first().click();
@@ -125,7 +147,10 @@ try {
   await page.goto(`${consoleUrl}/console/installations/${webhook}/deliveries`);
   const deliveries = page.locator('li.delivery');
   await deliveries.first().locator('td', { hasText: 'HTTP 200' }).waitFor();
-  await deliveries.first().getByRole('button', { name: /Redeliver/ }).click();
+  await deliveries
+    .first()
+    .getByRole('button', { name: /Redeliver/ })
+    .click();
   await page.locator('li.delivery', { hasText: 'a redelivery of' }).locator('td', { hasText: 'HTTP 200' }).waitFor();
   await shot('console-deliveries');
 
@@ -134,7 +159,11 @@ try {
     await page.goto(`${consoleUrl}/console/installations`);
     await page.locator('table.list tbody tr').first().waitFor();
     await shot('console-installations');
-  } else process.stdout.write(`(no installations list on this host: GET /v1/installations answered ${list.status}; console-installations.png not taken)\n`);
+  } else
+    process.stdout.write(
+      `(no installations list on this host: GET /v1/installations answered ${list.status}; ` +
+        `console-installations.png not taken)\n`,
+    );
 } finally {
   await browser.close();
   await host.close();

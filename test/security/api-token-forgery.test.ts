@@ -13,8 +13,16 @@ let report: Record<string, string>;
 
 beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'] });
-  const sibling = await install(host, 'api-token-forgery', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
-  const doomed = await install(host, 'api-token-forgery', { organization: 'acme', target: 'space', space: 'space_acme_internal' });
+  const sibling = await install(host, 'api-token-forgery', {
+    organization: 'acme',
+    target: 'space',
+    space: 'space_acme_docs',
+  });
+  const doomed = await install(host, 'api-token-forgery', {
+    organization: 'acme',
+    target: 'space',
+    space: 'space_acme_internal',
+  });
   const revoked = await installationToken(host, doomed.id);
   expect((await host.admin(`/v1/installations/${doomed.id}`, { method: 'DELETE' })).status).toBeLessThan(300);
   const params = new URLSearchParams({
@@ -34,9 +42,12 @@ describe('API token forgery', () => {
     expect(report.own).toBe('200');
   });
 
-  it.each(['none', 'empty', 'random', 'truncated', 'flipped', 'otherScheme', 'stolen', 'revoked'])('is refused with a %s token: 401 ERR_UNAUTHORIZED', (kind) => {
-    expect(report[kind]).toBe('401 ERR_UNAUTHORIZED');
-  });
+  it.each(['none', 'empty', 'random', 'truncated', 'flipped', 'otherScheme', 'stolen', 'revoked'])(
+    'is refused with a %s token: 401 ERR_UNAUTHORIZED',
+    (kind) => {
+      expect(report[kind]).toBe('401 ERR_UNAUTHORIZED');
+    },
+  );
 
   it('accepts the token of another installation of the same integration, which it was given', () => {
     expect(report.sibling).toBe('200');

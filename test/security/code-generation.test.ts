@@ -17,7 +17,11 @@ beforeAll(async () => {
   // The deadline stops the endless compilation; the memory limit must stop the allocating code
   // first, so the deadline leaves it room on a busy machine. The integration stays on its worker:
   // on the lowest-priority one a busy machine would starve what follows (demotion has its own test).
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], demoteOffenders: false, limits: { memoryLimitMb: MEMORY_LIMIT_MB, dispatchTimeoutMs: 3_000 } });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    demoteOffenders: false,
+    limits: { memoryLimitMb: MEMORY_LIMIT_MB, dispatchTimeoutMs: 3_000 },
+  });
   workers = host.supervisor.workerPids();
 });
 afterAll(() => host?.close());
@@ -38,7 +42,10 @@ describe('code generation from strings', () => {
   it('stops generated code that allocates without end at the memory limit: 502 ERR_SANDBOX_CRASHED', async () => {
     const response = await attack('mode=bloat');
     expect(response.status).toBe(502);
-    expect((await response.json()).error).toEqual({ code: 'ERR_SANDBOX_CRASHED', message: `the integration exceeded its memory limit of ${MEMORY_LIMIT_MB} MB` });
+    expect((await response.json()).error).toEqual({
+      code: 'ERR_SANDBOX_CRASHED',
+      message: `the integration exceeded its memory limit of ${MEMORY_LIMIT_MB} MB`,
+    });
   });
 
   it('stops endless compilation at the deadline: 504 ERR_SANDBOX_TIMEOUT', async () => {

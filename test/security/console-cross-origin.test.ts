@@ -49,12 +49,17 @@ describe.skipIf(chromiumMissing !== null)('the console session used from another
   beforeAll(async () => {
     host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], consolePort: 0 });
     consoleUrl = host.consoleUrl!;
-    const created = await host.admin('/v1/integrations/console-xss/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) });
+    const created = await host.admin('/v1/integrations/console-xss/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }),
+    });
     publicEndpoint = (await created.json()).urls.publicEndpoint;
     // The same attack page, served plainly by this test on another port: as 127.0.0.1 it is the
     // console's site (another origin), as localhost another site.
     const attackPage = await (await fetch(`${publicEndpoint}/attack`)).text();
-    attackServer = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(attackPage));
+    attackServer = http.createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end(attackPage),
+    );
     await new Promise<void>((resolve) => attackServer.listen(0, '127.0.0.1', resolve));
     const port = (attackServer.address() as AddressInfo).port;
     sameSiteUrl = `http://127.0.0.1:${port}/`;
@@ -69,37 +74,44 @@ describe.skipIf(chromiumMissing !== null)('the console session used from another
     await new Promise<void>((resolve) => (attackServer ? attackServer.close(() => resolve()) : resolve()));
   });
 
-  it('from an integration page on the API port (served sandboxed, an opaque origin): the cookie is not sent', async () => {
-    const before = await publishedCount();
-    const writesBefore = consoleWrites().length;
-    const results = await runAttack(`${publicEndpoint}/attack?console=${encodeURIComponent(consoleUrl)}`);
-    expect(results.read).toMatch(/^blocked: TypeError/);
-    expect(results.session).toMatch(/^blocked: TypeError/);
-    expect(results.publishJson).toMatch(/^blocked: TypeError/);
-    expect(results.signOut).toMatch(/^blocked: TypeError/);
-    expect(results.form).toBe('submitted');
-    expect(await publishedCount()).toBe(before);
-    // Two publishes reached the host (the no-cors fetch and the form), without the cookie.
-    expect(consoleWrites().slice(writesBefore)).toEqual(['POST /v1/events 401', 'POST /v1/events 401']);
-    await page.goto(`${consoleUrl}/console/integrations`);
-    await page.getByRole('link', { name: 'Counter' }).waitFor();
-  });
+  it(
+    'from an integration page on the API port (served ' + 'sandboxed, an opaque origin): the cookie is not sent',
+    async () => {
+      const before = await publishedCount();
+      const writesBefore = consoleWrites().length;
+      const results = await runAttack(`${publicEndpoint}/attack?console=${encodeURIComponent(consoleUrl)}`);
+      expect(results.read).toMatch(/^blocked: TypeError/);
+      expect(results.session).toMatch(/^blocked: TypeError/);
+      expect(results.publishJson).toMatch(/^blocked: TypeError/);
+      expect(results.signOut).toMatch(/^blocked: TypeError/);
+      expect(results.form).toBe('submitted');
+      expect(await publishedCount()).toBe(before);
+      // Two publishes reached the host (the no-cors fetch and the form), without the cookie.
+      expect(consoleWrites().slice(writesBefore)).toEqual(['POST /v1/events 401', 'POST /v1/events 401']);
+      await page.goto(`${consoleUrl}/console/integrations`);
+      await page.getByRole('link', { name: 'Counter' }).waitFor();
+    },
+  );
 
-  it('from another port of the same host name (same site): the cookie arrives without the CSRF token, and is refused', async () => {
-    const before = await publishedCount();
-    const writesBefore = consoleWrites().length;
-    const results = await runAttack(`${sameSiteUrl}?console=${encodeURIComponent(consoleUrl)}`);
-    expect(results.read).toMatch(/^blocked: TypeError/);
-    expect(results.session).toMatch(/^blocked: TypeError/);
-    expect(results.publishJson).toMatch(/^blocked: TypeError/);
-    // A cross-origin DELETE needs a preflight the console never grants: the browser does not send it.
-    expect(results.signOut).toMatch(/^blocked: TypeError/);
-    expect(results.form).toBe('submitted');
-    expect(await publishedCount()).toBe(before);
-    expect(consoleWrites().slice(writesBefore)).toEqual(['POST /v1/events 403', 'POST /v1/events 403']);
-    await page.goto(`${consoleUrl}/console/integrations`);
-    await page.getByRole('link', { name: 'Counter' }).waitFor();
-  });
+  it(
+    'from another port of the same host name (same site): the cookie arrives without the CSRF token, and is ' +
+      'refused',
+    async () => {
+      const before = await publishedCount();
+      const writesBefore = consoleWrites().length;
+      const results = await runAttack(`${sameSiteUrl}?console=${encodeURIComponent(consoleUrl)}`);
+      expect(results.read).toMatch(/^blocked: TypeError/);
+      expect(results.session).toMatch(/^blocked: TypeError/);
+      expect(results.publishJson).toMatch(/^blocked: TypeError/);
+      // A cross-origin DELETE needs a preflight the console never grants: the browser does not send it.
+      expect(results.signOut).toMatch(/^blocked: TypeError/);
+      expect(results.form).toBe('submitted');
+      expect(await publishedCount()).toBe(before);
+      expect(consoleWrites().slice(writesBefore)).toEqual(['POST /v1/events 403', 'POST /v1/events 403']);
+      await page.goto(`${consoleUrl}/console/integrations`);
+      await page.getByRole('link', { name: 'Counter' }).waitFor();
+    },
+  );
 
   it('from another site (localhost): the Strict cookie is not even sent', async () => {
     const before = await publishedCount();

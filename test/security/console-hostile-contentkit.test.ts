@@ -28,9 +28,15 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     beacon = await startReceiver('beacon');
     host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], consolePort: 0 });
     consoleUrl = host.consoleUrl!;
-    const created = await host.admin('/v1/integrations/console-xss/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) });
+    const created = await host.admin('/v1/integrations/console-xss/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }),
+    });
     expect(created.status).toBe(201);
-    ({ id: installationId, urls: { publicEndpoint } } = await created.json());
+    ({
+      id: installationId,
+      urls: { publicEndpoint },
+    } = await created.json());
     browser = await launchBrowser();
     page = browser.page;
     page.on('dialog', (dialog) => {
@@ -39,7 +45,8 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     });
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('console', (message) => {
-      if (/Refused to|Content Security Policy|TrustedHTML|TrustedScript|Trusted Types/i.test(message.text())) violations.push(message.text());
+      if (/Refused to|Content Security Policy|TrustedHTML|TrustedScript|Trusted Types/i.test(message.text()))
+        violations.push(message.text());
     });
     browser.context.on('request', (request: Request) => {
       let main = true;
@@ -65,7 +72,10 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
 
   it('shows its summary, blocks, schema and warning as text, the summary links inert', async () => {
     await page.goto(`${consoleUrl}/console/integrations/console-xss`);
-    await page.getByText(`# <img src=x onerror="window.__xss='summary'">`).waitFor({ state: 'detached' }).catch(() => undefined);
+    await page
+      .getByText(`# <img src=x onerror="window.__xss='summary'">`)
+      .waitFor({ state: 'detached' })
+      .catch(() => undefined);
     await page.locator('.markdown').getByText(`<img src=x onerror="window.__xss='summary'">`).waitFor();
     await page.getByText('[a javascript: link](javascript:', { exact: false }).waitFor();
     await page.getByText(`<svg onload="window.__xss='block-title'">`, { exact: false }).waitFor();
@@ -78,15 +88,27 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     await page.getByText(`<img src=x onerror="window.__xss='property-title'">`, { exact: false }).waitFor();
     const pick = page.locator('select[id$="-pick"]');
     await pick.locator('option', { hasText: 'Plain' }).waitFor({ state: 'attached' });
-    expect(await pick.locator('option').allTextContents()).toEqual(['(not set)', `<img src=x onerror="window.__xss='completion'">`, 'Plain']);
-    expect(await pick.locator('option').nth(2).getAttribute('value')).toBe(`"><script>window.__xss='completion-value'</script>`);
-    expect(await page.locator('select[id$="-choice"] option').allTextContents()).toEqual(['(not set)', `"><script>window.__xss='enum'</script>`, 'plain']);
+    expect(await pick.locator('option').allTextContents()).toEqual([
+      '(not set)',
+      `<img src=x onerror="window.__xss='completion'">`,
+      'Plain',
+    ]);
+    expect(await pick.locator('option').nth(2).getAttribute('value')).toBe(
+      `"><script>window.__xss='completion-value'</script>`,
+    );
+    expect(await page.locator('select[id$="-choice"] option').allTextContents()).toEqual([
+      '(not set)',
+      `"><script>window.__xss='enum'</script>`,
+      'plain',
+    ]);
     await page.getByRole('button', { name: `<img src=x onerror="window.__xss='button'">` }).waitFor();
     // Saving a hostile value: it goes to the host as data and comes back as text.
     await pick.selectOption({ index: 2 });
     await page.getByRole('button', { name: 'Save configuration' }).click();
     await page.getByText(/^Saved\./).waitFor();
-    expect((await host.admin(`/v1/installations/${installationId}`).then((r) => r.json())).configuration.pick).toBe(`"><script>window.__xss='completion-value'</script>`);
+    expect((await host.admin(`/v1/installations/${installationId}`).then((r) => r.json())).configuration.pick).toBe(
+      `"><script>window.__xss='completion-value'</script>`,
+    );
   });
 
   it('renders the hostile component inert, acts on it, and keeps its webframe in a sandbox', async () => {
@@ -95,7 +117,9 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     await page.getByRole('button', { name: 'Render' }).click();
     const output = page.locator('.ck-root');
     await output.getByText('Presses: 0', { exact: false }).waitFor();
-    await output.getByText(`<script>window.__xss='text-script';fetch('${beacon.url}/text-script')</script>`, { exact: false }).waitFor();
+    await output
+      .getByText(`<script>window.__xss='text-script';fetch('${beacon.url}/text-script')</script>`, { exact: false })
+      .waitFor();
 
     // Inputs bound to state, then the hostile button: its action round-trips and the new state renders.
     await output.getByRole('textbox').fill('<b>typed</b>');
@@ -115,7 +139,9 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     // A confirmation with hostile title and text: shown as text; Cancel sends nothing, confirming sends the action.
     await output.getByRole('button', { name: 'Confirmed press' }).click();
     const confirmation = output.getByRole('alertdialog');
-    await confirmation.getByText(`<img src="${beacon.url}/confirm-title" onerror="window.__xss='confirm-title'">`).waitFor();
+    await confirmation
+      .getByText(`<img src="${beacon.url}/confirm-title" onerror="window.__xss='confirm-title'">`)
+      .waitFor();
     await confirmation.getByRole('button', { name: 'Cancel' }).click();
     await confirmation.waitFor({ state: 'detached' });
     await output.getByRole('button', { name: 'Confirmed press' }).click();
@@ -124,7 +150,9 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     // The radio's hostile value goes into state only after its confirmation.
     await output.getByRole('radio').click();
     await output.getByRole('alertdialog').getByRole('button', { name: '</button>ok' }).click();
-    await page.waitForFunction(() => (document.querySelector('[aria-label="Component state"]')?.textContent ?? '').includes('"choice"'));
+    await page.waitForFunction(() =>
+      (document.querySelector('[aria-label="Component state"]')?.textContent ?? '').includes('"choice"'),
+    );
 
     // URLs that are not http(s) never become links, images or frames.
     const hrefs = await output.locator('a').evaluateAll((anchors) => anchors.map((a) => a.getAttribute('href')));
@@ -149,7 +177,8 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     expect(escape.cookie).toMatch(/^blocked: /);
     expect(escape.origin).toBe('null');
     expect(escape.open).toBe('null');
-    // Its `data` arrived as `{ state }` (GitBook's webframe protocol), the binding resolved; and it may send an action back.
+    // Its `data` arrived as `{ state }` (GitBook's webframe protocol), the binding resolved; and it may send an action
+    // back.
     await frame!.waitForFunction(() => document.getElementById('messages')?.textContent !== 'none');
     const received = JSON.parse((await frame!.locator('#messages').textContent()) ?? '{}');
     expect(received.state.html).toBe(`<script>window.__xss='frame-data';fetch('${beacon.url}/frame-data')</script>`);
@@ -169,7 +198,8 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
 
   it('ran nothing: no dialog, no global, no beacon request, no foreign request, no violation', async () => {
     await waitForText(page, 'h1', 'Event log');
-    for (const frame of [page.mainFrame()]) expect(await frame.evaluate(() => (window as { __xss?: unknown }).__xss)).toBeUndefined();
+    for (const frame of [page.mainFrame()])
+      expect(await frame.evaluate(() => (window as { __xss?: unknown }).__xss)).toBeUndefined();
     expect(dialogs).toEqual([]);
     expect(pageErrors).toEqual([]);
     expect(violations).toEqual([]);
@@ -196,11 +226,21 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     const audit = await page.evaluate(() => {
       const all = [...document.querySelectorAll('*')];
       return {
-        handlers: all.flatMap((element) => [...element.attributes].filter((attribute) => /^on/i.test(attribute.name)).map((attribute) => `${element.tagName}.${attribute.name}`)),
-        styles: all.filter((element) => element.hasAttribute('style') && !['IMG', 'IFRAME', 'DIV'].includes(element.tagName)).map((element) => element.tagName),
+        handlers: all.flatMap((element) =>
+          [...element.attributes]
+            .filter((attribute) => /^on/i.test(attribute.name))
+            .map((attribute) => `${element.tagName}.${attribute.name}`),
+        ),
+        styles: all
+          .filter((element) => element.hasAttribute('style') && !['IMG', 'IFRAME', 'DIV'].includes(element.tagName))
+          .map((element) => element.tagName),
         styleTags: document.querySelectorAll('style').length,
         scripts: [...document.querySelectorAll('script')].map((script) => script.getAttribute('src')),
-        urls: all.flatMap((element) => ['href', 'src', 'action', 'formaction'].map((name) => element.getAttribute(name)).filter((value): value is string => value !== null)),
+        urls: all.flatMap((element) =>
+          ['href', 'src', 'action', 'formaction']
+            .map((name) => element.getAttribute(name))
+            .filter((value): value is string => value !== null),
+        ),
         frames: [...document.querySelectorAll('iframe')].map((frame) => frame.getAttribute('sandbox')),
       };
     });
@@ -210,7 +250,9 @@ describe.skipIf(chromiumMissing !== null)('hostile strings and ContentKit in the
     expect(audit.urls.filter((url) => !/^(https?:|\/console\/|#)/.test(url))).toEqual([]);
     expect(audit.frames).toEqual(['allow-scripts']);
     // The only inline styles are the numeric ones the renderer sets through the CSSOM.
-    const inline = await page.locator('.ck-root [style]').evaluateAll((elements) => elements.map((element) => element.getAttribute('style')));
+    const inline = await page
+      .locator('.ck-root [style]')
+      .evaluateAll((elements) => elements.map((element) => element.getAttribute('style')));
     for (const style of inline) expect(style).toMatch(/^(flex-grow: \d+(\.\d+)?;|aspect-ratio: \d+(\.\d+)?( \/ 1)?;)$/);
   });
 });

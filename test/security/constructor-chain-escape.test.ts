@@ -18,8 +18,18 @@ afterAll(() => host?.close());
 
 describe('constructor-chain escape', () => {
   it.each([
-    'functionConstructor', 'objectChain', 'arrayChain', 'generatorFunction', 'sloppyThis', 'globalRequire',
-    'requestChain', 'contextChain', 'environmentChain', 'hostErrorChain', 'fetchErrorChain', 'responseClassChain',
+    'functionConstructor',
+    'objectChain',
+    'arrayChain',
+    'generatorFunction',
+    'sloppyThis',
+    'globalRequire',
+    'requestChain',
+    'contextChain',
+    'environmentChain',
+    'hostErrorChain',
+    'fetchErrorChain',
+    'responseClassChain',
   ])('%s finds no process', (chain) => {
     expect(report[chain]).toBe('value:string:undefined');
   });
@@ -31,7 +41,8 @@ describe('constructor-chain escape', () => {
 
   it('gets no runtime function or receiver from V8 call sites, only its own frames', () => {
     const footholds = report.callSiteFootholds as string[];
-    for (const foothold of footholds) expect(foothold).toMatch(/^integration:constructor-chain-escape:value:string:undefined$/);
+    for (const foothold of footholds)
+      expect(foothold).toMatch(/^integration:constructor-chain-escape:value:string:undefined$/);
   });
 
   it('sees null as the caller of a callback the runtime invokes', () => {

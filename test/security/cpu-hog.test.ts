@@ -10,7 +10,11 @@ let host: TestHost;
 
 beforeAll(async () => {
   // One regular worker, so the hog shares it with every neighbour until it is moved.
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], workers: 1, limits: { hogCpuMs: 300 } });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    workers: 1,
+    limits: { hogCpuMs: 300 },
+  });
 });
 afterAll(() => host?.close());
 
@@ -31,7 +35,12 @@ describe('a CPU hog under the deadline', () => {
     const answer = await spinning;
     expect(answer.status).toBe(200);
     expect(answer.body.spun).toBe(4000);
-    expect(host.logs.some((line) => line.includes('integration "cpu-hog" executed') && line.includes('moved to the low-priority sandbox worker'))).toBe(true);
+    expect(
+      host.logs.some(
+        (line) =>
+          line.includes('integration "cpu-hog" executed') && line.includes('moved to the low-priority sandbox worker'),
+      ),
+    ).toBe(true);
   });
 
   it('keeps serving the hog from there, and its neighbours from the regular worker', async () => {

@@ -16,7 +16,14 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startTestHost, endpointOf, warmUp, waitFor, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy, neighbourAnswers } from '../helpers/host-health.ts';
 import { readFileSync } from 'node:fs';
-import { SCHED_IDLE, SCHED_OTHER, guestThreadsOf, threadPolicies, threadStatField, threadsOf } from '../../host/offenders/sched-policy.ts';
+import {
+  SCHED_IDLE,
+  SCHED_OTHER,
+  guestThreadsOf,
+  threadPolicies,
+  threadStatField,
+  threadsOf,
+} from '../../host/offenders/sched-policy.ts';
 
 const DEADLINE_MS = 1_000;
 let host: TestHost;
@@ -64,7 +71,11 @@ describe('an offender that keeps burning CPU', () => {
     const idle = host.supervisor.schedIdleWorker!;
     expect(host.supervisor.workerOf('infinite-loop')).toBe(idle);
     const pid = host.supervisor.workerPid(idle);
-    await waitFor(() => guestThreadsOf(pid).length > 1 && threadPolicies(pid, guestThreadsOf(pid)).every((policy) => policy === SCHED_IDLE));
+    await waitFor(
+      () =>
+        guestThreadsOf(pid).length > 1 &&
+        threadPolicies(pid, guestThreadsOf(pid)).every((policy) => policy === SCHED_IDLE),
+    );
     // Its main thread (the deadline timer, the 504) does not wait behind the spinner.
     expect(threadPolicies(pid, [pid])).toEqual([SCHED_OTHER]);
     expect(threadStatField(pid, pid, 19)).toBe(10);
@@ -84,7 +95,9 @@ describe('an offender that keeps burning CPU', () => {
       offenderWaitedForCpu = () => false;
       expect(host.supervisor.workerOf('never-settling-promise')).toBe(host.supervisor.offenderWorker);
     }
-    expect(host.logs.some((line) => line.includes('"never-settling-promise"') && line.includes('SCHED_IDLE'))).toBe(false);
+    expect(host.logs.some((line) => line.includes('"never-settling-promise"') && line.includes('SCHED_IDLE'))).toBe(
+      false,
+    );
     // It still answers. Its isolate is new (the deadline disposed the last one) and built on the
     // nice-19 worker, which a saturated machine may keep from finishing that before the deadline:
     // that 504 is the host's slowness (none of its code ran), so it is asked until it answers.
@@ -118,23 +131,34 @@ describe('an offender that keeps burning CPU', () => {
     }, 60_000);
     expect(body).toBe('fine');
     expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.offenderWorker);
-    expect(host.logs.some((line) => line.includes('the SCHED_IDLE sandbox worker got no CPU while it had work (the machine has none to spare): "infinite-loop" moved back to the low-priority (nice 19) worker'))).toBe(true);
+    expect(
+      host.logs.some((line) =>
+        line.includes(
+          'the SCHED_IDLE sandbox worker got no CPU while it had work (the machine has none to spare): ' +
+            '"infinite-loop" moved back to the low-priority (nice 19) worker',
+        ),
+      ),
+    ).toBe(true);
   });
 
-  it('is not sent down to SCHED_IDLE again while its worker starved lately, nor while the machine has no CPU to spare', async () => {
-    expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
-    await host.supervisor.verdictsArrived('infinite-loop');
-    expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.offenderWorker);
-    starved = false;
-    saturated = true;
-    expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
-    await host.supervisor.verdictsArrived('infinite-loop');
-    expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.offenderWorker);
-    saturated = false;
-    expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
-    await host.supervisor.verdictsArrived('infinite-loop');
-    expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.schedIdleWorker);
-  });
+  it(
+    'is not sent down to SCHED_IDLE again while its worker starved lately, nor while the machine has no CPU to ' +
+      'spare',
+    async () => {
+      expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
+      await host.supervisor.verdictsArrived('infinite-loop');
+      expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.offenderWorker);
+      starved = false;
+      saturated = true;
+      expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
+      await host.supervisor.verdictsArrived('infinite-loop');
+      expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.offenderWorker);
+      saturated = false;
+      expect((await fetch(endpointOf(host, 'infinite-loop'))).status).toBe(504);
+      await host.supervisor.verdictsArrived('infinite-loop');
+      expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.schedIdleWorker);
+    },
+  );
 
   it('leaves the host and its neighbour answering', async () => {
     await expectHostHealthy(host);

@@ -1,9 +1,10 @@
 // Offenders spinning side by side on a low-priority worker must spin on lowered threads only, and
 // that worker's main thread (its deadline timer, its 504s, its IPC) must stay above them (nice 10).
 // isolated-vm runs each busy isolate on a thread of its own pool and, once the pool is full, on a
-// one-off thread; both are created by the worker's main thread and would inherit its nice 10. So more spinners run at once here than the pool has threads (one more than the cores),
-// and while they spin every thread the worker made for them must be at nice 19 (under SCHED_IDLE
-// on the SCHED_IDLE worker). Read from /proc; the test waits on conditions, never on time.
+// one-off thread; both are created by the worker's main thread and would inherit its nice 10. So more spinners run at
+// once here than the pool has threads (one more than the cores), and while they spin every thread the worker made for
+// them must be at nice 19 (under SCHED_IDLE on the SCHED_IDLE worker). Read from /proc; the test waits on conditions,
+// never on time.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -35,7 +36,11 @@ export default createIntegration({
 beforeAll(async () => {
   for (const name of names) {
     mkdirSync(path.join(folder, name));
-    writeFileSync(path.join(folder, name, 'platform-manifest.yaml'), `name: ${name}\ntitle: Spinner\ndescription: Spins until its deadline.\norganization: acme\nvisibility: public\nscopes: []\nscript: index.ts\n`);
+    writeFileSync(
+      path.join(folder, name, 'platform-manifest.yaml'),
+      `name: ${name}\ntitle: Spinner\ndescription: Spins until its deadline.\norganization: acme\nvisibility: ` +
+        `public\nscopes: []\nscript: index.ts\n`,
+    );
     writeFileSync(path.join(folder, name, 'index.ts'), SCRIPT);
   }
   host = await startTestHost({
@@ -61,7 +66,11 @@ function spinAll(): Promise<number[]> {
  * exist and every thread but the main one runs as `lowered` says; fails if that never holds while
  * they spin (a thread left at normal priority lives as long as its spinner).
  */
-async function expectLoweredWhileSpinning(pid: number, before: Set<number>, lowered: (thread: number) => boolean): Promise<void> {
+async function expectLoweredWhileSpinning(
+  pid: number,
+  before: Set<number>,
+  lowered: (thread: number) => boolean,
+): Promise<void> {
   const spinning = () => names.every((name) => host.supervisor.inFlightCount(name) === 1);
   let seen = false;
   await waitFor(() => {
@@ -97,20 +106,33 @@ describe('offenders spinning side by side', () => {
     for (const name of names) expect(host.supervisor.workerOf(name)).toBe(host.supervisor.offenderWorker);
   });
 
-  it('spin there on threads at nice 19 only, those made while they spin too, while the main thread stays above them at nice 10', async () => {
-    const pid = host.supervisor.workerPid(host.supervisor.offenderWorker!);
-    expect(await spinAllOn(pid, (thread) => threadStatField(pid, thread, 19) === 19)).toEqual(names.map(() => 504));
-    // Each burned CPU again there: the next stop is the SCHED_IDLE worker.
-    // There the host answered at the deadline; each move follows its worker's verdict.
-    for (const name of names) await host.supervisor.verdictsArrived(name);
-    for (const name of names) expect(host.supervisor.workerOf(name)).toBe(host.supervisor.schedIdleWorker);
-  });
+  it(
+    'spin there on threads at nice 19 only, those made while they spin too, while the main thread stays above them ' +
+      'at nice 10',
+    async () => {
+      const pid = host.supervisor.workerPid(host.supervisor.offenderWorker!);
+      expect(await spinAllOn(pid, (thread) => threadStatField(pid, thread, 19) === 19)).toEqual(names.map(() => 504));
+      // Each burned CPU again there: the next stop is the SCHED_IDLE worker.
+      // There the host answered at the deadline; each move follows its worker's verdict.
+      for (const name of names) await host.supervisor.verdictsArrived(name);
+      for (const name of names) expect(host.supervisor.workerOf(name)).toBe(host.supervisor.schedIdleWorker);
+    },
+  );
 
-  it('spin on the SCHED_IDLE worker on threads under SCHED_IDLE only, those made while they spin too, while its main thread stays above them at nice 10', async () => {
-    const pid = host.supervisor.workerPid(host.supervisor.schedIdleWorker!);
-    // Their answers come from the main thread at the deadline, whatever CPU the spinners get.
-    expect(await spinAllOn(pid, (thread) => threadStatField(pid, thread, 41) === SCHED_IDLE && threadStatField(pid, thread, 19) === 19)).toEqual(names.map(() => 504));
-  });
+  it(
+    'spin on the SCHED_IDLE worker on threads under SCHED_IDLE only, those made while they spin too, while its main ' +
+      'thread stays above them at nice 10',
+    async () => {
+      const pid = host.supervisor.workerPid(host.supervisor.schedIdleWorker!);
+      // Their answers come from the main thread at the deadline, whatever CPU the spinners get.
+      expect(
+        await spinAllOn(
+          pid,
+          (thread) => threadStatField(pid, thread, 41) === SCHED_IDLE && threadStatField(pid, thread, 19) === 19,
+        ),
+      ).toEqual(names.map(() => 504));
+    },
+  );
 
   it('leaves the host and its neighbours answering', async () => {
     await expectHostHealthy(host);

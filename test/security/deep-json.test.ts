@@ -26,15 +26,26 @@ describe('deeply nested JSON', () => {
   it('refuses 100,000-deep props to render with 400 naming the depth', async () => {
     const id = installationOf(host, 'counter');
     const body = `{"componentId":"counter","props":{"x":${nested(100_000)}}}`;
-    expect(await errorOf(await host.admin(`/v1/installations/${id}/render`, { method: 'POST', body }))).toEqual({ status: 400, code: 'ERR_VALIDATION', message: `request body ${TOO_DEEP}` });
+    expect(await errorOf(await host.admin(`/v1/installations/${id}/render`, { method: 'POST', body }))).toEqual({
+      status: 400,
+      code: 'ERR_VALIDATION',
+      message: `request body ${TOO_DEEP}`,
+    });
   });
 
-  it.each([String.raw`"\""`, String.raw`"\\\""`, String.raw`"a\"b"`])('refuses 100,000-deep props after the string %s with 400, never a 500', async (crafted) => {
-    // A scan that mis-tracked escaped quotes would see the deep part as string text and let it through.
-    const id = installationOf(host, 'counter');
-    const body = `{"componentId":"counter","props":{"q":${crafted},"x":${nested(100_000)}}}`;
-    expect(await errorOf(await host.admin(`/v1/installations/${id}/render`, { method: 'POST', body }))).toEqual({ status: 400, code: 'ERR_VALIDATION', message: `request body ${TOO_DEEP}` });
-  });
+  it.each([String.raw`"\""`, String.raw`"\\\""`, String.raw`"a\"b"`])(
+    'refuses 100,000-deep props after the string %s with 400, never a 500',
+    async (crafted) => {
+      // A scan that mis-tracked escaped quotes would see the deep part as string text and let it through.
+      const id = installationOf(host, 'counter');
+      const body = `{"componentId":"counter","props":{"q":${crafted},"x":${nested(100_000)}}}`;
+      expect(await errorOf(await host.admin(`/v1/installations/${id}/render`, { method: 'POST', body }))).toEqual({
+        status: 400,
+        code: 'ERR_VALIDATION',
+        message: `request body ${TOO_DEEP}`,
+      });
+    },
+  );
 
   it('accepts props nested as deep as the limit', async () => {
     const id = installationOf(host, 'counter');
@@ -47,11 +58,21 @@ describe('deeply nested JSON', () => {
   it.each([
     ['a 4xx body', 'deep-4xx', 1_000_000],
     ['an element', 'deep-element', 100_000],
-  ])('refuses a render answer whose %s nests deeper than the limit as a bad response, not a crash', async (_what, componentId, depth) => {
-    const id = installationOf(host, 'deep-json');
-    const answer = await host.admin(`/v1/installations/${id}/render`, { method: 'POST', body: JSON.stringify({ componentId, props: { depth } }) });
-    expect(await errorOf(answer)).toEqual({ status: 502, code: 'ERR_SANDBOX_BAD_RESPONSE', message: `the integration's render answer ${TOO_DEEP}` });
-  });
+  ])(
+    'refuses a render answer whose %s nests deeper than the limit as a bad response, not a crash',
+    async (_what, componentId, depth) => {
+      const id = installationOf(host, 'deep-json');
+      const answer = await host.admin(`/v1/installations/${id}/render`, {
+        method: 'POST',
+        body: JSON.stringify({ componentId, props: { depth } }),
+      });
+      expect(await errorOf(answer)).toEqual({
+        status: 502,
+        code: 'ERR_SANDBOX_BAD_RESPONSE',
+        message: `the integration's render answer ${TOO_DEEP}`,
+      });
+    },
+  );
 
   it('refuses a completion answer nested 100,000 levels as an invalid completion', async () => {
     const id = installationOf(host, 'deep-json');
@@ -62,31 +83,48 @@ describe('deeply nested JSON', () => {
     expect(error.message).toContain(TOO_DEEP);
   });
 
-  it.each(['adaptive', 'openapi', 'openapi-yaml'])('refuses a 100,000-deep %s body sent through the platform API with 400', async (target) => {
-    const answer = await fetch(`${endpointOf(host, 'deep-json')}?target=${target}&depth=100000`);
-    const error = await errorOf(answer);
-    expect(error.status).toBe(400);
-    expect(error.code).toBe('ERR_VALIDATION');
-  });
+  it.each(['adaptive', 'openapi', 'openapi-yaml'])(
+    'refuses a 100,000-deep %s body sent through the platform API with 400',
+    async (target) => {
+      const answer = await fetch(`${endpointOf(host, 'deep-json')}?target=${target}&depth=100000`);
+      const error = await errorOf(answer);
+      expect(error.status).toBe(400);
+      expect(error.code).toBe('ERR_VALIDATION');
+    },
+  );
 
-  it.each(['', String.raw`"q":"\"",`])('refuses a 100,000-deep multipart envelope part (%s before it)', async (crafted) => {
-    const form = new FormData();
-    form.set('event', `{${crafted}"type":"fetch","installationId":"${installationOf(host, 'hello')}","x":${nested(100_000)}}`);
-    form.set('environment', '{}');
-    const request = new Request(host.url, { method: 'POST', body: form });
-    const headers = { 'content-type': request.headers.get('content-type')! };
-    const error = await errorOf(await host.admin('/v1', { method: 'POST', headers, body: await request.arrayBuffer() }));
-    expect(error.status).toBe(400);
-    expect(error.code).toBe('ERR_MULTIPART_INVALID');
-    expect(error.message).toContain(TOO_DEEP);
-  });
+  it.each(['', String.raw`"q":"\"",`])(
+    'refuses a 100,000-deep multipart envelope part (%s before it)',
+    async (crafted) => {
+      const form = new FormData();
+      form.set(
+        'event',
+        `{${crafted}"type":"fetch","installationId":"${installationOf(host, 'hello')}","x":${nested(100_000)}}`,
+      );
+      form.set('environment', '{}');
+      const request = new Request(host.url, { method: 'POST', body: form });
+      const headers = { 'content-type': request.headers.get('content-type')! };
+      const error = await errorOf(
+        await host.admin('/v1', { method: 'POST', headers, body: await request.arrayBuffer() }),
+      );
+      expect(error.status).toBe(400);
+      expect(error.code).toBe('ERR_MULTIPART_INVALID');
+      expect(error.message).toContain(TOO_DEEP);
+    },
+  );
 
-  it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf'])('answers a published event of type "%s" with 400 unknown type', async (type) => {
-    const answer = await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type, spaceId: 'space_acme_docs' }) });
-    const error = await errorOf(answer);
-    expect(error.status).toBe(400);
-    expect(error.message).toContain(`unknown event type "${type}"`);
-  });
+  it.each(['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf'])(
+    'answers a published event of type "%s" with 400 unknown type',
+    async (type) => {
+      const answer = await host.admin('/v1/events', {
+        method: 'POST',
+        body: JSON.stringify({ type, spaceId: 'space_acme_docs' }),
+      });
+      const error = await errorOf(answer);
+      expect(error.status).toBe(400);
+      expect(error.message).toContain(`unknown event type "${type}"`);
+    },
+  );
 
   it('leaves the host and its neighbour answering', async () => {
     await expectHostHealthy(host);

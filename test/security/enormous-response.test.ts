@@ -10,7 +10,10 @@ const MAX_RESPONSE_BYTES = 1024 * 1024;
 let host: TestHost;
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], limits: { maxResponseBytes: MAX_RESPONSE_BYTES, memoryLimitMb: 64 } });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    limits: { maxResponseBytes: MAX_RESPONSE_BYTES, memoryLimitMb: 64 },
+  });
 });
 afterAll(() => host?.close());
 
@@ -27,7 +30,10 @@ describe('enormous response body', () => {
       expect(response.status).toBe(502);
       const text = await response.text();
       expect(text.length).toBeLessThan(512);
-      expect(JSON.parse(text).error).toEqual({ code: 'ERR_SANDBOX_BAD_RESPONSE', message: `the integration's response body exceeds ${MAX_RESPONSE_BYTES} bytes` });
+      expect(JSON.parse(text).error).toEqual({
+        code: 'ERR_SANDBOX_BAD_RESPONSE',
+        message: `the integration's response body exceeds ${MAX_RESPONSE_BYTES} bytes`,
+      });
     }
     // 40 MB were produced in the sandbox; had they crossed to the host, its heap would show it.
     expect(hostBytes() - before).toBeLessThan(16 * 1024 * 1024);

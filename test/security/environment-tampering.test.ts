@@ -28,7 +28,11 @@ async function report(url: string): Promise<Report> {
 
 beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'test/fixtures/environment-tampering'] });
-  const created = await install(host, 'environment-tampering', { organization: 'acme', target: 'space', space: 'space_acme_docs' });
+  const created = await install(host, 'environment-tampering', {
+    organization: 'acme',
+    target: 'space',
+    space: 'space_acme_docs',
+  });
   expect(created.status).toBe(201);
   spaceInstallation = created.json.id;
   spaceEndpoint = created.json.urls.publicEndpoint;
@@ -56,7 +60,12 @@ describe('environment tampering', () => {
     expect(space.text).not.toBe(organization.text);
     for (let i = 0; i < 3; i++) {
       expect(await report(spaceEndpoint)).toEqual({ ...space, reused: 0, plainPrototypes: true, frozen: 0 });
-      expect(await report(endpointOf(host, 'environment-tampering'))).toEqual({ ...organization, reused: 0, plainPrototypes: true, frozen: 0 });
+      expect(await report(endpointOf(host, 'environment-tampering'))).toEqual({
+        ...organization,
+        reused: 0,
+        plainPrototypes: true,
+        frozen: 0,
+      });
       expect(await report(spaceEndpoint)).toEqual(space);
     }
   });

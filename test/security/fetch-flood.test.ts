@@ -10,8 +10,15 @@ import { startReceiver, type Receiver } from '../helpers/receivers.ts';
 let host: TestHost;
 let receiver: Receiver;
 
-async function flood(count: number, parallel = false): Promise<{ succeeded: number; firstFailureAt: number; firstFailure: string | null }> {
-  const query = new URLSearchParams({ count: String(count), target: `${receiver.url}/hit`, parallel: parallel ? '1' : '0' });
+async function flood(
+  count: number,
+  parallel = false,
+): Promise<{ succeeded: number; firstFailureAt: number; firstFailure: string | null }> {
+  const query = new URLSearchParams({
+    count: String(count),
+    target: `${receiver.url}/hit`,
+    parallel: parallel ? '1' : '0',
+  });
   const response = await fetch(`${endpointOf(host, 'fetch-flood')}?${query}`);
   expect(response.status).toBe(200);
   return response.json();
@@ -19,7 +26,10 @@ async function flood(count: number, parallel = false): Promise<{ succeeded: numb
 
 beforeAll(async () => {
   receiver = await startReceiver('hit');
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], allowEgress: [`127.0.0.1:${receiver.port}`] });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    allowEgress: [`127.0.0.1:${receiver.port}`],
+  });
 });
 afterAll(async () => {
   await host?.close();
@@ -29,12 +39,22 @@ afterAll(async () => {
 describe('fetch flood beyond the per-event cap', () => {
   it('lets 50 fetches out; the 51st fails with a TypeError naming the cap', async () => {
     const outcome = await flood(80);
-    expect(outcome).toEqual({ succeeded: 50, firstFailureAt: 51, firstFailure: 'TypeError: fetch failed: fetch limit reached (50 per event)' });
+    expect(outcome).toEqual({
+      succeeded: 50,
+      firstFailureAt: 51,
+      firstFailure: 'TypeError: fetch failed: fetch limit reached (50 per event)',
+    });
     expect(receiver.hits).toHaveLength(50);
   });
 
   it('logs the cap once for the event, not once per refused fetch', () => {
-    expect(host.logs.filter((line) => line.includes('[fetch-flood') && line.includes('fetch refused: the limit of 50 fetches per event was reached'))).toHaveLength(1);
+    expect(
+      host.logs.filter(
+        (line) =>
+          line.includes('[fetch-flood') &&
+          line.includes('fetch refused: the limit of 50 fetches per event was reached'),
+      ),
+    ).toHaveLength(1);
   });
 
   it('gives the next event a fresh allowance', async () => {

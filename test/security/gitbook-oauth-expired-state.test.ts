@@ -5,7 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrowserClient } from '../helpers/browser-client.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
-import { buttonOf, configurationOf, expectRefused, startSealedOAuthWorld, throughProvider, type SealedOAuthWorld } from '../helpers/sealed-oauth.ts';
+import {
+  buttonOf,
+  configurationOf,
+  expectRefused,
+  startSealedOAuthWorld,
+  throughProvider,
+  type SealedOAuthWorld,
+} from '../helpers/sealed-oauth.ts';
 
 let world: SealedOAuthWorld;
 let now = Date.parse('2026-06-01T12:00:00Z');
@@ -22,7 +29,9 @@ describe('an expired GitBook-runtime OAuth state', () => {
     expect(browser.cookies()).toHaveLength(1);
     now += 10 * 60 * 1000;
     const answer = await browser.fetch(callback.toString());
-    expect(answer.headers.getSetCookie()).toEqual([expect.stringMatching(/^ih-oauth\.[\w-]{22}=; Path=\/v1\/integrations\/space-digest\/; Max-Age=0;/)]);
+    expect(answer.headers.getSetCookie()).toEqual([
+      expect.stringMatching(/^ih-oauth\.[\w-]{22}=; Path=\/v1\/integrations\/space-digest\/; Max-Age=0;/),
+    ]);
     await expectRefused(world.host, 'space-digest', answer, 400, 'ERR_OAUTH_STATE_INVALID', /has expired/);
     expect(browser.cookies()).toEqual([]);
     expect(await configurationOf(world.host, world.digest)).toEqual({});
@@ -36,7 +45,9 @@ describe('an expired GitBook-runtime OAuth state', () => {
     now += 60 * 60 * 1000;
     const fresh = await throughProvider(browser, await buttonOf(world.host, world.digest));
     expect((await browser.fetch(fresh.toString())).status).toBe(200);
-    expect((await configurationOf(world.host, world.digest)).oauth_credentials).toMatchObject({ access_token: world.provider.issuedTokens.at(-1) });
+    expect((await configurationOf(world.host, world.digest)).oauth_credentials).toMatchObject({
+      access_token: world.provider.issuedTokens.at(-1),
+    });
   });
 
   it('leaves the host answering', async () => {

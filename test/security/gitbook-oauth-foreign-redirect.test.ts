@@ -18,7 +18,10 @@ afterAll(() => world?.close());
 describe('a redirect whose redirect_uri is not this host', () => {
   it('is left as the integration wrote it, with or without a ticket', async () => {
     const endpoint = `${world.host.url}/v1/integrations/hand-rolled/installations/${world.handRolled}`;
-    const expected = `${world.provider.authorizeURL}?client_id=sealed-client&response_type=code&redirect_uri=${encodeURIComponent('https://elsewhere.example/callback')}&scope=read%20write&state=keep-me`;
+    const redirectUri = encodeURIComponent('https://elsewhere.example/callback');
+    const expected =
+      `${world.provider.authorizeURL}?client_id=sealed-client&response_type=code&redirect_uri=${redirectUri}` +
+      '&scope=read%20write&state=keep-me';
     for (const query of ['', `?ticket=${await ticketOf(world.host, world.handRolled)}`]) {
       const browser = createBrowserClient();
       const answer = await browser.fetch(`${endpoint}/start-foreign${query}`);
@@ -31,7 +34,9 @@ describe('a redirect whose redirect_uri is not this host', () => {
   });
 
   it('lets a ticketed request that starts no flow through, without its ticket', async () => {
-    const answer = await fetch(`${world.host.url}/v1/integrations/hand-rolled/installations/${world.handRolled}/elsewhere?ticket=${await ticketOf(world.host, world.handRolled)}&keep=1`);
+    const ticket = await ticketOf(world.host, world.handRolled);
+    const endpoint = `${world.host.url}/v1/integrations/hand-rolled/installations/${world.handRolled}`;
+    const answer = await fetch(`${endpoint}/elsewhere?ticket=${ticket}&keep=1`);
     expect(answer.status).toBe(404);
     expect(await answer.text()).toBe('no route for /elsewhere');
     const { items } = await world.host.services.listEvents('hand-rolled', { limit: 1 });

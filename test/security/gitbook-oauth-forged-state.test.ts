@@ -11,7 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrowserClient } from '../helpers/browser-client.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
 import { install } from '../helpers/platform-api.ts';
-import { buttonOf, configurationOf, expectRefused, startSealedOAuthWorld, throughProvider, type SealedOAuthWorld } from '../helpers/sealed-oauth.ts';
+import {
+  buttonOf,
+  configurationOf,
+  expectRefused,
+  startSealedOAuthWorld,
+  throughProvider,
+  type SealedOAuthWorld,
+} from '../helpers/sealed-oauth.ts';
 
 let world: SealedOAuthWorld;
 let victimSpace: string;
@@ -20,7 +27,9 @@ const browser = createBrowserClient();
 
 beforeAll(async () => {
   world = await startSealedOAuthWorld();
-  victimSpace = (await install(world.host, 'space-digest', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).id;
+  victimSpace = (
+    await install(world.host, 'space-digest', { organization: 'acme', target: 'space', space: 'space_acme_docs' })
+  ).id;
   attacker = {
     digest: (await install(world.host, 'space-digest', { organization: 'globex', target: 'organization' })).id,
     handRolled: (await install(world.host, 'hand-rolled', { organization: 'globex', target: 'organization' })).id,
@@ -28,9 +37,13 @@ beforeAll(async () => {
 });
 afterAll(() => world?.close());
 
-const endpoint = (integration: string, id: string) => `${world.host.url}/v1/integrations/${integration}/installations/${id}`;
+const endpoint = (integration: string, id: string) =>
+  `${world.host.url}/v1/integrations/${integration}/installations/${id}`;
 
-/** The attacker's own flow of space-digest on the integration's endpoint: a callback with a code for the attacker's account. */
+/**
+ * The attacker's own flow of space-digest on the integration's endpoint: a callback with a code for the attacker's
+ * account.
+ */
 async function attackerCallback(): Promise<URL> {
   const button = new URL(await buttonOf(world.host, attacker.digest));
   return throughProvider(browser, `${endpoint('space-digest', attacker.digest)}/oauth/shared${button.search}`);
@@ -44,32 +57,56 @@ async function expectVictimUnconnected(): Promise<void> {
 
 describe('a forged GitBook-runtime OAuth state', () => {
   it.each([
-    ['the victim\'s installation', () => ({ installationId: world.digest })],
-    ['the victim\'s space installation', () => ({ installationId: world.digest, spaceId: 'space_acme_docs' })],
-  ])('naming %s on the integration\'s endpoint is refused before the integration runs', async (_, forged) => {
+    ["the victim's installation", () => ({ installationId: world.digest })],
+    ["the victim's space installation", () => ({ installationId: world.digest, spaceId: 'space_acme_docs' })],
+  ])("naming %s on the integration's endpoint is refused before the integration runs", async (_, forged) => {
     const callback = await attackerCallback();
     callback.searchParams.set('state', JSON.stringify(forged()));
-    await expectRefused(world.host, 'space-digest', await browser.fetch(callback.toString()), 400, 'ERR_OAUTH_STATE_INVALID', /not a state this host issued/);
+    await expectRefused(
+      world.host,
+      'space-digest',
+      await browser.fetch(callback.toString()),
+      400,
+      'ERR_OAUTH_STATE_INVALID',
+      /not a state this host issued/,
+    );
     await expectVictimUnconnected();
   });
 
-  it('naming the victim on the victim\'s own endpoint is refused before the integration runs', async () => {
+  it("naming the victim on the victim's own endpoint is refused before the integration runs", async () => {
     const callback = await attackerCallback();
     const forged = new URL(`${endpoint('space-digest', world.digest)}/oauth`);
     forged.searchParams.set('code', callback.searchParams.get('code')!);
     forged.searchParams.set('state', JSON.stringify({ installationId: world.digest }));
-    await expectRefused(world.host, 'space-digest', await browser.fetch(forged.toString()), 400, 'ERR_OAUTH_STATE_INVALID', /not a state this host issued/);
+    await expectRefused(
+      world.host,
+      'space-digest',
+      await browser.fetch(forged.toString()),
+      400,
+      'ERR_OAUTH_STATE_INVALID',
+      /not a state this host issued/,
+    );
     await expectVictimUnconnected();
   });
 
-  it('moved from the attacker\'s endpoint to the victim\'s is refused, though the host issued it to this browser', async () => {
-    const button = await buttonOf(world.host, attacker.handRolled);
-    const callback = await throughProvider(browser, button);
-    expect(callback.pathname).toBe(`/v1/integrations/hand-rolled/installations/${attacker.handRolled}/callback`);
-    const moved = new URL(callback.toString().replace(attacker.handRolled, world.handRolled));
-    await expectRefused(world.host, 'hand-rolled', await browser.fetch(moved.toString()), 400, 'ERR_OAUTH_STATE_INVALID', /issued for another callback URL/);
-    await expectVictimUnconnected();
-  });
+  it(
+    "moved from the attacker's endpoint to the victim's is " + 'refused, though the host issued it to this browser',
+    async () => {
+      const button = await buttonOf(world.host, attacker.handRolled);
+      const callback = await throughProvider(browser, button);
+      expect(callback.pathname).toBe(`/v1/integrations/hand-rolled/installations/${attacker.handRolled}/callback`);
+      const moved = new URL(callback.toString().replace(attacker.handRolled, world.handRolled));
+      await expectRefused(
+        world.host,
+        'hand-rolled',
+        await browser.fetch(moved.toString()),
+        400,
+        'ERR_OAUTH_STATE_INVALID',
+        /issued for another callback URL/,
+      );
+      await expectVictimUnconnected();
+    },
+  );
 
   it('naming the victim in a form_post callback is refused before the integration runs', async () => {
     const ticket = new URL(await buttonOf(world.host, attacker.handRolled)).searchParams.get('ticket');
@@ -81,14 +118,23 @@ describe('a forged GitBook-runtime OAuth state', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ code, state: `inst:${world.handRolled}` }).toString(),
     });
-    await expectRefused(world.host, 'hand-rolled', answer, 400, 'ERR_OAUTH_STATE_INVALID', /not a state this host issued/);
+    await expectRefused(
+      world.host,
+      'hand-rolled',
+      answer,
+      400,
+      'ERR_OAUTH_STATE_INVALID',
+      /not a state this host issued/,
+    );
     await expectVictimUnconnected();
   });
 
   it('does not stop the attacker connecting their own installation with their own flow (control)', async () => {
     const callback = await attackerCallback();
     expect((await browser.fetch(callback.toString())).status).toBe(200);
-    expect((await configurationOf(world.host, attacker.digest)).oauth_credentials).toMatchObject({ access_token: world.provider.issuedTokens.at(-1) });
+    expect((await configurationOf(world.host, attacker.digest)).oauth_credentials).toMatchObject({
+      access_token: world.provider.issuedTokens.at(-1),
+    });
     await expectVictimUnconnected();
   });
 

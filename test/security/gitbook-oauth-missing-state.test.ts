@@ -6,7 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrowserClient } from '../helpers/browser-client.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
-import { buttonOf, configurationOf, expectRefused, startSealedOAuthWorld, throughProvider, type SealedOAuthWorld } from '../helpers/sealed-oauth.ts';
+import {
+  buttonOf,
+  configurationOf,
+  expectRefused,
+  startSealedOAuthWorld,
+  throughProvider,
+  type SealedOAuthWorld,
+} from '../helpers/sealed-oauth.ts';
 
 let world: SealedOAuthWorld;
 
@@ -16,20 +23,38 @@ beforeAll(async () => {
 afterAll(() => world?.close());
 
 describe('an OAuth callback without a state', () => {
-  it('is refused before a stateless hand-written flow stores the attacker\'s code', async () => {
+  it("is refused before a stateless hand-written flow stores the attacker's code", async () => {
     const attacker = createBrowserClient();
     // A real code for the attacker's account, from a flow the attacker started on the provider directly.
     const authorize = new URL(world.provider.authorizeURL);
-    authorize.search = new URLSearchParams({ client_id: 'sealed-client', response_type: 'code', redirect_uri: `${world.host.url}/v1/integrations/hand-rolled/installations/${world.handRolled}/callback` }).toString();
+    authorize.search = new URLSearchParams({
+      client_id: 'sealed-client',
+      response_type: 'code',
+      redirect_uri: `${world.host.url}/v1/integrations/hand-rolled/installations/${world.handRolled}/callback`,
+    }).toString();
     const callback = new URL((await attacker.fetch(authorize.toString())).headers.get('location')!);
     expect(callback.searchParams.has('state')).toBe(false);
-    await expectRefused(world.host, 'hand-rolled', await attacker.fetch(callback.toString()), 400, 'ERR_OAUTH_STATE_INVALID', /carries no state/);
+    await expectRefused(
+      world.host,
+      'hand-rolled',
+      await attacker.fetch(callback.toString()),
+      400,
+      'ERR_OAUTH_STATE_INVALID',
+      /carries no state/,
+    );
     expect(await configurationOf(world.host, world.handRolled)).toEqual({});
   });
 
-  it('is refused on the integration\'s endpoint and in a form_post', async () => {
+  it("is refused on the integration's endpoint and in a form_post", async () => {
     const attacker = createBrowserClient();
-    await expectRefused(world.host, 'space-digest', await attacker.fetch(`${world.host.url}/v1/integrations/space-digest/integration/oauth/shared?code=stolen`), 400, 'ERR_OAUTH_STATE_INVALID', /carries no state/);
+    await expectRefused(
+      world.host,
+      'space-digest',
+      await attacker.fetch(`${world.host.url}/v1/integrations/space-digest/integration/oauth/shared?code=stolen`),
+      400,
+      'ERR_OAUTH_STATE_INVALID',
+      /carries no state/,
+    );
     const form = await attacker.fetch(`${world.host.url}/v1/integrations/hand-rolled/integration/callback-form`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -38,13 +63,16 @@ describe('an OAuth callback without a state', () => {
     await expectRefused(world.host, 'hand-rolled', form, 400, 'ERR_OAUTH_STATE_INVALID', /carries no state/);
   });
 
-  it('does not stop the stateless flow from its button: the host\'s state comes and goes (control)', async () => {
+  it("does not stop the stateless flow from its button: the host's state comes and goes (control)", async () => {
     const browser = createBrowserClient();
     const callback = await throughProvider(browser, await buttonOf(world.host, world.handRolled));
     expect(callback.searchParams.get('state')).toMatch(/^[\w-]{22}\.[\w-]{43}$/);
     expect((await browser.fetch(callback.toString())).status).toBe(200);
     // The integration saw no state at all, as it sent none.
-    expect(await configurationOf(world.host, world.handRolled)).toEqual({ oauth_credentials: { access_token: world.provider.issuedTokens.at(-1) }, seen_state: '(none)' });
+    expect(await configurationOf(world.host, world.handRolled)).toEqual({
+      oauth_credentials: { access_token: world.provider.issuedTokens.at(-1) },
+      seen_state: '(none)',
+    });
   });
 
   it('leaves the host answering', async () => {

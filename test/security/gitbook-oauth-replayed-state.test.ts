@@ -6,7 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrowserClient } from '../helpers/browser-client.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
-import { buttonOf, configurationOf, expectRefused, startSealedOAuthWorld, throughProvider, type SealedOAuthWorld } from '../helpers/sealed-oauth.ts';
+import {
+  buttonOf,
+  configurationOf,
+  expectRefused,
+  startSealedOAuthWorld,
+  throughProvider,
+  type SealedOAuthWorld,
+} from '../helpers/sealed-oauth.ts';
 
 let world: SealedOAuthWorld;
 
@@ -16,18 +23,35 @@ beforeAll(async () => {
 afterAll(() => world?.close());
 
 describe('a replayed GitBook-runtime OAuth callback', () => {
-  it('is refused once its state was used, in the same browser and in another, before the integration runs', async () => {
-    const browser = createBrowserClient();
-    const callback = await throughProvider(browser, await buttonOf(world.host, world.digest));
-    expect((await browser.fetch(callback.toString())).status).toBe(200);
-    const connected = await configurationOf(world.host, world.digest);
-    const exchanges = world.provider.tokenRequests.length;
+  it(
+    'is refused once its state was used, in the same browser ' + 'and in another, before the integration runs',
+    async () => {
+      const browser = createBrowserClient();
+      const callback = await throughProvider(browser, await buttonOf(world.host, world.digest));
+      expect((await browser.fetch(callback.toString())).status).toBe(200);
+      const connected = await configurationOf(world.host, world.digest);
+      const exchanges = world.provider.tokenRequests.length;
 
-    await expectRefused(world.host, 'space-digest', await browser.fetch(callback.toString()), 400, 'ERR_OAUTH_STATE_INVALID', /already used/);
-    await expectRefused(world.host, 'space-digest', await createBrowserClient().fetch(callback.toString()), 400, 'ERR_OAUTH_STATE_INVALID', /already used/);
-    expect(world.provider.tokenRequests).toHaveLength(exchanges);
-    expect(await configurationOf(world.host, world.digest)).toEqual(connected);
-  });
+      await expectRefused(
+        world.host,
+        'space-digest',
+        await browser.fetch(callback.toString()),
+        400,
+        'ERR_OAUTH_STATE_INVALID',
+        /already used/,
+      );
+      await expectRefused(
+        world.host,
+        'space-digest',
+        await createBrowserClient().fetch(callback.toString()),
+        400,
+        'ERR_OAUTH_STATE_INVALID',
+        /already used/,
+      );
+      expect(world.provider.tokenRequests).toHaveLength(exchanges);
+      expect(await configurationOf(world.host, world.digest)).toEqual(connected);
+    },
+  );
 
   it('connects exactly once when two copies of one callback arrive together', async () => {
     const browser = createBrowserClient();

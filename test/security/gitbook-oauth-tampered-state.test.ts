@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSealedStates } from '../../host/oauth-seal/sealed-states.ts';
 import { createBrowserClient } from '../helpers/browser-client.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
-import { buttonOf, configurationOf, expectRefused, startSealedOAuthWorld, throughProvider, type SealedOAuthWorld } from '../helpers/sealed-oauth.ts';
+import {
+  buttonOf,
+  configurationOf,
+  expectRefused,
+  startSealedOAuthWorld,
+  throughProvider,
+  type SealedOAuthWorld,
+} from '../helpers/sealed-oauth.ts';
 
 let world: SealedOAuthWorld;
 
@@ -24,10 +31,20 @@ describe('a tampered GitBook-runtime OAuth state', () => {
     const state = callback.searchParams.get('state')!;
     const [nonce, signature] = state.split('.');
     const elsewhere = await createSealedStates({
-      store: { insert: async () => {}, get: async () => undefined, markUsed: async () => false, deleteExpired: async () => {} },
+      store: {
+        insert: async () => {},
+        get: async () => undefined,
+        markUsed: async () => false,
+        deleteExpired: async () => {},
+      },
       secret: 'another-host-secret',
       now: Date.now,
-    }).seal({ integration: 'space-digest', installationId: world.digest, callbackPath: callback.pathname, originalState: null });
+    }).seal({
+      integration: 'space-digest',
+      installationId: world.digest,
+      callbackPath: callback.pathname,
+      originalState: null,
+    });
     const tampered: [string, RegExp][] = [
       [`${nonce}.${flip(signature, 0)}`, /signature does not match/],
       [`${nonce}.${flip(signature, 42)}`, /signature does not match/],
@@ -40,11 +57,20 @@ describe('a tampered GitBook-runtime OAuth state', () => {
     for (const [forged, reason] of tampered) {
       const url = new URL(callback);
       url.searchParams.set('state', forged);
-      await expectRefused(world.host, 'space-digest', await browser.fetch(url.toString()), 400, 'ERR_OAUTH_STATE_INVALID', reason);
+      await expectRefused(
+        world.host,
+        'space-digest',
+        await browser.fetch(url.toString()),
+        400,
+        'ERR_OAUTH_STATE_INVALID',
+        reason,
+      );
     }
     expect(await configurationOf(world.host, world.digest)).toEqual({});
     expect((await browser.fetch(callback.toString())).status).toBe(200);
-    expect((await configurationOf(world.host, world.digest)).oauth_credentials).toMatchObject({ access_token: world.provider.issuedTokens.at(-1) });
+    expect((await configurationOf(world.host, world.digest)).oauth_credentials).toMatchObject({
+      access_token: world.provider.issuedTokens.at(-1),
+    });
   });
 
   it('leaves the host answering', async () => {

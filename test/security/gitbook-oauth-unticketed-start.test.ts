@@ -31,20 +31,26 @@ async function refusedStart(url: string, reason: RegExp): Promise<void> {
 }
 
 describe('a GitBook-runtime OAuth start', () => {
-  it('is refused without a ticket, with a tampered one or another installation\'s; the provider is never reached', async () => {
-    const other = (await install(world.host, 'space-digest', { organization: 'globex', target: 'organization' })).id;
-    const start = `${world.host.url}/v1/integrations/space-digest/installations/${world.digest}/oauth`;
-    const ticket = await ticketOf(world.host, world.digest);
-    await refusedStart(start, /carries no connect ticket/);
-    await refusedStart(`${world.host.url}/v1/integrations/hand-rolled/installations/${world.handRolled}/start`, /carries no connect ticket/);
-    await refusedStart(`${start}?ticket=${ticket.slice(0, -2)}xx`, /not issued by this host/);
-    await refusedStart(`${start}?ticket=${await ticketOf(world.host, other)}`, /belongs to another installation/);
-    await refusedStart(`${start}?ticket=${ticket}&ticket=${ticket}`, /several tickets/);
-    expect(world.provider.authorizeRequests).toEqual([]);
-    expect(world.host.logs.filter((line) => line.includes('oauth: refused an OAuth start'))).toHaveLength(5);
-  });
+  it(
+    'is refused without a ticket, with a tampered one or ' + "another installation's; the provider is never reached",
+    async () => {
+      const other = (await install(world.host, 'space-digest', { organization: 'globex', target: 'organization' })).id;
+      const start = `${world.host.url}/v1/integrations/space-digest/installations/${world.digest}/oauth`;
+      const ticket = await ticketOf(world.host, world.digest);
+      await refusedStart(start, /carries no connect ticket/);
+      await refusedStart(
+        `${world.host.url}/v1/integrations/hand-rolled/installations/${world.handRolled}/start`,
+        /carries no connect ticket/,
+      );
+      await refusedStart(`${start}?ticket=${ticket.slice(0, -2)}xx`, /not issued by this host/);
+      await refusedStart(`${start}?ticket=${await ticketOf(world.host, other)}`, /belongs to another installation/);
+      await refusedStart(`${start}?ticket=${ticket}&ticket=${ticket}`, /several tickets/);
+      expect(world.provider.authorizeRequests).toEqual([]);
+      expect(world.host.logs.filter((line) => line.includes('oauth: refused an OAuth start'))).toHaveLength(5);
+    },
+  );
 
-  it('is refused once the ticket is older than 15 minutes; a fresh view\'s button starts it', async () => {
+  it("is refused once the ticket is older than 15 minutes; a fresh view's button starts it", async () => {
     const stale = await buttonOf(world.host, world.digest);
     now += 15 * 60 * 1000 + 1;
     await refusedStart(stale, /has expired/);

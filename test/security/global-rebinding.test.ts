@@ -13,7 +13,10 @@ beforeAll(async () => {
 afterAll(() => host?.close());
 
 async function ask(step?: string): Promise<{ installation: string | null; secrets: string[]; body: string }> {
-  const response = await fetch(`${endpointOf(host, 'global-rebinding')}${step ? `?step=${step}` : ''}`, { method: 'POST', body: 'sent body' });
+  const response = await fetch(`${endpointOf(host, 'global-rebinding')}${step ? `?step=${step}` : ''}`, {
+    method: 'POST',
+    body: 'sent body',
+  });
   expect(response.status).toBe(200);
   return response.json();
 }

@@ -40,22 +40,34 @@ afterAll(async () => {
 });
 
 describe('header amplification', () => {
-  it('answers a response with 200 headers sharing one string with a 500, in the sandbox, three times over', async () => {
-    const pids = host.supervisor.workerPids();
-    const before = hostBytes();
-    for (let round = 0; round < 3; round++) {
-      const [attack, neighbour] = await Promise.all([fetch(`${endpointOf(host, 'header-amplification')}?mode=response&count=200&kb=60`), neighbourAnswers(host)]);
-      expect(attack.status).toBe(500);
-      expect(await attack.json()).toEqual({ error: 'Internal server error' });
-      expect(neighbour.status).toBe(200);
-    }
-    // Had the headers crossed, this process would have held 200 × 60 KiB per round.
-    expect(hostBytes() - before).toBeLessThan(16 * 1024 * 1024);
-    expect(host.supervisor.workerPids()).toEqual(pids);
-    expect(host.supervisor.isQuarantined('header-amplification')).toBe(false);
-    expect(host.supervisor.isQuarantined('hello')).toBe(false);
-    expect(host.logs.some((line) => line.includes('[header-amplification') && line.includes('the response headers add up to more than 65536 bytes'))).toBe(true);
-  });
+  it(
+    'answers a response with 200 headers sharing one string ' + 'with a 500, in the sandbox, three times over',
+    async () => {
+      const pids = host.supervisor.workerPids();
+      const before = hostBytes();
+      for (let round = 0; round < 3; round++) {
+        const [attack, neighbour] = await Promise.all([
+          fetch(`${endpointOf(host, 'header-amplification')}?mode=response&count=200&kb=60`),
+          neighbourAnswers(host),
+        ]);
+        expect(attack.status).toBe(500);
+        expect(await attack.json()).toEqual({ error: 'Internal server error' });
+        expect(neighbour.status).toBe(200);
+      }
+      // Had the headers crossed, this process would have held 200 × 60 KiB per round.
+      expect(hostBytes() - before).toBeLessThan(16 * 1024 * 1024);
+      expect(host.supervisor.workerPids()).toEqual(pids);
+      expect(host.supervisor.isQuarantined('header-amplification')).toBe(false);
+      expect(host.supervisor.isQuarantined('hello')).toBe(false);
+      expect(
+        host.logs.some(
+          (line) =>
+            line.includes('[header-amplification') &&
+            line.includes('the response headers add up to more than 65536 bytes'),
+        ),
+      ).toBe(true);
+    },
+  );
 
   it('refuses a single header value longer than the cap at once, however often it is appended', async () => {
     const answer = await fetch(`${endpointOf(host, 'header-amplification')}?mode=huge-value&mb=22&count=200`);
@@ -66,13 +78,20 @@ describe('header amplification', () => {
   it('refuses amplified headers on a platform API call before they leave the isolate', async () => {
     const before = hostBytes();
     const answer = await fetch(`${endpointOf(host, 'header-amplification')}?mode=api&count=100&kb=60`);
-    expect(await answer.json()).toEqual({ refused: 'TypeError: fetch: the request headers add up to more than 65536 bytes' });
+    expect(await answer.json()).toEqual({
+      refused: 'TypeError: fetch: the request headers add up to more than 65536 bytes',
+    });
     expect(hostBytes() - before).toBeLessThan(16 * 1024 * 1024);
   });
 
   it('refuses amplified headers on an outbound fetch: no socket is opened', async () => {
-    const answer = await fetch(`${endpointOf(host, 'header-amplification')}?mode=egress&count=100&kb=60&url=${encodeURIComponent(`http://127.0.0.1:${receiverPort}/`)}`);
-    expect(await answer.json()).toEqual({ refused: 'TypeError: fetch: the request headers add up to more than 65536 bytes' });
+    const receiver = encodeURIComponent(`http://127.0.0.1:${receiverPort}/`);
+    const answer = await fetch(
+      `${endpointOf(host, 'header-amplification')}?mode=egress&count=100&kb=60&url=${receiver}`,
+    );
+    expect(await answer.json()).toEqual({
+      refused: 'TypeError: fetch: the request headers add up to more than 65536 bytes',
+    });
     expect(connects).toEqual([]);
     expect(receiverHits).toBe(0);
   });
@@ -80,7 +99,8 @@ describe('header amplification', () => {
   it('still lets the same integration answer and send ordinary headers', async () => {
     const ok = await fetch(`${endpointOf(host, 'header-amplification')}?mode=ok`);
     expect(await ok.text()).toBe('fine');
-    const egress = await fetch(`${endpointOf(host, 'header-amplification')}?mode=egress&count=3&kb=1&url=${encodeURIComponent(`http://127.0.0.1:${receiverPort}/`)}`);
+    const receiver = encodeURIComponent(`http://127.0.0.1:${receiverPort}/`);
+    const egress = await fetch(`${endpointOf(host, 'header-amplification')}?mode=egress&count=3&kb=1&url=${receiver}`);
     expect(await egress.json()).toEqual({ sent: true, status: 200 });
     expect(receiverHits).toBe(1);
     await expectHostHealthy(host);

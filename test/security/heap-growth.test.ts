@@ -9,7 +9,10 @@ let host: TestHost;
 
 beforeAll(async () => {
   // A small heap and a long deadline make the memory limit, not the clock, the thing that stops it.
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], limits: { memoryLimitMb: 32, dispatchTimeoutMs: 30_000 } });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    limits: { memoryLimitMb: 32, dispatchTimeoutMs: 30_000 },
+  });
 });
 afterAll(() => host?.close());
 

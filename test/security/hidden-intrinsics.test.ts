@@ -15,8 +15,21 @@ let host: TestHost;
 let secondEndpoint: string;
 
 const CLEAN = {
-  set: [1, 2], map: [[1, 2]], array: [1, 2], string: ['a', 'b'], matchAll: ['1', '2'], generator: [1], asyncGenerator: [1, 2], helper: [10, 20],
-  segments: ['a', 'b'], typedArray: [7], headers: [['a', '1']], searchParams: ['a'], body: 'real body', requestBody: 'sent body', callSiteForged: false,
+  set: [1, 2],
+  map: [[1, 2]],
+  array: [1, 2],
+  string: ['a', 'b'],
+  matchAll: ['1', '2'],
+  generator: [1],
+  asyncGenerator: [1, 2],
+  helper: [10, 20],
+  segments: ['a', 'b'],
+  typedArray: [7],
+  headers: [['a', '1']],
+  searchParams: ['a'],
+  body: 'real body',
+  requestBody: 'sent body',
+  callSiteForged: false,
 };
 
 const ask = async (endpoint: string, step?: string) => {
@@ -27,22 +40,28 @@ const ask = async (endpoint: string, step?: string) => {
 
 beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'] });
-  secondEndpoint = (await install(host, 'hidden-intrinsics', { organization: 'globex', target: 'organization' })).urls.publicEndpoint;
+  secondEndpoint = (await install(host, 'hidden-intrinsics', { organization: 'globex', target: 'organization' })).urls
+    .publicEndpoint;
 });
 afterAll(() => host?.close());
 
 describe('hidden intrinsics', () => {
-  it('are all reachable, and frozen with everything reachable from them, like every global but globalThis and console', async () => {
-    const { reached, unfrozen, missing } = await ask(endpointOf(host, 'hidden-intrinsics'), 'enumerate');
-    expect(missing).toEqual([]);
-    expect(reached).toBeGreaterThan(1_000);
-    expect(unfrozen).toEqual([]);
-  });
+  it(
+    'are all reachable, and frozen with everything reachable from them, like every global but globalThis and ' +
+      'console',
+    async () => {
+      const { reached, unfrozen, missing } = await ask(endpointOf(host, 'hidden-intrinsics'), 'enumerate');
+      expect(missing).toEqual([]);
+      expect(reached).toBeGreaterThan(1_000);
+      expect(unfrozen).toEqual([]);
+    },
+  );
 
   it('refuse every change the guest tries (a sloppy-mode write is ignored, a strict one throws)', async () => {
     const { attempts, behaviour } = await ask(endpointOf(host, 'hidden-intrinsics'), 'tamper');
     expect(Object.keys(attempts).length).toBeGreaterThanOrEqual(20);
-    for (const [name, outcome] of Object.entries(attempts)) expect(`${name}: ${outcome}`).toMatch(/: (refused: TypeError|ignored)$/);
+    for (const [name, outcome] of Object.entries(attempts))
+      expect(`${name}: ${outcome}`).toMatch(/: (refused: TypeError|ignored)$/);
     expect(behaviour).toEqual(CLEAN);
   });
 

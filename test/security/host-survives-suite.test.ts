@@ -35,8 +35,15 @@ function attacks(withHugeAllocation: boolean): [string, string][] {
     ['hidden-intrinsics', 'step=tamper'],
     ['installation-snooping', ''],
     ['api-token-forgery', ''],
-    ['ssrf-loopback', `${to(`http://127.1:${forbidden.port}/`)}&${to(redirectVia(allowed, `http://localhost:${forbidden.port}/`))}`],
-    ['ssrf-private-network', `${to('http://169.254.169.254/latest/meta-data/')}&${to('http://metadata.test/')}&${to(redirectVia(allowed, 'http://10.0.0.1/'))}`],
+    [
+      'ssrf-loopback',
+      `${to(`http://127.1:${forbidden.port}/`)}&${to(redirectVia(allowed, `http://localhost:${forbidden.port}/`))}`,
+    ],
+    [
+      'ssrf-private-network',
+      `${to('http://169.254.169.254/latest/meta-data/')}&${to('http://metadata.test/')}` +
+        `&${to(redirectVia(allowed, 'http://10.0.0.1/'))}`,
+    ],
     ['heap-growth', ''],
     ...(withHugeAllocation ? [['huge-allocation', ''] as [string, string]] : []),
     ['infinite-loop', ''],
@@ -72,9 +79,17 @@ beforeAll(async () => {
     workers: 2,
     allowEgress: [`127.0.0.1:${allowed.port}`],
     testHooks: { egressResolve: { 'metadata.test': ['169.254.169.254'] } },
-    limits: { dispatchTimeoutMs: 1_000, memoryLimitMb: 64, waitUntilTimeoutMs: 500, maxResponseBytes: 1024 * 1024, maxLogLinesPerDispatch: 100 },
+    limits: {
+      dispatchTimeoutMs: 1_000,
+      memoryLimitMb: 64,
+      waitUntilTimeoutMs: 500,
+      maxResponseBytes: 1024 * 1024,
+      maxLogLinesPerDispatch: 100,
+    },
   };
-  child = spawn(NODE, ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', CHILD, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  child = spawn(NODE, ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', CHILD, JSON.stringify(options)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   child.once('exit', (code, signal) => (exited = `code ${code} signal ${signal}`));
   const first = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
@@ -116,7 +131,10 @@ describe('the host under every attack at once', () => {
       // The host answers every dispatch by its backstop (twice the 1 s deadline plus grace), so 30 s
       // without an answer is a lost request, not a slow one.
       const statuses = await Promise.all(
-        attacks(round === 0).map(async ([name, query]) => `${name}?${query} → ${await answered(fetch(`${endpoints[name]}?${query}`, { signal: AbortSignal.timeout(30_000) }))}`),
+        attacks(round === 0).map(async ([name, query]) => {
+          const answer = await answered(fetch(`${endpoints[name]}?${query}`, { signal: AbortSignal.timeout(30_000) }));
+          return `${name}?${query} → ${answer}`;
+        }),
       );
       outcomes.push(...statuses);
       while (pollRounds < pollsBefore + 3) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -18,7 +18,10 @@ let tokens: { installation: string; integration: string };
 beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'] });
   endpoint = endpointOf(host, 'host-token-capture');
-  tokens = { installation: await installationToken(host, installationOf(host, 'hello')), integration: await integrationToken(host, 'hello') };
+  tokens = {
+    installation: await installationToken(host, installationOf(host, 'hello')),
+    integration: await integrationToken(host, 'hello'),
+  };
 }, 60_000);
 afterAll(() => host?.close());
 
@@ -53,10 +56,21 @@ function attacks(token: string): [string, string, [string, string][]][] {
     ['Basic with the token as password', path, [['authorization', basic(`user:${token}`)]]],
     ['Basic with the token as user name', path, [['authorization', basic(`${token}:`)]]],
     ['Bearer <token> with junk glued on both sides', path, [['authorization', `Bearer xx${token}yy`]]],
-    ['a second Authorization header after a third party one', path, [['authorization', 'Bearer third-party-credential'], ['authorization', `Bearer ${token}`]]],
+    [
+      'a second Authorization header after a third party one',
+      path,
+      [
+        ['authorization', 'Bearer third-party-credential'],
+        ['authorization', `Bearer ${token}`],
+      ],
+    ],
     ['another header', path, [['x-api-key', token]]],
     ['the query', `${path}?access_token=${token}`, []],
-    ['the query, percent-encoded twice', `${path}?t=${encodeURIComponent(encodeURIComponent(token).replace(/_/g, '%5F'))}`, []],
+    [
+      'the query, percent-encoded twice',
+      `${path}?t=${encodeURIComponent(encodeURIComponent(token).replace(/_/g, '%5F'))}`,
+      [],
+    ],
   ];
 }
 
@@ -81,9 +95,16 @@ describe('host API tokens and public endpoints', () => {
   }, 60_000);
 
   it('hands the integration a third party’s credentials and a value that only looks like a token', async () => {
-    const jwtLike = `${randomBytes(40).toString('base64url')}.${randomBytes(600).toString('base64url')}.${randomBytes(64).toString('base64url')}`;
+    const jwtLike =
+      `${randomBytes(40).toString('base64url')}.${randomBytes(600).toString('base64url')}.` +
+      randomBytes(64).toString('base64url');
     const shaped = `iht_${randomBytes(32).toString('base64url')}`;
-    for (const authorization of ['Bearer third-party-credential', `Bearer ${jwtLike}`, basic('client:secret'), `Token ${shaped}`]) {
+    for (const authorization of [
+      'Bearer third-party-credential',
+      `Bearer ${jwtLike}`,
+      basic('client:secret'),
+      `Token ${shaped}`,
+    ]) {
       const answer = await send(endpointPath(), [['authorization', authorization]]);
       expect(answer.status, authorization).toBe(200);
       expect(JSON.parse(answer.body).headers, authorization).toContainEqual(['authorization', authorization]);

@@ -23,7 +23,12 @@ function hostileRoot(make: (file: string) => void, name = 'special.js'): string 
   roots.push(root);
   const folder = join(root, 'special-import');
   cpSync(TEMPLATE, folder, { recursive: true });
-  if (name !== 'special.js') writeFileSync(join(folder, 'index.ts'), `import special from './${name}';\nimport { createIntegration } from 'sandbox-api';\nexport default createIntegration({ async fetch() { return new Response(String(special)); } });\n`);
+  if (name !== 'special.js')
+    writeFileSync(
+      join(folder, 'index.ts'),
+      `import special from './${name}';\nimport { createIntegration } from 'sandbox-api';\nexport default ` +
+        `createIntegration({ async fetch() { return new Response(String(special)); } });\n`,
+    );
   make(join(folder, name));
   return root;
 }
@@ -51,7 +56,9 @@ function canMknod(): boolean {
 describe('hostile files imported by an integration', () => {
   it('refuses a FIFO without waiting for a writer', async () => {
     const root = hostileRoot((file) => execFileSync('mkfifo', [file]));
-    expect(await problemsOf(root)).toEqual([expect.stringMatching(/^special\.js is a FIFO, socket or device, which the build could wait on forever/)]);
+    expect(await problemsOf(root)).toEqual([
+      expect.stringMatching(/^special\.js is a FIFO, socket or device, which the build could wait on forever/),
+    ]);
   });
 
   it.skipIf(!canMknod())('refuses a character device (like /dev/zero) without reading it', async () => {
@@ -72,18 +79,23 @@ describe('hostile files imported by an integration', () => {
     expect(await problemsOf(root)).toEqual([expect.stringMatching(/special\.css, which is not a source file/)]);
   });
 
-  it('refuses a FIFO package.json that esbuild itself would read, in the folder or a package it can resolve', async () => {
-    const root = hostileRoot((file) => writeFileSync(file, 'export default 1;'));
-    execFileSync('mkfifo', [join(root, 'special-import', 'package.json')]);
-    expect(await problemsOf(root)).toEqual([expect.stringMatching(/^package\.json is a FIFO, socket or device/)]);
-    // A package in node_modules the integration resolves through (hoisted to the workspace root).
-    const workspace = hostileRoot((file) => writeFileSync(file, 'export default 1;'));
-    writeFileSync(join(workspace, 'package.json'), '{"private":true}');
-    const pkg = join(workspace, 'node_modules', 'left-pad');
-    execFileSync('mkdir', ['-p', pkg]);
-    execFileSync('mkfifo', [join(pkg, 'package.json')]);
-    expect(await problemsOf(workspace)).toEqual([expect.stringMatching(/node_modules\/left-pad\/package\.json is a FIFO, socket or device/)]);
-  });
+  it(
+    'refuses a FIFO package.json that esbuild itself would ' + 'read, in the folder or a package it can resolve',
+    async () => {
+      const root = hostileRoot((file) => writeFileSync(file, 'export default 1;'));
+      execFileSync('mkfifo', [join(root, 'special-import', 'package.json')]);
+      expect(await problemsOf(root)).toEqual([expect.stringMatching(/^package\.json is a FIFO, socket or device/)]);
+      // A package in node_modules the integration resolves through (hoisted to the workspace root).
+      const workspace = hostileRoot((file) => writeFileSync(file, 'export default 1;'));
+      writeFileSync(join(workspace, 'package.json'), '{"private":true}');
+      const pkg = join(workspace, 'node_modules', 'left-pad');
+      execFileSync('mkdir', ['-p', pkg]);
+      execFileSync('mkfifo', [join(pkg, 'package.json')]);
+      expect(await problemsOf(workspace)).toEqual([
+        expect.stringMatching(/node_modules\/left-pad\/package\.json is a FIFO, socket or device/),
+      ]);
+    },
+  );
 
   it('refuses a FIFO that an imported package in node_modules points the build at', async () => {
     const workspace = hostileRoot((file) => writeFileSync(file, "export { default } from 'trap';"));
@@ -92,12 +104,16 @@ describe('hostile files imported by an integration', () => {
     execFileSync('mkdir', ['-p', pkg]);
     writeFileSync(join(pkg, 'package.json'), '{"name":"trap","main":"index.js"}');
     execFileSync('mkfifo', [join(pkg, 'index.js')]);
-    expect(await problemsOf(workspace)).toEqual([expect.stringMatching(/node_modules\/trap\/index\.js, which is a FIFO, not a regular file/)]);
+    expect(await problemsOf(workspace)).toEqual([
+      expect.stringMatching(/node_modules\/trap\/index\.js, which is a FIFO, not a regular file/),
+    ]);
   });
 
   it('lets `npm run check` finish on a FIFO import, naming it, with exit code 1', async () => {
     const root = hostileRoot((file) => execFileSync('mkfifo', [file]));
-    const child = spawn(process.execPath, ['--no-node-snapshot', 'host/cli.ts', 'check', root], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--no-node-snapshot', 'host/cli.ts', 'check', root], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

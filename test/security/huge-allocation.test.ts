@@ -32,9 +32,11 @@ function neighbourOnAnotherWorker(): string {
 }
 
 describe('huge allocation (new Array(1e8).fill(1.5))', () => {
-  it('is answered 502 ERR_SANDBOX_CRASHED while a neighbour on another worker keeps answering, then quarantined on the third crash', async () => {
+  it('is answered 502 ERR_SANDBOX_CRASHED while a neighbour on another worker keeps answering, then quarantined on ' +
+    'the third crash', async () => {
     const neighbour = neighbourOnAnotherWorker();
-    const probe = async () => (await fetch(endpointOf(host, neighbour), { method: neighbour === 'hello' ? 'POST' : 'GET' })).status;
+    const probe = async () =>
+      (await fetch(endpointOf(host, neighbour), { method: neighbour === 'hello' ? 'POST' : 'GET' })).status;
 
     for (let crash = 1; crash <= 3; crash++) {
       const attack = fetch(endpointOf(host, 'huge-allocation'));

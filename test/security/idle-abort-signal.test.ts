@@ -7,7 +7,8 @@ import { endpointOf, startTestHost, waitFor, type TestHost } from '../helpers/ho
 import { expectHostHealthy } from '../helpers/host-health.ts';
 import { startReceiver, type Receiver } from '../helpers/receivers.ts';
 
-const DROPPED = /\[idle-abort-signal[^\]]*\] warn: (\d+) timer\(s\) still pending when the integration finished its work: dropped/;
+const DROPPED =
+  /\[idle-abort-signal[^\]]*\] warn: (\d+) timer\(s\) still pending when the integration finished its work: dropped/;
 const ARMED = 40;
 const DUE_MS = 200;
 
@@ -16,7 +17,10 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   receiver = await startReceiver('ok');
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], allowEgress: [`127.0.0.1:${receiver.port}`] });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    allowEgress: [`127.0.0.1:${receiver.port}`],
+  });
 });
 afterAll(async () => {
   await host?.close();
@@ -37,7 +41,9 @@ describe('AbortSignal.timeout listeners after the response', () => {
   it('never run once the integration is idle: the timeouts are dropped with its other timers', async () => {
     const before = host.logs.length;
     const armedAt = Date.now();
-    expect(await ask(`mode=arm&count=${ARMED}&ms=${DUE_MS}&url=${encodeURIComponent(`${receiver.url}/abort`)}`)).toEqual({ armed: ARMED, ran: 0 });
+    expect(
+      await ask(`mode=arm&count=${ARMED}&ms=${DUE_MS}&url=${encodeURIComponent(`${receiver.url}/abort`)}`),
+    ).toEqual({ armed: ARMED, ran: 0 });
     // Idle now: the worker drops what was pending (one line, every timeout accounted for).
     await waitFor(() => host.logs.slice(before).some((line) => DROPPED.test(line)), 10_000);
     const dropped = Number(DROPPED.exec(host.logs.slice(before).find((line) => DROPPED.test(line))!)![1]);

@@ -19,7 +19,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const port = (receiver.address() as AddressInfo).port;
   receiverUrl = `http://127.0.0.1:${port}/slow`;
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], allowEgress: [`127.0.0.1:${port}`] });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    allowEgress: [`127.0.0.1:${port}`],
+  });
 });
 afterAll(async () => {
   for (const answer of pending) answer();
@@ -34,7 +37,9 @@ describe('a fetch answered after its event ended', () => {
     expect(await answered.text()).toBe('answered before the fetch did');
     await waitFor(() => pending.length === 1);
     for (const answer of pending.splice(0)) answer();
-    await waitFor(() => host.logs.some((line) => line.includes('[idle-continuation') && line.includes('its result was dropped')));
+    await waitFor(() =>
+      host.logs.some((line) => line.includes('[idle-continuation') && line.includes('its result was dropped')),
+    );
     const next = await fetch(`${endpoint}?mode=ok`);
     expect(next.status).toBe(200);
     expect(await next.text()).toBe('fine');

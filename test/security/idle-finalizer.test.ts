@@ -12,7 +12,11 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   receiver = await startReceiver('ok');
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], allowEgress: [`127.0.0.1:${receiver.port}`], limits: { memoryLimitMb: 64 } });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    allowEgress: [`127.0.0.1:${receiver.port}`],
+    limits: { memoryLimitMb: 64 },
+  });
 });
 afterAll(async () => {
   await host?.close();
@@ -29,7 +33,9 @@ describe('FinalizationRegistry in the sandbox', () => {
 
   it('never runs a cleanup callback, during later requests or while idle', async () => {
     const endpoint = endpointOf(host, 'idle-finalizer');
-    const armed = await (await fetch(`${endpoint}?mode=arm&count=2000&url=${encodeURIComponent(`${receiver.url}/cleanup`)}`)).json();
+    const armed = await (
+      await fetch(`${endpoint}?mode=arm&count=2000&url=${encodeURIComponent(`${receiver.url}/cleanup`)}`)
+    ).json();
     expect(armed.armed).toBe(2000);
     // Enough allocation to force many collections of the 2,000 dead targets, in flight and between.
     for (let round = 0; round < 6; round++) {

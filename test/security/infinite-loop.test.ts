@@ -13,7 +13,10 @@ let host: TestHost;
 /** One runaway request: 504 ERR_SANDBOX_TIMEOUT, stopped at the deadline by the worker's own clock. */
 async function expectStoppedAtDeadline(response: Response): Promise<void> {
   expect(response.status).toBe(504);
-  expect((await response.json()).error).toEqual({ code: 'ERR_SANDBOX_TIMEOUT', message: `the integration did not answer within ${DEADLINE_MS} ms` });
+  expect((await response.json()).error).toEqual({
+    code: 'ERR_SANDBOX_TIMEOUT',
+    message: `the integration did not answer within ${DEADLINE_MS} ms`,
+  });
   const logged = await newestEvent(host, 'infinite-loop');
   expect(logged).toMatchObject({ status: 504, errorCode: 'ERR_SANDBOX_TIMEOUT' });
   // The worker's measure, isolate start-up excluded by the warm-up: the deadline, not the 10 s default.
@@ -22,7 +25,10 @@ async function expectStoppedAtDeadline(response: Response): Promise<void> {
 }
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], limits: { dispatchTimeoutMs: DEADLINE_MS, memoryLimitMb: 64 } });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    limits: { dispatchTimeoutMs: DEADLINE_MS, memoryLimitMb: 64 },
+  });
   await warmUp(`${endpointOf(host, 'infinite-loop')}?mode=ok`);
 });
 afterAll(() => host?.close());
@@ -41,7 +47,7 @@ describe('synchronous infinite loop', () => {
     expect(await response.text()).toBe('fine');
   });
 
-  it('is stopped again on the offenders\' worker, and recovers again', async () => {
+  it("is stopped again on the offenders' worker, and recovers again", async () => {
     expect(host.supervisor.workerOf('infinite-loop')).toBe(host.supervisor.offenderWorker);
     await expectStoppedAtDeadline(await fetch(endpointOf(host, 'infinite-loop')));
     const response = await fetch(`${endpointOf(host, 'infinite-loop')}?mode=ok`);

@@ -16,7 +16,12 @@ beforeAll(async () => {
   host = await startTestHost({
     dirs: ['fixtures/integrations', 'fixtures/hostile', 'test/fixtures/neighbours'],
     workers: 1,
-    limits: { solitaryProbationMs: 4_000, maxSolitaryWorkers: 2, dispatchTimeoutMs: 30_000, timeoutsBeforeCooldown: 100 },
+    limits: {
+      solitaryProbationMs: 4_000,
+      maxSolitaryWorkers: 2,
+      dispatchTimeoutMs: 30_000,
+      timeoutsBeforeCooldown: 100,
+    },
   });
 });
 afterAll(() => host?.close());

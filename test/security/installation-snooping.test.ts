@@ -14,7 +14,10 @@ let beta: { id: string; endpoint: string };
 const OAUTH_SECRET = withDevDefaults({}).env.OAUTH_DEMO_CLIENT_SECRET!;
 
 async function configure(id: string, label: string): Promise<void> {
-  const response = await host.admin(`/v1/installations/${id}/configuration`, { method: 'PATCH', body: JSON.stringify({ label }) });
+  const response = await host.admin(`/v1/installations/${id}/configuration`, {
+    method: 'PATCH',
+    body: JSON.stringify({ label }),
+  });
   expect(response.status).toBe(200);
 }
 
@@ -26,8 +29,14 @@ async function snoop(endpoint: string, other: string, foreignToken: string): Pro
 }
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], env: withDevDefaults(process.env).env });
-  for (const [space, label, set] of [['space_acme_docs', 'alpha-only-label', (v: typeof alpha) => (alpha = v)], ['space_acme_internal', 'beta-only-label', (v: typeof beta) => (beta = v)]] as const) {
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    env: withDevDefaults(process.env).env,
+  });
+  for (const [space, label, set] of [
+    ['space_acme_docs', 'alpha-only-label', (v: typeof alpha) => (alpha = v)],
+    ['space_acme_internal', 'beta-only-label', (v: typeof beta) => (beta = v)],
+  ] as const) {
     const installation = await install(host, 'installation-snooping', { organization: 'acme', target: 'space', space });
     await configure(installation.id, label);
     set({ id: installation.id, endpoint: installation.urls.publicEndpoint });
@@ -67,7 +76,9 @@ describe('installation snooping', () => {
     expect(api.patchWithForeignToken.status).toBe(401);
     expect(JSON.parse(api.patchWithForeignToken.body).error.code).toBe('ERR_UNAUTHORIZED');
     expect((await host.stores.installations.getInstallation(installationOf(host, 'hello')))!.configuration).toEqual({});
-    expect((await host.stores.installations.getInstallation(beta.id))!.configuration).toEqual({ label: 'beta-only-label' });
+    expect((await host.stores.installations.getInstallation(beta.id))!.configuration).toEqual({
+      label: 'beta-only-label',
+    });
   });
 
   it('leaves the host and its neighbour answering', async () => {

@@ -21,8 +21,17 @@ beforeAll(async () => {
 });
 afterAll(() => host?.close());
 
-describe('installation takeover through GitBook\'s API', () => {
-  it.each(['victimByItsName', 'victimByOwnName', 'victimWithInstallationToken', 'foreignTree', 'victimToken', 'victimList', 'victimSpaces', 'victimTask'])('is refused with 404: %s', (attempt) => {
+describe("installation takeover through GitBook's API", () => {
+  it.each([
+    'victimByItsName',
+    'victimByOwnName',
+    'victimWithInstallationToken',
+    'foreignTree',
+    'victimToken',
+    'victimList',
+    'victimSpaces',
+    'victimTask',
+  ])('is refused with 404: %s', (attempt) => {
     expect(report[attempt]).toBe(404);
   });
 
@@ -33,7 +42,9 @@ describe('installation takeover through GitBook\'s API', () => {
   it('changed nothing of the victims', async () => {
     expect((await host.stores.installations.getInstallation(installationOf(host, 'hello')))?.configuration).toEqual({});
     expect((await host.stores.installations.getInstallation(foreign))?.configuration).toEqual({});
-    expect((await host.stores.installations.getInstallation(installationOf(host, 'installation-takeover')))?.spaceSelection).toBe('all');
+    expect(
+      (await host.stores.installations.getInstallation(installationOf(host, 'installation-takeover')))?.spaceSelection,
+    ).toBe('all');
     const tasks = await host.admin('/v1/integrations/hello/tasks');
     expect((await tasks.json()).items).toEqual([]);
   });

@@ -10,8 +10,14 @@ import { expectHostHealthy } from '../helpers/host-health.ts';
 let host: TestHost;
 
 const CLEAN = {
-  seen: ['ping', 'abort'], reason: [true, 'AbortError'], timeout: 'TimeoutError', clone: [true, 'one', 3], refusal: ['DataCloneError', true],
-  pattern: '7', now: 'number', writableSignal: true,
+  seen: ['ping', 'abort'],
+  reason: [true, 'AbortError'],
+  timeout: 'TimeoutError',
+  clone: [true, 'one', 3],
+  refusal: ['DataCloneError', true],
+  pattern: '7',
+  now: 'number',
+  writableSignal: true,
 };
 
 const ask = async (step?: string) => {
@@ -40,7 +46,8 @@ describe('the lazily loaded runtime modules', () => {
   it('refuse every change to what they export (a sloppy-mode write is ignored, a strict one throws)', async () => {
     const { attempts, behaviour } = await ask('tamper');
     expect(Object.keys(attempts).length).toBeGreaterThanOrEqual(11);
-    for (const [name, outcome] of Object.entries(attempts)) expect(`${name}: ${outcome}`).toMatch(/: (refused: TypeError|ignored)$/);
+    for (const [name, outcome] of Object.entries(attempts))
+      expect(`${name}: ${outcome}`).toMatch(/: (refused: TypeError|ignored)$/);
     expect(behaviour).toEqual(CLEAN);
   });
 

@@ -28,7 +28,10 @@ async function floodAndGetEvent(query: string) {
 const hostLines = (marker: string) => host.logs.filter((line) => line.includes('[log-flood') && line.includes(marker));
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], limits: { maxLogLinesPerDispatch: MAX_LINES, maxLogLineBytes: MAX_LINE_BYTES } });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    limits: { maxLogLinesPerDispatch: MAX_LINES, maxLogLineBytes: MAX_LINE_BYTES },
+  });
 });
 afterAll(() => host?.close());
 
@@ -36,7 +39,10 @@ describe('enormous log output', () => {
   it('keeps at most the line cap per event, plus one notice of how many were dropped', async () => {
     const event = await floodAndGetEvent('lines=5000');
     expect(event.logs).toHaveLength(MAX_LINES + 1);
-    expect(event.logs.at(-1)).toEqual({ level: 'warn', text: `… 4900 more log lines dropped (limits: ${MAX_LINES} lines, 65536 bytes per event)` });
+    expect(event.logs.at(-1)).toEqual({
+      level: 'warn',
+      text: `… 4900 more log lines dropped (limits: ${MAX_LINES} lines, 65536 bytes per event)`,
+    });
     expect(hostLines('during line').length).toBe(MAX_LINES);
   });
 
@@ -53,7 +59,9 @@ describe('enormous log output', () => {
     await waitFor(() => hostLines('more log lines dropped after the response').length === 1);
     expect(hostLines('late line').length).toBeLessThanOrEqual(MAX_LINES);
     expect(hostLines('late huge')).toEqual([]);
-    expect(hostLines('more log lines dropped after the response')[0]).toMatch(/… 4901 more log lines dropped after the response \(limits: 100 lines, 65536 bytes per event\)/);
+    expect(hostLines('more log lines dropped after the response')[0]).toMatch(
+      /… 4901 more log lines dropped after the response \(limits: 100 lines, 65536 bytes per event\)/,
+    );
   });
 
   it('keeps at most 64 KiB of log text per event however the lines are made, escaping control characters', async () => {

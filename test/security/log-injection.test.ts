@@ -25,7 +25,11 @@ describe('log injection', () => {
     for (const line of lines) expect(line).not.toMatch(UNSAFE);
     // The forged line is a continuation of the guest's, never a line of its own.
     expect(lines.find((line) => line.includes(FORGED))).toContain(`harmless\n    ${FORGED}`);
-    expect(host.logs.some((line) => line.startsWith(FORGED) || line.split('\n').some((part) => part.startsWith('12:00:00.000')))).toBe(false);
+    expect(
+      host.logs.some(
+        (line) => line.startsWith(FORGED) || line.split('\n').some((part) => part.startsWith('12:00:00.000')),
+      ),
+    ).toBe(false);
     expect(lines.some((line) => line.includes('\\x1b[2J\\x1b[Hscreen cleared'))).toBe(true);
     expect(lines.some((line) => line.includes('\\x1b]0;pwned title\\x07after osc'))).toBe(true);
     expect(lines.some((line) => line.includes('visible\\x0dhidden over it'))).toBe(true);

@@ -21,7 +21,10 @@ async function runaway(): Promise<void> {
   const before = received;
   const response = await fetch(`${endpointOf(host, 'loop-after-await')}?target=${encodeURIComponent(receiverUrl)}`);
   expect(response.status).toBe(504);
-  expect((await response.json()).error).toEqual({ code: 'ERR_SANDBOX_TIMEOUT', message: `the integration did not answer within ${DEADLINE_MS} ms` });
+  expect((await response.json()).error).toEqual({
+    code: 'ERR_SANDBOX_TIMEOUT',
+    message: `the integration did not answer within ${DEADLINE_MS} ms`,
+  });
   // It did await the fetch (so V8's synchronous timeout no longer applied) before spinning.
   expect(received).toBe(before + 1);
   const logged = await newestEvent(host, 'loop-after-await');
@@ -44,7 +47,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`;
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], demoteOffenders: false, allowEgress: [`127.0.0.1:${(receiver.address() as AddressInfo).port}`], limits: { dispatchTimeoutMs: DEADLINE_MS, memoryLimitMb: 64 } });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    demoteOffenders: false,
+    allowEgress: [`127.0.0.1:${(receiver.address() as AddressInfo).port}`],
+    limits: { dispatchTimeoutMs: DEADLINE_MS, memoryLimitMb: 64 },
+  });
   await warmUp(`${endpointOf(host, 'loop-after-await')}?mode=ok`);
 });
 afterAll(async () => {

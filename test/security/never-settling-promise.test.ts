@@ -11,7 +11,10 @@ let host: TestHost;
 
 async function expectStoppedAtDeadline(response: Response): Promise<void> {
   expect(response.status).toBe(504);
-  expect((await response.json()).error).toEqual({ code: 'ERR_SANDBOX_TIMEOUT', message: `the integration did not answer within ${DEADLINE_MS} ms` });
+  expect((await response.json()).error).toEqual({
+    code: 'ERR_SANDBOX_TIMEOUT',
+    message: `the integration did not answer within ${DEADLINE_MS} ms`,
+  });
   const logged = await newestEvent(host, 'never-settling-promise');
   expect(logged).toMatchObject({ status: 504, errorCode: 'ERR_SANDBOX_TIMEOUT' });
   // The worker's own measure (start-up excluded by warming): the configured deadline, not the 10 s default.
@@ -26,7 +29,10 @@ async function recovers(): Promise<void> {
 }
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], limits: { dispatchTimeoutMs: DEADLINE_MS, memoryLimitMb: 64 } });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    limits: { dispatchTimeoutMs: DEADLINE_MS, memoryLimitMb: 64 },
+  });
   await warmUp(`${endpointOf(host, 'never-settling-promise')}?mode=ok`);
 });
 afterAll(() => host?.close());
@@ -43,7 +49,7 @@ describe('a promise that never settles', () => {
     await recovers();
   });
 
-  it('is answered 504 again on the offenders\' worker, and recovers again', async () => {
+  it("is answered 504 again on the offenders' worker, and recovers again", async () => {
     expect(host.supervisor.workerOf('never-settling-promise')).toBe(host.supervisor.offenderWorker);
     await expectStoppedAtDeadline(await fetch(endpointOf(host, 'never-settling-promise')));
     await recovers();

@@ -17,7 +17,10 @@ describe('a script importing node:fs', () => {
     const listed = await (await host.admin('/v1/integrations/node-fs-import')).json();
     expect(listed.status).toBe('invalid');
     for (const specifier of ['node:fs', 'node:child_process', 'fs']) {
-      expect(listed.errors).toContain(`fixtures/hostile/node-fs-import/platform-manifest.yaml: /script: script imports "${specifier}" (from index.ts): Node built-ins are not available in the sandbox`);
+      expect(listed.errors).toContain(
+        `fixtures/hostile/node-fs-import/platform-manifest.yaml: /script: script imports "${specifier}" (from ` +
+          `index.ts): Node built-ins are not available in the sandbox`,
+      );
     }
   });
 

@@ -25,10 +25,13 @@ describe('Node module access at run time', () => {
     expect(report.processBinding).toBe('threw:ReferenceError:process is not defined');
   });
 
-  it.each(['importNodeFs', 'importChildProcess', 'importBare', 'importDataUrl', 'importRelative', 'evalImport'])('cannot %s', (attempt) => {
-    expect(report[attempt]).toMatch(/^threw:/);
-    expect(report[attempt]).not.toMatch(/imported/);
-  });
+  it.each(['importNodeFs', 'importChildProcess', 'importBare', 'importDataUrl', 'importRelative', 'evalImport'])(
+    'cannot %s',
+    (attempt) => {
+      expect(report[attempt]).toMatch(/^threw:/);
+      expect(report[attempt]).not.toMatch(/imported/);
+    },
+  );
 
   it('leaves the host and its neighbour answering', async () => {
     await expectHostHealthy(host);

@@ -24,9 +24,13 @@ describe('a node_modules package symlinked to a folder outside', () => {
     const listed = await (await host.admin('/v1/integrations/node-modules-symlink')).json();
     expect(listed.status).toBe('invalid');
     expect(listed.errors).toEqual([
-      `${FIXTURE}/platform-manifest.yaml: /script: script imports "host-internals/config/dev-env.ts" (from index.ts), which resolves outside the integration folder and its node_modules (node_modules/host-internals is a symlink to a folder outside)`,
+      `${FIXTURE}/platform-manifest.yaml: /script: script imports "host-internals/config/dev-env.ts" (from ` +
+        `index.ts), which resolves outside the integration folder and its node_modules (node_modules/host-internals ` +
+        `is a symlink to a folder outside)`,
     ]);
-    expect(host.integrations.find((integration) => integration.name === 'node-modules-symlink')?.bundle).toBeUndefined();
+    expect(
+      host.integrations.find((integration) => integration.name === 'node-modules-symlink')?.bundle,
+    ).toBeUndefined();
     expect(host.supervisor.workerOf('node-modules-symlink')).toBeUndefined();
   });
 

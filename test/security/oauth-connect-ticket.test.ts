@@ -14,8 +14,10 @@ let other: { button: string };
 
 beforeAll(async () => {
   host = await startTestHost({ env: withDevDefaults(process.env).env, clock: () => now });
-  const a = (await install(host, 'oauth-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).json;
-  const b = (await install(host, 'oauth-demo', { organization: 'acme', target: 'space', space: 'space_acme_internal' })).json;
+  const a = (await install(host, 'oauth-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' }))
+    .json;
+  const b = (await install(host, 'oauth-demo', { organization: 'acme', target: 'space', space: 'space_acme_internal' }))
+    .json;
   victim = { button: a.urls.buttons.oauth_credentials, callback: a.urls.buttons.oauth_credentials.split('?')[0] };
   other = { button: b.urls.buttons.oauth_credentials };
 });
@@ -36,7 +38,7 @@ describe('the OAuth connect start', () => {
     await refusedWith(victim.callback, /carries no ticket/);
   });
 
-  it('is refused with a tampered ticket or another installation\'s', async () => {
+  it("is refused with a tampered ticket or another installation's", async () => {
     const ticket = ticketOf(victim.button);
     await refusedWith(`${victim.callback}?ticket=${ticket.slice(0, -2)}xx`, /not issued by this host/);
     await refusedWith(`${victim.callback}?ticket=${ticketOf(other.button)}`, /belongs to another installation/);

@@ -13,9 +13,14 @@ let victim: { id: string; token: string; endpoint: string; ticket: string };
 let other: { id: string; token: string; ticket: string };
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'test/fixtures/oauth-hostile'], env: withDevDefaults(process.env).env });
-  const a = (await install(host, 'oauth-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).json;
-  const b = (await install(host, 'oauth-demo', { organization: 'acme', target: 'space', space: 'space_acme_internal' })).json;
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'test/fixtures/oauth-hostile'],
+    env: withDevDefaults(process.env).env,
+  });
+  const a = (await install(host, 'oauth-demo', { organization: 'acme', target: 'space', space: 'space_acme_docs' }))
+    .json;
+  const b = (await install(host, 'oauth-demo', { organization: 'acme', target: 'space', space: 'space_acme_internal' }))
+    .json;
   victim = { id: a.id, token: await tokenOf(host, a.id), endpoint: a.urls.publicEndpoint, ticket: ticketIn(a) };
   other = { id: b.id, token: await tokenOf(host, b.id), ticket: ticketIn(b) };
 });
@@ -24,7 +29,10 @@ afterAll(() => host?.close());
 function asInstallation(token: string, path: string, body?: unknown): Promise<Response> {
   return fetch(`${host.url}${path}`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 }
@@ -43,7 +51,10 @@ async function issueState(token: string): Promise<string> {
 
 async function consume(token: string, state: string): Promise<{ status: number; message?: string }> {
   const response = await asInstallation(token, '/v1/installation/oauth/state/consume', { state });
-  return { status: response.status, message: response.status === 204 ? undefined : (await response.json()).error.message };
+  return {
+    status: response.status,
+    message: response.status === 204 ? undefined : (await response.json()).error.message,
+  };
 }
 
 const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -51,7 +62,8 @@ const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('
 describe('forged states', () => {
   it('a state signed with a guessed key is refused by the self route', async () => {
     const payload = encode({ n: 'forged-nonce', i: victim.id, e: Date.now() + 60_000 });
-    const forged = `${payload}.${createHmac('sha256', 'guessed-secret').update(`oauth-state:${payload}`).digest('base64url')}`;
+    const signature = createHmac('sha256', 'guessed-secret').update(`oauth-state:${payload}`).digest('base64url');
+    const forged = `${payload}.${signature}`;
     const answer = await consume(victim.token, forged);
     expect(answer.status).toBe(400);
     expect(answer.message).toMatch(/signature does not match/);
@@ -59,12 +71,14 @@ describe('forged states', () => {
 
   it('a forged state on the OAuth callback stores nothing and never reaches the provider', async () => {
     const payload = encode({ n: 'forged-nonce-2', i: victim.id, e: Date.now() + 60_000 });
-    const response = await fetch(`${victim.endpoint}/oauth?code=attacker-code&state=${payload}.AAAA`, { redirect: 'manual' });
+    const response = await fetch(`${victim.endpoint}/oauth?code=attacker-code&state=${payload}.AAAA`, {
+      redirect: 'manual',
+    });
     expect(response.status).toBe(400);
     expect((await host.stores.installations.getInstallation(victim.id))!.configuration).toEqual({});
   });
 
-  it("a signed state re-pointed at another installation keeps the old signature and is refused", async () => {
+  it('a signed state re-pointed at another installation keeps the old signature and is refused', async () => {
     const state = await issueState(victim.token);
     const [payload, signature] = state.split('.');
     const repointed = { ...JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')), i: other.id };
@@ -92,7 +106,10 @@ describe("another installation's state", () => {
 describe("another integration's token inside an isolate", () => {
   it('opens neither the self routes nor the victim’s state', async () => {
     const state = await issueState(victim.token);
-    const response = await fetch(endpointOf(host, 'token-thief'), { method: 'POST', body: new URLSearchParams({ token: victim.token, state }) });
+    const response = await fetch(endpointOf(host, 'token-thief'), {
+      method: 'POST',
+      body: new URLSearchParams({ token: victim.token, state }),
+    });
     expect(await response.json()).toEqual({ patch: 401, consume: 401 });
     expect((await host.stores.installations.getInstallation(victim.id))!.configuration).toEqual({});
     expect((await consume(victim.token, state)).status).toBe(204);

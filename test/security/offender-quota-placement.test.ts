@@ -6,7 +6,17 @@
 // writable cgroup v1 cpu controller (skipped with the reason elsewhere).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openOffendersGroup, threadsInGroup, type OffendersGroup } from '../../host/offenders/cpu-quota.ts';
@@ -71,9 +81,15 @@ describe.skipIf(unavailable !== null)(`QuotaPlacer${unavailable !== null ? ` (sk
   it('says which thread is not in the group, and that a tasks file that is gone cannot be written', async () => {
     // /dev/null takes the write but is no group: the readback finds the thread missing.
     const [thread] = guestThreadsOf(pid);
-    expect((await placer('/dev/null').place([thread])).problem).toBe(`1 of 1 threads are not in /dev/null (thread ${thread})`);
+    expect((await placer('/dev/null').place([thread])).problem).toBe(
+      `1 of 1 threads are not in /dev/null (thread ${thread})`,
+    );
     const gone = path.join(folder, 'gone', 'tasks');
-    expect(await placer(gone).place([thread])).toEqual({ placed: [], problem: `cannot move threads into ${gone}: ${gone} is gone or not writable`, shellFailed: true });
+    expect(await placer(gone).place([thread])).toEqual({
+      placed: [],
+      problem: `cannot move threads into ${gone}: ${gone} is gone or not writable`,
+      shellFailed: true,
+    });
   });
 });
 
@@ -86,7 +102,13 @@ describe('GuestThreads with a quota', () => {
     const tasks = path.join(dir, 'tasks');
     writeFileSync(tasks, '');
     const problems: string[] = [];
-    const threads = new GuestThreads({ priority: 'nice19', pid, quotaTasks: tasks, onProblem: () => undefined, onQuotaProblem: (problem) => problems.push(problem) });
+    const threads = new GuestThreads({
+      priority: 'nice19',
+      pid,
+      quotaTasks: tasks,
+      onProblem: () => undefined,
+      onQuotaProblem: (problem) => problems.push(problem),
+    });
     const all = guestThreadsOf(pid);
     const written = new Set<number>();
     for (let look = 0; look < all.length; look++) {
@@ -108,7 +130,14 @@ describe('GuestThreads with a quota', () => {
     const tasks = path.join(dir, 'tasks');
     let clock = 0;
     const problems: string[] = [];
-    const threads = new GuestThreads({ priority: 'nice19', pid, quotaTasks: tasks, now: () => clock, onProblem: () => undefined, onQuotaProblem: (problem) => problems.push(problem) });
+    const threads = new GuestThreads({
+      priority: 'nice19',
+      pid,
+      quotaTasks: tasks,
+      now: () => clock,
+      onProblem: () => undefined,
+      onQuotaProblem: (problem) => problems.push(problem),
+    });
     await threads.check();
     expect(problems[0]).toContain('is gone or not writable');
     mkdirSync(dir);
@@ -121,48 +150,58 @@ describe('GuestThreads with a quota', () => {
     expect(guestThreadsOf(pid)).toContain(Number(readFileSync(tasks, 'utf8').trim()));
   });
 
-  it('never waits for the tasks write on its own thread: a write that blocks leaves check() returning at once', async () => {
-    const dir = path.join(folder, 'fifo');
-    mkdirSync(dir);
-    // Not named `tasks`: the readback reads the folder's `tasks`, which is not there.
-    const fifo = path.join(dir, 'blocking-tasks');
-    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
-    // Opening the FIFO to write blocks until someone reads it: a child whose check() wrote it on its
-    // own thread would never say "returned" (and this test's thread stays free to notice).
-    const script = `import { GuestThreads } from ${JSON.stringify(path.resolve('host/offenders/guest-threads.ts'))};
+  it(
+    'never waits for the tasks write on its own thread: a ' + 'write that blocks leaves check() returning at once',
+    async () => {
+      const dir = path.join(folder, 'fifo');
+      mkdirSync(dir);
+      // Not named `tasks`: the readback reads the folder's `tasks`, which is not there.
+      const fifo = path.join(dir, 'blocking-tasks');
+      expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+      // Opening the FIFO to write blocks until someone reads it: a child whose check() wrote it on its
+      // own thread would never say "returned" (and this test's thread stays free to notice).
+      const script = `import { GuestThreads } from ${JSON.stringify(path.resolve('host/offenders/guest-threads.ts'))};
 // Alive until the test closes stdin (the helper shell never keeps a process alive).
 process.stdin.resume();
 process.stdin.on('end', () => process.exit(0));
 const problems = [];
-const threads = new GuestThreads({ priority: 'nice19', quotaTasks: ${JSON.stringify(fifo)}, onProblem: () => {}, onQuotaProblem: (problem) => problems.push(problem) });
+const threads = new GuestThreads({
+  priority: 'nice19',
+  quotaTasks: ${JSON.stringify(fifo)},
+  onProblem: () => {},
+  onQuotaProblem: (problem) => problems.push(problem),
+});
 const checked = threads.check();
 process.stdout.write('returned\\n');
 await checked;
 process.stdout.write(JSON.stringify(problems) + '\\n');
 `;
-    const checker = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let out = '';
-    checker.stdout.setEncoding('utf8');
-    checker.stdout.on('data', (chunk: string) => (out += chunk));
-    let fd: number | undefined;
-    try {
-      await waitFor(() => out.includes('returned\n'), 20_000);
-      const guests = threadsOf(checker.pid!).filter((thread) => thread !== checker.pid);
-      // Now let the helper's writes through (read and write: this open never blocks).
-      fd = openSync(fifo, constants.O_RDWR);
-      await waitFor(() => out.split('\n').length >= 3, 20_000);
-      const buffer = Buffer.alloc(4096);
-      const written = buffer.subarray(0, readSync(fd, buffer)).toString().trim().split('\n').map(Number);
-      expect(written.length).toBeGreaterThan(0);
-      expect(written).not.toContain(checker.pid);
-      for (const thread of written) expect(guests, `written ${thread}`).toContain(thread);
-      // A FIFO is no group: the readback says so, once.
-      const problems = JSON.parse(out.split('\n')[1]) as string[];
-      expect(problems).toHaveLength(1);
-      expect(problems[0]).toContain(`not in ${fifo}`);
-    } finally {
-      if (fd !== undefined) closeSync(fd);
-      checker.kill();
-    }
-  });
+      const checker = spawn(process.execPath, ['--input-type=module', '-e', script], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      let out = '';
+      checker.stdout.setEncoding('utf8');
+      checker.stdout.on('data', (chunk: string) => (out += chunk));
+      let fd: number | undefined;
+      try {
+        await waitFor(() => out.includes('returned\n'), 20_000);
+        const guests = threadsOf(checker.pid!).filter((thread) => thread !== checker.pid);
+        // Now let the helper's writes through (read and write: this open never blocks).
+        fd = openSync(fifo, constants.O_RDWR);
+        await waitFor(() => out.split('\n').length >= 3, 20_000);
+        const buffer = Buffer.alloc(4096);
+        const written = buffer.subarray(0, readSync(fd, buffer)).toString().trim().split('\n').map(Number);
+        expect(written.length).toBeGreaterThan(0);
+        expect(written).not.toContain(checker.pid);
+        for (const thread of written) expect(guests, `written ${thread}`).toContain(thread);
+        // A FIFO is no group: the readback says so, once.
+        const problems = JSON.parse(out.split('\n')[1]) as string[];
+        expect(problems).toHaveLength(1);
+        expect(problems[0]).toContain(`not in ${fifo}`);
+      } finally {
+        if (fd !== undefined) closeSync(fd);
+        checker.kill();
+      }
+    },
+  );
 });

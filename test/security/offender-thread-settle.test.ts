@@ -10,7 +10,14 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GuestThreads, SETTLE_MS } from '../../host/offenders/guest-threads.ts';
-import { LOWERING_GRACE_MS, guestThreadsOf, loweringProblem, settledThreads, threadAgeMs, threadStatField } from '../../host/offenders/sched-policy.ts';
+import {
+  LOWERING_GRACE_MS,
+  guestThreadsOf,
+  loweringProblem,
+  settledThreads,
+  threadAgeMs,
+  threadStatField,
+} from '../../host/offenders/sched-policy.ts';
 import { waitFor } from '../helpers/host.ts';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ih-settle-'));
@@ -46,7 +53,13 @@ beforeAll(async () => {
   child = spawn(process.execPath, ['-e', CHILD], { stdio: ['pipe', 'ignore', 'ignore'] });
   pid = child.pid!;
   await waitFor(() => guestThreadsOf(pid).length > 0);
-  threads = new GuestThreads({ priority: 'sched-idle', pid, command: fake, now: () => clock, onProblem: () => undefined });
+  threads = new GuestThreads({
+    priority: 'sched-idle',
+    pid,
+    command: fake,
+    now: () => clock,
+    onProblem: () => undefined,
+  });
   // At start-up every thread goes through the command at once (the worker says it is ready after).
   const present = guestThreadsOf(pid);
   await threads.check();
@@ -115,7 +128,12 @@ describe('threads made after start-up in the SCHED_IDLE worker', () => {
 // injected by hand; once in a CI run): threads younger than LOWERING_GRACE_MS are the worker's to lower.
 describe("the host's readback of a SCHED_IDLE worker's threads", () => {
   it('leaves out threads younger than the grace, and those of unknown age count as old', () => {
-    const ages = new Map([[1, 10], [2, LOWERING_GRACE_MS - 1], [3, LOWERING_GRACE_MS], [4, 60_000]]);
+    const ages = new Map([
+      [1, 10],
+      [2, LOWERING_GRACE_MS - 1],
+      [3, LOWERING_GRACE_MS],
+      [4, 60_000],
+    ]);
     expect(settledThreads([1, 2, 3, 4, 5], (thread) => ages.get(thread) ?? Number.NaN)).toEqual([3, 4, 5]);
   });
 
@@ -129,7 +147,9 @@ describe("the host's readback of a SCHED_IDLE worker's threads", () => {
 
   it('reports old threads not under SCHED_IDLE, and forgives the same threads while they are young', () => {
     // The child's threads never ran the real `chrt`: all are still SCHED_OTHER.
-    expect(loweringProblem(pid, 'sched-idle', () => LOWERING_GRACE_MS + 1)).toMatch(/^\d+ of \d+ guest threads did not take the policy$/);
+    expect(loweringProblem(pid, 'sched-idle', () => LOWERING_GRACE_MS + 1)).toMatch(
+      /^\d+ of \d+ guest threads did not take the policy$/,
+    );
     expect(loweringProblem(pid, 'sched-idle', () => 0)).toBeNull();
   });
 });

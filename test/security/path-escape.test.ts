@@ -24,21 +24,27 @@ async function errorsOf(name: string): Promise<string[]> {
 describe('paths that escape the integration folder', () => {
   it('through .. segments', async () => {
     expect(await errorsOf('path-escape-dotdot')).toEqual([
-      'fixtures/hostile/path-escape-dotdot/platform-manifest.yaml: /script: "../../integrations/hello/src/index.ts" leaves the integration folder',
-      'fixtures/hostile/path-escape-dotdot/platform-manifest.yaml: /icon: "../../../package.json" leaves the integration folder',
+      'fixtures/hostile/path-escape-dotdot/platform-manifest.yaml: /script: ' +
+        '"../../integrations/hello/src/index.ts" leaves the integration folder',
+      'fixtures/hostile/path-escape-dotdot/platform-manifest.yaml: /icon: "../../../package.json" leaves the ' +
+        'integration folder',
     ]);
   });
 
   it('through symlinks', async () => {
     expect(await errorsOf('path-escape-symlink')).toEqual([
-      'fixtures/hostile/path-escape-symlink/platform-manifest.yaml: /script: "index.ts" resolves outside the integration folder (through a symlink)',
-      'fixtures/hostile/path-escape-symlink/platform-manifest.yaml: /icon: "icon.png" resolves outside the integration folder (through a symlink)',
+      'fixtures/hostile/path-escape-symlink/platform-manifest.yaml: /script: "index.ts" resolves outside the ' +
+        'integration folder (through a symlink)',
+      'fixtures/hostile/path-escape-symlink/platform-manifest.yaml: /icon: "icon.png" resolves outside the ' +
+        'integration folder (through a symlink)',
     ]);
   });
 
   it('through an import', async () => {
     expect(await errorsOf('path-escape-import')).toEqual([
-      'fixtures/hostile/path-escape-import/platform-manifest.yaml: /script: script imports "../../integrations/hello/src/index.ts" (from index.ts), which resolves outside the integration folder and its node_modules',
+      'fixtures/hostile/path-escape-import/platform-manifest.yaml: /script: script imports ' +
+        '"../../integrations/hello/src/index.ts" (from index.ts), which resolves outside the integration folder and ' +
+        'its node_modules',
     ]);
   });
 

@@ -14,7 +14,14 @@ const B = 'pool-probe-b';
 interface Report {
   name: string;
   installation: string | null;
-  before: { globals: string[]; consoleKeys: string[]; leftOnGlobal: unknown; leftOnConsole: unknown; intrinsics: Record<string, unknown>; owner: string[] };
+  before: {
+    globals: string[];
+    consoleKeys: string[];
+    leftOnGlobal: unknown;
+    leftOnConsole: unknown;
+    intrinsics: Record<string, unknown>;
+    owner: string[];
+  };
   mutated: Record<string, boolean> | null;
   fetched: string | null;
 }
@@ -31,7 +38,8 @@ let starts: { warm: Record<string, number>; all: Record<string, number> };
 async function counters(metric: string): Promise<Record<string, number>> {
   const text = await (await host.admin('/metrics')).text();
   const values: Record<string, number> = { [A]: 0, [B]: 0 };
-  for (const match of text.matchAll(new RegExp(`^integration_host_${metric}\\{integration="([^"]+)"\\} (\\d+)`, 'gm'))) values[match[1]] = Number(match[2]);
+  for (const match of text.matchAll(new RegExp(`^integration_host_${metric}\\{integration="([^"]+)"\\} (\\d+)`, 'gm')))
+    values[match[1]] = Number(match[2]);
   return values;
 }
 
@@ -60,10 +68,17 @@ beforeAll(async () => {
     demoteOffenders: false,
     allowEgress: [`127.0.0.1:${port}`],
     limits: { dispatchTimeoutMs: 1_500, warmIsolatesPerWorker: 2 },
-    onEgressConnect: ({ integration, address, port: connected }) => connects.push(`${integration} ${address}:${connected}`),
+    onEgressConnect: ({ integration, address, port: connected }) =>
+      connects.push(`${integration} ${address}:${connected}`),
   });
   const started = host;
-  await waitFor(async () => (await Promise.all([A, B].map((name) => started.services.listEvents(name, { limit: 10 })))).every((page) => page.items.length > 0), 20_000);
+  await waitFor(
+    async () =>
+      (await Promise.all([A, B].map((name) => started.services.listEvents(name, { limit: 10 })))).every(
+        (page) => page.items.length > 0,
+      ),
+    20_000,
+  );
   const warmBefore = await counters('warm_isolate_starts_total');
   const allBefore = await counters('isolate_starts_total');
   await reset(A);
@@ -103,11 +118,18 @@ describe('realms from the warm pool', () => {
     });
   });
 
-  it('shows the second integration a pristine realm: none of the first one\'s changes, the same globals', () => {
+  it("shows the second integration a pristine realm: none of the first one's changes, the same globals", () => {
     const { before } = reports.b;
     expect(before.leftOnGlobal).toBeUndefined();
     expect(before.leftOnConsole).toBeUndefined();
-    expect(before.intrinsics).toEqual({ objectPrototype: undefined, arrayPrototype: undefined, arrayPush: 'push', jsonParse: 'parse', promiseThen: 'then', functionPrototype: undefined });
+    expect(before.intrinsics).toEqual({
+      objectPrototype: undefined,
+      arrayPrototype: undefined,
+      arrayPush: 'push',
+      jsonParse: 'parse',
+      promiseThen: 'then',
+      functionPrototype: undefined,
+    });
     // A looked before it mutated: both realms started out identical.
     expect(before.globals).toEqual(reports.a.before.globals);
     expect(before.consoleKeys).toEqual(reports.a.before.consoleKeys);
@@ -115,7 +137,8 @@ describe('realms from the warm pool', () => {
   });
 
   it('leaves nothing of the pool or the worker reachable', () => {
-    for (const report of [reports.a, reports.b]) expect(report.before.owner).toEqual(['undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
+    for (const report of [reports.a, reports.b])
+      expect(report.before.owner).toEqual(['undefined', 'undefined', 'undefined', 'undefined', 'undefined']);
   });
 
   it('gives each integration its own identity', () => {
@@ -124,7 +147,7 @@ describe('realms from the warm pool', () => {
     expect(reports.b.installation).not.toBe(reports.a.installation);
   });
 
-  it('attributes the second integration\'s log lines and timer to its own event, never the first\'s', async () => {
+  it("attributes the second integration's log lines and timer to its own event, never the first's", async () => {
     const entries = async (name: string) => (await host.services.listEvents(name, { limit: 50 })).items;
     const [ofA, ofB] = await Promise.all([entries(A), entries(B)]);
     const bEntry = ofB.find((entry) => entry.requestId === reports.bRequest);
@@ -134,7 +157,7 @@ describe('realms from the warm pool', () => {
     expect(ofA.flatMap((entry) => entry.logs).some((line) => line.text.includes(B))).toBe(false);
   });
 
-  it('attributes the second integration\'s fetch to it', () => {
+  it("attributes the second integration's fetch to it", () => {
     expect(reports.b.fetched).toBe('pong');
     expect(received).toEqual([`/from/${A}`, `/from/${B}`]);
     const port = new URL(egress).port;

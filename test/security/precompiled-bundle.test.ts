@@ -31,7 +31,11 @@ async function counter(metric: string): Promise<number> {
   return match === null ? 0 : Number(match[1]);
 }
 
-const options = () => ({ dirs: ['test/fixtures/precompile-probe'], workers: 1, dataPath: path.join(dataDir, 'host.db') });
+const options = () => ({
+  dirs: ['test/fixtures/precompile-probe'],
+  workers: 1,
+  dataPath: path.join(dataDir, 'host.db'),
+});
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'ih-precompile-'));
@@ -66,7 +70,12 @@ describe('the precompiler', () => {
   it('only compiles: a bundle whose top level never returns gets its cache', async () => {
     let cache: ivm.ExternalCopy<ArrayBuffer> | undefined;
     const precompiler = new BundlePrecompiler({ memoryLimitMb: 64, busy: () => false });
-    precompiler.request({ code: 'globalThis.ran = true; for (;;) {}', filename: 'endless.js', wanted: () => true, done: (made) => (cache = made) });
+    precompiler.request({
+      code: 'globalThis.ran = true; for (;;) {}',
+      filename: 'endless.js',
+      wanted: () => true,
+      done: (made) => (cache = made),
+    });
     // Run, it would never finish and no cache would ever come.
     await waitFor(() => cache !== undefined, 20_000);
     expect(cache!.copy().byteLength).toBeGreaterThan(0);
@@ -78,7 +87,8 @@ describe("a precompiled bundle's code cache", () => {
   const LIMITS = sandboxTestLimits();
 
   it('is refused by a bundle of the same length but another text (a reload: Hello became Howdy)', async () => {
-    const source = (answer: string) => bundleIntegration(`
+    const source = (answer: string) =>
+      bundleIntegration(`
       import { createIntegration } from 'sandbox-api';
       export default createIntegration({ fetch: () => new Response('${answer}') });`);
     const [mine, theirs] = await Promise.all([source('Howdy'), source('Hello')]);
@@ -88,12 +98,31 @@ describe("a precompiled bundle's code cache", () => {
     const precompiler = new BundlePrecompiler({ snapshot, memoryLimitMb: 64, busy: () => false });
     precompiler.request({ code: theirs, filename: 'theirs.js', wanted: () => true, done: (made) => (cache = made) });
     await waitFor(() => cache !== undefined, 20_000);
-    const isolate = new IntegrationIsolate('reloaded', mine, { code: await buildRuntimeScript(), snapshot, modules: await runtimeModules() }, LIMITS, { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined });
+    const isolate = new IntegrationIsolate(
+      'reloaded',
+      mine,
+      { code: await buildRuntimeScript(), snapshot, modules: await runtimeModules() },
+      LIMITS,
+      {
+        fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }),
+        lateLog: () => undefined,
+      },
+    );
     // The old build's cache, late, offered to the new build (the worker also checks that the
     // build it was made for is still the registered one; this is the second guard).
     expect(isolate.offerCodeCache(theirs, cache!)).toBe(false);
-    const { event, environment, fetchBody } = envelope({ type: 'fetch', request: { method: 'GET', url: 'https://reloaded.test/', headers: [] } });
-    const { response } = await isolate.dispatch({ eventId: event.eventId, installationId: '', eventJson: JSON.stringify(event), environmentJson: JSON.stringify(environment), fetchBody, requestUrl: 'https://reloaded.test/' });
+    const { event, environment, fetchBody } = envelope({
+      type: 'fetch',
+      request: { method: 'GET', url: 'https://reloaded.test/', headers: [] },
+    });
+    const { response } = await isolate.dispatch({
+      eventId: event.eventId,
+      installationId: '',
+      eventJson: JSON.stringify(event),
+      environmentJson: JSON.stringify(environment),
+      fetchBody,
+      requestUrl: 'https://reloaded.test/',
+    });
     expect(new TextDecoder().decode(response.body)).toBe('Howdy');
     isolate.dispose('done');
     precompiler.close();

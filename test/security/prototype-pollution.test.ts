@@ -14,13 +14,27 @@ let polluted: { installation: string; attempts: Record<string, string>; realm: R
 let secondEndpoint: string;
 
 const CLEAN_REALM = {
-  isAdmin: null, polluted: null, inherited: null, toJSON: '{"a":1}', includes: false, map: 'function', jsonParse: 1, mathRandomNative: true,
-  trim: 'a', errorToString: 'Error: x', responseJson: true, promiseThen: true, headersGet: true, uuidLooksRandom: true,
+  isAdmin: null,
+  polluted: null,
+  inherited: null,
+  toJSON: '{"a":1}',
+  includes: false,
+  map: 'function',
+  jsonParse: 1,
+  mathRandomNative: true,
+  trim: 'a',
+  errorToString: 'Error: x',
+  responseJson: true,
+  promiseThen: true,
+  headersGet: true,
+  uuidLooksRandom: true,
 };
 
 beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile', 'test/fixtures/witness'] });
-  secondEndpoint = (await install(host, 'prototype-pollution', { organization: 'acme', target: 'space', space: 'space_acme_docs' })).urls.publicEndpoint;
+  secondEndpoint = (
+    await install(host, 'prototype-pollution', { organization: 'acme', target: 'space', space: 'space_acme_docs' })
+  ).urls.publicEndpoint;
   const response = await fetch(`${endpointOf(host, 'prototype-pollution')}?step=pollute`);
   expect(response.status).toBe(200);
   polluted = await response.json();
@@ -31,7 +45,8 @@ describe('prototype pollution', () => {
   it('changes no built-in: every attempt is refused or ignored', () => {
     const { globalVariable, ...builtIns } = polluted.attempts;
     expect(Object.keys(builtIns).length).toBeGreaterThanOrEqual(18);
-    for (const [name, outcome] of Object.entries(builtIns)) expect(`${name}: ${outcome}`).toMatch(/: (refused: TypeError|ignored)$/);
+    for (const [name, outcome] of Object.entries(builtIns))
+      expect(`${name}: ${outcome}`).toMatch(/: (refused: TypeError|ignored)$/);
     expect(globalVariable).toBe('applied');
   });
 
@@ -44,15 +59,25 @@ describe('prototype pollution', () => {
     expect(next.realm).toMatchObject(CLEAN_REALM);
   });
 
-  it('leaves the built-ins clean for another installation sharing the isolate; only the global object is shared', async () => {
-    const other = await (await fetch(secondEndpoint)).json();
-    expect(other.installation).not.toBe(polluted.installation);
-    expect(other.realm).toEqual({ ...CLEAN_REALM, globalVariable: 'present' });
-  });
+  it(
+    'leaves the built-ins clean for another installation ' + 'sharing the isolate; only the global object is shared',
+    async () => {
+      const other = await (await fetch(secondEndpoint)).json();
+      expect(other.installation).not.toBe(polluted.installation);
+      expect(other.realm).toEqual({ ...CLEAN_REALM, globalVariable: 'present' });
+    },
+  );
 
   it('shows nothing to another integration, which runs in another isolate', async () => {
     const witness = await (await fetch(endpointOf(host, 'realm-witness'))).json();
-    expect(witness).toEqual({ isAdmin: null, polluted: null, includes: false, jsonParse: 1, trim: 'a', globalVariable: 'absent' });
+    expect(witness).toEqual({
+      isAdmin: null,
+      polluted: null,
+      includes: false,
+      jsonParse: 1,
+      trim: 'a',
+      globalVariable: 'absent',
+    });
   });
 
   it('leaves the host and its neighbour answering', async () => {

@@ -20,23 +20,33 @@ async function ask(step?: string): Promise<Response> {
 }
 
 describe('the sandbox-api modules the runtime provides', () => {
-  it('reach only sandbox-api’s public exports, all frozen: no bridge, no Reference, nothing of the runtime', async () => {
-    const response = await ask();
-    expect(response.status).toBe(200);
-    const report = await response.json();
-    expect(report.sameTable).toBe(true);
-    expect(report.stubsReadTable).toBe(true);
-    expect(report.specifiers).toEqual(['sandbox-api', 'sandbox-api/jsx-dev-runtime', 'sandbox-api/jsx-runtime']);
-    expect(report.exports).toEqual(Object.keys(PROVIDED_MODULES['sandbox-api']).sort());
-    expect(report.exports).toEqual(['ApiError', 'ExposableError', 'createApiClient', 'createComponent', 'createIntegration', 'createOAuthHandler']);
-    // The walk did reach the modules' functions, classes and prototypes (a walk of nothing proves nothing).
-    expect(report.visited).toBeGreaterThan(20);
-    expect(report.bridges).toEqual([]);
-    expect(report.runtime).toEqual([]);
-    expect(report.unfrozen).toEqual([]);
-    expect(report.callers).toEqual([]);
-    expect(report.element).toEqual({ type: 'block', children: [{ type: 'text', children: ['hi'] }] });
-  });
+  it(
+    'reach only sandbox-api’s public exports, all frozen: no ' + 'bridge, no Reference, nothing of the runtime',
+    async () => {
+      const response = await ask();
+      expect(response.status).toBe(200);
+      const report = await response.json();
+      expect(report.sameTable).toBe(true);
+      expect(report.stubsReadTable).toBe(true);
+      expect(report.specifiers).toEqual(['sandbox-api', 'sandbox-api/jsx-dev-runtime', 'sandbox-api/jsx-runtime']);
+      expect(report.exports).toEqual(Object.keys(PROVIDED_MODULES['sandbox-api']).sort());
+      expect(report.exports).toEqual([
+        'ApiError',
+        'ExposableError',
+        'createApiClient',
+        'createComponent',
+        'createIntegration',
+        'createOAuthHandler',
+      ]);
+      // The walk did reach the modules' functions, classes and prototypes (a walk of nothing proves nothing).
+      expect(report.visited).toBeGreaterThan(20);
+      expect(report.bridges).toEqual([]);
+      expect(report.runtime).toEqual([]);
+      expect(report.unfrozen).toEqual([]);
+      expect(report.callers).toEqual([]);
+      expect(report.element).toEqual({ type: 'block', children: [{ type: 'text', children: ['hi'] }] });
+    },
+  );
 
   it('refuse every patch, and createIntegration’s dispatch keeps working after the attempts', async () => {
     const patched = await ask('patch');

@@ -39,7 +39,14 @@ afterEach(() => {
 function request(): WireEnvelope {
   const url = 'https://late-realm.test/';
   const { event, environment, fetchBody } = envelope({ type: 'fetch', request: { method: 'GET', url, headers: [] } });
-  return { eventId: event.eventId, installationId: String(event.installationId ?? ''), eventJson: JSON.stringify(event), environmentJson: JSON.stringify(environment), fetchBody, requestUrl: url };
+  return {
+    eventId: event.eventId,
+    installationId: String(event.installationId ?? ''),
+    eventJson: JSON.stringify(event),
+    environmentJson: JSON.stringify(environment),
+    fetchBody,
+    requestUrl: url,
+  };
 }
 
 interface SlowPool {
@@ -57,7 +64,11 @@ interface SlowPool {
  * An integration on an offenders' worker whose realms come from a pool the test controls. Its
  * realms are made before any dispatch (so a busy machine's slow builds never race a deadline here).
  */
-async function offenderIsolate(runtime: RuntimeSource, source: string, lateLines: string[] = []): Promise<{ isolate: IntegrationIsolate; pool: SlowPool }> {
+async function offenderIsolate(
+  runtime: RuntimeSource,
+  source: string,
+  lateLines: string[] = [],
+): Promise<{ isolate: IntegrationIsolate; pool: SlowPool }> {
   const made: PreparedRealm[] = [];
   for (let i = 0; i < 2; i++) {
     const realm = await prepareRealm(runtime, LIMITS.memoryLimitMb, { warm: true });
@@ -70,15 +81,22 @@ async function offenderIsolate(runtime: RuntimeSource, source: string, lateLines
     pool.realms.push(realm);
     return realm;
   };
-  const isolate = new IntegrationIsolate('late-realm', await bundleIntegration(source), runtime, LIMITS, {
-    fetch: async () => ({ ok: false, code: 'TypeError', message: 'offline' }),
-    lateLog: (_eventIds, _level, text) => lateLines.push(text),
-    takeRealm: () => {
-      pool.takes++;
-      if (!pool.holdBack) return hand();
-      return new Promise<PreparedRealm>((resolve) => (pool.release = () => resolve(hand())));
+  const isolate = new IntegrationIsolate(
+    'late-realm',
+    await bundleIntegration(source),
+    runtime,
+    LIMITS,
+    {
+      fetch: async () => ({ ok: false, code: 'TypeError', message: 'offline' }),
+      lateLog: (_eventIds, _level, text) => lateLines.push(text),
+      takeRealm: () => {
+        pool.takes++;
+        if (!pool.holdBack) return hand();
+        return new Promise<PreparedRealm>((resolve) => (pool.release = () => resolve(hand())));
+      },
     },
-  }, { deadlineFrom: 'arrival' });
+    { deadlineFrom: 'arrival' },
+  );
   cleanup.push(() => isolate.dispose('test over'));
   return { isolate, pool };
 }
@@ -87,21 +105,33 @@ async function offenderIsolate(runtime: RuntimeSource, source: string, lateLines
  * The counter integration after one dispatch gave up at its deadline while its realm was held back,
  * and that realm was then handed over: built, claimed, and parked for the next dispatch.
  */
-async function parkedAfterALateDeadline(): Promise<{ isolate: IntegrationIsolate; pool: SlowPool; lateLines: string[] }> {
+async function parkedAfterALateDeadline(): Promise<{
+  isolate: IntegrationIsolate;
+  pool: SlowPool;
+  lateLines: string[];
+}> {
   const lateLines: string[] = [];
-  const { isolate, pool } = await offenderIsolate({ code: await buildRuntimeScript(), modules: await runtimeModules() }, COUNTER, lateLines);
+  const { isolate, pool } = await offenderIsolate(
+    { code: await buildRuntimeScript(), modules: await runtimeModules() },
+    COUNTER,
+    lateLines,
+  );
   await expect(isolate.dispatch(request())).rejects.toMatchObject({ beforeGuest: true });
   pool.release();
   await waitFor(() => isolate.isParked);
   return { isolate, pool, lateLines };
 }
 
-describe('a deadline that passes while an offenders\' worker still builds the realm', () => {
-  it('is answered at the deadline with a timeout that is not the integration\'s, without waiting for the realm', async () => {
+describe("a deadline that passes while an offenders' worker still builds the realm", () => {
+  it('is answered at the deadline with a timeout that is not ' +
+    "the integration's, without waiting for the realm", async () => {
     const runtime = { code: await buildRuntimeScript(), modules: await runtimeModules() };
     const { isolate, pool } = await offenderIsolate(runtime, COUNTER);
     const sentAt = performance.now();
-    const error = await isolate.dispatch(request()).then(() => undefined, (failure: unknown) => failure);
+    const error = await isolate.dispatch(request()).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
     // libuv's timers count whole milliseconds.
     expect(performance.now() - sentAt).toBeGreaterThanOrEqual(DEADLINE_MS - 2);
     expect(error).toBeInstanceOf(DispatchError);
@@ -143,12 +173,20 @@ describe('a deadline that passes while an offenders\' worker still builds the re
     expect(pool.realms[1].isolate.isDisposed).toBe(false);
   }, 60_000);
 
-  it('counts a deadline that passes in the integration\'s own top level as its timeout, and disposes the isolate', async () => {
+  it("counts a deadline that passes in the integration's own top " +
+    'level as its timeout, and disposes the isolate', async () => {
     const runtime = { code: await buildRuntimeScript(), modules: await runtimeModules() };
     const { isolate, pool } = await offenderIsolate(runtime, SPINNING_TOP_LEVEL);
     pool.holdBack = false;
-    const error = await isolate.dispatch(request()).then(() => undefined, (failure: unknown) => failure);
-    expect(error).toMatchObject({ failure: 'timeout', beforeGuest: false, message: `the integration did not answer within ${DEADLINE_MS} ms` });
+    const error = await isolate.dispatch(request()).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toMatchObject({
+      failure: 'timeout',
+      beforeGuest: false,
+      message: `the integration did not answer within ${DEADLINE_MS} ms`,
+    });
     expect(pool.realms).toHaveLength(1);
     // Thrown away once its top level is stopped (isolated-vm's own timeout of the top level), never installed.
     await waitFor(() => pool.realms[0].isolate.isDisposed);

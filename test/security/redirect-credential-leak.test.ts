@@ -13,9 +13,16 @@ let first: Receiver;
 let collector: Receiver;
 
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
-const SENT = { authorization: 'Bearer integration-api-key', cookie: 'session=integration-session', 'proxy-authorization': 'Basic aW50ZWdyYXRpb246cHJveHk=' };
+const SENT = {
+  authorization: 'Bearer integration-api-key',
+  cookie: 'session=integration-session',
+  'proxy-authorization': 'Basic aW50ZWdyYXRpb246cHJveHk=',
+};
 
-async function fetchVia(target: string, method = 'GET'): Promise<{ status?: number; url?: string; redirected?: boolean; error?: string }> {
+async function fetchVia(
+  target: string,
+  method = 'GET',
+): Promise<{ status?: number; url?: string; redirected?: boolean; error?: string }> {
   const response = await fetch(`${endpointOf(host, 'credential-fetch')}?${new URLSearchParams({ target, method })}`);
   expect(response.status).toBe(200);
   return response.json();
@@ -50,7 +57,10 @@ describe('credentials on a redirect', () => {
 
   it.each([301, 302, 303, 307, 308])('are dropped when a %i redirect changes the port', async (status) => {
     const path = `/collect-${status}`;
-    const outcome = await fetchVia(redirectVia(first, `${collector.url}${path}`, status), status === 307 || status === 308 ? 'POST' : 'GET');
+    const outcome = await fetchVia(
+      redirectVia(first, `${collector.url}${path}`, status),
+      status === 307 || status === 308 ? 'POST' : 'GET',
+    );
     expect(outcome).toMatchObject({ status: 200, url: `${collector.url}${path}`, redirected: true });
     const collected = lastOn(collector, path);
     for (const name of CREDENTIAL_HEADERS) expect(collected.headers[name], `${name} after a ${status}`).toBeUndefined();
@@ -74,7 +84,10 @@ describe('credentials on a redirect', () => {
   });
 
   it('are kept on a redirect within the same origin', async () => {
-    expect(await fetchVia(redirectVia(first, `${first.url}/same-origin`))).toMatchObject({ status: 200, redirected: true });
+    expect(await fetchVia(redirectVia(first, `${first.url}/same-origin`))).toMatchObject({
+      status: 200,
+      redirected: true,
+    });
     expect(lastOn(first, '/same-origin').headers).toMatchObject(SENT);
   });
 

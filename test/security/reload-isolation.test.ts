@@ -25,7 +25,11 @@ beforeAll(async () => {
   gateUrl = `http://127.0.0.1:${port}/`;
   root = temp.make();
   cpSync(FIXTURE, path.join(root, 'reload-carry'), { recursive: true });
-  host = await startTestHost({ dirs: ['fixtures/integrations', root], cacheDir: path.join(root, '.cache'), allowEgress: [`127.0.0.1:${port}`] });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', root],
+    cacheDir: path.join(root, '.cache'),
+    allowEgress: [`127.0.0.1:${port}`],
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -36,12 +40,18 @@ afterAll(async () => {
   temp.cleanup();
 });
 
-const endpoint = () => host.devInstallations.find((dev) => dev.integration === 'reload-carry')!.installation!.urls.publicEndpoint;
+const endpoint = () =>
+  host.devInstallations.find((dev) => dev.integration === 'reload-carry')!.installation!.urls.publicEndpoint;
 
 describe('reload isolation', () => {
   it('gives the new build nothing of the old one, and the old one nothing of the new', async () => {
     const stashed = await (await fetch(`${endpoint()}?stash=secret-of-the-first-build`)).json();
-    expect(stashed).toEqual({ version: 1, kept: ['secret-of-the-first-build'], carry: 'secret-of-the-first-build', seenNext: null });
+    expect(stashed).toEqual({
+      version: 1,
+      kept: ['secret-of-the-first-build'],
+      carry: 'secret-of-the-first-build',
+      seenNext: null,
+    });
     const holding = fetch(`${endpoint()}?gate=${encodeURIComponent(gateUrl)}`);
     const deadline = Date.now() + 30_000;
     while (held.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -55,7 +65,12 @@ describe('reload isolation', () => {
 
     held.shift()!.end('go');
     const old = await (await holding).json();
-    expect(old).toEqual({ version: 1, kept: ['secret-of-the-first-build'], carry: 'secret-of-the-first-build', seenNext: null });
+    expect(old).toEqual({
+      version: 1,
+      kept: ['secret-of-the-first-build'],
+      carry: 'secret-of-the-first-build',
+      seenNext: null,
+    });
     expect(JSON.stringify(old)).not.toContain('second build');
   }, 60_000);
 

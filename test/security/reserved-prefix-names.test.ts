@@ -7,11 +7,17 @@ import { startTestHost, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
 import { withDevDefaults } from '../../host/config/dev-env.ts';
 
-const VALUES = { HOST_ADMIN_TOKEN: 'host-admin-token-value-0123456789', HOST_DATABASE_URL: 'postgres://host-database-secret' };
+const VALUES = {
+  HOST_ADMIN_TOKEN: 'host-admin-token-value-0123456789',
+  HOST_DATABASE_URL: 'postgres://host-database-secret',
+};
 let host: TestHost;
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], env: { ...withDevDefaults(process.env).env, ...VALUES } });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    env: { ...withDevDefaults(process.env).env, ...VALUES },
+  });
 });
 afterAll(() => host?.close());
 
@@ -21,25 +27,50 @@ async function listed(name: string): Promise<{ status: string; errors: string[] 
   return response.json();
 }
 
-describe('names colliding with the host\'s reserved prefix', () => {
+describe("names colliding with the host's reserved prefix", () => {
   it('"host-admin" may not read HOST_ADMIN_TOKEN, although it looks like its own HOST_ADMIN_… namespace', async () => {
     const { status, errors } = await listed('host-admin');
     expect(status).toBe('invalid');
-    expect(errors).toEqual([expect.stringMatching(/\/secrets\/TOKEN: secret "TOKEN" cannot read HOST_ADMIN_TOKEN: HOST_ADMIN_TOKEN is one of the host's own variables; store it for this integration instead: npm run secrets -- set host-admin HOST_ADMIN_TOKEN \(the value is read from stdin\)$/)]);
+    expect(errors).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `/secrets/TOKEN: secret "TOKEN" cannot read HOST_ADMIN_TOKEN: HOST_ADMIN_TOKEN is one of the host's own ` +
+            'variables; store it for this integration instead: npm run secrets -- set host-admin HOST_ADMIN_TOKEN ' +
+            String.raw`\(the value is read from stdin\)$`,
+        ),
+      ),
+    ]);
   });
 
   it('"host" may read no HOST_… variable, although HOST_… looks like its whole namespace', async () => {
     const { status, errors } = await listed('host');
     expect(status).toBe('invalid');
     expect(errors).toHaveLength(2);
-    expect(errors.join('\n')).toMatch(/\/secrets\/ADMIN: secret "ADMIN" cannot read HOST_ADMIN_TOKEN: HOST_ADMIN_TOKEN is one of the host's own variables/);
-    expect(errors.join('\n')).toMatch(/\/secrets\/OTHER: secret "OTHER" cannot read HOST_DATABASE_URL: HOST_DATABASE_URL is one of the host's own variables/);
+    expect(errors.join('\n')).toMatch(
+      new RegExp(
+        `/secrets/ADMIN: secret "ADMIN" cannot read HOST_ADMIN_TOKEN: ` +
+          "HOST_ADMIN_TOKEN is one of the host's own variables",
+      ),
+    );
+    expect(errors.join('\n')).toMatch(
+      new RegExp(
+        `/secrets/OTHER: secret "OTHER" cannot read HOST_DATABASE_URL: ` +
+          "HOST_DATABASE_URL is one of the host's own variables",
+      ),
+    );
   });
 
   it('never installs or runs either', async () => {
-    expect(host.devInstallations.filter((dev) => dev.integration === 'host' || dev.integration === 'host-admin').every((dev) => !dev.installation)).toBe(true);
+    expect(
+      host.devInstallations
+        .filter((dev) => dev.integration === 'host' || dev.integration === 'host-admin')
+        .every((dev) => !dev.installation),
+    ).toBe(true);
     for (const name of ['host', 'host-admin']) {
-      const attempt = await host.admin(`/v1/integrations/${name}/installations`, { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'organization' }) });
+      const attempt = await host.admin(`/v1/integrations/${name}/installations`, {
+        method: 'POST',
+        body: JSON.stringify({ organization: 'acme', target: 'organization' }),
+      });
       expect(attempt.status).toBe(409);
       expect((await attempt.json()).error.code).toBe('ERR_INTEGRATION_INVALID');
     }

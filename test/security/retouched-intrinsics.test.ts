@@ -16,7 +16,17 @@ const ask = async (step?: string) => {
   return response.json();
 };
 
-const AS_BUILT = { then: 2, try: 3, exec: 'bb', escape: 'string', isError: true, max: 5, f16round: 1.5, getUint8: 7, map: [10, 20] };
+const AS_BUILT = {
+  then: 2,
+  try: 3,
+  exec: 'bb',
+  escape: 'string',
+  isError: true,
+  max: 5,
+  f16round: 1.5,
+  getUint8: 7,
+  map: [10, 20],
+};
 
 beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'test/fixtures/retouched-intrinsics'] });

@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { startTestHost, endpointOf, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy, neighbourAnswers } from '../helpers/host-health.ts';
 
-const DROPPED = /\[runaway-timers[^\]]*\] warn: (\d+) timer\(s\) still pending when the integration finished its work: dropped/;
+const DROPPED =
+  /\[runaway-timers[^\]]*\] warn: (\d+) timer\(s\) still pending when the integration finished its work: dropped/;
 let host: TestHost;
 
 async function ticks(mode = 'count'): Promise<number> {
@@ -63,34 +64,39 @@ describe('timers that keep running after the response', () => {
     expect((await neighbourAnswers(host)).status).toBe(200);
   });
 
-  it('turn 20,000 abandoned timers into two log lines, and none of them fires once the integration is idle', async () => {
-    const before = host.logs.length;
-    const atResponse = await ticks('flood');
-    const atIdle = await settledTicks();
-    // Each flood timer adds 1,000,000. One due while the flood dispatch was still in flight (a slow
-    // machine) may run; every other pending one was dropped when the integration went idle.
-    const fired = (atIdle - atResponse) / 1_000_000;
-    expect(Number.isInteger(fired) && fired >= 0).toBe(true);
-    const lines = host.logs.slice(before).filter((line) => line.includes('[runaway-timers'));
-    // The cap is on pending timers: the 10,000th pending one made the rest be ignored (one line) ...
-    expect(lines.filter((line) => line.includes('setTimeout ignored: 10000 timers are already pending'))).toHaveLength(1);
-    // ... and what was pending when the integration went idle was dropped (one line), at most the cap.
-    const drops = lines.filter((line) => DROPPED.test(line));
-    expect(drops).toHaveLength(1);
-    const dropped = Number(DROPPED.exec(drops[0])![1]);
-    expect(dropped).toBeLessThanOrEqual(10_000);
-    // Every accepted timer either fired while the flood dispatch was in flight or was dropped: at
-    // least the cap was accepted, and at most all 20,000 (one that fired freed its place).
-    expect(dropped + fired).toBeGreaterThanOrEqual(10_000);
-    expect(dropped + fired).toBeLessThanOrEqual(20_000);
-    // The first of them was due 1 s after it was set: had any survived the drop, it would be due by
-    // now, and one firing while idle is logged and dropped; none may be.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(await ticks()).toBe(atIdle);
-    const all = host.logs.slice(before).filter((line) => line.includes('[runaway-timers'));
-    expect(all.filter((line) => line.includes('fired after the integration finished its work'))).toEqual([]);
-    expect(all.length).toBeLessThan(10);
-  });
+  it(
+    'turn 20,000 abandoned timers into two log lines, and ' + 'none of them fires once the integration is idle',
+    async () => {
+      const before = host.logs.length;
+      const atResponse = await ticks('flood');
+      const atIdle = await settledTicks();
+      // Each flood timer adds 1,000,000. One due while the flood dispatch was still in flight (a slow
+      // machine) may run; every other pending one was dropped when the integration went idle.
+      const fired = (atIdle - atResponse) / 1_000_000;
+      expect(Number.isInteger(fired) && fired >= 0).toBe(true);
+      const lines = host.logs.slice(before).filter((line) => line.includes('[runaway-timers'));
+      // The cap is on pending timers: the 10,000th pending one made the rest be ignored (one line) ...
+      expect(
+        lines.filter((line) => line.includes('setTimeout ignored: 10000 timers are already pending')),
+      ).toHaveLength(1);
+      // ... and what was pending when the integration went idle was dropped (one line), at most the cap.
+      const drops = lines.filter((line) => DROPPED.test(line));
+      expect(drops).toHaveLength(1);
+      const dropped = Number(DROPPED.exec(drops[0])![1]);
+      expect(dropped).toBeLessThanOrEqual(10_000);
+      // Every accepted timer either fired while the flood dispatch was in flight or was dropped: at
+      // least the cap was accepted, and at most all 20,000 (one that fired freed its place).
+      expect(dropped + fired).toBeGreaterThanOrEqual(10_000);
+      expect(dropped + fired).toBeLessThanOrEqual(20_000);
+      // The first of them was due 1 s after it was set: had any survived the drop, it would be due by
+      // now, and one firing while idle is logged and dropped; none may be.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(await ticks()).toBe(atIdle);
+      const all = host.logs.slice(before).filter((line) => line.includes('[runaway-timers'));
+      expect(all.filter((line) => line.includes('fired after the integration finished its work'))).toEqual([]);
+      expect(all.length).toBeLessThan(10);
+    },
+  );
 
   it('leaves the host and its neighbour answering', async () => {
     await expectHostHealthy(host);

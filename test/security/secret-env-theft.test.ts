@@ -7,11 +7,18 @@ import { startTestHost, endpointOf, type TestHost } from '../helpers/host.ts';
 import { expectHostHealthy } from '../helpers/host-health.ts';
 import { withDevDefaults } from '../../host/config/dev-env.ts';
 
-const VALUES = { HOST_ADMIN_TOKEN: 'host-admin-token-value-0123456789', OAUTH_DEMO_CLIENT_SECRET: 'oauth-demo-secret-value', AWS_SECRET_ACCESS_KEY: 'cloud-key-value' };
+const VALUES = {
+  HOST_ADMIN_TOKEN: 'host-admin-token-value-0123456789',
+  OAUTH_DEMO_CLIENT_SECRET: 'oauth-demo-secret-value',
+  AWS_SECRET_ACCESS_KEY: 'cloud-key-value',
+};
 let host: TestHost;
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], env: { ...withDevDefaults(process.env).env, ...VALUES } });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    env: { ...withDevDefaults(process.env).env, ...VALUES },
+  });
 });
 afterAll(() => host?.close());
 
@@ -21,14 +28,27 @@ describe('secret theft through the manifest', () => {
     expect(listed.status).toBe('invalid');
     const errors = (listed.errors as string[]).join('\n');
     expect(listed.errors).toHaveLength(3);
-    expect(errors).toMatch(/\/secrets\/ADMIN: secret "ADMIN" cannot read HOST_ADMIN_TOKEN: HOST_ADMIN_TOKEN is one of the host's own variables/);
-    expect(errors).toMatch(/\/secrets\/OAUTH: secret "OAUTH" cannot read OAUTH_DEMO_CLIENT_SECRET: an integration named "secret-env-theft" may only read variables named SECRET_ENV_THEFT_…/);
+    expect(errors).toMatch(
+      new RegExp(
+        `/secrets/ADMIN: secret "ADMIN" cannot read HOST_ADMIN_TOKEN: ` +
+          "HOST_ADMIN_TOKEN is one of the host's own variables",
+      ),
+    );
+    expect(errors).toMatch(
+      new RegExp(
+        '/secrets/OAUTH: secret "OAUTH" cannot read OAUTH_DEMO_CLIENT_SECRET: ' +
+          'an integration named "secret-env-theft" may only read variables named SECRET_ENV_THEFT_…',
+      ),
+    );
     expect(errors).toMatch(/\/secrets\/CLOUD: secret "CLOUD" cannot read AWS_SECRET_ACCESS_KEY/);
   });
 
   it('never installs or runs it', async () => {
     expect(() => endpointOf(host, 'secret-env-theft')).toThrow(/no dev installation/);
-    const attempt = await host.admin('/v1/integrations/secret-env-theft/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'organization' }) });
+    const attempt = await host.admin('/v1/integrations/secret-env-theft/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'organization' }),
+    });
     expect(attempt.status).toBe(409);
     expect((await attempt.json()).error.code).toBe('ERR_INTEGRATION_INVALID');
   });

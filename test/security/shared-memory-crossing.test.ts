@@ -31,7 +31,9 @@ const KEY = Buffer.from(Array.from({ length: 16 }, (_, index) => index + 1));
 /** What the fixture's stream should have sent: each chunk's pattern as it was when enqueued. */
 function expectedStream(): Uint8Array {
   const all = new Uint8Array(CHUNK_BYTES * CHUNKS);
-  for (let index = 0; index < CHUNKS; index++) for (let offset = 0; offset < CHUNK_BYTES; offset++) all[index * CHUNK_BYTES + offset] = (index * 31 + offset) & 0xff;
+  for (let index = 0; index < CHUNKS; index++)
+    for (let offset = 0; offset < CHUNK_BYTES; offset++)
+      all[index * CHUNK_BYTES + offset] = (index * 31 + offset) & 0xff;
   return all;
 }
 
@@ -66,7 +68,12 @@ async function startBodyReceiver(): Promise<{ url: string; port: number; bodies:
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}/collect`, port, bodies, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/collect`,
+    port,
+    bodies,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 describe('through the real host', () => {
@@ -75,15 +82,21 @@ describe('through the real host', () => {
 
   beforeAll(async () => {
     receiver = await startBodyReceiver();
-    host = await startTestHost({ dirs: ['fixtures/integrations', FIXTURE], allowEgress: [`127.0.0.1:${receiver.port}`] });
+    host = await startTestHost({
+      dirs: ['fixtures/integrations', FIXTURE],
+      allowEgress: [`127.0.0.1:${receiver.port}`],
+    });
   });
   afterAll(async () => {
     await host?.close();
     await receiver?.close();
   });
 
-  it('uses every shared view as it was when handed over: request bodies, decoding, digests, signatures, compression, Blob parts', async () => {
-    const response = await fetch(`${endpointOf(host, 'shared-memory-crossing')}?${new URLSearchParams({ target: receiver.url })}`);
+  it('uses every shared view as it was when handed over: request bodies, decoding, digests, signatures, compression, ' +
+    'Blob parts', async () => {
+    const response = await fetch(
+      `${endpointOf(host, 'shared-memory-crossing')}?${new URLSearchParams({ target: receiver.url })}`,
+    );
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual(PROBE);
     expect(receiver.bodies).toEqual(['shared request body']);
@@ -95,7 +108,8 @@ describe('through the real host', () => {
     expect(await response.text()).toBe('response from shared memory');
   });
 
-  it('streams shared chunks as they were when the host pulled them, though each is overwritten right after', async () => {
+  it('streams shared chunks as they were when the host pulled ' +
+    'them, though each is overwritten right after', async () => {
     const response = await fetch(`${endpointOf(host, 'shared-memory-crossing')}?mode=stream`);
     expect(response.status).toBe(200);
     const body = new Uint8Array(await response.arrayBuffer());
@@ -117,21 +131,42 @@ describe('what the host receives from the runtime, at every primitive', () => {
       recordCrossings: true,
       fetch: (request) => {
         stubbed.push(new TextDecoder().decode(request.body ?? new Uint8Array(0)));
-        return { ok: true, value: { status: 200, statusText: 'OK', headers: [], body: new Uint8Array(0), url: request.url, redirected: false } };
+        return {
+          ok: true,
+          value: {
+            status: 200,
+            statusText: 'OK',
+            headers: [],
+            body: new Uint8Array(0),
+            url: request.url,
+            redirected: false,
+          },
+        };
       },
     });
     await harness.loadSource(readFileSync(`${FIXTURE}/index.ts`, 'utf8'));
   });
   afterAll(() => harness?.dispose());
 
-  const ask = (mode: string) => harness.dispatch(envelope({ type: 'fetch', request: { method: 'GET', url: `https://public.test/?mode=${mode}&target=https://api.example/collect`, headers: [] } }));
+  const ask = (mode: string) =>
+    harness.dispatch(
+      envelope({
+        type: 'fetch',
+        request: {
+          method: 'GET',
+          url: `https://public.test/?mode=${mode}&target=https://api.example/collect`,
+          headers: [],
+        },
+      }),
+    );
 
   it('is never shared memory: every view arrives as a plain copy, on every primitive the probe reaches', async () => {
     const response = await ask('probe');
     expect(json(response)).toEqual(PROBE);
     expect(stubbed).toEqual(['shared request body']);
     const reached = new Set(harness.crossings.map((crossing) => crossing.primitive));
-    for (const primitive of ['fetch', 'decodeText', 'subtle', 'compressionWrite', 'randomBytes']) expect(reached, primitive).toContain(primitive);
+    for (const primitive of ['fetch', 'decodeText', 'subtle', 'compressionWrite', 'randomBytes'])
+      expect(reached, primitive).toContain(primitive);
     expect(harness.crossings.filter((crossing) => crossing.views > 0).length).toBeGreaterThan(5);
     expect(harness.crossings.filter((crossing) => crossing.shared)).toEqual([]);
   });
@@ -171,13 +206,41 @@ describe('the host, called with shared bytes by a caller that bypasses the runti
           return { ok: false, code: 'TypeError', message: 'stub' };
         },
       } as unknown as RealmOwner;
-      const fetch = realmImplementations(() => owner, owner, await runtimeModules(), createRealmResources()).fetch as (request: BridgeRequest) => Promise<BridgeResult<unknown>>;
-      const fetched = await fetch({ url: 'https://api.example/', method: 'POST', headers: [], body: bytes, redirect: 'follow' });
-      return { decode: decode.ok, compressed: compressed.ok, digest: digest.ok, answer: typeof answer === 'object', fetchReachedOwner: sent.length === 1, fetched };
+      const fetch = realmImplementations(() => owner, owner, await runtimeModules(), createRealmResources()).fetch as (
+        request: BridgeRequest,
+      ) => Promise<BridgeResult<unknown>>;
+      const fetched = await fetch({
+        url: 'https://api.example/',
+        method: 'POST',
+        headers: [],
+        body: bytes,
+        redirect: 'follow',
+      });
+      return {
+        decode: decode.ok,
+        compressed: compressed.ok,
+        digest: digest.ok,
+        answer: typeof answer === 'object',
+        fetchReachedOwner: sent.length === 1,
+        fetched,
+      };
     };
     const shared = await attempt(sharedView([0x41, 0x42]));
-    expect(shared).toEqual({ decode: false, compressed: false, digest: false, answer: false, fetchReachedOwner: false, fetched: { ok: false, code: 'TypeError', message: expect.any(String) } });
+    expect(shared).toEqual({
+      decode: false,
+      compressed: false,
+      digest: false,
+      answer: false,
+      fetchReachedOwner: false,
+      fetched: { ok: false, code: 'TypeError', message: expect.any(String) },
+    });
     // The control: the same bytes on memory of their own go through.
-    expect(await attempt(new Uint8Array([0x41, 0x42]))).toMatchObject({ decode: true, compressed: true, digest: true, answer: true, fetchReachedOwner: true });
+    expect(await attempt(new Uint8Array([0x41, 0x42]))).toMatchObject({
+      decode: true,
+      compressed: true,
+      digest: true,
+      answer: true,
+      fetchReachedOwner: true,
+    });
   });
 });

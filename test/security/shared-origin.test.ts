@@ -18,25 +18,36 @@ afterAll(() => host?.close());
 const jar = (response: Response): string[] => response.headers.getSetCookie().map((cookie) => cookie.split(';')[0]);
 
 describe('integrations sharing one browser origin', () => {
-  it('confines the attacker\'s cookies to its own endpoint and drops origin-wide headers', async () => {
+  it("confines the attacker's cookies to its own endpoint and drops origin-wide headers", async () => {
     const planted = await fetch(`${endpointOf(host, 'shared-origin')}?mode=plant`);
     const path = new URL(endpointOf(host, 'shared-origin')).pathname;
     const id = path.split('/').at(-1)!;
-    expect(planted.headers.getSetCookie()).toEqual([`ih-${id}-session=planted-by-attacker; Path=${path}; SameSite=Lax`, `ih-${id}-wide=1; Path=${path}`]);
+    expect(planted.headers.getSetCookie()).toEqual([
+      `ih-${id}-session=planted-by-attacker; Path=${path}; SameSite=Lax`,
+      `ih-${id}-wide=1; Path=${path}`,
+    ]);
     expect(planted.headers.get('service-worker-allowed')).toBeNull();
     expect(planted.headers.get('clear-site-data')).toBeNull();
     expect(planted.headers.get('content-security-policy')).toBe(PUBLIC_ENDPOINT_CSP);
   });
 
-  it('never delivers a neighbour\'s session cookie to the attacker, even if a browser sent every cookie of the origin', async () => {
-    const login = await fetch(`${endpointOf(host, 'cookie-victim')}?mode=login`);
-    const planted = await fetch(`${endpointOf(host, 'shared-origin')}?mode=plant`);
-    const everything = [...jar(login), ...jar(planted), 'ih_console=admin-session'].join('; ');
-    const attackerSees = await (await fetch(`${endpointOf(host, 'shared-origin')}?mode=echo`, { headers: { cookie: everything } })).json();
-    expect(attackerSees.cookie).toBe('session=planted-by-attacker; wide=1');
-    const victimSees = await (await fetch(endpointOf(host, 'cookie-victim'), { headers: { cookie: everything } })).json();
-    expect(victimSees.cookie).toBe('session=victim-secret');
-  });
+  it(
+    "never delivers a neighbour's session cookie to the attacker, even if a browser sent every cookie of the " +
+      'origin',
+    async () => {
+      const login = await fetch(`${endpointOf(host, 'cookie-victim')}?mode=login`);
+      const planted = await fetch(`${endpointOf(host, 'shared-origin')}?mode=plant`);
+      const everything = [...jar(login), ...jar(planted), 'ih_console=admin-session'].join('; ');
+      const attackerSees = await (
+        await fetch(`${endpointOf(host, 'shared-origin')}?mode=echo`, { headers: { cookie: everything } })
+      ).json();
+      expect(attackerSees.cookie).toBe('session=planted-by-attacker; wide=1');
+      const victimSees = await (
+        await fetch(endpointOf(host, 'cookie-victim'), { headers: { cookie: everything } })
+      ).json();
+      expect(victimSees.cookie).toBe('session=victim-secret');
+    },
+  );
 
   it('leaves the host and its neighbour answering', async () => {
     await expectHostHealthy(host);

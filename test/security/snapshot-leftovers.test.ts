@@ -13,7 +13,8 @@ let reports: { bootstrap: string; removed: string[]; leftBehind: string; unfroze
 beforeAll(async () => {
   host = await startTestHost({ dirs: ['fixtures/integrations', 'test/fixtures/snapshot-probe'], workers: 1 });
   reports = [];
-  for (const name of ['snapshot-probe-a', 'snapshot-probe-b']) reports.push(await (await fetch(endpointOf(host, name))).json());
+  for (const name of ['snapshot-probe-a', 'snapshot-probe-b'])
+    reports.push(await (await fetch(endpointOf(host, name))).json());
 });
 afterAll(() => host?.close());
 

@@ -2,7 +2,17 @@
 // build there: a FIFO (esbuild would wait for a writer forever), /dev/zero (read without end), or
 // another folder's source map (its names would label the integration's stack traces). The build
 // finishes, reads none of them, and the integration's own stack maps to its own file.
-import { constants, closeSync, cpSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  constants,
+  closeSync,
+  cpSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { execFileSync, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -117,7 +127,11 @@ function positionOf(text: string, needle: string): { line: number; column: numbe
 
 describe('source map comments naming files outside the folder', () => {
   it('finishes the build without opening a FIFO named by path or file URL', async () => {
-    const forms = [(fifo: string) => fifo, (fifo: string) => pathToFileURL(fifo).href, (fifo: string) => `../../${basename(dirname(fifo))}/fifo.map`];
+    const forms = [
+      (fifo: string) => fifo,
+      (fifo: string) => pathToFileURL(fifo).href,
+      (fifo: string) => `../../${basename(dirname(fifo))}/fifo.map`,
+    ];
     for (const form of forms) {
       let fifo = '';
       const { folder } = hostileRoot((outside) => {
@@ -137,7 +151,9 @@ describe('source map comments naming files outside the folder', () => {
       execFileSync('mkfifo', [fifo]);
       return fifo;
     });
-    const child = spawn(process.execPath, ['--no-node-snapshot', 'host/cli.ts', 'check', root], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--no-node-snapshot', 'host/cli.ts', 'check', root], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -169,7 +185,13 @@ describe('source map comments naming files outside the folder', () => {
   it('never uses another folder’s source map: the stack maps to the integration’s own file', async () => {
     const leaked = 'leaked-outside-name';
     const { root, folder, outside } = hostileRoot((dir) => {
-      const map = { version: 3, file: 'index.js', sources: [`${leaked}.ts`], names: ['leakedOutsideSymbol'], mappings: 'AAAA,SAASA;AACA' };
+      const map = {
+        version: 3,
+        file: 'index.js',
+        sources: [`${leaked}.ts`],
+        names: ['leakedOutsideSymbol'],
+        mappings: 'AAAA,SAASA;AACA',
+      };
       writeFileSync(join(dir, 'outside.map'), JSON.stringify(map));
       return join(dir, 'outside.map');
     });
@@ -182,9 +204,12 @@ describe('source map comments naming files outside the folder', () => {
     expect(JSON.parse(map).sources).toContain('index.ts');
 
     // The position of `new Error('own stack')` in the bundle maps back to index.ts, where it is.
-    const at = positionOf(bundle.code, "new Error(\"own stack\")");
+    const at = positionOf(bundle.code, 'new Error("own stack")');
     const own = positionOf(readFileSync(join(folder, 'index.ts'), 'utf8'), "new Error('own stack')");
-    const mapped = createStackMapper('source-map-comment', map)(`at whereAmI (${scriptFilename('source-map-comment')}:${at.line}:${at.column})`);
+    const mapped = createStackMapper(
+      'source-map-comment',
+      map,
+    )(`at whereAmI (${scriptFilename('source-map-comment')}:${at.line}:${at.column})`);
     expect(mapped).toBe(`at whereAmI (index.ts:${own.line}:${own.column})`);
 
     // And in the host's log, as the issue saw it.

@@ -18,7 +18,10 @@ let forbidden: Receiver;
 let strict: Audited;
 let open: Audited;
 
-async function auditedHost(allowEgress: string[], listeners: { consolePort?: number; metricsListen?: string } = {}): Promise<Audited> {
+async function auditedHost(
+  allowEgress: string[],
+  listeners: { consolePort?: number; metricsListen?: string } = {},
+): Promise<Audited> {
   const connects: string[] = [];
   const host = await startTestHost({
     dirs: ['fixtures/integrations', 'fixtures/hostile'],
@@ -33,11 +36,16 @@ async function attack(target: Audited, urls: string[]): Promise<Map<string, stri
   const query = new URLSearchParams(urls.map((url) => ['target', url]));
   const response = await fetch(`${endpointOf(target.host, 'ssrf-loopback')}?${query}`);
   expect(response.status).toBe(200);
-  return new Map(((await response.json()) as { target: string; outcome: string }[]).map((entry) => [entry.target, entry.outcome]));
+  return new Map(
+    ((await response.json()) as { target: string; outcome: string }[]).map((entry) => [entry.target, entry.outcome]),
+  );
 }
 
 beforeAll(async () => {
-  [allowed, forbidden] = await Promise.all([startReceiver('allowed receiver'), startReceiver('forbidden receiver reached')]);
+  [allowed, forbidden] = await Promise.all([
+    startReceiver('allowed receiver'),
+    startReceiver('forbidden receiver reached'),
+  ]);
   [strict, open] = await Promise.all([auditedHost([]), auditedHost([`127.0.0.1:${allowed.port}`])]);
 });
 afterAll(async () => {
@@ -73,14 +81,18 @@ describe('SSRF to loopback without --allow-egress', () => {
     const outcomes = await attack(strict, spellings(forbidden.port));
     expect(outcomes.size).toBe(spellings(forbidden.port).length);
     for (const [target, outcome] of outcomes) {
-      expect(`${target} → ${outcome}`).toMatch(/ → TypeError: fetch failed: destination .* is (loopback|unspecified) and not allowed by --allow-egress/);
+      expect(`${target} → ${outcome}`).toMatch(
+        / → TypeError: fetch failed: destination .* is (loopback|unspecified) and not allowed by --allow-egress/,
+      );
     }
     expect(strict.connects).toEqual([]);
     expect(forbidden.hits).toEqual([]);
   });
 
   it('logs one host line per refusal', () => {
-    const refusals = strict.host.logs.filter((line) => line.includes('[ssrf-loopback]') && line.includes('egress refused for'));
+    const refusals = strict.host.logs.filter(
+      (line) => line.includes('[ssrf-loopback]') && line.includes('egress refused for'),
+    );
     expect(refusals.length).toBe(spellings(forbidden.port).length);
   });
 
@@ -90,34 +102,55 @@ describe('SSRF to loopback without --allow-egress', () => {
 });
 
 describe('SSRF to the host itself with the whole loopback address allowed', () => {
-  it('refuses every spelling of the host\'s own address and port, so its endpoints are reached only through environment.apiEndpoint', async () => {
-    const wide = await auditedHost(['127.0.0.1', '::1', 'localhost']);
-    try {
-      const port = wide.host.port;
-      const targets = [`http://localhost:${port}/health`, `http://[::ffff:127.0.0.1]:${port}/health`, `http://[::1]:${port}/health`];
-      const outcomes = await attack(wide, targets);
-      for (const [target, outcome] of outcomes) expect(`${target} → ${outcome}`).toMatch(/ → TypeError: fetch failed: destination .* is this host itself/);
-      // The apiEndpoint's own origin (127.1 is 127.0.0.1) goes to the platform API over IPC, which has no /health.
-      expect((await attack(wide, [`http://127.1:${port}/health`])).get(`http://127.1:${port}/health`)).toMatch(/^status 404/);
-      expect(wide.connects.filter((entry) => entry.endsWith(`:${port}`))).toEqual([]);
-      // Other loopback ports stay reachable, as the allow list says.
-      expect((await attack(wide, [`${allowed.url}/ok`])).get(`${allowed.url}/ok`)).toBe('status 200: allowed receiver');
-      await expectHostHealthy(wide.host);
-    } finally {
-      await wide.host.close();
-    }
-  });
+  it(
+    "refuses every spelling of the host's own address and port, so its endpoints are reached only through " +
+      'environment.apiEndpoint',
+    async () => {
+      const wide = await auditedHost(['127.0.0.1', '::1', 'localhost']);
+      try {
+        const port = wide.host.port;
+        const targets = [
+          `http://localhost:${port}/health`,
+          `http://[::ffff:127.0.0.1]:${port}/health`,
+          `http://[::1]:${port}/health`,
+        ];
+        const outcomes = await attack(wide, targets);
+        const refused = / → TypeError: fetch failed: destination .* is this host itself/;
+        for (const [target, outcome] of outcomes) expect(`${target} → ${outcome}`).toMatch(refused);
+        // The apiEndpoint's own origin (127.1 is 127.0.0.1) goes to the platform API over IPC, which has no /health.
+        expect((await attack(wide, [`http://127.1:${port}/health`])).get(`http://127.1:${port}/health`)).toMatch(
+          /^status 404/,
+        );
+        expect(wide.connects.filter((entry) => entry.endsWith(`:${port}`))).toEqual([]);
+        // Other loopback ports stay reachable, as the allow list says.
+        expect((await attack(wide, [`${allowed.url}/ok`])).get(`${allowed.url}/ok`)).toBe(
+          'status 200: allowed receiver',
+        );
+        await expectHostHealthy(wide.host);
+      } finally {
+        await wide.host.close();
+      }
+    },
+  );
 
-  it('refuses the host\'s other listeners too: the console\'s port and the metrics port', async () => {
+  it("refuses the host's other listeners too: the console's port and the metrics port", async () => {
     const wide = await auditedHost(['127.0.0.1', '::1', 'localhost'], { consolePort: 0, metricsListen: '127.0.0.1:0' });
     try {
       const consolePort = Number(new URL(wide.host.consoleUrl!).port);
       const metricsPort = Number(new URL(wide.host.metricsUrl!).port);
-      const targets = [`http://127.0.0.1:${consolePort}/v1/installations`, `http://localhost:${consolePort}/console`, `http://127.0.0.1:${metricsPort}/metrics`, `http://[::ffff:127.0.0.1]:${metricsPort}/metrics`];
+      const targets = [
+        `http://127.0.0.1:${consolePort}/v1/installations`,
+        `http://localhost:${consolePort}/console`,
+        `http://127.0.0.1:${metricsPort}/metrics`,
+        `http://[::ffff:127.0.0.1]:${metricsPort}/metrics`,
+      ];
       const outcomes = await attack(wide, targets);
       expect(outcomes.size).toBe(targets.length);
-      for (const [target, outcome] of outcomes) expect(`${target} → ${outcome}`).toMatch(/ → TypeError: fetch failed: destination .* is this host itself/);
-      expect(wide.connects.filter((entry) => entry.endsWith(`:${consolePort}`) || entry.endsWith(`:${metricsPort}`))).toEqual([]);
+      for (const [target, outcome] of outcomes)
+        expect(`${target} → ${outcome}`).toMatch(/ → TypeError: fetch failed: destination .* is this host itself/);
+      expect(
+        wide.connects.filter((entry) => entry.endsWith(`:${consolePort}`) || entry.endsWith(`:${metricsPort}`)),
+      ).toEqual([]);
     } finally {
       await wide.host.close();
     }
@@ -143,7 +176,12 @@ describe('SSRF through an allowed loopback receiver (only its port allowed)', ()
     ];
     const outcomes = await attack(open, targets);
     for (const [target, outcome] of outcomes) {
-      expect(`${target} → ${outcome}`).toMatch(new RegExp(` → TypeError: fetch failed: destination .* is (loopback|unspecified) and not allowed by --allow-egress \\(port ${forbidden.port}\\)`));
+      expect(`${target} → ${outcome}`).toMatch(
+        new RegExp(
+          ` → TypeError: fetch failed: destination .* is (loopback|unspecified) and not allowed by --allow-egress ` +
+            `\\(port ${forbidden.port}\\)`,
+        ),
+      );
     }
     expect(open.connects.filter((entry) => !entry.endsWith(`:${allowed.port}`))).toEqual([]);
     expect(forbidden.hits).toEqual([]);

@@ -13,17 +13,24 @@ let host: TestHost;
 let allowed: Receiver;
 const connects: string[] = [];
 
-const REFUSED = /^TypeError: fetch failed: destination .* is (link-local \(cloud metadata\)|private|carrier-grade NAT|unique-local|link-local) and not allowed by --allow-egress/;
+const REFUSED = new RegExp(
+  '^TypeError: fetch failed: destination .* is ' +
+    String.raw`(link-local \(cloud metadata\)|private|carrier-grade NAT|unique-local|link-local)` +
+    ' and not allowed by --allow-egress',
+);
 
 async function attack(urls: string[]): Promise<Map<string, string>> {
   const query = new URLSearchParams(urls.map((url) => ['target', url]));
   const response = await fetch(`${endpointOf(host, 'ssrf-private-network')}?${query}`);
   expect(response.status).toBe(200);
-  return new Map(((await response.json()) as { target: string; outcome: string }[]).map((entry) => [entry.target, entry.outcome]));
+  return new Map(
+    ((await response.json()) as { target: string; outcome: string }[]).map((entry) => [entry.target, entry.outcome]),
+  );
 }
 
 function expectRefused(outcomes: Map<string, string>): void {
-  for (const [target, outcome] of outcomes) expect(`${target} → ${outcome}`).toMatch(new RegExp(` → ${REFUSED.source.slice(1)}`));
+  for (const [target, outcome] of outcomes)
+    expect(`${target} → ${outcome}`).toMatch(new RegExp(` → ${REFUSED.source.slice(1)}`));
 }
 
 beforeAll(async () => {
@@ -69,7 +76,12 @@ describe('SSRF to metadata, private and link-local destinations', () => {
   });
 
   it('refuses host names that resolve to them', async () => {
-    const outcomes = await attack(['http://metadata.test/latest/meta-data/', 'http://intranet.test:8080/', 'https://ula.test/', 'http://mixed.test/']);
+    const outcomes = await attack([
+      'http://metadata.test/latest/meta-data/',
+      'http://intranet.test:8080/',
+      'https://ula.test/',
+      'http://mixed.test/',
+    ]);
     expectRefused(outcomes);
     expect(outcomes.get('http://metadata.test/latest/meta-data/')).toMatch(/metadata\.test \(169\.254\.169\.254\)/);
   });

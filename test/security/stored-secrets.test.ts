@@ -14,16 +14,24 @@ import { expectHostHealthy } from '../helpers/host-health.ts';
 const KEYS = `1:${Buffer.alloc(32, 21).toString('base64')}`;
 const VENDOR = 'stored-vendor-id-5a7e0c';
 const TOKEN = 'leaker-token-9d3b1f7';
-const PEM = '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7leakerkey\n-----END PRIVATE KEY-----';
+const PEM =
+  '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7leakerkey\n-----END PRIVATE ' +
+  'KEY-----';
 const PEM_LINES = PEM.split('\n').slice(1, -1);
 const dir = mkdtempSync(path.join(tmpdir(), 'stored-secrets-attack-'));
 const dataPath = path.join(dir, 'host.db');
 let host: TestHost;
 
 const put = (integration: string, name: string, body: string, contentType = 'application/json') =>
-  host.admin(`/v1/integrations/${integration}/secrets/${name}`, { method: 'PUT', body, headers: { 'content-type': contentType } });
-const statusOf = async (target: TestHost, name: string) => ((await (await target.admin(`/v1/integrations/${name}`)).json()) as { status: string; errors?: string[] });
-const endpointOf = (target: TestHost, name: string) => target.devInstallations.find((dev) => dev.integration === name)?.installation?.urls.publicEndpoint;
+  host.admin(`/v1/integrations/${integration}/secrets/${name}`, {
+    method: 'PUT',
+    body,
+    headers: { 'content-type': contentType },
+  });
+const statusOf = async (target: TestHost, name: string) =>
+  (await (await target.admin(`/v1/integrations/${name}`)).json()) as { status: string; errors?: string[] };
+const endpointOf = (target: TestHost, name: string) =>
+  target.devInstallations.find((dev) => dev.integration === name)?.installation?.urls.publicEndpoint;
 
 /** Every value this file stores, and every line of the PEM. */
 const VALUES = [VENDOR, TOKEN, ...PEM_LINES];
@@ -50,14 +58,26 @@ afterAll(async () => {
 describe('stored secrets under attack', () => {
   it('refuses names with path, encoding and length tricks, and stores nothing for them', async () => {
     const before = (await (await host.admin('/v1/integrations/secret-echo/secrets')).json()).items.length;
-    const names = ['..%2F..%2Fetc%2Fpasswd', 'A%2FB', 'A%00B', 'A-B', '1ABC', 'A%20B', 'A%0AB', '%C3%A9T%C3%89', 'X'.repeat(129)];
+    const names = [
+      '..%2F..%2Fetc%2Fpasswd',
+      'A%2FB',
+      'A%00B',
+      'A-B',
+      '1ABC',
+      'A%20B',
+      'A%0AB',
+      '%C3%A9T%C3%89',
+      'X'.repeat(129),
+    ];
     for (const name of names) {
       const answer = await put('secret-echo', name, JSON.stringify({ value: 'v' }));
       expect(answer.status, name).toBe(400);
       expect((await answer.json()).error.details[0].pointer).toBe('/name');
     }
     for (const integration of ['..%2Fsecret-echo', 'secret-echo%00', 'SECRET-ECHO', '__proto__', 'constructor']) {
-      expect((await put(integration, 'VENDOR_CLIENT_ID', JSON.stringify({ value: 'v' }))).status, integration).toBe(404);
+      expect((await put(integration, 'VENDOR_CLIENT_ID', JSON.stringify({ value: 'v' }))).status, integration).toBe(
+        404,
+      );
     }
     expect((await (await host.admin('/v1/integrations/secret-echo/secrets')).json()).items.length).toBe(before);
   });
@@ -67,12 +87,18 @@ describe('stored secrets under attack', () => {
       expect((await put('secret-echo', name, JSON.stringify({ value: 'proto-value' }))).status, name).toBe(201);
     }
     const listed = await (await host.admin('/v1/integrations/secret-echo/secrets')).json();
-    expect(listed.items.map((item: { name: string }) => item.name)).toEqual(expect.arrayContaining(['__proto__', 'constructor', 'hasOwnProperty']));
+    expect(listed.items.map((item: { name: string }) => item.name)).toEqual(
+      expect.arrayContaining(['__proto__', 'constructor', 'hasOwnProperty']),
+    );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getPrototypeOf(listed)).toBe(Object.prototype);
-    for (const name of ['__proto__', 'constructor', 'hasOwnProperty']) expect((await host.admin(`/v1/integrations/secret-echo/secrets/${name}`, { method: 'DELETE' })).status).toBe(204);
+    for (const name of ['__proto__', 'constructor', 'hasOwnProperty'])
+      expect((await host.admin(`/v1/integrations/secret-echo/secrets/${name}`, { method: 'DELETE' })).status).toBe(204);
     // The integration still serves its real secret.
-    expect(((await (await fetch(endpointOf(host, 'secret-echo')!)).json()) as { secrets: Record<string, string> }).secrets.VENDOR).toBe(VENDOR);
+    expect(
+      ((await (await fetch(endpointOf(host, 'secret-echo')!)).json()) as { secrets: Record<string, string> }).secrets
+        .VENDOR,
+    ).toBe(VENDOR);
   });
 
   it('refuses huge, malformed and ill-formed values without quoting them', async () => {
@@ -95,28 +121,45 @@ describe('stored secrets under attack', () => {
     const notText = await put('secret-echo', 'OBJECT', JSON.stringify({ value: { nested: VENDOR } }));
     expect(notText.status).toBe(400);
     expect(await notText.text()).not.toContain(VENDOR);
-    expect((await (await host.admin('/v1/integrations/secret-echo/secrets')).json()).items.map((item: { name: string }) => item.name)).toEqual(['VENDOR_CLIENT_ID']);
+    expect(
+      (await (await host.admin('/v1/integrations/secret-echo/secrets')).json()).items.map(
+        (item: { name: string }) => item.name,
+      ),
+    ).toEqual(['VENDOR_CLIENT_ID']);
   });
 
-  it('gives an integration naming another\'s variable nothing of the value stored for the other', async () => {
+  it("gives an integration naming another's variable nothing of the value stored for the other", async () => {
     const thief = await statusOf(host, 'secret-thief');
     expect(thief.status).toBe('invalid');
     expect(thief.errors?.join('\n')).toMatch(/cannot read VENDOR_CLIENT_ID/);
   });
 
-  it('does not decrypt a ciphertext copied into another integration\'s row', async () => {
+  it("does not decrypt a ciphertext copied into another integration's row", async () => {
     const db = new DatabaseSync(dataPath);
     try {
-      db.exec("INSERT INTO integration_secrets SELECT 'secret-thief', name, key_id, nonce, ciphertext, set_at, set_by FROM integration_secrets WHERE integration = 'secret-echo' AND name = 'VENDOR_CLIENT_ID'");
+      db.exec(
+        "INSERT INTO integration_secrets SELECT 'secret-thief', name, key_id, nonce, ciphertext, set_at, set_by " +
+          "FROM integration_secrets WHERE integration = 'secret-echo' AND name = 'VENDOR_CLIENT_ID'",
+      );
       db.exec('UPDATE integration_secrets_revision SET revision = revision + 1');
     } finally {
       db.close();
     }
-    await waitFor(async () => ((await statusOf(host, 'secret-thief')).errors ?? []).join('\n').includes('copied from another integration or name'));
+    await waitFor(async () =>
+      ((await statusOf(host, 'secret-thief')).errors ?? [])
+        .join('\n')
+        .includes('copied from another integration or name'),
+    );
     expect((await statusOf(host, 'secret-thief')).status).toBe('invalid');
     expect(endpointOf(host, 'secret-thief')).toBeUndefined();
     const listed = await (await host.admin('/v1/integrations/secret-thief/secrets')).json();
-    expect(listed.items).toEqual([expect.objectContaining({ name: 'VENDOR_CLIENT_ID', readable: false, problem: expect.stringMatching(/does not decrypt with key 1/) })]);
+    expect(listed.items).toEqual([
+      expect.objectContaining({
+        name: 'VENDOR_CLIENT_ID',
+        readable: false,
+        problem: expect.stringMatching(/does not decrypt with key 1/),
+      }),
+    ]);
   });
 
   it('masks the secrets an integration prints, in the host log and the event log', async () => {
@@ -124,7 +167,9 @@ describe('stored secrets under attack', () => {
     expect((await fetch(endpoint)).status).toBe(200);
     expect((await fetch(`${endpoint}?throw`)).status).toBe(500);
     const events = await (await host.admin('/v1/integrations/secret-leaker/events?limit=10')).json();
-    const lines = events.items.flatMap((entry: { logs: { text: string }[] }) => entry.logs.map((line) => line.text)).join('\n');
+    const lines = events.items
+      .flatMap((entry: { logs: { text: string }[] }) => entry.logs.map((line) => line.text))
+      .join('\n');
     expect(lines).toMatch(/calling the vendor with token \*\*\*/);
     expect(lines).toMatch(/vendor refused token=\*\*\*/);
     expect(lines).toMatch(/the key is \*\*\*/);
@@ -134,9 +179,20 @@ describe('stored secrets under attack', () => {
   });
 
   it('keeps every stored value out of the database file and every API answer', async () => {
-    const bytes = readdirSync(dir).filter((name) => name.startsWith('host.db')).map((name) => readFileSync(path.join(dir, name)).toString('latin1')).join('');
+    const bytes = readdirSync(dir)
+      .filter((name) => name.startsWith('host.db'))
+      .map((name) => readFileSync(path.join(dir, name)).toString('latin1'))
+      .join('');
     expectNoValueIn(bytes, 'the database file');
-    for (const route of ['/v1/integrations', '/v1/integrations/secret-echo', '/v1/integrations/secret-leaker', '/v1/integrations/secret-echo/secrets', '/v1/integrations/secret-leaker/secrets', '/v1/installations', '/v1/integrations/secret-echo/events']) {
+    for (const route of [
+      '/v1/integrations',
+      '/v1/integrations/secret-echo',
+      '/v1/integrations/secret-leaker',
+      '/v1/integrations/secret-echo/secrets',
+      '/v1/integrations/secret-leaker/secrets',
+      '/v1/installations',
+      '/v1/integrations/secret-echo/events',
+    ]) {
       expectNoValueIn(await (await host.admin(route)).text(), route);
     }
   });
@@ -145,12 +201,22 @@ describe('stored secrets under attack', () => {
     const wrong = await startTestHost({
       dirs: ['test/fixtures/secret-echo'],
       dataPath,
-      env: { ...process.env, HOST_SECRETS_KEYS: `1:${Buffer.alloc(32, 22).toString('base64')}`, SECRET_ECHO_OWN: 'own', VENDOR_CLIENT_ID: 'never-read' },
+      env: {
+        ...process.env,
+        HOST_SECRETS_KEYS: `1:${Buffer.alloc(32, 22).toString('base64')}`,
+        SECRET_ECHO_OWN: 'own',
+        VENDOR_CLIENT_ID: 'never-read',
+      },
     });
     try {
       const echo = await statusOf(wrong, 'secret-echo');
       expect(echo.status).toBe('invalid');
-      expect(echo.errors?.join('\n')).toMatch(/reads VENDOR_CLIENT_ID from this host's secret store, where its value cannot be read: it does not decrypt with key 1/);
+      expect(echo.errors?.join('\n')).toMatch(
+        new RegExp(
+          "reads VENDOR_CLIENT_ID from this host's secret store, " +
+            'where its value cannot be read: it does not decrypt with key 1',
+        ),
+      );
       expect(wrong.logs.join('\n')).toMatch(/stored secret\(s\) cannot be decrypted with the configured keys/);
       expectNoValueIn(wrong.logs.join('\n'), 'the wrong-key host log');
     } finally {

@@ -34,7 +34,10 @@ beforeAll(async () => {
   host = await startTestHost({
     dirs: ['fixtures/integrations', 'fixtures/hostile/stream-bridge-races'],
     workers: 1,
-    allowEgress: [`127.0.0.1:${(holder.address() as AddressInfo).port}`, `127.0.0.1:${(upstream.address() as AddressInfo).port}`],
+    allowEgress: [
+      `127.0.0.1:${(holder.address() as AddressInfo).port}`,
+      `127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+    ],
     limits: { streamTimeoutMs: STREAM_TIMEOUT_MS },
   });
 });
@@ -47,8 +50,10 @@ afterAll(async () => {
   await new Promise<void>((resolve) => upstream.close(() => resolve()));
 });
 
-const attack = (query: string, init?: RequestInit) => fetch(`${endpointOf(host, 'stream-bridge-races')}?${query}`, init);
-const linesOf = (text: string) => host.logs.filter((line) => line.includes('[stream-bridge-races') && line.includes(text));
+const attack = (query: string, init?: RequestInit) =>
+  fetch(`${endpointOf(host, 'stream-bridge-races')}?${query}`, init);
+const linesOf = (text: string) =>
+  host.logs.filter((line) => line.includes('[stream-bridge-races') && line.includes(text));
 
 describe('races on the streaming bridge', () => {
   it('leaves no connection of a fetch aborted during its name lookup, and counts no egress refusal', async () => {
@@ -57,7 +62,9 @@ describe('races on the streaming bridge', () => {
     expect(await response.json()).toEqual({ outcomes: Array(8).fill('AbortError') });
     // Whatever reached the peer was closed by the host; the peer closing its side now finds nothing
     // left open that would fail the worker.
-    await waitFor(() => held.every((socket) => socket.destroyed || socket.readyState === 'closed' || socket.readableEnded));
+    await waitFor(() =>
+      held.every((socket) => socket.destroyed || socket.readyState === 'closed' || socket.readableEnded),
+    );
     for (const socket of held) socket.destroy();
     const neighbour = await neighbourAnswers(host);
     expect(neighbour.status).toBe(200);
@@ -69,13 +76,16 @@ describe('races on the streaming bridge', () => {
   it('runs a cancel callback inside its event when the client leaves, its fetch allowed and logged there', async () => {
     const hits = upstreamHits;
     const controller = new AbortController();
-    const response = await attack(`mode=cancel&spin=0&upstream=${encodeURIComponent(upstreamUrl)}`, { signal: controller.signal });
+    const response = await attack(`mode=cancel&spin=0&upstream=${encodeURIComponent(upstreamUrl)}`, {
+      signal: controller.signal,
+    });
     const reader = response.body!.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('first\n');
     controller.abort();
     await waitFor(() => linesOf('cancel callback fetched: 200').length > 0);
     expect(upstreamHits).toBe(hits + 1);
-    for (const line of [...linesOf('cancel callback runs'), ...linesOf('cancel callback fetched')]) expect(line).toMatch(/\[stream-bridge-races evt_[0-9a-f]+\]/);
+    for (const line of [...linesOf('cancel callback runs'), ...linesOf('cancel callback fetched')])
+      expect(line).toMatch(/\[stream-bridge-races evt_[0-9a-f]+\]/);
   });
 
   it('refuses to read again a fetched body the integration answered with', async () => {
@@ -85,7 +95,8 @@ describe('races on the streaming bridge', () => {
     expect(linesOf('reread:').map((line) => line.slice(line.indexOf('reread:')))).toEqual(['reread: TypeError']);
   });
 
-  it('allows 50 fetches to an event that streams its body beside waitUntil work, not one allowance for each', async () => {
+  it('allows 50 fetches to an event that streams its body ' +
+    'beside waitUntil work, not one allowance for each', async () => {
     const response = await attack(`mode=allowance&count=80&upstream=${encodeURIComponent(upstreamUrl)}`);
     expect(await response.json()).toEqual({ ok: 50, refused: 30 });
   }, 60_000);
@@ -97,7 +108,11 @@ describe('races on the streaming bridge', () => {
     const reader = response.body!.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('first\n');
     controller.abort();
-    await waitFor(() => host.logs.slice(before).some((line) => line.includes(`still being produced after ${STREAM_TIMEOUT_MS} ms: the isolate was reset`)));
+    await waitFor(() =>
+      host.logs
+        .slice(before)
+        .some((line) => line.includes(`still being produced after ${STREAM_TIMEOUT_MS} ms: the isolate was reset`)),
+    );
     await expectHostHealthy(host);
   }, 60_000);
 });

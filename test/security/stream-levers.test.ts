@@ -7,7 +7,12 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_INPUT_PER_CALL, MAX_OPEN_COMPRESSIONS, MAX_OUTPUT_PER_CALL, createCompressionTable } from '../../host/bridge/compression.ts';
+import {
+  MAX_INPUT_PER_CALL,
+  MAX_OPEN_COMPRESSIONS,
+  MAX_OUTPUT_PER_CALL,
+  createCompressionTable,
+} from '../../host/bridge/compression.ts';
 import { FetchTable, MAX_OPEN_FETCHES } from '../../host/sandbox/fetch-table.ts';
 import { moduleLoader, moduleSources } from '../../host/sandbox/realm-primitives.ts';
 import { buildRuntimeModules } from '../../sandbox-api/runtime/build.ts';
@@ -73,7 +78,11 @@ describe('streams and zlib as levers', () => {
     const reader = response.body!.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('first\n');
     await expect(reader.read()).rejects.toThrow();
-    await waitFor(() => host.logs.some((line) => line.includes(`still being produced after ${STREAM_TIMEOUT_MS} ms: the isolate was reset`)));
+    await waitFor(() =>
+      host.logs.some((line) =>
+        line.includes(`still being produced after ${STREAM_TIMEOUT_MS} ms: the isolate was reset`),
+      ),
+    );
     await expectHostHealthy(host);
   }, 60_000);
 
@@ -87,46 +96,68 @@ describe('streams and zlib as levers', () => {
 });
 
 describe('the streaming host functions called by a forged caller', () => {
-  it('compression streams: refused formats, types and sizes; a bomb handed out a share at a time; the oldest closed past the bound', async () => {
-    const table = createCompressionTable();
-    const call = (...args: unknown[]) => (table.open as (...a: unknown[]) => unknown)(...args);
-    for (const args of [['br', true], ['__proto__', false], [{ toString: () => 'gzip' }, true], ['gzip', 'yes']]) {
-      expect(call(...args), JSON.stringify(args)).toMatchObject({ ok: false, code: 'TypeError' });
-    }
-    const opened = table.open('gzip', true);
-    if (!opened.ok) throw new Error('no stream');
-    for (const [id, input, finish] of [[999, null, true], ['1', null, true], [opened.value, 'bytes', false], [opened.value, null, 'yes'], [opened.value, new Uint8Array(MAX_INPUT_PER_CALL + 1), false]]) {
-      expect(await table.write(id, input, finish), JSON.stringify([id, typeof input, finish])).toMatchObject({ ok: false, code: 'TypeError' });
-    }
-    const bomb = gzipSync(Buffer.alloc(32 * 1024 * 1024));
-    expect(bomb.length).toBeLessThan(MAX_INPUT_PER_CALL);
-    let total = 0;
-    let calls = 0;
-    let result = await table.write(opened.value, new Uint8Array(bomb), false);
-    for (;;) {
-      if (!result.ok) throw new Error(result.message);
-      expect(result.value.output.byteLength).toBeLessThanOrEqual(MAX_OUTPUT_PER_CALL);
-      total += result.value.output.byteLength;
-      calls++;
-      if (!result.value.more) break;
-      result = await table.write(opened.value, new Uint8Array(0), false);
-    }
-    for (result = await table.write(opened.value, null, true); result.ok; result = await table.write(opened.value, null, true)) {
-      total += result.value.output.byteLength;
-      if (!result.value.more) break;
-    }
-    expect(total).toBe(32 * 1024 * 1024);
-    expect(calls).toBeGreaterThanOrEqual((32 * 1024 * 1024) / MAX_OUTPUT_PER_CALL - 1);
-    const ids: number[] = [];
-    for (let i = 0; i < MAX_OPEN_COMPRESSIONS + 3; i++) {
-      const next = table.open('deflate', false);
-      if (next.ok) ids.push(next.value);
-    }
-    expect(await table.write(ids[0], new Uint8Array([1]), false)).toMatchObject({ ok: false, code: 'TypeError' });
-    expect(await table.write(ids.at(-1), new Uint8Array([1]), false)).toMatchObject({ ok: true });
-    table.closeAll();
-    expect(await table.write(ids.at(-1), null, true)).toMatchObject({ ok: false });
-  });
+  it(
+    'compression streams: refused formats, types and sizes; a bomb handed out a share at a time; the oldest closed ' +
+      'past the bound',
+    async () => {
+      const table = createCompressionTable();
+      const call = (...args: unknown[]) => (table.open as (...a: unknown[]) => unknown)(...args);
+      for (const args of [
+        ['br', true],
+        ['__proto__', false],
+        [{ toString: () => 'gzip' }, true],
+        ['gzip', 'yes'],
+      ]) {
+        expect(call(...args), JSON.stringify(args)).toMatchObject({ ok: false, code: 'TypeError' });
+      }
+      const opened = table.open('gzip', true);
+      if (!opened.ok) throw new Error('no stream');
+      for (const [id, input, finish] of [
+        [999, null, true],
+        ['1', null, true],
+        [opened.value, 'bytes', false],
+        [opened.value, null, 'yes'],
+        [opened.value, new Uint8Array(MAX_INPUT_PER_CALL + 1), false],
+      ]) {
+        expect(await table.write(id, input, finish), JSON.stringify([id, typeof input, finish])).toMatchObject({
+          ok: false,
+          code: 'TypeError',
+        });
+      }
+      const bomb = gzipSync(Buffer.alloc(32 * 1024 * 1024));
+      expect(bomb.length).toBeLessThan(MAX_INPUT_PER_CALL);
+      let total = 0;
+      let calls = 0;
+      let result = await table.write(opened.value, new Uint8Array(bomb), false);
+      for (;;) {
+        if (!result.ok) throw new Error(result.message);
+        expect(result.value.output.byteLength).toBeLessThanOrEqual(MAX_OUTPUT_PER_CALL);
+        total += result.value.output.byteLength;
+        calls++;
+        if (!result.value.more) break;
+        result = await table.write(opened.value, new Uint8Array(0), false);
+      }
+      for (
+        result = await table.write(opened.value, null, true);
+        result.ok;
+        result = await table.write(opened.value, null, true)
+      ) {
+        total += result.value.output.byteLength;
+        if (!result.value.more) break;
+      }
+      expect(total).toBe(32 * 1024 * 1024);
+      expect(calls).toBeGreaterThanOrEqual((32 * 1024 * 1024) / MAX_OUTPUT_PER_CALL - 1);
+      const ids: number[] = [];
+      for (let i = 0; i < MAX_OPEN_COMPRESSIONS + 3; i++) {
+        const next = table.open('deflate', false);
+        if (next.ok) ids.push(next.value);
+      }
+      expect(await table.write(ids[0], new Uint8Array([1]), false)).toMatchObject({ ok: false, code: 'TypeError' });
+      expect(await table.write(ids.at(-1), new Uint8Array([1]), false)).toMatchObject({ ok: true });
+      table.closeAll();
+      expect(await table.write(ids.at(-1), null, true)).toMatchObject({ ok: false });
+    },
+  );
 
   it('fetch bodies: unknown and malformed ids read nothing, and the table is bounded', async () => {
     const table = new FetchTable();
@@ -153,7 +184,8 @@ describe('the streaming host functions called by a forged caller', () => {
 
   it('runtime modules: only the runtime’s own names, each once', async () => {
     const load = moduleLoader(moduleSources(await buildRuntimeModules()));
-    for (const name of ['__proto__', 'constructor', 'toString', '../streams', '', 1, null]) expect(() => load(name), String(name)).toThrow(TypeError);
+    for (const name of ['__proto__', 'constructor', 'toString', '../streams', '', 1, null])
+      expect(() => load(name), String(name)).toThrow(TypeError);
     expect(typeof load('streams')).toBe('string');
     expect(() => load('streams')).toThrow(TypeError);
   });

@@ -14,20 +14,28 @@ async function tasksOf(integration: string): Promise<{ status: string }[]> {
 }
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile/task-flood', 'test/fixtures/gitbook-probe/wire-echo'] });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile/task-flood', 'test/fixtures/gitbook-probe/wire-echo'],
+  });
 });
 afterAll(() => host?.close());
 
 describe('a task queue flooded with slow tasks', () => {
-  it('holds back another integration\'s task by one round of the runner at most', async () => {
+  it("holds back another integration's task by one round of the runner at most", async () => {
     const flood = await integrationToken(host, 'task-flood');
-    for (let i = 0; i < 40; i++) expect((await callApi(host, flood, 'POST', '/v1/integrations/task-flood/tasks', { task: { waitMs: 1_000, i } })).status).toBe(204);
+    for (let i = 0; i < 40; i++)
+      expect(
+        (await callApi(host, flood, 'POST', '/v1/integrations/task-flood/tasks', { task: { waitMs: 1_000, i } }))
+          .status,
+      ).toBe(204);
     // The runner is busy with the flood before the other task arrives.
     await waitFor(async () => (await tasksOf('task-flood')).some((task) => task.status === 'running'), 30_000);
     const victim = await integrationToken(host, 'wire-echo');
     const done = async () => (await tasksOf('task-flood')).filter((task) => task.status === 'succeeded').length;
     const doneBefore = await done();
-    expect((await callApi(host, victim, 'POST', '/v1/integrations/wire-echo/tasks', { task: { key: 'victim' } })).status).toBe(204);
+    expect(
+      (await callApi(host, victim, 'POST', '/v1/integrations/wire-echo/tasks', { task: { key: 'victim' } })).status,
+    ).toBe(204);
     await waitFor(async () => (await tasksOf('wire-echo')).some((task) => task.status === 'succeeded'), 60_000);
     // In order of arrival it would have waited for every flood task still queued (ten rounds at
     // first); fairly, only for the round in flight (4), with room for a slow machine's polling.

@@ -56,12 +56,28 @@ describe('text decoder streams', () => {
       expect(result.ok, JSON.stringify(args.slice(1))).toBe(false);
       expect(Object.keys(result).sort()).toEqual(['code', 'message', 'ok']);
     }
-    for (let stream = 1; stream <= 10_000; stream++) expect(decodeText(new Uint8Array([0x82]), 'shift_jis', false, false, stream, false)).toEqual({ ok: true, value: '' });
+    for (let stream = 1; stream <= 10_000; stream++)
+      expect(decodeText(new Uint8Array([0x82]), 'shift_jis', false, false, stream, false)).toEqual({
+        ok: true,
+        value: '',
+      });
     // The newest streams go on; every older one was dropped, and a number already used cannot reopen.
-    for (let stream = 10_000; stream > 10_000 - MAX_OPEN_STREAMS; stream--) expect(decodeText(new Uint8Array([0xa0]), 'shift_jis', false, false, stream, true)).toEqual({ ok: true, value: 'あ' });
-    expect(decodeText(new Uint8Array([0xa0]), 'shift_jis', false, false, 10_000 - MAX_OPEN_STREAMS, true)).toMatchObject({ ok: false, code: 'stream_lost' });
-    expect(decodeText(new Uint8Array([0xa0]), 'shift_jis', false, false, 1, false)).toMatchObject({ ok: false, code: 'stream_lost' });
-    expect(decodeText(new Uint8Array([0x82, 0xa0]), 'shift_jis', false, false, 10_001, true)).toEqual({ ok: true, value: 'あ' });
+    for (let stream = 10_000; stream > 10_000 - MAX_OPEN_STREAMS; stream--)
+      expect(decodeText(new Uint8Array([0xa0]), 'shift_jis', false, false, stream, true)).toEqual({
+        ok: true,
+        value: 'あ',
+      });
+    expect(
+      decodeText(new Uint8Array([0xa0]), 'shift_jis', false, false, 10_000 - MAX_OPEN_STREAMS, true),
+    ).toMatchObject({ ok: false, code: 'stream_lost' });
+    expect(decodeText(new Uint8Array([0xa0]), 'shift_jis', false, false, 1, false)).toMatchObject({
+      ok: false,
+      code: 'stream_lost',
+    });
+    expect(decodeText(new Uint8Array([0x82, 0xa0]), 'shift_jis', false, false, 10_001, true)).toEqual({
+      ok: true,
+      value: 'あ',
+    });
   });
 
   it('leaves the host and its neighbour answering', async () => {

@@ -9,10 +9,16 @@ import { expectHostHealthy, neighbourAnswers } from '../helpers/host-health.ts';
 const WAIT_UNTIL_MS = 1_000;
 let host: TestHost;
 
-const resets = () => host.logs.filter((line) => line.includes('[unbounded-wait-until') && line.includes(`waitUntil work still running after ${WAIT_UNTIL_MS} ms: the isolate was reset`)).length;
+const resets = () =>
+  host.logs.filter(
+    (line) =>
+      line.includes('[unbounded-wait-until') &&
+      line.includes(`waitUntil work still running after ${WAIT_UNTIL_MS} ms: the isolate was reset`),
+  ).length;
 
 async function count(): Promise<number> {
-  return ((await (await fetch(`${endpointOf(host, 'unbounded-wait-until')}?mode=count`)).json()) as { ticks: number }).ticks;
+  return ((await (await fetch(`${endpointOf(host, 'unbounded-wait-until')}?mode=count`)).json()) as { ticks: number })
+    .ticks;
 }
 
 /** Starts the mode, checks the answer came at once, and waits for the reset it must cause. */
@@ -30,7 +36,10 @@ async function runUntilReset(mode: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  host = await startTestHost({ dirs: ['fixtures/integrations', 'fixtures/hostile'], limits: { waitUntilTimeoutMs: WAIT_UNTIL_MS, dispatchTimeoutMs: 2_000, memoryLimitMb: 64 } });
+  host = await startTestHost({
+    dirs: ['fixtures/integrations', 'fixtures/hostile'],
+    limits: { waitUntilTimeoutMs: WAIT_UNTIL_MS, dispatchTimeoutMs: 2_000, memoryLimitMb: 64 },
+  });
   // Warm the isolate, so the first attack's answer time is not its cold start.
   expect(await count()).toBe(0);
 });

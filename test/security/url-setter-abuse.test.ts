@@ -25,24 +25,37 @@ beforeAll(async () => {
 afterAll(() => host?.close());
 
 describe('URL setter abuse', () => {
-  it('treats values of the wrong type exactly as Node does (symbols and throwing toString are TypeErrors in the guest)', async () => {
-    const answer = await fetch(`${endpointOf(host, 'url-setter-abuse')}?mode=types`);
-    expect(answer.status).toBe(200);
-    const outcomes = (await answer.json()) as Record<string, string>;
-    expect(outcomes).toEqual(wrongTypeOutcomes(URL));
-    expect(outcomes['host symbol']).toBe('throws TypeError');
-    expect(outcomes['search throwingToString']).toBe('throws Error');
-  });
+  it(
+    'treats values of the wrong type exactly as Node does (symbols and throwing toString are TypeErrors in the ' +
+      'guest)',
+    async () => {
+      const answer = await fetch(`${endpointOf(host, 'url-setter-abuse')}?mode=types`);
+      expect(answer.status).toBe(200);
+      const outcomes = (await answer.json()) as Record<string, string>;
+      expect(outcomes).toEqual(wrongTypeOutcomes(URL));
+      expect(outcomes['host symbol']).toBe('throws TypeError');
+      expect(outcomes['search throwingToString']).toBe('throws Error');
+    },
+  );
 
   it('refuses every setter and parse of an input past the cap before it is copied out, three times over', async () => {
     const pids = host.supervisor.workerPids();
     const before = hostBytes();
     for (let round = 0; round < 3; round++) {
-      const [attack, neighbour] = await Promise.all([fetch(`${endpointOf(host, 'url-setter-abuse')}?mode=huge&mb=8`), neighbourAnswers(host)]);
+      const [attack, neighbour] = await Promise.all([
+        fetch(`${endpointOf(host, 'url-setter-abuse')}?mode=huge&mb=8`),
+        neighbourAnswers(host),
+      ]);
       expect(attack.status).toBe(200);
       const outcomes = (await attack.json()) as Record<string, string>;
-      for (const component of COMPONENTS.filter((name) => name !== 'href')) expect(`${component}: ${outcomes[component]}`).toBe(`${component}: ${START}`);
-      expect([outcomes.href, outcomes.parse, outcomes.base, outcomes.searchParams]).toEqual(['throws TypeError', 'throws TypeError', 'throws TypeError', START]);
+      for (const component of COMPONENTS.filter((name) => name !== 'href'))
+        expect(`${component}: ${outcomes[component]}`).toBe(`${component}: ${START}`);
+      expect([outcomes.href, outcomes.parse, outcomes.base, outcomes.searchParams]).toEqual([
+        'throws TypeError',
+        'throws TypeError',
+        'throws TypeError',
+        START,
+      ]);
       expect(neighbour.status).toBe(200);
     }
     // Had the inputs crossed, this process would have held copies of 8 MiB strings (and their hrefs) many times.
@@ -58,16 +71,33 @@ describe('URL setter abuse', () => {
 
   it('answers null on the host side to anything but a string href, a listed component and a string value', () => {
     const wrong: unknown[][] = [
-      [undefined, 'host', 'x'], [42, 'host', 'x'], [START, 'host', 42], [START, 'host', { toString: () => 'x' }], [START, 42, 'x'],
-      [START, '__proto__', 'x'], [START, 'constructor', 'x'], [START, 'href', 'https://other.example/'], [START, 'origin', 'x'],
-      [START, 'searchParams', 'x'], [START, 'toString', 'x'], [START, 'toJSON', 'x'], ['not a url', 'host', 'x'],
-      [START, 'search', 'x'.repeat(MAX_URL_INPUT_LENGTH)], ['x'.repeat(MAX_URL_INPUT_LENGTH + 1), 'host', ''],
+      [undefined, 'host', 'x'],
+      [42, 'host', 'x'],
+      [START, 'host', 42],
+      [START, 'host', { toString: () => 'x' }],
+      [START, 42, 'x'],
+      [START, '__proto__', 'x'],
+      [START, 'constructor', 'x'],
+      [START, 'href', 'https://other.example/'],
+      [START, 'origin', 'x'],
+      [START, 'searchParams', 'x'],
+      [START, 'toString', 'x'],
+      [START, 'toJSON', 'x'],
+      ['not a url', 'host', 'x'],
+      [START, 'search', 'x'.repeat(MAX_URL_INPUT_LENGTH)],
+      ['x'.repeat(MAX_URL_INPUT_LENGTH + 1), 'host', ''],
     ];
     const set = setUrlComponent as (...args: unknown[]) => unknown;
-    for (const args of wrong) expect(set(...args), JSON.stringify(args.map((arg) => (typeof arg === 'string' ? arg.slice(0, 20) : String(arg))))).toBeNull();
+    for (const args of wrong)
+      expect(
+        set(...args),
+        JSON.stringify(args.map((arg) => (typeof arg === 'string' ? arg.slice(0, 20) : String(arg)))),
+      ).toBeNull();
     expect(parseUrl(`https://example.com/?${'x'.repeat(MAX_URL_INPUT_LENGTH)}`, undefined)).toBeNull();
     expect((parseUrl as (...args: unknown[]) => unknown)({ toString: () => START }, undefined)).toBeNull();
-    expect(setUrlComponent(START, 'host' as UrlComponent, 'example.org:65536')?.href).toBe('https://user:pw@example.org:8443/path?q=1#h');
+    expect(setUrlComponent(START, 'host' as UrlComponent, 'example.org:65536')?.href).toBe(
+      'https://user:pw@example.org:8443/path?q=1#h',
+    );
   });
 
   it('leaves the host healthy', async () => {

@@ -29,15 +29,26 @@ describe('SubtleCrypto after the isolate is disposed', () => {
 
   it('keeps no key made by a call that was in flight when the isolate went', async () => {
     const realm = await realmSubtle();
-    const pending = realm.subtle('generateKey', [{ name: 'RSA-PSS', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign']], []);
+    const pending = realm.subtle(
+      'generateKey',
+      [
+        { name: 'RSA-PSS', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+        true,
+        ['sign'],
+      ],
+      [],
+    );
     expect(workerCryptoLoad().running).toBeGreaterThan(0);
     realm.isolate.dispose();
     expect(await pending).toEqual(GONE);
   });
 
-  it('lets a guest\'s pending key generation end quietly when its isolate is thrown away', async () => {
+  it("lets a guest's pending key generation end quietly when its isolate is thrown away", async () => {
     const harness = await Harness.create();
-    await harness.evaluate(`void crypto.subtle.generateKey({ name: 'RSA-OAEP', modulusLength: 4096, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['encrypt', 'decrypt']).then(() => console.log('generated'))`);
+    await harness.evaluate(
+      `void crypto.subtle.generateKey({ name: 'RSA-OAEP', modulusLength: 4096, publicExponent: new Uint8Array([1, ` +
+        `0, 1]), hash: 'SHA-256' }, true, ['encrypt', 'decrypt']).then(() => console.log('generated'))`,
+    );
     await waitFor(() => harness.subtleCalls.length === 1 && workerCryptoLoad().running > 0);
     harness.dispose();
     await waitFor(() => workerCryptoLoad().running === 0);
@@ -46,7 +57,11 @@ describe('SubtleCrypto after the isolate is disposed', () => {
     // A new isolate of the same worker does crypto as before.
     const next = await Harness.create();
     try {
-      expect(await next.evaluate<number>(`crypto.subtle.digest('SHA-256', new Uint8Array(1)).then((digest) => digest.byteLength)`)).toBe(32);
+      expect(
+        await next.evaluate<number>(
+          `crypto.subtle.digest('SHA-256', new Uint8Array(1)).then((digest) => digest.byteLength)`,
+        ),
+      ).toBe(32);
     } finally {
       next.dispose();
     }

@@ -39,8 +39,12 @@ describe('a key handle from another isolate', () => {
     expect(await b.subtle('sign', ['HMAC', stolen, bytes('x')], [])).toEqual(refused);
     expect(await b.subtle('verify', ['HMAC', stolen, new Uint8Array(32), bytes('x')], [])).toEqual(refused);
     expect(await b.subtle('exportKey', ['raw', stolen], [])).toEqual(refused);
-    expect(await b.subtle('encrypt', [{ name: 'AES-GCM', iv: new Uint8Array(12) }, aes, bytes('x')], [])).toEqual(refused);
-    expect(await b.subtle('wrapKey', ['raw', stolen, aes, { name: 'AES-GCM', iv: new Uint8Array(12) }], [])).toEqual(refused);
+    expect(await b.subtle('encrypt', [{ name: 'AES-GCM', iv: new Uint8Array(12) }, aes, bytes('x')], [])).toEqual(
+      refused,
+    );
+    expect(await b.subtle('wrapKey', ['raw', stolen, aes, { name: 'AES-GCM', iv: new Uint8Array(12) }], [])).toEqual(
+      refused,
+    );
     expect(await b.subtle('deriveBits', [{ name: 'X25519', public: stolen }, stolen, 256], [])).toEqual(refused);
   });
 
@@ -57,14 +61,18 @@ describe('a key handle from another isolate', () => {
     const b = await newRealm();
     const key = await importKey(a);
     expect(await b.subtle('digest', ['SHA-256', bytes('x')], [key])).toMatchObject({ ok: true });
-    expect(await a.subtle('exportKey', ['raw', key], [])).toEqual({ ok: true, value: { kind: 'bytes', bytes: new Uint8Array(32).fill(1) } });
+    expect(await a.subtle('exportKey', ['raw', key], [])).toEqual({
+      ok: true,
+      value: { kind: 'bytes', bytes: new Uint8Array(32).fill(1) },
+    });
   });
 
   it('is never visible to guest code, which finds no number to copy on a key or its prototype', async () => {
     const harness = await Harness.create();
     try {
       const found = await harness.evaluate<string>(`(async () => {
-        const key = await crypto.subtle.importKey('raw', new Uint8Array(16), { name: 'HMAC', hash: 'SHA-256' }, true, ['sign']);
+        const key = await crypto.subtle.importKey('raw', new Uint8Array(16), { name: 'HMAC', hash: 'SHA-256' }, true,
+          ['sign']);
         const seen = [];
         for (const target of [key, Object.getPrototypeOf(key)]) {
           for (const name of Reflect.ownKeys(target)) {
@@ -73,7 +81,8 @@ describe('a key handle from another isolate', () => {
             seen.push(typeof value === 'number' ? 'number ' + String(name) : typeof value);
           }
         }
-        return JSON.stringify({ seen, json: JSON.stringify(key), keys: Object.keys(key), symbols: Object.getOwnPropertySymbols(key).length });
+        return JSON.stringify({ seen, json: JSON.stringify(key), keys: Object.keys(key),
+          symbols: Object.getOwnPropertySymbols(key).length });
       })()`);
       const result = JSON.parse(found) as { seen: string[]; json: string; keys: string[]; symbols: number };
       expect(result.seen.filter((entry) => entry.startsWith('number'))).toEqual([]);

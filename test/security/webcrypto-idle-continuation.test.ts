@@ -19,7 +19,13 @@ describe('a crypto.subtle call answered after its event ended', () => {
     const endpoint = endpointOf(host, 'webcrypto-keygen');
     const answered = await fetch(`${endpoint}?mode=idle`);
     expect(await answered.text()).toBe('answered before the key was made');
-    await waitFor(() => host.logs.some((line) => line.includes('[webcrypto-keygen') && line.includes('a crypto.subtle call answered after the integration finished its work')));
+    await waitFor(() =>
+      host.logs.some(
+        (line) =>
+          line.includes('[webcrypto-keygen') &&
+          line.includes('a crypto.subtle call answered after the integration finished its work'),
+      ),
+    );
     const next = await fetch(`${endpoint}?mode=ok`);
     expect(next.status).toBe(200);
     expect(await next.text()).toBe('fine 2');

@@ -15,9 +15,10 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.dispose());
 
-const run = async <T>(body: string): Promise<T> => JSON.parse(await harness.evaluate<string>(`(async () => JSON.stringify(await (async () => { ${body} })()))()`));
+const run = async <T>(body: string): Promise<T> =>
+  JSON.parse(await harness.evaluate<string>(`(async () => JSON.stringify(await (async () => { ${body} })()))()`));
 
-describe('a guest filling the host\'s key table', () => {
+describe("a guest filling the host's key table", () => {
   it('gets a QuotaExceededError naming the bound at the bound, and the host holds no more', async () => {
     const result = await run<{ made: number; error: [string, string] }>(`
       globalThis.hoard = [];
@@ -28,7 +29,10 @@ describe('a guest filling the host\'s key table', () => {
       }
       return { made: hoard.length, error };`);
     expect(result.made).toBe(SUBTLE_LIMITS.keys);
-    expect(result.error).toEqual(['QuotaExceededError', expect.stringContaining(`the most it may (${SUBTLE_LIMITS.keys})`)]);
+    expect(result.error).toEqual([
+      'QuotaExceededError',
+      expect.stringContaining(`the most it may (${SUBTLE_LIMITS.keys})`),
+    ]);
     expect(harness.subtle.liveKeys()).toBe(SUBTLE_LIMITS.keys);
   });
 
@@ -37,7 +41,8 @@ describe('a guest filling the host\'s key table', () => {
       hoard.pop();
       const fail = (promise) => promise.then(() => 'none', (error) => error.name);
       const names = [await fail(crypto.subtle.generateKey('Ed25519', false, ['sign', 'verify']))];
-      names.push(await fail(crypto.subtle.encrypt({ name: 'AES-GCM', iv: new Uint8Array(12) }, hoard[0], new Uint8Array(4))));
+      names.push(await fail(crypto.subtle.encrypt({ name: 'AES-GCM', iv: new Uint8Array(12) }, hoard[0],
+        new Uint8Array(4))));
       names.push(await fail(crypto.subtle.digest('SHA-256', new Uint8Array(4))));
       return names;`);
     expect(result).toEqual(['QuotaExceededError', 'none', 'none']);
@@ -51,8 +56,10 @@ describe('a guest filling the host\'s key table', () => {
         const hoard = [];
         const fail = (promise) => promise.then((key) => { hoard.push(key); return 'none'; }, (error) => error.name);
         const names = [];
-        for (let i = 0; i < 3; i++) names.push(await fail(crypto.subtle.importKey('raw', new Uint8Array(${6 * 1024 * 1024}), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])));
-        names.push(await fail(crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256', length: ${2 ** 30} }, false, ['sign'])));
+        for (let i = 0; i < 3; i++) names.push(await fail(crypto.subtle.importKey('raw',
+          new Uint8Array(${6 * 1024 * 1024}), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])));
+        names.push(await fail(crypto.subtle.generateKey({ name: 'HMAC', hash: 'SHA-256', length: ${2 ** 30} }, false,
+          ['sign'])));
         globalThis.hoard = hoard;
         return JSON.stringify(names);
       })()`);
@@ -76,7 +83,9 @@ describe('a guest filling the host\'s key table', () => {
       })()`);
     }
     expect(harness.subtle.liveKeys()).toBeLessThanOrEqual(SUBTLE_LIMITS.keys / 2);
-    const made = await run<string>(`return (await crypto.subtle.generateKey('Ed25519', false, ['sign', 'verify'])).privateKey.type;`);
+    const made = await run<string>(
+      `return (await crypto.subtle.generateKey('Ed25519', false, ['sign', 'verify'])).privateKey.type;`,
+    );
     expect(made).toBe('private');
   });
 });

@@ -42,7 +42,15 @@ describe('RSA-4096 key generation without end', () => {
         setImmediate(tick);
       };
       setImmediate(tick);
-      const answer = await realm.subtle('generateKey', [{ name: 'RSA-PSS', modulusLength: 4096, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, false, ['sign']], []);
+      const answer = await realm.subtle(
+        'generateKey',
+        [
+          { name: 'RSA-PSS', modulusLength: 4096, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+          false,
+          ['sign'],
+        ],
+        [],
+      );
       done = true;
       expect(answer).toMatchObject({ ok: true, value: { kind: 'pair' } });
       // A generation on the main thread would hold it for the whole generation: no turn at all.
@@ -55,14 +63,19 @@ describe('RSA-4096 key generation without end', () => {
   it('leaves the neighbour on its worker answering, and is answered 504 at the deadline', async () => {
     expect(host.supervisor.workerOf('webcrypto-keygen')).toBe(host.supervisor.workerOf('hello'));
     let settled = false;
-    const attack = fetch(`${endpointOf(host, 'webcrypto-keygen')}?signal=${encodeURIComponent(`${receiver.url}/generating`)}`).finally(() => (settled = true));
+    const attack = fetch(
+      `${endpointOf(host, 'webcrypto-keygen')}?signal=${encodeURIComponent(`${receiver.url}/generating`)}`,
+    ).finally(() => (settled = true));
     await waitFor(() => receiver.hits.includes('/generating'));
     const during = await neighbourAnswers(host);
     expect(during).toMatchObject({ status: 200, body: { received: true } });
     expect(settled, 'the attack was answered before the neighbour').toBe(false);
     const response = await attack;
     expect(response.status).toBe(504);
-    expect((await response.json()).error).toEqual({ code: 'ERR_SANDBOX_TIMEOUT', message: `the integration did not answer within ${DEADLINE_MS} ms` });
+    expect((await response.json()).error).toEqual({
+      code: 'ERR_SANDBOX_TIMEOUT',
+      message: `the integration did not answer within ${DEADLINE_MS} ms`,
+    });
     const logged = await newestEvent(host, 'webcrypto-keygen');
     expect(logged).toMatchObject({ status: 504, errorCode: 'ERR_SANDBOX_TIMEOUT' });
     expect(logged.durationMs).toBeGreaterThanOrEqual(DEADLINE_MS - 1);

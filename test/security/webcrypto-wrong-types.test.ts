@@ -13,7 +13,11 @@ let realm: RealmSubtle;
 let key = 0;
 beforeAll(async () => {
   realm = await realmSubtle();
-  const answer = await realm.subtle('importKey', ['raw', bytes('key'), { name: 'HMAC', hash: 'SHA-256' }, true, ['sign']], []);
+  const answer = await realm.subtle(
+    'importKey',
+    ['raw', bytes('key'), { name: 'HMAC', hash: 'SHA-256' }, true, ['sign']],
+    [],
+  );
   if (!answer.ok || answer.value.kind !== 'key') throw new Error('no key');
   key = answer.value.key.handle;
 });
@@ -34,8 +38,18 @@ const CALLS: [string, unknown, unknown, unknown][] = [
   ['an unknown algorithm member', 'sign', [{ name: 'HMAC', callback: 'x' }, key, bytes('x')], []],
   ['an own __proto__ member', 'sign', [smuggled, key, bytes('x')], []],
   ['a name that is not a string', 'digest', [{ name: { toString: 'SHA-256' } }, bytes('x')], []],
-  ['a hash inside a hash', 'importKey', ['raw', bytes('k'), { name: 'HMAC', hash: { name: 'SHA-256', hash: 'SHA-1' } }, false, ['sign']], []],
-  ['a number member that is an object', 'generateKey', [{ name: 'AES-GCM', length: { valueOf: 256 } }, false, ['encrypt']], []],
+  [
+    'a hash inside a hash',
+    'importKey',
+    ['raw', bytes('k'), { name: 'HMAC', hash: { name: 'SHA-256', hash: 'SHA-1' } }, false, ['sign']],
+    [],
+  ],
+  [
+    'a number member that is an object',
+    'generateKey',
+    [{ name: 'AES-GCM', length: { valueOf: 256 } }, false, ['encrypt']],
+    [],
+  ],
   ['bytes that are a list', 'digest', ['SHA-256', [1, 2, 3]], []],
   ['bytes that are an object', 'sign', [HMAC, key, { byteLength: 3 }], []],
   ['a key that is a string', 'sign', ['HMAC', String(key), bytes('x')], []],
@@ -48,11 +62,36 @@ const CALLS: [string, unknown, unknown, unknown][] = [
   ['usages that are not a list', 'generateKey', [HMAC, true, 'sign'], []],
   ['usages that are numbers', 'generateKey', [HMAC, true, [1, 2]], []],
   ['a format that is not a string', 'exportKey', [1, key], []],
-  ['a JWK with an unknown member', 'importKey', ['jwk', { kty: 'oct', k: 'AAAA', evil: 'x' }, HMAC, false, ['sign']], []],
-  ['a JWK ext that is a string', 'importKey', ['jwk', { kty: 'oct', k: 'AAAA', ext: 'true' }, HMAC, false, ['sign']], []],
-  ['JWK key_ops that are not strings', 'importKey', ['jwk', { kty: 'oct', k: 'AAAA', key_ops: [1] }, HMAC, false, ['sign']], []],
-  ['a JWK oth entry with an unknown member', 'importKey', ['jwk', { kty: 'RSA', oth: [{ r: 'x', evil: 'y' }] }, 'RSA-OAEP', false, ['decrypt']], []],
-  ['a deriveBits length that is an object', 'deriveBits', [{ name: 'HKDF', hash: 'SHA-256', salt: bytes(''), info: bytes('') }, key, { n: 1 }], []],
+  [
+    'a JWK with an unknown member',
+    'importKey',
+    ['jwk', { kty: 'oct', k: 'AAAA', evil: 'x' }, HMAC, false, ['sign']],
+    [],
+  ],
+  [
+    'a JWK ext that is a string',
+    'importKey',
+    ['jwk', { kty: 'oct', k: 'AAAA', ext: 'true' }, HMAC, false, ['sign']],
+    [],
+  ],
+  [
+    'JWK key_ops that are not strings',
+    'importKey',
+    ['jwk', { kty: 'oct', k: 'AAAA', key_ops: [1] }, HMAC, false, ['sign']],
+    [],
+  ],
+  [
+    'a JWK oth entry with an unknown member',
+    'importKey',
+    ['jwk', { kty: 'RSA', oth: [{ r: 'x', evil: 'y' }] }, 'RSA-OAEP', false, ['decrypt']],
+    [],
+  ],
+  [
+    'a deriveBits length that is an object',
+    'deriveBits',
+    [{ name: 'HKDF', hash: 'SHA-256', salt: bytes(''), info: bytes('') }, key, { n: 1 }],
+    [],
+  ],
   ['released handles that are not a list', 'digest', ['SHA-256', bytes('x')], 'all'],
   ['released handles that are strings', 'digest', ['SHA-256', bytes('x')], ['1']],
   ['released handles that are negative', 'digest', ['SHA-256', bytes('x')], [-1]],
@@ -69,7 +108,10 @@ describe('wrong types at the SubtleCrypto bridge', () => {
   });
 
   it('still serves the realm afterwards, its key intact', async () => {
-    expect(await realm.subtle('sign', ['HMAC', key, bytes('x')], [])).toMatchObject({ ok: true, value: { kind: 'bytes' } });
+    expect(await realm.subtle('sign', ['HMAC', key, bytes('x')], [])).toMatchObject({
+      ok: true,
+      value: { kind: 'bytes' },
+    });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
@@ -78,7 +120,9 @@ describe('wrong types at the SubtleCrypto bridge', () => {
     try {
       const result = await harness.evaluate<string>(`(async () => {
         const s = crypto.subtle;
-        const outcome = (call) => { try { return call().then(() => 'resolved', (error) => [error.name, error instanceof Error, error.constructor === TypeError || error.constructor === DOMException]); } catch (error) { return 'threw'; } };
+        const outcome = (call) => { try { return call().then(() => 'resolved', (error) => [error.name,
+          error instanceof Error, error.constructor === TypeError || error.constructor === DOMException]);
+          } catch (error) { return 'threw'; } };
         const throwing = { get name() { throw new RangeError('from a getter'); } };
         const revocable = Proxy.revocable({}, {}); revocable.revoke();
         const endless = { *[Symbol.iterator]() { for (;;) yield 'sign'; } };
@@ -91,7 +135,8 @@ describe('wrong types at the SubtleCrypto bridge', () => {
           await outcome(() => s.generateKey({ name: 'HMAC', hash: 'SHA-256' }, true, endless)),
           await outcome(() => s.generateKey({ name: 'AES-GCM', length: 10n }, true, ['encrypt'])),
           await outcome(() => s.importKey('raw', new Uint8Array(4), cyclic, true, ['sign'])),
-          await outcome(() => s.sign('HMAC', new Proxy({}, { get: () => { throw new Error('trap'); } }), new Uint8Array(1))),
+          await outcome(() => s.sign('HMAC', new Proxy({}, { get: () => { throw new Error('trap'); } }),
+            new Uint8Array(1))),
         ]);
       })()`);
       expect(JSON.parse(result)).toEqual([

@@ -36,17 +36,31 @@ describe('changing a webhook URL while a delivery is retrying', () => {
   it('sends the remaining attempts to the new URL only', async () => {
     const oldUrl = await receiver('old', 503);
     const newUrl = await receiver('new', 200);
-    const created = await (await host.admin('/v1/integrations/host:webhook/installations', { method: 'POST', body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }) })).json();
-    const configure = (url: string) => host.admin(`/v1/installations/${created.id}/configuration`, { method: 'PATCH', body: JSON.stringify({ url, events: ['space_content_updated'] }) });
+    const created = await (
+      await host.admin('/v1/integrations/host:webhook/installations', {
+        method: 'POST',
+        body: JSON.stringify({ organization: 'acme', target: 'space', space: 'space_acme_docs' }),
+      })
+    ).json();
+    const configure = (url: string) =>
+      host.admin(`/v1/installations/${created.id}/configuration`, {
+        method: 'PATCH',
+        body: JSON.stringify({ url, events: ['space_content_updated'] }),
+      });
     expect((await configure(oldUrl)).status).toBe(200);
-    await host.admin('/v1/events', { method: 'POST', body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'r1' }) });
+    await host.admin('/v1/events', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'space_content_updated', spaceId: 'space_acme_docs', revisionId: 'r1' }),
+    });
     await waitFor(() => hits.old >= 1, 10_000);
     expect((await configure(newUrl)).status).toBe(200);
     // Attempts made before the change went to the old URL; none after it may.
     const oldBeforeChange = hits.old;
     let status = '';
     await waitFor(() => {
-      void host.admin(`/v1/installations/${created.id}/deliveries`).then(async (response) => (status = (await response.json()).items[0]?.status ?? ''));
+      void host
+        .admin(`/v1/installations/${created.id}/deliveries`)
+        .then(async (response) => (status = (await response.json()).items[0]?.status ?? ''));
       return status === 'succeeded';
     }, 15_000);
     expect(hits).toEqual({ old: oldBeforeChange, new: 1 });

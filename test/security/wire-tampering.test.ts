@@ -15,21 +15,39 @@ afterAll(() => host?.close());
 
 describe('wire tampering', () => {
   it('answers the tampering dispatch with what the guest returned, nothing forged', async () => {
-    const response = await fetch(`${endpointOf(host, 'wire-tampering')}?step=tamper`, { method: 'POST', headers: { 'x-probe': 'first' } });
+    const response = await fetch(`${endpointOf(host, 'wire-tampering')}?step=tamper`, {
+      method: 'POST',
+      headers: { 'x-probe': 'first' },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-step')).toBe('tamper');
     expect(response.headers.get('set-cookie')).toBeNull();
     expect(response.headers.get('x-forged')).toBeNull();
-    expect(await response.json()).toEqual({ method: 'POST', search: '?step=tamper', probe: 'first', installation: installationOf(host, 'wire-tampering'), jsonReplaced: false });
+    expect(await response.json()).toEqual({
+      method: 'POST',
+      search: '?step=tamper',
+      probe: 'first',
+      installation: installationOf(host, 'wire-tampering'),
+      jsonReplaced: false,
+    });
   });
 
   it('gives the next dispatches their real event and a fresh environment while the liar is in place', async () => {
     for (const probe of ['second', 'third']) {
-      const response = await fetch(`${endpointOf(host, 'wire-tampering')}?n=${probe}`, { method: 'PUT', headers: { 'x-probe': probe } });
+      const response = await fetch(`${endpointOf(host, 'wire-tampering')}?n=${probe}`, {
+        method: 'PUT',
+        headers: { 'x-probe': probe },
+      });
       expect(response.status).toBe(200);
       expect(response.headers.get('x-step')).toBe('report');
       expect(response.headers.get('set-cookie')).toBeNull();
-      expect(await response.json()).toEqual({ method: 'PUT', search: `?n=${probe}`, probe, installation: installationOf(host, 'wire-tampering'), jsonReplaced: true });
+      expect(await response.json()).toEqual({
+        method: 'PUT',
+        search: `?n=${probe}`,
+        probe,
+        installation: installationOf(host, 'wire-tampering'),
+        jsonReplaced: true,
+      });
     }
   });
 

@@ -19,9 +19,12 @@ function workerPidOf(integration: string): number {
 }
 
 describe('a sandbox worker that dies mid-request', () => {
-  it('answers 502, restarts the worker, keeps neighbours answering, and quarantines after the third death', async () => {
+  it('answers 502, restarts the worker, keeps neighbours ' +
+    'answering, and quarantines after the third death', async () => {
     const attacker = 'infinite-loop';
-    const neighbour = ['hello', 'counter', 'event-log'].find((name) => host.supervisor.workerOf(name) !== host.supervisor.workerOf(attacker));
+    const neighbour = ['hello', 'counter', 'event-log'].find(
+      (name) => host.supervisor.workerOf(name) !== host.supervisor.workerOf(attacker),
+    );
     expect(neighbour).toBeDefined();
     const probe = async () => (await fetch(endpointOf(host, neighbour!), { method: 'POST' })).status;
 

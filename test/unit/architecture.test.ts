@@ -24,7 +24,9 @@ const SOURCES = new Map(FILES.map((file) => [file, readFileSync(join(ROOT, file)
 
 /** Relative import and export-from specifiers of a file, resolved to repository paths. */
 function importsOf(file: string): string[] {
-  const specifiers = [...SOURCES.get(file)!.matchAll(/^(?:import|export)\b[^;]*?from\s+'(\.[^']+)'/gm)].map((match) => match[1]);
+  const specifiers = [...SOURCES.get(file)!.matchAll(/^(?:import|export)\b[^;]*?from\s+'(\.[^']+)'/gm)].map(
+    (match) => match[1],
+  );
   return specifiers.map((specifier) => relative(ROOT, resolve(ROOT, dirname(file), specifier)));
 }
 
@@ -77,8 +79,13 @@ describe('the layering of host/', () => {
   });
 
   it('never imports the HTTP layer from a domain or from below it', () => {
-    const upward = FILES.filter((file) => !/^host\/(server|assembly|cli)\//.test(file) && !/^host\/(cli|index)\.ts$/.test(file))
-      .flatMap((file) => importsOf(file).filter((target) => target.startsWith('host/server/')).map((target) => `${file} → ${target}`));
+    const upward = FILES.filter(
+      (file) => !/^host\/(server|assembly|cli)\//.test(file) && !/^host\/(cli|index)\.ts$/.test(file),
+    ).flatMap((file) =>
+      importsOf(file)
+        .filter((target) => target.startsWith('host/server/'))
+        .map((target) => `${file} → ${target}`),
+    );
     expect(upward).toEqual([]);
   });
 
@@ -95,22 +102,33 @@ describe('the layering of host/', () => {
     const block = tree.slice(tree.indexOf('```'), tree.indexOf('```', tree.indexOf('```') + 3));
     // Folder lines under host/ are indented by two spaces: "  name/   what it owns".
     const documented = [...block.matchAll(/^ {2}([a-z-]+)\/ /gm)].map((match) => match[1]).sort();
-    const folders = readdirSync(join(ROOT, 'host')).filter((name) => statSync(join(ROOT, 'host', name)).isDirectory()).sort();
+    const folders = readdirSync(join(ROOT, 'host'))
+      .filter((name) => statSync(join(ROOT, 'host', name)).isDirectory())
+      .sort();
     expect(documented.length).toBeGreaterThan(10);
     expect(documented).toEqual(folders);
   });
 
-  it('reaches the offenders\' scheduling policy only through its entry point, and it never imports the sandbox', () => {
+  it("reaches the offenders' scheduling policy only through its entry point, and it never imports the sandbox", () => {
     const inside = (file: string) => file.startsWith('host/offenders/');
-    const bypass = FILES.filter((file) => !inside(file))
-      .flatMap((file) => importsOf(file).filter((target) => inside(target) && target !== 'host/offenders/index.ts').map((target) => `${file} → ${target}`));
-    const upward = FILES.filter(inside).flatMap((file) => importsOf(file).filter((target) => !inside(target)).map((target) => `${file} → ${target}`));
+    const bypass = FILES.filter((file) => !inside(file)).flatMap((file) =>
+      importsOf(file)
+        .filter((target) => inside(target) && target !== 'host/offenders/index.ts')
+        .map((target) => `${file} → ${target}`),
+    );
+    const upward = FILES.filter(inside).flatMap((file) =>
+      importsOf(file)
+        .filter((target) => !inside(target))
+        .map((target) => `${file} → ${target}`),
+    );
     expect(bypass).toEqual([]);
     expect(upward).toEqual([]);
   });
 
   it('keeps sandbox-api free of host imports (it is bundled into every integration)', () => {
-    const leaks = FILES.filter((file) => file.startsWith('sandbox-api/')).flatMap((file) => importsOf(file).filter((target) => target.startsWith('host/')));
+    const leaks = FILES.filter((file) => file.startsWith('sandbox-api/')).flatMap((file) =>
+      importsOf(file).filter((target) => target.startsWith('host/')),
+    );
     expect(leaks).toEqual([]);
   });
 });

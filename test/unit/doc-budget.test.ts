@@ -18,8 +18,10 @@ const bytes = (file: string): number => statSync(file).size;
 
 /** "the ninth session", "twenty-first session", "9th session": an ordinal word or number, then "session". */
 const ORDINAL_SESSION = new RegExp(
-  String.raw`\b(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\w+teenth|\w+ieth|` +
-    `(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth))` +
+  String.raw`\b(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|` +
+    String.raw`eleventh|twelfth|\w+teenth|\w+ieth|` +
+    '(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[- ]' +
+    '(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth))' +
     String.raw`\s+sessions?\b`,
   'gi',
 );
@@ -36,7 +38,10 @@ function sourceFiles(dir: string): string[] {
 function sizes(files: string[]): string {
   const rows = files.map((file) => [file, bytes(file)] as const).sort((a, b) => b[1] - a[1]);
   const total = rows.reduce((sum, [, size]) => sum + size, 0);
-  return [...rows.map(([file, size]) => `${String(size).padStart(8)}  ${file}`), `${String(total).padStart(8)}  total`].join('\n');
+  return [
+    ...rows.map(([file, size]) => `${String(size).padStart(8)}  ${file}`),
+    `${String(total).padStart(8)}  total`,
+  ].join('\n');
 }
 
 describe('the docs budget', () => {
@@ -46,7 +51,9 @@ describe('the docs budget', () => {
   });
 
   it.each(Object.entries(PAGE_BUDGETS))('keeps %s at most %i bytes', (file, budget) => {
-    expect(bytes(file), `${file} is ${bytes(file)} bytes, over ${budget}:\n${sizes(PAGES)}`).toBeLessThanOrEqual(budget);
+    expect(bytes(file), `${file} is ${bytes(file)} bytes, over ${budget}:\n${sizes(PAGES)}`).toBeLessThanOrEqual(
+      budget,
+    );
   });
 
   it('recognises an ordinal session, and only that', () => {
@@ -64,7 +71,9 @@ describe('the docs budget', () => {
     const files = [...PAGES, ...SOURCE_ROOTS.flatMap(sourceFiles)];
     const hits = files.flatMap((file) => {
       const text = readFileSync(file, 'utf8');
-      return [...text.matchAll(ORDINAL_SESSION)].map((match) => `${file}:${text.slice(0, match.index).split('\n').length}: ${match[0]}`);
+      return [...text.matchAll(ORDINAL_SESSION)].map(
+        (match) => `${file}:${text.slice(0, match.index).split('\n').length}: ${match[0]}`,
+      );
     });
     expect(hits).toEqual([]);
   });

@@ -5,7 +5,11 @@
 import { failedOutcome, outcomeFromAnswer, type FileOutcome } from './outcome.ts';
 
 /** One request to a test's worker (ours or workerd's): its JSON answer, or why there is none. */
-export async function runOne(url: string, deadlineMs: number, lastLogLine: () => string | undefined = () => undefined): Promise<FileOutcome> {
+export async function runOne(
+  url: string,
+  deadlineMs: number,
+  lastLogLine: () => string | undefined = () => undefined,
+): Promise<FileOutcome> {
   const started = Date.now();
   const elapsed = () => Date.now() - started;
   try {
@@ -21,7 +25,11 @@ export async function runOne(url: string, deadlineMs: number, lastLogLine: () =>
         // not the host's JSON error: keep the text
       }
       const hint = lastLogLine();
-      return failedOutcome(`answered ${response.status}${code}`, elapsed(), `${detail}${hint ? `; host log: ${hint.slice(0, 300)}` : ''}`);
+      return failedOutcome(
+        `answered ${response.status}${code}`,
+        elapsed(),
+        `${detail}${hint ? `; host log: ${hint.slice(0, 300)}` : ''}`,
+      );
     }
     let answer: unknown;
     try {
@@ -31,7 +39,8 @@ export async function runOne(url: string, deadlineMs: number, lastLogLine: () =>
     }
     return outcomeFromAnswer(answer, elapsed());
   } catch (error) {
-    if (error instanceof Error && error.name === 'TimeoutError') return failedOutcome(`no answer within ${Math.round(deadlineMs / 1000)} s`, elapsed());
+    if (error instanceof Error && error.name === 'TimeoutError')
+      return failedOutcome(`no answer within ${Math.round(deadlineMs / 1000)} s`, elapsed());
     return failedOutcome('the request failed', elapsed(), String(error));
   }
 }

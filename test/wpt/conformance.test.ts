@@ -8,7 +8,10 @@ import { DEFAULT_TIMEOUT_MULTIPLIER, runOurs } from './ours.ts';
 import { loadSuite, wptDirFromEnv } from './suite.ts';
 
 const wptDir = wptDirFromEnv();
-if (wptDir === null) console.log('WPT_DIR is not set: the WPT conformance test is skipped (set it to a folder with tests.txt: WPT_DIR=<folder>).');
+if (wptDir === null)
+  console.log(
+    'WPT_DIR is not set: the WPT conformance test is skipped (set it to a folder with tests.txt: WPT_DIR=<folder>).',
+  );
 
 describe('our runtime against the Web Platform Tests', () => {
   it.skipIf(wptDir === null)(
@@ -16,7 +19,10 @@ describe('our runtime against the Web Platform Tests', () => {
     async () => {
       const suite = loadSuite(wptDir!);
       const expectations = readExpectations();
-      const outcomes = await runOurs(suite, suite.files, { concurrency: 3, timeoutMultiplier: DEFAULT_TIMEOUT_MULTIPLIER });
+      const outcomes = await runOurs(suite, suite.files, {
+        concurrency: 3,
+        timeoutMultiplier: DEFAULT_TIMEOUT_MULTIPLIER,
+      });
       const mismatches = compareRun(
         expectations,
         outcomes,

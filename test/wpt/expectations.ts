@@ -47,7 +47,8 @@ export interface Mismatch {
 
 const HEADER =
   'Subtests of our runtime expected to fail, per WPT file, grouped by why. ' +
-  'Written by `npm run wpt -- --update-expectations` (docs/conformance.md); test/wpt/conformance.test.ts fails on any difference.';
+  'Written by `npm run wpt -- --update-expectations` (docs/conformance.md); test/wpt/conformance.test.ts fails on ' +
+  'any difference.';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -56,7 +57,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** Checks the file's shape; throws naming the first problem. */
 function parseRule(rule: unknown, index: number): ReasonRule {
   const where = `expectations: rule ${index + 1}`;
-  if (!isRecord(rule) || typeof rule.reason !== 'string' || rule.reason.trim() === '') throw new Error(`${where}: needs a "reason"`);
+  if (!isRecord(rule) || typeof rule.reason !== 'string' || rule.reason.trim() === '')
+    throw new Error(`${where}: needs a "reason"`);
   const parsed: Partial<ReasonRule> = {};
   for (const key of ['file', 'subtest', 'message', 'status'] as const) {
     const value = rule[key];
@@ -71,10 +73,17 @@ function parseRule(rule: unknown, index: number): ReasonRule {
     }
     parsed[key] = value;
   }
-  if (parsed.file === undefined && parsed.subtest === undefined && parsed.message === undefined && parsed.status === undefined) {
+  if (
+    parsed.file === undefined &&
+    parsed.subtest === undefined &&
+    parsed.message === undefined &&
+    parsed.status === undefined
+  ) {
     throw new Error(`${where}: needs at least one of "file", "subtest", "message", "status"`);
   }
-  for (const key of Object.keys(rule)) if (!['file', 'subtest', 'message', 'status', 'reason'].includes(key)) throw new Error(`${where}: unknown field "${key}"`);
+  for (const key of Object.keys(rule))
+    if (!['file', 'subtest', 'message', 'status', 'reason'].includes(key))
+      throw new Error(`${where}: unknown field "${key}"`);
   return { ...parsed, reason: rule.reason };
 }
 
@@ -86,11 +95,17 @@ export function parseExpectations(text: string): Expectations {
   const files: Record<string, FileExpectation> = {};
   for (const [file, entry] of Object.entries(raw.files)) {
     const where = `expectations: ${file}`;
-    if (!isRecord(entry) || !Number.isInteger(entry.subtests) || (entry.subtests as number) < 0) throw new Error(`${where}: "subtests" must be a count`);
+    if (!isRecord(entry) || !Number.isInteger(entry.subtests) || (entry.subtests as number) < 0)
+      throw new Error(`${where}: "subtests" must be a count`);
     const expectation: FileExpectation = { subtests: entry.subtests as number };
     if (entry.loadError !== undefined) {
       const load = entry.loadError;
-      if (!isRecord(load) || typeof load.message !== 'string' || typeof load.reason !== 'string' || load.reason.trim() === '') {
+      if (
+        !isRecord(load) ||
+        typeof load.message !== 'string' ||
+        typeof load.reason !== 'string' ||
+        load.reason.trim() === ''
+      ) {
         throw new Error(`${where}: "loadError" needs a "message" and a "reason"`);
       }
       expectation.loadError = { message: load.message, reason: load.reason };
@@ -99,8 +114,10 @@ export function parseExpectations(text: string): Expectations {
       if (!Array.isArray(entry.failing)) throw new Error(`${where}: "failing" must be a list of groups`);
       const seen = new Set<string>();
       expectation.failing = entry.failing.map((group: unknown) => {
-        if (!isRecord(group) || typeof group.reason !== 'string' || group.reason.trim() === '') throw new Error(`${where}: every failing group needs a "reason"`);
-        if (!Array.isArray(group.subtests) || group.subtests.some((name) => typeof name !== 'string')) throw new Error(`${where}: a group's "subtests" must be names`);
+        if (!isRecord(group) || typeof group.reason !== 'string' || group.reason.trim() === '')
+          throw new Error(`${where}: every failing group needs a "reason"`);
+        if (!Array.isArray(group.subtests) || group.subtests.some((name) => typeof name !== 'string'))
+          throw new Error(`${where}: a group's "subtests" must be names`);
         for (const name of group.subtests as string[]) {
           if (seen.has(name)) throw new Error(`${where}: subtest listed twice: ${name}`);
           seen.add(name);
@@ -118,7 +135,11 @@ export function readExpectations(file: URL | string = EXPECTATIONS_FILE): Expect
 }
 
 export function formatExpectations(expectations: Expectations): string {
-  const files = Object.fromEntries(Object.keys(expectations.files).sort().map((file) => [file, expectations.files[file]]));
+  const files = Object.fromEntries(
+    Object.keys(expectations.files)
+      .sort()
+      .map((file) => [file, expectations.files[file]]),
+  );
   return JSON.stringify({ comment: HEADER, rules: expectations.rules, files }, null, 2) + '\n';
 }
 
@@ -132,7 +153,8 @@ function expectedFailures(entry: FileExpectation): Map<string, string> {
   return reasons;
 }
 
-const shorten = (text: string | null, max = 160) => (text === null ? '' : text.length > max ? `${text.slice(0, max)}…` : text);
+const shorten = (text: string | null, max = 160) =>
+  text === null ? '' : text.length > max ? `${text.slice(0, max)}…` : text;
 
 /**
  * Every difference between the run and the expectations, for the files that ran: a passing or
@@ -140,7 +162,11 @@ const shorten = (text: string | null, max = 160) => (text === null ? '' : text.l
  * load error that appeared, changed or went away. `suite` (every file of tests.txt, when the whole
  * suite ran) also reports entries for files that are no longer in it.
  */
-export function compareRun(expectations: Expectations, outcomes: ReadonlyMap<string, FileOutcome>, suite?: readonly string[]): Mismatch[] {
+export function compareRun(
+  expectations: Expectations,
+  outcomes: ReadonlyMap<string, FileOutcome>,
+  suite?: readonly string[],
+): Mismatch[] {
   const mismatches: Mismatch[] = [];
   for (const [file, outcome] of outcomes) {
     const entry = expectations.files[file];
@@ -160,25 +186,38 @@ export function compareRun(expectations: Expectations, outcomes: ReadonlyMap<str
     for (const subtest of outcome.subtests) {
       seen.add(subtest.name);
       const expectedToFail = failures.has(subtest.name);
-      if (subtest.status === 'PASS' && expectedToFail) add(`passes now (expected to fail: ${failures.get(subtest.name)}): ${subtest.name}`);
-      if (subtest.status !== 'PASS' && !expectedToFail) add(`${subtest.status}: ${subtest.name}: ${shorten(subtest.message)}`);
+      if (subtest.status === 'PASS' && expectedToFail)
+        add(`passes now (expected to fail: ${failures.get(subtest.name)}): ${subtest.name}`);
+      if (subtest.status !== 'PASS' && !expectedToFail)
+        add(`${subtest.status}: ${subtest.name}: ${shorten(subtest.message)}`);
     }
     for (const name of failures.keys()) if (!seen.has(name)) add(`no longer reported (was expected to fail): ${name}`);
-    if (outcome.subtests.length !== entry.subtests) add(`reports ${outcome.subtests.length} subtests, expected ${entry.subtests}`);
+    if (outcome.subtests.length !== entry.subtests)
+      add(`reports ${outcome.subtests.length} subtests, expected ${entry.subtests}`);
   }
   if (suite !== undefined) {
     const listed = new Set(suite);
-    for (const file of Object.keys(expectations.files)) if (!listed.has(file)) mismatches.push({ file, problem: 'in the expectations file but not in tests.txt' });
+    for (const file of Object.keys(expectations.files))
+      if (!listed.has(file)) mismatches.push({ file, problem: 'in the expectations file but not in tests.txt' });
   }
   return mismatches;
 }
 
 /** The reason of the first rule that matches a failing subtest (or, with `subtest` null, a load error). */
-export function ruleReason(rules: readonly ReasonRule[], file: string, subtest: { name: string; status: string; message: string | null } | null, loadError?: string): string | undefined {
+export function ruleReason(
+  rules: readonly ReasonRule[],
+  file: string,
+  subtest: { name: string; status: string; message: string | null } | null,
+  loadError?: string,
+): string | undefined {
   return rules.find((rule) => {
     if (rule.file !== undefined && !file.startsWith(rule.file)) return false;
     if (subtest === null) {
-      return rule.subtest === undefined && rule.status === undefined && (rule.message === undefined || new RegExp(rule.message, 'u').test(loadError ?? ''));
+      return (
+        rule.subtest === undefined &&
+        rule.status === undefined &&
+        (rule.message === undefined || new RegExp(rule.message, 'u').test(loadError ?? ''))
+      );
     }
     if (rule.status !== undefined && rule.status !== subtest.status) return false;
     if (rule.subtest !== undefined && !new RegExp(rule.subtest, 'u').test(subtest.name)) return false;
@@ -207,7 +246,8 @@ export function updateExpectations(
 ): { next: Expectations; needsReason: NeedsReason[] } {
   const files: Record<string, FileExpectation> = {};
   const listed = suite === undefined ? null : new Set(suite);
-  for (const [file, entry] of Object.entries(previous.files)) if (!outcomes.has(file) && (listed === null || listed.has(file))) files[file] = entry;
+  for (const [file, entry] of Object.entries(previous.files))
+    if (!outcomes.has(file) && (listed === null || listed.has(file))) files[file] = entry;
   const needsReason: NeedsReason[] = [];
   const given = reason?.trim() ? reason.trim() : undefined;
   for (const [file, outcome] of outcomes) {
@@ -215,7 +255,10 @@ export function updateExpectations(
     const next: FileExpectation = { subtests: outcome.subtests.length };
     const missing: NeedsReason = { file, subtests: [] };
     if (outcome.loadError !== null) {
-      const kept = old?.loadError?.message === outcome.loadError ? old.loadError.reason : (ruleReason(previous.rules, file, null, outcome.loadError) ?? given);
+      const kept =
+        old?.loadError?.message === outcome.loadError
+          ? old.loadError.reason
+          : (ruleReason(previous.rules, file, null, outcome.loadError) ?? given);
       if (kept === undefined) missing.loadError = outcome.loadError;
       next.loadError = { message: outcome.loadError, reason: kept ?? '' };
     }

@@ -6,7 +6,12 @@
 // Captured at startup, before any test can replace them.
 const startupFetch = globalThis.fetch;
 const { stringify } = JSON;
-const { setTimeout: startTimer, clearTimeout: stopTimer, Response: StartupResponse, Request: StartupRequest } = globalThis;
+const {
+  setTimeout: startTimer,
+  clearTimeout: stopTimer,
+  Response: StartupResponse,
+  Request: StartupRequest,
+} = globalThis;
 
 /** Parsed by hand, not by the runtime's URL (which is measured): `https://host:port/path?query`. */
 function locationOf(href) {
@@ -39,12 +44,20 @@ function resolveUrl(ref) {
  * Request has judged the arguments (as its fetch would), that is a network error, a TypeError.
  */
 async function wptFetch(input, init) {
-  const raw = typeof input === 'string' ? input : input !== null && typeof input === 'object' && typeof input.url === 'string' ? input.url : String(input);
+  const raw =
+    typeof input === 'string'
+      ? input
+      : input !== null && typeof input === 'object' && typeof input.url === 'string'
+        ? input.url
+        : String(input);
   const url = resolveUrl(raw);
   if (/^data:/i.test(url)) return startupFetch(typeof input === 'string' ? url : input, init);
-  const resourcePath = url.startsWith(LOCATION.origin + '/') ? url.slice(LOCATION.origin.length).split(/[?#]/)[0] : null;
+  const resourcePath = url.startsWith(LOCATION.origin + '/')
+    ? url.slice(LOCATION.origin.length).split(/[?#]/)[0]
+    : null;
   const resource = resourcePath === null ? undefined : WPT.resources.find((entry) => entry.path === resourcePath);
-  if (resource !== undefined && init === undefined) return new StartupResponse(resource.text, { headers: { 'content-type': resource.type } });
+  if (resource !== undefined && init === undefined)
+    return new StartupResponse(resource.text, { headers: { 'content-type': resource.type } });
   new StartupRequest(url, init);
   throw new TypeError(`fetch failed: no WPT server answers ${url}`);
 }
@@ -55,7 +68,8 @@ const MESSAGE_CHARS = 300;
 
 function describe(error) {
   try {
-    if (error !== null && typeof error === 'object' && 'message' in error) return `${error.name}: ${error.message}`.slice(0, MESSAGE_CHARS);
+    if (error !== null && typeof error === 'object' && 'message' in error)
+      return `${error.name}: ${error.message}`.slice(0, MESSAGE_CHARS);
     return String(error).slice(0, MESSAGE_CHARS);
   } catch {
     return 'an error that cannot be described';
@@ -85,7 +99,10 @@ try {
       return true;
     }
   });
-  compileError = { script: index < 0 ? 'the chained scripts' : WPT.scripts[index], message: `does not compile: ${describe(error)}` };
+  compileError = {
+    script: index < 0 ? 'the chained scripts' : WPT.scripts[index],
+    message: `does not compile: ${describe(error)}`,
+  };
 }
 
 /** The whole run: the harness, the META scripts and the test in order, then testharness's results. */
@@ -111,12 +128,16 @@ async function runTests() {
       index++;
       if (index === 1) {
         const { add_result_callback: onResult, add_completion_callback: onComplete, timeout, done } = globalThis;
-        if (typeof onComplete !== 'function' || typeof onResult !== 'function') throw new Error('testharness.js defined no add_completion_callback');
+        if (typeof onComplete !== 'function' || typeof onResult !== 'function')
+          throw new Error('testharness.js defined no add_completion_callback');
         harness = { timeout, done };
         onResult((test) => partial.push(subtestOf(test)));
         onComplete((tests, status) => {
           out.subtests = Array.from(tests, subtestOf);
-          out.harness = { status: HARNESS_STATUS[status.status] ?? String(status.status), message: textOf(status.message) };
+          out.harness = {
+            status: HARNESS_STATUS[status.status] ?? String(status.status),
+            message: textOf(status.message),
+          };
           finish();
         });
       }
@@ -154,7 +175,10 @@ async function runTests() {
 
 /** JSON with every non-ASCII character escaped: the answer's bytes do not depend on the runtime's encoder. */
 function asciiJson(value) {
-  return stringify(value).replace(/[\u007f-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 let run = null;

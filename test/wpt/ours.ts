@@ -51,7 +51,11 @@ export function fileDeadlineMs(file: WptFile, timeoutMultiplier: number): number
   return Math.round((file.long ? HARNESS_TIMEOUT_MS.long : HARNESS_TIMEOUT_MS.normal) * timeoutMultiplier) + 30_000;
 }
 
-export async function runOurs(suite: WptSuite, files: WptFile[], options: RunOptions): Promise<Map<string, FileOutcome>> {
+export async function runOurs(
+  suite: WptSuite,
+  files: WptFile[],
+  options: RunOptions,
+): Promise<Map<string, FileOutcome>> {
   const root = mkdtempSync(path.join(tmpdir(), 'ih-wpt-'));
   const integrations = path.join(root, 'integrations');
   const names = new Map<string, string>();
@@ -62,7 +66,8 @@ export async function runOurs(suite: WptSuite, files: WptFile[], options: RunOpt
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       path.join(dir, 'platform-manifest.yaml'),
-      `name: ${name}\ntitle: ${name}\ndescription: ${JSON.stringify(`WPT ${file.path}`)}\norganization: acme\nvisibility: public\nscopes: []\nscript: index.js\n`,
+      `name: ${name}\ntitle: ${name}\ndescription: ${JSON.stringify(`WPT ${file.path}`)}\norganization: ` +
+        `acme\nvisibility: public\nscopes: []\nscript: index.js\n`,
     );
     writeFileSync(path.join(dir, 'index.js'), workerScript(suite, file, options.timeoutMultiplier));
   });
@@ -82,7 +87,12 @@ export async function runOurs(suite: WptSuite, files: WptFile[], options: RunOpt
     demoteOffenders: false,
     logger,
     env: {},
-    limits: { dispatchTimeoutMs: longest, hogCpuMs: 3_600_000, timeoutsBeforeCooldown: 1_000, crashesBeforeQuarantine: 1_000 },
+    limits: {
+      dispatchTimeoutMs: longest,
+      hogCpuMs: 3_600_000,
+      timeoutsBeforeCooldown: 1_000,
+      crashesBeforeQuarantine: 1_000,
+    },
   }).catch((error: unknown) => {
     rmSync(root, { recursive: true, force: true });
     throw error;
@@ -101,7 +111,11 @@ export async function runOurs(suite: WptSuite, files: WptFile[], options: RunOpt
       async (file) => {
         const name = names.get(file.path)!;
         const lastLogLine = () => logger.lines.filter((line) => line.includes(`[${name}`)).pop();
-        const outcome = await runOne(`${host.url}/v1/integrations/${name}/integration`, fileDeadlineMs(file, options.timeoutMultiplier) + 30_000, lastLogLine);
+        const outcome = await runOne(
+          `${host.url}/v1/integrations/${name}/integration`,
+          fileDeadlineMs(file, options.timeoutMultiplier) + 30_000,
+          lastLogLine,
+        );
         outcomes.set(file.path, outcome);
         options.onOutcome?.(file, outcome);
       },

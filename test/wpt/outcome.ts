@@ -45,22 +45,41 @@ export function uniqueNames(subtests: Subtest[]): Subtest[] {
 
 /** A failure of the whole file (no answer, a host error, an answer that is not the driver's). */
 export function failedOutcome(message: string, durationMs: number, detail?: string): FileOutcome {
-  return { loadError: message, ...(detail ? { detail } : {}), harness: null, subtests: [], timedOut: false, durationMs };
+  return {
+    loadError: message,
+    ...(detail ? { detail } : {}),
+    harness: null,
+    subtests: [],
+    timedOut: false,
+    durationMs,
+  };
 }
 
 /** Checks the driver's answer (guest-driver.js) and turns it into an outcome. */
 export function outcomeFromAnswer(answer: unknown, durationMs: number): FileOutcome {
   if (!isRecord(answer) || !Array.isArray(answer.subtests) || answer.subtests.length > MAX_SUBTESTS) {
-    return failedOutcome('the answer is not the driver\'s results', durationMs);
+    return failedOutcome("the answer is not the driver's results", durationMs);
   }
   const subtests: Subtest[] = [];
   for (const entry of answer.subtests) {
-    if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.status !== 'string') return failedOutcome('a subtest in the answer is malformed', durationMs);
+    if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.status !== 'string')
+      return failedOutcome('a subtest in the answer is malformed', durationMs);
     subtests.push({ name: entry.name, status: entry.status, message: text(entry.message) });
   }
-  const load = isRecord(answer.loadError) ? `${text(answer.loadError.script) ?? '?'}: ${text(answer.loadError.message) ?? '?'}` : null;
-  const harness = isRecord(answer.harness) && typeof answer.harness.status === 'string' ? { status: answer.harness.status, message: text(answer.harness.message) } : null;
-  return { loadError: load, harness, subtests: uniqueNames(subtests), timedOut: typeof answer.timedOutAfterMs === 'number', durationMs };
+  const load = isRecord(answer.loadError)
+    ? `${text(answer.loadError.script) ?? '?'}: ${text(answer.loadError.message) ?? '?'}`
+    : null;
+  const harness =
+    isRecord(answer.harness) && typeof answer.harness.status === 'string'
+      ? { status: answer.harness.status, message: text(answer.harness.message) }
+      : null;
+  return {
+    loadError: load,
+    harness,
+    subtests: uniqueNames(subtests),
+    timedOut: typeof answer.timedOutAfterMs === 'number',
+    durationMs,
+  };
 }
 
 export function passedCount(outcome: FileOutcome | undefined): number {

@@ -28,10 +28,18 @@ export interface Figures {
 }
 
 export function fileTotal(file: string, runs: RuntimeRun[], expectations?: Expectations): number {
-  return Math.max(expectations?.files[file]?.subtests ?? 0, ...runs.map((run) => run.outcomes.get(file)?.subtests.length ?? 0));
+  return Math.max(
+    expectations?.files[file]?.subtests ?? 0,
+    ...runs.map((run) => run.outcomes.get(file)?.subtests.length ?? 0),
+  );
 }
 
-export function figures(files: readonly string[], ours: RuntimeRun, workerd: RuntimeRun | null, expectations?: Expectations): Figures {
+export function figures(
+  files: readonly string[],
+  ours: RuntimeRun,
+  workerd: RuntimeRun | null,
+  expectations?: Expectations,
+): Figures {
   const runs = workerd === null ? [ours] : [ours, workerd];
   const rows = new Map<string, AreaFigures>();
   for (const file of files) {
@@ -45,7 +53,13 @@ export function figures(files: readonly string[], ours: RuntimeRun, workerd: Run
   }
   const areas = areaOrder().flatMap((area) => rows.get(area) ?? []);
   const sum = (pick: (row: AreaFigures) => number) => areas.reduce((total, row) => total + pick(row), 0);
-  const total = { area: 'total', files: sum((row) => row.files), total: sum((row) => row.total), ours: sum((row) => row.ours), workerd: workerd === null ? null : sum((row) => row.workerd ?? 0) };
+  const total = {
+    area: 'total',
+    files: sum((row) => row.files),
+    total: sum((row) => row.total),
+    ours: sum((row) => row.ours),
+    workerd: workerd === null ? null : sum((row) => row.workerd ?? 0),
+  };
   return { areas, total };
 }
 
@@ -60,7 +74,8 @@ export function formatTable(result: Figures, workerdLabel: string | null): strin
     ...(workerdLabel === null ? [] : [row.workerd === null ? '' : ratio(row.workerd, row.total)]),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column].length)));
-  const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('   ');
+  const line = (row: string[]) =>
+    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('   ');
   const rule = widths.map((width) => '-'.repeat(width)).join('   ');
   return [line(header), rule, ...cells.slice(0, -1).map(line), rule, line(cells[cells.length - 1])].join('\n');
 }
@@ -73,7 +88,11 @@ export function formatFileFailures(run: RuntimeRun): string[] {
       const reason = `failed to load with "${outcome.loadError}"${outcome.detail ? ` (${outcome.detail})` : ''}`;
       byReason.set(reason, [...(byReason.get(reason) ?? []), file]);
     }
-    if (outcome.timedOut) byReason.set('reached its deadline (testharness timeout)', [...(byReason.get('reached its deadline (testharness timeout)') ?? []), file]);
+    if (outcome.timedOut)
+      byReason.set('reached its deadline (testharness timeout)', [
+        ...(byReason.get('reached its deadline (testharness timeout)') ?? []),
+        file,
+      ]);
   }
   return [...byReason].map(([reason, files]) => {
     const named = files.length <= 3 ? files.join(', ') : `${files.slice(0, 3).join(', ')} and ${files.length - 3} more`;
@@ -116,7 +135,10 @@ export function reportJson(input: {
   return {
     wptDir: input.wptDir,
     ours: { durationMs: input.ours.durationMs },
-    workerd: input.workerd === null ? { unavailable: input.workerdUnavailable } : { version: input.workerd.version ?? null, durationMs: input.workerd.durationMs },
+    workerd:
+      input.workerd === null
+        ? { unavailable: input.workerdUnavailable }
+        : { version: input.workerd.version ?? null, durationMs: input.workerd.durationMs },
     areas: input.result.areas,
     total: input.result.total,
     expectations: { mismatches: input.mismatches },

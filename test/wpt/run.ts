@@ -4,7 +4,13 @@
 
 import { parseArgs } from 'node:util';
 import { selects } from './areas.ts';
-import { compareRun, readExpectations, updateExpectations, writeExpectations, type Expectations } from './expectations.ts';
+import {
+  compareRun,
+  readExpectations,
+  updateExpectations,
+  writeExpectations,
+  type Expectations,
+} from './expectations.ts';
 import { DEFAULT_TIMEOUT_MULTIPLIER, runOurs } from './ours.ts';
 import { figures, formatFileFailures, formatMismatches, formatTable, reportJson, type RuntimeRun } from './report.ts';
 import { loadSuite, wptDirFromEnv } from './suite.ts';
@@ -67,12 +73,19 @@ async function main(): Promise<number> {
   }
   if (parsed.reason !== undefined && !parsed['update-expectations']) fail('--reason goes with --update-expectations');
   const concurrency = Math.round(positiveNumber(parsed.concurrency, 'concurrency', 4));
-  const timeoutMultiplier = positiveNumber(parsed['timeout-multiplier'], 'timeout-multiplier', DEFAULT_TIMEOUT_MULTIPLIER);
+  const timeoutMultiplier = positiveNumber(
+    parsed['timeout-multiplier'],
+    'timeout-multiplier',
+    DEFAULT_TIMEOUT_MULTIPLIER,
+  );
   const say = (line: string) => process.stderr.write(`${line}\n`);
 
   const wptDir = wptDirFromEnv();
   if (wptDir === null) {
-    say('WPT_DIR is not set: no Web Platform Tests to run, skipped. Set it to a folder with tests.txt (WPT_DIR=<folder>).');
+    say(
+      'WPT_DIR is not set: no Web Platform Tests to run, skipped. Set it to a folder with tests.txt ' +
+        '(WPT_DIR=<folder>).',
+    );
     return 0;
   }
   const suite = loadSuite(wptDir);
@@ -113,17 +126,31 @@ async function main(): Promise<number> {
   const mismatches = parsed['update-expectations'] ? [] : compareRun(expectations, ours.outcomes, whole);
   const result = figures(paths, ours, workerd, expectations);
   if (parsed.json) {
-    process.stdout.write(`${JSON.stringify(reportJson({ wptDir, files: paths, ours, workerd, workerdUnavailable, result, mismatches, expectations }), null, 2)}\n`);
+    const report = reportJson({
+      wptDir,
+      files: paths,
+      ours,
+      workerd,
+      workerdUnavailable,
+      result,
+      mismatches,
+      expectations,
+    });
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
     process.stdout.write(`\n${formatTable(result, workerd === null ? null : 'workerd')}\n\n`);
     if (workerd !== null) process.stdout.write(`workerd: ${workerd.version}\n`);
-    for (const line of [...formatFileFailures(ours), ...(workerd === null ? [] : formatFileFailures(workerd))]) process.stdout.write(`${line}\n`);
+    for (const line of [...formatFileFailures(ours), ...(workerd === null ? [] : formatFileFailures(workerd))])
+      process.stdout.write(`${line}\n`);
   }
 
   if (parsed['update-expectations']) {
     const { next, needsReason } = updateExpectations(expectations, ours.outcomes, parsed.reason, whole);
     if (needsReason.length > 0) {
-      say(`\nNot written: failures new to the expectations file need a reason (--reason "<why>", with --only to give each group its own):`);
+      say(
+        `\nNot written: failures new to the expectations file need a reason (--reason "<why>", with --only to ` +
+          `give each group its own):`,
+      );
       for (const entry of needsReason) {
         if (entry.loadError) say(`  ${entry.file}: fails to load: ${entry.loadError}`);
         for (const name of entry.subtests.slice(0, 10)) say(`  ${entry.file}: ${name}`);

@@ -112,7 +112,11 @@ function loadFile(dir: string, listed: string): WptFile {
   for (const url of fetchedLiterals(scripts.map((script) => script.source))) {
     const file = fileInside(dir, testDir, url.split(/[?#]/)[0]);
     if (file === null) continue; // served by a WPT server only: the driver says so to the test
-    resources.push({ path: wptPathOf(dir, file), type: CONTENT_TYPES.get(path.extname(file)) ?? 'application/octet-stream', text: readFileSync(file, 'utf8') });
+    resources.push({
+      path: wptPathOf(dir, file),
+      type: CONTENT_TYPES.get(path.extname(file)) ?? 'application/octet-stream',
+      text: readFileSync(file, 'utf8'),
+    });
   }
   return { path: listed, ...(title ? { title } : {}), long, scripts, resources };
 }
@@ -121,7 +125,9 @@ function loadFile(dir: string, listed: string): WptFile {
 export function shellHarness(source: string): string {
   const at = source.indexOf(ENVIRONMENT_DETECTION);
   if (at < 0 || source.indexOf(ENVIRONMENT_DETECTION, at + 1) >= 0) {
-    throw new Error(`resources/testharness.js: expected exactly one "${ENVIRONMENT_DETECTION}" to switch to its shell environment`);
+    throw new Error(
+      `resources/testharness.js: expected exactly one "${ENVIRONMENT_DETECTION}" to switch to its shell environment`,
+    );
   }
   return source.slice(0, at) + SHELL_ENVIRONMENT + source.slice(at + ENVIRONMENT_DETECTION.length);
 }
@@ -135,5 +141,9 @@ export function loadSuite(dir: string): WptSuite {
     .filter((line) => line !== '' && !line.startsWith('#'));
   const harnessFile = fileInside(dir, '', 'resources/testharness.js');
   if (harnessFile === null) throw new Error(`${dir} has no resources/testharness.js`);
-  return { dir, harness: shellHarness(readFileSync(harnessFile, 'utf8')), files: listed.map((file) => loadFile(dir, file)) };
+  return {
+    dir,
+    harness: shellHarness(readFileSync(harnessFile, 'utf8')),
+    files: listed.map((file) => loadFile(dir, file)),
+  };
 }

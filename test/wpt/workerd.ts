@@ -31,9 +31,13 @@ export interface WorkerdRun {
 
 function config(serviceNames: string[], port: number, compatibilityDate: string): string {
   const worker = (module: string, bindings = '') =>
-    `(modules = [(name = "${module}", esModule = embed "${module}")], compatibilityDate = "${compatibilityDate}"${bindings})`;
+    `(modules = [(name = "${module}", esModule = embed "${module}")], compatibilityDate = ` +
+    `"${compatibilityDate}"${bindings})`;
   const bindings = `, bindings = [${serviceNames.map((name) => `(name = "${name}", service = "${name}")`).join(', ')}]`;
-  const services = [`(name = "router", worker = ${worker('router.js', bindings)})`, ...serviceNames.map((name) => `(name = "${name}", worker = ${worker(`${name}.js`)})`)];
+  const services = [
+    `(name = "router", worker = ${worker('router.js', bindings)})`,
+    ...serviceNames.map((name) => `(name = "${name}", worker = ${worker(`${name}.js`)})`),
+  ];
   return `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
@@ -50,7 +54,9 @@ export async function runWorkerd(suite: WptSuite, files: WptFile[], options: Run
   const compatibilityDate = await compatibilityDateOf(binary);
   const dir = mkdtempSync(path.join(tmpdir(), 'ih-wpt-workerd-'));
   const services = files.map((_, index) => `t${index}`);
-  files.forEach((file, index) => writeFileSync(path.join(dir, `${services[index]}.js`), workerScript(suite, file, options.timeoutMultiplier)));
+  files.forEach((file, index) =>
+    writeFileSync(path.join(dir, `${services[index]}.js`), workerScript(suite, file, options.timeoutMultiplier)),
+  );
   writeFileSync(path.join(dir, 'router.js'), ROUTER);
   const port = await freePort();
   writeFileSync(path.join(dir, 'config.capnp'), config(services, port, compatibilityDate));
@@ -59,7 +65,8 @@ export async function runWorkerd(suite: WptSuite, files: WptFile[], options: Run
   try {
     const started = Date.now();
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`workerd exited with ${child.exitCode}: ${stderr().trim().split('\n').slice(-3).join(' | ')}`);
+      if (child.exitCode !== null)
+        throw new Error(`workerd exited with ${child.exitCode}: ${stderr().trim().split('\n').slice(-3).join(' | ')}`);
       try {
         await (await fetch(`${url}/ready`)).arrayBuffer();
         break;
@@ -73,7 +80,10 @@ export async function runWorkerd(suite: WptSuite, files: WptFile[], options: Run
     const byPath = new Map(files.map((file, index) => [file.path, services[index]]));
     // A file that brings workerd down (V8 out of memory: workerd sets no heap limit of its own)
     // fails with it every file in flight and after it; they say so instead of "fetch failed".
-    const exited = () => (child.exitCode === null && child.signalCode === null ? null : `workerd exited (${child.exitCode ?? child.signalCode})`);
+    const exited = () =>
+      child.exitCode === null && child.signalCode === null
+        ? null
+        : `workerd exited (${child.exitCode ?? child.signalCode})`;
     const exitWithin = (ms: number) =>
       new Promise<void>((resolve) => {
         if (exited() !== null) return resolve();
@@ -83,10 +93,19 @@ export async function runWorkerd(suite: WptSuite, files: WptFile[], options: Run
           resolve();
         });
       });
-    const lastLine = () => stderr().trim().split('\n').filter((line) => !line.startsWith('stack:')).pop()?.slice(0, 300);
+    const lastLine = () =>
+      stderr()
+        .trim()
+        .split('\n')
+        .filter((line) => !line.startsWith('stack:'))
+        .pop()
+        ?.slice(0, 300);
     await runPool(files, options.concurrency, async (file) => {
       const before = exited();
-      let outcome = before === null ? await runOne(`${url}/${byPath.get(file.path)}`, fileDeadlineMs(file, options.timeoutMultiplier) + 30_000) : failedOutcome(before, 0, lastLine());
+      let outcome =
+        before === null
+          ? await runOne(`${url}/${byPath.get(file.path)}`, fileDeadlineMs(file, options.timeoutMultiplier) + 30_000)
+          : failedOutcome(before, 0, lastLine());
       if (outcome.loadError === 'the request failed') {
         await exitWithin(2_000);
         const after = exited();

@@ -12,7 +12,13 @@ export class ApiError extends Error {
   readonly details: ErrorDetail[];
   readonly requestId: string | null;
 
-  constructor(status: number, code: string, message: string, details: ErrorDetail[] = [], requestId: string | null = null) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    details: ErrorDetail[] = [],
+    requestId: string | null = null,
+  ) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
@@ -36,7 +42,12 @@ export function onUnauthorized(listener: (message: string) => void): void {
 
 function isErrorBody(value: unknown): value is ErrorBody {
   const error = (value as { error?: unknown } | null)?.error;
-  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { message?: unknown }).message === 'string';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    typeof (error as { message?: unknown }).message === 'string'
+  );
 }
 
 export interface RequestOptions {
@@ -67,7 +78,11 @@ export async function request<T>(method: string, path: string, options: RequestO
     });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
-    throw new ApiError(0, 'ERR_NETWORK', 'The host did not answer. Is it still running? Reload the page once it is back.');
+    throw new ApiError(
+      0,
+      'ERR_NETWORK',
+      'The host did not answer. Is it still running? Reload the page once it is back.',
+    );
   }
   const requestId = response.headers.get('x-request-id');
   const text = response.status === 204 ? '' : await response.text();
@@ -82,15 +97,40 @@ export async function request<T>(method: string, path: string, options: RequestO
   if (!response.ok) {
     const guestMessage = (parsed as { error?: unknown } | undefined)?.error;
     const error = isErrorBody(parsed)
-      ? new ApiError(response.status, parsed.error.code, parsed.error.message, Array.isArray(parsed.error.details) ? parsed.error.details : [], requestId)
+      ? new ApiError(
+          response.status,
+          parsed.error.code,
+          parsed.error.message,
+          Array.isArray(parsed.error.details) ? parsed.error.details : [],
+          requestId,
+        )
       : typeof guestMessage === 'string'
         ? // An integration's own ExposableError (`{ "error": "…" }`), passed on by the host.
-          new ApiError(response.status, `HTTP_${response.status}`, `The integration answered ${response.status}: ${guestMessage}`, [], requestId)
-        : new ApiError(response.status, `HTTP_${response.status}`, `The host answered ${response.status} ${response.statusText || ''}`.trim(), [], requestId);
+          new ApiError(
+            response.status,
+            `HTTP_${response.status}`,
+            `The integration answered ${response.status}: ${guestMessage}`,
+            [],
+            requestId,
+          )
+        : new ApiError(
+            response.status,
+            `HTTP_${response.status}`,
+            `The host answered ${response.status} ${response.statusText || ''}`.trim(),
+            [],
+            requestId,
+          );
     if (response.status === 401 && !options.quiet401) onSessionEnded?.(error.message);
     throw error;
   }
-  if (text !== '' && parsed === undefined) throw new ApiError(response.status, 'ERR_NOT_JSON', `The host answered ${response.status} with a body that is not JSON`, [], requestId);
+  if (text !== '' && parsed === undefined)
+    throw new ApiError(
+      response.status,
+      'ERR_NOT_JSON',
+      `The host answered ${response.status} with a body that is not JSON`,
+      [],
+      requestId,
+    );
   return parsed as T;
 }
 

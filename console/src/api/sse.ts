@@ -55,7 +55,12 @@ export function openEventStream(path: string, handlers: StreamHandlers): () => v
     while (!stopped) {
       let failure: ApiError;
       try {
-        const response = await fetch(path, { headers: requestHeaders({ accept: 'text/event-stream' }), credentials: 'same-origin', cache: 'no-store', signal: controller.signal });
+        const response = await fetch(path, {
+          headers: requestHeaders({ accept: 'text/event-stream' }),
+          credentials: 'same-origin',
+          cache: 'no-store',
+          signal: controller.signal,
+        });
         if (!response.ok || response.body === null) {
           let message = `The event stream answered ${response.status}`;
           let code = `HTTP_${response.status}`;

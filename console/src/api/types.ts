@@ -146,5 +146,10 @@ export interface IntegrationSecrets {
   status: 'ready' | 'invalid';
   key: { configured: boolean; current?: number };
   items: StoredSecret[];
-  manifest: { secret: string; variable?: string; source: 'store' | 'environment' | 'manifest' | 'missing' | string; command?: string }[];
+  manifest: {
+    secret: string;
+    variable?: string;
+    source: 'store' | 'environment' | 'manifest' | 'missing' | string;
+    command?: string;
+  }[];
 }

@@ -2,7 +2,18 @@
 // guest strings reach the page only as textContent, control values or fixed-list attributes set
 // with the DOM API; never innerHTML, never a guest-chosen attribute name, class or style string.
 
-import { copyAction, el, INPUT_TYPE, isObject, list, nextId, prop, text, type Props, type RenderContext } from './helpers.ts';
+import {
+  copyAction,
+  el,
+  INPUT_TYPE,
+  isObject,
+  list,
+  nextId,
+  prop,
+  text,
+  type Props,
+  type RenderContext,
+} from './helpers.ts';
 
 export function input(ctx: RenderContext, element: Props, depth: number): HTMLElement {
   const wrapper = el('div', 'ck-input');
@@ -69,7 +80,9 @@ export function select(ctx: RenderContext, element: Props, labelledId: string | 
   select.multiple = multiple;
   const options = prop(element, 'options');
   const current = currentValue(ctx, key, prop(element, 'initialValue'));
-  const chosen = new Set((Array.isArray(current) ? current : [current]).filter((v): v is string => typeof v === 'string'));
+  const chosen = new Set(
+    (Array.isArray(current) ? current : [current]).filter((v): v is string => typeof v === 'string'),
+  );
   if (!Array.isArray(options)) {
     // `{ url }` or `{ source: "openapi" }`: options a real platform fetches; the preview does not.
     const option = el('option');
@@ -103,7 +116,12 @@ export function select(ctx: RenderContext, element: Props, labelledId: string | 
   return select;
 }
 
-export function toggle(ctx: RenderContext, element: Props, type: 'switch' | 'checkbox' | 'radio', labelledId: string | undefined): HTMLElement {
+export function toggle(
+  ctx: RenderContext,
+  element: Props,
+  type: 'switch' | 'checkbox' | 'radio',
+  labelledId: string | undefined,
+): HTMLElement {
   const key = stateKey(element);
   const input = el('input', `ck-${type}`);
   input.type = type === 'radio' ? 'radio' : 'checkbox';
@@ -151,7 +169,10 @@ export function stepper(ctx: RenderContext, element: Props, depth: number): HTML
     nav.append(li);
   });
   section.append(nav);
-  const index = Math.max(0, steps.findIndex((step) => prop(step, 'id') === active));
+  const index = Math.max(
+    0,
+    steps.findIndex((step) => prop(step, 'id') === active),
+  );
   const step = steps[index];
   if (step) {
     section.append(stepContent(ctx, step, depth));

@@ -47,17 +47,57 @@ export function list(value: unknown): unknown[] {
 }
 
 /** Guest enums become classes only through these tables: an unknown value gets no class at all. */
-export const BUTTON_STYLE = new Map([['primary', 'ck-button-primary'], ['secondary', 'ck-button-secondary'], ['danger', 'ck-button-danger']]);
-export const ALIGN = new Map([['start', 'ck-align-start'], ['center', 'ck-align-center'], ['end', 'ck-align-end']]);
-export const DIVIDER = new Map([['small', 'ck-divider-small'], ['medium', 'ck-divider-medium'], ['large', 'ck-divider-large']]);
-export const MODAL_SIZE = new Map([['medium', 'ck-modal-medium'], ['xlarge', 'ck-modal-xlarge'], ['fullscreen', 'ck-modal-fullscreen']]);
-export const TEXT_TAG = new Map<string, 'strong' | 'em' | 's' | 'code'>([['bold', 'strong'], ['italic', 'em'], ['strikethrough', 's'], ['code', 'code']]);
-export const INPUT_TYPE = new Map([['text', 'text'], ['password', 'password'], ['email', 'email']]);
+export const BUTTON_STYLE = new Map([
+  ['primary', 'ck-button-primary'],
+  ['secondary', 'ck-button-secondary'],
+  ['danger', 'ck-button-danger'],
+]);
+export const ALIGN = new Map([
+  ['start', 'ck-align-start'],
+  ['center', 'ck-align-center'],
+  ['end', 'ck-align-end'],
+]);
+export const DIVIDER = new Map([
+  ['small', 'ck-divider-small'],
+  ['medium', 'ck-divider-medium'],
+  ['large', 'ck-divider-large'],
+]);
+export const MODAL_SIZE = new Map([
+  ['medium', 'ck-modal-medium'],
+  ['xlarge', 'ck-modal-xlarge'],
+  ['fullscreen', 'ck-modal-fullscreen'],
+]);
+export const TEXT_TAG = new Map<string, 'strong' | 'em' | 's' | 'code'>([
+  ['bold', 'strong'],
+  ['italic', 'em'],
+  ['strikethrough', 's'],
+  ['code', 'code'],
+]);
+export const INPUT_TYPE = new Map([
+  ['text', 'text'],
+  ['password', 'password'],
+  ['email', 'email'],
+]);
 /** ContentKit's icon names as glyphs (decoration: the label or tooltip carries the meaning). */
 const ICONS = new Map([
-  ['close', '✕'], ['edit', '✎'], ['github', '⌥'], ['gitlab', '⌥'], ['maximize', '⤢'], ['email', '✉'], ['settings', '⚙'], ['search', '⌕'],
-  ['delete', '🗑'], ['star', '★'], ['warning', '⚠'], ['link', '🔗'], ['link-external', '↗'], ['eye', '👁'], ['eye-off', '⊘'], ['lock', '🔒'],
-  ['check', '✓'], ['check-circle', '✔'],
+  ['close', '✕'],
+  ['edit', '✎'],
+  ['github', '⌥'],
+  ['gitlab', '⌥'],
+  ['maximize', '⤢'],
+  ['email', '✉'],
+  ['settings', '⚙'],
+  ['search', '⌕'],
+  ['delete', '🗑'],
+  ['star', '★'],
+  ['warning', '⚠'],
+  ['link', '🔗'],
+  ['link-external', '↗'],
+  ['eye', '👁'],
+  ['eye-off', '⊘'],
+  ['lock', '🔒'],
+  ['check', '✓'],
+  ['check-circle', '✔'],
 ]);
 
 /**
@@ -98,7 +138,9 @@ export function copyAction(value: unknown): Props | null {
 
 export function blocked(what: string, raw: string): HTMLElement {
   const span = el('span', 'ck-blocked');
-  span.textContent = `[${what} not shown: only http(s) URLs are allowed${raw ? `; it was ${raw.length > 120 ? `${raw.slice(0, 120)}…` : raw}` : ''}]`;
+  span.textContent =
+    `[${what} not shown: only http(s) URLs are ` +
+    `allowed${raw ? `; it was ${raw.length > 120 ? `${raw.slice(0, 120)}…` : raw}` : ''}]`;
   return span;
 }
 
@@ -134,7 +176,11 @@ export function bound(value: unknown, state: Record<string, unknown>): string {
   if (isObject(value) && typeof prop(value, '$state') === 'string') {
     const key = prop(value, '$state') as string;
     const current = Object.hasOwn(state, key) ? state[key] : undefined;
-    return current === undefined || current === null ? '' : typeof current === 'string' ? current : JSON.stringify(current);
+    return current === undefined || current === null
+      ? ''
+      : typeof current === 'string'
+        ? current
+        : JSON.stringify(current);
   }
   return '';
 }

@@ -9,8 +9,27 @@ import { renderMarkdown } from './markdown.ts';
 import { urlOf } from './urls.ts';
 import { input, name, select, stateKey, stepContent, stepper, textInput, toggle } from './controls.ts';
 import {
-  ALIGN, blocked, bound, BUTTON_STYLE, contentKitUrl, copyAction, DIVIDER, el, frameActions, icon, isObject, list, MODAL_SIZE, nextId,
-  positiveNumber, prop, text, TEXT_TAG, type Props, type RenderContext, type RenderHandlers,
+  ALIGN,
+  blocked,
+  bound,
+  BUTTON_STYLE,
+  contentKitUrl,
+  copyAction,
+  DIVIDER,
+  el,
+  frameActions,
+  icon,
+  isObject,
+  list,
+  MODAL_SIZE,
+  nextId,
+  positiveNumber,
+  prop,
+  text,
+  TEXT_TAG,
+  type Props,
+  type RenderContext,
+  type RenderHandlers,
 } from './helpers.ts';
 
 export type { RenderHandlers } from './helpers.ts';
@@ -39,7 +58,8 @@ class Renderer implements RenderContext {
   /** GitBook's webframe protocol: the frame gets `{ state }`, its `data` with bindings resolved. */
   postState(frame: HTMLIFrameElement, data: Props): void {
     const state: Record<string, string> = {};
-    for (const [key, value] of Object.entries(data)) Object.defineProperty(state, key, { value: bound(value, this.state), enumerable: true });
+    for (const [key, value] of Object.entries(data))
+      Object.defineProperty(state, key, { value: bound(value, this.state), enumerable: true });
     frame.contentWindow?.postMessage({ state }, '*');
   }
 
@@ -193,7 +213,10 @@ class Renderer implements RenderContext {
     if (!label) button.setAttribute('aria-label', tooltip ?? String(prop(element, 'icon') ?? 'button'));
     const action = copyAction(prop(element, 'onPress'));
     button.disabled = this.handlers.busy || prop(element, 'disabled') === true || action === null;
-    if (action) button.addEventListener('click', () => this.confirmThen(button, prop(element, 'confirm'), () => this.handlers.onAction(action)));
+    if (action)
+      button.addEventListener('click', () =>
+        this.confirmThen(button, prop(element, 'confirm'), () => this.handlers.onAction(action)),
+      );
     return button;
   }
 
@@ -208,12 +231,23 @@ class Renderer implements RenderContext {
   block(element: Props, depth: number): HTMLElement {
     const div = el('div', 'ck-block');
     // Controls: the block's menu (a flat list, or groups of items).
-    const controls = list(prop(element, 'controls')).flatMap((entry) => (Array.isArray(entry) ? entry : [entry])).filter(isObject);
+    const controls = list(prop(element, 'controls'))
+      .flatMap((entry) => (Array.isArray(entry) ? entry : [entry]))
+      .filter(isObject);
     if (controls.length > 0) {
       const menu = el('div', 'ck-controls');
       menu.setAttribute('role', 'group');
       menu.setAttribute('aria-label', 'Block controls');
-      for (const control of controls) menu.append(this.button({ type: 'button', label: prop(control, 'label'), icon: prop(control, 'icon'), onPress: prop(control, 'onPress'), confirm: prop(control, 'confirm') }));
+      for (const control of controls)
+        menu.append(
+          this.button({
+            type: 'button',
+            label: prop(control, 'label'),
+            icon: prop(control, 'icon'),
+            onPress: prop(control, 'onPress'),
+            confirm: prop(control, 'confirm'),
+          }),
+        );
       div.append(menu);
     }
     this.children(div, prop(element, 'children'), depth);
@@ -359,7 +393,10 @@ class Renderer implements RenderContext {
     const wrapper = el('div', 'ck-codeblock-wrapper');
     for (const part of list(prop(element, 'header'))) if (isObject(part)) wrapper.append(this.node(part, depth + 1));
     const key = stateKey(element);
-    const content = key !== null && Object.hasOwn(this.state, key) ? bound({ $state: key }, this.state) : bound(prop(element, 'content'), this.state);
+    const content =
+      key !== null && Object.hasOwn(this.state, key)
+        ? bound({ $state: key }, this.state)
+        : bound(prop(element, 'content'), this.state);
     // The syntax name is shown as text, never used as a class or attribute value that styles.
     const syntax = text(prop(element, 'syntax'));
     if (key !== null) {
@@ -386,7 +423,6 @@ class Renderer implements RenderContext {
     for (const part of list(prop(element, 'footer'))) if (isObject(part)) wrapper.append(this.node(part, depth + 1));
     return wrapper;
   }
-
 }
 
 export function renderContentKit(element: unknown, handlers: RenderHandlers): Node {

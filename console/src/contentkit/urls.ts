@@ -16,7 +16,12 @@ export function safeHttpUrl(value: unknown): string | null {
 
 /** A ContentKit `{ url }` object (link target, image source, webframe source) → its safe URL. */
 export function urlOf(value: unknown): { url: string | null; raw: string } {
-  const raw = typeof value === 'string' ? value : value !== null && typeof value === 'object' && Object.hasOwn(value, 'url') ? (value as { url: unknown }).url : undefined;
+  const raw =
+    typeof value === 'string'
+      ? value
+      : value !== null && typeof value === 'object' && Object.hasOwn(value, 'url')
+        ? (value as { url: unknown }).url
+        : undefined;
   const text = typeof raw === 'string' ? raw : '';
   return { url: safeHttpUrl(raw), raw: text };
 }

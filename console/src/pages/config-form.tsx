@@ -32,18 +32,34 @@ function patchValue(property: ConfigProperty, value: Value): unknown {
 
 let formCount = 0;
 
-export function ConfigForm(props: { installation: Installation; schema: ConfigurationSchema; onSaved(next: Installation): void }) {
+export function ConfigForm(props: {
+  installation: Installation;
+  schema: ConfigurationSchema;
+  onSaved(next: Installation): void;
+}) {
   const { installation, schema } = props;
   const [formId] = useState(() => `config-${++formCount}`);
   const entries = Object.entries(schema.properties);
   const editable = entries.filter(([, property]) => property.type !== 'button');
-  const initial = () => new Map(editable.map(([name, property]) => [name, initialValue(property, Object.hasOwn(installation.configuration, name) ? installation.configuration[name] : undefined)]));
+  const initial = () =>
+    new Map(
+      editable.map(([name, property]) => [
+        name,
+        initialValue(
+          property,
+          Object.hasOwn(installation.configuration, name) ? installation.configuration[name] : undefined,
+        ),
+      ]),
+    );
   const [values, setValues] = useState<Map<string, Value>>(initial);
   const [dirty, setDirty] = useState<Set<string>>(new Set());
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const errors = fieldErrors(error, entries.map(([name]) => name));
+  const errors = fieldErrors(
+    error,
+    entries.map(([name]) => name),
+  );
 
   const change = (name: string, value: Value) => {
     setValues((previous) => new Map(previous).set(name, value));
@@ -54,7 +70,8 @@ export function ConfigForm(props: { installation: Installation; schema: Configur
   const submit = async (event: Event) => {
     event.preventDefault();
     const patch: Record<string, unknown> = {};
-    for (const [name, property] of editable) if (dirty.has(name)) patch[name] = patchValue(property, values.get(name) ?? '');
+    for (const [name, property] of editable)
+      if (dirty.has(name)) patch[name] = patchValue(property, values.get(name) ?? '');
     if (Object.keys(patch).length === 0) {
       setSaved('Nothing changed.');
       return;
@@ -84,7 +101,18 @@ export function ConfigForm(props: { installation: Installation; schema: Configur
             setSaved(null);
             props.onSaved(next);
           };
-          return <ButtonProperty key={name} id={id} name={name} property={property} installation={installation} required={required.has(name)} errors={errors} onConnected={connected} />;
+          return (
+            <ButtonProperty
+              key={name}
+              id={id}
+              name={name}
+              property={property}
+              installation={installation}
+              required={required.has(name)}
+              errors={errors}
+              onConnected={connected}
+            />
+          );
         }
         return (
           <Field
@@ -147,7 +175,10 @@ function Describe(props: { id: string; property: ConfigProperty; errors: FieldEr
 }
 
 function describedBy(id: string, property: ConfigProperty, errors: FieldErrors, name: string): string | undefined {
-  return [property.description ? `${id}-hint` : '', errors.has(name) ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    [property.description ? `${id}-hint` : '', errors.has(name) ? `${id}-error` : ''].filter(Boolean).join(' ') ||
+    undefined
+  );
 }
 
 function Label(props: { id: string; property: ConfigProperty; name: string; required: boolean }) {
@@ -175,7 +206,14 @@ function Field(props: {
   if (property.type === 'boolean') {
     return (
       <div class={`field field-checkbox ${invalid ? 'invalid' : ''}`}>
-        <input id={id} type="checkbox" checked={props.value === true} aria-invalid={invalid} aria-describedby={described} onChange={(event) => props.onChange((event.currentTarget as HTMLInputElement).checked)} />
+        <input
+          id={id}
+          type="checkbox"
+          checked={props.value === true}
+          aria-invalid={invalid}
+          aria-describedby={described}
+          onChange={(event) => props.onChange((event.currentTarget as HTMLInputElement).checked)}
+        />
         <Label id={id} property={property} name={name} required={props.required} />
         <Describe id={id} property={property} errors={errors} name={name} />
       </div>
@@ -185,7 +223,13 @@ function Field(props: {
     return (
       <div class={`field ${invalid ? 'invalid' : ''}`}>
         <Label id={id} property={property} name={name} required={props.required} />
-        <select id={id} value={String(props.value)} aria-invalid={invalid} aria-describedby={described} onChange={(event) => props.onChange((event.currentTarget as HTMLSelectElement).value)}>
+        <select
+          id={id}
+          value={String(props.value)}
+          aria-invalid={invalid}
+          aria-describedby={described}
+          onChange={(event) => props.onChange((event.currentTarget as HTMLSelectElement).value)}
+        >
           <option value="">(not set)</option>
           {property.enum.map((option) => (
             <option key={option} value={option}>
@@ -227,7 +271,9 @@ function CompletionField(props: Parameters<typeof Field>[0]) {
     setLoading(true);
     setLoadError(null);
     try {
-      const answer = await api.get<{ items: { label: string; value: string }[] }>(`/v1/installations/${segment(installation.id)}/completions/${segment(name)}`);
+      const answer = await api.get<{ items: { label: string; value: string }[] }>(
+        `/v1/installations/${segment(installation.id)}/completions/${segment(name)}`,
+      );
       setOptions(answer.items);
     } catch (caught) {
       setLoadError(caught);
@@ -240,14 +286,22 @@ function CompletionField(props: Parameters<typeof Field>[0]) {
     void load();
   }, [installation.id, name]);
   const invalid = errors.has(name) ? 'true' : undefined;
-  const described = [describedBy(id, property, errors, name), loadError ? `${id}-load-error` : ''].filter(Boolean).join(' ') || undefined;
+  const described =
+    [describedBy(id, property, errors, name), loadError ? `${id}-load-error` : ''].filter(Boolean).join(' ') ||
+    undefined;
   const value = String(props.value);
   const known = options?.some((option) => option.value === value) ?? false;
   return (
     <div class={`field ${invalid ? 'invalid' : ''}`}>
       <Label id={id} property={property} name={name} required={props.required} />
       {options ? (
-        <select id={id} value={value} aria-invalid={invalid} aria-describedby={described} onChange={(event) => props.onChange((event.currentTarget as HTMLSelectElement).value)}>
+        <select
+          id={id}
+          value={value}
+          aria-invalid={invalid}
+          aria-describedby={described}
+          onChange={(event) => props.onChange((event.currentTarget as HTMLSelectElement).value)}
+        >
           <option value="">(not set)</option>
           {value !== '' && !known ? <option value={value}>{`${value} (current value, not offered now)`}</option> : null}
           {options.map((option, index) => (
@@ -257,9 +311,21 @@ function CompletionField(props: Parameters<typeof Field>[0]) {
           ))}
         </select>
       ) : (
-        <input id={id} type="text" value={value} aria-invalid={invalid} aria-describedby={described} disabled={loading} onInput={(event) => props.onChange((event.currentTarget as HTMLInputElement).value)} />
+        <input
+          id={id}
+          type="text"
+          value={value}
+          aria-invalid={invalid}
+          aria-describedby={described}
+          disabled={loading}
+          onInput={(event) => props.onChange((event.currentTarget as HTMLInputElement).value)}
+        />
       )}
-      {loading ? <p class="hint" role="status">Loading the options from the integration…</p> : null}
+      {loading ? (
+        <p class="hint" role="status">
+          Loading the options from the integration…
+        </p>
+      ) : null}
       {loadError ? (
         <div class="field-error" id={`${id}-load-error`} role="alert">
           <p>
@@ -284,9 +350,19 @@ const POLL_FOR_MS = 10 * 60 * 1000;
  * click, never built here) in a new tab, then watches the installation until the flow has
  * stored the property.
  */
-function ButtonProperty(props: { id: string; name: string; property: Extract<ConfigProperty, { type: 'button' }>; installation: Installation; required: boolean; errors: FieldErrors; onConnected(next: Installation): void }) {
+function ButtonProperty(props: {
+  id: string;
+  name: string;
+  property: Extract<ConfigProperty, { type: 'button' }>;
+  installation: Installation;
+  required: boolean;
+  errors: FieldErrors;
+  onConnected(next: Installation): void;
+}) {
   const { id, name, property, installation, errors } = props;
-  const connected = isSet(Object.hasOwn(installation.configuration, name) ? installation.configuration[name] : undefined);
+  const connected = isSet(
+    Object.hasOwn(installation.configuration, name) ? installation.configuration[name] : undefined,
+  );
   const [waiting, setWaiting] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [fallbackUrl, setFallbackUrl] = useState<string | null>(null);

@@ -26,7 +26,9 @@ export function DeliveriesPage(props: { id: string }) {
 
   const load = async () => {
     try {
-      const page = await api.get<Page<Delivery>>(`/v1/installations/${segment(props.id)}/deliveries?limit=${PAGE_SIZE}`);
+      const page = await api.get<Page<Delivery>>(
+        `/v1/installations/${segment(props.id)}/deliveries?limit=${PAGE_SIZE}`,
+      );
       setDeliveries((previous) => {
         // The first page replaces its own entries; older ones already shown stay below it.
         const firstIds = new Set(page.items.map((item) => item.id));
@@ -45,7 +47,8 @@ export function DeliveriesPage(props: { id: string }) {
   const follow = async () => {
     if (timer.current !== undefined) clearTimeout(timer.current);
     const items = await load();
-    if (items.some((item) => item.status !== 'succeeded' && item.status !== 'failed')) timer.current = window.setTimeout(follow, REFRESH_MS);
+    if (items.some((item) => item.status !== 'succeeded' && item.status !== 'failed'))
+      timer.current = window.setTimeout(follow, REFRESH_MS);
   };
 
   useEffect(() => {
@@ -58,8 +61,13 @@ export function DeliveriesPage(props: { id: string }) {
   const loadOlder = async () => {
     if (!cursor) return;
     try {
-      const page = await api.get<Page<Delivery>>(`/v1/installations/${segment(props.id)}/deliveries?limit=${PAGE_SIZE}&cursor=${encodeURIComponent(cursor)}`);
-      setDeliveries((previous) => [...previous, ...page.items.filter((item) => !previous.some((known) => known.id === item.id))]);
+      const page = await api.get<Page<Delivery>>(
+        `/v1/installations/${segment(props.id)}/deliveries?limit=${PAGE_SIZE}&cursor=${encodeURIComponent(cursor)}`,
+      );
+      setDeliveries((previous) => [
+        ...previous,
+        ...page.items.filter((item) => !previous.some((known) => known.id === item.id)),
+      ]);
       setCursor(page.nextCursor);
     } catch (caught) {
       setError(caught);
@@ -96,13 +104,24 @@ export function DeliveriesPage(props: { id: string }) {
       <InstallationHeader context={loaded.data} current="deliveries" />
       <section class="panel">
         <h2>Signing secret</h2>
-        <p>Rotating creates a new secret. For 24 hours the old one keeps signing too (one <code>v1=</code> per secret), so your receiver can switch without dropping deliveries.</p>
-        <ConfirmButton label="Rotate the signing secret…" title="Rotate the signing secret?" confirmLabel="Rotate" onConfirm={rotate}>
+        <p>
+          Rotating creates a new secret. For 24 hours the old one keeps signing too (one <code>v1=</code> per secret),
+          so your receiver can switch without dropping deliveries.
+        </p>
+        <ConfirmButton
+          label="Rotate the signing secret…"
+          title="Rotate the signing secret?"
+          confirmLabel="Rotate"
+          onConfirm={rotate}
+        >
           <p>The new secret is shown once, right after rotating. Copy it into your receiver.</p>
         </ConfirmButton>
         {secret ? (
           <div class="secret-once">
-            <Notice tone="warning">This is the only time the host shows this secret. It is not kept in the console either: leaving this page forgets it.</Notice>
+            <Notice tone="warning">
+              This is the only time the host shows this secret. It is not kept in the console either: leaving this page
+              forgets it.
+            </Notice>
             <CopyField label="New signing secret" value={secret} secret />
           </div>
         ) : null}
@@ -114,15 +133,19 @@ export function DeliveriesPage(props: { id: string }) {
       <button type="button" onClick={() => void follow()}>
         Refresh
       </button>
-      {deliveries.length === 0 && !error ? <p>No delivery yet: publish an event this installation subscribes to.</p> : null}
+      {deliveries.length === 0 && !error ? (
+        <p>No delivery yet: publish an event this installation subscribes to.</p>
+      ) : null}
       <ol class="deliveries">
         {deliveries.map((delivery) => (
           <li key={delivery.id} class="delivery panel" data-delivery-id={delivery.id}>
             <h3>
-              <span class="mono">{delivery.eventType}</span> <StatusBadge status={delivery.status} /> <span class="mono sub">{delivery.id}</span>
+              <span class="mono">{delivery.eventType}</span> <StatusBadge status={delivery.status} />{' '}
+              <span class="mono sub">{delivery.id}</span>
             </h3>
             <p class="sub">
-              Event <span class="mono">{delivery.eventId}</span> to <span class="mono">{delivery.url}</span>, queued {formatTime(delivery.createdAt)}
+              Event <span class="mono">{delivery.eventId}</span> to <span class="mono">{delivery.url}</span>, queued
+              {' ' + formatTime(delivery.createdAt)}
               {delivery.redeliveryOf ? (
                 <>
                   , a redelivery of <span class="mono">{delivery.redeliveryOf}</span>

@@ -16,11 +16,21 @@ const MAX_KEPT = 1000;
 
 const keyOf = (entry: EventEntry) => `${entry.eventId}\n${entry.installationId}\n${entry.type}`;
 
-type Live = { kind: 'connecting' } | { kind: 'live' } | { kind: 'retrying'; reason: string } | { kind: 'unavailable'; reason: string };
+type Live =
+  | { kind: 'connecting' }
+  | { kind: 'live' }
+  | { kind: 'retrying'; reason: string }
+  | { kind: 'unavailable'; reason: string };
 
 function isEntry(value: unknown): value is EventEntry {
   const entry = value as Partial<EventEntry> | null;
-  return typeof entry === 'object' && entry !== null && typeof entry.eventId === 'string' && typeof entry.type === 'string' && typeof entry.status === 'number';
+  return (
+    typeof entry === 'object' &&
+    entry !== null &&
+    typeof entry.eventId === 'string' &&
+    typeof entry.type === 'string' &&
+    typeof entry.status === 'number'
+  );
 }
 
 /** Newest first, without duplicates, at most MAX_KEPT. */
@@ -91,7 +101,8 @@ export function EventsPage(props: { query: URLSearchParams }) {
   useEffect(() => {
     if (integration === '') return;
     setLive({ kind: 'connecting' });
-    const stream = `/v1/integrations/${segment(integration)}/events/stream${installation ? `?installation=${encodeURIComponent(installation)}` : ''}`;
+    const query = installation ? `?installation=${encodeURIComponent(installation)}` : '';
+    const stream = `/v1/integrations/${segment(integration)}/events/stream${query}`;
     let opened = false;
     const stop = openEventStream(stream, {
       onOpen() {
@@ -113,10 +124,17 @@ export function EventsPage(props: { query: URLSearchParams }) {
         setEntries((previous) => merge([arrived], previous));
         setFresh((previous) => new Set(previous).add(keyOf(arrived)));
         newCount.current += 1;
-        setAnnounce(`${newCount.current} new event${newCount.current === 1 ? '' : 's'}; latest: ${arrived.type}, status ${arrived.status}`);
+        setAnnounce(
+          `${newCount.current} new ` +
+            `event${newCount.current === 1 ? '' : 's'}; ` +
+            `latest: ${arrived.type}, status ${arrived.status}`,
+        );
       },
       onError(failure: ApiError, retrying) {
-        const reason = failure.status === 404 || failure.status === 405 ? `this host has no event stream (GET ${stream} answered ${failure.status}); use Refresh` : failure.message;
+        const reason =
+          failure.status === 404 || failure.status === 405
+            ? `this host has no event stream (GET ${stream} answered ${failure.status}); use Refresh`
+            : failure.message;
         setLive(retrying ? { kind: 'retrying', reason } : { kind: 'unavailable', reason });
       },
     });
@@ -127,7 +145,9 @@ export function EventsPage(props: { query: URLSearchParams }) {
     if (!cursor) return;
     setLoading(true);
     try {
-      const page = await api.get<Page<EventEntry>>(`/v1/integrations/${segment(integration)}/events?limit=${PAGE_SIZE}&cursor=${encodeURIComponent(cursor)}`);
+      const page = await api.get<Page<EventEntry>>(
+        `/v1/integrations/${segment(integration)}/events?limit=${PAGE_SIZE}&cursor=${encodeURIComponent(cursor)}`,
+      );
       setEntries((previous) => merge(previous, page.items));
       setCursor(page.nextCursor);
     } catch (caught) {
@@ -149,18 +169,42 @@ export function EventsPage(props: { query: URLSearchParams }) {
     }
   };
 
-  const types = useMemo(() => [...new Set([...entries.map((entry) => entry.type), ...(type ? [type] : [])])].sort(), [entries, type]);
-  const installations = useMemo(() => [...new Set([...entries.map((entry) => entry.installationId), ...(installation ? [installation] : [])])].sort(), [entries, installation]);
-  const shown = entries.filter((entry) => (type === '' || entry.type === type) && matchesStatus(entry, status) && (installation === '' || entry.installationId === installation));
+  const types = useMemo(
+    () => [...new Set([...entries.map((entry) => entry.type), ...(type ? [type] : [])])].sort(),
+    [entries, type],
+  );
+  const installations = useMemo(
+    () =>
+      [...new Set([...entries.map((entry) => entry.installationId), ...(installation ? [installation] : [])])].sort(),
+    [entries, installation],
+  );
+  const shown = entries.filter(
+    (entry) =>
+      (type === '' || entry.type === type) &&
+      matchesStatus(entry, status) &&
+      (installation === '' || entry.installationId === installation),
+  );
 
   return (
     <section>
       <h1 tabIndex={-1}>Event log</h1>
-      <p class="lead">Every dispatch into an integration: public endpoint requests, platform events, setup events, renders, completions and OAuth callbacks.</p>
+      <p class="lead">
+        Every dispatch into an integration: public endpoint requests, platform events, setup events, renders,
+        completions and OAuth callbacks.
+      </p>
       <form class="filters" aria-label="Filter the event log" onSubmit={(event) => event.preventDefault()}>
         <div class="field">
           <label for="events-integration">Integration</label>
-          <select id="events-integration" value={integration} onChange={(event) => navigate(`${BASE}/events?integration=${encodeURIComponent((event.currentTarget as HTMLSelectElement).value)}`, { replace: true })}>
+          <select
+            id="events-integration"
+            value={integration}
+            onChange={(event) =>
+              navigate(
+                `${BASE}/events?integration=${encodeURIComponent((event.currentTarget as HTMLSelectElement).value)}`,
+                { replace: true },
+              )
+            }
+          >
             {names.map((name) => (
               <option key={name} value={name}>
                 {name}
@@ -170,7 +214,11 @@ export function EventsPage(props: { query: URLSearchParams }) {
         </div>
         <div class="field">
           <label for="events-type">Type</label>
-          <select id="events-type" value={type} onChange={(event) => setQuery({ type: (event.currentTarget as HTMLSelectElement).value })}>
+          <select
+            id="events-type"
+            value={type}
+            onChange={(event) => setQuery({ type: (event.currentTarget as HTMLSelectElement).value })}
+          >
             <option value="">All types</option>
             {types.map((value) => (
               <option key={value} value={value}>
@@ -181,7 +229,11 @@ export function EventsPage(props: { query: URLSearchParams }) {
         </div>
         <div class="field">
           <label for="events-status">Status</label>
-          <select id="events-status" value={status} onChange={(event) => setQuery({ status: (event.currentTarget as HTMLSelectElement).value })}>
+          <select
+            id="events-status"
+            value={status}
+            onChange={(event) => setQuery({ status: (event.currentTarget as HTMLSelectElement).value })}
+          >
             <option value="">All</option>
             <option value="ok">Succeeded (1xx–3xx)</option>
             <option value="client">Client errors (4xx)</option>
@@ -191,7 +243,11 @@ export function EventsPage(props: { query: URLSearchParams }) {
         </div>
         <div class="field">
           <label for="events-installation">Installation</label>
-          <select id="events-installation" value={installation} onChange={(event) => setQuery({ installation: (event.currentTarget as HTMLSelectElement).value })}>
+          <select
+            id="events-installation"
+            value={installation}
+            onChange={(event) => setQuery({ installation: (event.currentTarget as HTMLSelectElement).value })}
+          >
             <option value="">All installations</option>
             {installations.map((value) => (
               <option key={value} value={value}>
@@ -218,7 +274,9 @@ export function EventsPage(props: { query: URLSearchParams }) {
       </p>
       <ErrorAlert error={error} context="Could not read the event log" />
       {integrations.error ? <ErrorAlert error={integrations.error} context="Could not list the integrations" /> : null}
-      {!loading && shown.length === 0 && !error ? <p>No dispatch matches{entries.length > 0 ? ' these filters' : ' yet'}.</p> : null}
+      {!loading && shown.length === 0 && !error ? (
+        <p>No dispatch matches{entries.length > 0 ? ' these filters' : ' yet'}.</p>
+      ) : null}
       <ol class="events" aria-label={`Dispatches of ${integration}`}>
         {shown.map((entry) => (
           <EventRow key={keyOf(entry)} entry={entry} fresh={fresh.has(keyOf(entry))} />
@@ -240,7 +298,9 @@ function EventRow(props: { entry: EventEntry; fresh: boolean }) {
       <details>
         <summary>
           <span class="event-type mono">{entry.type}</span>
-          <span class={`event-status badge badge-${statusClass(entry.status) === 'ok' ? 'good' : 'bad'}`}>{entry.status}</span>
+          <span class={`event-status badge badge-${statusClass(entry.status) === 'ok' ? 'good' : 'bad'}`}>
+            {entry.status}
+          </span>
           {entry.errorCode ? <span class="mono event-code">{entry.errorCode}</span> : null}
           <span class="event-duration">{formatDuration(entry.durationMs)}</span>
           <span class="mono sub">{entry.installationId}</span>
@@ -273,7 +333,10 @@ function EventRow(props: { entry: EventEntry; fresh: boolean }) {
         ) : (
           <pre class="logs">
             {entry.logs.map((line, index) => (
-              <div key={index} class={`log log-${line.level === 'error' ? 'error' : line.level === 'warn' ? 'warn' : 'info'}`}>
+              <div
+                key={index}
+                class={`log log-${line.level === 'error' ? 'error' : line.level === 'warn' ? 'warn' : 'info'}`}
+              >
                 <span class="log-level">{line.level}</span> {line.text}
               </div>
             ))}

@@ -27,12 +27,17 @@ export async function loadInstallation(id: string): Promise<InstallationContext>
   return { installation, integration };
 }
 
-export function InstallationTabs(props: { context: InstallationContext; current: 'configuration' | 'preview' | 'deliveries' }) {
+export function InstallationTabs(props: {
+  context: InstallationContext;
+  current: 'configuration' | 'preview' | 'deliveries';
+}) {
   const { installation } = props.context;
   const base = `${BASE}/installations/${encodeURIComponent(installation.id)}`;
   const tabs = [
     { key: 'configuration', href: base, label: 'Configuration' },
-    ...(installation.integration === BUILTIN_WEBHOOK ? [{ key: 'deliveries', href: `${base}/deliveries`, label: 'Deliveries' }] : [{ key: 'preview', href: `${base}/preview`, label: 'Component preview' }]),
+    ...(installation.integration === BUILTIN_WEBHOOK
+      ? [{ key: 'deliveries', href: `${base}/deliveries`, label: 'Deliveries' }]
+      : [{ key: 'preview', href: `${base}/preview`, label: 'Component preview' }]),
   ];
   return (
     <nav class="tabs" aria-label="Installation">
@@ -45,20 +50,33 @@ export function InstallationTabs(props: { context: InstallationContext; current:
           </li>
         ))}
         <li>
-          <Link href={`${BASE}/events?integration=${encodeURIComponent(installation.integration)}&installation=${encodeURIComponent(installation.id)}`}>Event log</Link>
+          <Link
+            href={
+              `${BASE}/events?integration=${encodeURIComponent(installation.integration)}` +
+              `&installation=${encodeURIComponent(installation.id)}`
+            }
+          >
+            Event log
+          </Link>
         </li>
       </ul>
     </nav>
   );
 }
 
-export function InstallationHeader(props: { context: InstallationContext; current: 'configuration' | 'preview' | 'deliveries' }) {
+export function InstallationHeader(props: {
+  context: InstallationContext;
+  current: 'configuration' | 'preview' | 'deliveries';
+}) {
   const { installation, integration } = props.context;
   return (
     <>
       <p class="crumbs">
-        <Link href={`${BASE}/integrations`}>Integrations</Link> / <Link href={`${BASE}/integrations/${encodeURIComponent(integration.name)}`}>{integration.title ?? integration.name}</Link> /{' '}
-        <span class="mono">{installation.id}</span>
+        <Link href={`${BASE}/integrations`}>Integrations</Link> /{' '}
+        <Link href={`${BASE}/integrations/${encodeURIComponent(integration.name)}`}>
+          {integration.title ?? integration.name}
+        </Link>{' '}
+        / <span class="mono">{installation.id}</span>
       </p>
       <h1 tabIndex={-1}>
         {integration.title ?? integration.name}: <span class="mono">{installation.id}</span>
@@ -70,13 +88,23 @@ export function InstallationHeader(props: { context: InstallationContext; curren
 
 function StatusPanel(props: { context: InstallationContext }) {
   const { installation, integration } = props.context;
-  const reasons = pendingReasons(installation, schemaFor(integration.configurations, installation.target), installation.integration === BUILTIN_WEBHOOK);
+  const reasons = pendingReasons(
+    installation,
+    schemaFor(integration.configurations, installation.target),
+    installation.integration === BUILTIN_WEBHOOK,
+  );
   let why: string;
-  if (installation.status === 'active') why = 'Every required property has a value, so the installation receives events and dispatches.';
-  else if (installation.status === 'pending') why = reasons.length > 0 ? `Waiting for: ${reasons.join(', ')}.` : 'Waiting for its required configuration.';
+  if (installation.status === 'active')
+    why = 'Every required property has a value, so the installation receives events and dispatches.';
+  else if (installation.status === 'pending')
+    why = reasons.length > 0 ? `Waiting for: ${reasons.join(', ')}.` : 'Waiting for its required configuration.';
   else why = 'The installation is not active.';
   return (
-    <div class={`status-panel status-${installation.status === 'active' ? 'active' : 'pending'}`} role="status" aria-live="polite">
+    <div
+      class={`status-panel status-${installation.status === 'active' ? 'active' : 'pending'}`}
+      role="status"
+      aria-live="polite"
+    >
       <p>
         Status: <StatusBadge status={installation.status} />
       </p>
@@ -123,7 +151,10 @@ export function InstallationPage(props: { id: string }) {
       {secret ? (
         <section class="panel secret-once">
           <h2>Signing secret</h2>
-          <Notice tone="warning">This is the only time the host shows this secret. Copy it into your receiver now; later you can only rotate it.</Notice>
+          <Notice tone="warning">
+            This is the only time the host shows this secret. Copy it into your receiver now; later you can only rotate
+            it.
+          </Notice>
           <CopyField label="Signing secret" value={secret} secret />
         </section>
       ) : null}
@@ -148,7 +179,10 @@ export function InstallationPage(props: { id: string }) {
         ) : schema && Object.keys(schema.properties).length > 0 ? (
           <ConfigForm installation={installation} schema={schema} onSaved={update} />
         ) : (
-          <p>This integration declares no configuration for {installation.target === 'organization' ? 'organization' : 'space and site'} installations.</p>
+          <p>
+            This integration declares no configuration for{' '}
+            {installation.target === 'organization' ? 'organization' : 'space and site'} installations.
+          </p>
         )}
       </section>
 
@@ -156,9 +190,16 @@ export function InstallationPage(props: { id: string }) {
         <h2>Uninstall</h2>
         <p>Removes the installation and revokes its API token. Its configuration is deleted.</p>
         <ErrorAlert error={uninstallError} context="Could not uninstall" />
-        <ConfirmButton label="Uninstall…" title={`Uninstall ${installation.id}?`} confirmLabel="Uninstall" danger onConfirm={uninstall}>
+        <ConfirmButton
+          label="Uninstall…"
+          title={`Uninstall ${installation.id}?`}
+          confirmLabel="Uninstall"
+          danger
+          onConfirm={uninstall}
+        >
           <p>
-            {integration.title ?? integration.name} stops receiving events for {targetOf(installation)} in {installation.organization}. This cannot be undone.
+            {integration.title ?? integration.name} stops receiving events for {targetOf(installation)} in{' '}
+            {installation.organization}. This cannot be undone.
           </p>
         </ConfirmButton>
       </section>

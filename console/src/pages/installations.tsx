@@ -65,7 +65,11 @@ export function InstallationsPage(props: { query: URLSearchParams }) {
       <form class="filters" onSubmit={apply} aria-label="Filter installations">
         <div class="field">
           <label for="filter-integration">Integration</label>
-          <select id="filter-integration" value={draft.integration} onChange={(event) => setDraft({ ...draft, integration: (event.currentTarget as HTMLSelectElement).value })}>
+          <select
+            id="filter-integration"
+            value={draft.integration}
+            onChange={(event) => setDraft({ ...draft, integration: (event.currentTarget as HTMLSelectElement).value })}
+          >
             <option value="">All</option>
             {(integrations.data?.items ?? []).map((entry) => (
               <option key={entry.name} value={entry.name}>
@@ -76,11 +80,20 @@ export function InstallationsPage(props: { query: URLSearchParams }) {
         </div>
         <div class="field">
           <label for="filter-organization">Organization</label>
-          <input id="filter-organization" type="text" value={draft.organization} onInput={(event) => setDraft({ ...draft, organization: (event.currentTarget as HTMLInputElement).value })} />
+          <input
+            id="filter-organization"
+            type="text"
+            value={draft.organization}
+            onInput={(event) => setDraft({ ...draft, organization: (event.currentTarget as HTMLInputElement).value })}
+          />
         </div>
         <div class="field">
           <label for="filter-target">Target</label>
-          <select id="filter-target" value={draft.target} onChange={(event) => setDraft({ ...draft, target: (event.currentTarget as HTMLSelectElement).value })}>
+          <select
+            id="filter-target"
+            value={draft.target}
+            onChange={(event) => setDraft({ ...draft, target: (event.currentTarget as HTMLSelectElement).value })}
+          >
             <option value="">All</option>
             <option value="organization">Organization</option>
             <option value="space">Space</option>

@@ -2,7 +2,14 @@
 // its installations, and the form to install it.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, segment } from '../api/client.ts';
-import { BUILTIN_PREFIX, BUILTIN_WEBHOOK, type Installation, type IntegrationDetail, type Page, type Target } from '../api/types.ts';
+import {
+  BUILTIN_PREFIX,
+  BUILTIN_WEBHOOK,
+  type Installation,
+  type IntegrationDetail,
+  type Page,
+  type Target,
+} from '../api/types.ts';
 import { renderMarkdown } from '../contentkit/markdown.ts';
 import { putFlash } from '../flash.ts';
 import { BASE, navigate } from '../router.ts';
@@ -15,7 +22,11 @@ import { fieldErrors, FieldError } from './field-errors.tsx';
 import { propertySchema } from '../ui/configuration.ts';
 import { Problems, StatusBadge } from './parts.tsx';
 
-const LEVEL_TITLES = { account: 'Organization installations', space: 'Space installations', site: 'Site installations' } as const;
+const LEVEL_TITLES = {
+  account: 'Organization installations',
+  space: 'Space installations',
+  site: 'Site installations',
+} as const;
 
 function Markdown(props: { source: string }) {
   const box = useRef<HTMLDivElement>(null);
@@ -27,7 +38,10 @@ function Markdown(props: { source: string }) {
 }
 
 export function IntegrationPage(props: { name: string }) {
-  const { data, error } = useLoad(() => api.get<IntegrationDetail>(`/v1/integrations/${segment(props.name)}`), [props.name]);
+  const { data, error } = useLoad(
+    () => api.get<IntegrationDetail>(`/v1/integrations/${segment(props.name)}`),
+    [props.name],
+  );
   if (error) {
     return (
       <section>
@@ -52,7 +66,9 @@ export function IntegrationPage(props: { name: string }) {
       </h1>
       {data.description ? <p class="lead">{data.description}</p> : null}
       {data.summary ? <Markdown source={data.summary} /> : null}
-      {data.errors?.length ? <Problems title="Problems (the integration cannot run until they are fixed)" items={data.errors} /> : null}
+      {data.errors?.length ? (
+        <Problems title="Problems (the integration cannot run until they are fixed)" items={data.errors} />
+      ) : null}
       {data.warnings?.length ? <Problems title="Warnings" items={data.warnings} warning /> : null}
 
       <dl class="facts">
@@ -63,7 +79,19 @@ export function IntegrationPage(props: { name: string }) {
         <dt>Visibility</dt>
         <dd>{data.visibility ?? '—'}</dd>
         <dt>Scopes</dt>
-        <dd>{data.scopes?.length ? <ul class="tags">{data.scopes.map((scope) => <li key={scope} class="mono">{scope}</li>)}</ul> : 'none'}</dd>
+        <dd>
+          {data.scopes?.length ? (
+            <ul class="tags">
+              {data.scopes.map((scope) => (
+                <li key={scope} class="mono">
+                  {scope}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            'none'
+          )}
+        </dd>
         <dt>Categories</dt>
         <dd>{data.categories?.length ? data.categories.join(', ') : '—'}</dd>
         <dt>Blocks</dt>
@@ -83,8 +111,8 @@ export function IntegrationPage(props: { name: string }) {
         </dd>
         <dt>Components</dt>
         <dd>
-          The blocks above are the components the manifest declares. A script may define more with <code>createComponent</code>; preview any of them by id from an
-          installation’s Preview page.
+          The blocks above are the components the manifest declares. A script may define more with{' '}
+          <code>createComponent</code>; preview any of them by id from an installation’s Preview page.
         </dd>
         {data.externalLinks?.length ? (
           <>
@@ -105,7 +133,10 @@ export function IntegrationPage(props: { name: string }) {
       {data.installLink ? (
         <section class="panel">
           <h2>Install link</h2>
-          <p>This integration is unlisted: an organization other than {data.organization ?? 'its own'} installs it only with this link.</p>
+          <p>
+            This integration is unlisted: an organization other than {data.organization ?? 'its own'} installs it only
+            with this link.
+          </p>
           <CopyField label="Install link" value={data.installLink} />
         </section>
       ) : null}
@@ -122,9 +153,15 @@ export function IntegrationPage(props: { name: string }) {
                     <li key={name}>
                       <span class="mono">{name}</span> ({property.type}
                       {schema.required?.includes(name) ? ', required' : ''}) — {property.title}
-                      {property.type === 'string' && property.enum ? <span class="sub">{` one of: ${property.enum.join(', ')}`}</span> : null}
-                      {property.type === 'string' && property.completion_url ? <span class="sub">{` options from ${property.completion_url}`}</span> : null}
-                      {property.type === 'button' ? <span class="sub">{` a “${property.button_text}” flow at ${property.callback_url}`}</span> : null}
+                      {property.type === 'string' && property.enum ? (
+                        <span class="sub">{` one of: ${property.enum.join(', ')}`}</span>
+                      ) : null}
+                      {property.type === 'string' && property.completion_url ? (
+                        <span class="sub">{` options from ${property.completion_url}`}</span>
+                      ) : null}
+                      {property.type === 'button' ? (
+                        <span class="sub">{` a “${property.button_text}” flow at ${property.callback_url}`}</span>
+                      ) : null}
                     </li>
                   ))}
                 </ul>
@@ -140,21 +177,32 @@ export function IntegrationPage(props: { name: string }) {
           <h2>Secrets</h2>
           <p>
             Values the integration reads as <code>environment.secrets</code>, stored encrypted for every host:{' '}
-            <Link href={`${BASE}/integrations/${encodeURIComponent(data.name)}/secrets`}>Manage the secrets of {data.name}</Link>
+            <Link href={`${BASE}/integrations/${encodeURIComponent(data.name)}/secrets`}>
+              Manage the secrets of {data.name}
+            </Link>
           </p>
         </section>
       )}
       <IntegrationInstallations name={data.name} />
-      {data.status === 'ready' ? <InstallForm integration={data} /> : <p>Fix the problems above to install this integration.</p>}
+      {data.status === 'ready' ? (
+        <InstallForm integration={data} />
+      ) : (
+        <p>Fix the problems above to install this integration.</p>
+      )}
       <p>
-        <Link href={`${BASE}/events?integration=${encodeURIComponent(data.name)}`}>Open the event log of {data.name}</Link>
+        <Link href={`${BASE}/events?integration=${encodeURIComponent(data.name)}`}>
+          Open the event log of {data.name}
+        </Link>
       </p>
     </section>
   );
 }
 
 function IntegrationInstallations(props: { name: string }) {
-  const { data, error } = useLoad(() => api.get<Page<Installation>>(`/v1/installations?integration=${encodeURIComponent(props.name)}&limit=50`), [props.name]);
+  const { data, error } = useLoad(
+    () => api.get<Page<Installation>>(`/v1/installations?integration=${encodeURIComponent(props.name)}&limit=50`),
+    [props.name],
+  );
   return (
     <section class="panel">
       <h2>Installations</h2>
@@ -238,7 +286,14 @@ function InstallForm(props: { integration: IntegrationDetail }) {
     }
   };
 
-  const input = (id: string, label: string, value: string, set: (value: string) => void, field: string, hint?: string) => (
+  const input = (
+    id: string,
+    label: string,
+    value: string,
+    set: (value: string) => void,
+    field: string,
+    hint?: string,
+  ) => (
     <div class="field">
       <label for={id}>{label}</label>
       <input
@@ -247,7 +302,9 @@ function InstallForm(props: { integration: IntegrationDetail }) {
         value={value}
         required
         aria-invalid={errors.has(field) ? 'true' : undefined}
-        aria-describedby={[hint ? `${id}-hint` : '', errors.has(field) ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined}
+        aria-describedby={
+          [hint ? `${id}-hint` : '', errors.has(field) ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined
+        }
         onInput={(event) => set((event.currentTarget as HTMLInputElement).value)}
       />
       {hint ? (
@@ -263,32 +320,64 @@ function InstallForm(props: { integration: IntegrationDetail }) {
     <section class="panel">
       <h2>Install {integration.title ?? integration.name}</h2>
       <form onSubmit={submit} noValidate>
-        {input('install-organization', 'Organization', organization, setOrganization, 'organization', 'An organization id or subdomain of the platform data (for example acme).')}
+        {input(
+          'install-organization',
+          'Organization',
+          organization,
+          setOrganization,
+          'organization',
+          'An organization id or subdomain of the platform data (for example acme).',
+        )}
         <fieldset>
           <legend>Install into</legend>
           {(['organization', 'space', 'site'] as const).map((value) => (
             <label key={value} class="inline">
-              <input type="radio" name="target" value={value} checked={target === value} onChange={() => setTarget(value)} /> {value === 'organization' ? 'The whole organization' : value === 'space' ? 'A space' : 'A site'}
+              <input
+                type="radio"
+                name="target"
+                value={value}
+                checked={target === value}
+                onChange={() => setTarget(value)}
+              />{' '}
+              {value === 'organization' ? 'The whole organization' : value === 'space' ? 'A space' : 'A site'}
             </label>
           ))}
           <FieldError id="install-target-error" messages={errors.get('target')} />
         </fieldset>
-        {target === 'space' ? input('install-space', 'Space id', space, setSpace, 'space', 'For example space_acme_docs.') : null}
+        {target === 'space'
+          ? input('install-space', 'Space id', space, setSpace, 'space', 'For example space_acme_docs.')
+          : null}
         {target === 'site' ? input('install-site', 'Site id', site, setSite, 'site', 'For example site_acme.') : null}
         {target === 'organization' ? (
           <fieldset>
             <legend>Spaces it may reach</legend>
             <label class="inline">
-              <input type="radio" name="selection" checked={selection === 'all'} onChange={() => setSelection('all')} /> All spaces of the organization
+              <input type="radio" name="selection" checked={selection === 'all'} onChange={() => setSelection('all')} />
+              {' All spaces of the organization'}
             </label>
             <label class="inline">
-              <input type="radio" name="selection" checked={selection === 'list'} onChange={() => setSelection('list')} /> Only these spaces
+              <input
+                type="radio"
+                name="selection"
+                checked={selection === 'list'}
+                onChange={() => setSelection('list')}
+              />{' '}
+              Only these spaces
             </label>
-            {selection === 'list' ? input('install-spaces', 'Space ids (comma-separated)', spaces, setSpaces, 'space_selection') : null}
+            {selection === 'list'
+              ? input('install-spaces', 'Space ids (comma-separated)', spaces, setSpaces, 'space_selection')
+              : null}
           </fieldset>
         ) : null}
         {integration.visibility === 'unlisted'
-          ? input('install-link', 'Install link', installLink, setInstallLink, 'installLink', 'Needed when the organization is not the one that publishes the integration.')
+          ? input(
+              'install-link',
+              'Install link',
+              installLink,
+              setInstallLink,
+              'installLink',
+              'Needed when the organization is not the one that publishes the integration.',
+            )
           : null}
         <ErrorAlert error={error} context="Could not install" />
         <button type="submit" class="primary" disabled={busy}>

@@ -12,7 +12,9 @@ export function IntegrationsPage() {
   return (
     <section>
       <h1 tabIndex={-1}>Integrations</h1>
-      <p class="lead">Everything the host loaded from its integration folders, plus the built-in webhook integration.</p>
+      <p class="lead">
+        Everything the host loaded from its integration folders, plus the built-in webhook integration.
+      </p>
       <ErrorAlert error={error} context="Could not list the integrations" />
       {loading && !data ? <p role="status">Loading…</p> : null}
       {data ? (
@@ -31,17 +33,41 @@ export function IntegrationsPage() {
             {data.items.map((integration) => (
               <tr key={integration.name}>
                 <td>
-                  <Link href={`${BASE}/integrations/${encodeURIComponent(integration.name)}`}>{integration.title ?? integration.name}</Link>
+                  <Link href={`${BASE}/integrations/${encodeURIComponent(integration.name)}`}>
+                    {integration.title ?? integration.name}
+                  </Link>
                   <div class="sub mono">{integration.name}</div>
                   {integration.description ? <div class="sub">{integration.description}</div> : null}
-                  {integration.errors?.length ? <Problems title={`${integration.errors.length} problem${integration.errors.length === 1 ? '' : 's'}`} items={integration.errors} compact /> : null}
+                  {integration.errors?.length ? (
+                    <Problems
+                      title={`${integration.errors.length} problem${integration.errors.length === 1 ? '' : 's'}`}
+                      items={integration.errors}
+                      compact
+                    />
+                  ) : null}
                 </td>
                 <td>
                   <StatusBadge status={integration.status} />
                 </td>
                 <td>{integration.visibility ?? '—'}</td>
-                <td>{integration.scopes?.length ? <ul class="tags">{integration.scopes.map((scope) => <li key={scope} class="mono">{scope}</li>)}</ul> : 'none'}</td>
-                <td>{integration.blocks?.length ? integration.blocks.map((block) => block.title || block.id).join(', ') : '—'}</td>
+                <td>
+                  {integration.scopes?.length ? (
+                    <ul class="tags">
+                      {integration.scopes.map((scope) => (
+                        <li key={scope} class="mono">
+                          {scope}
+                        </li>
+                      ))}
+                    </ul>
+                  ) : (
+                    'none'
+                  )}
+                </td>
+                <td>
+                  {integration.blocks?.length
+                    ? integration.blocks.map((block) => block.title || block.id).join(', ')
+                    : '—'}
+                </td>
               </tr>
             ))}
           </tbody>

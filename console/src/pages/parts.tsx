@@ -3,7 +3,12 @@ import type { ConfigurationSchema, Installation } from '../api/types.ts';
 import { parseProblem } from '../ui/format.ts';
 
 export function StatusBadge(props: { status: string }) {
-  const tone = props.status === 'ready' || props.status === 'active' || props.status === 'succeeded' ? 'good' : props.status === 'invalid' || props.status === 'failed' ? 'bad' : 'wait';
+  const tone =
+    props.status === 'ready' || props.status === 'active' || props.status === 'succeeded'
+      ? 'good'
+      : props.status === 'invalid' || props.status === 'failed'
+        ? 'bad'
+        : 'wait';
   return <span class={`badge badge-${tone}`}>{props.status}</span>;
 }
 
@@ -53,7 +58,11 @@ export function isSet(value: unknown): boolean {
 }
 
 /** Why an installation is pending: the required properties without a value, by title. */
-export function pendingReasons(installation: Installation, schema: ConfigurationSchema | undefined, builtinWebhook: boolean): string[] {
+export function pendingReasons(
+  installation: Installation,
+  schema: ConfigurationSchema | undefined,
+  builtinWebhook: boolean,
+): string[] {
   if (builtinWebhook) {
     const missing: string[] = [];
     if (!isSet(installation.configuration.url)) missing.push('URL');
@@ -63,9 +72,12 @@ export function pendingReasons(installation: Installation, schema: Configuration
   }
   const required = schema?.required ?? [];
   return required
-    .filter((name) => !isSet(Object.hasOwn(installation.configuration, name) ? installation.configuration[name] : undefined))
+    .filter(
+      (name) => !isSet(Object.hasOwn(installation.configuration, name) ? installation.configuration[name] : undefined),
+    )
     .map((name) => {
-      const property = schema?.properties && Object.hasOwn(schema.properties, name) ? schema.properties[name] : undefined;
+      const property =
+        schema?.properties && Object.hasOwn(schema.properties, name) ? schema.properties[name] : undefined;
       const title = property?.title || name;
       return property?.type === 'button' ? `${title} (not connected yet)` : title;
     });

@@ -12,12 +12,20 @@ import { InstallationHeader, loadInstallation } from './installation.tsx';
 
 const OTHER = '\u0000other';
 
+const actionName = (action: unknown): string => String((action as { action?: unknown }).action);
+
 interface Rendered {
   element: unknown;
   props: Record<string, unknown>;
 }
 
-function ContentKitView(props: { element: unknown; busy: boolean; stateRef: { current: Record<string, unknown> }; onAction(action: Record<string, unknown>): void; onStateChange(): void }) {
+function ContentKitView(props: {
+  element: unknown;
+  busy: boolean;
+  stateRef: { current: Record<string, unknown> };
+  onAction(action: Record<string, unknown>): void;
+  onStateChange(): void;
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!box.current) return;
@@ -37,11 +45,17 @@ function ContentKitView(props: { element: unknown; busy: boolean; stateRef: { cu
 }
 
 /** What the platform would do for one of ContentKit's default actions. */
-function PlatformAction(props: { action: Record<string, unknown>; onOpenModal(componentId: string, props: Record<string, unknown>): void }) {
+function PlatformAction(props: {
+  action: Record<string, unknown>;
+  onOpenModal(componentId: string, props: Record<string, unknown>): void;
+}) {
   const { action } = props;
   const name = String(action.action);
   const url = typeof action.url === 'string' ? safeHttpUrl(action.url) : null;
-  const modalProps = typeof action.props === 'object' && action.props !== null && !Array.isArray(action.props) ? (action.props as Record<string, unknown>) : {};
+  const modalProps =
+    typeof action.props === 'object' && action.props !== null && !Array.isArray(action.props)
+      ? (action.props as Record<string, unknown>)
+      : {};
   return (
     <div class="alert alert-info" role="status">
       <p class="alert-title">{`The component asked the platform for “${name}”`}</p>
@@ -104,7 +118,7 @@ export function PreviewPage(props: { id: string }) {
         setStateText(JSON.stringify(stateRef.current, null, 2));
         setRendered({ element: answer.element, props: answer.props ?? {} });
         setCompleted(null);
-        setLastRender(`${body.action ? `Action “${String((body.action as { action?: unknown }).action)}” handled` : 'Rendered'} in ${ms} ms.`);
+        setLastRender(`${body.action ? `Action “${actionName(body.action)}” handled` : 'Rendered'} in ${ms} ms.`);
       }
     } catch (caught) {
       setError(caught);
@@ -145,9 +159,18 @@ export function PreviewPage(props: { id: string }) {
     if (!rendered) return;
     const name = String(action.action);
     setPlatformAction(null);
-    if (name === '@editor.node.updateProps' && typeof action.props === 'object' && action.props !== null && !Array.isArray(action.props)) {
+    if (
+      name === '@editor.node.updateProps' &&
+      typeof action.props === 'object' &&
+      action.props !== null &&
+      !Array.isArray(action.props)
+    ) {
       // The platform stores the new props on the node and renders again with them.
-      void send({ componentId: componentIdRef.current, props: action.props as Record<string, unknown>, state: stateRef.current });
+      void send({
+        componentId: componentIdRef.current,
+        props: action.props as Record<string, unknown>,
+        state: stateRef.current,
+      });
       return;
     }
     if (name.startsWith('@')) {
@@ -176,7 +199,11 @@ export function PreviewPage(props: { id: string }) {
       <form class="preview-form" onSubmit={renderFresh}>
         <div class="field">
           <label for="preview-component">Component</label>
-          <select id="preview-component" value={selected} onChange={(event) => setChoice((event.currentTarget as HTMLSelectElement).value)}>
+          <select
+            id="preview-component"
+            value={selected}
+            onChange={(event) => setChoice((event.currentTarget as HTMLSelectElement).value)}
+          >
             {blocks.map((block) => (
               <option key={block.id} value={block.id}>
                 {`${block.title || block.id} (${block.id})`}
@@ -188,7 +215,12 @@ export function PreviewPage(props: { id: string }) {
         {selected === OTHER ? (
           <div class="field">
             <label for="preview-component-id">Component id</label>
-            <input id="preview-component-id" type="text" value={otherId} onInput={(event) => setOtherId((event.currentTarget as HTMLInputElement).value)} />
+            <input
+              id="preview-component-id"
+              type="text"
+              value={otherId}
+              onInput={(event) => setOtherId((event.currentTarget as HTMLInputElement).value)}
+            />
             <p class="hint">The componentId given to createComponent in the integration’s script.</p>
           </div>
         ) : null}
@@ -220,7 +252,13 @@ export function PreviewPage(props: { id: string }) {
       {rendered ? (
         <section class="panel preview-output" aria-label="Rendered component">
           <h2>Output</h2>
-          <ContentKitView element={rendered.element} busy={busy} stateRef={stateRef} onAction={act} onStateChange={() => setStateText(JSON.stringify(stateRef.current, null, 2))} />
+          <ContentKitView
+            element={rendered.element}
+            busy={busy}
+            stateRef={stateRef}
+            onAction={act}
+            onStateChange={() => setStateText(JSON.stringify(stateRef.current, null, 2))}
+          />
           <h3>State</h3>
           {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: tests find the pane by this label */}
           <pre class="state" aria-label="Component state">

@@ -33,7 +33,10 @@ function chooseName(setName: (name: string) => void, name: string): void {
 }
 
 export function SecretsPage(props: { name: string }) {
-  const loaded = useLoad(() => api.get<IntegrationSecrets>(`/v1/integrations/${segment(props.name)}/secrets`), [props.name]);
+  const loaded = useLoad(
+    () => api.get<IntegrationSecrets>(`/v1/integrations/${segment(props.name)}/secrets`),
+    [props.name],
+  );
   const [name, setName] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
@@ -41,7 +44,8 @@ export function SecretsPage(props: { name: string }) {
 
   const crumbs = (
     <p class="crumbs">
-      <Link href={`${BASE}/integrations`}>Integrations</Link> / <Link href={`${BASE}/integrations/${encodeURIComponent(props.name)}`}>{props.name}</Link> / Secrets
+      <Link href={`${BASE}/integrations`}>Integrations</Link> /{' '}
+      <Link href={`${BASE}/integrations/${encodeURIComponent(props.name)}`}>{props.name}</Link> / Secrets
     </p>
   );
   if (loaded.error && !data) {
@@ -74,13 +78,14 @@ export function SecretsPage(props: { name: string }) {
         Secrets of {data.integration} <StatusBadge status={data.status} />
       </h1>
       <p class="lead">
-        A value stored here is encrypted in the host’s database, shared by every host on it, and used in place of the environment variable the manifest
-        names. It is write-only: nothing shows it again. A change reaches the integration’s next request, without a restart.
+        A value stored here is encrypted in the host’s database, shared by every host on it, and used in place of the
+        environment variable the manifest names. It is write-only: nothing shows it again. A change reaches the
+        integration’s next request, without a restart.
       </p>
       {data.key.configured ? null : (
         <Notice tone="warning">
-          This host has no secrets key, so it cannot store a value. Set <code>HOST_SECRETS_KEYS</code> (<code>npm run secrets -- new-key</code> prints one) for every
-          host and restart them.
+          This host has no secrets key, so it cannot store a value. Set <code>HOST_SECRETS_KEYS</code> (
+          <code>npm run secrets -- new-key</code> prints one) for every host and restart them.
         </Notice>
       )}
       {notice ? <Notice tone="success">{notice}</Notice> : null}
@@ -114,7 +119,11 @@ export function SecretsPage(props: { name: string }) {
                         </button>
                       </>
                     ) : null}
-                    {entry.command ? <p class="hint">or on the host: <code>{entry.command}</code></p> : null}
+                    {entry.command ? (
+                      <p class="hint">
+                        or on the host: <code>{entry.command}</code>
+                      </p>
+                    ) : null}
                   </td>
                 </tr>
               ))}
@@ -151,17 +160,25 @@ export function SecretsPage(props: { name: string }) {
                     {secret.keyId}
                     {secret.readable ? null : <p class="field-error">cannot be decrypted here: {secret.problem}</p>}
                   </td>
-                  <td class="mono">{secret.usedBy.length > 0 ? secret.usedBy.join(', ') : <span class="sub">no manifest secret</span>}</td>
+                  <td class="mono">
+                    {secret.usedBy.length > 0 ? secret.usedBy.join(', ') : <span class="sub">no manifest secret</span>}
+                  </td>
                   <td>
                     {data.key.configured ? (
                       <button type="button" onClick={() => chooseName(setName, secret.name)}>
                         Replace
                       </button>
                     ) : null}{' '}
-                    <ConfirmButton label="Remove" title={`Remove ${secret.name}?`} confirmLabel="Remove" danger onConfirm={() => void remove(secret)}>
+                    <ConfirmButton
+                      label="Remove"
+                      title={`Remove ${secret.name}?`}
+                      confirmLabel="Remove"
+                      danger
+                      onConfirm={() => void remove(secret)}
+                    >
                       <p>
-                        {data.integration} loses this value on its next request; if the manifest reads it and the host’s environment does not provide it, the
-                        integration stops serving until it is stored again.
+                        {data.integration} loses this value on its next request; if the manifest reads it and the host’s
+                        environment does not provide it, the integration stops serving until it is stored again.
                       </p>
                     </ConfirmButton>
                   </td>
@@ -188,7 +205,12 @@ export function SecretsPage(props: { name: string }) {
   );
 }
 
-function StoreForm(props: { integration: string; name: string; onName(name: string): void; onStored(message: string): Promise<void> }) {
+function StoreForm(props: {
+  integration: string;
+  name: string;
+  onName(name: string): void;
+  onStored(message: string): Promise<void>;
+}) {
   const [value, setValue] = useState('');
   const [multiline, setMultiline] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -200,10 +222,16 @@ function StoreForm(props: { integration: string; name: string; onName(name: stri
     setBusy(true);
     setError(null);
     try {
-      const stored = await api.put<StoredSecret & { integrationStatus: string }>(`/v1/integrations/${segment(props.integration)}/secrets/${segment(props.name.trim())}`, { value });
+      const stored = await api.put<StoredSecret & { integrationStatus: string }>(
+        `/v1/integrations/${segment(props.integration)}/secrets/${segment(props.name.trim())}`,
+        { value },
+      );
       // The value leaves the page with the request: nothing keeps it.
       setValue('');
-      await props.onStored(`Stored ${stored.name} (key ${stored.keyId}). ${props.integration} is ${stored.integrationStatus}; its next request uses the new value.`);
+      await props.onStored(
+        `Stored ${stored.name} (key ${stored.keyId}). ${props.integration} ` +
+          `is ${stored.integrationStatus}; its next request uses the new value.`,
+      );
     } catch (caught) {
       setError(caught);
     } finally {
@@ -211,7 +239,8 @@ function StoreForm(props: { integration: string; name: string; onName(name: stri
     }
   };
 
-  const described = (id: string, field: string) => [`${id}-hint`, errors.has(field) ? `${id}-error` : ''].filter(Boolean).join(' ');
+  const described = (id: string, field: string) =>
+    [`${id}-hint`, errors.has(field) ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
     <section class="panel">
       <h2>Store a secret</h2>
@@ -230,7 +259,8 @@ function StoreForm(props: { integration: string; name: string; onName(name: stri
             onInput={(event) => props.onName((event.currentTarget as HTMLInputElement).value)}
           />
           <p class="hint" id="secret-name-hint">
-            The variable the manifest names in <code>{'${{ env.NAME }}'}</code>, for example <code>GITHUBCOPILOT_APP_ID</code>.
+            The variable the manifest names in <code>{'${{ env.NAME }}'}</code>, for example{' '}
+            <code>GITHUBCOPILOT_APP_ID</code>.
           </p>
           <FieldError id="secret-name-error" messages={errors.get('name')} />
         </div>
@@ -263,10 +293,20 @@ function StoreForm(props: { integration: string; name: string; onName(name: stri
           <FieldError id="secret-value-error" messages={errors.get('value')} />
         </div>
         <div class="field field-checkbox">
-          <input id="secret-multiline" type="checkbox" checked={multiline} onChange={(event) => setMultiline((event.currentTarget as HTMLInputElement).checked)} />
-          <label for="secret-multiline">Multi-line value (a PEM key); the text you type is shown while you type it</label>
+          <input
+            id="secret-multiline"
+            type="checkbox"
+            checked={multiline}
+            onChange={(event) => setMultiline((event.currentTarget as HTMLInputElement).checked)}
+          />
+          <label for="secret-multiline">
+            Multi-line value (a PEM key); the text you type is shown while you type it
+          </label>
         </div>
-        <ErrorAlert error={errors.unmatched.length > 0 || errors.size === 0 ? error : null} context="Could not store the secret" />
+        <ErrorAlert
+          error={errors.unmatched.length > 0 || errors.size === 0 ? error : null}
+          context="Could not store the secret"
+        />
         <button type="submit" class="primary" disabled={busy}>
           {busy ? 'Storing…' : 'Store'}
         </button>

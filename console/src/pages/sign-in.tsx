@@ -16,7 +16,17 @@ export function SignInPage(props: { message?: string; onSignedIn(session: Sessio
     try {
       props.onSignedIn(await signIn(token.trim()));
     } catch (caught) {
-      setError(caught instanceof ApiError && caught.status === 403 ? new ApiError(403, caught.code, 'That admin token is not valid. Use the token `npm run host` printed, or HOST_ADMIN_TOKEN.', [], caught.requestId) : caught);
+      setError(
+        caught instanceof ApiError && caught.status === 403
+          ? new ApiError(
+              403,
+              caught.code,
+              'That admin token is not valid. Use the token `npm run host` printed, or HOST_ADMIN_TOKEN.',
+              [],
+              caught.requestId,
+            )
+          : caught,
+      );
     } finally {
       setBusy(false);
     }

@@ -16,7 +16,9 @@ export function WebhookConfigForm(props: { installation: Installation; onSaved(n
   const { installation } = props;
   const configured = installation.configuration;
   const [url, setUrl] = useState(typeof configured.url === 'string' ? configured.url : '');
-  const [events, setEvents] = useState<string[]>(Array.isArray(configured.events) ? configured.events.filter((e): e is string => typeof e === 'string') : []);
+  const [events, setEvents] = useState<string[]>(
+    Array.isArray(configured.events) ? configured.events.filter((e): e is string => typeof e === 'string') : [],
+  );
   const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -29,7 +31,10 @@ export function WebhookConfigForm(props: { installation: Installation; onSaved(n
     setError(null);
     setSaved(null);
     try {
-      const next = await api.patch<Installation>(`/v1/installations/${segment(installation.id)}/configuration`, { url: url.trim() === '' ? null : url.trim(), events: events.length === 0 ? null : events });
+      const next = await api.patch<Installation>(`/v1/installations/${segment(installation.id)}/configuration`, {
+        url: url.trim() === '' ? null : url.trim(),
+        events: events.length === 0 ? null : events,
+      });
       setSaved(`Saved. The installation is ${next.status}.`);
       props.onSaved(next);
     } catch (caught) {
@@ -59,7 +64,10 @@ export function WebhookConfigForm(props: { installation: Installation; onSaved(n
         </p>
         <FieldError id="webhook-url-error" messages={errors.get('url')} />
       </div>
-      <fieldset class={errors.has('events') ? 'invalid' : ''} aria-describedby={errors.has('events') ? 'webhook-events-error' : undefined}>
+      <fieldset
+        class={errors.has('events') ? 'invalid' : ''}
+        aria-describedby={errors.has('events') ? 'webhook-events-error' : undefined}
+      >
         <legend>
           Events to forward<span class="required"> (required)</span>
         </legend>
@@ -70,7 +78,9 @@ export function WebhookConfigForm(props: { installation: Installation; onSaved(n
               checked={events.includes(choice)}
               onChange={(event) => {
                 const checked = (event.currentTarget as HTMLInputElement).checked;
-                setEvents((previous) => (checked ? [...previous.filter((e) => e !== choice), choice] : previous.filter((e) => e !== choice)));
+                setEvents((previous) =>
+                  checked ? [...previous.filter((e) => e !== choice), choice] : previous.filter((e) => e !== choice),
+                );
               }}
             />{' '}
             <span class="mono">{choice}</span>

@@ -4,10 +4,20 @@ import { ApiError } from '../api/client.ts';
 
 export function describeError(error: unknown): { title: string; message: string; meta: string | null } {
   if (error instanceof ApiError) {
-    const meta = [error.status > 0 ? `HTTP ${error.status}` : null, error.code, error.requestId ? `request ${error.requestId}` : null].filter(Boolean).join(' · ');
+    const meta = [
+      error.status > 0 ? `HTTP ${error.status}` : null,
+      error.code,
+      error.requestId ? `request ${error.requestId}` : null,
+    ]
+      .filter(Boolean)
+      .join(' · ');
     return { title: titleFor(error), message: error.message, meta };
   }
-  return { title: 'Something went wrong in the console', message: error instanceof Error ? error.message : String(error), meta: null };
+  return {
+    title: 'Something went wrong in the console',
+    message: error instanceof Error ? error.message : String(error),
+    meta: null,
+  };
 }
 
 function titleFor(error: ApiError): string {

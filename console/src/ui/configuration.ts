@@ -12,6 +12,15 @@ export function propertySchema(level: ConfigurationLevel | undefined): Configura
  * The configuration schema that applies to an installation, as the host chooses it
  * (docs/installations.md): organization → account, space → space (else site), site → site.
  */
-export function schemaFor(configurations: IntegrationDetail['configurations'], target: string): ConfigurationSchema | undefined {
-  return propertySchema(target === 'organization' ? configurations?.account : target === 'space' ? (configurations?.space ?? configurations?.site) : configurations?.site);
+export function schemaFor(
+  configurations: IntegrationDetail['configurations'],
+  target: string,
+): ConfigurationSchema | undefined {
+  return propertySchema(
+    target === 'organization'
+      ? configurations?.account
+      : target === 'space'
+        ? (configurations?.space ?? configurations?.site)
+        : configurations?.site,
+  );
 }

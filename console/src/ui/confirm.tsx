@@ -20,7 +20,13 @@ export function ConfirmButton(props: {
   };
   return (
     <>
-      <button type="button" ref={opener} class={props.danger ? 'danger' : undefined} disabled={props.disabled} onClick={() => dialog.current?.showModal()}>
+      <button
+        type="button"
+        ref={opener}
+        class={props.danger ? 'danger' : undefined}
+        disabled={props.disabled}
+        onClick={() => dialog.current?.showModal()}
+      >
         {props.label}
       </button>
       <dialog ref={dialog} aria-labelledby={undefined} class="confirm" onCancel={() => opener.current?.focus()}>

@@ -20,7 +20,14 @@ export function CopyField(props: { label: string; value: string; secret?: boolea
     <div class="copy-field">
       <label for={id}>{props.label}</label>
       <div class="copy-row">
-        <input id={id} type="text" readOnly value={props.value} class={props.secret ? 'mono secret' : 'mono'} onFocus={(event) => (event.currentTarget as HTMLInputElement).select()} />
+        <input
+          id={id}
+          type="text"
+          readOnly
+          value={props.value}
+          class={props.secret ? 'mono secret' : 'mono'}
+          onFocus={(event) => (event.currentTarget as HTMLInputElement).select()}
+        />
         <button type="button" onClick={copy}>
           Copy
         </button>

@@ -38,9 +38,17 @@ export function statusClass(status: number): 'ok' | 'client' | 'server' {
   return 'ok';
 }
 
-export function targetOf(installation: { target: string; space?: string; site?: string; space_selection?: 'all' | string[] }): string {
+export function targetOf(installation: {
+  target: string;
+  space?: string;
+  site?: string;
+  space_selection?: 'all' | string[];
+}): string {
   if (installation.target === 'space') return `space ${installation.space ?? '?'}`;
   if (installation.target === 'site') return `site ${installation.site ?? '?'}`;
   const selection = installation.space_selection;
-  return `organization (${selection === undefined || selection === 'all' ? 'all spaces' : `spaces: ${selection.join(', ')}`})`;
+  return (
+    `organization ` +
+    `(${selection === undefined || selection === 'all' ? 'all spaces' : `spaces: ${selection.join(', ')}`})`
+  );
 }

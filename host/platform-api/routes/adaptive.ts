@@ -27,6 +27,9 @@ export const adaptiveRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/sites/:site/adaptive',
     scope: 'site:adaptive:write',
     resource: site,
-    handle: async ({ params, body, deps }) => ({ status: 200, body: await deps.platform.putAdaptive(params.site, validateClaimsBody(body).claims) }),
+    handle: async ({ params, body, deps }) => ({
+      status: 200,
+      body: await deps.platform.putAdaptive(params.site, validateClaimsBody(body).claims),
+    }),
   },
 ];

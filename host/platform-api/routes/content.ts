@@ -27,15 +27,29 @@ const validatePageBody = compileBodyValidator<{ title?: string; markdown: string
  * what integrations write through the API is bounded, however many requests they make. Checked
  * before the write (concurrent writes can pass it by at most their own size each).
  */
-async function checkSpaceQuota(deps: PlatformApiDeps, spaceId: string, pageId: string, markdownChars: number): Promise<void> {
+async function checkSpaceQuota(
+  deps: PlatformApiDeps,
+  spaceId: string,
+  pageId: string,
+  markdownChars: number,
+): Promise<void> {
   const { maxPagesPerSpace, maxSpaceContentBytes } = deps.quotas;
-  const [usage, existing] = await Promise.all([deps.platform.spaceContentUsage(spaceId), deps.platform.getPage(spaceId, pageId)]);
+  const [usage, existing] = await Promise.all([
+    deps.platform.spaceContentUsage(spaceId),
+    deps.platform.getPage(spaceId, pageId),
+  ]);
   if (existing === undefined && usage.pages >= maxPagesPerSpace) {
-    throw new HostError('ERR_QUOTA_EXCEEDED', `space "${spaceId}" already holds ${maxPagesPerSpace} pages, the most it may`);
+    throw new HostError(
+      'ERR_QUOTA_EXCEEDED',
+      `space "${spaceId}" already holds ${maxPagesPerSpace} pages, the most it may`,
+    );
   }
   const after = usage.markdownChars - (existing?.markdown.length ?? 0) + markdownChars;
   if (after > maxSpaceContentBytes) {
-    throw new HostError('ERR_QUOTA_EXCEEDED', `space "${spaceId}" would hold ${after} characters of Markdown, more than its ${maxSpaceContentBytes}`);
+    throw new HostError(
+      'ERR_QUOTA_EXCEEDED',
+      `space "${spaceId}" would hold ${after} characters of Markdown, more than its ${maxSpaceContentBytes}`,
+    );
   }
 }
 
@@ -48,7 +62,11 @@ export const contentRoutes: ApiRoute<PlatformApiDeps>[] = [
     // The platform's `{ spaceId, items }` keep their meaning; GitBook's Revision fields sit beside them.
     handle: async ({ params, deps }) => ({
       status: 200,
-      body: { ...(await currentRevisionAnswer(deps, params.space)), spaceId: params.space, items: await deps.platform.listPages(params.space) },
+      body: {
+        ...(await currentRevisionAnswer(deps, params.space)),
+        spaceId: params.space,
+        items: await deps.platform.listPages(params.space),
+      },
     }),
   },
   {
@@ -56,7 +74,10 @@ export const contentRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/spaces/:space/content/pages/:page',
     scope: 'space:content:read',
     resource: space,
-    handle: async ({ params, deps }) => ({ status: 200, body: found(await deps.platform.getPage(params.space, params.page), `page "${params.page}"`) }),
+    handle: async ({ params, deps }) => ({
+      status: 200,
+      body: found(await deps.platform.getPage(params.space, params.page), `page "${params.page}"`),
+    }),
   },
   {
     method: 'PUT',

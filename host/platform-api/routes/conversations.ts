@@ -53,7 +53,11 @@ export const conversationRoutes: ApiRoute<PlatformApiDeps>[] = [
       const chars = JSON.stringify(input.messages).length;
       const usage = await deps.platform.conversationUsage(installationOf(caller).id);
       if (usage.chars + chars > deps.quotas.maxConversationBytesPerInstallation) {
-        throw new HostError('ERR_QUOTA_EXCEEDED', `this installation's conversations would hold ${usage.chars + chars} characters, more than its ${deps.quotas.maxConversationBytesPerInstallation}`);
+        throw new HostError(
+          'ERR_QUOTA_EXCEEDED',
+          `this installation's conversations would hold ${usage.chars + chars} ` +
+            `characters, more than its ${deps.quotas.maxConversationBytesPerInstallation}`,
+        );
       }
       const record = await deps.platform.recordConversation({
         organization: installationOf(caller).organization,
@@ -62,7 +66,17 @@ export const conversationRoutes: ApiRoute<PlatformApiDeps>[] = [
         siteId: input.siteId ?? null,
         messages: input.messages,
       });
-      return { status: 201, body: { id: record.id, organization: record.organization, spaceId: record.spaceId, siteId: record.siteId, messages: record.messages.length, createdAt: record.createdAt } };
+      return {
+        status: 201,
+        body: {
+          id: record.id,
+          organization: record.organization,
+          spaceId: record.spaceId,
+          siteId: record.siteId,
+          messages: record.messages.length,
+          createdAt: record.createdAt,
+        },
+      };
     },
   },
 ];

@@ -11,7 +11,11 @@ import { HostError } from '../../common/errors.ts';
 import { found } from './params.ts';
 
 // No options yet; an empty object (or no body) is accepted so clients can send `{}`.
-const validateSyncBody = compileBodyValidator<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} });
+const validateSyncBody = compileBodyValidator<Record<string, never>>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {},
+});
 
 const TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?(Z|[+-]\\d{2}:\\d{2})$';
 const text = (maxLength: number) => ({ type: 'string', maxLength }) as const;
@@ -27,12 +31,24 @@ const REPOSITORY_FIELDS = {
   timestamp: { type: 'string', pattern: TIMESTAMP, failureMessage: 'must be an ISO 8601 date-time' },
   force: { type: 'boolean' },
   standalone: { type: 'boolean' },
-  gitInfo: { type: 'object', additionalProperties: false, properties: { provider: { type: 'string', enum: ['github', 'gitlab'] }, url: text(2048) } },
+  gitInfo: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { provider: { type: 'string', enum: ['github', 'gitlab'] }, url: text(2048) },
+  },
 } as const;
 
-type RepositoryBody = Omit<GitRepositoryRequest, 'credentials' | 'revision'> & { repoCacheID?: string; gitInfo?: unknown };
+type RepositoryBody = Omit<GitRepositoryRequest, 'credentials' | 'revision'> & {
+  repoCacheID?: string;
+  gitInfo?: unknown;
+};
 
-const validateImport = compileBodyValidator<RepositoryBody>({ type: 'object', additionalProperties: false, required: ['url', 'ref'], properties: REPOSITORY_FIELDS });
+const validateImport = compileBodyValidator<RepositoryBody>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['url', 'ref'],
+  properties: REPOSITORY_FIELDS,
+});
 const validateExport = compileBodyValidator<RepositoryBody & { commitMessage: string }>({
   type: 'object',
   additionalProperties: false,
@@ -68,10 +84,13 @@ function withoutCredentials(value: string): { url: string; credentials: boolean;
 function recordedRequest(body: RepositoryBody & { commitMessage?: string }): GitRepositoryRequest {
   const repository = withoutCredentials(body.url);
   if (repository === undefined || !REPOSITORY_SCHEMES.has(repository.scheme)) {
-    throw new HostError('ERR_VALIDATION', 'url must be the absolute URL of the repository (https, http, ssh or git)', [{ pointer: '/url', message: 'must be an absolute https, http, ssh or git URL' }]);
+    throw new HostError('ERR_VALIDATION', 'url must be the absolute URL of the repository (https, http, ssh or git)', [
+      { pointer: '/url', message: 'must be an absolute https, http, ssh or git URL' },
+    ]);
   }
   // The prefixes are kept as given unless they parse as URLs, which then lose any credentials too.
-  const prefix = (value: string | undefined) => (value === undefined ? {} : { value: withoutCredentials(value)?.url ?? value });
+  const prefix = (value: string | undefined) =>
+    value === undefined ? {} : { value: withoutCredentials(value)?.url ?? value };
   const tree = prefix(body.repoTreeURL);
   const commit = prefix(body.repoCommitURL);
   return {
@@ -88,10 +107,20 @@ function recordedRequest(body: RepositoryBody & { commitMessage?: string }): Git
   };
 }
 
-async function recordRepositoryRequest(deps: PlatformApiDeps, spaceId: string, installationId: string, kind: 'import' | 'export', request: GitRepositoryRequest): Promise<void> {
+async function recordRepositoryRequest(
+  deps: PlatformApiDeps,
+  spaceId: string,
+  installationId: string,
+  kind: 'import' | 'export',
+  request: GitRepositoryRequest,
+): Promise<void> {
   const record = await deps.platform.recordGitRequest(spaceId, installationId, kind, request);
   const revision = request.revision === undefined ? '' : ` of revision ${request.revision}`;
-  deps.log.info(`git ${kind}${revision} for space ${spaceId} requested by installation ${installationId}: ${request.url} ${request.ref}, recorded as ${record.id} (no Git runs on this host)`);
+  deps.log.info(
+    `git ${kind}${revision} for space ${spaceId} requested by ` +
+      `installation ${installationId}: ${request.url} ${request.ref}, recorded as ${record.id} (no ` +
+      `Git runs on this host)`,
+  );
 }
 
 const space = (params: Record<string, string>) => ({ kind: 'space', id: params.space }) as const;
@@ -127,8 +156,14 @@ export const gitRoutes: ApiRoute<PlatformApiDeps>[] = [
     resource: space,
     async handle({ params, body, caller, deps }) {
       const request = recordedRequest(validateExport(body));
-      const current = found(await deps.platform.getCurrentRevision(params.space), `current revision of space "${params.space}"`);
-      await recordRepositoryRequest(deps, params.space, installationOf(caller).id, 'export', { ...request, revision: current.id });
+      const current = found(
+        await deps.platform.getCurrentRevision(params.space),
+        `current revision of space "${params.space}"`,
+      );
+      await recordRepositoryRequest(deps, params.space, installationOf(caller).id, 'export', {
+        ...request,
+        revision: current.id,
+      });
       return { status: 204 };
     },
   },

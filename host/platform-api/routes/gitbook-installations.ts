@@ -17,7 +17,10 @@ const DEFAULT_PAGE = 100;
 const MAX_PAGE = 100;
 const EXTERNAL_ID = { type: 'string', minLength: 1, maxLength: 512 } as const;
 const EXTERNAL_IDS = { type: 'array', maxItems: 5, items: EXTERNAL_ID } as const;
-const NOT_BY_INTEGRATION = { not: {}, failureMessage: "is chosen by the organization's admin when installing, not by the integration" };
+const NOT_BY_INTEGRATION = {
+  not: {},
+  failureMessage: "is chosen by the organization's admin when installing, not by the integration",
+};
 
 interface InstallationUpdate {
   configuration?: Record<string, unknown>;
@@ -28,7 +31,12 @@ interface InstallationUpdate {
 const validateInstallationUpdate = compileBodyValidator<InstallationUpdate>({
   type: 'object',
   additionalProperties: false,
-  properties: { configuration: { type: 'object' }, externalIds: EXTERNAL_IDS, space_selection: NOT_BY_INTEGRATION, site_selection: NOT_BY_INTEGRATION },
+  properties: {
+    configuration: { type: 'object' },
+    externalIds: EXTERNAL_IDS,
+    space_selection: NOT_BY_INTEGRATION,
+    site_selection: NOT_BY_INTEGRATION,
+  },
 });
 // GitBook's UpdateIntegrationSpaceInstallation / UpdateIntegrationSiteInstallation.
 const validateContentUpdate = compileBodyValidator<InstallationUpdate>({
@@ -38,9 +46,24 @@ const validateContentUpdate = compileBodyValidator<InstallationUpdate>({
 });
 
 const integration = (params: Record<string, string>) => ({ kind: 'integration', name: params.name }) as const;
-const installation = (params: Record<string, string>) => ({ kind: 'installation', name: params.name, id: params.id }) as const;
-const spaceInstallation = (params: Record<string, string>) => ({ kind: 'content-installation', name: params.name, id: params.id, content: 'space', contentId: params.space }) as const;
-const siteInstallation = (params: Record<string, string>) => ({ kind: 'content-installation', name: params.name, id: params.id, content: 'site', contentId: params.site }) as const;
+const installation = (params: Record<string, string>) =>
+  ({ kind: 'installation', name: params.name, id: params.id }) as const;
+const spaceInstallation = (params: Record<string, string>) =>
+  ({
+    kind: 'content-installation',
+    name: params.name,
+    id: params.id,
+    content: 'space',
+    contentId: params.space,
+  }) as const;
+const siteInstallation = (params: Record<string, string>) =>
+  ({
+    kind: 'content-installation',
+    name: params.name,
+    id: params.id,
+    content: 'site',
+    contentId: params.site,
+  }) as const;
 
 function target(context: RouteContext<PlatformApiDeps>): Installation {
   if (context.target === undefined) throw new HostError('ERR_INTERNAL', 'route ran without its resolved installation');
@@ -51,16 +74,27 @@ function target(context: RouteContext<PlatformApiDeps>): Installation {
 function readPage(query: URLSearchParams): number {
   const raw = query.get('page');
   if (raw === null) return 0;
-  if (!/^(0|[1-9]\d{0,8})$/.test(raw)) throw new HostError('ERR_VALIDATION', 'page is not one this API handed out', [{ pointer: '/page', message: 'is invalid' }]);
+  if (!/^(0|[1-9]\d{0,8})$/.test(raw))
+    throw new HostError('ERR_VALIDATION', 'page is not one this API handed out', [
+      { pointer: '/page', message: 'is invalid' },
+    ]);
   return Number(raw);
 }
 
 /** GitBook's `List`: `items`, `count`, and `next.page` while more follow. */
-function page<T>(all: T[], query: URLSearchParams, shape: (item: T) => Record<string, unknown>): Record<string, unknown> {
+function page<T>(
+  all: T[],
+  query: URLSearchParams,
+  shape: (item: T) => Record<string, unknown>,
+): Record<string, unknown> {
   const limit = readLimit(query, DEFAULT_PAGE, MAX_PAGE);
   const offset = readPage(query);
   const items = all.slice(offset, offset + limit).map(shape);
-  return { items, count: all.length, ...(offset + limit < all.length ? { next: { page: String(offset + limit) } } : {}) };
+  return {
+    items,
+    count: all.length,
+    ...(offset + limit < all.length ? { next: { page: String(offset + limit) } } : {}),
+  };
 }
 
 function byExternalId(query: URLSearchParams): (installation: Installation) => boolean {
@@ -69,9 +103,18 @@ function byExternalId(query: URLSearchParams): (installation: Installation) => b
 }
 
 /** The space or site installations of an integration the caller may see, optionally under one parent. */
-async function contentInstallations(context: RouteContext<PlatformApiDeps>, kind: 'space' | 'site', parent?: Installation): Promise<Installation[]> {
-  const all = parent !== undefined ? await context.deps.installations.children(parent.id) : await context.deps.gitbook.listInstallations(context.caller.integration.name);
-  return all.filter((candidate) => candidate.target === kind && reaches(context.caller, candidate)).filter(byExternalId(context.query));
+async function contentInstallations(
+  context: RouteContext<PlatformApiDeps>,
+  kind: 'space' | 'site',
+  parent?: Installation,
+): Promise<Installation[]> {
+  const all =
+    parent !== undefined
+      ? await context.deps.installations.children(parent.id)
+      : await context.deps.gitbook.listInstallations(context.caller.integration.name);
+  return all
+    .filter((candidate) => candidate.target === kind && reaches(context.caller, candidate))
+    .filter(byExternalId(context.query));
 }
 
 function contentShape(context: RouteContext<PlatformApiDeps>) {
@@ -94,9 +137,15 @@ export const gitbookInstallationRoutes: ApiRoute<PlatformApiDeps>[] = [
       const own = context.caller.installation;
       // An installation token lists the organization installation it belongs to; the integration token all of them.
       const all = (await context.deps.gitbook.listInstallations(context.caller.integration.name)).filter(
-        (candidate) => candidate.target === 'organization' && (own === undefined || candidate.id === (own.parent ?? own.id)),
+        (candidate) =>
+          candidate.target === 'organization' && (own === undefined || candidate.id === (own.parent ?? own.id)),
       );
-      return { status: 200, body: page(all.filter(byExternalId(context.query)), context.query, (one) => gitbookInstallation(context.deps.gitbook.shapes, one)) };
+      return {
+        status: 200,
+        body: page(all.filter(byExternalId(context.query)), context.query, (one) =>
+          gitbookInstallation(context.deps.gitbook.shapes, one),
+        ),
+      };
     },
   },
   {
@@ -130,43 +179,73 @@ export const gitbookInstallationRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/integrations/:name/installations/:id/spaces',
     scope: null,
     resource: installation,
-    handle: async (context) => ({ status: 200, body: page(await contentInstallations(context, 'space', target(context)), context.query, contentShape(context)) }),
+    handle: async (context) => ({
+      status: 200,
+      body: page(await contentInstallations(context, 'space', target(context)), context.query, contentShape(context)),
+    }),
   },
   {
     method: 'GET',
     pattern: '/v1/integrations/:name/installations/:id/sites',
     scope: null,
     resource: installation,
-    handle: async (context) => ({ status: 200, body: page(await contentInstallations(context, 'site', target(context)), context.query, contentShape(context)) }),
+    handle: async (context) => ({
+      status: 200,
+      body: page(await contentInstallations(context, 'site', target(context)), context.query, contentShape(context)),
+    }),
   },
   {
     method: 'GET',
     pattern: '/v1/integrations/:name/installations/:id/spaces/:space',
     scope: null,
     resource: spaceInstallation,
-    handle: (context) => ({ status: 200, body: gitbookContentInstallation(context.deps.gitbook.shapes, target(context)) }),
+    handle: (context) => ({
+      status: 200,
+      body: gitbookContentInstallation(context.deps.gitbook.shapes, target(context)),
+    }),
   },
-  { method: 'PATCH', pattern: '/v1/integrations/:name/installations/:id/spaces/:space', scope: null, resource: spaceInstallation, handle: updateContent },
+  {
+    method: 'PATCH',
+    pattern: '/v1/integrations/:name/installations/:id/spaces/:space',
+    scope: null,
+    resource: spaceInstallation,
+    handle: updateContent,
+  },
   {
     method: 'GET',
     pattern: '/v1/integrations/:name/installations/:id/sites/:site',
     scope: null,
     resource: siteInstallation,
-    handle: (context) => ({ status: 200, body: gitbookContentInstallation(context.deps.gitbook.shapes, target(context)) }),
+    handle: (context) => ({
+      status: 200,
+      body: gitbookContentInstallation(context.deps.gitbook.shapes, target(context)),
+    }),
   },
-  { method: 'PATCH', pattern: '/v1/integrations/:name/installations/:id/sites/:site', scope: null, resource: siteInstallation, handle: updateContent },
+  {
+    method: 'PATCH',
+    pattern: '/v1/integrations/:name/installations/:id/sites/:site',
+    scope: null,
+    resource: siteInstallation,
+    handle: updateContent,
+  },
   {
     method: 'GET',
     pattern: '/v1/integrations/:name/spaces',
     scope: null,
     resource: integration,
-    handle: async (context) => ({ status: 200, body: page(await contentInstallations(context, 'space'), context.query, contentShape(context)) }),
+    handle: async (context) => ({
+      status: 200,
+      body: page(await contentInstallations(context, 'space'), context.query, contentShape(context)),
+    }),
   },
   {
     method: 'GET',
     pattern: '/v1/integrations/:name/sites',
     scope: null,
     resource: integration,
-    handle: async (context) => ({ status: 200, body: page(await contentInstallations(context, 'site'), context.query, contentShape(context)) }),
+    handle: async (context) => ({
+      status: 200,
+      body: page(await contentInstallations(context, 'site'), context.query, contentShape(context)),
+    }),
   },
 ];

@@ -12,14 +12,21 @@ import type { PlatformApiDeps } from '../deps.ts';
 import { found } from './params.ts';
 
 const organization = (params: Record<string, string>) => ({ kind: 'organization-id', id: params.org }) as const;
-const site = (params: Record<string, string>) => ({ kind: 'organization-site', organization: params.org, site: params.site }) as const;
+const site = (params: Record<string, string>) =>
+  ({ kind: 'organization-site', organization: params.org, site: params.site }) as const;
 
 // GitBook's body: `{ jsonSchema }`, a JSON Schema of the claims (SiteAdaptiveJSONSchema; kept as sent).
 const validateSchemaBody = compileBodyValidator<{ jsonSchema: Record<string, unknown> }>({
   type: 'object',
   additionalProperties: false,
   required: ['jsonSchema'],
-  properties: { jsonSchema: { type: 'object', required: ['type', 'properties'], properties: { type: { const: 'object' }, properties: { type: 'object' } } } },
+  properties: {
+    jsonSchema: {
+      type: 'object',
+      required: ['type', 'properties'],
+      properties: { type: { const: 'object' }, properties: { type: 'object' } },
+    },
+  },
 });
 
 function schemaAnswer(schema: { jsonSchema: Record<string, unknown>; updatedAt: string }) {
@@ -32,7 +39,13 @@ export const gitbookOrgRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/orgs/:org',
     scope: null,
     resource: organization,
-    handle: ({ params, deps }) => ({ status: 200, body: gitbookOrganization(deps.gitbook.baseUrl, found(deps.gitbook.organization(params.org), `organization "${params.org}"`)) }),
+    handle: ({ params, deps }) => ({
+      status: 200,
+      body: gitbookOrganization(
+        deps.gitbook.baseUrl,
+        found(deps.gitbook.organization(params.org), `organization "${params.org}"`),
+      ),
+    }),
   },
   {
     method: 'GET',
@@ -41,8 +54,14 @@ export const gitbookOrgRoutes: ApiRoute<PlatformApiDeps>[] = [
     resource: site,
     async handle({ params, deps }) {
       const record = found(await deps.platform.getSite(params.site), `site "${params.site}"`);
-      const [claims, schema] = await Promise.all([deps.platform.getAdaptive(params.site), deps.platform.getAdaptiveSchema(params.site)]);
-      return { status: 200, body: gitbookSite(deps.gitbook.baseUrl, record, Object.keys(claims.claims).length > 0 || schema !== undefined) };
+      const [claims, schema] = await Promise.all([
+        deps.platform.getAdaptive(params.site),
+        deps.platform.getAdaptiveSchema(params.site),
+      ]);
+      return {
+        status: 200,
+        body: gitbookSite(deps.gitbook.baseUrl, record, Object.keys(claims.claims).length > 0 || schema !== undefined),
+      };
     },
   },
   {
@@ -52,7 +71,8 @@ export const gitbookOrgRoutes: ApiRoute<PlatformApiDeps>[] = [
     resource: site,
     async handle({ params, deps }) {
       const schema = await deps.platform.getAdaptiveSchema(params.site);
-      if (schema === undefined) throw new HostError('ERR_NOT_FOUND', `site "${params.site}" has no adaptive schema yet`);
+      if (schema === undefined)
+        throw new HostError('ERR_NOT_FOUND', `site "${params.site}" has no adaptive schema yet`);
       return { status: 200, body: schemaAnswer(schema) };
     },
   },
@@ -61,6 +81,9 @@ export const gitbookOrgRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/orgs/:org/sites/:site/adaptive-schema',
     scope: 'site:adaptive:write',
     resource: site,
-    handle: async ({ params, body, deps }) => ({ status: 200, body: schemaAnswer(await deps.platform.putAdaptiveSchema(params.site, validateSchemaBody(body).jsonSchema)) }),
+    handle: async ({ params, body, deps }) => ({
+      status: 200,
+      body: schemaAnswer(await deps.platform.putAdaptiveSchema(params.site, validateSchemaBody(body).jsonSchema)),
+    }),
   },
 ];

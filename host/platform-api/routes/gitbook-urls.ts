@@ -20,7 +20,8 @@ export const gitbookUrlRoutes: ApiRoute<PlatformApiDeps>[] = [
     resource: () => ({ kind: 'organization' }),
     async handle({ query, caller, deps }) {
       const url = query.get('url');
-      if (url === null || url === '') throw new HostError('ERR_VALIDATION', 'url is required', [{ pointer: '/url', message: 'is required' }]);
+      if (url === null || url === '')
+        throw new HostError('ERR_VALIDATION', 'url is required', [{ pointer: '/url', message: 'is required' }]);
       const nothing = new HostError('ERR_NOT_FOUND', `no content of this platform at ${url.slice(0, 200)}`);
       const location = contentLocationOf(deps.gitbook.baseUrl, url);
       if (location === undefined) throw nothing;
@@ -28,7 +29,10 @@ export const gitbookUrlRoutes: ApiRoute<PlatformApiDeps>[] = [
       await authorize(caller, null, { kind: 'space', id: location.space }, checks).catch((error: unknown) => {
         throw error instanceof HostError && error.code === 'ERR_NOT_FOUND' ? nothing : error;
       });
-      const space = await spaceAnswer(deps, found(await deps.platform.getSpace(location.space), `space "${location.space}"`));
+      const space = await spaceAnswer(
+        deps,
+        found(await deps.platform.getSpace(location.space), `space "${location.space}"`),
+      );
       if (location.page === undefined) {
         // A revision's URL names the space it belongs to, when it is one of the space's.
         if (location.revision !== undefined) await revisionOf(deps, location.space, location.revision);
@@ -36,7 +40,10 @@ export const gitbookUrlRoutes: ApiRoute<PlatformApiDeps>[] = [
       }
       // A page is content: the caller needs the content scope for it too.
       await authorize(caller, 'space:content:read', { kind: 'space', id: location.space }, checks);
-      const revision = location.revision === undefined ? await currentOf(deps, location.space) : await revisionOf(deps, location.space, location.revision);
+      const revision =
+        location.revision === undefined
+          ? await currentOf(deps, location.space)
+          : await revisionOf(deps, location.space, location.revision);
       return { status: 200, body: { space, page: await pageAnswer(deps, revision, location.page, 'id') } };
     },
   },

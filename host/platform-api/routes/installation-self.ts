@@ -11,7 +11,8 @@ const own = () => ({ kind: 'own-installation' }) as const;
 
 function objectBody(context: RouteContext<PlatformApiDeps>): Record<string, unknown> {
   const body = context.body;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HostError('ERR_VALIDATION', 'request body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new HostError('ERR_VALIDATION', 'request body must be a JSON object');
   return body as Record<string, unknown>;
 }
 
@@ -36,7 +37,9 @@ export const installationSelfRoutes: ApiRoute<PlatformApiDeps>[] = [
     async handle(context) {
       const { state } = objectBody(context);
       if (typeof state !== 'string' || state === '') {
-        throw new HostError('ERR_VALIDATION', 'state is required', [{ pointer: '/state', message: 'must be a non-empty string' }]);
+        throw new HostError('ERR_VALIDATION', 'state is required', [
+          { pointer: '/state', message: 'must be a non-empty string' },
+        ]);
       }
       await context.deps.oauthStates.consume(installationOf(context.caller).id, state);
       return { status: 204 };
@@ -47,6 +50,9 @@ export const installationSelfRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/installation/configuration',
     scope: null,
     resource: own,
-    handle: async (context) => ({ status: 200, body: await context.deps.updateOwnConfiguration(installationOf(context.caller).id, objectBody(context)) }),
+    handle: async (context) => ({
+      status: 200,
+      body: await context.deps.updateOwnConfiguration(installationOf(context.caller).id, objectBody(context)),
+    }),
   },
 ];

@@ -47,8 +47,11 @@ function parseSpec(spec: Record<string, unknown> | string): unknown {
 function checkSpec(spec: Record<string, unknown> | string): void {
   const document = parseSpec(spec);
   const isObject = typeof document === 'object' && document !== null && !Array.isArray(document);
-  const version = isObject ? ((document as Record<string, unknown>).openapi ?? (document as Record<string, unknown>).swagger) : undefined;
-  if (typeof version !== 'string' || version === '') throw notASpec('must be an OpenAPI or Swagger document (with an "openapi" or "swagger" field)');
+  const version = isObject
+    ? ((document as Record<string, unknown>).openapi ?? (document as Record<string, unknown>).swagger)
+    : undefined;
+  if (typeof version !== 'string' || version === '')
+    throw notASpec('must be an OpenAPI or Swagger document (with an "openapi" or "swagger" field)');
 }
 
 export const openApiRoutes: ApiRoute<PlatformApiDeps>[] = [

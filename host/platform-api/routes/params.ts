@@ -8,7 +8,9 @@ const ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** An id the caller chooses (e.g. a new page's), held to the same rule as the seed's ids. */
 export function requireId(name: string, value: string): string {
   if (!ID.test(value)) {
-    throw new HostError('ERR_VALIDATION', `${name} must be 1-64 letters, digits, "_" or "-"`, [{ pointer: `/${name}`, message: 'must match ^[A-Za-z0-9_-]{1,64}$' }]);
+    throw new HostError('ERR_VALIDATION', `${name} must be 1-64 letters, digits, "_" or "-"`, [
+      { pointer: `/${name}`, message: 'must match ^[A-Za-z0-9_-]{1,64}$' },
+    ]);
   }
   return value;
 }
@@ -19,7 +21,9 @@ export function readLimit(query: URLSearchParams, fallback: number, max: number)
   if (raw === null) return fallback;
   const limit = Number(raw);
   if (!/^\d+$/.test(raw) || limit < 1 || limit > max) {
-    throw new HostError('ERR_VALIDATION', `limit must be an integer from 1 to ${max}`, [{ pointer: '/limit', message: `must be an integer from 1 to ${max}` }]);
+    throw new HostError('ERR_VALIDATION', `limit must be an integer from 1 to ${max}`, [
+      { pointer: '/limit', message: `must be an integer from 1 to ${max}` },
+    ]);
   }
   return limit;
 }
@@ -28,7 +32,10 @@ export function readLimit(query: URLSearchParams, fallback: number, max: number)
 export function readCursor(query: URLSearchParams): string | undefined {
   const raw = query.get('cursor');
   if (raw === null) return undefined;
-  if (!/^[1-9]\d{0,15}$/.test(raw)) throw new HostError('ERR_VALIDATION', 'cursor is not one this API handed out', [{ pointer: '/cursor', message: 'is invalid' }]);
+  if (!/^[1-9]\d{0,15}$/.test(raw))
+    throw new HostError('ERR_VALIDATION', 'cursor is not one this API handed out', [
+      { pointer: '/cursor', message: 'is invalid' },
+    ]);
   return raw;
 }
 

@@ -16,7 +16,10 @@ export const siteRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/sites/:site',
     scope: 'site:metadata:read',
     resource: site,
-    handle: async ({ params, deps }) => ({ status: 200, body: found(await deps.platform.getSite(params.site), `site "${params.site}"`) }),
+    handle: async ({ params, deps }) => ({
+      status: 200,
+      body: found(await deps.platform.getSite(params.site), `site "${params.site}"`),
+    }),
   },
   {
     method: 'GET',
@@ -26,7 +29,13 @@ export const siteRoutes: ApiRoute<PlatformApiDeps>[] = [
     async handle({ params, query, deps }) {
       const limit = readLimit(query, DEFAULT_VIEWS_PAGE, MAX_VIEWS_PAGE);
       const cursor = readCursor(query);
-      return { status: 200, body: { siteId: params.site, ...(await deps.platform.listSiteViews(params.site, { limit, ...(cursor ? { cursor } : {}) })) } };
+      return {
+        status: 200,
+        body: {
+          siteId: params.site,
+          ...(await deps.platform.listSiteViews(params.site, { limit, ...(cursor ? { cursor } : {}) })),
+        },
+      };
     },
   },
 ];

@@ -36,7 +36,10 @@ export const spaceRoutes: ApiRoute<PlatformApiDeps>[] = [
     pattern: '/v1/spaces/:space',
     scope: 'space:metadata:read',
     resource: space,
-    handle: async ({ params, deps }) => ({ status: 200, body: await spaceAnswer(deps, found(await deps.platform.getSpace(params.space), `space "${params.space}"`)) }),
+    handle: async ({ params, deps }) => ({
+      status: 200,
+      body: await spaceAnswer(deps, found(await deps.platform.getSpace(params.space), `space "${params.space}"`)),
+    }),
   },
   {
     method: 'PATCH',
@@ -45,7 +48,13 @@ export const spaceRoutes: ApiRoute<PlatformApiDeps>[] = [
     resource: space,
     async handle({ params, body, deps }) {
       const patch = validateSpacePatch(body);
-      return { status: 200, body: await spaceAnswer(deps, found(await deps.platform.updateSpace(params.space, patch), `space "${params.space}"`)) };
+      return {
+        status: 200,
+        body: await spaceAnswer(
+          deps,
+          found(await deps.platform.updateSpace(params.space, patch), `space "${params.space}"`),
+        ),
+      };
     },
   },
 ];

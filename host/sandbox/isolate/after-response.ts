@@ -39,7 +39,11 @@ export function followingBody(work: ResponseWork, live: Live, eventId: string, s
     maxBytes: work.limits.maxResponseBytes,
     deadlineMs: work.limits.streamTimeoutMs,
     onDeadline: () => {
-      work.hooks.lateLog([eventId], 'error', `the response body was still being produced after ${work.limits.streamTimeoutMs} ms: the isolate was reset`);
+      work.hooks.lateLog(
+        [eventId],
+        'error',
+        `the response body was still being produced after ${work.limits.streamTimeoutMs} ms: the isolate was reset`,
+      );
       if (work.current() === live) work.dispose('response body deadline passed');
     },
     done: () => {
@@ -54,7 +58,11 @@ export function drainAfterResponse(work: ResponseWork, live: Live, eventId: stri
   work.draining.add(eventId);
   const timer = setTimeout(() => {
     if (!work.draining.has(eventId) || work.current() !== live) return;
-    work.hooks.lateLog([eventId], 'error', `waitUntil work still running after ${work.limits.waitUntilTimeoutMs} ms: the isolate was reset`);
+    work.hooks.lateLog(
+      [eventId],
+      'error',
+      `waitUntil work still running after ${work.limits.waitUntilTimeoutMs} ms: the isolate was reset`,
+    );
     work.dispose('waitUntil deadline passed');
   }, work.limits.waitUntilTimeoutMs);
   const drained = live.drain.apply(undefined, [eventId], { arguments: { copy: true }, result: { promise: true } });

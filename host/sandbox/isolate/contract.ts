@@ -45,7 +45,10 @@ export interface IsolateHooks {
   lateLog(eventIds: string[], level: string, text: string): void;
   /** Its waitUntil work is over and nothing else is in flight: the integration is idle again. */
   onDrained?(): void;
-  /** A new isolate of this integration is up (first dispatch, or after a reset or eviction); `pooled` when its realm came from the warm pool. */
+  /**
+   * A new isolate of this integration is up (first dispatch, or after a reset or eviction); `pooled` when its realm
+   * came from the warm pool.
+   */
   onIsolateStart?(pooled: boolean): void;
   /** Rewrites bundle positions in a guest's log text into source positions (stack-map.ts). */
   mapText?(text: string): string;
@@ -88,15 +91,24 @@ export interface WireEnvelope {
   fetchBody: Uint8Array | null;
   /** A fetch event's request URL: parsed here once per isolate, so the runtime needs no hop for it. */
   requestUrl?: string;
-  /** This dispatch's deadline when the host gave one (what it left of its own; DispatchRequest), else limits.dispatchTimeoutMs. */
+  /**
+   * This dispatch's deadline when the host gave one (what it left of its own; DispatchRequest), else
+   * limits.dispatchTimeoutMs.
+   */
   deadlineMs?: number;
 }
-
 
 export interface Live {
   isolate: ivm.Isolate;
   context: ivm.Context;
-  dispatch: ivm.Reference<(eventJson: string, environmentJson: string | null, fetchBody: Uint8Array | null, parsedUrlsJson: string | null) => Promise<WireAnswer>>;
+  dispatch: ivm.Reference<
+    (
+      eventJson: string,
+      environmentJson: string | null,
+      fetchBody: Uint8Array | null,
+      parsedUrlsJson: string | null,
+    ) => Promise<WireAnswer>
+  >;
   drain: ivm.Reference<(eventId: string) => Promise<void>>;
   fireTimer: ivm.Reference<(id: number) => void>;
   pullBody: ivm.Reference<(id: number) => Promise<Uint8Array | null>>;
@@ -127,4 +139,5 @@ export interface RealmState {
 export const MEMORY_LIMIT_PATTERN = /memory limit/i;
 /** Work after a response is keyed by its event id, and a following body by the id and this suffix. */
 export const BODY_KEY_SUFFIX = ' body';
-export const eventOfWork = (key: string): string => (key.endsWith(BODY_KEY_SUFFIX) ? key.slice(0, -BODY_KEY_SUFFIX.length) : key);
+export const eventOfWork = (key: string): string =>
+  key.endsWith(BODY_KEY_SUFFIX) ? key.slice(0, -BODY_KEY_SUFFIX.length) : key;

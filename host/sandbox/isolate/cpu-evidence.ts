@@ -33,7 +33,13 @@ export class CpuEvidence {
    */
   takeHogReport(thresholdMs: number): number | null {
     const live = this.current();
-    if (live === null || live.isolate.isDisposed || this.hogReported || (this.inFlight.size === 0 && this.draining.size === 0)) return null;
+    if (
+      live === null ||
+      live.isolate.isDisposed ||
+      this.hogReported ||
+      (this.inFlight.size === 0 && this.draining.size === 0)
+    )
+      return null;
     let executedNs: bigint;
     try {
       executedNs = live.isolate.cpuTime;
@@ -83,7 +89,8 @@ export class CpuEvidence {
     this.executedReadingMs = 0;
     const live = this.current();
     try {
-      this.busySince = live !== null && !live.isolate.isDisposed ? { isolate: live.isolate, ns: live.isolate.cpuTime } : null;
+      this.busySince =
+        live !== null && !live.isolate.isDisposed ? { isolate: live.isolate, ns: live.isolate.cpuTime } : null;
     } catch {
       this.busySince = null;
     }

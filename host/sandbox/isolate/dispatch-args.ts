@@ -6,7 +6,10 @@ import type { UrlRecord } from '../../../sandbox-api/runtime/contract.ts';
 import * as primitives from '../../bridge/primitives.ts';
 import type { Live } from './contract.ts';
 
-/** Request URLs whose parsed record this isolate already holds (its URL cache keeps 512; a seed it lost costs only a hop). */
+/**
+ * Request URLs whose parsed record this isolate already holds (its URL cache keeps 512; a seed it lost costs only a
+ * hop).
+ */
 const MAX_SEEDED_URLS = 256;
 
 /**

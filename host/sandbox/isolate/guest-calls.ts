@@ -7,7 +7,14 @@ import type { FetchOutcome } from '../../bridge/fetch.ts';
 import type { FetchTable } from '../fetch-table.ts';
 import type { SandboxLimits } from '../messages.ts';
 import type { RealmOwner } from '../realm.ts';
-import { eventOfWork, MEMORY_LIMIT_PATTERN, type InFlight, type IsolateHooks, type Live, type RealmState } from './contract.ts';
+import {
+  eventOfWork,
+  MEMORY_LIMIT_PATTERN,
+  type InFlight,
+  type IsolateHooks,
+  type Live,
+  type RealmState,
+} from './contract.ts';
 import type { GuestLogs } from './guest-logs.ts';
 
 /** Fetches answered after their event ended, left pending in one isolate before it is reset. */
@@ -58,15 +65,23 @@ export class GuestCalls {
 
   /** This integration's side of a realm's per-integration primitives (the rest are pure: realm.ts). */
   owner(timers: Map<number, NodeJS.Timeout>, fetches: FetchTable, state: RealmState): RealmOwner {
-    const log = (level: LogLevel, text: string) => this.isolate.logs.recordLog(String(level), String(text), state.disposed);
+    const log = (level: LogLevel, text: string) =>
+      this.isolate.logs.recordLog(String(level), String(text), state.disposed);
     const fetch = async (request: BridgeRequest): Promise<BridgeResult<BridgeResponse>> => {
       // Per event at work: a dispatch, its waitUntil work and its streamed body are one event.
       const events = new Set([...this.inFlight].map((entry) => entry.eventId));
       for (const key of this.draining) events.add(eventOfWork(key));
       const allowance = this.limits.maxFetchesPerDispatch * Math.max(1, events.size);
       if (++this.fetchesInWindow > allowance) {
-        this.isolate.logs.warnOnce('fetch', `fetch refused: the limit of ${this.limits.maxFetchesPerDispatch} fetches per event was reached`);
-        return { ok: false, code: 'TypeError', message: `fetch limit reached (${this.limits.maxFetchesPerDispatch} per event)` };
+        this.isolate.logs.warnOnce(
+          'fetch',
+          `fetch refused: the limit of ${this.limits.maxFetchesPerDispatch} fetches per event was reached`,
+        );
+        return {
+          ok: false,
+          code: 'TypeError',
+          message: `fetch limit reached (${this.limits.maxFetchesPerDispatch} per event)`,
+        };
       }
       const signal = fetches.begin(request.id);
       if (signal === null) return { ok: false, code: 'TypeError', message: 'too many fetches open at once' };
@@ -126,9 +141,20 @@ export class GuestCalls {
    */
   private abandon(what: 'fetch' | 'crypto.subtle call' = 'fetch'): Promise<never> {
     this.abandonedCalls++;
-    if (this.abandonedCalls === 1) this.hooks.lateLog([], 'warn', `a ${what} answered after the integration finished its work (neither awaited nor passed to waitUntil): its result was dropped`);
+    if (this.abandonedCalls === 1)
+      this.hooks.lateLog(
+        [],
+        'warn',
+        `a ${what} answered after the integration finished its work (neither ` +
+          `awaited nor passed to waitUntil): its result was dropped`,
+      );
     if (this.abandonedCalls > MAX_ABANDONED_CALLS) {
-      this.hooks.lateLog([], 'warn', `more than ${MAX_ABANDONED_CALLS} fetches and crypto.subtle calls were abandoned after their events ended: the isolate was reset`);
+      this.hooks.lateLog(
+        [],
+        'warn',
+        `more than ${MAX_ABANDONED_CALLS} fetches and crypto.subtle calls were ` +
+          `abandoned after their events ended: the isolate was reset`,
+      );
       this.isolate.dispose('too many abandoned fetches');
     }
     return new Promise<never>(() => undefined);
@@ -143,11 +169,15 @@ export class GuestCalls {
       this.hooks.lateLog([], 'warn', `timer ${id} fired after the integration finished its work; dropped`);
       return;
     }
-    const fired = live.fireTimer.apply(undefined, [id], { arguments: { copy: true }, timeout: this.limits.dispatchTimeoutMs });
+    const fired = live.fireTimer.apply(undefined, [id], {
+      arguments: { copy: true },
+      timeout: this.limits.dispatchTimeoutMs,
+    });
     this.hooks.entered?.();
     fired.catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
-      if (MEMORY_LIMIT_PATTERN.test(message) || /timed out/i.test(message)) this.isolate.dispose(`timer callback: ${message}`);
+      if (MEMORY_LIMIT_PATTERN.test(message) || /timed out/i.test(message))
+        this.isolate.dispose(`timer callback: ${message}`);
     });
   }
 }

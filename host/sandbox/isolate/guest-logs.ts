@@ -19,7 +19,12 @@ export class GuestLogs {
   private readonly hooks: IsolateHooks;
 
   /** `inFlight` and `draining` are the isolate's own sets (read only here). */
-  constructor(inFlight: ReadonlySet<InFlight>, draining: ReadonlySet<string>, limits: SandboxLimits, hooks: IsolateHooks) {
+  constructor(
+    inFlight: ReadonlySet<InFlight>,
+    draining: ReadonlySet<string>,
+    limits: SandboxLimits,
+    hooks: IsolateHooks,
+  ) {
     this.inFlight = inFlight;
     this.draining = draining;
     this.limits = limits;
@@ -33,7 +38,13 @@ export class GuestLogs {
   }
 
   closeLogs(entry: InFlight): CapturedLog[] {
-    if (entry.droppedLogs > 0) entry.logs.push({ level: 'warn', text: `… ${entry.droppedLogs} more log lines dropped (limits: ${this.limits.maxLogLinesPerDispatch} lines, ${this.limits.maxLogBytesPerDispatch} bytes per event)` });
+    if (entry.droppedLogs > 0)
+      entry.logs.push({
+        level: 'warn',
+        text:
+          `… ${entry.droppedLogs} more log lines dropped (limits: ${this.limits.maxLogLinesPerDispatch} ` +
+          `lines, ${this.limits.maxLogBytesPerDispatch} bytes per event)`,
+      });
     entry.droppedLogs = 0;
     return entry.logs;
   }
@@ -42,7 +53,13 @@ export class GuestLogs {
   resetWindow(): void {
     this.warned.clear();
     if (this.lateDropped > 0) {
-      this.hooks.lateLog([], 'warn', `… ${this.lateDropped} more log lines dropped after the response (limits: ${this.limits.maxLogLinesPerDispatch} lines, ${this.limits.maxLogBytesPerDispatch} bytes per event)`);
+      this.hooks.lateLog(
+        [],
+        'warn',
+        `… ${this.lateDropped} more log lines dropped after the ` +
+          `response (limits: ${this.limits.maxLogLinesPerDispatch} ` +
+          `lines, ${this.limits.maxLogBytesPerDispatch} bytes per event)`,
+      );
     }
     this.lateLines = 0;
     this.lateBytes = 0;
@@ -59,7 +76,8 @@ export class GuestLogs {
     // Mapped first (so a stack trace is cut in the author's terms), then escaped before anything
     // else: control characters must not reach a terminal or a stored log.
     const safe = sanitizeLogText(this.hooks.mapText ? this.hooks.mapText(raw) : raw);
-    const line = safe.length > this.limits.maxLogLineBytes ? `${safe.slice(0, this.limits.maxLogLineBytes)}… [truncated]` : safe;
+    const line =
+      safe.length > this.limits.maxLogLineBytes ? `${safe.slice(0, this.limits.maxLogLineBytes)}… [truncated]` : safe;
     if (disposed || this.inFlight.size === 0 || !this.inFlightOfOneInstallation()) {
       // No dispatch in flight (waitUntil work), a disposed isolate's line (its events are over),
       // or several dispatches at once of different installations,
@@ -72,7 +90,11 @@ export class GuestLogs {
       }
       this.lateLines++;
       this.lateBytes += line.length;
-      const ids = disposed ? [] : this.inFlight.size === 0 ? [...new Set([...this.draining].map(eventOfWork))] : [...this.inFlight].map((entry) => entry.eventId);
+      const ids = disposed
+        ? []
+        : this.inFlight.size === 0
+          ? [...new Set([...this.draining].map(eventOfWork))]
+          : [...this.inFlight].map((entry) => entry.eventId);
       this.hooks.lateLog(ids, level, line);
       return;
     }

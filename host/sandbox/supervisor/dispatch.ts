@@ -72,7 +72,10 @@ export class Dispatch {
     return this.send(slot, message, envelope.environment, answerBy, budget);
   }
 
-  /** Whether the integration may run now: its previous verdict arrived, it is neither quarantined nor paused, and it is loaded. */
+  /**
+   * Whether the integration may run now: its previous verdict arrived, it is neither quarantined nor paused, and it is
+   * loaded.
+   */
   private async admit(integration: string, eventId: string, deadlineAt: number): Promise<void> {
     const { deadlines, ledger, breaker, lifecycle, routing } = this.units;
     // An earlier dispatch was answered at its deadline by the host before its worker's verdict
@@ -82,19 +85,35 @@ export class Dispatch {
     // for it only until its own deadline.
     const due = deadlines.verdictDue(integration);
     if (due !== undefined && !(await settledBy(due, deadlineAt))) {
-      throw deadlines.unsent(integration, eventId, 'the verdict on its previous request was still on its way from its sandbox worker');
+      throw deadlines.unsent(
+        integration,
+        eventId,
+        'the verdict on its previous request was still on its way from its sandbox worker',
+      );
     }
     if (ledger.isQuarantined(integration)) {
-      throw new HostError('ERR_INTEGRATION_QUARANTINED', `integration "${integration}" is quarantined after crashing its sandbox repeatedly; restart the host to lift it`);
+      throw new HostError(
+        'ERR_INTEGRATION_QUARANTINED',
+        `integration "${integration}" is quarantined after crashing ` +
+          `its sandbox repeatedly; restart the host to lift it`,
+      );
     }
     const pausedMs = breaker.retryAfterMs(integration);
     if (pausedMs > 0) {
-      throw new HostError('ERR_INTEGRATION_THROTTLED', `integration "${integration}" keeps running past its deadline and is paused; retry in ${Math.ceil(pausedMs / 1000)} s`);
+      throw new HostError(
+        'ERR_INTEGRATION_THROTTLED',
+        `integration "${integration}" keeps running past its deadline ` +
+          `and is paused; retry in ${Math.ceil(pausedMs / 1000)} s`,
+      );
     }
-    if (lifecycle.stopped || !routing.pins.has(integration)) throw new HostError('ERR_SANDBOX_UNAVAILABLE', `integration "${integration}" is not loaded`);
+    if (lifecycle.stopped || !routing.pins.has(integration))
+      throw new HostError('ERR_SANDBOX_UNAVAILABLE', `integration "${integration}" is not loaded`);
   }
 
-  /** Moves the integration before it runs where that is due: to room for its isolate, or back from a starving SCHED_IDLE worker. */
+  /**
+   * Moves the integration before it runs where that is due: to room for its isolate, or back from a starving
+   * SCHED_IDLE worker.
+   */
   private place(integration: string): void {
     const { routing, placement, ladder } = this.units;
     // A cold integration on a worker that is out of isolate memory starts where there is room.
@@ -116,12 +135,22 @@ export class Dispatch {
       if (now === current) break;
       current = now;
     }
-    if (lifecycle.stopped || current === undefined) throw new HostError('ERR_SANDBOX_UNAVAILABLE', 'the host is shutting down');
+    if (lifecycle.stopped || current === undefined)
+      throw new HostError('ERR_SANDBOX_UNAVAILABLE', 'the host is shutting down');
     return current;
   }
 
-  /** The dispatch message, with the environment's text unless the worker holds it already (when it is full, it first forgets them all). */
-  private dispatchMessage(slot: Slot, id: number, integration: string, envelope: Envelope, options: { stream?: boolean }): DispatchRequest {
+  /**
+   * The dispatch message, with the environment's text unless the worker holds it already (when it is full, it first
+   * forgets them all).
+   */
+  private dispatchMessage(
+    slot: Slot,
+    id: number,
+    integration: string,
+    envelope: Envelope,
+    options: { stream?: boolean },
+  ): DispatchRequest {
     const { event, fetchBody, environment } = envelope;
     const installationId = String(event.installationId ?? '');
     const requestUrl = event.request?.url;
@@ -150,20 +179,42 @@ export class Dispatch {
     };
   }
 
-  /** On an offenders' worker, what is left of the deadline for the worker; a request with too little left is never sent. */
-  private async offendersBudget(slot: Slot, integration: string, eventId: string, deadlineAt: number): Promise<number | undefined> {
+  /**
+   * On an offenders' worker, what is left of the deadline for the worker; a request with too little left is never
+   * sent.
+   */
+  private async offendersBudget(
+    slot: Slot,
+    integration: string,
+    eventId: string,
+    deadlineAt: number,
+  ): Promise<number | undefined> {
     if (slot.priority === 'normal') return undefined;
     const left = sendingBudget(deadlineAt, performance.now(), this.options.limits.dispatchTimeoutMs);
     if (left === null) {
       // Most of its deadline went on waiting (for a verdict, a restart): never sent, answered at the deadline.
       await untilMoment(deadlineAt);
-      throw this.units.deadlines.unsent(integration, eventId, `the host held the request: waiting for sandbox worker ${slot.index} (a verdict on its previous request, a restart) took more than half of it, so it was never sent`);
+      throw this.units.deadlines.unsent(
+        integration,
+        eventId,
+        `the host held the request: waiting for sandbox worker ${slot.index} (a verdict on its ` +
+          `previous request, a restart) took more than half of it, so it was never sent`,
+      );
     }
     return left;
   }
 
-  /** Sends the message with its answer pending, under the backstop (and the offenders' deadline when there is a budget). */
-  private send(slot: Slot, message: DispatchRequest, environment: Envelope['environment'], answerBy: number, budget: number | undefined): Promise<SupervisedOutcome> {
+  /**
+   * Sends the message with its answer pending, under the backstop (and the offenders' deadline when there is a
+   * budget).
+   */
+  private send(
+    slot: Slot,
+    message: DispatchRequest,
+    environment: Envelope['environment'],
+    answerBy: number,
+    budget: number | undefined,
+  ): Promise<SupervisedOutcome> {
     const { id, integration, eventId, environmentKey: key } = message;
     const { deadlines } = this.units;
     return new Promise<SupervisedOutcome>((resolve, reject) => {
@@ -183,10 +234,15 @@ export class Dispatch {
     if (pending === undefined) return;
     if (result.draining) slot.draining.add(pending.integration);
     else slot.draining.delete(pending.integration);
-    for (const line of result.logs) this.options.onLog({ integration: pending.integration, eventIds: [pending.eventId], ...line });
+    for (const line of result.logs)
+      this.options.onLog({ integration: pending.integration, eventIds: [pending.eventId], ...line });
     if (result.ok) {
       placement.started(slot.index, pending.integration);
-      const outcome: SupervisedOutcome = { response: result.response, logs: result.logs, durationMs: result.durationMs };
+      const outcome: SupervisedOutcome = {
+        response: result.response,
+        logs: result.logs,
+        durationMs: result.durationMs,
+      };
       if (result.streamed === true) outcome.body = answeredBody(slot, result.id);
       return pending.resolve(outcome);
     }
@@ -194,10 +250,17 @@ export class Dispatch {
       ladder.strike(pending.integration, 'exceeded its memory limit');
       ladder.demote(pending.integration, 'exceeded its memory limit', burnedCpu(result.executedMs), slot.index);
     }
-    if (result.failure === 'timeout' && !timeoutIsOffence(result)) deadlines.startTimeout(pending.integration, `sandbox worker ${slot.index} was still preparing its isolate`);
-    else if (result.failure === 'timeout') ladder.countTimeout(pending.integration, burnedCpu(result.executedMs), slot.index);
+    if (result.failure === 'timeout' && !timeoutIsOffence(result))
+      deadlines.startTimeout(pending.integration, `sandbox worker ${slot.index} was still preparing its isolate`);
+    else if (result.failure === 'timeout')
+      ladder.countTimeout(pending.integration, burnedCpu(result.executedMs), slot.index);
     // The worker's own measure of the dispatch travels with the error, as with a success.
-    pending.reject(Object.assign(FAILURE_ERRORS[result.failure](result.message), { logs: result.logs, durationMs: result.durationMs }));
+    pending.reject(
+      Object.assign(FAILURE_ERRORS[result.failure](result.message), {
+        logs: result.logs,
+        durationMs: result.durationMs,
+      }),
+    );
   }
 
   /** An environment's JSON text, made once per environment object (the dispatcher reuses them). */

@@ -61,21 +61,35 @@ export class HostDeadlines {
       outcome.body?.cancel();
       // The guest finished inside its own deadline as its worker counts it (from the dispatch's
       // arrival there), but after the host had answered: say so to its author; nothing is counted.
-      this.options.onLog({ integration: pending.integration, eventIds: [pending.eventId], level: 'warn', text: `its answer arrived ${Math.round(performance.now() - answeredAt)} ms after the host had answered 504 at its deadline of ${this.options.limits.dispatchTimeoutMs} ms: dropped` });
+      this.options.onLog({
+        integration: pending.integration,
+        eventIds: [pending.eventId],
+        level: 'warn',
+        text:
+          `its answer arrived ${Math.round(performance.now() - answeredAt)} ms after the host had ` +
+          `answered 504 at its deadline of ${this.options.limits.dispatchTimeoutMs} ms: dropped`,
+      });
       deliver({ logs: outcome.logs, durationMs: outcome.durationMs });
     };
     pending.reject = (error) => {
       const { logs, durationMs } = error as { logs?: unknown; durationMs?: unknown };
-      deliver({ logs: Array.isArray(logs) ? (logs as LateVerdict['logs']) : [], ...(typeof durationMs === 'number' ? { durationMs } : {}) });
+      deliver({
+        logs: Array.isArray(logs) ? (logs as LateVerdict['logs']) : [],
+        ...(typeof durationMs === 'number' ? { durationMs } : {}),
+      });
     };
     this.awaitVerdict(pending.integration, verdict);
     answer(Object.assign(this.timeoutError(), { logs: [], verdict }));
   }
 
-  /** Holds `integration`'s next dispatches until `verdict` (and any other still due) has arrived, or their own deadline passed. */
+  /**
+   * Holds `integration`'s next dispatches until `verdict` (and any other still due) has arrived, or their own deadline
+   * passed.
+   */
   private awaitVerdict(integration: string, verdict: Promise<unknown>): void {
     const earlier = this.verdictsDue.get(integration);
-    const all = earlier === undefined ? verdict.then(() => undefined) : Promise.all([earlier, verdict]).then(() => undefined);
+    const all =
+      earlier === undefined ? verdict.then(() => undefined) : Promise.all([earlier, verdict]).then(() => undefined);
     this.verdictsDue.set(integration, all);
     void all.then(() => {
       if (this.verdictsDue.get(integration) === all) this.verdictsDue.delete(integration);
@@ -86,8 +100,15 @@ export class HostDeadlines {
   abandon(slot: Slot, id: number): void {
     const pending = takePending(slot, id);
     if (pending === undefined) return;
-    const answered = pending.answered === true ? 'the host had answered 504 at the deadline; counted as a timeout' : 'answered 504 for it';
-    this.options.onNotice('warn', `sandbox worker ${slot.index} did not answer a dispatch of "${pending.integration}" within ${this.backstopMs} ms: ${answered}`);
+    const answered =
+      pending.answered === true
+        ? 'the host had answered 504 at the deadline; counted as a timeout'
+        : 'answered 504 for it';
+    this.options.onNotice(
+      'warn',
+      `sandbox worker ${slot.index} did not answer a dispatch of ` +
+        `"${pending.integration}" within ${this.backstopMs} ms: ${answered}`,
+    );
     post(slot, { type: 'abandon', id });
     this.countTimeout(pending.integration, false, slot.index);
     pending.reject(Object.assign(this.timeoutError(), { logs: [] }));
@@ -95,7 +116,10 @@ export class HostDeadlines {
 
   /** The 504 the host itself answers, at the deadline or at the backstop. */
   private timeoutError(): HostError {
-    return new HostError('ERR_SANDBOX_TIMEOUT', `the integration did not answer within ${this.options.limits.dispatchTimeoutMs} ms`);
+    return new HostError(
+      'ERR_SANDBOX_TIMEOUT',
+      `the integration did not answer within ${this.options.limits.dispatchTimeoutMs} ms`,
+    );
   }
 
   /**
@@ -108,7 +132,9 @@ export class HostDeadlines {
    */
   startTimeout(integration: string, why: string, eventId?: string): string {
     this.options.onCount?.('start_timeout', integration);
-    const text = `its deadline of ${this.options.limits.dispatchTimeoutMs} ms passed while ${why} (none of its code ran): answered 504, not counted as its timeout`;
+    const text =
+      `its deadline of ${this.options.limits.dispatchTimeoutMs} ms passed while ${why} ` +
+      `(none of its code ran): answered 504, not counted as its timeout`;
     this.options.onLog({ integration, eventIds: eventId === undefined ? [] : [eventId], level: 'warn', text });
     return text;
   }

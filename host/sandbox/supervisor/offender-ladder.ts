@@ -23,7 +23,14 @@ export class OffenderLadder {
   private readonly scheduling: OffenderScheduling;
   private readonly options: SupervisorOptions;
 
-  constructor(routing: Routing, lifecycle: WorkerLifecycle, ledger: CrashLedger, breaker: TimeoutBreaker, scheduling: OffenderScheduling, options: SupervisorOptions) {
+  constructor(
+    routing: Routing,
+    lifecycle: WorkerLifecycle,
+    ledger: CrashLedger,
+    breaker: TimeoutBreaker,
+    scheduling: OffenderScheduling,
+    options: SupervisorOptions,
+  ) {
     this.routing = routing;
     this.lifecycle = lifecycle;
     this.ledger = ledger;
@@ -70,15 +77,24 @@ export class OffenderLadder {
     if (offenderWorker === undefined || !this.routing.bundles.has(integration)) return;
     // Only CPU burnt on the offenders' worker itself sends it further: one offence on a regular
     // worker can be reported twice (the hog sampler, then the deadline), or arrive after the move.
-    // While the machine has no CPU to spare, or SCHED_IDLE starved lately, it would be silenced there: it stays at nice 19.
-    const target = demotionTarget(this.tierOf(integration), cpuEvidence && from === offenderWorker, this.schedIdleWorker !== undefined && !this.scheduling.machineSaturated && !this.scheduling.schedIdleStarved);
+    // While the machine has no CPU to spare, or SCHED_IDLE starved lately, it would be silenced there: it stays at nice
+    // 19.
+    const target = demotionTarget(
+      this.tierOf(integration),
+      cpuEvidence && from === offenderWorker,
+      this.schedIdleWorker !== undefined && !this.scheduling.machineSaturated && !this.scheduling.schedIdleStarved,
+    );
     if (target === 'nice19') {
       this.routing.move(integration, offenderWorker);
       this.options.onNotice('warn', `integration "${integration}" ${why}: moved to the low-priority sandbox worker`);
       this.options.onCount?.('demotion', integration);
     } else if (target === 'sched-idle') {
       this.routing.move(integration, this.schedIdleWorker!);
-      this.options.onNotice('warn', `integration "${integration}" ${why} and burned CPU again on the low-priority worker: moved to the idle-priority (SCHED_IDLE) sandbox worker`);
+      this.options.onNotice(
+        'warn',
+        `integration "${integration}" ${why} and burned CPU again on the ` +
+          `low-priority worker: moved to the idle-priority (SCHED_IDLE) sandbox worker`,
+      );
       this.options.onCount?.('sched_idle_demotion', integration);
     }
   }
@@ -89,9 +105,17 @@ export class OffenderLadder {
    * to nice 19 (a share, if small). Burning CPU there again sends it back down once the hold is over.
    */
   returnIfStarved(integration: string, pinned: number): void {
-    if (pinned === this.schedIdleWorker && this.scheduling.schedIdleStarved && !this.routing.inFlight(pinned, integration)) {
+    if (
+      pinned === this.schedIdleWorker &&
+      this.scheduling.schedIdleStarved &&
+      !this.routing.inFlight(pinned, integration)
+    ) {
       this.routing.move(integration, this.routing.offenderWorker!);
-      this.options.onNotice('warn', `the SCHED_IDLE sandbox worker got no CPU while it had work (the machine has none to spare): "${integration}" moved back to the low-priority (nice 19) worker`);
+      this.options.onNotice(
+        'warn',
+        `the SCHED_IDLE sandbox worker got no CPU while it had work (the machine has none to ` +
+          `spare): "${integration}" moved back to the low-priority (nice 19) worker`,
+      );
       this.options.onCount?.('sched_idle_return', integration);
     }
   }
@@ -103,9 +127,14 @@ export class OffenderLadder {
   schedIdleUnavailable(slot: Slot, problem: string): void {
     if (!this.schedIdleAvailable || this.routing.slots.get(slot.index) !== slot) return;
     this.schedIdleAvailable = false;
-    this.options.onNotice('warn', `SCHED_IDLE is not available (${problem}): offenders that keep burning CPU stay on the nice-19 sandbox worker, where a spinning one can still delay its neighbours' wake-ups by a time slice`);
+    this.options.onNotice(
+      'warn',
+      `SCHED_IDLE is not available (${problem}): offenders that keep burning CPU stay on the nice-19 ` +
+        `sandbox worker, where a spinning one can still delay its neighbours' wake-ups by a time slice`,
+    );
     this.routing.slots.delete(slot.index);
-    for (const [integration, pinned] of [...this.routing.pins]) if (pinned === slot.index) this.routing.move(integration, this.routing.offenderWorker!);
+    for (const [integration, pinned] of [...this.routing.pins])
+      if (pinned === slot.index) this.routing.move(integration, this.routing.offenderWorker!);
     void stopSlot(slot, 'the SCHED_IDLE worker was retired');
   }
 
@@ -132,7 +161,12 @@ export class OffenderLadder {
       this.demote(culprit, 'was alone at work when its sandbox worker died', false, slot.index);
     } else if (suspects.size > 1) {
       // Any of them could have done it: none is struck, each is watched alone from now on.
-      this.options.onNotice('warn', `the crash of sandbox worker ${slot.index} cannot be pinned on one of ${[...suspects].join(', ')}: none is counted against, each runs alone for a while`);
+      this.options.onNotice(
+        'warn',
+        `the crash of sandbox worker ${slot.index} cannot be pinned on one ` +
+          `of ${[...suspects].join(', ')}: none is counted against, each runs alone for a ` +
+          `while`,
+      );
       for (const integration of suspects) this.isolateSuspect(integration);
     }
     return true;
@@ -141,7 +175,11 @@ export class OffenderLadder {
   strike(integration: string, what: string): void {
     if (this.ledger.record(integration)) {
       this.options.onCount?.('quarantine', integration);
-      this.options.onNotice('error', `integration "${integration}" ${what} ${this.options.crashesBeforeQuarantine} times within ${this.options.crashWindowMs / 1000} s: quarantined until the host restarts`);
+      this.options.onNotice(
+        'error',
+        `integration "${integration}" ${what} ${this.options.crashesBeforeQuarantine} times ` +
+          `within ${this.options.crashWindowMs / 1000} s: quarantined until the host restarts`,
+      );
     }
   }
 
@@ -153,7 +191,11 @@ export class OffenderLadder {
     this.demote(integration, 'ran past its deadline', burned, from);
     if (this.breaker.record(integration)) {
       const { limit, windowMs, cooldownMs } = this.options.timeoutBreaker;
-      this.options.onNotice('warn', `integration "${integration}" ran past its deadline ${limit} times within ${windowMs / 1000} s: paused for ${cooldownMs / 1000} s`);
+      this.options.onNotice(
+        'warn',
+        `integration "${integration}" ran past its deadline ${limit} times ` +
+          `within ${windowMs / 1000} s: paused for ${cooldownMs / 1000} s`,
+      );
       this.options.onCount?.('throttle', integration);
     }
   }
@@ -162,14 +204,23 @@ export class OffenderLadder {
   private isolateSuspect(integration: string): void {
     if (this.solitary.has(integration) || !this.routing.bundles.has(integration)) return;
     if (this.solitary.size >= this.options.solitary.maxWorkers) {
-      this.demote(integration, 'was at work when its sandbox worker died (no worker of its own is free)', false, this.routing.pins.get(integration)!);
+      this.demote(
+        integration,
+        'was at work when its sandbox worker died (no worker of its own is free)',
+        false,
+        this.routing.pins.get(integration)!,
+      );
       return;
     }
     const index = this.nextSolitaryIndex++;
     this.lifecycle.start(index);
     this.solitary.set(integration, { index, probation: this.probation(integration) });
     this.routing.move(integration, index);
-    this.options.onNotice('warn', `integration "${integration}" was at work when its sandbox worker died: moved to a worker of its own (${index}) until it runs ${this.options.solitary.probationMs / 1000} s without a crash`);
+    this.options.onNotice(
+      'warn',
+      `integration "${integration}" was at work when its sandbox worker died: moved to a worker of its ` +
+        `own (${index}) until it runs ${this.options.solitary.probationMs / 1000} s without a crash`,
+    );
   }
 
   private probation(integration: string): NodeJS.Timeout {
@@ -183,7 +234,11 @@ export class OffenderLadder {
     this.solitary.delete(integration);
     if (!this.ledger.isQuarantined(integration)) {
       this.routing.move(integration, this.routing.leastLoadedRegular());
-      this.options.onNotice('info', `integration "${integration}" ran ${this.options.solitary.probationMs / 1000} s on its own without a crash: back on a regular worker`);
+      this.options.onNotice(
+        'info',
+        `integration "${integration}" ran ${this.options.solitary.probationMs / 1000} ` +
+          `s on its own without a crash: back on a regular worker`,
+      );
     }
     const slot = this.routing.slots.get(entry.index);
     this.routing.slots.delete(entry.index);

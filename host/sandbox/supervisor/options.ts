@@ -2,7 +2,12 @@
 // the counted events, a bundle as the workers get it, the platform API's handler. Types only: it
 // never holds state nor imports a unit of the supervisor.
 
-import type { BridgeRequest, BridgeResponse, BridgeResult, RuntimeModuleName } from '../../../sandbox-api/runtime/contract.ts';
+import type {
+  BridgeRequest,
+  BridgeResponse,
+  BridgeResult,
+  RuntimeModuleName,
+} from '../../../sandbox-api/runtime/contract.ts';
 import type { EgressOptions } from '../../bridge/egress-policy.ts';
 import type { SandboxLimits, WorkerCount } from '../messages.ts';
 import type { TimeoutBreakerOptions } from '../timeout-breaker.ts';
@@ -41,7 +46,10 @@ export interface SupervisorOptions {
   offenderCpuQuota?: { percent: number; mount?: string };
   /** Testing aid: answers whether the machine has no CPU to spare, in place of sampling /proc (spare-cpu.ts). */
   machineSaturated?: () => boolean;
-  /** Testing aid: answers whether the SCHED_IDLE worker starved lately (had work, got no CPU), in place of sampling /proc. */
+  /**
+   * Testing aid: answers whether the SCHED_IDLE worker starved lately (had work, got no CPU), in place of sampling
+   * /proc.
+   */
   schedIdleStarved?: () => boolean;
   /**
    * When a worker dies with several integrations at work, none can be blamed: each moves to a
@@ -54,11 +62,22 @@ export interface SupervisorOptions {
   onNotice(level: 'info' | 'warn' | 'error', message: string): void;
   /** The connect audit: every destination a guest fetch pointed a socket at. */
   onEgressConnect?(event: { integration: string; address: string; port: number }): void;
-  /** Counted events for the metrics: isolate starts and evictions, egress refusals, worker restarts, quarantines, throttles. */
+  /**
+   * Counted events for the metrics: isolate starts and evictions, egress refusals, worker restarts, quarantines,
+   * throttles.
+   */
   onCount?(name: SandboxCountName, integration?: string): void;
 }
 
-export type SandboxCountName = WorkerCount['name'] | 'worker_restart' | 'quarantine' | 'throttle' | 'demotion' | 'sched_idle_demotion' | 'sched_idle_return' | 'start_timeout';
+export type SandboxCountName =
+  | WorkerCount['name']
+  | 'worker_restart'
+  | 'quarantine'
+  | 'throttle'
+  | 'demotion'
+  | 'sched_idle_demotion'
+  | 'sched_idle_return'
+  | 'start_timeout';
 /** What a worker needs of an integration's bundle: the code, its hash and its source map. */
 export interface SandboxBundle {
   code: string;

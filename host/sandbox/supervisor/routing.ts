@@ -7,7 +7,13 @@ import { post, type Slot } from '../worker-slot.ts';
 import type { SandboxBundle } from './options.ts';
 
 export function registerMessage(integration: string, bundle: SandboxBundle): ToWorker {
-  return { type: 'register', integration, bundleCode: bundle.code, bundleHash: bundle.hash, ...(bundle.map !== undefined ? { bundleMap: bundle.map } : {}) };
+  return {
+    type: 'register',
+    integration,
+    bundleCode: bundle.code,
+    bundleHash: bundle.hash,
+    ...(bundle.map !== undefined ? { bundleMap: bundle.map } : {}),
+  };
 }
 
 export class Routing {
@@ -35,7 +41,11 @@ export class Routing {
 
   /** Keeps the bundle, pins the integration to the least loaded regular worker (once) and sends the bundle there. */
   register(integration: string, bundle: SandboxBundle): void {
-    this.bundles.set(integration, { code: bundle.code, hash: bundle.hash, ...(bundle.map !== undefined ? { map: bundle.map } : {}) });
+    this.bundles.set(integration, {
+      code: bundle.code,
+      hash: bundle.hash,
+      ...(bundle.map !== undefined ? { map: bundle.map } : {}),
+    });
     let index = this.pins.get(integration);
     if (index === undefined) {
       index = this.leastLoadedRegular();
@@ -62,13 +72,15 @@ export class Routing {
   inFlightCount(integration?: string): number {
     let count = 0;
     for (const slot of this.slots.values()) {
-      for (const pending of slot.pending.values()) if (integration === undefined || pending.integration === integration) count++;
+      for (const pending of slot.pending.values())
+        if (integration === undefined || pending.integration === integration) count++;
     }
     return count;
   }
 
   inFlight(worker: number, integration: string): boolean {
-    for (const pending of this.slots.get(worker)?.pending.values() ?? []) if (pending.integration === integration) return true;
+    for (const pending of this.slots.get(worker)?.pending.values() ?? [])
+      if (pending.integration === integration) return true;
     return false;
   }
 

@@ -15,7 +15,10 @@ export interface LifecycleHooks {
   onMessage(slot: Slot, message: Exclude<FromWorker, { type: 'ready' }>): void;
   /** The SCHED_IDLE worker could not be lowered: `problem` says why. */
   onSchedIdleProblem(slot: Slot, problem: string): void;
-  /** A worker died with `suspects` at work: blame whom it can be pinned on; false when its slot is given up, not restarted. */
+  /**
+   * A worker died with `suspects` at work: blame whom it can be pinned on; false when its slot is given up, not
+   * restarted.
+   */
   onCrash(slot: Slot, suspects: Set<string>): boolean;
   /** The `tasks` file of the offenders' CPU-quota group, while there is one. */
   quotaTasks(): string | undefined;
@@ -65,24 +68,33 @@ export class WorkerLifecycle {
 
   private spawn(index: number): Slot {
     const { regularCount, offenderWorker, schedIdleIndex } = this.routing;
-    const priority: WorkerPriority = index < regularCount ? 'normal' : index === schedIdleIndex ? 'sched-idle' : 'nice19';
-    const slot = spawnSlot(
-      index,
-      priority,
-      {
-        onMessage: (from, message) => this.hooks.onMessage(from, message),
-        onBodyFrame: (from, kind, id, _value, payload) => onBodyFrame(from, kind, id, payload),
-        onExit: (from, code, signal) => this.onExit(from, code, signal),
-        onError: (_from, error) => this.options.onNotice('error', `sandbox worker ${index} error: ${error.message}`),
-        onSchedIdle: (from, problem) => {
-          if (problem !== null) this.hooks.onSchedIdleProblem(from, problem);
-        },
+    const priority: WorkerPriority =
+      index < regularCount ? 'normal' : index === schedIdleIndex ? 'sched-idle' : 'nice19';
+    const slot = spawnSlot(index, priority, {
+      onMessage: (from, message) => this.hooks.onMessage(from, message),
+      onBodyFrame: (from, kind, id, _value, payload) => onBodyFrame(from, kind, id, payload),
+      onExit: (from, code, signal) => this.onExit(from, code, signal),
+      onError: (_from, error) => this.options.onNotice('error', `sandbox worker ${index} error: ${error.message}`),
+      onSchedIdle: (from, problem) => {
+        if (problem !== null) this.hooks.onSchedIdleProblem(from, problem);
       },
-    );
+    });
     const isolateBudgetMb = Math.max(1, Math.floor(this.options.isolateMemoryMb / regularCount));
     // Only the two offenders' workers go under the quota (not solitary suspects, not regular workers).
     const quotaTasks = index === offenderWorker || index === schedIdleIndex ? this.hooks.quotaTasks() : undefined;
-    post(slot, { type: 'init', runtimeScript: this.options.runtimeScript, snapshotScript: this.options.snapshotScript, runtimeModules: this.options.runtimeModules, ...(this.options.runtimeMaps !== undefined ? { runtimeMaps: this.options.runtimeMaps } : {}), limits: this.options.limits, isolateBudgetMb, egress: this.options.egress, priority, ...(this.options.schedIdleCommand !== undefined ? { schedIdleCommand: this.options.schedIdleCommand } : {}), ...(quotaTasks !== undefined ? { offenderCpuQuotaTasks: quotaTasks } : {}) });
+    post(slot, {
+      type: 'init',
+      runtimeScript: this.options.runtimeScript,
+      snapshotScript: this.options.snapshotScript,
+      runtimeModules: this.options.runtimeModules,
+      ...(this.options.runtimeMaps !== undefined ? { runtimeMaps: this.options.runtimeMaps } : {}),
+      limits: this.options.limits,
+      isolateBudgetMb,
+      egress: this.options.egress,
+      priority,
+      ...(this.options.schedIdleCommand !== undefined ? { schedIdleCommand: this.options.schedIdleCommand } : {}),
+      ...(quotaTasks !== undefined ? { offenderCpuQuotaTasks: quotaTasks } : {}),
+    });
     if (this.apiEndpoint !== null) post(slot, { type: 'configure', apiEndpoint: this.apiEndpoint });
     for (const [integration, pinned] of this.routing.pins) {
       const bundle = this.routing.bundles.get(integration);
@@ -98,9 +110,15 @@ export class WorkerLifecycle {
     const how = signal ? `signal ${signal}` : `exit code ${code}`;
     // Everyone at work on it: dispatches in flight and waitUntil work after a response.
     const suspects = new Set([...[...slot.pending.values()].map((pending) => pending.integration), ...slot.draining]);
-    this.options.onNotice('error', `sandbox worker ${slot.index} died (${how}) with ${slot.pending.size} request(s) in flight${suspects.size ? ` and ${[...suspects].join(', ')} at work` : ''}; restarting it`);
+    this.options.onNotice(
+      'error',
+      `sandbox worker ${slot.index} died (${how}) with ${slot.pending.size} request(s) in ` +
+        `flight${suspects.size ? ` and ${[...suspects].join(', ')} at work` : ''}; restarting it`,
+    );
     for (const id of [...slot.pending.keys()]) {
-      takePending(slot, id)?.reject(new HostError('ERR_SANDBOX_CRASHED', 'the sandbox running this integration crashed while handling the request'));
+      takePending(slot, id)?.reject(
+        new HostError('ERR_SANDBOX_CRASHED', 'the sandbox running this integration crashed while handling the request'),
+      );
     }
     failBodies(slot, 'the sandbox running this integration crashed while it sent its response body');
     slot.draining.clear();

@@ -9,7 +9,12 @@ import type { SendToSupervisor } from './send.ts';
 /** How often busy isolates are sampled for hogs (their execution time in the busy period). */
 const HOG_SAMPLE_MS = 100;
 
-export function startHogSampler(settings: () => WorkerInit | null, isolates: ReadonlyMap<string, IntegrationIsolate>, lookAtThreads: () => void, send: SendToSupervisor): void {
+export function startHogSampler(
+  settings: () => WorkerInit | null,
+  isolates: ReadonlyMap<string, IntegrationIsolate>,
+  lookAtThreads: () => void,
+  send: SendToSupervisor,
+): void {
   // Neighbours first: an integration that keeps executing is reported while its work still runs,
   // so the supervisor moves its next dispatches off this worker before any deadline passes.
   // The same tick looks for threads made by work no hook saw (timers' watchdogs, the pool's refills).

@@ -32,7 +32,23 @@ export function lowerGuestThreads(settings: WorkerInit, send: SendToSupervisor):
     priority: settings.priority,
     ...(settings.schedIdleCommand !== undefined ? { command: settings.schedIdleCommand } : {}),
     ...(settings.offenderCpuQuotaTasks !== undefined ? { quotaTasks: settings.offenderCpuQuotaTasks } : {}),
-    onProblem: (problem) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text: `this low-priority worker could not lower all of its guest threads: ${problem}` }),
-    onQuotaProblem: (problem) => send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text: `this offenders' worker could not put all of its guest threads under the offenders' CPU quota: ${problem}` }),
+    onProblem: (problem) =>
+      send({
+        type: 'log',
+        integration: '(sandbox worker)',
+        eventIds: [],
+        level: 'warn',
+        text: `this low-priority worker could not lower all of its guest threads: ${problem}`,
+      }),
+    onQuotaProblem: (problem) =>
+      send({
+        type: 'log',
+        integration: '(sandbox worker)',
+        eventIds: [],
+        level: 'warn',
+        text:
+          `this offenders' worker could not put all of its guest ` +
+          `threads under the offenders' CPU quota: ${problem}`,
+      }),
   });
 }

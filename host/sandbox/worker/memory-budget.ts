@@ -73,7 +73,8 @@ export class MemoryBudget {
         continue;
       }
       candidate.isolate?.dispose(EVICTED);
-      if (candidate.isolate !== undefined) this.worker.send({ type: 'count', integration: candidate.isolate.name, name: 'isolate_eviction' });
+      if (candidate.isolate !== undefined)
+        this.worker.send({ type: 'count', integration: candidate.isolate.name, name: 'isolate_eviction' });
     }
     let used = 0;
     for (const candidate of candidates) if (!evicted.includes(candidate)) used += candidate.bytes;
@@ -103,10 +104,20 @@ export class MemoryBudget {
    * newcomer), and the warm pool's realms, ready or being made (isolate-budget.ts).
    */
   private candidates(newcomer?: IntegrationIsolate): { candidates: Candidate[]; coming: Candidate | undefined } {
-    const live = [...this.worker.isolates.values()].filter((candidate) => candidate.isLive || candidate.isStarting || candidate === newcomer);
+    const live = [...this.worker.isolates.values()].filter(
+      (candidate) => candidate.isLive || candidate.isStarting || candidate === newcomer,
+    );
     const measured = live.filter((candidate) => candidate.memoryBytes > 0);
-    const typical = measured.length > 0 ? measured.reduce((sum, candidate) => sum + candidate.memoryBytes, 0) / measured.length : DEFAULT_ISOLATE_BYTES;
-    const candidates: Candidate[] = live.map((isolate) => ({ isolate, idle: isolate.isIdle, lastUsedAt: isolate.lastUsedAt, bytes: isolate.memoryBytes || typical }));
+    const typical =
+      measured.length > 0
+        ? measured.reduce((sum, candidate) => sum + candidate.memoryBytes, 0) / measured.length
+        : DEFAULT_ISOLATE_BYTES;
+    const candidates: Candidate[] = live.map((isolate) => ({
+      isolate,
+      idle: isolate.isIdle,
+      lastUsedAt: isolate.lastUsedAt,
+      bytes: isolate.memoryBytes || typical,
+    }));
     const coming = candidates.find((candidate) => candidate.isolate === newcomer);
     const pool = this.worker.pool();
     if (pool !== null) candidates.push(...poolCandidates(pool.view(), coming !== undefined));
@@ -118,7 +129,12 @@ export class MemoryBudget {
     const init = this.worker.settings();
     if (init === null) return false;
     if (this.surelyHolds(bytes)) return true;
-    return fitsOneMore(this.candidates().candidates, bytes, init.isolateBudgetMb * 1024 * 1024, init.limits.maxLiveIsolatesPerWorker);
+    return fitsOneMore(
+      this.candidates().candidates,
+      bytes,
+      init.isolateBudgetMb * 1024 * 1024,
+      init.limits.maxLiveIsolatesPerWorker,
+    );
   }
 
   /**
@@ -132,17 +148,24 @@ export class MemoryBudget {
     const init = this.worker.settings();
     if (init === null) return false;
     const largestBytes = Math.max(this.largestIsolateBytes, this.worker.pool()?.bytesEach ?? 0, realmBytes);
-    const bound = { integrations: this.worker.isolates.size, poolRealms: init.limits.warmIsolatesPerWorker + 1, largestBytes };
+    const bound = {
+      integrations: this.worker.isolates.size,
+      poolRealms: init.limits.warmIsolatesPerWorker + 1,
+      largestBytes,
+    };
     return surelyWithin(bound, init.isolateBudgetMb * 1024 * 1024, init.limits.maxLiveIsolatesPerWorker);
   }
 
   /** Checks the budget soon after a measurement landed, at most once per RECHECK_MS, even if no dispatch follows. */
   private scheduleCheck(): void {
     if (this.budgetCheck !== null) return;
-    this.budgetCheck = setTimeout(() => {
-      this.budgetCheck = null;
-      if (this.budgetChanged) this.enforce();
-    }, Math.max(0, this.checkedAt + RECHECK_MS - performance.now()));
+    this.budgetCheck = setTimeout(
+      () => {
+        this.budgetCheck = null;
+        if (this.budgetChanged) this.enforce();
+      },
+      Math.max(0, this.checkedAt + RECHECK_MS - performance.now()),
+    );
     this.budgetCheck.unref();
   }
 }

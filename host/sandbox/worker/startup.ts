@@ -28,7 +28,13 @@ export function startupSnapshot(script: string, send: SendToSupervisor): { snaps
   try {
     return { snapshot: createRuntimeSnapshot(script) };
   } catch (error) {
-    send({ type: 'log', integration: '(sandbox worker)', eventIds: [], level: 'warn', text: `the runtime snapshot could not be built, isolates start without it: ${(error as Error).message}` });
+    send({
+      type: 'log',
+      integration: '(sandbox worker)',
+      eventIds: [],
+      level: 'warn',
+      text: `the runtime snapshot could not be built, isolates start without it: ${(error as Error).message}`,
+    });
     return {};
   }
 }
@@ -54,7 +60,12 @@ export function createPrecompiler(settings: WorkerInit, source: RuntimeSource, w
  * and once the worker is quiet while a realm is still ready. Works
  * from the snapshot or, without one, from the runtime script.
  */
-export function createPool(settings: WorkerInit, source: RuntimeSource, when: WhenToWork & { hasRoom(bytes: number): boolean }, send: SendToSupervisor): IsolatePool {
+export function createPool(
+  settings: WorkerInit,
+  source: RuntimeSource,
+  when: WhenToWork & { hasRoom(bytes: number): boolean },
+  send: SendToSupervisor,
+): IsolatePool {
   return new IsolatePool({
     size: settings.limits.warmIsolatesPerWorker,
     prepare: () => prepareRealm(source, settings.limits.memoryLimitMb, { warm: true }),

@@ -28,7 +28,11 @@ export interface ConsoleAppOptions {
 }
 
 function prefixed(log: Logger, prefix: string): Logger {
-  return { info: (m) => log.info(`${prefix}${m}`), warn: (m) => log.warn(`${prefix}${m}`), error: (m) => log.error(`${prefix}${m}`) };
+  return {
+    info: (m) => log.info(`${prefix}${m}`),
+    warn: (m) => log.warn(`${prefix}${m}`),
+    error: (m) => log.error(`${prefix}${m}`),
+  };
 }
 
 export function createConsoleApp(services: HostServices, options: ConsoleAppOptions): Koa {
@@ -36,7 +40,12 @@ export function createConsoleApp(services: HostServices, options: ConsoleAppOpti
   const cookieName = sessionCookieName(options.port);
   const sessionAuth = createSessionAuth(options.sessions, cookieName);
   const router = new Router();
-  registerSessionRoutes(router, { adminToken: services.adminToken, sessions: options.sessions, cookieName, auth: sessionAuth });
+  registerSessionRoutes(router, {
+    adminToken: services.adminToken,
+    sessions: options.sessions,
+    cookieName,
+    auth: sessionAuth,
+  });
   registerAdminRoutes(router, services, createAdminAuth(services.adminToken, sessionAuth), options.limits);
   // Last: its catch-all `/console{/*rest}` must not shadow `/console/session`.
   registerStaticRoutes(router, options.assets);

@@ -50,7 +50,10 @@ async function buildAssets(): Promise<ConsoleAssets> {
   const files = new Map<string, ConsoleAsset>();
   for (const file of result.outputFiles) {
     const name = file.path.slice(file.path.lastIndexOf('/') + 1);
-    files.set(name, asset(file.contents, name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8'));
+    files.set(
+      name,
+      asset(file.contents, name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8'),
+    );
   }
   for (const name of ['console.js', 'console.css']) {
     if (!files.has(name)) throw new Error(`the console build produced no ${name}`);
@@ -67,7 +70,9 @@ export function loadConsoleAssets(): Promise<ConsoleAssets> {
   built ??= buildAssets().catch((error: unknown) => {
     built = undefined;
     const detail = (error as { errors?: { text: string; location?: { file: string; line: number } | null }[] }).errors
-      ?.map((message) => (message.location ? `${message.location.file}:${message.location.line}: ${message.text}` : message.text))
+      ?.map((message) =>
+        message.location ? `${message.location.file}:${message.location.line}: ${message.text}` : message.text,
+      )
       .join('; ');
     throw new Error(`the console front end (console/) failed to build: ${detail ?? (error as Error).message}`);
   });

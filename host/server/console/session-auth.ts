@@ -26,16 +26,25 @@ export function sessionCookieName(port: number): string {
 export function checkSameOrigin(ctx: Context): void {
   const site = ctx.get('sec-fetch-site');
   if (site !== '' && site !== 'same-origin') {
-    throw new HostError('ERR_FORBIDDEN', `the console refuses requests started by another site (Sec-Fetch-Site: ${site})`);
+    throw new HostError(
+      'ERR_FORBIDDEN',
+      `the console refuses requests started by another site (Sec-Fetch-Site: ${site})`,
+    );
   }
   const origin = ctx.get('origin');
   const own = `${ctx.protocol}://${ctx.host}`;
   if (origin !== '' && origin !== own) {
-    throw new HostError('ERR_FORBIDDEN', `the console refuses requests from another origin (Origin: ${origin}, expected ${own})`);
+    throw new HostError(
+      'ERR_FORBIDDEN',
+      `the console refuses requests from another origin (Origin: ${origin}, expected ${own})`,
+    );
   }
 }
 
-export function createSessionAuth(sessions: ConsoleSessions, cookieName: string): SessionAuth & { sessionOf(ctx: Context): { id: string; session: ConsoleSession } | undefined } {
+export function createSessionAuth(
+  sessions: ConsoleSessions,
+  cookieName: string,
+): SessionAuth & { sessionOf(ctx: Context): { id: string; session: ConsoleSession } | undefined } {
   const sessionOf = (ctx: Context) => {
     const id = ctx.cookies.get(cookieName);
     if (!id) return undefined;
@@ -47,11 +56,14 @@ export function createSessionAuth(sessions: ConsoleSessions, cookieName: string)
     present: (ctx) => Boolean(ctx.cookies.get(cookieName)),
     authenticate(ctx) {
       const found = sessionOf(ctx);
-      if (found === undefined) throw new HostError('ERR_UNAUTHORIZED', 'the console session has expired or was signed out; sign in again');
+      if (found === undefined)
+        throw new HostError('ERR_UNAUTHORIZED', 'the console session has expired or was signed out; sign in again');
       checkSameOrigin(ctx);
       const presented = ctx.get(CSRF_HEADER);
-      if (presented === '') throw new HostError('ERR_FORBIDDEN', `a console request needs the session's CSRF token in ${CSRF_HEADER}`);
-      if (!secretsEqual(presented, found.session.csrfToken)) throw new HostError('ERR_FORBIDDEN', `the ${CSRF_HEADER} header does not match this session`);
+      if (presented === '')
+        throw new HostError('ERR_FORBIDDEN', `a console request needs the session's CSRF token in ${CSRF_HEADER}`);
+      if (!secretsEqual(presented, found.session.csrfToken))
+        throw new HostError('ERR_FORBIDDEN', `the ${CSRF_HEADER} header does not match this session`);
     },
   };
 }

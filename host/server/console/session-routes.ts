@@ -40,7 +40,9 @@ export function registerSessionRoutes(router: Router, options: SessionRoutesOpti
     const body = await readJsonBody(ctx, 4096);
     const token = isPlainObject(body) ? body.token : undefined;
     if (typeof token !== 'string' || token === '') {
-      throw new HostError('ERR_VALIDATION', '/token: the admin token is required', [{ pointer: '/token', message: 'is required' }]);
+      throw new HostError('ERR_VALIDATION', '/token: the admin token is required', [
+        { pointer: '/token', message: 'is required' },
+      ]);
     }
     if (!secretsEqual(token, options.adminToken)) throw new HostError('ERR_FORBIDDEN', 'admin token is not valid');
     const previous = ctx.cookies.get(cookieName);

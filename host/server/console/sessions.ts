@@ -44,7 +44,11 @@ export function createConsoleSessions(options: { now: () => number; ttlMs: numbe
       prune(now);
       while (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value as string);
       const id = randomBytes(32).toString('base64url');
-      const session: ConsoleSession = { csrfToken: randomBytes(32).toString('base64url'), createdAt: now, expiresAt: now + ttlMs };
+      const session: ConsoleSession = {
+        csrfToken: randomBytes(32).toString('base64url'),
+        createdAt: now,
+        expiresAt: now + ttlMs,
+      };
       sessions.set(keyOf(id), session);
       return { id, session };
     },

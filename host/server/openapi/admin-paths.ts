@@ -3,13 +3,27 @@
 
 import { CREATE_INSTALLATION_SCHEMA } from '../routes/installations.ts';
 import { RENDER_REQUEST_SCHEMA } from '../routes/render.ts';
-import { cursorParam, errors, json, jsonBody, limitParam, pathParam, queryParam, ref, type Json } from './components.ts';
+import {
+  cursorParam,
+  errors,
+  json,
+  jsonBody,
+  limitParam,
+  pathParam,
+  queryParam,
+  ref,
+  type Json,
+} from './components.ts';
 
 /** The route's schema as a plain JSON Schema: `failureMessage` is an annotation only the host's validator reads. */
 function published(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(published);
   if (typeof schema !== 'object' || schema === null) return schema;
-  return Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'failureMessage').map(([key, value]) => [key, published(value)]));
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key]) => key !== 'failureMessage')
+      .map(([key, value]) => [key, published(value)]),
+  );
 }
 
 interface Operation {
@@ -51,7 +65,12 @@ export function adminPaths(): Record<string, Json> {
         id: 'getMetrics',
         tag: 'operations',
         summary: "The host's metrics in the Prometheus text format",
-        responses: { 200: { description: 'Prometheus text exposition.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+        responses: {
+          200: {
+            description: 'Prometheus text exposition.',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+        },
       }),
     },
     '/v1/integrations': {
@@ -59,11 +78,24 @@ export function adminPaths(): Record<string, Json> {
         id: 'listIntegrations',
         tag: 'integrations',
         summary: 'Every loaded integration, valid or not',
-        responses: { 200: json('The integrations.', { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: ref('IntegrationSummary') } } }) },
+        responses: {
+          200: json('The integrations.', {
+            type: 'object',
+            additionalProperties: false,
+            required: ['items'],
+            properties: { items: { type: 'array', items: ref('IntegrationSummary') } },
+          }),
+        },
       }),
     },
     '/v1/integrations/{name}': {
-      get: admin({ id: 'getIntegration', tag: 'integrations', summary: 'One integration', parameters: [name], responses: { 200: json('The integration.', ref('Integration')), ...errors(404) } }),
+      get: admin({
+        id: 'getIntegration',
+        tag: 'integrations',
+        summary: 'One integration',
+        parameters: [name],
+        responses: { 200: json('The integration.', ref('Integration')), ...errors(404) },
+      }),
     },
     '/v1/integrations/{name}/secrets': {
       get: admin({
@@ -80,8 +112,20 @@ export function adminPaths(): Record<string, Json> {
         tag: 'secrets',
         summary: 'Stores or replaces a secret; answers once the integration serves with it',
         parameters: [name, pathParam('secret', 'The variable the manifest names in `${{ env.NAME }}`.')],
-        body: jsonBody({ type: 'object', additionalProperties: false, required: ['value'], properties: { value: { type: 'string', minLength: 1 } } }, 'At most 385 KiB; the value at most 64 KiB.'),
-        responses: { 200: json('Replaced.', ref('StoredSecretAnswer')), 201: json('Stored.', ref('StoredSecretAnswer')), ...errors(...BODY_ERRORS, 404, 409) },
+        body: jsonBody(
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['value'],
+            properties: { value: { type: 'string', minLength: 1 } },
+          },
+          'At most 385 KiB; the value at most 64 KiB.',
+        ),
+        responses: {
+          200: json('Replaced.', ref('StoredSecretAnswer')),
+          201: json('Stored.', ref('StoredSecretAnswer')),
+          ...errors(...BODY_ERRORS, 404, 409),
+        },
       }),
       delete: admin({
         id: 'unsetSecret',
@@ -97,7 +141,8 @@ export function adminPaths(): Record<string, Json> {
         tag: 'installations',
         summary: 'Installs the integration',
         description:
-          'A space or site installation goes under its organization installation, made if needed. With a host API token instead of the admin token, this path is the platform API (docs/platform-api.md).',
+          'A space or site installation goes under its organization installation, made if needed. With a host ' +
+          'API token instead of the admin token, this path is the platform API (docs/platform-api.md).',
         parameters: [name],
         body: jsonBody(published(CREATE_INSTALLATION_SCHEMA) as Json),
         responses: { 201: json('The installation.', ref('Installation')), ...errors(...BODY_ERRORS, 404, 409) },
@@ -120,11 +165,18 @@ export function adminPaths(): Record<string, Json> {
       }),
     },
     '/v1/installations/{id}': {
-      get: admin({ id: 'getInstallation', tag: 'installations', summary: 'One installation', parameters: [installation], responses: { 200: json('The installation.', ref('Installation')), ...errors(404) } }),
+      get: admin({
+        id: 'getInstallation',
+        tag: 'installations',
+        summary: 'One installation',
+        parameters: [installation],
+        responses: { 200: json('The installation.', ref('Installation')), ...errors(404) },
+      }),
       delete: admin({
         id: 'deleteInstallation',
         tag: 'installations',
-        summary: 'Uninstalls; its token is revoked (with the space and site installations under an organization installation)',
+        summary:
+          'Uninstalls; its token is revoked (with the space and site installations under an organization installation)',
         parameters: [installation],
         responses: { 204: noContent('Uninstalled.'), ...errors(404) },
       }),
@@ -136,7 +188,10 @@ export function adminPaths(): Record<string, Json> {
         summary: 'Sets configuration properties (`null` unsets one)',
         parameters: [installation],
         body: jsonBody({ type: 'object', description: 'Properties to set; `null` unsets.' }),
-        responses: { 200: json('The installation.', ref('Installation')), ...errors(...BODY_ERRORS, 404, 422, ...SANDBOX_ERRORS) },
+        responses: {
+          200: json('The installation.', ref('Installation')),
+          ...errors(...BODY_ERRORS, 404, 422, ...SANDBOX_ERRORS),
+        },
       }),
     },
     '/v1/installations/{id}/completions/{property}': {
@@ -146,7 +201,22 @@ export function adminPaths(): Record<string, Json> {
         summary: "The options of a string property's `completion_url`",
         parameters: [installation, pathParam('property', 'A string configuration property with a `completion_url`.')],
         responses: {
-          200: json('The options.', { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['label', 'value'], properties: { label: { type: 'string' }, value: { type: 'string' } } } } } }),
+          200: json('The options.', {
+            type: 'object',
+            additionalProperties: false,
+            required: ['items'],
+            properties: {
+              items: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['label', 'value'],
+                  properties: { label: { type: 'string' }, value: { type: 'string' } },
+                },
+              },
+            },
+          }),
           ...errors(404, ...SANDBOX_ERRORS),
         },
       }),
@@ -165,9 +235,14 @@ export function adminPaths(): Record<string, Json> {
         id: 'followEvents',
         tag: 'events',
         summary: 'New event-log entries as they are written, as server-sent events',
-        description: 'Each message is `event: dispatch` with an EventLogEntry as its data; a `: keep-alive` comment comes every 15 s.',
+        description:
+          'Each message is `event: dispatch` with an EventLogEntry as ' +
+          'its data; a `: keep-alive` comment comes every 15 s.',
         parameters: [name, queryParam('installation', "Only this installation's entries.")],
-        responses: { 200: { description: 'The stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...errors(400, 404) },
+        responses: {
+          200: { description: 'The stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          ...errors(400, 404),
+        },
       }),
     },
     '/v1/integrations/{name}/events/{eventId}': {
@@ -184,7 +259,8 @@ export function adminPaths(): Record<string, Json> {
         id: 'listTasks',
         tag: 'events',
         summary: "The integration's queued tasks, newest first (never their payloads)",
-        description: 'With a host API token instead of the admin token, this path is the platform API (docs/platform-api.md).',
+        description:
+          'With a host API token instead of the admin token, this path is the platform API (docs/platform-api.md).',
         parameters: [name, limitParam(200, 50), cursorParam],
         responses: { 200: json('One page.', ref('TaskPage')), ...errors(400, 404) },
       }),
@@ -195,7 +271,15 @@ export function adminPaths(): Record<string, Json> {
         tag: 'events',
         summary: 'The setup events the host owes the installation, newest first',
         parameters: [installation, limitParam(200, 50)],
-        responses: { 200: json('The owed events.', { type: 'object', additionalProperties: false, required: ['items'], properties: { items: { type: 'array', items: ref('OwedEvent') } } }), ...errors(400, 404) },
+        responses: {
+          200: json('The owed events.', {
+            type: 'object',
+            additionalProperties: false,
+            required: ['items'],
+            properties: { items: { type: 'array', items: ref('OwedEvent') } },
+          }),
+          ...errors(400, 404),
+        },
       }),
     },
     '/v1/installations/{id}/render': {
@@ -209,11 +293,27 @@ export function adminPaths(): Record<string, Json> {
         responses: {
           200: json('A rendered element, or the completion of an action.', {
             oneOf: [
-              { type: 'object', required: ['type', 'element', 'props', 'state'], properties: { type: { const: 'element' }, element: { type: 'object' }, props: { type: 'object' }, state: { type: 'object' } } },
+              {
+                type: 'object',
+                required: ['type', 'element', 'props', 'state'],
+                properties: {
+                  type: { const: 'element' },
+                  element: { type: 'object' },
+                  props: { type: 'object' },
+                  state: { type: 'object' },
+                },
+              },
               { type: 'object', required: ['type'], properties: { type: { const: 'complete' }, returnValue: {} } },
             ],
           }),
-          ...Object.fromEntries([400, 404, 422].map((status) => [String(status), json(`The host's error (components.responses.Error${status}), or the integration's ExposableError.`, { anyOf: [ref('Error'), {}] })])),
+          ...Object.fromEntries(
+            [400, 404, 422].map((status) => [
+              String(status),
+              json(`The host's error (components.responses.Error${status}), or the integration's ExposableError.`, {
+                anyOf: [ref('Error'), {}],
+              }),
+            ]),
+          ),
           '4XX': json("The integration's ExposableError: any JSON it chose.", {}),
           ...errors(413, 415, ...SANDBOX_ERRORS),
         },
@@ -224,7 +324,12 @@ export function adminPaths(): Record<string, Json> {
         id: 'publishEvent',
         tag: 'events',
         summary: 'Publishes a platform event to every installation that can receive it',
-        body: jsonBody({ type: 'object', required: ['type'], properties: { type: { type: 'string' } }, description: 'A platform event (docs/events.md).' }),
+        body: jsonBody({
+          type: 'object',
+          required: ['type'],
+          properties: { type: { type: 'string' } },
+          description: 'A platform event (docs/events.md).',
+        }),
         responses: { 202: json('Published.', ref('PublishResult')), ...errors(...BODY_ERRORS) },
       }),
     },
@@ -252,7 +357,15 @@ export function adminPaths(): Record<string, Json> {
         tag: 'webhooks',
         summary: "Rotates a webhook installation's signing secret",
         parameters: [installation],
-        responses: { 200: json('The new secret.', { type: 'object', additionalProperties: false, required: ['signingSecret'], properties: { signingSecret: { type: 'string' } } }), ...errors(404) },
+        responses: {
+          200: json('The new secret.', {
+            type: 'object',
+            additionalProperties: false,
+            required: ['signingSecret'],
+            properties: { signingSecret: { type: 'string' } },
+          }),
+          ...errors(404),
+        },
       }),
     },
     '/{version}': {
@@ -260,17 +373,37 @@ export function adminPaths(): Record<string, Json> {
         id: 'postEnvelope',
         tag: 'installations',
         summary: 'The envelope: one event for one installation, as multipart/form-data',
-        description: "Parts `event` (required), `environment` (parsed, then ignored) and `fetch-body`. The answer is the integration's response, as on a public endpoint.",
-        parameters: [pathParam('version', 'The envelope version; only `v1` is supported (any other is 400 ERR_UNSUPPORTED_VERSION).', { type: 'string', pattern: '^v[0-9]+$', examples: ['v1'] })],
+        description:
+          'Parts `event` (required), `environment` (parsed, then ignored) and ' +
+          "`fetch-body`. The answer is the integration's response, as on a public " +
+          'endpoint.',
+        parameters: [
+          pathParam(
+            'version',
+            'The envelope version; only `v1` is supported (any other is 400 ERR_UNSUPPORTED_VERSION).',
+            { type: 'string', pattern: '^v[0-9]+$', examples: ['v1'] },
+          ),
+        ],
         body: {
           required: true,
           content: {
             'multipart/form-data': {
-              schema: { type: 'object', required: ['event'], properties: { event: { type: 'string', description: 'A JSON object with `type` and `installationId`.' }, environment: { type: 'string' }, 'fetch-body': { type: 'string', contentMediaType: 'application/octet-stream' } } },
+              schema: {
+                type: 'object',
+                required: ['event'],
+                properties: {
+                  event: { type: 'string', description: 'A JSON object with `type` and `installationId`.' },
+                  environment: { type: 'string' },
+                  'fetch-body': { type: 'string', contentMediaType: 'application/octet-stream' },
+                },
+              },
             },
           },
         },
-        responses: { default: { description: "The integration's response, passed on." }, ...errors(...BODY_ERRORS, 404, ...SANDBOX_ERRORS) },
+        responses: {
+          default: { description: "The integration's response, passed on." },
+          ...errors(...BODY_ERRORS, 404, ...SANDBOX_ERRORS),
+        },
       }),
     },
   };

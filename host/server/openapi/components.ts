@@ -21,9 +21,22 @@ export function errors(...statuses: number[]): Record<string, Json> {
   return Object.fromEntries(statuses.map((status) => [String(status), error(status)]));
 }
 
-export const pathParam = (name: string, description: string, schema: Json = { type: 'string' }): Json => ({ name, in: 'path', required: true, description, schema });
-export const queryParam = (name: string, description: string, schema: Json = { type: 'string' }): Json => ({ name, in: 'query', required: false, description, schema });
-export const limitParam = (max: number, fallback: number): Json => queryParam('limit', `Page size, 1–${max}.`, { type: 'integer', minimum: 1, maximum: max, default: fallback });
+export const pathParam = (name: string, description: string, schema: Json = { type: 'string' }): Json => ({
+  name,
+  in: 'path',
+  required: true,
+  description,
+  schema,
+});
+export const queryParam = (name: string, description: string, schema: Json = { type: 'string' }): Json => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
+export const limitParam = (max: number, fallback: number): Json =>
+  queryParam('limit', `Page size, 1–${max}.`, { type: 'integer', minimum: 1, maximum: max, default: fallback });
 export const cursorParam = queryParam('cursor', "The previous page's `nextCursor`.");
 
 /** A JSON request body (`application/json` or any `+json` type; else 415, invalid JSON 400, over 1 MB 413). */
@@ -52,7 +65,15 @@ function errorResponses(): Record<string, Json> {
   return Object.fromEntries(
     Object.entries(ERROR_STATUSES).map(([status, description]) => {
       const codes = httpErrorCodesOf(Number(status));
-      return [`Error${status}`, json(`${description} Codes: ${codes.join(', ')}.`, { allOf: [ref('Error'), { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } }] })];
+      return [
+        `Error${status}`,
+        json(`${description} Codes: ${codes.join(', ')}.`, {
+          allOf: [
+            ref('Error'),
+            { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } },
+          ],
+        }),
+      ];
     }),
   );
 }
@@ -65,7 +86,8 @@ const nullable = (schema: Json): Json => ({ oneOf: [schema, { type: 'null' }] })
 function record(required: string[], properties: Record<string, Json>): Json {
   return { type: 'object', additionalProperties: false, required, properties };
 }
-const page = (item: string): Json => record(['items', 'nextCursor'], { items: { type: 'array', items: ref(item) }, nextCursor: nullable(string) });
+const page = (item: string): Json =>
+  record(['items', 'nextCursor'], { items: { type: 'array', items: ref(item) }, nextCursor: nullable(string) });
 
 const integrationSummary: Record<string, Json> = {
   name: string,
@@ -73,12 +95,18 @@ const integrationSummary: Record<string, Json> = {
   description: string,
   visibility: { enum: ['private', 'unlisted', 'public'] },
   scopes: strings,
-  blocks: { type: 'array', items: { type: 'object', required: ['id', 'title'], properties: { id: string, title: string } } },
+  blocks: {
+    type: 'array',
+    items: { type: 'object', required: ['id', 'title'], properties: { id: string, title: string } },
+  },
   categories: strings,
   status: { enum: ['ready', 'invalid'] },
   errors: { ...strings, description: '`file: /pointer: message` lines' },
   warnings: strings,
-  reloadErrors: { ...strings, description: 'Under `npm run dev`: the newest files failed to load; `status` is that of the build still serving.' },
+  reloadErrors: {
+    ...strings,
+    description: 'Under `npm run dev`: the newest files failed to load; `status` is that of the build still serving.',
+  },
 };
 
 const storedSecret: Record<string, Json> = {
@@ -106,38 +134,50 @@ const schemas: Record<string, Json> = {
     organization: string,
     summary: string,
     externalLinks: { type: 'array', items: record(['label', 'url'], { label: string, url: string }) },
-    configurations: { type: 'object', description: "The manifest's configuration schemas by level (account, space, site)." },
+    configurations: {
+      type: 'object',
+      description: "The manifest's configuration schemas by level (account, space, site).",
+    },
   }),
-  Installation: record(['id', 'integration', 'organization', 'target', 'status', 'configuration', 'createdAt', 'urls'], {
-    id: string,
-    integration: string,
-    organization: string,
-    target: { enum: ['organization', 'space', 'site'] },
-    space: string,
-    site: string,
-    parent: { ...string, description: 'Space and site installations: the organization installation they belong to.' },
-    status: { enum: ['pending', 'active', 'paused'] },
-    configuration: { type: 'object', description: 'Button properties are shown as "[redacted]".' },
-    externalIds: strings,
-    space_selection: { oneOf: [{ const: 'all' }, strings] },
-    createdAt: dateTime,
-    updatedAt: dateTime,
-    urls: record(['publicEndpoint', 'buttons'], { publicEndpoint: { type: 'string', format: 'uri' }, buttons: { type: 'object', additionalProperties: { type: 'string', format: 'uri' } } }),
-    signingSecret: { ...string, description: 'Only in the answer that creates a `host:webhook` installation.' },
-  }),
+  Installation: record(
+    ['id', 'integration', 'organization', 'target', 'status', 'configuration', 'createdAt', 'urls'],
+    {
+      id: string,
+      integration: string,
+      organization: string,
+      target: { enum: ['organization', 'space', 'site'] },
+      space: string,
+      site: string,
+      parent: { ...string, description: 'Space and site installations: the organization installation they belong to.' },
+      status: { enum: ['pending', 'active', 'paused'] },
+      configuration: { type: 'object', description: 'Button properties are shown as "[redacted]".' },
+      externalIds: strings,
+      space_selection: { oneOf: [{ const: 'all' }, strings] },
+      createdAt: dateTime,
+      updatedAt: dateTime,
+      urls: record(['publicEndpoint', 'buttons'], {
+        publicEndpoint: { type: 'string', format: 'uri' },
+        buttons: { type: 'object', additionalProperties: { type: 'string', format: 'uri' } },
+      }),
+      signingSecret: { ...string, description: 'Only in the answer that creates a `host:webhook` installation.' },
+    },
+  ),
   InstallationPage: page('Installation'),
-  EventLogEntry: record(['eventId', 'integration', 'installationId', 'type', 'status', 'durationMs', 'logs', 'createdAt'], {
-    eventId: string,
-    integration: string,
-    installationId: string,
-    type: string,
-    status: { type: 'integer', description: "The integration's answer status, or the host's for a failed dispatch." },
-    errorCode: string,
-    durationMs: { type: 'number', minimum: 0 },
-    logs: { type: 'array', items: record(['level', 'text'], { level: string, text: string }) },
-    createdAt: dateTime,
-    requestId: { ...string, description: 'The `x-request-id` of the request that caused the dispatch.' },
-  }),
+  EventLogEntry: record(
+    ['eventId', 'integration', 'installationId', 'type', 'status', 'durationMs', 'logs', 'createdAt'],
+    {
+      eventId: string,
+      integration: string,
+      installationId: string,
+      type: string,
+      status: { type: 'integer', description: "The integration's answer status, or the host's for a failed dispatch." },
+      errorCode: string,
+      durationMs: { type: 'number', minimum: 0 },
+      logs: { type: 'array', items: record(['level', 'text'], { level: string, text: string }) },
+      createdAt: dateTime,
+      requestId: { ...string, description: 'The `x-request-id` of the request that caused the dispatch.' },
+    },
+  ),
   EventLogPage: page('EventLogEntry'),
   Task: record(['id', 'eventId', 'status', 'attempts', 'runAt', 'createdAt', 'updatedAt'], {
     id: string,
@@ -163,33 +203,52 @@ const schemas: Record<string, Json> = {
     createdAt: dateTime,
     updatedAt: dateTime,
   }),
-  Delivery: record(['id', 'installationId', 'eventId', 'eventType', 'url', 'status', 'attemptCount', 'nextAttemptAt', 'createdAt', 'redeliveryOf', 'payload', 'attempts'], {
-    id: string,
-    installationId: string,
-    eventId: string,
-    eventType: string,
-    url: string,
-    status: { enum: ['pending', 'in_flight', 'succeeded', 'failed'] },
-    attemptCount: { type: 'integer', minimum: 0 },
-    nextAttemptAt: nullable(dateTime),
-    createdAt: dateTime,
-    redeliveryOf: nullable(string),
-    payload: { description: 'The JSON body that is (re)sent.' },
-    attempts: {
-      type: 'array',
-      items: record(['attempt', 'startedAt', 'durationMs', 'statusCode', 'error', 'nextAttemptAt'], {
-        attempt: { type: 'integer', minimum: 1 },
-        startedAt: dateTime,
-        durationMs: { type: 'number', minimum: 0 },
-        statusCode: nullable({ type: 'integer' }),
-        error: nullable(record(['kind', 'message'], { kind: string, message: string })),
-        nextAttemptAt: nullable(dateTime),
-      }),
+  Delivery: record(
+    [
+      'id',
+      'installationId',
+      'eventId',
+      'eventType',
+      'url',
+      'status',
+      'attemptCount',
+      'nextAttemptAt',
+      'createdAt',
+      'redeliveryOf',
+      'payload',
+      'attempts',
+    ],
+    {
+      id: string,
+      installationId: string,
+      eventId: string,
+      eventType: string,
+      url: string,
+      status: { enum: ['pending', 'in_flight', 'succeeded', 'failed'] },
+      attemptCount: { type: 'integer', minimum: 0 },
+      nextAttemptAt: nullable(dateTime),
+      createdAt: dateTime,
+      redeliveryOf: nullable(string),
+      payload: { description: 'The JSON body that is (re)sent.' },
+      attempts: {
+        type: 'array',
+        items: record(['attempt', 'startedAt', 'durationMs', 'statusCode', 'error', 'nextAttemptAt'], {
+          attempt: { type: 'integer', minimum: 1 },
+          startedAt: dateTime,
+          durationMs: { type: 'number', minimum: 0 },
+          statusCode: nullable({ type: 'integer' }),
+          error: nullable(record(['kind', 'message'], { kind: string, message: string })),
+          nextAttemptAt: nullable(dateTime),
+        }),
+      },
     },
-  }),
+  ),
   DeliveryPage: page('Delivery'),
   StoredSecret: record(['name', 'setAt', 'setBy', 'keyId', 'readable', 'usedBy'], storedSecret),
-  StoredSecretAnswer: record(['name', 'setAt', 'setBy', 'keyId', 'readable', 'usedBy', 'integrationStatus'], { ...storedSecret, integrationStatus: { enum: ['ready', 'invalid'] } }),
+  StoredSecretAnswer: record(['name', 'setAt', 'setBy', 'keyId', 'readable', 'usedBy', 'integrationStatus'], {
+    ...storedSecret,
+    integrationStatus: { enum: ['ready', 'invalid'] },
+  }),
   IntegrationSecrets: record(['integration', 'status', 'key', 'items', 'manifest'], {
     integration: string,
     status: { enum: ['ready', 'invalid'] },
@@ -197,7 +256,12 @@ const schemas: Record<string, Json> = {
     items: { type: 'array', items: ref('StoredSecret') },
     manifest: {
       type: 'array',
-      items: record(['secret', 'source'], { secret: string, variable: string, source: { enum: ['store', 'environment', 'manifest', 'missing'] }, command: string }),
+      items: record(['secret', 'source'], {
+        secret: string,
+        variable: string,
+        source: { enum: ['store', 'environment', 'manifest', 'missing'] },
+        command: string,
+      }),
     },
   }),
   PublishResult: record(['eventId', 'dispatched'], {
@@ -206,8 +270,17 @@ const schemas: Record<string, Json> = {
       type: 'array',
       items: {
         oneOf: [
-          record(['installationId', 'integration', 'status'], { installationId: string, integration: string, status: { type: 'integer' } }),
-          record(['installationId', 'integration', 'deliveryId', 'queued'], { installationId: string, integration: { const: 'host:webhook' }, deliveryId: string, queued: { const: true } }),
+          record(['installationId', 'integration', 'status'], {
+            installationId: string,
+            integration: string,
+            status: { type: 'integer' },
+          }),
+          record(['installationId', 'integration', 'deliveryId', 'queued'], {
+            installationId: string,
+            integration: { const: 'host:webhook' },
+            deliveryId: string,
+            queued: { const: true },
+          }),
         ],
       },
     },
@@ -235,11 +308,18 @@ export function components(): Json {
     schemas,
     responses: errorResponses(),
     securitySchemes: {
-      adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (`HOST_ADMIN_TOKEN`): 401 without it, 403 with a wrong one.' },
+      adminToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'The admin token (`HOST_ADMIN_TOKEN`): 401 without it, 403 with a wrong one.',
+      },
       apiToken: {
         type: 'http',
         scheme: 'bearer',
-        description: "An installation's or integration's API token (`environment.apiTokens.installation` or `.integration`, `iht_…` / `ihi_…`).",
+        description:
+          "An installation's or integration's API token " +
+          '(`environment.apiTokens.installation` or `.integration`, `iht_…` / ' +
+          '`ihi_…`).',
       },
     },
   };

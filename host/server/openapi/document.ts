@@ -21,9 +21,22 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       title: 'Integration host HTTP API',
       version: options.version,
       description:
-        'The routes of the API listener. Errors from the host itself are `{ error: { code, message, details? } }`; answers an integration writes are passed on unchanged. A known path with another method is 405 `ERR_METHOD_NOT_ALLOWED` with `Allow`, an unknown path 404 `ERR_NOT_FOUND`. Every answer carries `x-request-id`.',
+        'The routes of the API listener. Errors from the host itself are `{ error: { code, message, details? ' +
+        '} }`; answers an integration writes are passed on unchanged. A known path with another method is 405 ' +
+        '`ERR_METHOD_NOT_ALLOWED` with `Allow`, an unknown path 404 `ERR_NOT_FOUND`. Every answer carries ' +
+        '`x-request-id`.',
     },
-    tags: ['operations', 'integrations', 'secrets', 'installations', 'events', 'webhooks', 'public endpoints', 'site scripts', 'platform API'].map((name) => ({ name })),
+    tags: [
+      'operations',
+      'integrations',
+      'secrets',
+      'installations',
+      'events',
+      'webhooks',
+      'public endpoints',
+      'site scripts',
+      'platform API',
+    ].map((name) => ({ name })),
     paths: { ...openPaths(options), ...adminPaths() },
     components: components(),
   };

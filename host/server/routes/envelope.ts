@@ -18,7 +18,12 @@ const SUPPORTED_ENVELOPE_VERSIONS = ['v1'];
  */
 function checkFetchRequest(request: unknown): void {
   const fields = (request ?? {}) as { method?: unknown; url?: unknown; headers?: unknown };
-  if (typeof request !== 'object' || request === null || typeof fields.method !== 'string' || typeof fields.url !== 'string') {
+  if (
+    typeof request !== 'object' ||
+    request === null ||
+    typeof fields.method !== 'string' ||
+    typeof fields.url !== 'string'
+  ) {
     throw envelopeInvalid('a "fetch" event needs "request": { method, url, headers } with string method and url');
   }
   try {
@@ -28,12 +33,20 @@ function checkFetchRequest(request: unknown): void {
   }
 }
 
-export function registerEnvelopeRoutes(router: Router, services: HostServices, adminAuth: Middleware, maxEnvelopeBytes: number): void {
+export function registerEnvelopeRoutes(
+  router: Router,
+  services: HostServices,
+  adminAuth: Middleware,
+  maxEnvelopeBytes: number,
+): void {
   // A RegExp route, so `POST /health` stays a 405 and `POST /anything` a 404.
   router.post(/^\/(v\d+)\/?$/, adminAuth, async (ctx) => {
     const version = ctx.path.replace(/^\/|\/$/g, '');
     if (!SUPPORTED_ENVELOPE_VERSIONS.includes(version)) {
-      throw new HostError('ERR_UNSUPPORTED_VERSION', `envelope version "${version}" is not supported (supported: ${SUPPORTED_ENVELOPE_VERSIONS.join(', ')})`);
+      throw new HostError(
+        'ERR_UNSUPPORTED_VERSION',
+        `envelope version "${version}" is not supported (supported: ${SUPPORTED_ENVELOPE_VERSIONS.join(', ')})`,
+      );
     }
     // `environment` is parsed (a malformed one is refused) and then deliberately dropped: the
     // host builds the real environment from its own records inside services.dispatch.
@@ -42,7 +55,8 @@ export function registerEnvelopeRoutes(router: Router, services: HostServices, a
     if (typeof installationId !== 'string' || installationId === '') {
       throw envelopeInvalid('part "event" must have a string "installationId"');
     }
-    if (typeof event.type !== 'string' || event.type === '') throw envelopeInvalid('part "event" must have a string "type"');
+    if (typeof event.type !== 'string' || event.type === '')
+      throw envelopeInvalid('part "event" must have a string "type"');
     if (event.type === 'fetch') checkFetchRequest(event.request);
     const installation = await services.requireInstallation(installationId); // 404 before any sandbox work
     const outcome = await services.dispatch(installation, { ...event, type: event.type }, fetchBody);

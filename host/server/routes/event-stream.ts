@@ -18,14 +18,25 @@ export const DEFAULT_EVENT_STREAM_LIMITS: EventStreamLimits = { keepAliveMs: 15_
 
 function readInstallation(ctx: Context): string | undefined {
   const unknown = Object.keys(ctx.query).find((field) => field !== 'installation');
-  if (unknown !== undefined) throw new HostError('ERR_VALIDATION', `${unknown}: is not a parameter of the stream (use installation)`, [{ pointer: `/${unknown}`, message: 'is not a parameter of the stream' }]);
+  if (unknown !== undefined)
+    throw new HostError('ERR_VALIDATION', `${unknown}: is not a parameter of the stream (use installation)`, [
+      { pointer: `/${unknown}`, message: 'is not a parameter of the stream' },
+    ]);
   const value = ctx.query.installation;
   if (value === undefined) return undefined;
-  if (Array.isArray(value) || value === '') throw new HostError('ERR_VALIDATION', 'installation: must be one installation id', [{ pointer: '/installation', message: 'must be one installation id' }]);
+  if (Array.isArray(value) || value === '')
+    throw new HostError('ERR_VALIDATION', 'installation: must be one installation id', [
+      { pointer: '/installation', message: 'must be one installation id' },
+    ]);
   return value;
 }
 
-export function registerEventStreamRoutes(router: Router, services: HostServices, adminAuth: Middleware, limits: EventStreamLimits = DEFAULT_EVENT_STREAM_LIMITS): void {
+export function registerEventStreamRoutes(
+  router: Router,
+  services: HostServices,
+  adminAuth: Middleware,
+  limits: EventStreamLimits = DEFAULT_EVENT_STREAM_LIMITS,
+): void {
   router.get('/v1/integrations/:name/events/stream', adminAuth, async (ctx) => {
     const installationId = readInstallation(ctx);
     const res = ctx.res;
@@ -75,7 +86,11 @@ export function registerEventStreamRoutes(router: Router, services: HostServices
     if (res.destroyed || ctx.req.socket.destroyed) return finish();
     ctx.req.socket.setTimeout(0);
     ctx.req.socket.setNoDelay(true);
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-accel-buffering': 'no',
+    });
     res.write(`: following ${ctx.params.name}\n\n`);
     const queued = early;
     early = null;

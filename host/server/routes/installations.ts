@@ -5,7 +5,11 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { HostServices } from '../services.ts';
 import type { CreateInstallationInput, InstallationTarget } from '../../installations/model.ts';
-import { DEFAULT_INSTALLATIONS_PAGE, MAX_INSTALLATIONS_PAGE, type InstallationQuery } from '../../installations/listing.ts';
+import {
+  DEFAULT_INSTALLATIONS_PAGE,
+  MAX_INSTALLATIONS_PAGE,
+  type InstallationQuery,
+} from '../../installations/listing.ts';
 import { HostError } from '../../common/errors.ts';
 import { readJsonBody } from '../json-body.ts';
 import { compileBodyValidator } from '../../common/validate-body.ts';
@@ -52,7 +56,8 @@ function queryProblem(field: string, message: string): HostError {
 /** The query of `GET /v1/installations`: each field once, known fields only (a typo must not list everything). */
 export function readInstallationQuery(query: Record<string, string | string[] | undefined>): InstallationQuery {
   const unknown = Object.keys(query).find((field) => !QUERY_FIELDS.includes(field));
-  if (unknown !== undefined) throw queryProblem(unknown, `is not a filter of this listing (use ${QUERY_FIELDS.join(', ')})`);
+  if (unknown !== undefined)
+    throw queryProblem(unknown, `is not a filter of this listing (use ${QUERY_FIELDS.join(', ')})`);
   const single = (field: string): string | undefined => {
     const value = query[field];
     if (value === undefined) return undefined;
@@ -61,7 +66,8 @@ export function readInstallationQuery(query: Record<string, string | string[] | 
     return value;
   };
   const target = single('target');
-  if (target !== undefined && !TARGETS.includes(target as InstallationTarget)) throw queryProblem('target', `must be one of ${TARGETS.join(', ')} (got "${target}")`);
+  if (target !== undefined && !TARGETS.includes(target as InstallationTarget))
+    throw queryProblem('target', `must be one of ${TARGETS.join(', ')} (got "${target}")`);
   const limitText = single('limit');
   const limit = limitText === undefined ? DEFAULT_INSTALLATIONS_PAGE : Number(limitText);
   if (limitText !== undefined && (!/^\d+$/.test(limitText) || limit < 1 || limit > MAX_INSTALLATIONS_PAGE)) {

@@ -16,21 +16,29 @@ function readLimit(raw: string | string[] | undefined): number {
   if (raw === undefined) return DEFAULT_EVENTS_PAGE;
   const value = Array.isArray(raw) ? Number.NaN : Number(raw);
   if (!/^\d+$/.test(String(raw)) || !Number.isInteger(value) || value < 1 || value > MAX_EVENTS_PAGE) {
-    throw new HostError('ERR_VALIDATION', `limit must be an integer from 1 to ${MAX_EVENTS_PAGE}`, [{ pointer: '/limit', message: `must be an integer from 1 to ${MAX_EVENTS_PAGE}` }]);
+    throw new HostError('ERR_VALIDATION', `limit must be an integer from 1 to ${MAX_EVENTS_PAGE}`, [
+      { pointer: '/limit', message: `must be an integer from 1 to ${MAX_EVENTS_PAGE}` },
+    ]);
   }
   return value;
 }
 
 function readCursor(raw: string | string[] | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  if (Array.isArray(raw) || raw === '') throw new HostError('ERR_VALIDATION', 'cursor must be one nextCursor value', [{ pointer: '/cursor', message: 'is invalid' }]);
+  if (Array.isArray(raw) || raw === '')
+    throw new HostError('ERR_VALIDATION', 'cursor must be one nextCursor value', [
+      { pointer: '/cursor', message: 'is invalid' },
+    ]);
   return raw;
 }
 
 export function registerIntegrationEventRoutes(router: Router, services: HostServices, adminAuth: Middleware): void {
   router.get('/v1/integrations/:name/events', adminAuth, async (ctx) => {
     const cursor = readCursor(ctx.query.cursor);
-    ctx.body = await services.listEvents(ctx.params.name, { limit: readLimit(ctx.query.limit), ...(cursor !== undefined ? { cursor } : {}) });
+    ctx.body = await services.listEvents(ctx.params.name, {
+      limit: readLimit(ctx.query.limit),
+      ...(cursor !== undefined ? { cursor } : {}),
+    });
   });
 
   router.get('/v1/integrations/:name/events/:eventId', adminAuth, async (ctx) => {
@@ -40,7 +48,10 @@ export function registerIntegrationEventRoutes(router: Router, services: HostSer
   // A request bearing a host API token never gets here: POST with one is GitBook's queueIntegrationTask.
   router.get('/v1/integrations/:name/tasks', adminAuth, async (ctx) => {
     const cursor = readCursor(ctx.query.cursor);
-    ctx.body = await services.listTasks(ctx.params.name, { limit: readLimit(ctx.query.limit), ...(cursor !== undefined ? { cursor } : {}) });
+    ctx.body = await services.listTasks(ctx.params.name, {
+      limit: readLimit(ctx.query.limit),
+      ...(cursor !== undefined ? { cursor } : {}),
+    });
   });
 
   router.get('/v1/installations/:id/owed-events', adminAuth, async (ctx) => {

@@ -14,7 +14,8 @@ export function registerIntegrationRoutes(router: Router, services: HostServices
 
   router.get('/v1/integrations/:name', adminAuth, (ctx) => {
     const integration = services.getIntegration(ctx.params.name);
-    if (!integration) throw integrationNotFound(ctx.params.name, (name) => services.getIntegration(name)?.builtin !== undefined);
+    if (!integration)
+      throw integrationNotFound(ctx.params.name, (name) => services.getIntegration(name)?.builtin !== undefined);
     const installLink = services.installLinkOf(integration.name);
     ctx.body = describeIntegration(integration, installLink === undefined ? {} : { installLink });
   });

@@ -1,7 +1,7 @@
 // The platform API over HTTP (docs/http-api.md, docs/platform-api.md): `/v1/spaces/…`, `/v1/sites/…`,
-// `/v1/orgs/…`, `/v1/urls/…`, `/v1/conversations`, `/v1/installation[/…]` and GitBook's `/v1/integrations/:name/{tasks,spaces,sites}`
-// pass through to services.platformApi, which authenticates the token alone. Under
-// `/v1/integrations/:name/installations…`, which public endpoints and admin routes share with
+// `/v1/orgs/…`, `/v1/urls/…`, `/v1/conversations`, `/v1/installation[/…]` and GitBook's
+// `/v1/integrations/:name/{tasks,spaces,sites}` pass through to services.platformApi, which authenticates the token
+// alone. Under `/v1/integrations/:name/installations…`, which public endpoints and admin routes share with
 // GitBook's API, a request carrying a host API token (`Bearer iht_…` / `Bearer ihi_…`) is an API
 // call and anything else goes on to those routes. Never authorizes nor alters the answer.
 
@@ -41,13 +41,24 @@ function passThroughTo(services: HostServices): (ctx: Context) => Promise<void> 
 
 export function registerPlatformApiRoutes(router: Router, services: HostServices): void {
   const passThrough = passThroughTo(services);
-  for (const path of ['/v1/spaces/*rest', '/v1/sites/*rest', '/v1/orgs/*rest', '/v1/urls/*rest', '/v1/conversations', '/v1/installation', '/v1/installation/*rest']) {
+  for (const path of [
+    '/v1/spaces/*rest',
+    '/v1/sites/*rest',
+    '/v1/orgs/*rest',
+    '/v1/urls/*rest',
+    '/v1/conversations',
+    '/v1/installation',
+    '/v1/installation/*rest',
+  ]) {
     router.all(path, passThrough);
   }
   for (const path of ['/v1/integrations/:name/spaces', '/v1/integrations/:name/sites']) router.all(path, passThrough);
 }
 
-/** Paths the API shares with public endpoints (`…/installations/:id[/…]`) and admin routes (`…/installations`, `…/tasks`). */
+/**
+ * Paths the API shares with public endpoints (`…/installations/:id[/…]`) and admin routes (`…/installations`,
+ * `…/tasks`).
+ */
 const SHARED_PATHS = /^\/v1\/integrations\/[^/]+\/(installations(\/.*)?|tasks)$/;
 
 /** Whether a request to `path` with this Authorization header is a platform API call (not a public or admin one). */

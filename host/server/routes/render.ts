@@ -41,7 +41,10 @@ const validateRenderRequest = compileBodyValidator<RenderRequest>(RENDER_REQUEST
 function ticketed(services: HostServices, installation: Installation, body: unknown): unknown {
   if (!services.oauthSeal.applies(installation.integration)) return body;
   const ids = installation.parent === undefined ? [installation.id] : [installation.id, installation.parent];
-  const endpoints = ids.map((id) => ({ publicEndpoint: publicEndpointOf(services.baseUrl(), installation.integration, id), ticket: () => services.oauthSeal.mintTicket(id) }));
+  const endpoints = ids.map((id) => ({
+    publicEndpoint: publicEndpointOf(services.baseUrl(), installation.integration, id),
+    ticket: () => services.oauthSeal.mintTicket(id),
+  }));
   return withConnectTickets(body, endpoints);
 }
 

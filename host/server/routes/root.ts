@@ -6,14 +6,17 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { HostError } from '../../common/errors.ts';
 
-const DOCS = 'docs/http-api.md in the host\'s repository';
+const DOCS = "docs/http-api.md in the host's repository";
 
 /** The pointers, one per line: the console (when it runs), the API docs, an example call, health. */
 function pointers(consoleUrl: string | undefined): string[] {
   return [
-    'This is the integration host\'s HTTP API; nothing is served at /.',
-    consoleUrl === undefined ? 'Console: not running on this host (--no-console, or a host made from code without consolePort).' : `Console: ${consoleUrl}/console (sign in with the admin token the host printed).`,
-    `HTTP API: described at GET /openapi.json (OpenAPI 3.1) and in ${DOCS}; for example GET /v1/integrations with "Authorization: Bearer <admin token>".`,
+    "This is the integration host's HTTP API; nothing is served at /.",
+    consoleUrl === undefined
+      ? 'Console: not running on this host (--no-console, or a host made from code without consolePort).'
+      : `Console: ${consoleUrl}/console (sign in with the admin token the host printed).`,
+    `HTTP API: described at GET /openapi.json (OpenAPI 3.1) and in ${DOCS}; for ` +
+      `example GET /v1/integrations with "Authorization: Bearer <admin token>".`,
     'Health: GET /health.',
   ];
 }
@@ -21,11 +24,17 @@ function pointers(consoleUrl: string | undefined): string[] {
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 function html(consoleUrl: string | undefined): string {
-  const items = pointers(consoleUrl).slice(1).map((line) => {
-    const text = escapeHtml(line);
-    return `<li>${consoleUrl === undefined ? text : text.replace(escapeHtml(`${consoleUrl}/console`), (url) => `<a href="${url}">${url}</a>`)}</li>`;
-  });
-  return `<!doctype html>\n<meta charset="utf-8">\n<title>Integration host</title>\n<p>${escapeHtml(pointers(consoleUrl)[0])}</p>\n<ul>\n${items.join('\n')}\n</ul>\n`;
+  const items = pointers(consoleUrl)
+    .slice(1)
+    .map((line) => {
+      const text = escapeHtml(line);
+      if (consoleUrl === undefined) return `<li>${text}</li>`;
+      return `<li>${text.replace(escapeHtml(`${consoleUrl}/console`), (url) => `<a href="${url}">${url}</a>`)}</li>`;
+    });
+  return (
+    `<!doctype html>\n<meta charset="utf-8">\n<title>Integration ` +
+    `host</title>\n<p>${escapeHtml(pointers(consoleUrl)[0])}</p>\n<ul>\n${items.join('\n')}\n</ul>\n`
+  );
 }
 
 /** Whether the client asked for JSON by name (a browser's or curl's `*\/*` is not asking). */
@@ -37,7 +46,10 @@ export function registerRootPointer(router: Router, consoleUrl: string | undefin
   router.get('/', (ctx) => {
     if (wantsJson(ctx)) {
       const where = consoleUrl === undefined ? '' : `; the console is at ${consoleUrl}/console`;
-      const error = new HostError('ERR_NOT_FOUND', `no route for GET /: this is the host's HTTP API, described in ${DOCS}${where}`);
+      const error = new HostError(
+        'ERR_NOT_FOUND',
+        `no route for GET /: this is the host's HTTP API, described in ${DOCS}${where}`,
+      );
       ctx.status = error.status;
       ctx.body = error.toBody();
       return;

@@ -15,8 +15,12 @@ const MAX_SECRET_BODY_BYTES = 6 * 64 * 1024 + 1024;
 async function readValue(ctx: Context): Promise<unknown> {
   const body = await readJsonObject(ctx, MAX_SECRET_BODY_BYTES, { expected: '{"value": "…"}', secret: true });
   const unknown = Object.keys(body).filter((key) => key !== 'value');
-  if (unknown.length > 0) throw new HostError('ERR_VALIDATION', `/${unknown[0]}: unknown field; the body is {"value": "…"}`, [{ pointer: `/${unknown[0]}`, message: 'unknown field' }]);
-  if (!Object.hasOwn(body, 'value')) throw new HostError('ERR_VALIDATION', '/value: required', [{ pointer: '/value', message: 'required' }]);
+  if (unknown.length > 0)
+    throw new HostError('ERR_VALIDATION', `/${unknown[0]}: unknown field; the body is {"value": "…"}`, [
+      { pointer: `/${unknown[0]}`, message: 'unknown field' },
+    ]);
+  if (!Object.hasOwn(body, 'value'))
+    throw new HostError('ERR_VALIDATION', '/value: required', [{ pointer: '/value', message: 'required' }]);
   return body.value;
 }
 
@@ -27,7 +31,12 @@ export function registerSecretRoutes(router: Router, services: HostServices, adm
 
   router.put('/v1/integrations/:name/secrets/:secret', adminAuth, async (ctx) => {
     const value = await readValue(ctx);
-    const { secret, created, status } = await services.setSecret(ctx.params.name, ctx.params.secret, value, adminViaOf(ctx));
+    const { secret, created, status } = await services.setSecret(
+      ctx.params.name,
+      ctx.params.secret,
+      value,
+      adminViaOf(ctx),
+    );
     ctx.status = created ? 201 : 200;
     ctx.body = { ...secret, integrationStatus: status };
   });

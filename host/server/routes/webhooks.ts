@@ -11,7 +11,9 @@ function readLimit(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const limit = Number(value);
   if (typeof value !== 'string' || !Number.isInteger(limit) || limit < 1 || limit > 100) {
-    throw new HostError('ERR_VALIDATION', '/limit: must be an integer from 1 to 100', [{ pointer: '/limit', message: 'must be an integer from 1 to 100' }]);
+    throw new HostError('ERR_VALIDATION', '/limit: must be an integer from 1 to 100', [
+      { pointer: '/limit', message: 'must be an integer from 1 to 100' },
+    ]);
   }
   return limit;
 }

@@ -8,7 +8,10 @@ import { HostError } from '../../common/errors.ts';
 
 /** BIGINT columns (times in ms, sequence numbers) as JS numbers: every value we store is below 2^53. */
 const types = {
-  getTypeParser: ((oid: number, format?: string) => (oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === 20
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 export type Queryable = Pick<pg.PoolClient, 'query'>;
@@ -19,8 +22,14 @@ export interface Db {
   readonly safeUrl: string;
   readonly connectionString: string;
   /** One statement (atomic by itself), retried while the database is unreachable. */
-  query<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
-  /** `work` in one transaction on one connection, retried as a whole while the database is unreachable; `work` must be re-runnable. */
+  query<R extends pg.QueryResultRow = Record<string, unknown>>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>>;
+  /**
+   * `work` in one transaction on one connection, retried as a whole while the database is unreachable; `work` must be
+   * re-runnable.
+   */
   transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -38,12 +47,26 @@ export function parseStoreUrl(value: string): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new HostError('ERR_OPTIONS_INVALID', `--store: "${value.replace(/:[^:@/]*@/, ':***@')}" is not a URL; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (omit --store for the SQLite default)`);
+    throw new HostError(
+      'ERR_OPTIONS_INVALID',
+      `--store: "${value.replace(/:[^:@/]*@/, ':***@')}" is not a URL; expected ` +
+        `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (omit --store for the SQLite ` +
+        `default)`,
+    );
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new HostError('ERR_OPTIONS_INVALID', `--store: unsupported scheme "${url.protocol}"; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (omit --store for the SQLite default, or use --data FILE)`);
+    throw new HostError(
+      'ERR_OPTIONS_INVALID',
+      `--store: unsupported scheme "${url.protocol}"; expected ` +
+        `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (omit --store for the SQLite default, ` +
+        `or use --data FILE)`,
+    );
   }
-  if (url.pathname === '' || url.pathname === '/') throw new HostError('ERR_OPTIONS_INVALID', '--store: the URL names no database; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE');
+  if (url.pathname === '' || url.pathname === '/')
+    throw new HostError(
+      'ERR_OPTIONS_INVALID',
+      '--store: the URL names no database; expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE',
+    );
   return url;
 }
 
@@ -57,22 +80,50 @@ export function redactUrl(url: URL): string {
 export function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string') {
-    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND'].includes(code)) return true;
+    if (
+      [
+        'ECONNREFUSED',
+        'ECONNRESET',
+        'ETIMEDOUT',
+        'EPIPE',
+        'EHOSTUNREACH',
+        'ENETUNREACH',
+        'EAI_AGAIN',
+        'ENOTFOUND',
+      ].includes(code)
+    )
+      return true;
     // 08: connection exception; 57P01-03: admin shutdown, crash shutdown, cannot connect now.
     if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03') return true;
   }
   const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(message);
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(
+    message,
+  );
 }
 
 function describeConnectFailure(error: unknown, url: URL): string {
   const where = `${url.hostname}:${url.port || '5432'}`;
   const code = (error as { code?: string }).code;
   const database = decodeURIComponent(url.pathname.slice(1));
-  if (code === 'ECONNREFUSED') return `cannot reach PostgreSQL at ${where} (connection refused): is the server running and listening there? Check --store / DATABASE_URL`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `cannot resolve the PostgreSQL host "${url.hostname}": check --store / DATABASE_URL`;
-  if (code === '3D000') return `PostgreSQL at ${where} has no database "${database}": create it (createdb ${database}) or name another in --store / DATABASE_URL`;
-  if (code === '28P01' || code === '28000') return `PostgreSQL at ${where} refused the credentials of user "${decodeURIComponent(url.username) || '(default)'}": check the user and password in --store / DATABASE_URL`;
+  if (code === 'ECONNREFUSED')
+    return (
+      `cannot reach PostgreSQL at ${where} (connection refused): is the ` +
+      `server running and listening there? Check --store / DATABASE_URL`
+    );
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return `cannot resolve the PostgreSQL host "${url.hostname}": check --store / DATABASE_URL`;
+  if (code === '3D000')
+    return (
+      `PostgreSQL at ${where} has no database "${database}": create it ` +
+      `(createdb ${database}) or name another in --store / DATABASE_URL`
+    );
+  if (code === '28P01' || code === '28000')
+    return (
+      `PostgreSQL at ${where} refused the credentials of user ` +
+      `"${decodeURIComponent(url.username) || '(default)'}": check the user and password in ` +
+      `--store / DATABASE_URL`
+    );
   const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
   return `cannot connect to PostgreSQL at ${where}: ${message}; check --store / DATABASE_URL`;
 }
@@ -82,7 +133,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function openDb(value: string, options: DbOptions = {}): Promise<Db> {
   const url = parseStoreUrl(value);
   const retryForMs = options.retryForMs ?? 15_000;
-  const pool = new pg.Pool({ connectionString: url.href, max: options.maxConnections ?? 10, types, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({
+    connectionString: url.href,
+    max: options.maxConnections ?? 10,
+    types,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
   // An idle client losing its connection must not crash the host; the next query reconnects.
   pool.on('error', () => {});
   try {
@@ -102,7 +159,11 @@ export async function openDb(value: string, options: DbOptions = {}): Promise<Db
       } catch (error) {
         if (!isConnectionError(error)) throw error;
         if (Date.now() - started >= retryForMs) {
-          throw new HostError('ERR_STORE_UNAVAILABLE', `the database at ${url.hostname}:${url.port || '5432'} has been unreachable for ${Math.round((Date.now() - started) / 1000)} s`);
+          throw new HostError(
+            'ERR_STORE_UNAVAILABLE',
+            `the database at ${url.hostname}:${url.port || '5432'} has been ` +
+              `unreachable for ${Math.round((Date.now() - started) / 1000)} s`,
+          );
         }
         options.onRetry?.(`database unreachable (${(error as Error).message.split('\n')[0]}); retrying in ${delay} ms`);
         await sleep(delay);

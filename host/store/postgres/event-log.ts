@@ -16,8 +16,10 @@ const FLUSH_AFTER_MS = 50;
 /** Entries kept while the database is unreachable; past this the oldest are dropped. */
 const MAX_PENDING = 20_000;
 
-const INSERT = `INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, duration_ms, logs, created_at, request_id)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::int[], $8::text[], $9::text[], $10::text[])`;
+const INSERT = `INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, duration_ms,
+  logs, created_at, request_id)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::int[], $8::text[],
+    $9::text[], $10::text[])`;
 
 export function createPostgresEventLog(db: Db, log?: { warn(message: string): void }): EventLog {
   let pending: EventLogEntry[] = [];
@@ -30,7 +32,18 @@ export function createPostgresEventLog(db: Db, log?: { warn(message: string): vo
       const batch = pending.splice(0, MAX_BATCH);
       const columns: unknown[][] = Array.from({ length: 10 }, () => []);
       for (const entry of batch) {
-        const values = [entry.eventId, entry.integration, entry.installationId, entry.type, entry.status, entry.errorCode ?? null, Math.round(entry.durationMs), JSON.stringify(entry.logs), entry.createdAt, entry.requestId ?? null];
+        const values = [
+          entry.eventId,
+          entry.integration,
+          entry.installationId,
+          entry.type,
+          entry.status,
+          entry.errorCode ?? null,
+          Math.round(entry.durationMs),
+          JSON.stringify(entry.logs),
+          entry.createdAt,
+          entry.requestId ?? null,
+        ];
         values.forEach((value, index) => columns[index].push(value));
       }
       try {
@@ -40,11 +53,16 @@ export function createPostgresEventLog(db: Db, log?: { warn(message: string): vo
         pending = [...batch, ...pending];
         throw error;
       }
-      for (const entry of batch) insertsSincePrune.set(entry.integration, (insertsSincePrune.get(entry.integration) ?? 0) + 1);
+      for (const entry of batch)
+        insertsSincePrune.set(entry.integration, (insertsSincePrune.get(entry.integration) ?? 0) + 1);
       for (const [integration, count] of insertsSincePrune) {
         if (count < PRUNE_EVERY) continue;
         insertsSincePrune.set(integration, 0);
-        await db.query('DELETE FROM event_log WHERE integration = $1 AND seq <= (SELECT seq FROM event_log WHERE integration = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2)', [integration, MAX_ENTRIES_PER_INTEGRATION]);
+        await db.query(
+          'DELETE FROM event_log WHERE integration = $1 AND seq <= (SELECT seq FROM ' +
+            'event_log WHERE integration = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2)',
+          [integration, MAX_ENTRIES_PER_INTEGRATION],
+        );
       }
     }
   }
@@ -84,13 +102,22 @@ export function createPostgresEventLog(db: Db, log?: { warn(message: string): vo
     async list(integration, { limit, cursor }) {
       const before = cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeSeqCursor(cursor);
       await this.flush();
-      const { rows } = await db.query<EventLogRow>('SELECT * FROM event_log WHERE integration = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [integration, before, limit + 1]);
+      const { rows } = await db.query<EventLogRow>(
+        'SELECT * FROM event_log WHERE integration = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3',
+        [integration, before, limit + 1],
+      );
       const items = rows.slice(0, limit);
-      return { items: items.map(toEntry), nextCursor: rows.length > limit ? encodeSeqCursor(items[items.length - 1].seq) : null };
+      return {
+        items: items.map(toEntry),
+        nextCursor: rows.length > limit ? encodeSeqCursor(items[items.length - 1].seq) : null,
+      };
     },
     async get(integration, eventId) {
       await this.flush();
-      const { rows } = await db.query<EventLogRow>('SELECT * FROM event_log WHERE integration = $1 AND event_id = $2 ORDER BY seq LIMIT 1', [integration, eventId]);
+      const { rows } = await db.query<EventLogRow>(
+        'SELECT * FROM event_log WHERE integration = $1 AND event_id = $2 ORDER BY seq LIMIT 1',
+        [integration, eventId],
+      );
       return rows[0] === undefined ? undefined : toEntry(rows[0]);
     },
   };

@@ -17,9 +17,13 @@ export function createPostgresSecretStore(db: Db): IntegrationSecretStore & { an
   const listeners = new Set<(integration: string) => void>();
   return {
     async list(integration) {
-      const { rows } = integration === undefined
-        ? await db.query<SecretRow>(`SELECT ${SECRET_COLUMNS} FROM integration_secrets ORDER BY integration, name`)
-        : await db.query<SecretRow>(`SELECT ${SECRET_COLUMNS} FROM integration_secrets WHERE integration = $1 ORDER BY name`, [integration]);
+      const { rows } =
+        integration === undefined
+          ? await db.query<SecretRow>(`SELECT ${SECRET_COLUMNS} FROM integration_secrets ORDER BY integration, name`)
+          : await db.query<SecretRow>(
+              `SELECT ${SECRET_COLUMNS} FROM integration_secrets WHERE integration = $1 ORDER BY name`,
+              [integration],
+            );
       return rows.map(toStoredSecret);
     },
     put: (row) =>
@@ -27,7 +31,8 @@ export function createPostgresSecretStore(db: Db): IntegrationSecretStore & { an
         // xmax = 0 only on a freshly inserted row: whether this was new, in the same statement.
         const { rows } = await client.query<{ created: boolean }>(
           `INSERT INTO integration_secrets (${SECRET_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT (integration, name) DO UPDATE SET key_id = excluded.key_id, nonce = excluded.nonce, ciphertext = excluded.ciphertext, set_at = excluded.set_at, set_by = excluded.set_by
+           ON CONFLICT (integration, name) DO UPDATE SET key_id = excluded.key_id, nonce = excluded.nonce, ciphertext =
+             excluded.ciphertext, set_at = excluded.set_at, set_by = excluded.set_by
            RETURNING (xmax = 0) AS created`,
           [row.integration, row.name, row.keyId, row.nonce, row.ciphertext, row.setAt, row.setBy],
         );
@@ -36,7 +41,10 @@ export function createPostgresSecretStore(db: Db): IntegrationSecretStore & { an
       }),
     remove: (integration, name) =>
       db.transaction(async (client) => {
-        const { rowCount } = await client.query('DELETE FROM integration_secrets WHERE integration = $1 AND name = $2', [integration, name]);
+        const { rowCount } = await client.query(
+          'DELETE FROM integration_secrets WHERE integration = $1 AND name = $2',
+          [integration, name],
+        );
         if ((rowCount ?? 0) === 0) return false;
         await changed(client, integration);
         return true;
@@ -44,14 +52,19 @@ export function createPostgresSecretStore(db: Db): IntegrationSecretStore & { an
     reseal: (integration, name, expectedNonce, sealed) =>
       db.transaction(async (client) => {
         const { rowCount } = await client.query(
-          'UPDATE integration_secrets SET key_id = $1, nonce = $2, ciphertext = $3 WHERE integration = $4 AND name = $5 AND nonce = $6',
+          'UPDATE integration_secrets SET key_id = $1, nonce = $2, ciphertext ' +
+            '= $3 WHERE integration = $4 AND name = $5 AND nonce = $6',
           [sealed.keyId, sealed.nonce, sealed.ciphertext, integration, name, expectedNonce],
         );
         if ((rowCount ?? 0) === 0) return false;
         await changed(client, integration);
         return true;
       }),
-    revision: async () => Number((await db.query<{ revision: number }>('SELECT revision FROM integration_secrets_revision WHERE id = 1')).rows[0]?.revision ?? 0),
+    revision: async () =>
+      Number(
+        (await db.query<{ revision: number }>('SELECT revision FROM integration_secrets_revision WHERE id = 1')).rows[0]
+          ?.revision ?? 0,
+      ),
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

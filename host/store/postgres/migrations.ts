@@ -14,7 +14,10 @@ export interface Migration {
 export const LOCK_NAMESPACE = 0x1e57;
 export const LOCK_MIGRATIONS = 1;
 export const LOCK_SEED = 2;
-/** Key 1 of the lock taken while choosing (or creating) the organization installation of an integration in an organization. */
+/**
+ * Key 1 of the lock taken while choosing (or creating) the organization installation of an integration in an
+ * organization.
+ */
 export const LOCK_INSTALLATION_TREE = 0x1e58;
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
@@ -25,10 +28,12 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
   CREATE TABLE installations (
     id TEXT PRIMARY KEY, integration TEXT NOT NULL, organization TEXT NOT NULL, target TEXT NOT NULL,
-    space TEXT, site TEXT, status TEXT NOT NULL, configuration TEXT NOT NULL, space_selection TEXT, created_at TEXT NOT NULL
+    space TEXT, site TEXT, status TEXT NOT NULL, configuration TEXT NOT NULL, space_selection TEXT, created_at TEXT NOT
+      NULL
   );
   CREATE INDEX installations_by_integration ON installations (integration);
-  CREATE TABLE tokens (token_hash TEXT PRIMARY KEY, installation_id TEXT NOT NULL REFERENCES installations (id) ON DELETE CASCADE);
+  CREATE TABLE tokens (token_hash TEXT PRIMARY KEY, installation_id TEXT NOT NULL REFERENCES installations (id) ON
+    DELETE CASCADE);
   CREATE TABLE organizations (id TEXT PRIMARY KEY, subdomain TEXT NOT NULL UNIQUE, title TEXT NOT NULL);
   CREATE TABLE members (
     organization TEXT NOT NULL REFERENCES organizations (id), id TEXT NOT NULL, email TEXT NOT NULL, role TEXT NOT NULL,
@@ -39,10 +44,12 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     visibility TEXT NOT NULL, description TEXT NOT NULL, metadata TEXT NOT NULL
   );
   CREATE TABLE pages (
-    seq BIGSERIAL NOT NULL, space TEXT NOT NULL REFERENCES spaces (id), id TEXT NOT NULL, title TEXT NOT NULL, markdown TEXT NOT NULL,
+    seq BIGSERIAL NOT NULL, space TEXT NOT NULL REFERENCES spaces (id), id TEXT NOT NULL, title TEXT NOT NULL, markdown
+      TEXT NOT NULL,
     revision INTEGER NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (space, id)
   );
-  CREATE TABLE sites (id TEXT PRIMARY KEY, organization TEXT NOT NULL REFERENCES organizations (id), title TEXT NOT NULL);
+  CREATE TABLE sites (id TEXT PRIMARY KEY, organization TEXT NOT NULL REFERENCES organizations (id), title TEXT NOT
+    NULL);
   CREATE TABLE site_spaces (
     site TEXT NOT NULL REFERENCES sites (id), space TEXT NOT NULL REFERENCES spaces (id), position INTEGER NOT NULL,
     PRIMARY KEY (site, space)
@@ -56,10 +63,13 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     id TEXT PRIMARY KEY, site TEXT NOT NULL REFERENCES sites (id), space TEXT NOT NULL, page TEXT NOT NULL,
     rating TEXT NOT NULL, comment TEXT NOT NULL, created_at TEXT NOT NULL
   );
-  CREATE TABLE openapi_specs (site TEXT PRIMARY KEY REFERENCES sites (id), spec TEXT NOT NULL, format TEXT NOT NULL, updated_at TEXT NOT NULL);
-  CREATE TABLE adaptive_claims (site TEXT PRIMARY KEY REFERENCES sites (id), claims TEXT NOT NULL, updated_at TEXT NOT NULL);
+  CREATE TABLE openapi_specs (site TEXT PRIMARY KEY REFERENCES sites (id), spec TEXT NOT NULL, format TEXT NOT NULL,
+    updated_at TEXT NOT NULL);
+  CREATE TABLE adaptive_claims (site TEXT PRIMARY KEY REFERENCES sites (id), claims TEXT NOT NULL, updated_at TEXT NOT
+    NULL);
   CREATE TABLE git_syncs (
-    seq BIGSERIAL NOT NULL, id TEXT PRIMARY KEY, space TEXT NOT NULL REFERENCES spaces (id), installation_id TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL
+    seq BIGSERIAL NOT NULL, id TEXT PRIMARY KEY, space TEXT NOT NULL REFERENCES spaces (id), installation_id TEXT NOT
+      NULL, status TEXT NOT NULL, created_at TEXT NOT NULL
   );
   CREATE INDEX git_syncs_by_space ON git_syncs (space, seq);
   CREATE TABLE conversations (
@@ -73,7 +83,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   );
   CREATE INDEX event_log_by_integration ON event_log (integration, seq);
   CREATE INDEX event_log_by_event ON event_log (integration, event_id, seq);
-  CREATE TABLE oauth_states (nonce TEXT PRIMARY KEY, installation_id TEXT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT);
+  CREATE TABLE oauth_states (nonce TEXT PRIMARY KEY, installation_id TEXT NOT NULL, expires_at BIGINT NOT NULL, used_at
+    BIGINT);
   CREATE INDEX oauth_states_by_expiry ON oauth_states (expires_at);
   CREATE TABLE webhook_deliveries (
     seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, installation_id TEXT NOT NULL, event_id TEXT NOT NULL,
@@ -83,14 +94,16 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     -- A claim is a lease: the claiming host owns the row until lease_until; then any host may take it.
     lease_until BIGINT, claim_token TEXT
   );
-  CREATE INDEX webhook_deliveries_open ON webhook_deliveries (next_attempt_at, seq) WHERE status IN ('pending', 'in_flight');
+  CREATE INDEX webhook_deliveries_open ON webhook_deliveries (next_attempt_at, seq) WHERE status IN ('pending',
+    'in_flight');
   CREATE INDEX webhook_deliveries_by_installation ON webhook_deliveries (installation_id, seq);
   CREATE TABLE webhook_attempts (
     delivery_id TEXT NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE, attempt INTEGER NOT NULL,
     started_at BIGINT NOT NULL, duration_ms INTEGER NOT NULL, status_code INTEGER, error_kind TEXT, error_message TEXT,
     next_attempt_at BIGINT, PRIMARY KEY (delivery_id, attempt)
   );
-  CREATE TABLE webhook_secrets (installation_id TEXT PRIMARY KEY, current TEXT NOT NULL, previous TEXT, previous_expires_at TEXT);
+  CREATE TABLE webhook_secrets (installation_id TEXT PRIMARY KEY, current TEXT NOT NULL, previous TEXT,
+    previous_expires_at TEXT);
 `,
   },
   {
@@ -121,7 +134,8 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
     name: 'adaptive schemas',
     // GitBook's adaptive-content schema of a site (getSiteAdaptiveSchema / updateSiteAdaptiveSchema).
     sql: `
-  CREATE TABLE adaptive_schemas (site TEXT PRIMARY KEY REFERENCES sites (id), json_schema TEXT NOT NULL, updated_at TEXT NOT NULL);
+  CREATE TABLE adaptive_schemas (site TEXT PRIMARY KEY REFERENCES sites (id), json_schema TEXT NOT NULL, updated_at TEXT
+    NOT NULL);
 `,
   },
   {
@@ -248,18 +262,33 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** Applies every migration the database lacks, in one transaction under an advisory lock; returns the versions applied. */
-export async function migratePostgres(db: Db, migrations: readonly Migration[] = POSTGRES_MIGRATIONS): Promise<number[]> {
+/**
+ * Applies every migration the database lacks, in one transaction under an advisory lock; returns the versions applied.
+ *
+ */
+export async function migratePostgres(
+  db: Db,
+  migrations: readonly Migration[] = POSTGRES_MIGRATIONS,
+): Promise<number[]> {
   return db.transaction(async (client) => {
     // Held until commit: a second host starting at the same time waits, then finds nothing to do.
     await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_NAMESPACE, LOCK_MIGRATIONS]);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-    const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version));
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER ' +
+        'PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+    );
+    const applied = new Set(
+      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version),
+    );
     const done: number[] = [];
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
       await client.query(migration.sql);
-      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, new Date().toISOString()]);
+      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+        migration.version,
+        migration.name,
+        new Date().toISOString(),
+      ]);
       done.push(migration.version);
     }
     return done;

@@ -1,6 +1,6 @@
 // Cross-host cache invalidation over LISTEN/NOTIFY: one dedicated connection listens on the
-// host's channel; a write on any host notifies `installation:<id>` (or `secrets:<integration>`) at commit. While the listener
-// is down the cache is switched off (every read goes to the database), and it is cleared when the
+// host's channel; a write on any host notifies `installation:<id>` (or `secrets:<integration>`) at commit. While the
+// listener is down the cache is switched off (every read goes to the database), and it is cleared when the
 // listener is back, so a missed notification can never leave a stale record behind.
 
 import pg from 'pg';
@@ -27,7 +27,11 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-export function listenForChanges(connectionString: string, target: InvalidationTarget, log: { warn(message: string): void; info(message: string): void }): Listener {
+export function listenForChanges(
+  connectionString: string,
+  target: InvalidationTarget,
+  log: { warn(message: string): void; info(message: string): void },
+): Listener {
   let client: pg.Client | null = null;
   let closed = false;
   let live = false;
@@ -37,7 +41,11 @@ export function listenForChanges(connectionString: string, target: InvalidationT
   const ready = new Promise<void>((resolve) => (announceReady = resolve));
 
   const lost = (reason: string): void => {
-    if (live) log.warn(`store: change notifications interrupted (${reason}); reading installations from the database until they are back`);
+    if (live)
+      log.warn(
+        `store: change notifications interrupted (${reason}); reading ` +
+          `installations from the database until they are back`,
+      );
     live = false;
     target.setEnabled(false);
     client?.removeAllListeners();

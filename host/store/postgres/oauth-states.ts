@@ -6,9 +6,20 @@ import type { Db } from './connection.ts';
 
 export function createPostgresOAuthStateStore(db: Db): OAuthStateStore {
   return {
-    insert: async (nonce, installationId, expiresAtMs) => void (await db.query('INSERT INTO oauth_states (nonce, installation_id, expires_at) VALUES ($1, $2, $3)', [nonce, installationId, expiresAtMs])),
+    insert: async (nonce, installationId, expiresAtMs) =>
+      void (await db.query('INSERT INTO oauth_states (nonce, installation_id, expires_at) VALUES ($1, $2, $3)', [
+        nonce,
+        installationId,
+        expiresAtMs,
+      ])),
     markUsed: async (nonce, installationId, usedAtMs) =>
-      (await db.query('UPDATE oauth_states SET used_at = $1 WHERE nonce = $2 AND installation_id = $3 AND used_at IS NULL', [usedAtMs, nonce, installationId])).rowCount === 1,
-    deleteExpired: async (beforeMs) => void (await db.query('DELETE FROM oauth_states WHERE expires_at < $1', [beforeMs])),
+      (
+        await db.query(
+          'UPDATE oauth_states SET used_at = $1 WHERE nonce = $2 AND installation_id = $3 AND used_at IS NULL',
+          [usedAtMs, nonce, installationId],
+        )
+      ).rowCount === 1,
+    deleteExpired: async (beforeMs) =>
+      void (await db.query('DELETE FROM oauth_states WHERE expires_at < $1', [beforeMs])),
   };
 }

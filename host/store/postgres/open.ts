@@ -46,11 +46,15 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
     if (applied.length > 0) log.info(`store: applied migration(s) ${applied.join(', ')}`);
     const installations = withInstallationCache(createPostgresInstallationStore(db));
     const secrets = createPostgresSecretStore(db);
-    const listener = listenForChanges(db.connectionString, {
-      invalidate: (id) => installations.invalidate(id),
-      setEnabled: (enabled) => installations.setEnabled(enabled),
-      secretsChanged: (integration) => secrets.announce(integration),
-    }, log);
+    const listener = listenForChanges(
+      db.connectionString,
+      {
+        invalidate: (id) => installations.invalidate(id),
+        setEnabled: (enabled) => installations.setEnabled(enabled),
+        secretsChanged: (integration) => secrets.announce(integration),
+      },
+      log,
+    );
     await listener.ready;
     const eventLog = createPostgresEventLog(db, log);
     return {

@@ -6,15 +6,28 @@
 
 import { randomUUID } from 'node:crypto';
 import { toAttempt, toDelivery, type AttemptRow, type DeliveryRow } from '../outbox-rows.ts';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, endpointOf, fullEndpoints, newDeliveryId, type DeliveryRecord, type DeliveryWithAttempts, type Outbox } from '../../webhooks/outbox.ts';
+import {
+  DEFAULT_PAGE_LIMIT,
+  MAX_PAGE_LIMIT,
+  endpointOf,
+  fullEndpoints,
+  newDeliveryId,
+  type DeliveryRecord,
+  type DeliveryWithAttempts,
+  type Outbox,
+} from '../../webhooks/outbox.ts';
 import type { Db } from './connection.ts';
 import { decodeSeqCursor, encodeSeqCursor } from '../seq-cursor.ts';
 
 type ClaimedRow = DeliveryRow & { claim_token: string | null };
 
-const toClaimed = (row: ClaimedRow): DeliveryRecord => ({ ...toDelivery(row), ...(row.claim_token !== null ? { claim: row.claim_token } : {}) });
+const toClaimed = (row: ClaimedRow): DeliveryRecord => ({
+  ...toDelivery(row),
+  ...(row.claim_token !== null ? { claim: row.claim_token } : {}),
+});
 
-const INSERT = `INSERT INTO webhook_deliveries (id, installation_id, event_id, event_type, url, endpoint, body, status, attempts, next_attempt_at, created_at, redelivery_of)
+const INSERT = `INSERT INTO webhook_deliveries (id, installation_id, event_id, event_type, url, endpoint, body, status,
+  attempts, next_attempt_at, created_at, redelivery_of)
   SELECT id, installation_id, event_id, event_type, url, endpoint, body, 'pending', 0, $8, $8, redelivery_of
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $9::text[])
     AS d(id, installation_id, event_id, event_type, url, endpoint, body, redelivery_of)
@@ -29,7 +42,8 @@ const CLAIM = `WITH candidates AS (
       AND NOT (endpoint = ANY($2::text[]))
     ORDER BY next_attempt_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED
   ), ranked AS (
-    SELECT seq, endpoint, row_number() OVER (PARTITION BY endpoint ORDER BY next_attempt_at, seq) AS rank FROM candidates
+    SELECT seq, endpoint, row_number() OVER (PARTITION BY endpoint ORDER BY next_attempt_at, seq) AS rank FROM
+      candidates
   ), room AS (
     SELECT * FROM unnest($4::text[], $5::int[]) AS r(endpoint, free)
   )
@@ -42,16 +56,21 @@ const CLAIM = `WITH candidates AS (
 // claim its attempt was made with (or unconditionally when no claim is given), and its attempt is
 // logged only when it was settled, so a host whose lease lapsed writes nothing over the new owner.
 const SETTLE = `WITH results AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::bigint[], $7::int[], $8::int[], $9::text[], $10::text[], $11::bigint[])
-      AS r(id, status, attempt, next_at, claim, started_at, duration_ms, status_code, error_kind, error_message, attempt_next_at)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::bigint[], $7::int[],
+      $8::int[], $9::text[], $10::text[], $11::bigint[])
+      AS r(id, status, attempt, next_at, claim, started_at, duration_ms, status_code, error_kind, error_message,
+        attempt_next_at)
   ), settled AS (
-    UPDATE webhook_deliveries d SET status = r.status, attempts = GREATEST(d.attempts, r.attempt), next_attempt_at = r.next_at, lease_until = NULL, claim_token = NULL
+    UPDATE webhook_deliveries d SET status = r.status, attempts = GREATEST(d.attempts, r.attempt), next_attempt_at =
+      r.next_at, lease_until = NULL, claim_token = NULL
     FROM results r
     WHERE d.id = r.id AND (r.claim IS NULL OR (d.status = 'in_flight' AND d.claim_token = r.claim))
     RETURNING d.id
   )
-  INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error_kind, error_message, next_attempt_at)
-  SELECT r.id, r.attempt, r.started_at, r.duration_ms, r.status_code, r.error_kind, r.error_message, r.attempt_next_at FROM results r JOIN settled USING (id)
+  INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error_kind, error_message,
+    next_attempt_at)
+  SELECT r.id, r.attempt, r.started_at, r.duration_ms, r.status_code, r.error_kind, r.error_message, r.attempt_next_at
+    FROM results r JOIN settled USING (id)
   ON CONFLICT (delivery_id, attempt) DO NOTHING`;
 
 export function createPostgresOutbox(db: Db, options: { newId?: () => string } = {}): Outbox {
@@ -59,7 +78,10 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
   const attemptsOf = async (ids: string[]): Promise<Map<string, AttemptRow[]>> => {
     const byDelivery = new Map<string, AttemptRow[]>(ids.map((id) => [id, []]));
     if (ids.length === 0) return byDelivery;
-    const { rows } = await db.query<AttemptRow>('SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt', [ids]);
+    const { rows } = await db.query<AttemptRow>(
+      'SELECT * FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt',
+      [ids],
+    );
     for (const row of rows) byDelivery.get(row.delivery_id)?.push(row);
     return byDelivery;
   };
@@ -67,17 +89,44 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
     const attempts = await attemptsOf(rows.map((row) => row.id));
     return rows.map((row) => ({ ...toDelivery(row), attemptLog: (attempts.get(row.id) ?? []).map(toAttempt) }));
   };
-  const insert = async (deliveries: { installationId: string; eventId: string; eventType: string; url: string; body: string; redeliveryOf: string | null }[], nowMs: number): Promise<DeliveryRecord[]> => {
+  const insert = async (
+    deliveries: {
+      installationId: string;
+      eventId: string;
+      eventType: string;
+      url: string;
+      body: string;
+      redeliveryOf: string | null;
+    }[],
+    nowMs: number,
+  ): Promise<DeliveryRecord[]> => {
     const ids = deliveries.map(() => newId());
     const column = <K extends keyof (typeof deliveries)[number]>(key: K) => deliveries.map((delivery) => delivery[key]);
     let rows: DeliveryRow[];
     try {
-      rows = (await db.query<DeliveryRow>(INSERT, [ids, column('installationId'), column('eventId'), column('eventType'), column('url'), deliveries.map((delivery) => endpointOf(delivery.url)), column('body'), nowMs, column('redeliveryOf')])).rows;
+      rows = (
+        await db.query<DeliveryRow>(INSERT, [
+          ids,
+          column('installationId'),
+          column('eventId'),
+          column('eventType'),
+          column('url'),
+          deliveries.map((delivery) => endpointOf(delivery.url)),
+          column('body'),
+          nowMs,
+          column('redeliveryOf'),
+        ])
+      ).rows;
     } catch (error) {
       // Ids are chosen before the statement: when the connection died after a commit and the retry
       // met our own rows, every id is there already and nothing was inserted twice.
       if ((error as { code?: string }).code !== '23505') throw error;
-      rows = (await db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ANY($1::text[]) AND event_id = ANY($2::text[])', [ids, column('eventId')])).rows;
+      rows = (
+        await db.query<DeliveryRow>(
+          'SELECT * FROM webhook_deliveries WHERE id = ANY($1::text[]) AND event_id = ANY($2::text[])',
+          [ids, column('eventId')],
+        )
+      ).rows;
       if (rows.length !== new Set(ids).size || new Set(ids).size !== ids.length) throw error;
     }
     const byId = new Map(rows.map((row) => [row.id, row]));
@@ -85,26 +134,60 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
   };
 
   return {
-    enqueue: async (deliveries, nowMs) => (deliveries.length === 0 ? [] : insert(deliveries.map((delivery) => ({ ...delivery, redeliveryOf: null })), nowMs)),
+    enqueue: async (deliveries, nowMs) =>
+      deliveries.length === 0
+        ? []
+        : insert(
+            deliveries.map((delivery) => ({ ...delivery, redeliveryOf: null })),
+            nowMs,
+          ),
     resetInFlight: async () =>
-      (await db.query(`UPDATE webhook_deliveries SET status = 'pending', lease_until = NULL, claim_token = NULL WHERE status = 'in_flight' AND lease_until <= $1`, [Date.now()])).rowCount ?? 0,
+      (
+        await db.query(
+          `UPDATE webhook_deliveries SET status = 'pending', lease_until = NULL, ` +
+            `claim_token = NULL WHERE status = 'in_flight' AND lease_until <= $1`,
+          [Date.now()],
+        )
+      ).rowCount ?? 0,
     async claimDue(nowMs, request) {
       if (request.limit <= 0) return [];
       const room = [...request.room].filter(([, free]) => free > 0);
       const token = randomUUID();
-      const { rows } = await db.query<ClaimedRow>(CLAIM, [nowMs, fullEndpoints(request), request.limit, room.map(([endpoint]) => endpoint), room.map(([, free]) => free), nowMs + request.leaseMs, token, request.perEndpoint]);
+      const { rows } = await db.query<ClaimedRow>(CLAIM, [
+        nowMs,
+        fullEndpoints(request),
+        request.limit,
+        room.map(([endpoint]) => endpoint),
+        room.map(([, free]) => free),
+        nowMs + request.leaseMs,
+        token,
+        request.perEndpoint,
+      ]);
       return rows.sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0) || a.seq - b.seq).map(toClaimed);
     },
     nextDueAt: async (busyEndpoints = []) =>
-      (await db.query<{ due: number | null }>(`SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending' AND NOT (endpoint = ANY($1::text[]))`, [busyEndpoints])).rows[0].due,
+      (
+        await db.query<{ due: number | null }>(
+          `SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries WHERE ` +
+            `status = 'pending' AND NOT (endpoint = ANY($1::text[]))`,
+          [busyEndpoints],
+        )
+      ).rows[0].due,
     async recordAttempts(entries) {
       if (entries.length === 0) return;
       const column = <T>(pick: (entry: (typeof entries)[number]) => T) => entries.map(pick);
       await db.query(SETTLE, [
-        column((e) => e.deliveryId), column((e) => e.next.status), column((e) => e.attempt.attempt),
-        column((e) => (e.next.status === 'pending' ? e.next.nextAttemptAt : null)), column((e) => e.claim ?? null),
-        column((e) => e.attempt.startedAt), column((e) => e.attempt.durationMs), column((e) => e.attempt.statusCode),
-        column((e) => e.attempt.errorKind), column((e) => e.attempt.errorMessage), column((e) => e.attempt.nextAttemptAt),
+        column((e) => e.deliveryId),
+        column((e) => e.next.status),
+        column((e) => e.attempt.attempt),
+        column((e) => (e.next.status === 'pending' ? e.next.nextAttemptAt : null)),
+        column((e) => e.claim ?? null),
+        column((e) => e.attempt.startedAt),
+        column((e) => e.attempt.durationMs),
+        column((e) => e.attempt.statusCode),
+        column((e) => e.attempt.errorKind),
+        column((e) => e.attempt.errorMessage),
+        column((e) => e.attempt.nextAttemptAt),
       ]);
     },
     async get(deliveryId) {
@@ -114,12 +197,18 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
     async listForInstallation(installationId, page = {}) {
       const limit = Math.min(Math.max(Math.trunc(page.limit ?? DEFAULT_PAGE_LIMIT), 1), MAX_PAGE_LIMIT);
       const before = page.cursor ? decodeSeqCursor(page.cursor) : Number.MAX_SAFE_INTEGER;
-      const { rows } = await db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE installation_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3', [installationId, before, limit + 1]);
+      const { rows } = await db.query<DeliveryRow>(
+        'SELECT * FROM webhook_deliveries WHERE installation_id = $1 AND seq < $2 ORDER BY seq DESC LIMIT $3',
+        [installationId, before, limit + 1],
+      );
       const items = await withAttempts(rows.slice(0, limit));
       return { items, nextCursor: rows.length > limit ? encodeSeqCursor(rows[limit - 1].seq) : null };
     },
     async depth() {
-      const { rows } = await db.query<{ status: string; count: number }>(`SELECT status, COUNT(*)::int AS count FROM webhook_deliveries WHERE status IN ('pending', 'in_flight') GROUP BY status`);
+      const { rows } = await db.query<{ status: string; count: number }>(
+        `SELECT status, COUNT(*)::int AS count FROM webhook_deliveries ` +
+          `WHERE status IN ('pending', 'in_flight') GROUP BY status`,
+      );
       const counts = new Map(rows.map((row) => [row.status, row.count]));
       return { pending: counts.get('pending') ?? 0, inFlight: counts.get('in_flight') ?? 0 };
     },
@@ -127,7 +216,9 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
       const { rows } = await db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = $1', [deliveryId]);
       if (rows[0] === undefined) return undefined;
       const original = toDelivery(rows[0]);
-      return (await insert([{ ...original, url: redeliverOptions.url ?? original.url, redeliveryOf: original.id }], nowMs))[0];
+      return (
+        await insert([{ ...original, url: redeliverOptions.url ?? original.url, redeliveryOf: original.id }], nowMs)
+      )[0];
     },
   };
 }

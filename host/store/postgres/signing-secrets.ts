@@ -1,7 +1,15 @@
 // Signing secrets of webhook installations on PostgreSQL. Rotation reads and writes under a row
 // lock in one transaction, so two hosts rotating at once never both keep the same "previous".
 
-import { activeSigningSecrets, createSigningSecrets, DEFAULT_ROTATION_WINDOW_MS, generateSigningSecret, rotateSigningSecrets, type SigningSecrets, type SigningSecretStore } from '../../webhooks/secrets.ts';
+import {
+  activeSigningSecrets,
+  createSigningSecrets,
+  DEFAULT_ROTATION_WINDOW_MS,
+  generateSigningSecret,
+  rotateSigningSecrets,
+  type SigningSecrets,
+  type SigningSecretStore,
+} from '../../webhooks/secrets.ts';
 import type { Db, Queryable } from './connection.ts';
 
 interface SecretRow {
@@ -16,16 +24,28 @@ const toSecrets = (row: SecretRow): SigningSecrets => ({
   ...(row.previous_expires_at !== null ? { previousExpiresAt: row.previous_expires_at } : {}),
 });
 
-const PUT = `INSERT INTO webhook_secrets (installation_id, current, previous, previous_expires_at) VALUES ($1, $2, $3, $4)
-  ON CONFLICT (installation_id) DO UPDATE SET current = excluded.current, previous = excluded.previous, previous_expires_at = excluded.previous_expires_at`;
+const PUT = `INSERT INTO webhook_secrets (installation_id, current, previous, previous_expires_at) VALUES ($1, $2, $3,
+  $4)
+  ON CONFLICT (installation_id) DO UPDATE SET current = excluded.current, previous = excluded.previous,
+    previous_expires_at = excluded.previous_expires_at`;
 
-export function createPostgresSigningSecretStore(db: Db, generate: () => string = generateSigningSecret): SigningSecretStore {
+export function createPostgresSigningSecretStore(
+  db: Db,
+  generate: () => string = generateSigningSecret,
+): SigningSecretStore {
   const get = async (client: Queryable, installationId: string, lock = false): Promise<SigningSecrets | undefined> => {
-    const { rows } = await client.query<SecretRow>(`SELECT current, previous, previous_expires_at FROM webhook_secrets WHERE installation_id = $1${lock ? ' FOR UPDATE' : ''}`, [installationId]);
+    const { rows } = await client.query<SecretRow>(
+      `SELECT current, previous, previous_expires_at FROM webhook_secrets ` +
+        `WHERE installation_id = $1${lock ? ' FOR UPDATE' : ''}`,
+      [installationId],
+    );
     return rows[0] === undefined ? undefined : toSecrets(rows[0]);
   };
-  const put = (client: Queryable, installationId: string, secrets: SigningSecrets) => client.query(PUT, [installationId, secrets.current, secrets.previous ?? null, secrets.previousExpiresAt ?? null]);
-  const pool: Queryable = { query: ((text: string, values?: unknown[]) => db.query(text, values)) as Queryable['query'] };
+  const put = (client: Queryable, installationId: string, secrets: SigningSecrets) =>
+    client.query(PUT, [installationId, secrets.current, secrets.previous ?? null, secrets.previousExpiresAt ?? null]);
+  const pool: Queryable = {
+    query: ((text: string, values?: unknown[]) => db.query(text, values)) as Queryable['query'],
+  };
   return {
     async create(installationId) {
       const secrets = createSigningSecrets(generate);
@@ -45,6 +65,7 @@ export function createPostgresSigningSecretStore(db: Db, generate: () => string 
       const secrets = await get(pool, installationId);
       return secrets === undefined ? [] : activeSigningSecrets(secrets, nowMs);
     },
-    remove: async (installationId) => void (await db.query('DELETE FROM webhook_secrets WHERE installation_id = $1', [installationId])),
+    remove: async (installationId) =>
+      void (await db.query('DELETE FROM webhook_secrets WHERE installation_id = $1', [installationId])),
   };
 }

@@ -16,7 +16,9 @@ export function openDatabase(path: string): DatabaseSync {
   try {
     // WAL with synchronous=NORMAL survives a killed process (kill -9) and avoids an fsync per commit;
     // only a power loss can drop the last commits.
-    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;');
+    db.exec(
+      'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;',
+    );
     migrateSqlite(db);
   } catch (error) {
     db.close();

@@ -19,8 +19,14 @@ const FLUSH_AFTER_MS = 50;
 
 export function createSqliteEventLog(db: DatabaseSync): EventLog {
   const statements = {
-    insert: db.prepare('INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, duration_ms, logs, created_at, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'),
-    prune: db.prepare('DELETE FROM event_log WHERE integration = ? AND seq <= (SELECT seq FROM event_log WHERE integration = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)'),
+    insert: db.prepare(
+      'INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, ' +
+        'duration_ms, logs, created_at, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    ),
+    prune: db.prepare(
+      'DELETE FROM event_log WHERE integration = ? AND seq <= (SELECT seq FROM ' +
+        'event_log WHERE integration = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)',
+    ),
     page: db.prepare('SELECT * FROM event_log WHERE integration = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
     // Event ids are not indexed (migration 7: a random key cost every row's write far more than
     // this admin read gains): it walks the integration's rows, at most MAX_ENTRIES_PER_INTEGRATION + PRUNE_EVERY.
@@ -39,8 +45,30 @@ export function createSqliteEventLog(db: DatabaseSync): EventLog {
     pending = [];
     db.exec('BEGIN');
     try {
-      for (const { eventId, integration, installationId, type, status, errorCode, durationMs, logs, createdAt, requestId } of batch) {
-        statements.insert.run(eventId, integration, installationId, type, status, errorCode ?? null, Math.round(durationMs), JSON.stringify(logs), createdAt, requestId ?? null);
+      for (const {
+        eventId,
+        integration,
+        installationId,
+        type,
+        status,
+        errorCode,
+        durationMs,
+        logs,
+        createdAt,
+        requestId,
+      } of batch) {
+        statements.insert.run(
+          eventId,
+          integration,
+          installationId,
+          type,
+          status,
+          errorCode ?? null,
+          Math.round(durationMs),
+          JSON.stringify(logs),
+          createdAt,
+          requestId ?? null,
+        );
         insertsSincePrune.set(integration, (insertsSincePrune.get(integration) ?? 0) + 1);
       }
       // Pruning scans an integration's rows; doing it every PRUNE_EVERY inserts keeps it cheap

@@ -3,7 +3,12 @@
 // (store/installation-cache.ts does, for every store).
 
 import type { DatabaseSync } from 'node:sqlite';
-import type { Installation, InstallationFilter, InstallationStore, PlacedInstallation } from '../../installations/model.ts';
+import type {
+  Installation,
+  InstallationFilter,
+  InstallationStore,
+  PlacedInstallation,
+} from '../../installations/model.ts';
 import { installationListQuery } from '../installation-filter.ts';
 import { inTransaction } from './transaction.ts';
 import { toInstallation, type InstallationRow } from '../installation-rows.ts';
@@ -12,18 +17,33 @@ import { sqliteOwedEventWriter } from './owed-events.ts';
 export function createSqliteInstallationStore(db: DatabaseSync): InstallationStore {
   const statements = {
     insert: db.prepare(
-      'INSERT INTO installations (id, integration, organization, target, space, site, parent, status, configuration, external_ids, space_selection, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO installations (id, integration, organization, target, space, site, parent, status, ' +
+        'configuration, external_ids, space_selection, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ' +
+        '?, ?, ?, ?, ?)',
     ),
     insertToken: db.prepare('INSERT INTO tokens (token_hash, installation_id) VALUES (?, ?)'),
     get: db.prepare('SELECT * FROM installations WHERE id = ?'),
-    firstOrganization: db.prepare("SELECT * FROM installations WHERE integration = ? AND organization = ? AND target = 'organization' ORDER BY created_at, id LIMIT 1"),
+    firstOrganization: db.prepare(
+      'SELECT * FROM installations WHERE integration = ? AND organization = ? ' +
+        "AND target = 'organization' ORDER BY created_at, id LIMIT 1",
+    ),
     setParent: db.prepare('UPDATE installations SET parent = ? WHERE id = ?'),
-    update: db.prepare('UPDATE installations SET status = ?, configuration = ?, external_ids = ?, updated_at = ? WHERE id = ?'),
+    update: db.prepare(
+      'UPDATE installations SET status = ?, configuration = ?, external_ids = ?, updated_at = ? WHERE id = ?',
+    ),
     tokenOwner: db.prepare('SELECT installation_id FROM tokens WHERE token_hash = ?'),
-    deleteTokens: db.prepare('DELETE FROM tokens WHERE installation_id = ? OR installation_id IN (SELECT id FROM installations WHERE parent = ?)'),
+    deleteTokens: db.prepare(
+      'DELETE FROM tokens WHERE installation_id = ? OR ' +
+        'installation_id IN (SELECT id FROM installations WHERE parent ' +
+        '= ?)',
+    ),
     deleteChildren: db.prepare('DELETE FROM installations WHERE parent = ?'),
     delete: db.prepare('DELETE FROM installations WHERE id = ? RETURNING *'),
-    deleteOwed: db.prepare('DELETE FROM owed_events WHERE installation_id = ? OR installation_id IN (SELECT id FROM installations WHERE parent = ?)'),
+    deleteOwed: db.prepare(
+      'DELETE FROM owed_events WHERE installation_id = ? OR ' +
+        'installation_id IN (SELECT id FROM installations WHERE parent = ' +
+        '?)',
+    ),
   };
   const owe = sqliteOwedEventWriter(db);
   const read = (id: string): Installation | undefined => {
@@ -39,13 +59,49 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
     return (statement.all(...values) as unknown as InstallationRow[]).map(toInstallation);
   };
   const insert = (installation: Installation, tokenHash: string): void => {
-    const { id, integration, organization, target, space, site, parent, status, configuration, externalIds, spaceSelection, createdAt, updatedAt } = installation;
+    const {
+      id,
+      integration,
+      organization,
+      target,
+      space,
+      site,
+      parent,
+      status,
+      configuration,
+      externalIds,
+      spaceSelection,
+      createdAt,
+      updatedAt,
+    } = installation;
     const selection = spaceSelection === undefined ? null : JSON.stringify(spaceSelection);
-    statements.insert.run(id, integration, organization, target, space ?? null, site ?? null, parent ?? null, status, JSON.stringify(configuration), JSON.stringify(externalIds ?? []), selection, createdAt, updatedAt ?? createdAt);
+    statements.insert.run(
+      id,
+      integration,
+      organization,
+      target,
+      space ?? null,
+      site ?? null,
+      parent ?? null,
+      status,
+      JSON.stringify(configuration),
+      JSON.stringify(externalIds ?? []),
+      selection,
+      createdAt,
+      updatedAt ?? createdAt,
+    );
     statements.insertToken.run(tokenHash, id);
   };
-  /** The organization installation a child of (integration, organization) goes under, created from the candidate when there is none. */
-  const organizationFor = (integration: string, organization: string, candidate: Installation, candidateTokenHash: string): { parent: Installation; parentCreated: boolean } => {
+  /**
+   * The organization installation a child of (integration, organization) goes under, created from the candidate when
+   * there is none.
+   */
+  const organizationFor = (
+    integration: string,
+    organization: string,
+    candidate: Installation,
+    candidateTokenHash: string,
+  ): { parent: Installation; parentCreated: boolean } => {
     const row = statements.firstOrganization.get(integration, organization) as InstallationRow | undefined;
     if (row !== undefined) return { parent: toInstallation(row), parentCreated: false };
     insert(candidate, candidateTokenHash);
@@ -60,7 +116,12 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
     },
     async insertChildInstallation(child, childTokenHash, candidateParent, parentTokenHash, oweFor) {
       return inTransaction(db, (): PlacedInstallation => {
-        const { parent, parentCreated } = organizationFor(child.integration, child.organization, candidateParent, parentTokenHash);
+        const { parent, parentCreated } = organizationFor(
+          child.integration,
+          child.organization,
+          candidateParent,
+          parentTokenHash,
+        );
         insert({ ...child, parent: parent.id }, childTokenHash);
         const placed = { child: read(child.id)!, parent, parentCreated };
         if (oweFor !== undefined) owe(oweFor(placed));
@@ -75,7 +136,12 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
           const current = read(child.parent);
           if (current !== undefined) return { child, parent: current, parentCreated: false };
         }
-        const { parent, parentCreated } = organizationFor(child.integration, child.organization, candidateParent, parentTokenHash);
+        const { parent, parentCreated } = organizationFor(
+          child.integration,
+          child.organization,
+          candidateParent,
+          parentTokenHash,
+        );
         statements.setParent.run(parent.id, childId);
         return { child: read(childId)!, parent, parentCreated };
       });
@@ -90,13 +156,23 @@ export function createSqliteInstallationStore(db: DatabaseSync): InstallationSto
         const patch = plan(before);
         const externalIds = patch.externalIds ?? before.externalIds ?? [];
         const updatedAt = patch.updatedAt ?? before.updatedAt ?? before.createdAt;
-        statements.update.run(patch.status, JSON.stringify(patch.configuration), JSON.stringify(externalIds), updatedAt, id);
-        const edit = { before, after: { ...before, status: patch.status, configuration: patch.configuration, externalIds, updatedAt } };
+        statements.update.run(
+          patch.status,
+          JSON.stringify(patch.configuration),
+          JSON.stringify(externalIds),
+          updatedAt,
+          id,
+        );
+        const edit = {
+          before,
+          after: { ...before, status: patch.status, configuration: patch.configuration, externalIds, updatedAt },
+        };
         if (oweFor !== undefined) owe(oweFor(edit));
         return edit;
       });
     },
-    findTokenOwner: async (tokenHash) => (statements.tokenOwner.get(tokenHash) as { installation_id: string } | undefined)?.installation_id,
+    findTokenOwner: async (tokenHash) =>
+      (statements.tokenOwner.get(tokenHash) as { installation_id: string } | undefined)?.installation_id,
     async deleteInstallation(id) {
       return inTransaction(db, () => {
         // The space and site installations under it go with it (explicitly: the cascade of a

@@ -13,15 +13,21 @@ export function createSqliteSecretStore(db: DatabaseSync): IntegrationSecretStor
     of: db.prepare(`SELECT ${SECRET_COLUMNS} FROM integration_secrets WHERE integration = ? ORDER BY name`),
     exists: db.prepare('SELECT 1 AS found FROM integration_secrets WHERE integration = ? AND name = ?'),
     put: db.prepare(`INSERT INTO integration_secrets (${SECRET_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (integration, name) DO UPDATE SET key_id = excluded.key_id, nonce = excluded.nonce, ciphertext = excluded.ciphertext, set_at = excluded.set_at, set_by = excluded.set_by`),
+      ON CONFLICT (integration, name) DO UPDATE SET key_id = excluded.key_id, nonce = excluded.nonce, ciphertext =
+        excluded.ciphertext, set_at = excluded.set_at, set_by = excluded.set_by`),
     remove: db.prepare('DELETE FROM integration_secrets WHERE integration = ? AND name = ?'),
-    reseal: db.prepare('UPDATE integration_secrets SET key_id = ?, nonce = ?, ciphertext = ? WHERE integration = ? AND name = ? AND nonce = ?'),
+    reseal: db.prepare(
+      'UPDATE integration_secrets SET key_id = ?, nonce = ?, ciphertext ' +
+        '= ? WHERE integration = ? AND name = ? AND nonce = ?',
+    ),
     bump: db.prepare('UPDATE integration_secrets_revision SET revision = revision + 1 WHERE id = 1'),
     revision: db.prepare('SELECT revision FROM integration_secrets_revision WHERE id = 1'),
   };
   return {
     async list(integration) {
-      const rows = (integration === undefined ? statements.all.all() : statements.of.all(integration)) as unknown as SecretRow[];
+      const rows = (integration === undefined
+        ? statements.all.all()
+        : statements.of.all(integration)) as unknown as SecretRow[];
       return rows.map(toStoredSecret);
     },
     async put(row) {
@@ -41,7 +47,11 @@ export function createSqliteSecretStore(db: DatabaseSync): IntegrationSecretStor
     },
     async reseal(integration, name, expectedNonce, sealed) {
       return inTransaction(db, () => {
-        const replaced = Number(statements.reseal.run(sealed.keyId, sealed.nonce, sealed.ciphertext, integration, name, expectedNonce).changes) > 0;
+        const replaced =
+          Number(
+            statements.reseal.run(sealed.keyId, sealed.nonce, sealed.ciphertext, integration, name, expectedNonce)
+              .changes,
+          ) > 0;
         if (replaced) statements.bump.run();
         return replaced;
       });

@@ -19,7 +19,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS installations (
     id TEXT PRIMARY KEY, integration TEXT NOT NULL, organization TEXT NOT NULL, target TEXT NOT NULL,
-    space TEXT, site TEXT, status TEXT NOT NULL, configuration TEXT NOT NULL, space_selection TEXT, created_at TEXT NOT NULL
+    space TEXT, site TEXT, status TEXT NOT NULL, configuration TEXT NOT NULL, space_selection TEXT, created_at TEXT NOT
+      NULL
   );
   CREATE INDEX IF NOT EXISTS installations_by_integration ON installations (integration);
   CREATE TABLE IF NOT EXISTS tokens (
@@ -38,7 +39,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     space TEXT NOT NULL REFERENCES spaces (id), id TEXT NOT NULL, title TEXT NOT NULL, markdown TEXT NOT NULL,
     revision INTEGER NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (space, id)
   );
-  CREATE TABLE IF NOT EXISTS sites (id TEXT PRIMARY KEY, organization TEXT NOT NULL REFERENCES organizations (id), title TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS sites (id TEXT PRIMARY KEY, organization TEXT NOT NULL REFERENCES organizations (id), title
+    TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS site_spaces (
     site TEXT NOT NULL REFERENCES sites (id), space TEXT NOT NULL REFERENCES spaces (id), position INTEGER NOT NULL,
     PRIMARY KEY (site, space)
@@ -55,7 +57,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   CREATE TABLE IF NOT EXISTS openapi_specs (
     site TEXT PRIMARY KEY REFERENCES sites (id), spec TEXT NOT NULL, format TEXT NOT NULL, updated_at TEXT NOT NULL
   );
-  CREATE TABLE IF NOT EXISTS adaptive_claims (site TEXT PRIMARY KEY REFERENCES sites (id), claims TEXT NOT NULL, updated_at TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS adaptive_claims (site TEXT PRIMARY KEY REFERENCES sites (id), claims TEXT NOT NULL,
+    updated_at TEXT NOT NULL);
   CREATE TABLE IF NOT EXISTS git_syncs (
     id TEXT PRIMARY KEY, space TEXT NOT NULL REFERENCES spaces (id), installation_id TEXT NOT NULL,
     status TEXT NOT NULL, created_at TEXT NOT NULL
@@ -136,7 +139,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     name: 'adaptive schemas',
     // GitBook's adaptive-content schema of a site (getSiteAdaptiveSchema / updateSiteAdaptiveSchema).
     sql: `
-  CREATE TABLE adaptive_schemas (site TEXT PRIMARY KEY REFERENCES sites (id), json_schema TEXT NOT NULL, updated_at TEXT NOT NULL);
+  CREATE TABLE adaptive_schemas (site TEXT PRIMARY KEY REFERENCES sites (id), json_schema TEXT NOT NULL, updated_at TEXT
+    NOT NULL);
 `,
   },
   {
@@ -201,8 +205,10 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     created_at INTEGER NOT NULL,
     redelivery_of TEXT
   );
-  INSERT INTO webhook_deliveries_v8 (seq, id, installation_id, event_id, event_type, url, endpoint, body, status, attempts, next_attempt_at, created_at, redelivery_of)
-    SELECT seq, id, installation_id, event_id, event_type, url, endpoint, body, status, attempts, next_attempt_at, created_at, redelivery_of FROM webhook_deliveries;
+  INSERT INTO webhook_deliveries_v8 (seq, id, installation_id, event_id, event_type, url, endpoint, body, status,
+    attempts, next_attempt_at, created_at, redelivery_of)
+    SELECT seq, id, installation_id, event_id, event_type, url, endpoint, body, status, attempts, next_attempt_at,
+      created_at, redelivery_of FROM webhook_deliveries;
   CREATE TABLE webhook_attempts_v8 (
     delivery_id TEXT NOT NULL REFERENCES webhook_deliveries_v8 (id) ON DELETE CASCADE,
     attempt INTEGER NOT NULL,
@@ -214,7 +220,8 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     next_attempt_at INTEGER,
     PRIMARY KEY (delivery_id, attempt)
   ) WITHOUT ROWID;
-  INSERT INTO webhook_attempts_v8 SELECT delivery_id, attempt, started_at, duration_ms, status_code, error_kind, error_message, next_attempt_at FROM webhook_attempts
+  INSERT INTO webhook_attempts_v8 SELECT delivery_id, attempt, started_at, duration_ms, status_code, error_kind,
+    error_message, next_attempt_at FROM webhook_attempts
     WHERE delivery_id IN (SELECT id FROM webhook_deliveries_v8);
   DROP TABLE webhook_attempts;
   DROP TABLE webhook_deliveries;
@@ -328,8 +335,15 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
 
 /** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */
 export function migrateSqlite(db: DatabaseSync, migrations: readonly Migration[] = SQLITE_MIGRATIONS): number[] {
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as unknown as { version: number }[]).map((row) => row.version));
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER ' +
+      'PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+  );
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as unknown as { version: number }[]).map(
+      (row) => row.version,
+    ),
+  );
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const done: number[] = [];
   for (const migration of migrations) {

@@ -22,24 +22,40 @@ import {
 export function createOutbox(db: DatabaseSync, options: { newId?: () => string } = {}): Outbox {
   const newId = options.newId ?? newDeliveryId;
   const sql = {
-    insert: db.prepare(`INSERT INTO webhook_deliveries (id, installation_id, event_id, event_type, url, endpoint, body, status, attempts, next_attempt_at, created_at, redelivery_of)
+    insert: db.prepare(`INSERT INTO webhook_deliveries (id, installation_id, event_id, event_type, url, endpoint, body,
+        status, attempts, next_attempt_at, created_at, redelivery_of)
       VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?)`),
     reset: db.prepare(`UPDATE webhook_deliveries SET status = 'pending' WHERE status = 'in_flight'`),
     // The oldest due deliveries of endpoints with room, read through the (status, next_attempt_at, seq) index.
-    candidates: db.prepare(`SELECT seq, endpoint FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?
+    candidates:
+      db.prepare(`SELECT seq, endpoint FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ?
       AND endpoint NOT IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at, seq LIMIT ?`),
     // By rowid: `+status` keeps SQLite from walking every pending row of the due index instead.
-    claim: db.prepare(`UPDATE webhook_deliveries SET status = 'in_flight' WHERE seq IN (SELECT value FROM json_each(?)) AND +status = 'pending' RETURNING *`),
+    claim: db.prepare(
+      `UPDATE webhook_deliveries SET status = 'in_flight' WHERE seq IN (SELECT ` +
+        `value FROM json_each(?)) AND +status = 'pending' RETURNING *`,
+    ),
     // The due index in order, stopping at the first row outside the busy endpoints (MIN() read them all).
-    nextDue: db.prepare(`SELECT next_attempt_at AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL
+    nextDue:
+      db.prepare(`SELECT next_attempt_at AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at IS
+        NOT NULL
       AND endpoint NOT IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at LIMIT 1`),
-    insertAttempt: db.prepare(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error_kind, error_message, next_attempt_at)
+    insertAttempt:
+      db.prepare(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error_kind,
+        error_message, next_attempt_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-    settle: db.prepare(`UPDATE webhook_deliveries SET status = ?, attempts = MAX(attempts, ?), next_attempt_at = ? WHERE id = ?`),
+    settle: db.prepare(
+      `UPDATE webhook_deliveries SET status = ?, attempts = MAX(attempts, ?), next_attempt_at = ? WHERE id = ?`,
+    ),
     get: db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?'),
-    page: db.prepare('SELECT * FROM webhook_deliveries WHERE installation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
+    page: db.prepare(
+      'SELECT * FROM webhook_deliveries WHERE installation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+    ),
     attempts: db.prepare('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt'),
-    depth: db.prepare(`SELECT status, COUNT(*) AS count FROM webhook_deliveries WHERE status IN ('pending', 'in_flight') GROUP BY status`),
+    depth: db.prepare(
+      `SELECT status, COUNT(*) AS count FROM webhook_deliveries WHERE ` +
+        `status IN ('pending', 'in_flight') GROUP BY status`,
+    ),
   };
   const withAttempts = (row: DeliveryRow): DeliveryWithAttempts => ({
     ...toDelivery(row),
@@ -50,18 +66,38 @@ export function createOutbox(db: DatabaseSync, options: { newId?: () => string }
     const id = newId();
     const { installationId, eventId, eventType, url, body } = delivery;
     sql.insert.run(id, installationId, eventId, eventType, url, endpointOf(url), body, nowMs, nowMs, redeliveryOf);
-    return { id, installationId, eventId, eventType, url, body, status: 'pending', attempts: 0, nextAttemptAt: nowMs, createdAt: nowMs, redeliveryOf };
+    return {
+      id,
+      installationId,
+      eventId,
+      eventType,
+      url,
+      body,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: nowMs,
+      createdAt: nowMs,
+      redeliveryOf,
+    };
   };
 
   return {
     // One row is one statement, atomic and durable by itself; several share one transaction.
     enqueue: async (deliveries, nowMs) =>
-      deliveries.length === 1 ? [insert(deliveries[0], nowMs, null)] : deliveries.length === 0 ? [] : inTransaction(db, () => deliveries.map((delivery) => insert(delivery, nowMs, null))),
+      deliveries.length === 1
+        ? [insert(deliveries[0], nowMs, null)]
+        : deliveries.length === 0
+          ? []
+          : inTransaction(db, () => deliveries.map((delivery) => insert(delivery, nowMs, null))),
     resetInFlight: async () => Number(sql.reset.run().changes),
     async claimDue(nowMs, request) {
       if (request.limit <= 0) return [];
       return inTransaction(db, () => {
-        const candidates = sql.candidates.all(nowMs, JSON.stringify(fullEndpoints(request)), request.limit) as unknown as { seq: number; endpoint: string }[];
+        const candidates = sql.candidates.all(
+          nowMs,
+          JSON.stringify(fullEndpoints(request)),
+          request.limit,
+        ) as unknown as { seq: number; endpoint: string }[];
         const picked = pickWithinRoom(candidates, request);
         if (picked.length === 0) return [];
         const rows = sql.claim.all(JSON.stringify(picked.map((row) => row.seq))) as unknown as DeliveryRow[];
@@ -72,12 +108,27 @@ export function createOutbox(db: DatabaseSync, options: { newId?: () => string }
         });
       });
     },
-    nextDueAt: async (busyEndpoints = []) => (sql.nextDue.get(JSON.stringify(busyEndpoints)) as { due: number } | undefined)?.due ?? null,
+    nextDueAt: async (busyEndpoints = []) =>
+      (sql.nextDue.get(JSON.stringify(busyEndpoints)) as { due: number } | undefined)?.due ?? null,
     async recordAttempts(entries) {
       inTransaction(db, () => {
         for (const { deliveryId, attempt, next } of entries) {
-          sql.insertAttempt.run(deliveryId, attempt.attempt, attempt.startedAt, attempt.durationMs, attempt.statusCode, attempt.errorKind, attempt.errorMessage, attempt.nextAttemptAt);
-          sql.settle.run(next.status, attempt.attempt, next.status === 'pending' ? next.nextAttemptAt : null, deliveryId);
+          sql.insertAttempt.run(
+            deliveryId,
+            attempt.attempt,
+            attempt.startedAt,
+            attempt.durationMs,
+            attempt.statusCode,
+            attempt.errorKind,
+            attempt.errorMessage,
+            attempt.nextAttemptAt,
+          );
+          sql.settle.run(
+            next.status,
+            attempt.attempt,
+            next.status === 'pending' ? next.nextAttemptAt : null,
+            deliveryId,
+          );
         }
       });
     },
@@ -93,7 +144,12 @@ export function createOutbox(db: DatabaseSync, options: { newId?: () => string }
       return { items, nextCursor: rows.length > limit ? encodeSeqCursor(rows[limit - 1].seq) : null };
     },
     async depth() {
-      const counts = new Map((sql.depth.all() as unknown as { status: string; count: number }[]).map((row) => [row.status, Number(row.count)]));
+      const counts = new Map(
+        (sql.depth.all() as unknown as { status: string; count: number }[]).map((row) => [
+          row.status,
+          Number(row.count),
+        ]),
+      );
       return { pending: counts.get('pending') ?? 0, inFlight: counts.get('in_flight') ?? 0 };
     },
     async redeliver(deliveryId, nowMs, options = {}) {

@@ -5,7 +5,14 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import { FINISHED_OWED_EVENTS_KEPT, type NewOwedEvent, type OwedEventStore } from '../../owed-events/model.ts';
-import { dueOwedEventsQuery, INSERT_COLUMNS, NEXT_DUE_QUERY, owedEventValues, toOwedEvent, type OwedEventRow } from '../owed-event-rows.ts';
+import {
+  dueOwedEventsQuery,
+  INSERT_COLUMNS,
+  NEXT_DUE_QUERY,
+  owedEventValues,
+  toOwedEvent,
+  type OwedEventRow,
+} from '../owed-event-rows.ts';
 import { inTransaction } from './transaction.ts';
 
 /** Writes owed events; call inside the transaction of the change that causes them. */
@@ -19,18 +26,28 @@ export function sqliteOwedEventWriter(db: DatabaseSync): (events: readonly NewOw
 export function createSqliteOwedEventStore(db: DatabaseSync): OwedEventStore {
   const statements = {
     claim: db.prepare(
-      `WITH picked AS (${dueOwedEventsQuery('?1', '?2')}) UPDATE owed_events SET status = 'running', attempts = attempts + 1, lease_until = ?3, updated_at = ?1 WHERE seq IN (SELECT seq FROM picked) RETURNING *`,
+      `WITH picked AS (${dueOwedEventsQuery('?1', '?2')}) UPDATE owed_events SET status = 'running', attempts ` +
+        `= attempts + 1, lease_until = ?3, updated_at = ?1 WHERE seq IN (SELECT seq FROM picked) RETURNING *`,
     ),
     next: db.prepare(NEXT_DUE_QUERY),
     // One process owns the file: whatever is running was claimed by a run that is over.
-    resume: db.prepare("UPDATE owed_events SET status = 'pending', lease_until = NULL, run_at = ?1, updated_at = ?1 WHERE status = 'running'"),
+    resume: db.prepare(
+      "UPDATE owed_events SET status = 'pending', lease_until = NULL, " +
+        "run_at = ?1, updated_at = ?1 WHERE status = 'running'",
+    ),
     settle: db.prepare(
-      "UPDATE owed_events SET status = ?, run_at = COALESCE(?, run_at), lease_until = NULL, last_status = ?, last_error = ?, updated_at = ? WHERE id = ? AND status = 'running' AND attempts = ? RETURNING installation_id",
+      'UPDATE owed_events SET status = ?, run_at = COALESCE(?, run_at), lease_until = NULL, last_status = ?, ' +
+        "last_error = ?, updated_at = ? WHERE id = ? AND status = 'running' AND attempts = ? RETURNING " +
+        'installation_id',
     ),
     prune: db.prepare(
-      "DELETE FROM owed_events WHERE installation_id = ? AND status IN ('delivered', 'failed') AND seq < (SELECT seq FROM owed_events WHERE installation_id = ? AND status IN ('delivered', 'failed') ORDER BY seq DESC LIMIT 1 OFFSET ?)",
+      "DELETE FROM owed_events WHERE installation_id = ? AND status IN ('delivered', 'failed') AND seq < " +
+        "(SELECT seq FROM owed_events WHERE installation_id = ? AND status IN ('delivered', 'failed') ORDER BY " +
+        'seq DESC LIMIT 1 OFFSET ?)',
     ),
-    depth: db.prepare("SELECT status, COUNT(*) AS n FROM owed_events WHERE status IN ('pending', 'running') GROUP BY status"),
+    depth: db.prepare(
+      "SELECT status, COUNT(*) AS n FROM owed_events WHERE status IN ('pending', 'running') GROUP BY status",
+    ),
     list: db.prepare('SELECT * FROM owed_events WHERE installation_id = ? ORDER BY seq DESC LIMIT ?'),
   };
   return {
@@ -47,12 +64,23 @@ export function createSqliteOwedEventStore(db: DatabaseSync): OwedEventStore {
     async settle(id, outcome, attempt) {
       inTransaction(db, () => {
         const runAt = outcome.status === 'pending' ? outcome.runAt : null;
-        const settled = statements.settle.get(outcome.status, runAt, attempt.lastStatus, attempt.lastError ?? null, attempt.now, id, attempt.number) as { installation_id: string } | undefined;
-        if (settled !== undefined && outcome.status !== 'pending') statements.prune.run(settled.installation_id, settled.installation_id, FINISHED_OWED_EVENTS_KEPT - 1);
+        const settled = statements.settle.get(
+          outcome.status,
+          runAt,
+          attempt.lastStatus,
+          attempt.lastError ?? null,
+          attempt.now,
+          id,
+          attempt.number,
+        ) as { installation_id: string } | undefined;
+        if (settled !== undefined && outcome.status !== 'pending')
+          statements.prune.run(settled.installation_id, settled.installation_id, FINISHED_OWED_EVENTS_KEPT - 1);
       });
     },
     async depth() {
-      const counts = new Map((statements.depth.all() as { status: string; n: number }[]).map((row) => [row.status, Number(row.n)]));
+      const counts = new Map(
+        (statements.depth.all() as { status: string; n: number }[]).map((row) => [row.status, Number(row.n)]),
+      );
       return { pending: counts.get('pending') ?? 0, running: counts.get('running') ?? 0 };
     },
     async list(installationId, limit) {

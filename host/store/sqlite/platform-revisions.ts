@@ -27,18 +27,25 @@ export function createRevisionRecords(db: DatabaseSync): SqliteRevisions {
     spaces: db.prepare('SELECT id FROM spaces ORDER BY id'),
     pageRefs: db.prepare('SELECT id, revision FROM pages WHERE space = ? ORDER BY rowid'),
     newest: db.prepare('SELECT * FROM space_revisions WHERE space = ? ORDER BY seq DESC LIMIT 1'),
-    insert: db.prepare('INSERT INTO space_revisions (space, id, parent, pages, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (space, id) DO NOTHING'),
+    insert: db.prepare(
+      'INSERT INTO space_revisions (space, id, parent, pages, created_at) ' +
+        'VALUES (?, ?, ?, ?, ?) ON CONFLICT (space, id) DO NOTHING',
+    ),
     count: db.prepare('SELECT COUNT(*) AS n FROM space_revisions WHERE space = ?'),
     oldest: db.prepare('SELECT * FROM space_revisions WHERE space = ? ORDER BY seq LIMIT ?'),
     deleteBelow: db.prepare('DELETE FROM space_revisions WHERE space = ? AND seq < ?'),
     freeVersions: db.prepare('DELETE FROM page_versions WHERE space = ? AND page = ? AND revision < ?'),
     keepVersion: db.prepare(
-      'INSERT OR IGNORE INTO page_versions (space, page, revision, title, markdown, updated_at) SELECT space, id, revision, title, markdown, updated_at FROM pages WHERE space = ? AND id = ?',
+      'INSERT OR IGNORE INTO page_versions (space, page, revision, title, markdown, updated_at) SELECT ' +
+        'space, id, revision, title, markdown, updated_at FROM pages WHERE space = ? AND id = ?',
     ),
     byId: db.prepare('SELECT * FROM space_revisions WHERE space = ? AND id = ?'),
     page: db.prepare('SELECT * FROM pages WHERE space = ? AND id = ?'),
     pages: db.prepare('SELECT * FROM pages WHERE space = ?'),
-    version: db.prepare('SELECT space, page AS id, title, markdown, revision, updated_at FROM page_versions WHERE space = ? AND page = ? AND revision = ?'),
+    version: db.prepare(
+      'SELECT space, page AS id, title, markdown, revision, updated_at FROM ' +
+        'page_versions WHERE space = ? AND page = ? AND revision = ?',
+    ),
   };
 
   function prune(spaceId: string): void {
@@ -48,7 +55,8 @@ export function createRevisionRecords(db: DatabaseSync): SqliteRevisions {
     const rows = statements.oldest.all(spaceId, excess + 1) as unknown as SeqRevisionRow[];
     const oldestKept = rows[rows.length - 1];
     statements.deleteBelow.run(spaceId, oldestKept.seq);
-    for (const freed of versionsFreed(rows.slice(0, -1).map(toRevision), toRevision(oldestKept))) statements.freeVersions.run(spaceId, freed.id, freed.revision);
+    for (const freed of versionsFreed(rows.slice(0, -1).map(toRevision), toRevision(oldestKept)))
+      statements.freeVersions.run(spaceId, freed.id, freed.revision);
   }
 
   function record(spaceId: string, now: string): void {

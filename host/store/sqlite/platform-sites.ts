@@ -3,7 +3,14 @@
 // checks who is asking nor validates a spec (the routes do).
 
 import type { DatabaseSync } from 'node:sqlite';
-import type { AdaptiveClaims, AdaptiveSchema, OpenApiSpec, PageFeedback, PlatformStore, SiteView } from '../../platform-data/records.ts';
+import type {
+  AdaptiveClaims,
+  AdaptiveSchema,
+  OpenApiSpec,
+  PageFeedback,
+  PlatformStore,
+  SiteView,
+} from '../../platform-data/records.ts';
 
 interface ViewRow {
   seq: number;
@@ -27,14 +34,41 @@ interface FeedbackRow {
 }
 
 function toView(row: ViewRow): SiteView {
-  return { id: row.id, siteId: row.site, spaceId: row.space, pageId: row.page, url: row.url, visitorId: row.visitor_id, viewedAt: row.viewed_at };
+  return {
+    id: row.id,
+    siteId: row.site,
+    spaceId: row.space,
+    pageId: row.page,
+    url: row.url,
+    visitorId: row.visitor_id,
+    viewedAt: row.viewed_at,
+  };
 }
 
 function toFeedback(row: FeedbackRow): PageFeedback {
-  return { id: row.id, siteId: row.site, spaceId: row.space, pageId: row.page, rating: row.rating, comment: row.comment, createdAt: row.created_at };
+  return {
+    id: row.id,
+    siteId: row.site,
+    spaceId: row.space,
+    pageId: row.page,
+    rating: row.rating,
+    comment: row.comment,
+    createdAt: row.created_at,
+  };
 }
 
-type SiteRecords = Pick<PlatformStore, 'getSite' | 'listSiteViews' | 'listPageFeedback' | 'getOpenApi' | 'putOpenApi' | 'getAdaptive' | 'putAdaptive' | 'getAdaptiveSchema' | 'putAdaptiveSchema'>;
+type SiteRecords = Pick<
+  PlatformStore,
+  | 'getSite'
+  | 'listSiteViews'
+  | 'listPageFeedback'
+  | 'getOpenApi'
+  | 'putOpenApi'
+  | 'getAdaptive'
+  | 'putAdaptive'
+  | 'getAdaptiveSchema'
+  | 'putAdaptiveSchema'
+>;
 
 export function createSiteRecords(db: DatabaseSync): SiteRecords {
   const statements = {
@@ -44,11 +78,20 @@ export function createSiteRecords(db: DatabaseSync): SiteRecords {
     views: db.prepare('SELECT * FROM site_views WHERE site = ? AND seq < ? ORDER BY seq DESC LIMIT ?'),
     feedback: db.prepare('SELECT * FROM page_feedback WHERE site = ? ORDER BY created_at DESC, id'),
     getOpenApi: db.prepare('SELECT spec, format, updated_at FROM openapi_specs WHERE site = ?'),
-    putOpenApi: db.prepare('INSERT INTO openapi_specs (site, spec, format, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (site) DO UPDATE SET spec = excluded.spec, format = excluded.format, updated_at = excluded.updated_at'),
+    putOpenApi: db.prepare(
+      'INSERT INTO openapi_specs (site, spec, format, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (site) DO ' +
+        'UPDATE SET spec = excluded.spec, format = excluded.format, updated_at = excluded.updated_at',
+    ),
     getAdaptive: db.prepare('SELECT claims, updated_at FROM adaptive_claims WHERE site = ?'),
-    putAdaptive: db.prepare('INSERT INTO adaptive_claims (site, claims, updated_at) VALUES (?, ?, ?) ON CONFLICT (site) DO UPDATE SET claims = excluded.claims, updated_at = excluded.updated_at'),
+    putAdaptive: db.prepare(
+      'INSERT INTO adaptive_claims (site, claims, updated_at) VALUES (?, ?, ?) ON CONFLICT ' +
+        '(site) DO UPDATE SET claims = excluded.claims, updated_at = excluded.updated_at',
+    ),
     getAdaptiveSchema: db.prepare('SELECT json_schema, updated_at FROM adaptive_schemas WHERE site = ?'),
-    putAdaptiveSchema: db.prepare('INSERT INTO adaptive_schemas (site, json_schema, updated_at) VALUES (?, ?, ?) ON CONFLICT (site) DO UPDATE SET json_schema = excluded.json_schema, updated_at = excluded.updated_at'),
+    putAdaptiveSchema: db.prepare(
+      'INSERT INTO adaptive_schemas (site, json_schema, updated_at) VALUES (?, ?, ?) ON CONFLICT ' +
+        '(site) DO UPDATE SET json_schema = excluded.json_schema, updated_at = excluded.updated_at',
+    ),
   };
   return {
     async getSite(id) {
@@ -79,7 +122,9 @@ export function createSiteRecords(db: DatabaseSync): SiteRecords {
     },
     async getAdaptive(siteId): Promise<AdaptiveClaims> {
       const row = statements.getAdaptive.get(siteId) as { claims: string; updated_at: string } | undefined;
-      return row === undefined ? { siteId, claims: {}, updatedAt: null } : { siteId, claims: JSON.parse(row.claims) as Record<string, unknown>, updatedAt: row.updated_at };
+      return row === undefined
+        ? { siteId, claims: {}, updatedAt: null }
+        : { siteId, claims: JSON.parse(row.claims) as Record<string, unknown>, updatedAt: row.updated_at };
     },
     async putAdaptive(siteId, claims) {
       const updatedAt = new Date().toISOString();
@@ -88,7 +133,9 @@ export function createSiteRecords(db: DatabaseSync): SiteRecords {
     },
     async getAdaptiveSchema(siteId): Promise<AdaptiveSchema | undefined> {
       const row = statements.getAdaptiveSchema.get(siteId) as { json_schema: string; updated_at: string } | undefined;
-      return row === undefined ? undefined : { siteId, jsonSchema: JSON.parse(row.json_schema) as Record<string, unknown>, updatedAt: row.updated_at };
+      return row === undefined
+        ? undefined
+        : { siteId, jsonSchema: JSON.parse(row.json_schema) as Record<string, unknown>, updatedAt: row.updated_at };
     },
     async putAdaptiveSchema(siteId, jsonSchema) {
       const updatedAt = new Date().toISOString();

@@ -29,9 +29,20 @@ export function createSqlitePlatformStore(db: DatabaseSync): PlatformStore {
       inTransaction(db, () => revisions.reconcile(new Date().toISOString()));
     },
     async loadDirectory() {
-      const spaces = new Map((statements.spaces.all() as unknown as { id: string; organization: string }[]).map((row) => [row.id, row.organization]));
-      const sites = new Map((statements.sites.all() as unknown as { id: string; organization: string }[]).map((row) => [row.id, { organization: row.organization, spaces: [] as string[] }]));
-      for (const row of statements.siteSpaces.all() as unknown as { site: string; space: string }[]) sites.get(row.site)?.spaces.push(row.space);
+      const spaces = new Map(
+        (statements.spaces.all() as unknown as { id: string; organization: string }[]).map((row) => [
+          row.id,
+          row.organization,
+        ]),
+      );
+      const sites = new Map(
+        (statements.sites.all() as unknown as { id: string; organization: string }[]).map((row) => [
+          row.id,
+          { organization: row.organization, spaces: [] as string[] },
+        ]),
+      );
+      for (const row of statements.siteSpaces.all() as unknown as { site: string; space: string }[])
+        sites.get(row.site)?.spaces.push(row.space);
       return createResourceDirectory(spaces, sites);
     },
   };

@@ -9,7 +9,9 @@ import { sealedStateValues, toSealedState, type SealedStateTableRow } from '../s
 export function createSqliteSealedStateStore(db: DatabaseSync): SealedStateStore {
   const statements = {
     insert: db.prepare(
-      'INSERT INTO sealed_oauth_states (nonce, integration, installation_id, callback_path, binding_hash, original_state, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO sealed_oauth_states (nonce, integration, installation_id, ' +
+        'callback_path, binding_hash, original_state, expires_at) VALUES (?, ?, ?, ?, ?, ?, ' +
+        '?)',
     ),
     get: db.prepare('SELECT * FROM sealed_oauth_states WHERE nonce = ?'),
     markUsed: db.prepare('UPDATE sealed_oauth_states SET used_at = ? WHERE nonce = ? AND used_at IS NULL'),

@@ -3,7 +3,15 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import { inTransaction } from './transaction.ts';
-import { activeSigningSecrets, createSigningSecrets, DEFAULT_ROTATION_WINDOW_MS, generateSigningSecret, rotateSigningSecrets, type SigningSecrets, type SigningSecretStore } from '../../webhooks/secrets.ts';
+import {
+  activeSigningSecrets,
+  createSigningSecrets,
+  DEFAULT_ROTATION_WINDOW_MS,
+  generateSigningSecret,
+  rotateSigningSecrets,
+  type SigningSecrets,
+  type SigningSecretStore,
+} from '../../webhooks/secrets.ts';
 
 interface SecretRow {
   current: string;
@@ -11,11 +19,16 @@ interface SecretRow {
   previous_expires_at: string | null;
 }
 
-export function createSigningSecretStore(db: DatabaseSync, generate: () => string = generateSigningSecret): SigningSecretStore {
+export function createSigningSecretStore(
+  db: DatabaseSync,
+  generate: () => string = generateSigningSecret,
+): SigningSecretStore {
   const statements = {
     get: db.prepare('SELECT current, previous, previous_expires_at FROM webhook_secrets WHERE installation_id = ?'),
-    put: db.prepare(`INSERT INTO webhook_secrets (installation_id, current, previous, previous_expires_at) VALUES (?, ?, ?, ?)
-      ON CONFLICT (installation_id) DO UPDATE SET current = excluded.current, previous = excluded.previous, previous_expires_at = excluded.previous_expires_at`),
+    put: db.prepare(`INSERT INTO webhook_secrets (installation_id, current, previous, previous_expires_at) VALUES (?, ?,
+      ?, ?)
+      ON CONFLICT (installation_id) DO UPDATE SET current = excluded.current, previous = excluded.previous,
+        previous_expires_at = excluded.previous_expires_at`),
     remove: db.prepare('DELETE FROM webhook_secrets WHERE installation_id = ?'),
   };
   const get = (installationId: string): SigningSecrets | undefined => {

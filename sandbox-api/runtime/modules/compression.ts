@@ -7,7 +7,11 @@ import type { StreamsExports } from './streams.ts';
 export interface CompressionDeps {
   TransformStream: StreamsExports['classes']['TransformStream'];
   open(format: CompressionFormat, decompress: boolean): BridgeResult<number>;
-  write(id: number, input: Uint8Array | null, finish: boolean): Promise<BridgeResult<{ output: Uint8Array; more: boolean }>>;
+  write(
+    id: number,
+    input: Uint8Array | null,
+    finish: boolean,
+  ): Promise<BridgeResult<{ output: Uint8Array; more: boolean }>>;
   close(id: number): void;
 }
 
@@ -24,7 +28,8 @@ function bytesOf(chunk: unknown): Uint8Array {
 
 function formatOf(format: unknown, what: string): CompressionFormat {
   const name = String(format);
-  if (!FORMATS.includes(name)) throw new TypeError(`Failed to construct '${what}': Unsupported compression format: '${name}'`);
+  if (!FORMATS.includes(name))
+    throw new TypeError(`Failed to construct '${what}': Unsupported compression format: '${name}'`);
   return name as CompressionFormat;
 }
 
@@ -36,7 +41,11 @@ export function createCompression(deps: CompressionDeps) {
     if (!opened.ok) throw new TypeError(opened.message);
     const id = opened.value;
     /** One step through the host, and the steps after it while more output is waiting. */
-    async function run(controller: { enqueue(chunk: Uint8Array): void }, input: Uint8Array | null, finish: boolean): Promise<void> {
+    async function run(
+      controller: { enqueue(chunk: Uint8Array): void },
+      input: Uint8Array | null,
+      finish: boolean,
+    ): Promise<void> {
       // Copied here: the host must see the bytes as they were when written, whatever the guest does next.
       let next: Uint8Array | null = input === null ? null : input.slice();
       for (;;) {

@@ -64,7 +64,8 @@ export function createEncodingStreams(deps: EncodingStreamsDeps) {
       this.#transform = new Transform({
         transform(chunk: unknown, controller) {
           // decode() reads a missing input as empty; a stream's chunk must be a BufferSource.
-          if (chunk === undefined) throw new TypeError('TextDecoderStream: a chunk must be an ArrayBuffer or ArrayBufferView');
+          if (chunk === undefined)
+            throw new TypeError('TextDecoderStream: a chunk must be an ArrayBuffer or ArrayBufferView');
           const text = decoder.decode(chunk as BufferSource, { stream: true });
           if (text !== '') controller.enqueue(text);
         },

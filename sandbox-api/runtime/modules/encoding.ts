@@ -17,6 +17,7 @@ export interface LegacyDecoder {
 /**
  * Every encoding but UTF-8 (text-codec.ts knows its labels), one a line: its name (what
  * TextDecoder#encoding says), then its other labels, from the Encoding standard's encodings.json.
+ * A line indented further continues the labels of the line above.
  */
 const TABLE = `
   ibm866 866 cp866 csibm866
@@ -24,9 +25,12 @@ const TABLE = `
   iso-8859-3 csisolatin3 iso-ir-109 iso8859-3 iso88593 iso_8859-3 iso_8859-3:1988 l3 latin3
   iso-8859-4 csisolatin4 iso-ir-110 iso8859-4 iso88594 iso_8859-4 iso_8859-4:1988 l4 latin4
   iso-8859-5 csisolatincyrillic cyrillic iso-ir-144 iso8859-5 iso88595 iso_8859-5 iso_8859-5:1988
-  iso-8859-6 arabic asmo-708 csiso88596e csiso88596i csisolatinarabic ecma-114 iso-8859-6-e iso-8859-6-i iso-ir-127 iso8859-6 iso88596 iso_8859-6 iso_8859-6:1987
-  iso-8859-7 csisolatingreek ecma-118 elot_928 greek greek8 iso-ir-126 iso8859-7 iso88597 iso_8859-7 iso_8859-7:1987 sun_eu_greek
-  iso-8859-8 csiso88598e csisolatinhebrew hebrew iso-8859-8-e iso-ir-138 iso8859-8 iso88598 iso_8859-8 iso_8859-8:1988 visual
+  iso-8859-6 arabic asmo-708 csiso88596e csiso88596i csisolatinarabic ecma-114 iso-8859-6-e
+    iso-8859-6-i iso-ir-127 iso8859-6 iso88596 iso_8859-6 iso_8859-6:1987
+  iso-8859-7 csisolatingreek ecma-118 elot_928 greek greek8 iso-ir-126 iso8859-7 iso88597 iso_8859-7
+    iso_8859-7:1987 sun_eu_greek
+  iso-8859-8 csiso88598e csisolatinhebrew hebrew iso-8859-8-e iso-ir-138 iso8859-8 iso88598
+    iso_8859-8 iso_8859-8:1988 visual
   iso-8859-8-i csiso88598i logical
   iso-8859-10 csisolatin6 iso-ir-157 iso8859-10 iso885910 l6 latin6
   iso-8859-13 iso8859-13 iso885913
@@ -39,7 +43,8 @@ const TABLE = `
   windows-874 dos-874 iso-8859-11 iso8859-11 iso885911 tis-620
   windows-1250 cp1250 x-cp1250
   windows-1251 cp1251 x-cp1251
-  windows-1252 ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 iso-ir-100 iso8859-1 iso88591 iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii x-cp1252
+  windows-1252 ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 iso-ir-100 iso8859-1
+    iso88591 iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii x-cp1252
   windows-1253 cp1253 x-cp1253
   windows-1254 cp1254 csisolatin5 iso-8859-9 iso-ir-148 iso8859-9 iso88599 iso_8859-9 iso_8859-9:1989 l5 latin5 x-cp1254
   windows-1255 cp1255 x-cp1255
@@ -66,9 +71,12 @@ const STATEFUL = new Set(['gbk', 'gb18030', 'big5', 'euc-jp', 'shift_jis', 'euc-
 export function createEncoding(deps: EncodingDeps) {
   const decodeText = deps.decodeText;
   const names = new Map<string, string>();
+  let name = '';
   for (const line of TABLE.split('\n')) {
     const labels = line.trim().split(' ');
-    if (labels[0] !== '') for (const label of labels) names.set(label, labels[0]);
+    if (labels[0] === '') continue;
+    if (!line.startsWith('    ')) name = labels[0];
+    for (const label of labels) names.set(label, name);
   }
   // The numbers of the host's streams (BridgePrimitives.decodeText): only ever growing, per isolate.
   let lastStream = 0;
@@ -96,7 +104,10 @@ export function createEncoding(deps: EncodingDeps) {
       const result = decodeText(bytes, this.#encoding, this.#fatal, this.#ignoreBOM, id, !stream);
       if (result.ok) return result.value;
       this.#stream = 0;
-      if (result.code === 'stream_lost') throw new TypeError(`TextDecoder: this ${this.#encoding} stream was dropped: too many streams were open at once`);
+      if (result.code === 'stream_lost')
+        throw new TypeError(
+          `TextDecoder: this ${this.#encoding} stream was dropped: too many streams were open at once`,
+        );
       throw new TypeError(`The encoded data was not valid for encoding ${this.#encoding}`);
     }
   }
@@ -114,7 +125,9 @@ export function createEncoding(deps: EncodingDeps) {
       return names.get(label) ?? null;
     },
     createDecoder(encoding: string, fatal: boolean, ignoreBOM: boolean): LegacyDecoder {
-      return encoding === 'iso-2022-jp' ? new Iso2022JpDecoder(jis0208, fatal) : new HostDecoder(encoding, fatal, ignoreBOM);
+      return encoding === 'iso-2022-jp'
+        ? new Iso2022JpDecoder(jis0208, fatal)
+        : new HostDecoder(encoding, fatal, ignoreBOM);
     },
   };
 }

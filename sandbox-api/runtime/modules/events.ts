@@ -24,7 +24,13 @@ export function createEvents(deps: EventsDeps) {
   const hooks = {} as SignalHooks;
   const { Event, CustomEvent, internals: events } = createEventClasses(deps.now);
   const { EventTarget, internals: targets } = createEventTarget(events, deps.reportError, hooks);
-  const abort = createAbortClasses({ EventTarget, events, targets, setTimeout: deps.setTimeout, reportError: deps.reportError });
+  const abort = createAbortClasses({
+    EventTarget,
+    events,
+    targets,
+    setTimeout: deps.setTimeout,
+    reportError: deps.reportError,
+  });
   Object.assign(hooks, abort.hooks);
   const { Performance, performance } = createPerformance(EventTarget, { now: deps.now, timeOrigin: deps.timeOrigin });
   return {

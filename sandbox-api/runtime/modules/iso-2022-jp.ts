@@ -131,7 +131,8 @@ export class Iso2022JpDecoder implements LegacyDecoder {
       }
       characters = codePoints(this.#lookup(euc));
       // One character per pair is what EUC-JP gives; were it ever otherwise, each pair on its own.
-      if (characters.length !== pairs.length) characters = pairs.map((_, p) => codePoints(this.#lookup(euc.subarray(2 * p, 2 * p + 2)))[0] ?? REPLACEMENT);
+      if (characters.length !== pairs.length)
+        characters = pairs.map((_, p) => codePoints(this.#lookup(euc.subarray(2 * p, 2 * p + 2)))[0] ?? REPLACEMENT);
       if (this.#fatal && characters.includes(REPLACEMENT)) this.#fail();
     }
     let result = '';

@@ -36,9 +36,17 @@ export function createSharedMemory(deps: SharedMemoryDeps) {
   // Throws for a SharedArrayBuffer, as for any value that is not an ArrayBuffer.
   const bufferLength = getter(ArrayBuffer.prototype, 'byteLength');
   const TYPED_ARRAYS = new Map<unknown, unknown>([
-    ['Int8Array', Int8Array], ['Uint8Array', Uint8Array], ['Uint8ClampedArray', Uint8ClampedArray], ['Int16Array', Int16Array],
-    ['Uint16Array', Uint16Array], ['Int32Array', Int32Array], ['Uint32Array', Uint32Array], ['Float32Array', Float32Array],
-    ['Float64Array', Float64Array], ['BigInt64Array', BigInt64Array], ['BigUint64Array', BigUint64Array],
+    ['Int8Array', Int8Array],
+    ['Uint8Array', Uint8Array],
+    ['Uint8ClampedArray', Uint8ClampedArray],
+    ['Int16Array', Int16Array],
+    ['Uint16Array', Uint16Array],
+    ['Int32Array', Int32Array],
+    ['Uint32Array', Uint32Array],
+    ['Float32Array', Float32Array],
+    ['Float64Array', Float64Array],
+    ['BigInt64Array', BigInt64Array],
+    ['BigUint64Array', BigUint64Array],
     ['Float16Array', typeof Float16Array === 'undefined' ? undefined : Float16Array],
   ]);
 
@@ -106,7 +114,8 @@ export function createSharedMemory(deps: SharedMemoryDeps) {
       const key = names[index];
       const item = unshared(source[key], depth + 1);
       // Defined, not assigned: `__proto__` and the other keys Object.prototype has must stay own data.
-      if (key in objectPrototype) defineProperty(out, key, { value: item, writable: true, enumerable: true, configurable: true });
+      if (key in objectPrototype)
+        defineProperty(out, key, { value: item, writable: true, enumerable: true, configurable: true });
       else out[key] = item;
     }
     return out;

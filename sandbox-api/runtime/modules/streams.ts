@@ -44,7 +44,8 @@ export function createStreams(_deps: StreamsDeps) {
   const isReadableStream = (value: unknown): value is ReadableStream => value instanceof ReadableStream;
 
   /** The standard's "disturbed": a read or a cancel happened (the polyfill keeps it as a field). */
-  const isDisturbed = (stream: ReadableStream): boolean => (stream as unknown as { _disturbed?: unknown })._disturbed === true;
+  const isDisturbed = (stream: ReadableStream): boolean =>
+    (stream as unknown as { _disturbed?: unknown })._disturbed === true;
 
   /** A byte stream of one chunk: the body's bytes (a copy: enqueuing transfers its buffer). */
   function fromBytes(bytes: Uint8Array): ReadableStream<Uint8Array> {
@@ -88,7 +89,10 @@ export function createStreams(_deps: StreamsDeps) {
 
   /** Marks a stream read (locked and disturbed), as a body consumed without it is. */
   function disturb(stream: ReadableStream): void {
-    void stream.getReader().read().catch(() => undefined);
+    void stream
+      .getReader()
+      .read()
+      .catch(() => undefined);
   }
 
   /** Every chunk of a stream as one array; a chunk that is not a Uint8Array fails it (TypeError). */
@@ -109,7 +113,10 @@ export function createStreams(_deps: StreamsDeps) {
   }
 
   /** A reader handing out Uint8Array chunks one at a time (null at the end), for a body sent on. */
-  function chunkReader(stream: ReadableStream): { next(): Promise<Uint8Array | null>; cancel(reason: unknown): Promise<void> } {
+  function chunkReader(stream: ReadableStream): {
+    next(): Promise<Uint8Array | null>;
+    cancel(reason: unknown): Promise<void>;
+  } {
     const reader = stream.getReader();
     return {
       async next() {

@@ -20,7 +20,8 @@ export function createStructuredClone(deps: CloneDeps) {
       if (!hasOwn(value, key)) continue;
       const copy = clone((value as Record<string, unknown>)[key], memory);
       // A fresh object's only inherited setter that would not define an own property is __proto__.
-      if (key === '__proto__') defineProperty(out, key, { value: copy, writable: true, enumerable: true, configurable: true });
+      if (key === '__proto__')
+        defineProperty(out, key, { value: copy, writable: true, enumerable: true, configurable: true });
       else (out as Record<string, unknown>)[key] = copy;
     }
   }
@@ -74,7 +75,8 @@ export function createStructuredClone(deps: CloneDeps) {
   }
 
   function structuredClone(value: unknown, options?: unknown): unknown {
-    if (arguments.length < 1) throw new TypeError("Failed to execute 'structuredClone': 1 argument required, but only 0 present.");
+    if (arguments.length < 1)
+      throw new TypeError("Failed to execute 'structuredClone': 1 argument required, but only 0 present.");
     const transfer = kinds.transferList(options);
     // A transferred ArrayBuffer is cloned like any other (the walk copies its contents, so the
     // clone is whole even if the walk fails halfway); only afterwards is the original detached.

@@ -14,11 +14,16 @@ const MAX_ITEMS = 1_024;
 
 type Budget = { left: number };
 
-const isObject = (value: unknown): value is Record<string, unknown> => (typeof value === 'object' && value !== null) || typeof value === 'function';
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  (typeof value === 'object' && value !== null) || typeof value === 'function';
 
 function spend(budget: Budget, amount: number): void {
   budget.left -= amount;
-  if (budget.left < 0) throw new DOMException(`the arguments of one crypto.subtle call may hold at most ${SUBTLE_LIMITS.inputBytes} bytes in this runtime`, 'QuotaExceededError');
+  if (budget.left < 0)
+    throw new DOMException(
+      `the arguments of one crypto.subtle call may hold at most ${SUBTLE_LIMITS.inputBytes} bytes in this runtime`,
+      'QuotaExceededError',
+    );
 }
 
 /** WebIDL's DOMString conversion (a symbol throws a TypeError). */
@@ -30,7 +35,8 @@ function text(value: unknown, budget: Budget): string {
 
 /** A number member: primitives go as they are (the host converts them); objects through ToNumber here. */
 function numeric(value: unknown): unknown {
-  if (typeof value === 'symbol' || typeof value === 'bigint') throw new TypeError('Cannot convert this value to a number');
+  if (typeof value === 'symbol' || typeof value === 'bigint')
+    throw new TypeError('Cannot convert this value to a number');
   return isObject(value) ? +(value as unknown as number) : value;
 }
 
@@ -87,12 +93,15 @@ function jwk(value: Record<string, unknown>, budget: Budget): Record<string, unk
   if (value.ext !== undefined) copy.ext = Boolean(value.ext);
   if (value.key_ops !== undefined) copy.key_ops = strings(value.key_ops, budget, 'key_ops');
   if (value.oth !== undefined) {
-    if (!isObject(value.oth) || typeof (value.oth as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function') throw new TypeError('oth is not a sequence');
+    if (!isObject(value.oth) || typeof (value.oth as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function')
+      throw new TypeError('oth is not a sequence');
     const primes: Record<string, string>[] = [];
     for (const prime of value.oth as unknown as Iterable<unknown>) {
       if (primes.length >= MAX_LIST) throw new TypeError(`oth holds more than ${MAX_LIST} entries`);
       const entry: Record<string, string> = {};
-      if (isObject(prime)) for (const member of ['r', 'd', 't']) if (prime[member] !== undefined) entry[member] = text(prime[member], budget);
+      if (isObject(prime))
+        for (const member of ['r', 'd', 't'])
+          if (prime[member] !== undefined) entry[member] = text(prime[member], budget);
       primes.push(entry);
     }
     copy.oth = primes;
@@ -105,7 +114,11 @@ function jwk(value: Record<string, unknown>, budget: Budget): Record<string, unk
  * host's WebCrypto sees a missing argument as missing). `handleOf` is the key's handle for a
  * runtime CryptoKey and undefined for anything else, which then crosses as null.
  */
-export function convertArguments(operation: SubtleOperation, given: ArrayLike<unknown>, handleOf: (key: unknown) => number | undefined): unknown[] {
+export function convertArguments(
+  operation: SubtleOperation,
+  given: ArrayLike<unknown>,
+  handleOf: (key: unknown) => number | undefined,
+): unknown[] {
   const kinds = SUBTLE_SIGNATURES[operation];
   const budget: Budget = { left: SUBTLE_LIMITS.inputBytes };
   const count = Math.min(given.length, kinds.length);
@@ -123,7 +136,14 @@ export function convertArguments(operation: SubtleOperation, given: ArrayLike<un
     else {
       const copy = copyBufferSource(value);
       if (copy !== null) spend(budget, copy.byteLength);
-      args.push(copy ?? (isObject(value) ? jwk(value, budget) : typeof value === 'symbol' || typeof value === 'bigint' ? null : value));
+      args.push(
+        copy ??
+          (isObject(value)
+            ? jwk(value, budget)
+            : typeof value === 'symbol' || typeof value === 'bigint'
+              ? null
+              : value),
+      );
     }
   }
   return args;

@@ -8,7 +8,16 @@ const KEY_TYPES = new Set(['secret', 'public', 'private']);
 const USAGES = new Set(['encrypt', 'decrypt', 'sign', 'verify', 'deriveKey', 'deriveBits', 'wrapKey', 'unwrapKey']);
 const JWK_STRINGS = ['kty', 'use', 'alg', 'crv', 'x', 'y', 'd', 'n', 'e', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 /** The DOMException names WebCrypto rejects with; any other code from the host becomes an OperationError. */
-const DOM_NAMES = new Set(['NotSupportedError', 'SyntaxError', 'InvalidAccessError', 'DataError', 'OperationError', 'QuotaExceededError', 'InvalidStateError', 'NotAllowedError']);
+const DOM_NAMES = new Set([
+  'NotSupportedError',
+  'SyntaxError',
+  'InvalidAccessError',
+  'DataError',
+  'OperationError',
+  'QuotaExceededError',
+  'InvalidStateError',
+  'NotAllowedError',
+]);
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
@@ -44,7 +53,8 @@ function keyAlgorithm(value: unknown): Record<string, unknown> {
 /** A key descriptor from the host, checked: the handle a positive integer, the slots of their types. */
 export function keyDescriptor(value: unknown): CryptoKeyDescriptor & { algorithm: Record<string, unknown> } {
   if (!isRecord(value) || !Number.isSafeInteger(value.handle) || (value.handle as number) <= 0) malformed();
-  if (!KEY_TYPES.has(value.type as string) || typeof value.extractable !== 'boolean' || !Array.isArray(value.usages)) malformed();
+  if (!KEY_TYPES.has(value.type as string) || typeof value.extractable !== 'boolean' || !Array.isArray(value.usages))
+    malformed();
   const usages: string[] = [];
   for (const usage of value.usages) {
     if (!USAGES.has(usage as string)) malformed();

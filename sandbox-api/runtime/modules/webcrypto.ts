@@ -30,7 +30,8 @@ export class CryptoKey {
   #usages: string[];
 
   static {
-    handleOf = (value) => (typeof value === 'object' && value !== null && #handle in value ? (value as CryptoKey).#handle : undefined);
+    handleOf = (value) =>
+      typeof value === 'object' && value !== null && #handle in value ? (value as CryptoKey).#handle : undefined;
   }
 
   constructor(token: unknown, value?: unknown) {
@@ -99,7 +100,13 @@ export class SubtleCrypto {
     return perform(this, 'generateKey', arguments);
   }
 
-  deriveKey(_algorithm: unknown, _baseKey: unknown, _derivedKeyType: unknown, _extractable: unknown, _keyUsages: unknown): Promise<unknown> {
+  deriveKey(
+    _algorithm: unknown,
+    _baseKey: unknown,
+    _derivedKeyType: unknown,
+    _extractable: unknown,
+    _keyUsages: unknown,
+  ): Promise<unknown> {
     return perform(this, 'deriveKey', arguments);
   }
 
@@ -107,7 +114,13 @@ export class SubtleCrypto {
     return perform(this, 'deriveBits', arguments);
   }
 
-  importKey(_format: unknown, _keyData: unknown, _algorithm: unknown, _extractable: unknown, _keyUsages: unknown): Promise<unknown> {
+  importKey(
+    _format: unknown,
+    _keyData: unknown,
+    _algorithm: unknown,
+    _extractable: unknown,
+    _keyUsages: unknown,
+  ): Promise<unknown> {
     return perform(this, 'importKey', arguments);
   }
 
@@ -135,8 +148,16 @@ export class SubtleCrypto {
 // Outside the class body: a class that names itself inside gets renamed by the bundler (`_CryptoKey`).
 makeKey = (value) => new CryptoKey(INTERNAL, value);
 
-for (const [target, tag] of [[CryptoKey.prototype, 'CryptoKey'], [SubtleCrypto.prototype, 'SubtleCrypto']] as const) {
-  Object.defineProperty(target, Symbol.toStringTag, { value: tag, writable: false, enumerable: false, configurable: true });
+for (const [target, tag] of [
+  [CryptoKey.prototype, 'CryptoKey'],
+  [SubtleCrypto.prototype, 'SubtleCrypto'],
+] as const) {
+  Object.defineProperty(target, Symbol.toStringTag, {
+    value: tag,
+    writable: false,
+    enumerable: false,
+    configurable: true,
+  });
 }
 
 let send: (operation: SubtleOperation, args: unknown[]) => Promise<BridgeResult<SubtleValue>> = () => {

@@ -7,9 +7,25 @@ import { hostileKey, jsonish } from './json.ts';
 const knownKey = fc.constantFrom('channel', 'limit', 'notify', 'connection', 'workspace', 'url', 'events');
 
 const plausibleValue = fc.constantFrom<unknown>(
-  'general', 'releases', 'nope', '', 0, 10, -1.5, 1e300, true, false, null,
-  'https://hooks.example.com/in', 'http://127.0.0.1/x', 'not a url', ['space_content_updated'], ['site_view', 'nope'], [],
-  { access_token: 'forged' }, { url: 'https://hooks.example.com/in', events: ['space_content_updated'] },
+  'general',
+  'releases',
+  'nope',
+  '',
+  0,
+  10,
+  -1.5,
+  1e300,
+  true,
+  false,
+  null,
+  'https://hooks.example.com/in',
+  'http://127.0.0.1/x',
+  'not a url',
+  ['space_content_updated'],
+  ['site_view', 'nope'],
+  [],
+  { access_token: 'forged' },
+  { url: 'https://hooks.example.com/in', events: ['space_content_updated'] },
 );
 
 export const configurationPatch: fc.Arbitrary<Record<string, unknown>> = fc
@@ -26,7 +42,19 @@ export const configurationPatch: fc.Arbitrary<Record<string, unknown>> = fc
     { maxLength: 4 },
   )
   // Built as JSON text, so a `__proto__` key is an own key exactly as on the wire.
-  .map((entries) => JSON.parse(`{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`) as Record<string, unknown>);
+  .map(
+    (entries) =>
+      JSON.parse(`{${entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`) as Record<
+        string,
+        unknown
+      >,
+  );
 
 /** Bodies that are not JSON objects at all. */
-export const notAnObject = fc.oneof(fc.array(jsonish(1), { maxLength: 3 }), fc.string({ maxLength: 10 }), fc.integer(), fc.constant(null), fc.boolean());
+export const notAnObject = fc.oneof(
+  fc.array(jsonish(1), { maxLength: 3 }),
+  fc.string({ maxLength: 10 }),
+  fc.integer(),
+  fc.constant(null),
+  fc.boolean(),
+);

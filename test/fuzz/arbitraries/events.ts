@@ -27,10 +27,13 @@ function fromSchema(name: string, schema: Schema): fc.Arbitrary<unknown> {
     return fc.string({ minLength: schema.minLength ?? 0, maxLength: 12 });
   }
   if (schema.type === 'object' && schema.properties) {
-    const props = Object.fromEntries(Object.entries(schema.properties).map(([key, sub]) => [key, fromSchema(key, sub)]));
+    const props = Object.fromEntries(
+      Object.entries(schema.properties).map(([key, sub]) => [key, fromSchema(key, sub)]),
+    );
     return fc.record(props, { requiredKeys: [...(schema.required ?? [])] });
   }
-  if (schema.type === 'object') return fc.dictionary(fc.string({ maxLength: 6 }), fc.string({ maxLength: 6 }), { maxKeys: 3 });
+  if (schema.type === 'object')
+    return fc.dictionary(fc.string({ maxLength: 6 }), fc.string({ maxLength: 6 }), { maxKeys: 3 });
   throw new Error(`no generator for ${name}`);
 }
 
@@ -38,15 +41,30 @@ function fromSchema(name: string, schema: Schema): fc.Arbitrary<unknown> {
 export const validEvent: fc.Arbitrary<Record<string, unknown>> = fc
   .oneof(
     ...Object.entries(PUBLISHABLE_EVENTS).map(([type, schema]) =>
-      (fromSchema(type, schema as Schema) as fc.Arbitrary<Record<string, unknown>>).map((event) => ({ ...event, type })),
+      (fromSchema(type, schema as Schema) as fc.Arbitrary<Record<string, unknown>>).map((event) => ({
+        ...event,
+        type,
+      })),
     ),
   )
   .map((event) => JSON.parse(JSON.stringify(event)) as Record<string, unknown>);
 
 /** Mutated valid events, random objects, and values that are not objects at all. */
-export const eventPayload: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 4, arbitrary: fc.tuple(validEvent, fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([event, ms]) => mutate(event, ms)) },
-  { weight: 1, arbitrary: validEvent },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...Object.keys(PUBLISHABLE_EVENTS), 'nope', ''), jsonObject(2)).map(([type, rest]) => ({ ...rest, type })) },
-  { weight: 1, arbitrary: jsonish(3) },
-).map((value) => (value === undefined ? null : JSON.parse(JSON.stringify(value))));
+export const eventPayload: fc.Arbitrary<unknown> = fc
+  .oneof(
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(validEvent, fc.array(mutation, { minLength: 1, maxLength: 3 }))
+        .map(([event, ms]) => mutate(event, ms)),
+    },
+    { weight: 1, arbitrary: validEvent },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...Object.keys(PUBLISHABLE_EVENTS), 'nope', ''), jsonObject(2))
+        .map(([type, rest]) => ({ ...rest, type })),
+    },
+    { weight: 1, arbitrary: jsonish(3) },
+  )
+  .map((value) => (value === undefined ? null : JSON.parse(JSON.stringify(value))));

@@ -5,16 +5,49 @@ import fc from 'fast-check';
 
 /** Keys that poke at prototypes, pointers and escaping. */
 export const hostileKey = fc.constantFrom(
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf',
-  '', ' ', '/', '~', '~1', '~0', 'a/b', '%2F', '\u0000', '💥', 'type', 'id', 'null',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '',
+  ' ',
+  '/',
+  '~',
+  '~1',
+  '~0',
+  'a/b',
+  '%2F',
+  '\u0000',
+  '💥',
+  'type',
+  'id',
+  'null',
 );
 
-export const key = fc.oneof({ weight: 3, arbitrary: fc.string({ maxLength: 12 }) }, { weight: 1, arbitrary: hostileKey });
+export const key = fc.oneof(
+  { weight: 3, arbitrary: fc.string({ maxLength: 12 }) },
+  { weight: 1, arbitrary: hostileKey },
+);
 
 export const oddString = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.constantFrom('', ' ', 'null', 'true', '0', '-1', 'NaN', '\u2028', '\ud800', '<script>', '${{ env.HOME }}', 'a'.repeat(5_000)),
+  fc.constantFrom(
+    '',
+    ' ',
+    'null',
+    'true',
+    '0',
+    '-1',
+    'NaN',
+    '\u2028',
+    '\ud800',
+    '<script>',
+    '${{ env.HOME }}',
+    'a'.repeat(5_000),
+  ),
 );
 
 export const oddNumber = fc.oneof(
@@ -48,5 +81,7 @@ export function jsonObject(maxDepth = 3): fc.Arbitrary<Record<string, unknown>> 
 
 /** `depth` nested arrays or objects around a leaf: the classic stack-exhaustion input. */
 export function deeplyNested(depth: number, kind: 'array' | 'object'): string {
-  return kind === 'array' ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  return kind === 'array'
+    ? `${'['.repeat(depth)}1${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }

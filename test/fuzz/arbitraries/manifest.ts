@@ -11,7 +11,12 @@ export const FUZZ_ENV = { FUZZ_TARGET_TOKEN: 'fuzz-secret-value' };
 
 /** Uses every part of the schema, so mutations can reach every branch of the checks. */
 export function validManifest(): Record<string, unknown> {
-  const property = (type: string, extra: Record<string, unknown> = {}) => ({ type, title: 'T', description: 'D', ...extra });
+  const property = (type: string, extra: Record<string, unknown> = {}) => ({
+    type,
+    title: 'T',
+    description: 'D',
+    ...extra,
+  });
   return {
     name: 'fuzz-target',
     title: 'Fuzz target',
@@ -22,7 +27,10 @@ export function validManifest(): Record<string, unknown> {
     scopes: ['space:content:read', 'site:views:read'],
     script: 'index.ts',
     categories: ['other', 'content'],
-    blocks: [{ id: 'one', title: 'One', description: 'First block' }, { id: 'two', title: 'Two', description: 'Second' }],
+    blocks: [
+      { id: 'one', title: 'One', description: 'First block' },
+      { id: 'two', title: 'Two', description: 'Second' },
+    ],
     externalLinks: [{ label: 'Docs', url: 'https://example.com/docs' }],
     configurations: {
       account: {
@@ -45,8 +53,37 @@ export function toYaml(value: unknown): string {
 }
 
 const YAML_SYNTAX = fc.constantFrom(
-  '&a ', '*a', '*nope', '<<: *a\n', '!!str ', '!!binary ', '!!js/function ', '!<tag:x> ', '? ', ': ', '- ', '\t', '\n',
-  '---\n', '...\n', '%YAML 1.2\n', '%TAG ! tag:x\n', '"', "'", '|\n', '>-\n', '{', '}', '[', ']', ',', '#', '\r', '\u0000', '\ufeff', '\\',
+  '&a ',
+  '*a',
+  '*nope',
+  '<<: *a\n',
+  '!!str ',
+  '!!binary ',
+  '!!js/function ',
+  '!<tag:x> ',
+  '? ',
+  ': ',
+  '- ',
+  '\t',
+  '\n',
+  '---\n',
+  '...\n',
+  '%YAML 1.2\n',
+  '%TAG ! tag:x\n',
+  '"',
+  "'",
+  '|\n',
+  '>-\n',
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  '#',
+  '\r',
+  '\u0000',
+  '\ufeff',
+  '\\',
 );
 
 export const splice = fc.record({ at: fc.nat(), remove: fc.nat({ max: 8 }), insert: fc.oneof(YAML_SYNTAX, oddString) });
@@ -71,14 +108,24 @@ export const manifestText: fc.Arbitrary<string> = fc.oneof(
 
 /** Deep nesting and alias fan-out: must be refused (or accepted) quickly, never hang. */
 export const yamlBomb: fc.Arbitrary<string> = fc.oneof(
-  fc.record({ depth: fc.integer({ min: 50, max: 50_000 }), open: fc.constantFrom('[', '{a: ', '- ') }).map(({ depth, open }) => {
-    if (open === '- ') return Array.from({ length: Math.min(depth, 2_000) }, (_, i) => `${'  '.repeat(i)}- `).join('\n') + 'x';
-    return `name: ${open.repeat(depth)}x${(open === '[' ? ']' : '}').repeat(depth)}\n`;
-  }),
-  fc.record({ levels: fc.integer({ min: 2, max: 40 }), fanout: fc.integer({ min: 2, max: 12 }) }).map(({ levels, fanout }) => {
-    const lines = ['name: bomb', 'l0: &l0 [lol, lol, lol]'];
-    for (let i = 1; i <= levels; i++) lines.push(`l${i}: &l${i} [${Array(fanout).fill(`*l${i - 1}`).join(', ')}]`);
-    lines.push(`title: *l${levels}`, `configurations: {account: {properties: *l${levels}}}`);
-    return lines.join('\n');
-  }),
+  fc
+    .record({ depth: fc.integer({ min: 50, max: 50_000 }), open: fc.constantFrom('[', '{a: ', '- ') })
+    .map(({ depth, open }) => {
+      if (open === '- ')
+        return Array.from({ length: Math.min(depth, 2_000) }, (_, i) => `${'  '.repeat(i)}- `).join('\n') + 'x';
+      return `name: ${open.repeat(depth)}x${(open === '[' ? ']' : '}').repeat(depth)}\n`;
+    }),
+  fc
+    .record({ levels: fc.integer({ min: 2, max: 40 }), fanout: fc.integer({ min: 2, max: 12 }) })
+    .map(({ levels, fanout }) => {
+      const lines = ['name: bomb', 'l0: &l0 [lol, lol, lol]'];
+      for (let i = 1; i <= levels; i++)
+        lines.push(
+          `l${i}: &l${i} [${Array(fanout)
+            .fill(`*l${i - 1}`)
+            .join(', ')}]`,
+        );
+      lines.push(`title: *l${levels}`, `configurations: {account: {properties: *l${levels}}}`);
+      return lines.join('\n');
+    }),
 );

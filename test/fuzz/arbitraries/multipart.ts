@@ -32,13 +32,19 @@ export function eventBody(installationIds: string[]): fc.Arbitrary<Uint8Array> {
     {
       method: fc.constantFrom('GET', 'POST', 'PUT', 'get', '', 'BREW', 'TRACE'),
       url: fc.oneof(fc.webUrl(), fc.string({ maxLength: 20 }), fc.constant('https://user:pw@x.test/')),
-      headers: fc.oneof(fc.array(fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })), { maxLength: 3 }), jsonish(1)),
+      headers: fc.oneof(
+        fc.array(fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })), { maxLength: 3 }),
+        jsonish(1),
+      ),
     },
     { requiredKeys: [] },
   );
   const event = fc.record(
     {
-      type: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('fetch', 'ui_render', 'installation_setup', 'space_view', 'nope') }, jsonish(1)),
+      type: fc.oneof(
+        { weight: 4, arbitrary: fc.constantFrom('fetch', 'ui_render', 'installation_setup', 'space_view', 'nope') },
+        jsonish(1),
+      ),
       installationId: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...installationIds) }, installationId),
       request: fc.oneof({ weight: 3, arbitrary: request }, jsonish(1)),
       componentId: fc.oneof(fc.constant('counter'), fc.string({ maxLength: 8 })),
@@ -52,7 +58,10 @@ export function eventBody(installationIds: string[]): fc.Arbitrary<Uint8Array> {
     { weight: 1, arbitrary: jsonish(2).map(json) },
     { weight: 1, arbitrary: oddString.map(encode) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }) },
-    { weight: 1, arbitrary: fc.constantFrom('{', '{"type":', '[]', 'null', '"x"', '{"installationId":"a"}\u0000').map(encode) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('{', '{"type":', '[]', 'null', '"x"', '{"installationId":"a"}\u0000').map(encode),
+    },
   );
 }
 
@@ -60,7 +69,10 @@ function part(name: fc.Arbitrary<string | undefined>, body: fc.Arbitrary<Uint8Ar
   return fc.record({
     name,
     filename: fc.option(fc.constantFrom('blob', 'a.json', '', '../../etc/passwd'), { nil: undefined }),
-    contentType: fc.option(fc.constantFrom('application/json', 'application/octet-stream', 'text/plain; charset=latin1'), { nil: undefined }),
+    contentType: fc.option(
+      fc.constantFrom('application/json', 'application/octet-stream', 'text/plain; charset=latin1'),
+      { nil: undefined },
+    ),
     padHeaderBytes: fc.oneof({ weight: 8, arbitrary: fc.constant(0) }, fc.integer({ min: 1, max: 200_000 })),
     body,
   });
@@ -69,22 +81,40 @@ function part(name: fc.Arbitrary<string | undefined>, body: fc.Arbitrary<Uint8Ar
 export function envelopePlan(installationIds: string[]): fc.Arbitrary<EnvelopePlan> {
   const event = part(fc.constant('event'), eventBody(installationIds));
   const other = part(
-    fc.oneof(fc.constantFrom('environment', 'fetch-body', 'event', 'Event', 'event ', 'fetch_body', ''), fc.constant(undefined), fc.string({ maxLength: 12 })),
+    fc.oneof(
+      fc.constantFrom('environment', 'fetch-body', 'event', 'Event', 'event ', 'fetch_body', ''),
+      fc.constant(undefined),
+      fc.string({ maxLength: 12 }),
+    ),
     fc.oneof(jsonish(2).map(json), fc.uint8Array({ maxLength: 256 }), oddString.map(encode)),
   );
   const wellFormed = fc.record({
     event,
-    environment: fc.option(part(fc.constant('environment'), fc.oneof({ weight: 3, arbitrary: jsonObject(2) }, jsonish(2)).map(json)), { nil: undefined }),
+    environment: fc.option(
+      part(fc.constant('environment'), fc.oneof({ weight: 3, arbitrary: jsonObject(2) }, jsonish(2)).map(json)),
+      { nil: undefined },
+    ),
     fetchBody: fc.option(part(fc.constant('fetch-body'), fc.uint8Array({ maxLength: 256 })), { nil: undefined }),
   });
   const parts = fc.oneof(
-    { weight: 4, arbitrary: wellFormed.map(({ event, environment, fetchBody }) => [event, environment, fetchBody].filter((p) => p !== undefined)) },
-    { weight: 2, arbitrary: fc.tuple(event, fc.array(other, { maxLength: 2 })).map(([first, rest]) => [first, ...rest]) },
+    {
+      weight: 4,
+      arbitrary: wellFormed.map(({ event, environment, fetchBody }) =>
+        [event, environment, fetchBody].filter((p) => p !== undefined),
+      ),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(event, fc.array(other, { maxLength: 2 })).map(([first, rest]) => [first, ...rest]),
+    },
     { weight: 1, arbitrary: fc.array(fc.oneof(event, other), { maxLength: 5 }) },
   );
   const boundary = fc.oneof(
     { weight: 8, arbitrary: fc.stringMatching(/^[0-9A-Za-z'()+_,./:=?-]{1,70}$/) },
-    { weight: 1, arbitrary: fc.oneof(fc.string({ maxLength: 90 }), fc.constantFrom('', ' ', '--', 'a b', '"q"', 'x'.repeat(300))) },
+    {
+      weight: 1,
+      arbitrary: fc.oneof(fc.string({ maxLength: 90 }), fc.constantFrom('', ' ', '--', 'a b', '"q"', 'x'.repeat(300))),
+    },
   );
   const proper: EnvelopePlan['contentType'] = (b) => `multipart/form-data; boundary=${b}`;
   const contentType = fc.oneof(
@@ -126,6 +156,7 @@ export function renderEnvelope(plan: EnvelopePlan): { headers: Record<string, st
   if (plan.truncateAt !== undefined) body = body.subarray(0, plan.truncateAt % (body.length + 1));
   const type = plan.contentType(plan.boundary);
   // A header value Node refuses to send is not something a client can send either.
-  const headers: Record<string, string> = type !== undefined && /^[\t\x20-\x7e]*$/.test(type) ? { 'content-type': type } : {};
+  const headers: Record<string, string> =
+    type !== undefined && /^[\t\x20-\x7e]*$/.test(type) ? { 'content-type': type } : {};
   return { headers, body };
 }

@@ -21,9 +21,17 @@ export type Mutation =
   | { kind: 'add'; at: number; key: string; value: unknown };
 
 export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  fc.record({ kind: fc.constantFrom('delete', 'duplicate', 'wrap', 'stringify'), at: fc.nat() }) as fc.Arbitrary<Mutation>,
+  fc.record({
+    kind: fc.constantFrom('delete', 'duplicate', 'wrap', 'stringify'),
+    at: fc.nat(),
+  }) as fc.Arbitrary<Mutation>,
   fc.record({ kind: fc.constant('replace' as const), at: fc.nat(), value: jsonish(2) }),
-  fc.record({ kind: fc.constant('add' as const), at: fc.nat(), key: fc.oneof(hostileKey, fc.string({ maxLength: 10 })), value: jsonish(2) }),
+  fc.record({
+    kind: fc.constant('add' as const),
+    at: fc.nat(),
+    key: fc.oneof(hostileKey, fc.string({ maxLength: 10 })),
+    value: jsonish(2),
+  }),
 );
 
 /** Applies each mutation at a node chosen by `at` among the current document's nodes. */
@@ -42,7 +50,8 @@ export function mutate(doc: unknown, mutations: Mutation[]): unknown {
     if (m.kind === 'delete' && last !== undefined) {
       if (Array.isArray(parent)) parent.splice(Number(last), 1);
       else delete parent[last];
-    } else if (m.kind === 'duplicate' && Array.isArray(parent)) parent.splice(Number(last), 0, structuredClone(current));
+    } else if (m.kind === 'duplicate' && Array.isArray(parent))
+      parent.splice(Number(last), 0, structuredClone(current));
     else if (m.kind === 'wrap') set([current]);
     else if (m.kind === 'stringify') set(JSON.stringify(current) ?? 'undefined');
     else if (m.kind === 'replace') set(m.value);

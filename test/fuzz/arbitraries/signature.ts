@@ -12,7 +12,11 @@ export const secret = fc.oneof(
   { weight: 2, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 80 }) },
   { weight: 1, arbitrary: fc.constant('') },
 );
-export const body = fc.oneof(fc.string({ maxLength: 200 }), fc.uint8Array({ maxLength: 200 }), fc.json({ maxDepth: 2 }));
+export const body = fc.oneof(
+  fc.string({ maxLength: 200 }),
+  fc.uint8Array({ maxLength: 200 }),
+  fc.json({ maxDepth: 2 }),
+);
 /** Around the tolerance edges of a 0–600 s window, and far away. */
 export const timestamp = fc.oneof(
   { weight: 4, arbitrary: fc.integer({ min: NOW_S - 200, max: NOW_S + 200 }) },
@@ -33,13 +37,34 @@ export interface HeaderPlan {
   separator: string;
 }
 
-const tItem = fc.record({ kind: fc.constant('t' as const), t: timestamp, spelling: fc.constantFrom('plain', 'plain', 'plain', 'zero-padded', 'signed', 'spaced') });
-const v1Item = fc.record({ kind: fc.constant('v1' as const), t: timestamp, sameT: fc.boolean(), withSecret: fc.constantFrom('right', 'right', 'other'), upper: fc.boolean() });
+const tItem = fc.record({
+  kind: fc.constant('t' as const),
+  t: timestamp,
+  spelling: fc.constantFrom('plain', 'plain', 'plain', 'zero-padded', 'signed', 'spaced'),
+});
+const v1Item = fc.record({
+  kind: fc.constant('v1' as const),
+  t: timestamp,
+  sameT: fc.boolean(),
+  withSecret: fc.constantFrom('right', 'right', 'other'),
+  upper: fc.boolean(),
+});
 const rawItem = fc.record({
   kind: fc.constant('raw' as const),
   text: fc.oneof(
     fc.string({ maxLength: 20 }),
-    fc.constantFrom('v1=', 't=', '=x', 'v0=abcd', 'v2=00', 'v1=zz', 'v1=' + 'a'.repeat(64), 'v1=' + 'A'.repeat(63), ' ', 't==1'),
+    fc.constantFrom(
+      'v1=',
+      't=',
+      '=x',
+      'v0=abcd',
+      'v2=00',
+      'v1=zz',
+      'v1=' + 'a'.repeat(64),
+      'v1=' + 'A'.repeat(63),
+      ' ',
+      't==1',
+    ),
   ),
 });
 
@@ -48,7 +73,10 @@ export const headerPlan: fc.Arbitrary<HeaderPlan> = fc
   .record({
     times: fc.oneof({ weight: 6, arbitrary: fc.tuple(tItem) }, fc.constant([]), fc.tuple(tItem, tItem)),
     signatures: fc.oneof({ weight: 4, arbitrary: fc.array(v1Item, { minLength: 1, maxLength: 3 }) }, fc.constant([])),
-    junk: fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(rawItem, { minLength: 1, maxLength: 2 }) }),
+    junk: fc.oneof(
+      { weight: 3, arbitrary: fc.constant([]) },
+      { weight: 1, arbitrary: fc.array(rawItem, { minLength: 1, maxLength: 2 }) },
+    ),
     order: fc.array(fc.nat(), { minLength: 7, maxLength: 7 }),
     separator: fc.constantFrom(',', ', ', ' , ', ',,'),
   })
@@ -68,13 +96,27 @@ export function renderHeader(plan: HeaderPlan, key: string, payload: string | Ui
     .map((entry) => {
       if (entry.kind === 'raw') return entry.text;
       if (entry.kind === 't') {
-        const spelled = { plain: `${entry.t}`, 'zero-padded': `00${entry.t}`, signed: `+${entry.t}`, spaced: ` ${entry.t} ` }[entry.spelling];
+        const spelled = {
+          plain: `${entry.t}`,
+          'zero-padded': `00${entry.t}`,
+          signed: `+${entry.t}`,
+          spaced: ` ${entry.t} `,
+        }[entry.spelling];
         return `t=${spelled}`;
       }
-      const hex = hmacHex(entry.withSecret === 'right' ? key : `${key}-other`, entry.sameT ? (firstT ?? entry.t) : entry.t, payload);
+      const hex = hmacHex(
+        entry.withSecret === 'right' ? key : `${key}-other`,
+        entry.sameT ? (firstT ?? entry.t) : entry.t,
+        payload,
+      );
       return `v1=${entry.upper ? hex.toUpperCase() : hex}`;
     })
     .join(plan.separator);
 }
 
-export const anyHeader = fc.oneof(fc.constant(undefined), fc.constant(null), fc.string({ maxLength: 120 }), fc.string({ unit: 'binary', maxLength: 120 }));
+export const anyHeader = fc.oneof(
+  fc.constant(undefined),
+  fc.constant(null),
+  fc.string({ maxLength: 120 }),
+  fc.string({ unit: 'binary', maxLength: 120 }),
+);

@@ -5,7 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { prefillFirstRequests } from '../../../host/assembly/first-requests.ts';
 import type { Installation } from '../../../host/installations/model.ts';
 
-const installation = (id: string): Installation => ({ id, integration: 'hello', organization: 'acme', target: 'organization', status: 'active', configuration: {}, createdAt: '2026-01-01T00:00:00Z' });
+const installation = (id: string): Installation => ({
+  id,
+  integration: 'hello',
+  organization: 'acme',
+  target: 'organization',
+  status: 'active',
+  configuration: {},
+  createdAt: '2026-01-01T00:00:00Z',
+});
 const listed = ['inst_1', 'inst_2', 'inst_3', 'inst_4'].map(installation);
 
 /** A defer() whose turns the test runs one at a time. */
@@ -28,7 +36,12 @@ describe('prefillFirstRequests', () => {
   it('prepares every listed installation, one per turn of the event loop', async () => {
     const prepared: string[] = [];
     const clock = turns();
-    const prefill = prefillFirstRequests({ list: async () => listed, prepare: async (one) => (prepared.push(one.id), true), warn: () => undefined, defer: clock.defer });
+    const prefill = prefillFirstRequests({
+      list: async () => listed,
+      prepare: async (one) => (prepared.push(one.id), true),
+      warn: () => undefined,
+      defer: clock.defer,
+    });
     expect(prepared).toEqual([]);
     await clock.next(); // the listing
     const seen: number[] = [];
@@ -39,7 +52,12 @@ describe('prefillFirstRequests', () => {
 
   it('prepares at most `max` installations and counts only those that could run', async () => {
     const prepared: string[] = [];
-    const prefill = prefillFirstRequests({ list: async () => listed, prepare: async (one) => (prepared.push(one.id), one.id !== 'inst_2'), warn: () => undefined, max: 3 });
+    const prefill = prefillFirstRequests({
+      list: async () => listed,
+      prepare: async (one) => (prepared.push(one.id), one.id !== 'inst_2'),
+      warn: () => undefined,
+      max: 3,
+    });
     expect(await prefill.done).toBe(2);
     expect(prepared).toEqual(['inst_1', 'inst_2', 'inst_3']);
   });
@@ -47,7 +65,12 @@ describe('prefillFirstRequests', () => {
   it('prepares nothing more after stop()', async () => {
     const prepared: string[] = [];
     const clock = turns();
-    const prefill = prefillFirstRequests({ list: async () => listed, prepare: async (one) => (prepared.push(one.id), true), warn: () => undefined, defer: clock.defer });
+    const prefill = prefillFirstRequests({
+      list: async () => listed,
+      prepare: async (one) => (prepared.push(one.id), true),
+      warn: () => undefined,
+      defer: clock.defer,
+    });
     await clock.next();
     await clock.next();
     prefill.stop();
@@ -67,12 +90,19 @@ describe('prefillFirstRequests', () => {
       warn: (text) => warnings.push(text),
     });
     expect(await prefill.done).toBe(2);
-    expect(warnings).toEqual(['2 installations could not be prepared ahead of their first request (inst_2: store unavailable); their first requests build it themselves']);
+    expect(warnings).toEqual([
+      '2 installations could not be prepared ahead of their first request (inst_2: store unavailable); their ' +
+        'first requests build it themselves',
+    ]);
   });
 
   it('warns and prepares nothing when the installations cannot be listed', async () => {
     const warnings: string[] = [];
-    const prefill = prefillFirstRequests({ list: async () => Promise.reject(new Error('database closed')), prepare: async () => true, warn: (text) => warnings.push(text) });
+    const prefill = prefillFirstRequests({
+      list: async () => Promise.reject(new Error('database closed')),
+      prepare: async () => true,
+      warn: (text) => warnings.push(text),
+    });
     expect(await prefill.done).toBe(0);
     expect(warnings[0]).toContain('database closed');
   });

@@ -4,8 +4,21 @@ import { describeDifference } from '../../../host/assembly/reload.ts';
 import type { LoadedIntegration, Manifest } from '../../../host/manifest/types.ts';
 
 const base: LoadedIntegration = {
-  name: 'greeter', dir: '/x', manifestPath: '/x/platform-manifest.yaml', status: 'ready', secrets: { TOKEN: 'one' }, errors: [], warnings: [],
-  manifest: { name: 'greeter', title: 'Greeter', description: 'Greets.', organization: 'acme', visibility: 'public', scopes: [] } as Manifest,
+  name: 'greeter',
+  dir: '/x',
+  manifestPath: '/x/platform-manifest.yaml',
+  status: 'ready',
+  secrets: { TOKEN: 'one' },
+  errors: [],
+  warnings: [],
+  manifest: {
+    name: 'greeter',
+    title: 'Greeter',
+    description: 'Greets.',
+    organization: 'acme',
+    visibility: 'public',
+    scopes: [],
+  } as Manifest,
 };
 
 describe('describeDifference', () => {

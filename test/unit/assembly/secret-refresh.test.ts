@@ -6,8 +6,17 @@ import { createSecretRefresher } from '../../../host/assembly/secret-refresh.ts'
 import type { SecretService, SecretSnapshot } from '../../../host/secrets/service.ts';
 import { EMPTY_SNAPSHOT } from '../../../host/secrets/service.ts';
 
-const snapshotWith = (revision: number, fingerprints: [string, string][]): SecretSnapshot => ({ revision, byIntegration: new Map(), fingerprints: new Map(fingerprints) });
-const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as never;
+const snapshotWith = (revision: number, fingerprints: [string, string][]): SecretSnapshot => ({
+  revision,
+  byIntegration: new Map(),
+  fingerprints: new Map(fingerprints),
+});
+const silent = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+} as never;
 
 describe('createSecretRefresher', () => {
   it('reloads a changed integration once, though its own announcement comes back', async () => {
@@ -32,7 +41,10 @@ describe('createSecretRefresher', () => {
     await refresher.refresh();
     expect(reloads).toEqual([['vendor'], ['vendor']]);
     // Another host's change, announced: reloaded once.
-    stored = snapshotWith(3, [['vendor', 'k1:n3'], ['other', 'k1:n1']]);
+    stored = snapshotWith(3, [
+      ['vendor', 'k1:n3'],
+      ['other', 'k1:n1'],
+    ]);
     announce('other');
     await refresher.refresh();
     expect(reloads.slice(2).flat().sort()).toEqual(['other', 'vendor']);

@@ -7,7 +7,9 @@ function show(raw: string): string {
   const entry = parseAllowEntry(raw);
   if (typeof entry === 'string') return `error: ${entry}`;
   const port = entry.port === undefined ? '' : ` port ${entry.port}`;
-  return entry.kind === 'host' ? `host ${entry.host}${port}` : `range ${formatIp(entry.network)}/${entry.prefix}${port}`;
+  return entry.kind === 'host'
+    ? `host ${entry.host}${port}`
+    : `range ${formatIp(entry.network)}/${entry.prefix}${port}`;
 }
 
 describe('parseAllowEntry', () => {

@@ -46,7 +46,15 @@ describe('classifyAddress', () => {
     expect(classifyAddress(address)).toBe(label);
   });
 
-  it.each(['93.184.216.34', '1.1.1.1', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])('accepts the public address %s', (address) => {
+  it.each([
+    '93.184.216.34',
+    '1.1.1.1',
+    '172.32.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('accepts the public address %s', (address) => {
     expect(classifyAddress(address)).toBeNull();
   });
 
@@ -67,12 +75,17 @@ describe('createEgressPolicy', () => {
     expect(strict.checkUrl(new URL('https://user:pw@example.com/'))).toMatch(/credentials/);
   });
 
-  it.each(['http://127.0.0.1/', 'http://127.1/', 'http://0x7f.0.0.1/', 'http://2130706433/', 'http://[::1]/', 'http://[::ffff:127.0.0.1]/', 'http://0.0.0.0/'])(
-    'refuses the literal loopback spelling %s before any DNS',
-    (url) => {
-      expect(strict.checkUrl(new URL(url))).toMatch(/not allowed by --allow-egress/);
-    },
-  );
+  it.each([
+    'http://127.0.0.1/',
+    'http://127.1/',
+    'http://0x7f.0.0.1/',
+    'http://2130706433/',
+    'http://[::1]/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://0.0.0.0/',
+  ])('refuses the literal loopback spelling %s before any DNS', (url) => {
+    expect(strict.checkUrl(new URL(url))).toMatch(/not allowed by --allow-egress/);
+  });
 
   it('leaves host names to the connect-time check', () => {
     expect(strict.checkUrl(new URL('https://localhost/'))).toBeNull();
@@ -98,7 +111,9 @@ describe('port-granular exceptions', () => {
 
   it('open one port of an address and nothing else of it', () => {
     expect(open.checkUrl(new URL('http://127.0.0.1:8080/'))).toBeNull();
-    expect(open.checkUrl(new URL('http://127.0.0.1:8081/'))).toMatch(/loopback and not allowed by --allow-egress \(port 8081\)/);
+    expect(open.checkUrl(new URL('http://127.0.0.1:8081/'))).toMatch(
+      /loopback and not allowed by --allow-egress \(port 8081\)/,
+    );
     expect(open.checkUrl(new URL('http://127.0.0.1/'))).toMatch(/port 80\)/);
     expect(open.checkUrl(new URL('http://127.0.0.2:8080/'))).toMatch(/loopback/);
   });

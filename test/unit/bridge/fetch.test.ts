@@ -17,7 +17,12 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      seen.push({ method: req.method ?? '', url: req.url ?? '', body: Buffer.concat(chunks).toString(), headers: req.headers });
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        body: Buffer.concat(chunks).toString(),
+        headers: req.headers,
+      });
       if (req.url === '/redirect') return res.writeHead(302, { location: '/target' }).end();
       if (req.url === '/loop') return res.writeHead(302, { location: '/loop' }).end();
       if (req.url === '/to-metadata') return res.writeHead(302, { location: 'http://169.254.169.254/latest' }).end();
@@ -32,7 +37,10 @@ beforeAll(async () => {
       if (req.url === '/slow') return setTimeout(() => res.end('late'), 2_000);
       if (req.url?.startsWith('/slow-hop/')) {
         const left = Number(req.url.split('/')[2]);
-        return setTimeout(() => (left > 0 ? res.writeHead(302, { location: `/slow-hop/${left - 1}` }).end() : res.end('arrived')), 150);
+        return setTimeout(
+          () => (left > 0 ? res.writeHead(302, { location: `/slow-hop/${left - 1}` }).end() : res.end('arrived')),
+          150,
+        );
       }
       if (req.url === '/host') return res.end(String(req.headers.host));
       res.writeHead(200, { 'content-type': 'application/json', 'x-echo': req.method ?? '' });
@@ -45,7 +53,14 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const request = (url: string, init: Partial<BridgeRequest> = {}): BridgeRequest => ({ url, method: 'GET', headers: [], body: null, redirect: 'follow', ...init });
+const request = (url: string, init: Partial<BridgeRequest> = {}): BridgeRequest => ({
+  url,
+  method: 'GET',
+  headers: [],
+  body: null,
+  redirect: 'follow',
+  ...init,
+});
 const options = (overrides: Partial<FetchBridgeOptions> = {}): FetchBridgeOptions => ({
   policy: createEgressPolicy({ allow: ['127.0.0.1'] }),
   timeoutMs: 5_000,
@@ -56,7 +71,10 @@ const options = (overrides: Partial<FetchBridgeOptions> = {}): FetchBridgeOption
 
 describe('performFetch', () => {
   it('sends method, headers and body to an allowed destination and returns the response', async () => {
-    const result = await performFetch(request(`${base}/echo`, { method: 'POST', headers: [['x-test', '1']], body: new TextEncoder().encode('hi') }), options());
+    const result = await performFetch(
+      request(`${base}/echo`, { method: 'POST', headers: [['x-test', '1']], body: new TextEncoder().encode('hi') }),
+      options(),
+    );
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.value.status).toBe(200);
@@ -68,7 +86,10 @@ describe('performFetch', () => {
 
   it('refuses loopback when it is not allowed', async () => {
     const refusals: string[] = [];
-    const result = await performFetch(request(`${base}/`), options({ policy: createEgressPolicy({ allow: [] }), onRefusal: (_u, r) => refusals.push(r) }));
+    const result = await performFetch(
+      request(`${base}/`),
+      options({ policy: createEgressPolicy({ allow: [] }), onRefusal: (_u, r) => refusals.push(r) }),
+    );
     expect(result).toMatchObject({ ok: false, code: 'TypeError' });
     expect(!result.ok && result.message).toMatch(/loopback/);
     expect(refusals).toHaveLength(1);
@@ -116,8 +137,11 @@ describe('performFetch', () => {
   });
 
   it('refuses a host name that resolves to a private address without opening a socket', async () => {
-    const lookup = ((_host: string, _opts: unknown, callback: (e: null, a: { address: string; family: number }[]) => void) =>
-      callback(null, [{ address: '10.0.0.1', family: 4 }])) as unknown as LookupFunction;
+    const lookup = ((
+      _host: string,
+      _opts: unknown,
+      callback: (e: null, a: { address: string; family: number }[]) => void,
+    ) => callback(null, [{ address: '10.0.0.1', family: 4 }])) as unknown as LookupFunction;
     const connect = vi.spyOn(net.Socket.prototype, 'connect');
     const result = await performFetch(request('http://internal.example.test/'), options({ lookup }));
     const calls = connect.mock.calls.length;
@@ -127,8 +151,14 @@ describe('performFetch', () => {
   });
 
   it('refuses non-http schemes and URL credentials', async () => {
-    expect(await performFetch(request('file:///etc/passwd'), options())).toMatchObject({ ok: false, message: expect.stringMatching(/scheme/) });
-    expect(await performFetch(request(`http://u:p@127.0.0.1:1/`), options())).toMatchObject({ ok: false, message: expect.stringMatching(/credentials/) });
+    expect(await performFetch(request('file:///etc/passwd'), options())).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/scheme/),
+    });
+    expect(await performFetch(request(`http://u:p@127.0.0.1:1/`), options())).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/credentials/),
+    });
   });
 
   it('applies one deadline to the whole fetch, not to each redirect hop', async () => {
@@ -138,7 +168,11 @@ describe('performFetch', () => {
 
   it('opens no socket for a fetch aborted while its host name resolves, and counts no refusal', async () => {
     const controller = new AbortController();
-    const lookup = ((_host: string, _opts: unknown, callback: (e: null, a: { address: string; family: number }[]) => void) => {
+    const lookup = ((
+      _host: string,
+      _opts: unknown,
+      callback: (e: null, a: { address: string; family: number }[]) => void,
+    ) => {
       controller.abort();
       queueMicrotask(() => callback(null, [{ address: '127.0.0.1', family: 4 }]));
     }) as unknown as LookupFunction;
@@ -147,7 +181,12 @@ describe('performFetch', () => {
     const port = new URL(base).port;
     const result = await performFetch(
       request(`http://aborted.example.test:${port}/slow`),
-      options({ lookup, signal: controller.signal, streaming: true, onRefusal: (_url, reason) => refusals.push(reason) }),
+      options({
+        lookup,
+        signal: controller.signal,
+        streaming: true,
+        onRefusal: (_url, reason) => refusals.push(reason),
+      }),
     );
     const calls = connect.mock.calls.length;
     connect.mockRestore();
@@ -165,7 +204,10 @@ describe('performFetch', () => {
 describe('the connect audit', () => {
   it('is told a literal destination before the socket connects', async () => {
     const audit: string[] = [];
-    const result = await performFetch(request(`${base}/echo`), options({ onConnect: (address, port) => audit.push(`${address}:${port}`) }));
+    const result = await performFetch(
+      request(`${base}/echo`),
+      options({ onConnect: (address, port) => audit.push(`${address}:${port}`) }),
+    );
     expect(result.ok).toBe(true);
     expect(audit).toEqual([base.slice('http://'.length)]);
   });
@@ -174,7 +216,10 @@ describe('the connect audit', () => {
     const audit: string[] = [];
     const lookup = lookupWithOverrides({ 'receiver.test': ['10.0.0.1', '127.0.0.1'] });
     const port = new URL(base).port;
-    const result = await performFetch(request(`http://receiver.test:${port}/echo`), options({ lookup, onConnect: (address, p) => audit.push(`${address}:${p}`) }));
+    const result = await performFetch(
+      request(`http://receiver.test:${port}/echo`),
+      options({ lookup, onConnect: (address, p) => audit.push(`${address}:${p}`) }),
+    );
     expect(result.ok).toBe(true);
     // 10.0.0.1 was in the DNS answer but refused, so it was never handed to the socket.
     expect(audit.length).toBeGreaterThan(0);
@@ -183,7 +228,10 @@ describe('the connect audit', () => {
 
   it('hears nothing of a refused redirect hop', async () => {
     const audit: string[] = [];
-    const result = await performFetch(request(`${base}/to-metadata`), options({ onConnect: (address, port) => audit.push(`${address}:${port}`) }));
+    const result = await performFetch(
+      request(`${base}/to-metadata`),
+      options({ onConnect: (address, port) => audit.push(`${address}:${port}`) }),
+    );
     expect(result.ok).toBe(false);
     expect(audit).toEqual([base.slice('http://'.length)]);
   });
@@ -191,12 +239,20 @@ describe('the connect audit', () => {
 
 describe('lookupWithOverrides', () => {
   const answer = (lookup: LookupFunction, host: string, opts: { all?: boolean; family?: number }) =>
-    new Promise<unknown>((resolve) => lookup(host, opts as never, (error, address, family) => resolve(error ? (error as NodeJS.ErrnoException).code : opts.all ? address : `${address}/${family}`)));
+    new Promise<unknown>((resolve) =>
+      lookup(host, opts as never, (error, address, family) =>
+        resolve(error ? (error as NodeJS.ErrnoException).code : opts.all ? address : `${address}/${family}`),
+      ),
+    );
 
   it('answers pinned names from the map, in any case, and everything else from the fallback', async () => {
-    const fallback = ((host: string, _o: unknown, cb: (e: null, a: string, f: number) => void) => cb(null, `fallback-for-${host}`, 4)) as unknown as LookupFunction;
+    const fallback = ((host: string, _o: unknown, cb: (e: null, a: string, f: number) => void) =>
+      cb(null, `fallback-for-${host}`, 4)) as unknown as LookupFunction;
     const lookup = lookupWithOverrides({ 'metadata.test': ['169.254.169.254', 'fd00::1'] }, fallback);
-    expect(await answer(lookup, 'METADATA.test', { all: true })).toEqual([{ address: '169.254.169.254', family: 4 }, { address: 'fd00::1', family: 6 }]);
+    expect(await answer(lookup, 'METADATA.test', { all: true })).toEqual([
+      { address: '169.254.169.254', family: 4 },
+      { address: 'fd00::1', family: 6 },
+    ]);
     expect(await answer(lookup, 'metadata.test', { family: 6 })).toBe('fd00::1/6');
     expect(await answer(lookup, 'other.test', {})).toBe('fallback-for-other.test/4');
   });

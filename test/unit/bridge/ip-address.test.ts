@@ -23,9 +23,12 @@ describe('parseIp', () => {
     expect(format(text)).toBe(expected);
   });
 
-  it.each(['example.com', '127.1', '2130706433', '0x7f000001', '1.2.3.4.5', ':::1', ''])('is not fooled by %j', (text) => {
-    expect(parseIp(text)).toBeNull();
-  });
+  it.each(['example.com', '127.1', '2130706433', '0x7f000001', '1.2.3.4.5', ':::1', ''])(
+    'is not fooled by %j',
+    (text) => {
+      expect(parseIp(text)).toBeNull();
+    },
+  );
 });
 
 describe('inPrefix', () => {

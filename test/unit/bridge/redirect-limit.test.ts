@@ -20,7 +20,8 @@ beforeAll(async () => {
     const [, , id, left] = (req.url ?? '').split('/');
     seen.set(id, [...(seen.get(id) ?? []), req.url ?? '']);
     const remaining = Number(left);
-    if (remaining > 0) return res.writeHead(STATUSES[remaining % STATUSES.length], { location: `/chain/${id}/${remaining - 1}` }).end();
+    if (remaining > 0)
+      return res.writeHead(STATUSES[remaining % STATUSES.length], { location: `/chain/${id}/${remaining - 1}` }).end();
     res.end('arrived');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -29,8 +30,19 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 async function fetchChain(id: string, redirects: number, maxRedirects = MAX_FETCH_REDIRECTS) {
-  const request: BridgeRequest = { url: `${base}/chain/${id}/${redirects}`, method: 'GET', headers: [], body: null, redirect: 'follow' };
-  const result = await performFetch(request, { policy: createEgressPolicy({ allow: ['127.0.0.1'] }), timeoutMs: 5_000, maxResponseBytes: 1024, maxRedirects });
+  const request: BridgeRequest = {
+    url: `${base}/chain/${id}/${redirects}`,
+    method: 'GET',
+    headers: [],
+    body: null,
+    redirect: 'follow',
+  };
+  const result = await performFetch(request, {
+    policy: createEgressPolicy({ allow: ['127.0.0.1'] }),
+    timeoutMs: 5_000,
+    maxResponseBytes: 1024,
+    maxRedirects,
+  });
   return { result, requests: seen.get(id) ?? [] };
 }
 

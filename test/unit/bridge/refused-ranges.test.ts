@@ -27,7 +27,10 @@ function documentedRows(): Row[] {
   });
 }
 
-/** The range's address at `offset` from its first (negative counts from past its last); big-endian arithmetic on bytes. */
+/**
+ * The range's address at `offset` from its first (negative counts from past its last); big-endian arithmetic on bytes.
+ *
+ */
 function addressAt(row: Row, which: 'first' | 'last' | 'inside'): Uint8Array {
   const bytes = row.bytes.slice();
   const hostBits = bytes.length * 8 - row.prefix;
@@ -74,15 +77,30 @@ const urlOf = (address: string) => new URL(`http://${address.includes(':') ? `[$
 
 function expectRefused(address: string): void {
   expect(classifyAddress(address), `${address} is classified public`).not.toBeNull();
-  expect(strict.checkUrl(urlOf(address)), `http://${address}/ passes the literal check`).toMatch(/not allowed by --allow-egress/);
-  expect(strict.checkAddress('resolved.test', address, 443), `${address} passes the connect-time check`).toMatch(/not allowed by --allow-egress/);
+  expect(strict.checkUrl(urlOf(address)), `http://${address}/ passes the literal check`).toMatch(
+    /not allowed by --allow-egress/,
+  );
+  expect(strict.checkAddress('resolved.test', address, 443), `${address} passes the connect-time check`).toMatch(
+    /not allowed by --allow-egress/,
+  );
 }
 
 describe('the refused destinations of docs/security.md', () => {
   it('are the table the policy is checked against (IPv4 and IPv6, the ranges named in the issue included)', () => {
     const cidrs = ROWS.map((row) => row.cidr);
     expect(cidrs.length).toBeGreaterThanOrEqual(25);
-    expect(cidrs).toEqual(expect.arrayContaining(['198.18.0.0/15', '192.0.0.0/24', '192.88.99.0/24', '100::/64', '169.254.0.0/16', '127.0.0.0/8', '::1/128', 'fc00::/7']));
+    expect(cidrs).toEqual(
+      expect.arrayContaining([
+        '198.18.0.0/15',
+        '192.0.0.0/24',
+        '192.88.99.0/24',
+        '100::/64',
+        '169.254.0.0/16',
+        '127.0.0.0/8',
+        '::1/128',
+        'fc00::/7',
+      ]),
+    );
     for (const row of ROWS) expect(row.prefix, row.cidr).toBeLessThanOrEqual(row.bytes.length * 8);
   });
 
@@ -97,7 +115,8 @@ describe('the refused destinations of docs/security.md', () => {
       });
 
       it('accepts the public addresses just outside it', () => {
-        const inAnyRow = (bytes: Uint8Array) => ROWS.some((other) => other.bytes.length === 4 && inPrefix(bytes, other.bytes, other.prefix));
+        const inAnyRow = (bytes: Uint8Array) =>
+          ROWS.some((other) => other.bytes.length === 4 && inPrefix(bytes, other.bytes, other.prefix));
         for (const outside of [step(addressAt(row, 'first'), -1), step(addressAt(row, 'last'), 1)]) {
           if (outside === null || inAnyRow(outside)) continue;
           expect(classifyAddress(v4(outside)), v4(outside)).toBeNull();

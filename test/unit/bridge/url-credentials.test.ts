@@ -24,7 +24,10 @@ const requests: string[] = [];
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     requests.push(req.url ?? '');
-    if (req.url?.startsWith('/to/')) return res.writeHead(302, { location: `http://${decodeURIComponent(req.url.slice(4))}127.0.0.1:${port}/landed` }).end();
+    if (req.url?.startsWith('/to/'))
+      return res
+        .writeHead(302, { location: `http://${decodeURIComponent(req.url.slice(4))}127.0.0.1:${port}/landed` })
+        .end();
     res.end('ok');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -37,7 +40,9 @@ const fetchOptions = { policy: createEgressPolicy(allowed), timeoutMs: 5_000, ma
 
 describe('the egress policy', () => {
   it.each(WITH_CREDENTIALS)('refuses a URL with %s', (_what, userinfo) => {
-    expect(createEgressPolicy(allowed).checkUrl(new URL(`https://${userinfo}hooks.example.com/`))).toBe('credentials in URLs are not allowed');
+    expect(createEgressPolicy(allowed).checkUrl(new URL(`https://${userinfo}hooks.example.com/`))).toBe(
+      'credentials in URLs are not allowed',
+    );
   });
 
   it('accepts the same URL without credentials (and an "@" in its path)', () => {
@@ -49,8 +54,15 @@ describe('guest fetch', () => {
   it.each(WITH_CREDENTIALS)('refuses a URL with %s without connecting', async (_what, userinfo) => {
     const before = requests.length;
     const refusals: string[] = [];
-    const result = await performFetch(get(`http://${userinfo}127.0.0.1:${port}/direct`), { ...fetchOptions, onRefusal: (_url, reason) => refusals.push(reason) });
-    expect(result).toEqual({ ok: false, code: 'TypeError', message: expect.stringContaining('credentials in URLs are not allowed') });
+    const result = await performFetch(get(`http://${userinfo}127.0.0.1:${port}/direct`), {
+      ...fetchOptions,
+      onRefusal: (_url, reason) => refusals.push(reason),
+    });
+    expect(result).toEqual({
+      ok: false,
+      code: 'TypeError',
+      message: expect.stringContaining('credentials in URLs are not allowed'),
+    });
     expect(refusals).toHaveLength(1);
     expect(requests.length).toBe(before);
   });
@@ -58,7 +70,11 @@ describe('guest fetch', () => {
   it.each(WITH_CREDENTIALS)('refuses a redirect to a URL with %s without following it', async (_what, userinfo) => {
     const before = requests.length;
     const result = await performFetch(get(`http://127.0.0.1:${port}/to/${encodeURIComponent(userinfo)}`), fetchOptions);
-    expect(result).toEqual({ ok: false, code: 'TypeError', message: expect.stringContaining('credentials in URLs are not allowed') });
+    expect(result).toEqual({
+      ok: false,
+      code: 'TypeError',
+      message: expect.stringContaining('credentials in URLs are not allowed'),
+    });
     // The redirecting request reached the server; the hop with credentials did not.
     expect(requests.slice(before)).toEqual([`/to/${encodeURIComponent(userinfo)}`]);
   });
@@ -71,7 +87,9 @@ describe('guest fetch', () => {
 
 describe('webhook URLs', () => {
   it.each(WITH_CREDENTIALS)('are refused with %s', (_what, userinfo) => {
-    expect(checkWebhookUrl(`https://${userinfo}hooks.example.com/in`, allowed)).toBe('credentials in URLs are not allowed');
+    expect(checkWebhookUrl(`https://${userinfo}hooks.example.com/in`, allowed)).toBe(
+      'credentials in URLs are not allowed',
+    );
     expect(checkWebhookUrl(`http://${userinfo}127.0.0.1:9000/in`, allowed)).toBe('credentials in URLs are not allowed');
   });
 });

@@ -15,12 +15,14 @@ describe('--isolate-memory', () => {
       throw new Error(`exit ${code}`);
     });
     expect(() => parseHostFlags(['--isolate-memory', value])).toThrow('exit 2');
-    expect(String(stderr.mock.calls[0][0])).toContain(`--isolate-memory expects an integer from 16 to 1048576, got "${value}"`);
+    expect(String(stderr.mock.calls[0][0])).toContain(
+      `--isolate-memory expects an integer from 16 to 1048576, got "${value}"`,
+    );
   });
 });
 
 describe('--offender-cpu-quota', () => {
-  it('sets the offenders\' CPU quota in percent of one core, 0 turning it off; absent, the default applies', () => {
+  it("sets the offenders' CPU quota in percent of one core, 0 turning it off; absent, the default applies", () => {
     expect(parseHostFlags(['--offender-cpu-quota', '25']).offenderCpuQuotaPercent).toBe(25);
     expect(parseHostFlags(['--offender-cpu-quota', '0']).offenderCpuQuotaPercent).toBe(0);
     expect(parseHostFlags([]).offenderCpuQuotaPercent).toBeUndefined();
@@ -32,6 +34,8 @@ describe('--offender-cpu-quota', () => {
       throw new Error(`exit ${code}`);
     });
     expect(() => parseHostFlags(['--offender-cpu-quota', value])).toThrow('exit 2');
-    expect(String(stderr.mock.calls[0][0])).toContain(`--offender-cpu-quota expects an integer from 0 to 6400, got "${value}"`);
+    expect(String(stderr.mock.calls[0][0])).toContain(
+      `--offender-cpu-quota expects an integer from 0 to 6400, got "${value}"`,
+    );
   });
 });

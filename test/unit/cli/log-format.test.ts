@@ -17,7 +17,9 @@ async function collect(text: string, size: number) {
 
 describe('readSse', () => {
   it('yields event and data across every chunk boundary, skipping comments', async () => {
-    const text = ': following x\n\nevent: dispatch\ndata: {"a":"é"}\n\n: keep-alive\n\r\nevent: dispatch\r\ndata: 2\r\n\r\ndata: plain\n\n';
+    const text =
+      ': following x\n\nevent: dispatch\ndata: {"a":"é"}\n\n: keep-alive\n\r\nevent: dispatch\r\ndata: ' +
+      '2\r\n\r\ndata: plain\n\n';
     for (const size of [1, 2, 3, 7, 1000]) {
       expect(await collect(text, size)).toEqual([
         { event: 'dispatch', data: '{"a":"é"}' },
@@ -31,10 +33,21 @@ describe('readSse', () => {
 describe('formatEntry', () => {
   it('prints the dispatch line, then each console line indented, continuation lines aligned', () => {
     const text = formatEntry({
-      eventId: 'evt_1', integration: 'greeter', installationId: 'inst_1', type: 'fetch', status: 500, errorCode: 'ERR_SANDBOX_TIMEOUT',
-      durationMs: 12, createdAt: '2026-01-02T03:04:05.678Z', requestId: 'abc', logs: [{ level: 'error', text: 'Error: boom\n    at fetch (src/index.ts:6:11)' }],
+      eventId: 'evt_1',
+      integration: 'greeter',
+      installationId: 'inst_1',
+      type: 'fetch',
+      status: 500,
+      errorCode: 'ERR_SANDBOX_TIMEOUT',
+      durationMs: 12,
+      createdAt: '2026-01-02T03:04:05.678Z',
+      requestId: 'abc',
+      logs: [{ level: 'error', text: 'Error: boom\n    at fetch (src/index.ts:6:11)' }],
     });
-    expect(text).toBe('03:04:05.678 greeter inst_1 fetch 500 ERR_SANDBOX_TIMEOUT 12 ms evt_1 req=abc\n  error Error: boom\n            at fetch (src/index.ts:6:11)');
+    expect(text).toBe(
+      '03:04:05.678 greeter inst_1 fetch 500 ERR_SANDBOX_TIMEOUT 12 ms evt_1 req=abc\n  error Error: ' +
+        'boom\n            at fetch (src/index.ts:6:11)',
+    );
   });
 
   it('shows escape sequences and other control characters instead of sending them to the terminal', () => {

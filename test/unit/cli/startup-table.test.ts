@@ -10,8 +10,14 @@ const file = 'integrations/greeter/platform-manifest.yaml';
 describe('startup table', () => {
   it('lists an invalid integration\'s warnings and "did you mean" under its errors', async () => {
     const greeter: LoadedIntegration = {
-      name: 'greeter', dir: '/x/greeter', manifestPath: `/x/greeter/platform-manifest.yaml`, status: 'invalid', secrets: {},
-      errors: [{ file, pointer: '/scopes', message: 'required key "scopes" is missing (is "scope" a misspelling of it?)' }],
+      name: 'greeter',
+      dir: '/x/greeter',
+      manifestPath: `/x/greeter/platform-manifest.yaml`,
+      status: 'invalid',
+      secrets: {},
+      errors: [
+        { file, pointer: '/scopes', message: 'required key "scopes" is missing (is "scope" a misspelling of it?)' },
+      ],
       warnings: [{ file, pointer: '/scope', message: 'unknown key "scope" (ignored; did you mean "scopes"?)' }],
     };
     const rows = await startupRows({ integrations: [greeter] } as unknown as Host);
@@ -23,8 +29,20 @@ describe('startup table', () => {
 
   it('puts the code frame of a build error on the rows below it', async () => {
     const broken: LoadedIntegration = {
-      name: 'broken', dir: '/x/broken', manifestPath: '/x/broken/platform-manifest.yaml', status: 'invalid', secrets: {}, warnings: [],
-      errors: [{ file: 'integrations/broken/src/index.ts', pointer: '/script', message: 'Unexpected ";"', at: { line: 2, column: 7, lineText: 'a = b;;' } }],
+      name: 'broken',
+      dir: '/x/broken',
+      manifestPath: '/x/broken/platform-manifest.yaml',
+      status: 'invalid',
+      secrets: {},
+      warnings: [],
+      errors: [
+        {
+          file: 'integrations/broken/src/index.ts',
+          pointer: '/script',
+          message: 'Unexpected ";"',
+          at: { line: 2, column: 7, lineText: 'a = b;;' },
+        },
+      ],
     };
     const rows = await startupRows({ integrations: [broken] } as unknown as Host);
     expect(rows.slice(1)).toEqual([

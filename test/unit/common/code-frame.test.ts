@@ -5,9 +5,17 @@ import { codeFrame, formatLocated, lineOf } from '../../../host/common/code-fram
 
 describe('code frames', () => {
   it('puts the caret under the column, spanning the length', () => {
-    expect(formatLocated('src/a.ts', { line: 12, column: 7, lineText: 'const x = ;' }, 'error', 'Unexpected ";"')).toBe('src/a.ts:12:7: error: Unexpected ";"');
-    expect(codeFrame({ line: 12, column: 11, lineText: 'const x = ;', length: 1 })).toEqual(['  12 | const x = ;', '     |           ^']);
-    expect(codeFrame({ line: 3, column: 7, lineText: 'const name = 1;', length: 4 })).toEqual(['  3 | const name = 1;', '    |       ^~~~']);
+    expect(formatLocated('src/a.ts', { line: 12, column: 7, lineText: 'const x = ;' }, 'error', 'Unexpected ";"')).toBe(
+      'src/a.ts:12:7: error: Unexpected ";"',
+    );
+    expect(codeFrame({ line: 12, column: 11, lineText: 'const x = ;', length: 1 })).toEqual([
+      '  12 | const x = ;',
+      '     |           ^',
+    ]);
+    expect(codeFrame({ line: 3, column: 7, lineText: 'const name = 1;', length: 4 })).toEqual([
+      '  3 | const name = 1;',
+      '    |       ^~~~',
+    ]);
   });
 
   it('keeps tabs and escapes control characters without moving the caret off its character', () => {

@@ -12,7 +12,32 @@ import { argumentsAfter, codeOnly, lineOf, operandAfter, operandBefore } from '.
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Words that make an operand a secret (identifiers are split at camelCase and `_`). */
-const SECRET_WORDS = new Set(['token', 'tokens', 'secret', 'secrets', 'signature', 'signatures', 'sig', 'sign', 'state', 'ticket', 'tickets', 'link', 'nonce', 'csrf', 'hmac', 'mac', 'digest', 'binding', 'password', 'credential', 'credentials', 'expected', 'given', 'presented']);
+const SECRET_WORDS = new Set([
+  'token',
+  'tokens',
+  'secret',
+  'secrets',
+  'signature',
+  'signatures',
+  'sig',
+  'sign',
+  'state',
+  'ticket',
+  'tickets',
+  'link',
+  'nonce',
+  'csrf',
+  'hmac',
+  'mac',
+  'digest',
+  'binding',
+  'password',
+  'credential',
+  'credentials',
+  'expected',
+  'given',
+  'presented',
+]);
 
 /**
  * Reviewed matches: `file: the match as reported` → why it is not a secret compared in variable time.
@@ -20,13 +45,35 @@ const SECRET_WORDS = new Set(['token', 'tokens', 'secret', 'secrets', 'signature
  */
 const ALLOWED = new Map<string, string>([
   ['host/cli/scaffold.ts: values.get(token)', 'a template placeholder ({{name}}) of the scaffold, not a credential'],
-  ["host/contentkit/describe-errors.ts: (node as Record<string, unknown>)[token.replaceAll(' ', ' ').replaceAll(' ', ' ')]", 'a JSON pointer token walking a document the host validated'],
-  ['host/manifest/load.ts: Object.values(secrets.variables).includes(name)', 'environment variable names a manifest reads, never their values'],
-  ['host/oauth-seal/sealed-states.ts: options.store.get(nonce)', 'the nonce was authenticated by its HMAC (sameBytes) just before: a lookup of a verified, public-by-then value'],
-  ['host/store/sqlite/sealed-oauth-states.ts: statements.get.get(nonce)', 'the store side of the lookup above (nonce already verified)'],
-  ['host/sandbox/isolate.ts: this.startingRealm === realmState', 'identity of an in-process realm object, not a secret'],
-  ['host/store/installation-cache.ts: owners.get(tokenHash)', 'keyed by the sha256 of the token: the timing says nothing about the token itself'],
-  ['host/store/sqlite/installations.ts: statements.tokenOwner.get(tokenHash)', 'the store lookup by the sha256 of the token (as above)'],
+  [
+    "host/contentkit/describe-errors.ts: (node as Record<string, unknown>)[token.replaceAll(' ', ' " +
+      "').replaceAll(' ', ' ')]",
+    'a JSON pointer token walking a document the host validated',
+  ],
+  [
+    'host/manifest/load.ts: Object.values(secrets.variables).includes(name)',
+    'environment variable names a manifest reads, never their values',
+  ],
+  [
+    'host/oauth-seal/sealed-states.ts: options.store.get(nonce)',
+    'the nonce was authenticated by its HMAC (sameBytes) just before: a lookup of a verified, public-by-then value',
+  ],
+  [
+    'host/store/sqlite/sealed-oauth-states.ts: statements.get.get(nonce)',
+    'the store side of the lookup above (nonce already verified)',
+  ],
+  [
+    'host/sandbox/isolate.ts: this.startingRealm === realmState',
+    'identity of an in-process realm object, not a secret',
+  ],
+  [
+    'host/store/installation-cache.ts: owners.get(tokenHash)',
+    'keyed by the sha256 of the token: the timing says nothing about the token itself',
+  ],
+  [
+    'host/store/sqlite/installations.ts: statements.tokenOwner.get(tokenHash)',
+    'the store lookup by the sha256 of the token (as above)',
+  ],
 ]);
 
 /** The only files that may call timingSafeEqual themselves: the two helpers. */
@@ -44,7 +91,12 @@ function sourceFiles(dir: string): string[] {
 
 function wordsOf(operand: string): string[] {
   const identifiers = operand.match(/[A-Za-z_$][\w$]*/g) ?? [];
-  return identifiers.flatMap((identifier) => identifier.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[\s_$]+/));
+  return identifiers.flatMap((identifier) =>
+    identifier
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .toLowerCase()
+      .split(/[\s_$]+/),
+  );
 }
 
 const namesSecret = (operand: string): boolean => wordsOf(operand).some((word) => SECRET_WORDS.has(word));
@@ -53,7 +105,12 @@ const namesSecret = (operand: string): boolean => wordsOf(operand).some((word) =
 function isConstant(operand: string): boolean {
   const text = operand.trim();
   // Literal text is blanked by codeOnly: a string is its quotes around spaces.
-  return /^(['"`])\s*\1$/.test(text) || /^(undefined|null|true|false|-?\d[\d_.e]*n?)$/.test(text) || text.startsWith('typeof ') || /^[A-Z][A-Z0-9_]*$/.test(text);
+  return (
+    /^(['"`])\s*\1$/.test(text) ||
+    /^(undefined|null|true|false|-?\d[\d_.e]*n?)$/.test(text) ||
+    text.startsWith('typeof ') ||
+    /^[A-Z][A-Z0-9_]*$/.test(text)
+  );
 }
 
 interface Match {
@@ -66,11 +123,16 @@ interface Match {
 function findSecretComparisons(file: string, source: string): Match[] {
   const code = codeOnly(source);
   const matches: Match[] = [];
-  const add = (offset: number, text: string) => matches.push({ file, line: lineOf(code, offset), text: text.replace(/\s+/g, ' ') });
+  const add = (offset: number, text: string) =>
+    matches.push({ file, line: lineOf(code, offset), text: text.replace(/\s+/g, ' ') });
   for (const found of code.matchAll(/[!=]==?/g)) {
     const at = found.index;
     // `=>`, `<=`, `>=` and assignments are not equality operators.
-    if (found[0] === '=' || (found[0] === '==' && (code[at - 1] === '=' || code[at - 1] === '!' || code[at + 2] === '='))) continue;
+    if (
+      found[0] === '=' ||
+      (found[0] === '==' && (code[at - 1] === '=' || code[at - 1] === '!' || code[at + 2] === '='))
+    )
+      continue;
     if (found[0] === '!=' && code[at + 2] === '=') continue;
     if ('<>'.includes(code[at - 1])) continue;
     const left = operandBefore(code, at);
@@ -78,7 +140,9 @@ function findSecretComparisons(file: string, source: string): Match[] {
     if (left === '' || right === '' || isConstant(left) || isConstant(right)) continue;
     if (namesSecret(left) || namesSecret(right)) add(at, `${left} ${found[0]} ${right}`);
   }
-  for (const found of code.matchAll(/\.(startsWith|endsWith|includes|indexOf|lastIndexOf|localeCompare|equals|compare)\(/g)) {
+  for (const found of code.matchAll(
+    /\.(startsWith|endsWith|includes|indexOf|lastIndexOf|localeCompare|equals|compare)\(/g,
+  )) {
     const at = found.index;
     const receiver = operandBefore(code, at);
     const argument = argumentsAfter(code, at + found[0].length);
@@ -104,8 +168,13 @@ const keyOf = (match: Match) => `${match.file}: ${match.text}`;
 
 describe('secret values in host/', () => {
   it('are compared in constant time, or the comparison was reviewed', () => {
-    const unreviewed = MATCHES.filter((match) => !ALLOWED.has(keyOf(match))).map((match) => `${match.file}:${match.line}: ${match.text}`);
-    expect(unreviewed, 'compare secrets with sameBytes (host/common/same-bytes.ts), or review the match and add it to ALLOWED with why').toEqual([]);
+    const unreviewed = MATCHES.filter((match) => !ALLOWED.has(keyOf(match))).map(
+      (match) => `${match.file}:${match.line}: ${match.text}`,
+    );
+    expect(
+      unreviewed,
+      'compare secrets with sameBytes (host/common/same-bytes.ts), or review the match and add it to ALLOWED with why',
+    ).toEqual([]);
   });
 
   it('leave no reviewed entry that matches nothing any more', () => {
@@ -114,7 +183,9 @@ describe('secret values in host/', () => {
   });
 
   it('reach timingSafeEqual only through the two helpers', () => {
-    const callers = FILES.filter((file) => /timingSafeEqual\s*\(/.test(codeOnly(readFileSync(join(ROOT, file), 'utf8'))));
+    const callers = FILES.filter((file) =>
+      /timingSafeEqual\s*\(/.test(codeOnly(readFileSync(join(ROOT, file), 'utf8'))),
+    );
     expect(callers.filter((file) => !TIMING_SAFE_FILES.has(file))).toEqual([]);
   });
 });
@@ -139,13 +210,13 @@ describe('the rule itself', () => {
   it.each([
     "if (token === undefined || token === '') return;",
     "if (typeof ticket !== 'string') return;",
-    "if (state.length !== 2) return;",
+    'if (state.length !== 2) return;',
     "const prefixed = token.startsWith('iht_');",
-    "if (!sameBytes(expected, given)) throw refused();",
-    "// comparing token === other in a comment\nconst a = 1;",
-    "const message = `token === ${1}`;",
+    'if (!sameBytes(expected, given)) throw refused();',
+    '// comparing token === other in a comment\nconst a = 1;',
+    'const message = `token === ${1}`;',
     "const re = /token === x/; const s = 'signature !== y';",
-    "if (payload.slice(0, dot) !== installationId) throw refused();",
+    'if (payload.slice(0, dot) !== installationId) throw refused();',
   ])('leaves %s alone', (source) => {
     expect(found(source)).toEqual([]);
   });

@@ -10,7 +10,9 @@ describe('warmIsolatesPerWorker', () => {
 
   it('accepts 0 (no pool) up to the bound', () => {
     expect(resolveOptions({ limits: { warmIsolatesPerWorker: 0 } }).limits.warmIsolatesPerWorker).toBe(0);
-    expect(resolveOptions({ limits: { warmIsolatesPerWorker: MAX_WARM_ISOLATES_PER_WORKER } }).limits.warmIsolatesPerWorker).toBe(16);
+    expect(
+      resolveOptions({ limits: { warmIsolatesPerWorker: MAX_WARM_ISOLATES_PER_WORKER } }).limits.warmIsolatesPerWorker,
+    ).toBe(16);
   });
 
   it.each([
@@ -18,10 +20,17 @@ describe('warmIsolatesPerWorker', () => {
     [-1, 'must be >= 0'],
     [1.5, 'must be integer'],
   ])('refuses %s with ERR_OPTIONS_INVALID naming the field', (value, problem) => {
-    expect(() => resolveOptions({ limits: { warmIsolatesPerWorker: value } })).toThrow(expect.objectContaining({ code: 'ERR_OPTIONS_INVALID', message: expect.stringContaining(`/limits/warmIsolatesPerWorker: ${problem}`) }));
+    expect(() => resolveOptions({ limits: { warmIsolatesPerWorker: value } })).toThrow(
+      expect.objectContaining({
+        code: 'ERR_OPTIONS_INVALID',
+        message: expect.stringContaining(`/limits/warmIsolatesPerWorker: ${problem}`),
+      }),
+    );
   });
 
   it('still refuses 0 for the other limits', () => {
-    expect(() => resolveOptions({ limits: { maxLiveIsolatesPerWorker: 0 } })).toThrow(/\/limits\/maxLiveIsolatesPerWorker: must be >= 1/);
+    expect(() => resolveOptions({ limits: { maxLiveIsolatesPerWorker: 0 } })).toThrow(
+      /\/limits\/maxLiveIsolatesPerWorker: must be >= 1/,
+    );
   });
 });

@@ -15,9 +15,17 @@ describe('the listen address option', () => {
     expect(resolveOptions({ host: address }).host).toBe(address);
   });
 
-  it.each(['example.com', '127.0.0.256', '1.2.3', '[::1]', '0.0.0.0:8787', ' 127.0.0.1'])('refuses %j with ERR_OPTIONS_INVALID naming --bind', (address) => {
-    expect(() => resolveOptions({ host: address })).toThrow(new RegExp(`invalid host options: --bind \\(host\\) expects an IP address or "localhost", got "${address.replace(/[[\].]/g, '\\$&')}"`));
-  });
+  it.each(['example.com', '127.0.0.256', '1.2.3', '[::1]', '0.0.0.0:8787', ' 127.0.0.1'])(
+    'refuses %j with ERR_OPTIONS_INVALID naming --bind',
+    (address) => {
+      expect(() => resolveOptions({ host: address })).toThrow(
+        new RegExp(
+          `invalid host options: --bind \\(host\\) expects an IP address or "localhost", got ` +
+            `"${address.replace(/[[\].]/g, '\\$&')}"`,
+        ),
+      );
+    },
+  );
 
   it('says to drop the brackets of an IPv6 address', () => {
     expect(() => resolveOptions({ host: '[::1]' })).toThrow(/without brackets/);
@@ -32,9 +40,13 @@ describe('the listen address option', () => {
     expect(parseHostFlags([]).host).toBeUndefined();
   });
 
-  it('takes the last --bind: the Dockerfile and the systemd unit give 0.0.0.0, an operator\'s later flag overrides it', () => {
-    expect(parseHostFlags(['--bind', '0.0.0.0', '--bind', '127.0.0.1']).host).toBe('127.0.0.1');
-  });
+  it(
+    "takes the last --bind: the Dockerfile and the systemd unit give 0.0.0.0, an operator's later flag " +
+      'overrides it',
+    () => {
+      expect(parseHostFlags(['--bind', '0.0.0.0', '--bind', '127.0.0.1']).host).toBe('127.0.0.1');
+    },
+  );
 });
 
 describe('the URL of a listener', () => {

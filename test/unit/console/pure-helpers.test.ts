@@ -39,9 +39,21 @@ describe('safeHttpUrl', () => {
 
   it('refuses every other scheme, spelling and relative URL', () => {
     for (const url of [
-      'javascript:alert(1)', '  JaVaScRiPt:alert(1)', 'java\tscript:alert(1)', '\u0000javascript:alert(1)', 'data:text/html,<script>1</script>',
-      'vbscript:msgbox(1)', 'blob:https://x/1', 'file:///etc/passwd', '/v1/integrations', '//evil.test/x', 'evil.test', '', 'https//x',
-    ]) expect(safeHttpUrl(url), JSON.stringify(url)).toBeNull();
+      'javascript:alert(1)',
+      '  JaVaScRiPt:alert(1)',
+      'java\tscript:alert(1)',
+      '\u0000javascript:alert(1)',
+      'data:text/html,<script>1</script>',
+      'vbscript:msgbox(1)',
+      'blob:https://x/1',
+      'file:///etc/passwd',
+      '/v1/integrations',
+      '//evil.test/x',
+      'evil.test',
+      '',
+      'https//x',
+    ])
+      expect(safeHttpUrl(url), JSON.stringify(url)).toBeNull();
     for (const value of [undefined, null, 42, {}, ['https://x.test']]) expect(safeHttpUrl(value)).toBeNull();
     expect(safeHttpUrl(`https://x.test/${'a'.repeat(5000)}`)).toBeNull();
   });
@@ -55,14 +67,24 @@ describe('safeHttpUrl', () => {
 
 describe('parseProblem', () => {
   it('splits file, pointer and message', () => {
-    expect(parseProblem('fixtures/a/platform-manifest.yaml: /scopes/1: scope "x" is unknown')).toEqual({ file: 'fixtures/a/platform-manifest.yaml', pointer: '/scopes/1', message: 'scope "x" is unknown' });
-    expect(parseProblem('fixtures/a/platform-manifest.yaml: manifest must be a mapping')).toEqual({ file: 'fixtures/a/platform-manifest.yaml', pointer: '', message: 'manifest must be a mapping' });
+    expect(parseProblem('fixtures/a/platform-manifest.yaml: /scopes/1: scope "x" is unknown')).toEqual({
+      file: 'fixtures/a/platform-manifest.yaml',
+      pointer: '/scopes/1',
+      message: 'scope "x" is unknown',
+    });
+    expect(parseProblem('fixtures/a/platform-manifest.yaml: manifest must be a mapping')).toEqual({
+      file: 'fixtures/a/platform-manifest.yaml',
+      pointer: '',
+      message: 'manifest must be a mapping',
+    });
     expect(parseProblem('no separator')).toEqual({ file: '', pointer: '', message: 'no separator' });
   });
 });
 
 describe('the configuration schema of an installation', () => {
-  const schema = (name: string) => ({ properties: { [name]: { type: 'string' as const, title: name, description: name } } });
+  const schema = (name: string) => ({
+    properties: { [name]: { type: 'string' as const, title: name, description: name } },
+  });
   it('is chosen as the host chooses it: account, space (else site), site', () => {
     const all = { account: schema('a'), space: schema('sp'), site: schema('si') };
     expect(schemaFor(all, 'organization')).toBe(all.account);
@@ -71,7 +93,7 @@ describe('the configuration schema of an installation', () => {
     expect(schemaFor(all, 'site')).toBe(all.site);
   });
 
-  it('is none for GitBook\'s component form, which has no property schema to show', () => {
+  it("is none for GitBook's component form, which has no property schema to show", () => {
     expect(schemaFor({ account: { componentId: 'config' } }, 'organization')).toBeUndefined();
     expect(schemaFor({ space: { componentId: 'config' } }, 'space')).toBeUndefined();
     expect(schemaFor(undefined, 'site')).toBeUndefined();

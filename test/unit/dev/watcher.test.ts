@@ -21,11 +21,29 @@ async function until(predicate: () => boolean, timeoutMs = 10_000): Promise<void
 
 type Seen = { directory: string; name: string | null; counted: boolean }[];
 
-function setUp(): { root: string; folder: string; outside: string; targets: WatchTargets; calls: { count: number }; seen: Seen } {
-  const root = temp.make({ 'greeter/platform-manifest.yaml': 'name: greeter\n', 'greeter/src/index.ts': '1', 'greeter/node_modules/dep/index.js': '1' });
+function setUp(): {
+  root: string;
+  folder: string;
+  outside: string;
+  targets: WatchTargets;
+  calls: { count: number };
+  seen: Seen;
+} {
+  const root = temp.make({
+    'greeter/platform-manifest.yaml': 'name: greeter\n',
+    'greeter/src/index.ts': '1',
+    'greeter/node_modules/dep/index.js': '1',
+  });
   const outside = temp.make({ 'lib/used.ts': '1', 'lib/unused.ts': '1' });
   const folder = path.join(root, 'greeter');
-  return { root, folder, outside, targets: { roots: [root], folders: [folder], files: [path.join(outside, 'lib/used.ts')] }, calls: { count: 0 }, seen: [] };
+  return {
+    root,
+    folder,
+    outside,
+    targets: { roots: [root], folders: [folder], files: [path.join(outside, 'lib/used.ts')] },
+    calls: { count: 0 },
+    seen: [],
+  };
 }
 
 describe('watchForChanges', () => {
@@ -33,7 +51,11 @@ describe('watchForChanges', () => {
     const { folder, targets, calls, seen } = setUp();
     const seenAtCall: number[] = [];
     // A long debounce: the burst certainly falls inside it, however busy the machine.
-    watcher = await watchForChanges(() => targets, async () => void (calls.count++, seenAtCall.push(seen.length)), { debounceMs: 1_000, onEvent: (event) => seen.push(event) });
+    watcher = await watchForChanges(
+      () => targets,
+      async () => void (calls.count++, seenAtCall.push(seen.length)),
+      { debounceMs: 1_000, onEvent: (event) => seen.push(event) },
+    );
     for (let i = 0; i < 5; i++) writeFileSync(path.join(folder, 'src/index.ts'), String(i));
     await until(() => calls.count === 1);
     // Events arrive in order: once a later marker is seen, every event of the burst has been too.
@@ -46,7 +68,11 @@ describe('watchForChanges', () => {
 
   it('counts a new file in a new subfolder, but never watches node_modules inside the folder', async () => {
     const { folder, targets, calls } = setUp();
-    watcher = await watchForChanges(() => targets, async () => void calls.count++, { debounceMs: 50 });
+    watcher = await watchForChanges(
+      () => targets,
+      async () => void calls.count++,
+      { debounceMs: 50 },
+    );
     expect(watcher.directories().some((dir) => dir.includes('node_modules'))).toBe(false);
     expect(watcher.directories()).toContain(path.join(folder, 'src'));
     mkdirSync(path.join(folder, 'src/lib'));
@@ -59,7 +85,11 @@ describe('watchForChanges', () => {
 
   it('outside the folders, counts only the recorded input files', async () => {
     const { outside, targets, calls, seen } = setUp();
-    watcher = await watchForChanges(() => targets, async () => void calls.count++, { debounceMs: 50, onEvent: (event) => seen.push(event) });
+    watcher = await watchForChanges(
+      () => targets,
+      async () => void calls.count++,
+      { debounceMs: 50, onEvent: (event) => seen.push(event) },
+    );
     writeFileSync(path.join(outside, 'lib/unused.ts'), '2');
     await until(() => seen.some((event) => event.name === 'unused.ts'));
     expect(seen.filter((event) => event.name === 'unused.ts').every((event) => !event.counted)).toBe(true);
@@ -69,7 +99,11 @@ describe('watchForChanges', () => {
 
   it('counts a new folder in a root, not a dot-folder such as a cache', async () => {
     const { root, targets, calls, seen } = setUp();
-    watcher = await watchForChanges(() => targets, async () => void calls.count++, { debounceMs: 50, onEvent: (event) => seen.push(event) });
+    watcher = await watchForChanges(
+      () => targets,
+      async () => void calls.count++,
+      { debounceMs: 50, onEvent: (event) => seen.push(event) },
+    );
     mkdirSync(path.join(root, '.cache'));
     await until(() => seen.some((event) => event.name === '.cache'));
     expect(seen.find((event) => event.name === '.cache')!.counted).toBe(false);

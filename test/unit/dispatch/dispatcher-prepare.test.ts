@@ -16,14 +16,23 @@ const cacheDir = mkdtempSync(path.join(tmpdir(), 'dispatcher-prepare-'));
 let hello: LoadedIntegration;
 
 beforeAll(async () => {
-  [hello] = (await loadIntegrations(['fixtures/integrations'], { env: {}, cacheDir })).filter((integration) => integration.name === 'hello');
+  [hello] = (await loadIntegrations(['fixtures/integrations'], { env: {}, cacheDir })).filter(
+    (integration) => integration.name === 'hello',
+  );
   expect(hello?.status).toBe('ready');
 });
 afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
 
-const installation = (id: string, integration = 'hello'): Installation => Object.freeze({
-  id, integration, organization: 'acme', target: 'organization', status: 'active', configuration: {}, createdAt: '2026-01-01T00:00:00Z',
-});
+const installation = (id: string, integration = 'hello'): Installation =>
+  Object.freeze({
+    id,
+    integration,
+    organization: 'acme',
+    target: 'organization',
+    status: 'active',
+    configuration: {},
+    createdAt: '2026-01-01T00:00:00Z',
+  });
 
 function dispatcherWith(integrations: LoadedIntegration[]) {
   const prepared: object[] = [];
@@ -56,7 +65,11 @@ describe('EventDispatcher.prepare', () => {
     expect(await dispatcher.prepare(record)).toBe(true);
     expect(prepared).toHaveLength(1);
     expect(prepared[0]).toMatchObject({ installation: { id: 'inst_prepared' } });
-    await dispatcher.run(record, { type: 'fetch', request: { method: 'GET', url: 'http://127.0.0.1:8787/x', headers: [] } }, null);
+    await dispatcher.run(
+      record,
+      { type: 'fetch', request: { method: 'GET', url: 'http://127.0.0.1:8787/x', headers: [] } },
+      null,
+    );
     expect(dispatched[0]).toBe(prepared[0]);
   });
 

@@ -10,17 +10,34 @@ function memoryLog(): EventLog & { entries: EventLogEntry[] } {
     entries,
     record: (entry) => void entries.unshift(entry),
     flush: async () => undefined,
-    list: async (integration) => ({ items: entries.filter((entry) => entry.integration === integration), nextCursor: null }),
-    get: async (integration, eventId) => entries.find((entry) => entry.integration === integration && entry.eventId === eventId),
+    list: async (integration) => ({
+      items: entries.filter((entry) => entry.integration === integration),
+      nextCursor: null,
+    }),
+    get: async (integration, eventId) =>
+      entries.find((entry) => entry.integration === integration && entry.eventId === eventId),
   };
 }
 
-const entry = (eventId: string): EventLogEntry => ({ eventId, integration: 'late', installationId: 'inst', type: 'fetch', status: 504, errorCode: 'ERR_SANDBOX_TIMEOUT', durationMs: 1000, logs: [{ level: 'log', text: 'about to spin' }], createdAt: '2026-11-24T00:00:00.000Z' });
+const entry = (eventId: string): EventLogEntry => ({
+  eventId,
+  integration: 'late',
+  installationId: 'inst',
+  type: 'fetch',
+  status: 504,
+  errorCode: 'ERR_SANDBOX_TIMEOUT',
+  durationMs: 1000,
+  logs: [{ level: 'log', text: 'about to spin' }],
+  createdAt: '2026-11-24T00:00:00.000Z',
+});
 
 /** Whether `promise` is still pending after the current turn and the next (the log's own awaits included). */
 async function stillPending(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
-  void promise.then(() => (settled = true), () => (settled = true));
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   await new Promise((resolve) => setImmediate(resolve));
   return !settled;
 }

@@ -4,7 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { maskingEventLog } from '../../../host/dispatch/masked-log.ts';
 import type { EventLog, EventLogEntry } from '../../../host/dispatch/event-log.ts';
 
-const entry = (text: string): EventLogEntry => ({ eventId: 'evt_1', integration: 'vendor', installationId: 'inst_1', type: 'fetch', status: 504, durationMs: 1, logs: [{ level: 'log', text }], createdAt: '2026-01-01T00:00:00.000Z' });
+const entry = (text: string): EventLogEntry => ({
+  eventId: 'evt_1',
+  integration: 'vendor',
+  installationId: 'inst_1',
+  type: 'fetch',
+  status: 504,
+  durationMs: 1,
+  logs: [{ level: 'log', text }],
+  createdAt: '2026-01-01T00:00:00.000Z',
+});
 
 function recordingLog(): { log: EventLog; rows: EventLogEntry[]; late: Promise<EventLogEntry>[] } {
   const rows: EventLogEntry[] = [];

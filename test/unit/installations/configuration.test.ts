@@ -31,11 +31,22 @@ const integration: LoadedIntegration = {
   warnings: [],
 };
 
-const installation: Installation = { id: 'inst_1', integration: 'demo', organization: 'acme', target: 'space', space: 's', status: 'pending', configuration: { size: 3, removed: 'old' }, createdAt: '' };
+const installation: Installation = {
+  id: 'inst_1',
+  integration: 'demo',
+  organization: 'acme',
+  target: 'space',
+  space: 's',
+  status: 'pending',
+  configuration: { size: 3, removed: 'old' },
+  createdAt: '',
+};
 
 describe('planConfigurationEdit', () => {
   it('lists every problem at once', () => {
-    expect(() => planConfigurationEdit(integration, installation, { channel: 'z', size: 'big', nope: 1, connect: {} }, 'admin')).toThrow(
+    expect(() =>
+      planConfigurationEdit(integration, installation, { channel: 'z', size: 'big', nope: 1, connect: {} }, 'admin'),
+    ).toThrow(
       expect.objectContaining({
         status: 422,
         details: expect.arrayContaining([
@@ -51,16 +62,28 @@ describe('planConfigurationEdit', () => {
   it('stays pending until the button property is filled by the integration, then is active', () => {
     const half = planConfigurationEdit(integration, installation, { channel: 'a' }, 'admin');
     expect(half).toEqual({ status: 'pending', configuration: { size: 3, channel: 'a' } });
-    const full = planConfigurationEdit(integration, { ...installation, ...half }, { connect: { access_token: 't' } }, 'integration');
+    const full = planConfigurationEdit(
+      integration,
+      { ...installation, ...half },
+      { connect: { access_token: 't' } },
+      'integration',
+    );
     expect(full.status).toBe('active');
   });
 
   it('drops stored properties the manifest no longer declares, and re-applies a default on null', () => {
-    const planned = planConfigurationEdit(integration, { ...installation, configuration: { size: 9, removed: 'old' } }, { size: null }, 'admin');
+    const planned = planConfigurationEdit(
+      integration,
+      { ...installation, configuration: { size: 9, removed: 'old' } },
+      { size: null },
+      'admin',
+    );
     expect(planned.configuration).toEqual({ size: 3 });
   });
 
   it('refuses a button object of the wrong type even from the integration', () => {
-    expect(() => planConfigurationEdit(integration, installation, { connect: 'token' }, 'integration')).toThrow(/\/connect: must be object/);
+    expect(() => planConfigurationEdit(integration, installation, { connect: 'token' }, 'integration')).toThrow(
+      /\/connect: must be object/,
+    );
   });
 });

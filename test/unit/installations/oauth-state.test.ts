@@ -5,7 +5,11 @@ import { createSqliteOAuthStateStore } from '../../../host/store/sqlite/oauth-st
 
 function setup() {
   let now = 1_700_000_000_000;
-  const states = createOAuthStates({ store: createSqliteOAuthStateStore(openDatabase(':memory:')), secret: 'host-secret', now: () => now });
+  const states = createOAuthStates({
+    store: createSqliteOAuthStateStore(openDatabase(':memory:')),
+    secret: 'host-secret',
+    now: () => now,
+  });
   return { states, advance: (ms: number) => (now += ms) };
 }
 
@@ -22,7 +26,9 @@ describe('OAuth states', () => {
   it('are accepted once, by the installation they were issued to', async () => {
     const { states } = setup();
     const state = await states.issue('inst_a');
-    expect(await reason(() => states.consume('inst_b', state))).toMatch(/ERR_OAUTH_STATE_INVALID: .*another installation/);
+    expect(await reason(() => states.consume('inst_b', state))).toMatch(
+      /ERR_OAUTH_STATE_INVALID: .*another installation/,
+    );
     expect(await reason(() => states.consume('inst_a', state))).toBe('accepted');
     expect(await reason(() => states.consume('inst_a', state))).toMatch(/already used/);
   });
@@ -42,13 +48,22 @@ describe('OAuth states', () => {
     const state = await states.issue('inst_a');
     expect(await states.issue('inst_a')).not.toBe(state);
     const [payload, signature] = state.split('.');
-    for (const forged of [`${payload}x.${signature}`, `${payload}.${signature.slice(1)}`, `${payload}`, `${payload}.${signature}.x`]) {
+    for (const forged of [
+      `${payload}x.${signature}`,
+      `${payload}.${signature.slice(1)}`,
+      `${payload}`,
+      `${payload}.${signature}.x`,
+    ]) {
       expect(await reason(() => states.consume('inst_a', forged))).toMatch(/malformed|signature/);
     }
   });
 
   it('signed by another host secret are refused', async () => {
-    const other = createOAuthStates({ store: createSqliteOAuthStateStore(openDatabase(':memory:')), secret: 'other-secret', now: () => 0 });
+    const other = createOAuthStates({
+      store: createSqliteOAuthStateStore(openDatabase(':memory:')),
+      secret: 'other-secret',
+      now: () => 0,
+    });
     const { states } = setup();
     const foreign = await other.issue('inst_a');
     expect(await reason(() => states.consume('inst_a', foreign))).toMatch(/signature/);

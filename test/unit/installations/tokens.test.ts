@@ -1,5 +1,10 @@
 import { describe, it, expect } from 'vitest';
-import { deriveInstallationToken, deriveInstallLink, hashToken, newTokenSecret } from '../../../host/installations/tokens.ts';
+import {
+  deriveInstallationToken,
+  deriveInstallLink,
+  hashToken,
+  newTokenSecret,
+} from '../../../host/installations/tokens.ts';
 
 describe('deriveInstallationToken', () => {
   it('is stable for one secret and installation, and differs across either', () => {

@@ -8,10 +8,18 @@ import type { LoadedIntegration } from '../../../host/manifest/types.ts';
 import { checkSchema } from '../../../host/manifest/validate.ts';
 
 const loaded = (name: string, status: LoadedIntegration['status'] = 'ready'): LoadedIntegration => ({
-  name, dir: `/folders/${name}`, manifestPath: `/folders/${name}/platform-manifest.yaml`, status, secrets: {}, errors: [], warnings: [],
+  name,
+  dir: `/folders/${name}`,
+  manifestPath: `/folders/${name}/platform-manifest.yaml`,
+  status,
+  secrets: {},
+  errors: [],
+  warnings: [],
 });
 const builtin = (name: string): LoadedIntegration => ({
-  ...loaded(name), dir: '(built in)', builtin: { targets: ['space'], checkConfiguration: () => [], isComplete: () => true },
+  ...loaded(name),
+  dir: '(built in)',
+  builtin: { targets: ['space'], checkConfiguration: () => [], isComplete: () => true },
 });
 
 describe('built-in names', () => {
@@ -19,15 +27,25 @@ describe('built-in names', () => {
     expect(builtinName('webhook')).toBe('host:webhook');
     expect(isBuiltinName('host:webhook')).toBe(true);
     expect(isBuiltinName('webhook')).toBe(false);
-    const manifest = { name: builtinName('webhook'), title: 'T', description: 'd', organization: 'acme', visibility: 'public', scopes: [] };
+    const manifest = {
+      name: builtinName('webhook'),
+      title: 'T',
+      description: 'd',
+      organization: 'acme',
+      visibility: 'public',
+      scopes: [],
+    };
     expect(checkSchema(manifest).map((issue) => issue.pointer)).toEqual(['/name']);
     expect(checkSchema({ ...manifest, name: 'webhook' })).toEqual([]);
   });
 });
 
 describe('the integration registry and built-ins', () => {
-  it('answers a built-in\'s name with the built-in, whatever order they were loaded in', () => {
-    for (const initial of [[loaded('host:webhook', 'invalid'), builtin('host:webhook')], [builtin('host:webhook'), loaded('host:webhook', 'invalid')]]) {
+  it("answers a built-in's name with the built-in, whatever order they were loaded in", () => {
+    for (const initial of [
+      [loaded('host:webhook', 'invalid'), builtin('host:webhook')],
+      [builtin('host:webhook'), loaded('host:webhook', 'invalid')],
+    ]) {
       const registry = createIntegrationRegistry(initial);
       expect(registry.get('host:webhook')?.builtin).toBeDefined();
       expect(registry.list()).toHaveLength(2);
@@ -42,7 +60,7 @@ describe('the integration registry and built-ins', () => {
     expect(registry.list().map((entry) => entry.dir)).toEqual(['(built in)']);
   });
 
-  it('keeps an author\'s `webhook` and the built-in apart', () => {
+  it("keeps an author's `webhook` and the built-in apart", () => {
     const registry = createIntegrationRegistry([loaded('webhook'), builtin('host:webhook')]);
     expect(registry.require('webhook').builtin).toBeUndefined();
     expect(registry.require('host:webhook').builtin).toBeDefined();
@@ -53,7 +71,9 @@ describe('the integration registry and built-ins', () => {
 
   it('answers an unknown name with 404, naming the built-in of that own name when there is one', () => {
     const registry = createIntegrationRegistry([builtin('host:webhook')]);
-    expect(() => registry.require('webhook')).toThrow('integration "webhook" not found; the host\'s built-in webhook integration is "host:webhook"');
+    expect(() => registry.require('webhook')).toThrow(
+      'integration "webhook" not found; the host\'s built-in webhook integration is "host:webhook"',
+    );
     expect(() => registry.require('slack')).toThrow(/^integration "slack" not found$/);
     expect(() => registry.require('host:slack')).toThrow(/^integration "host:slack" not found$/);
   });

@@ -39,7 +39,9 @@ describe('bare imports through node_modules', () => {
       'node_modules/hoisted/index.js': 'export const where = "workspace root";\n',
       'integrations/node_modules/middle/index.js': 'export const where = "dir root";\n',
       'integrations/app/node_modules/own/index.js': 'export const where = "own";\n',
-      'integrations/app/index.ts': 'import * as a from "hoisted";\nimport * as b from "middle";\nimport * as c from "own";\nexport default { a: a.where, b: b.where, c: c.where };\n',
+      'integrations/app/index.ts':
+        'import * as a from "hoisted";\nimport * as b from "middle";\nimport * as c from "own";\nexport default { ' +
+        'a: a.where, b: b.where, c: c.where };\n',
     });
     const { code } = await bundleScript(app, 'index.ts', { root, cacheDir: temp.make() });
     expect(run(code)).toEqual({ a: 'workspace root', b: 'dir root', c: 'own' });
@@ -50,15 +52,25 @@ describe('bare imports through node_modules', () => {
     const ws = path.join(outer, 'ws');
     temp.write(ws, 'package.json', '{}');
     temp.write(ws, 'integrations/app/index.ts', 'import { x } from "above";\nexport default { x };\n');
-    const messages = await failure(bundleScript(path.join(ws, 'integrations/app'), 'index.ts', { root: path.join(ws, 'integrations'), cacheDir: temp.make() }));
-    expect(messages).toEqual(['script imports "above" (from index.ts), which resolves outside the integration folder and its node_modules']);
+    const messages = await failure(
+      bundleScript(path.join(ws, 'integrations/app'), 'index.ts', {
+        root: path.join(ws, 'integrations'),
+        cacheDir: temp.make(),
+      }),
+    );
+    expect(messages).toEqual([
+      'script imports "above" (from index.ts), which resolves outside the integration folder and its node_modules',
+    ]);
   });
 
   it('without any package.json, stop at the --dir root', async () => {
-    const { ws, root, app } = workspace({
-      'node_modules/above-root/index.js': 'export const x = 1;\n',
-      'integrations/app/index.ts': 'import { x } from "above-root";\nexport default { x };\n',
-    }, false);
+    const { ws, root, app } = workspace(
+      {
+        'node_modules/above-root/index.js': 'export const x = 1;\n',
+        'integrations/app/index.ts': 'import { x } from "above-root";\nexport default { x };\n',
+      },
+      false,
+    );
     expect(ws).toBeTruthy();
     const messages = await failure(bundleScript(app, 'index.ts', { root, cacheDir: temp.make() }));
     expect(messages[0]).toMatch(/"above-root" .*resolves outside the integration folder and its node_modules/);
@@ -66,11 +78,16 @@ describe('bare imports through node_modules', () => {
 
   it('refuse a package whose folder is a symlink to outside the node_modules, naming the link', async () => {
     const outside = temp.make({ 'index.js': 'export const stolen = 1;\n' });
-    const { ws, root, app } = workspace({ 'integrations/app/index.ts': 'import { stolen } from "evil";\nexport default { stolen };\n' });
+    const { ws, root, app } = workspace({
+      'integrations/app/index.ts': 'import { stolen } from "evil";\nexport default { stolen };\n',
+    });
     mkdirSync(path.join(ws, 'node_modules'));
     symlinkSync(outside, path.join(ws, 'node_modules', 'evil'));
     const messages = await failure(bundleScript(app, 'index.ts', { root, cacheDir: temp.make() }));
-    expect(messages).toEqual(['script imports "evil" (from index.ts), which resolves outside the integration folder and its node_modules (../../node_modules/evil is a symlink to a folder outside)']);
+    expect(messages).toEqual([
+      'script imports "evil" (from index.ts), which resolves outside the integration folder and its node_modules ' +
+        '(../../node_modules/evil is a symlink to a folder outside)',
+    ]);
   });
 
   it('let a package import its own files and other packages, but not reach out by a relative path', async () => {
@@ -81,10 +98,16 @@ describe('bare imports through node_modules', () => {
       'node_modules/sneaky/index.js': 'export { x } from "../../../escape.js";\n',
       'integrations/app/index.ts': 'import { b, lib } from "a";\nexport default { b, lib };\n',
     });
-    expect(run((await bundleScript(app, 'index.ts', { root, cacheDir: temp.make() })).code)).toEqual({ b: 'b', lib: 'lib' });
+    expect(run((await bundleScript(app, 'index.ts', { root, cacheDir: temp.make() })).code)).toEqual({
+      b: 'b',
+      lib: 'lib',
+    });
     temp.write(app, 'index.ts', 'import { x } from "sneaky";\nexport default { x };\n');
     const messages = await failure(bundleScript(app, 'index.ts', { root, cacheDir: temp.make() }));
-    expect(messages).toEqual(['script imports "../../../escape.js" (from ../../node_modules/sneaky/index.js), which resolves outside the integration folder and its node_modules']);
+    expect(messages).toEqual([
+      'script imports "../../../escape.js" (from ../../node_modules/sneaky/index.js), which resolves outside the ' +
+        'integration folder and its node_modules',
+    ]);
   });
 
   it('still refuse Node built-ins imported from a package', async () => {
@@ -93,41 +116,56 @@ describe('bare imports through node_modules', () => {
       'integrations/app/index.ts': 'import { read } from "nodey";\nexport default { read };\n',
     });
     const messages = await failure(bundleScript(app, 'index.ts', { root, cacheDir: temp.make() }));
-    expect(messages).toEqual(['script imports "fs" (from ../../node_modules/nodey/index.js): Node built-ins are not available in the sandbox']);
+    expect(messages).toEqual([
+      'script imports "fs" (from ../../node_modules/nodey/index.js): Node built-ins are not available in the sandbox',
+    ]);
   });
 
   it('compile a package shipped as TypeScript source and prefer the browser build of a package', async () => {
     const { root, app } = workspace({
       'node_modules/ts-src/package.json': '{ "name": "ts-src", "type": "module", "main": "src/index.ts" }',
-      'node_modules/ts-src/src/index.ts': 'import type { Nothing } from "./types";\nexport const typed: string = "compiled" satisfies Nothing;\n',
+      'node_modules/ts-src/src/index.ts':
+        'import type { Nothing } from "./types";\nexport const typed: string = "compiled" satisfies Nothing;\n',
       'node_modules/ts-src/src/types.ts': 'export type Nothing = string;\n',
       'node_modules/dual/package.json': '{ "name": "dual", "main": "node.js", "browser": "browser.js" }',
       'node_modules/dual/node.js': 'import "http";\nexport const side = "node";\n',
       'node_modules/dual/browser.js': 'export const side = "browser";\n',
-      'integrations/app/index.ts': 'import { typed } from "ts-src";\nimport { side } from "dual";\nexport default { typed, side };\n',
+      'integrations/app/index.ts':
+        'import { typed } from "ts-src";\nimport { side } from "dual";\nexport default { typed, side };\n',
     });
-    expect(run((await bundleScript(app, 'index.ts', { root, cacheDir: temp.make() })).code)).toEqual({ typed: 'compiled', side: 'browser' });
+    expect(run((await bundleScript(app, 'index.ts', { root, cacheDir: temp.make() })).code)).toEqual({
+      typed: 'compiled',
+      side: 'browser',
+    });
   });
 });
 
 describe('compile-time constants and text imports', () => {
   const source = 'export default { mode: MODE, env: process.env.NODE_ENV, processGlobal: typeof process };\n';
 
-  it('defines MODE and process.env.NODE_ENV (production by default, development on request), with no process object', async () => {
-    const dir = temp.make({ 'index.ts': `declare const MODE: string; declare const process: { env: Record<string, string> };\n${source}` });
-    const production = await bundleScript(dir, 'index.ts', { cacheDir: temp.make() });
-    expect(run(production.code)).toEqual({ mode: 'production', env: 'production', processGlobal: 'undefined' });
-    const development = await bundleScript(dir, 'index.ts', { cacheDir: temp.make(), mode: 'development' });
-    expect(run(development.code)).toEqual({ mode: 'development', env: 'development', processGlobal: 'undefined' });
-    expect(development.hash).not.toBe(production.hash);
-  });
+  it(
+    'defines MODE and process.env.NODE_ENV (production by default, development on request), with no process ' +
+      'object',
+    async () => {
+      const dir = temp.make({
+        'index.ts': `declare const MODE: string; declare const process: { env: Record<string, string> };\n${source}`,
+      });
+      const production = await bundleScript(dir, 'index.ts', { cacheDir: temp.make() });
+      expect(run(production.code)).toEqual({ mode: 'production', env: 'production', processGlobal: 'undefined' });
+      const development = await bundleScript(dir, 'index.ts', { cacheDir: temp.make(), mode: 'development' });
+      expect(run(development.code)).toEqual({ mode: 'development', env: 'development', processGlobal: 'undefined' });
+      expect(development.hash).not.toBe(production.hash);
+    },
+  );
 
   it('imports *.raw.js and *.raw.css files and `with { type: "text" }` imports as strings, never as code', async () => {
     const dir = temp.make({
       'script.raw.js': 'window.analytics = "<KEY>"; throw new Error("must not run");\n',
       'style.raw.css': 'body { color: red }\n',
       'page.html': '<p>hello</p>\n',
-      'index.ts': 'import script from "./script.raw.js";\nimport style from "./style.raw.css";\nimport page from "./page.html" with { type: "text" };\nexport default { script, style, page };\n',
+      'index.ts':
+        'import script from "./script.raw.js";\nimport style from "./style.raw.css";\nimport page from ' +
+        '"./page.html" with { type: "text" };\nexport default { script, style, page };\n',
     });
     expect(run((await bundleScript(dir, 'index.ts', { cacheDir: temp.make() })).code)).toEqual({
       script: 'window.analytics = "<KEY>"; throw new Error("must not run");\n',
@@ -139,7 +177,8 @@ describe('compile-time constants and text imports', () => {
   it('compiles JSX against the JSX source it is given', async () => {
     const { root, app } = workspace({
       'node_modules/my-jsx/package.json': '{ "name": "my-jsx", "exports": { "./jsx-runtime": "./jsx.js" } }',
-      'node_modules/my-jsx/jsx.js': 'export const jsx = (type, props) => ({ tag: type, ...props });\nexport const jsxs = jsx;\n',
+      'node_modules/my-jsx/jsx.js':
+        'export const jsx = (type, props) => ({ tag: type, ...props });\nexport const jsxs = jsx;\n',
       'integrations/app/index.tsx': 'export default { view: <block title="t" /> };\n',
     });
     const { code } = await bundleScript(app, 'index.tsx', { root, cacheDir: temp.make(), jsxImportSource: 'my-jsx' });

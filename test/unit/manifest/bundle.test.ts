@@ -19,25 +19,42 @@ async function bundleError(dir: string, script: string): Promise<HostError> {
 }
 
 describe('bundleScript', () => {
-  it('produces a script whose completion value is a function of the provided modules returning the entry namespace, without creating a global', async () => {
-    const dir = temp.make({ 'index.ts': 'import { twice } from "./lib/math.ts";\nexport const answer: number = twice(21);\nexport default { fetch() { return "ok"; } };\n', 'lib/math.ts': 'export const twice = (n: number) => n * 2;\n' });
-    const { code } = await bundleScript(dir, 'index.ts', { cacheDir: temp.make() });
-    const context: Record<string, unknown> = {};
-    const namespace = vm.runInNewContext(code, context)(PROVIDED_MODULES) as { answer: number; default: { fetch(): string } };
-    expect(namespace.answer).toBe(42);
-    expect(namespace.default.fetch()).toBe('ok');
-    expect(Object.keys(context)).toEqual([]);
-  });
+  it(
+    'produces a script whose completion value is a function of the provided modules returning the entry namespace, ' +
+      'without creating a global',
+    async () => {
+      const dir = temp.make({
+        'index.ts':
+          'import { twice } from "./lib/math.ts";\nexport const answer: number = twice(21);\nexport default { ' +
+          'fetch() { return "ok"; } };\n',
+        'lib/math.ts': 'export const twice = (n: number) => n * 2;\n',
+      });
+      const { code } = await bundleScript(dir, 'index.ts', { cacheDir: temp.make() });
+      const context: Record<string, unknown> = {};
+      const namespace = vm.runInNewContext(code, context)(PROVIDED_MODULES) as {
+        answer: number;
+        default: { fetch(): string };
+      };
+      expect(namespace.answer).toBe(42);
+      expect(namespace.default.fetch()).toBe('ok');
+      expect(Object.keys(context)).toEqual([]);
+    },
+  );
 
   it('rejects node:fs, naming the import and the importing file', async () => {
     const error = await bundleError(path.join(REPO, 'fixtures/integrations-bad/imports-node-fs'), 'index.js');
     expect(error.code).toBe('ERR_BUNDLE_FAILED');
-    expect(error.message).toBe('script imports "node:fs" (from index.js): Node built-ins are not available in the sandbox');
+    expect(error.message).toBe(
+      'script imports "node:fs" (from index.js): Node built-ins are not available in the sandbox',
+    );
   });
 
   it('rejects an import that resolves outside the integration folder', async () => {
     const error = await bundleError(path.join(REPO, 'fixtures/integrations-bad/imports-outside'), 'index.ts');
-    expect(error.message).toBe('script imports "../../outside-the-folder.ts" (from index.ts), which resolves outside the integration folder and its node_modules');
+    expect(error.message).toBe(
+      'script imports "../../outside-the-folder.ts" (from index.ts), which resolves outside the integration ' +
+        'folder and its node_modules',
+    );
   });
 
   it('collects every offending import, across files, in one error', async () => {
@@ -48,7 +65,8 @@ describe('bundleScript', () => {
     const error = await bundleError(dir, 'index.js');
     expect(error.details?.map((d) => d.message)).toEqual([
       'script imports "path" (from index.js): Node built-ins are not available in the sandbox',
-      'script imports "../../elsewhere.js" (from inner/a.js), which resolves outside the integration folder and its node_modules',
+      'script imports "../../elsewhere.js" (from inner/a.js), which resolves outside the integration folder and ' +
+        'its node_modules',
       'script imports "fs/promises" (from inner/a.js): Node built-ins are not available in the sandbox',
       'script imports "sandbox-api/../host/errors" (from inner/a.js): no such sandbox-api module',
     ]);
@@ -57,11 +75,21 @@ describe('bundleScript', () => {
   it('rejects a bare package found in a node_modules above the folder, and accepts its own', async () => {
     const parent = temp.make({ 'node_modules/outer-pkg/index.js': 'export const x = 1;\n' });
     const dir = path.join(parent, 'app');
-    temp.write(dir, 'index.js', 'import { x } from "outer-pkg";\nimport { y } from "inner-pkg";\nexport default { x, y };\n');
-    temp.write(dir, 'node_modules/inner-pkg/package.json', '{ "name": "inner-pkg", "module": "esm.js", "main": "cjs.js" }');
+    temp.write(
+      dir,
+      'index.js',
+      'import { x } from "outer-pkg";\nimport { y } from "inner-pkg";\nexport default { x, y };\n',
+    );
+    temp.write(
+      dir,
+      'node_modules/inner-pkg/package.json',
+      '{ "name": "inner-pkg", "module": "esm.js", "main": "cjs.js" }',
+    );
     temp.write(dir, 'node_modules/inner-pkg/esm.js', 'export const y = "esm";\n');
     const error = await bundleError(dir, 'index.js');
-    expect(error.details?.map((d) => d.message)).toEqual(['script imports "outer-pkg" (from index.js), which resolves outside the integration folder and its node_modules']);
+    expect(error.details?.map((d) => d.message)).toEqual([
+      'script imports "outer-pkg" (from index.js), which resolves outside the integration folder and its node_modules',
+    ]);
     temp.write(dir, 'index.js', 'import { y } from "inner-pkg";\nexport default { y };\n');
     const { code } = await bundleScript(dir, 'index.js', { cacheDir: temp.make() });
     expect((vm.runInNewContext(code)(PROVIDED_MODULES) as { default: { y: string } }).default.y).toBe('esm');
@@ -77,27 +105,36 @@ describe('bundleScript', () => {
     expect(error.message).toMatch(/^index\.ts:2:1: /);
   });
 
-  it('resolves sandbox-api/<sub> to the repo\'s sandbox-api folder', async () => {
-    const dir = temp.make({ 'index.ts': 'import * as contract from "sandbox-api/runtime/contract";\nexport const keys = Object.keys(contract);\n' });
+  it("resolves sandbox-api/<sub> to the repo's sandbox-api folder", async () => {
+    const dir = temp.make({
+      'index.ts':
+        'import * as contract from "sandbox-api/runtime/contract";\nexport const keys = Object.keys(contract);\n',
+    });
     const { code } = await bundleScript(dir, 'index.ts', { cacheDir: temp.make() });
     const expected = Object.keys(await import('../../../sandbox-api/runtime/contract.ts')).sort();
     expect([...(vm.runInNewContext(code)(PROVIDED_MODULES) as { keys: string[] }).keys].sort()).toEqual(expected);
   });
 
-  it.skipIf(!existsSync(path.join(REPO, 'sandbox-api/jsx-runtime.ts')))('compiles TSX through the runtime-provided sandbox-api/jsx-runtime, not a bundled copy', async () => {
-    const dir = temp.make({ 'index.tsx': 'export const view = () => <block />;\n' });
-    const { code } = await bundleScript(dir, 'index.tsx', { cacheDir: temp.make() });
-    // The JSX runtime's own function is not in the bundle: it is read from the provided module.
-    expect(code).not.toMatch(/function jsx\(/);
-    expect(code).toContain('__ih_provided["sandbox-api/jsx-runtime"]');
-    const namespace = vm.runInNewContext(code)(PROVIDED_MODULES) as { view(): unknown };
-    expect(namespace.view()).toEqual({ type: 'block' });
-  });
+  it.skipIf(!existsSync(path.join(REPO, 'sandbox-api/jsx-runtime.ts')))(
+    'compiles TSX through the runtime-provided sandbox-api/jsx-runtime, not a bundled copy',
+    async () => {
+      const dir = temp.make({ 'index.tsx': 'export const view = () => <block />;\n' });
+      const { code } = await bundleScript(dir, 'index.tsx', { cacheDir: temp.make() });
+      // The JSX runtime's own function is not in the bundle: it is read from the provided module.
+      expect(code).not.toMatch(/function jsx\(/);
+      expect(code).toContain('__ih_provided["sandbox-api/jsx-runtime"]');
+      const namespace = vm.runInNewContext(code)(PROVIDED_MODULES) as { view(): unknown };
+      expect(namespace.view()).toEqual({ type: 'block' });
+    },
+  );
 });
 
 describe('bundleScript cache', () => {
   it('serves an unchanged script from the cache and rebuilds a changed one', async () => {
-    const dir = temp.make({ 'index.js': 'import { v } from "./v.js";\nexport default { v };\n', 'v.js': 'export const v = 1;\n' });
+    const dir = temp.make({
+      'index.js': 'import { v } from "./v.js";\nexport default { v };\n',
+      'v.js': 'export const v = 1;\n',
+    });
     const cacheDir = temp.make();
     const first = await bundleScript(dir, 'index.js', { cacheDir });
     expect(first.cached).toBe(false);
@@ -122,6 +159,8 @@ describe('bundleScript cache', () => {
     const cacheDir = temp.make();
     await bundleScript(dir, 'index.js', { cacheDir });
     rmSync(path.join(dir, 'v.js'));
-    await expect(bundleScript(dir, 'index.js', { cacheDir })).rejects.toThrow('script imports "./v.js" (from index.js), which does not exist');
+    await expect(bundleScript(dir, 'index.js', { cacheDir })).rejects.toThrow(
+      'script imports "./v.js" (from index.js), which does not exist',
+    );
   });
 });

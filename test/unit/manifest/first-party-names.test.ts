@@ -5,9 +5,21 @@
 import { describe, expect, it } from 'vitest';
 import { checkSemantics, semanticWarnings } from '../../../host/manifest/semantic.ts';
 
-const manifest = (name: string, organization: string) => ({ name, organization, scopes: ['space:content:read', 'site:script:inject', 'site:script:cookies'] });
+const manifest = (name: string, organization: string) => ({
+  name,
+  organization,
+  scopes: ['space:content:read', 'site:script:inject', 'site:script:cookies'],
+});
 const refusedPointers = ['/scopes/1', '/scopes/2'];
-const LOOKALIKES = (name: string) => [name.slice(0, -1), `${name}s`, `${name}-evil`, `x${name}`, name.toUpperCase(), ` ${name}`, `${name} `];
+const LOOKALIKES = (name: string) => [
+  name.slice(0, -1),
+  `${name}s`,
+  `${name}-evil`,
+  `x${name}`,
+  name.toUpperCase(),
+  ` ${name}`,
+  `${name} `,
+];
 
 describe('first-party integrations', () => {
   const options = { firstPartyIntegrations: ['site-tools', 'analytics'] };
@@ -22,7 +34,9 @@ describe('first-party integrations', () => {
   });
 
   it('refuse them to a name that is a prefix of two first-party names joined', () => {
-    expect(checkSemantics(manifest('site-toolsanalytics', 'globex'), options).map((issue) => issue.pointer)).toEqual(refusedPointers);
+    expect(checkSemantics(manifest('site-toolsanalytics', 'globex'), options).map((issue) => issue.pointer)).toEqual(
+      refusedPointers,
+    );
   });
 });
 
@@ -34,17 +48,26 @@ describe('first-party organizations', () => {
   });
 
   it.each(LOOKALIKES('gitbook'))('refuse them to organization "%s"', (organization) => {
-    expect(checkSemantics(manifest('anything', organization), options).map((issue) => issue.pointer)).toEqual(refusedPointers);
+    expect(checkSemantics(manifest('anything', organization), options).map((issue) => issue.pointer)).toEqual(
+      refusedPointers,
+    );
   });
 
-  it.each(LOOKALIKES('gitbook'))('make organization "%s", unknown to the check, a warning, not a grant', (organization) => {
-    const checked = { ...options, knownOrganizations: ['gitbook', 'acme'] };
-    expect(checkSemantics(manifest('anything', organization), checked)).toEqual([]);
-    expect(semanticWarnings(manifest('anything', organization), checked).map((issue) => issue.pointer)).toEqual(refusedPointers);
-  });
+  it.each(LOOKALIKES('gitbook'))(
+    'make organization "%s", unknown to the check, a warning, not a grant',
+    (organization) => {
+      const checked = { ...options, knownOrganizations: ['gitbook', 'acme'] };
+      expect(checkSemantics(manifest('anything', organization), checked)).toEqual([]);
+      expect(semanticWarnings(manifest('anything', organization), checked).map((issue) => issue.pointer)).toEqual(
+        refusedPointers,
+      );
+    },
+  );
 
   it('refuse them to a known organization whose id extends a first-party one', () => {
     const checked = { ...options, knownOrganizations: ['gitbook', 'gitbooks'] };
-    expect(checkSemantics(manifest('anything', 'gitbooks'), checked).map((issue) => issue.pointer)).toEqual(refusedPointers);
+    expect(checkSemantics(manifest('anything', 'gitbooks'), checked).map((issue) => issue.pointer)).toEqual(
+      refusedPointers,
+    );
   });
 });

@@ -3,7 +3,9 @@ import { displayPath, formatProblem } from '../../../host/manifest/format.ts';
 
 describe('formatProblem', () => {
   it('prints file, pointer and message', () => {
-    expect(formatProblem({ file: 'f/platform-manifest.yaml', pointer: '/scopes/2', message: 'bad' })).toBe('f/platform-manifest.yaml: /scopes/2: bad');
+    expect(formatProblem({ file: 'f/platform-manifest.yaml', pointer: '/scopes/2', message: 'bad' })).toBe(
+      'f/platform-manifest.yaml: /scopes/2: bad',
+    );
   });
 
   it('prints the whole-document pointer as "/"', () => {

@@ -51,7 +51,9 @@ describe('checkLocalFile', () => {
 
   it('checks the script extension', async () => {
     const { dir } = integrationWithOutsideFile();
-    expect((await checkLocalFile(dir, 'icon.png', '/script', ['.ts', '.js']))?.message).toBe('"icon.png" must be a .ts or .js file');
+    expect((await checkLocalFile(dir, 'icon.png', '/script', ['.ts', '.js']))?.message).toBe(
+      '"icon.png" must be a .ts or .js file',
+    );
   });
 });
 
@@ -59,7 +61,11 @@ describe('checkManifestPaths', () => {
   it('reports script, icon and each preview image at its own pointer', async () => {
     const { dir } = integrationWithOutsideFile();
     mkdirSync(path.join(dir, 'shots'));
-    const issues = await checkManifestPaths(dir, { script: 'main.ts', icon: 'icon.png', previewImages: ['icon.png', 'shots', '../secret.txt'] });
+    const issues = await checkManifestPaths(dir, {
+      script: 'main.ts',
+      icon: 'icon.png',
+      previewImages: ['icon.png', 'shots', '../secret.txt'],
+    });
     expect(issues.map((i) => i.pointer)).toEqual(['/script', '/previewImages/1', '/previewImages/2']);
   });
 });

@@ -4,11 +4,18 @@ import { envPrefixOf, ownerOf } from '../../../host/manifest/secret-namespace.ts
 
 describe('resolveSecrets', () => {
   it('fills templates from the environment, tolerating whitespace inside the braces', () => {
-    const result = resolveSecrets({ A: '${{env.DEMO_ONE}}', B: '${{   env.DEMO_TWO   }}' }, { DEMO_ONE: '1', DEMO_TWO: '2' }, 'demo');
+    const result = resolveSecrets(
+      { A: '${{env.DEMO_ONE}}', B: '${{   env.DEMO_TWO   }}' },
+      { DEMO_ONE: '1', DEMO_TWO: '2' },
+      'demo',
+    );
     expect(result).toEqual({
       values: { A: '1', B: '2' },
       variables: { A: 'DEMO_ONE', B: 'DEMO_TWO' },
-      sources: { A: { variable: 'DEMO_ONE', source: 'environment' }, B: { variable: 'DEMO_TWO', source: 'environment' } },
+      sources: {
+        A: { variable: 'DEMO_ONE', source: 'environment' },
+        B: { variable: 'DEMO_TWO', source: 'environment' },
+      },
       errors: [],
       warnings: [],
     });
@@ -16,15 +23,21 @@ describe('resolveSecrets', () => {
 
   it('reports a missing environment variable naming the secret, the variable and the command that stores it', () => {
     const result = resolveSecrets({ CLIENT_ID: '${{ env.OAUTH_DEMO_CLIENT_ID }}' }, {}, 'oauth-demo');
-    expect(result.errors).toEqual([{
-      pointer: '/secrets/CLIENT_ID',
-      message: 'secret "CLIENT_ID" needs environment variable OAUTH_DEMO_CLIENT_ID, which is not set (or store it: npm run secrets -- set oauth-demo OAUTH_DEMO_CLIENT_ID)',
-    }]);
+    expect(result.errors).toEqual([
+      {
+        pointer: '/secrets/CLIENT_ID',
+        message:
+          'secret "CLIENT_ID" needs environment variable OAUTH_DEMO_CLIENT_ID, which is not set (or store it: npm ' +
+          'run secrets -- set oauth-demo OAUTH_DEMO_CLIENT_ID)',
+      },
+    ]);
     expect(result.values).toEqual({});
   });
 
   it('treats an empty variable as an error', () => {
-    expect(resolveSecrets({ K: '${{ env.DEMO_EMPTY }}' }, { DEMO_EMPTY: '' }, 'demo').errors[0].message).toContain('which is empty');
+    expect(resolveSecrets({ K: '${{ env.DEMO_EMPTY }}' }, { DEMO_EMPTY: '' }, 'demo').errors[0].message).toContain(
+      'which is empty',
+    );
   });
 
   it('does not read inherited properties of the env object', () => {
@@ -51,9 +64,17 @@ describe('secrets stored for the integration', () => {
   const stored = (entries: Record<string, StoredSecretValue>) => new Map(Object.entries(entries));
 
   it('take precedence over the environment, inside the namespace too', () => {
-    const result = resolveSecrets({ ID: '${{ env.DEMO_ID }}', KEY: '${{ env.DEMO_KEY }}' }, { DEMO_ID: 'from-env', DEMO_KEY: 'env-key' }, 'demo', { stored: stored({ DEMO_ID: { value: 'from-store' } }) });
+    const result = resolveSecrets(
+      { ID: '${{ env.DEMO_ID }}', KEY: '${{ env.DEMO_KEY }}' },
+      { DEMO_ID: 'from-env', DEMO_KEY: 'env-key' },
+      'demo',
+      { stored: stored({ DEMO_ID: { value: 'from-store' } }) },
+    );
     expect(result.values).toEqual({ ID: 'from-store', KEY: 'env-key' });
-    expect(result.sources).toEqual({ ID: { variable: 'DEMO_ID', source: 'store' }, KEY: { variable: 'DEMO_KEY', source: 'environment' } });
+    expect(result.sources).toEqual({
+      ID: { variable: 'DEMO_ID', source: 'store' },
+      KEY: { variable: 'DEMO_KEY', source: 'environment' },
+    });
     // A stored variable is never one the environment was read for: no other integration's check applies to it.
     expect(result.variables).toEqual({ KEY: 'DEMO_KEY' });
   });
@@ -65,34 +86,64 @@ describe('secrets stored for the integration', () => {
         return Reflect.get(target, property);
       },
     });
-    const result = resolveSecrets({ APP_ID: '${{ env.GITHUBCOPILOT_APP_ID }}' }, env, 'github-copilot', { stored: stored({ GITHUBCOPILOT_APP_ID: { value: '123' } }) });
+    const result = resolveSecrets({ APP_ID: '${{ env.GITHUBCOPILOT_APP_ID }}' }, env, 'github-copilot', {
+      stored: stored({ GITHUBCOPILOT_APP_ID: { value: '123' } }),
+    });
     expect(result).toMatchObject({ values: { APP_ID: '123' }, errors: [], warnings: [] });
   });
 
   it('say how to store a variable outside the namespace: an error where a host loads, a warning for check', () => {
     const secrets = { APP_ID: '${{ env.GITHUBCOPILOT_APP_ID }}' };
-    const host = resolveSecrets(secrets, { GITHUBCOPILOT_APP_ID: 'exported' }, 'github-copilot', { stored: stored({}) });
+    const host = resolveSecrets(secrets, { GITHUBCOPILOT_APP_ID: 'exported' }, 'github-copilot', {
+      stored: stored({}),
+    });
     expect(host.values).toEqual({});
-    expect(host.errors).toEqual([{
-      pointer: '/secrets/APP_ID',
-      message: 'secret "APP_ID" cannot read GITHUBCOPILOT_APP_ID: an integration named "github-copilot" may only read variables named GITHUB_COPILOT_…, not GITHUBCOPILOT_APP_ID; store it for this integration instead: npm run secrets -- set github-copilot GITHUBCOPILOT_APP_ID (the value is read from stdin)',
-    }]);
+    expect(host.errors).toEqual([
+      {
+        pointer: '/secrets/APP_ID',
+        message:
+          'secret "APP_ID" cannot read GITHUBCOPILOT_APP_ID: an integration named "github-copilot" may only read ' +
+          'variables named GITHUB_COPILOT_…, not GITHUBCOPILOT_APP_ID; store it for this integration instead: npm ' +
+          'run secrets -- set github-copilot GITHUBCOPILOT_APP_ID (the value is read from stdin)',
+      },
+    ]);
     const check = resolveSecrets(secrets, {}, 'github-copilot', { unsetIsWarning: true });
     expect(check.errors).toEqual([]);
-    expect(check.warnings).toEqual([{
-      pointer: '/secrets/APP_ID',
-      message: 'secret "APP_ID" reads GITHUBCOPILOT_APP_ID, which a host never takes from its environment (an integration named "github-copilot" may only read variables named GITHUB_COPILOT_…, not GITHUBCOPILOT_APP_ID): store it for this integration with npm run secrets -- set github-copilot GITHUBCOPILOT_APP_ID (the value is read from stdin); the host will refuse to load the integration until it is stored',
-    }]);
+    expect(check.warnings).toEqual([
+      {
+        pointer: '/secrets/APP_ID',
+        message:
+          'secret "APP_ID" reads GITHUBCOPILOT_APP_ID, which a host never takes from its environment (an ' +
+          'integration named "github-copilot" may only read variables named GITHUB_COPILOT_…, not ' +
+          'GITHUBCOPILOT_APP_ID): store it for this integration with npm run secrets -- set github-copilot ' +
+          'GITHUBCOPILOT_APP_ID (the value is read from stdin); the host will refuse to load the integration ' +
+          'until it is stored',
+      },
+    ]);
   });
 
-  it('report a stored value the host cannot decrypt, with its reason and without falling back to the environment', () => {
-    const result = resolveSecrets({ ID: '${{ env.DEMO_ID }}' }, { DEMO_ID: 'from-env' }, 'demo', { stored: stored({ DEMO_ID: { problem: 'it was encrypted with key 2, which this host does not have' } }) });
-    expect(result.values).toEqual({});
-    expect(result.errors).toEqual([{ pointer: '/secrets/ID', message: 'secret "ID" reads DEMO_ID from this host\'s secret store, where its value cannot be read: it was encrypted with key 2, which this host does not have' }]);
-  });
+  it(
+    'report a stored value the host cannot decrypt, with its ' + 'reason and without falling back to the environment',
+    () => {
+      const result = resolveSecrets({ ID: '${{ env.DEMO_ID }}' }, { DEMO_ID: 'from-env' }, 'demo', {
+        stored: stored({ DEMO_ID: { problem: 'it was encrypted with key 2, which this host does not have' } }),
+      });
+      expect(result.values).toEqual({});
+      expect(result.errors).toEqual([
+        {
+          pointer: '/secrets/ID',
+          message:
+            'secret "ID" reads DEMO_ID from this host\'s secret store, where its value cannot be read: it was ' +
+            'encrypted with key 2, which this host does not have',
+        },
+      ]);
+    },
+  );
 
   it('keep a manifest key named __proto__ as an own entry', () => {
-    const result = resolveSecrets(JSON.parse('{"__proto__": "${{ env.DEMO_P }}"}'), {}, 'demo', { stored: stored({ DEMO_P: { value: 'v' } }) });
+    const result = resolveSecrets(JSON.parse('{"__proto__": "${{ env.DEMO_P }}"}'), {}, 'demo', {
+      stored: stored({ DEMO_P: { value: 'v' } }),
+    });
     expect(Object.hasOwn(result.values, '__proto__')).toBe(true);
     expect(Object.getPrototypeOf(result.values)).toBe(Object.prototype);
     expect(JSON.stringify(result.values)).toBe('{"__proto__":"v"}');
@@ -100,14 +151,19 @@ describe('secrets stored for the integration', () => {
 });
 
 describe('the secrets namespace', () => {
-  const env = { HOST_ADMIN_TOKEN: 'admin', OAUTH_DEMO_CLIENT_SECRET: 'theirs', AWS_SECRET_ACCESS_KEY: 'cloud', DEMO_: 'bare' };
+  const env = {
+    HOST_ADMIN_TOKEN: 'admin',
+    OAUTH_DEMO_CLIENT_SECRET: 'theirs',
+    AWS_SECRET_ACCESS_KEY: 'cloud',
+    DEMO_: 'bare',
+  };
 
   it.each([
     ['HOST_ADMIN_TOKEN', /HOST_ADMIN_TOKEN is one of the host's own variables/],
     ['OAUTH_DEMO_CLIENT_SECRET', /may only read variables named DEMO_…, not OAUTH_DEMO_CLIENT_SECRET/],
     ['AWS_SECRET_ACCESS_KEY', /may only read variables named DEMO_…/],
     ['DEMO_', /may only read variables named DEMO_…, not DEMO_; store it/],
-  ])('refuses %s outside the integration\'s own prefix, without reading it', (variable, message) => {
+  ])("refuses %s outside the integration's own prefix, without reading it", (variable, message) => {
     const result = resolveSecrets({ STOLEN: `\${{ env.${variable} }}` }, env, 'demo');
     expect(result.values).toEqual({});
     expect(result.errors[0].message).toMatch(message);
@@ -123,7 +179,14 @@ describe('the secrets namespace', () => {
   ])('refuses HOST_… to an integration named %s, whose own prefix collides with it (%s)', (name, variable) => {
     const result = resolveSecrets({ STOLEN: `\${{ env.${variable} }}` }, { [variable]: 'host-value' }, name);
     expect(result.values).toEqual({});
-    expect(result.errors).toEqual([{ pointer: '/secrets/STOLEN', message: `secret "STOLEN" cannot read ${variable}: ${variable} is one of the host's own variables; store it for this integration instead: npm run secrets -- set ${name} ${variable} (the value is read from stdin)` }]);
+    expect(result.errors).toEqual([
+      {
+        pointer: '/secrets/STOLEN',
+        message:
+          `secret "STOLEN" cannot read ${variable}: ${variable} is one of the host's own variables; store it for ` +
+          `this integration instead: npm run secrets -- set ${name} ${variable} (the value is read from stdin)`,
+      },
+    ]);
   });
 
   it('derives the prefix from the name', () => {

@@ -14,7 +14,10 @@ afterAll(() => temp.cleanup());
 describe('the appended source map comment', () => {
   it('starts on a line of its own, so a comment the file ends in cannot swallow it', () => {
     const handed = withInputSourceMapIgnored(Buffer.from('//# sourceMappingURL=/tmp/x.map?')).toString();
-    expect(handed.split('\n')).toEqual(['//# sourceMappingURL=/tmp/x.map?', expect.stringMatching(/^\/\/# sourceMappingURL=ih-not-followed:/)]);
+    expect(handed.split('\n')).toEqual([
+      '//# sourceMappingURL=/tmp/x.map?',
+      expect.stringMatching(/^\/\/# sourceMappingURL=ih-not-followed:/),
+    ]);
   });
 
   it('puts an error position in the appended line back at the end of the file as read', () => {
@@ -26,13 +29,16 @@ describe('the appended source map comment', () => {
   });
 
   it('reports a syntax error at the end of a file with no final newline where the file ends', async () => {
-    const error = await bundleScript(temp.make({ 'index.ts': 'export default {' }), 'index.ts', { cacheDir: temp.make() }).catch((e: unknown) => e);
+    const error = await bundleScript(temp.make({ 'index.ts': 'export default {' }), 'index.ts', {
+      cacheDir: temp.make(),
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HostError);
     expect((error as HostError).message).toMatch(/^index\.ts:1:17: /);
   });
 
   it('leaves a look-alike inside a string as the program wrote it', async () => {
-    const source = 'export const text = `\n//# sourceMappingURL=/dev/zero\n`;\nexport default { fetch() { return text; } };';
+    const source =
+      'export const text = `\n//# sourceMappingURL=/dev/zero\n`;\nexport default { fetch() { return text; } };';
     const { code } = await bundleScript(temp.make({ 'index.ts': source }), 'index.ts', { cacheDir: temp.make() });
     const namespace = vm.runInNewContext(code, {})(PROVIDED_MODULES) as { text: string };
     expect(namespace.text).toBe('\n//# sourceMappingURL=/dev/zero\n');

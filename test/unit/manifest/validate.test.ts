@@ -23,7 +23,13 @@ const valid = {
         lookup: { type: 'string', title: 'Lookup', description: 'Remote.', completion_url: '/complete' },
         count: { type: 'number', title: 'Count', description: 'How many.', default: 3 },
         on: { type: 'boolean', title: 'On', description: 'Enabled.', default: false },
-        connect: { type: 'button', title: 'Connect', description: 'OAuth.', button_text: 'Connect', callback_url: '/oauth' },
+        connect: {
+          type: 'button',
+          title: 'Connect',
+          description: 'OAuth.',
+          button_text: 'Connect',
+          callback_url: '/oauth',
+        },
       },
       required: ['channel', 'count'],
     },
@@ -32,7 +38,10 @@ const valid = {
   secrets: { CLIENT_ID: '${{ env.X }}', _other2: 'y' },
 };
 
-const property = (extra: object) => ({ ...valid, configurations: { account: { properties: { p: { title: 't', description: 'd', ...extra } } } } });
+const property = (extra: object) => ({
+  ...valid,
+  configurations: { account: { properties: { p: { title: 't', description: 'd', ...extra } } } },
+});
 
 describe('checkSchema', () => {
   it('accepts a manifest using every documented field', () => {
@@ -43,13 +52,20 @@ describe('checkSchema', () => {
     expect(checkSchema(property({ type: 'number', enum: [1], default: 'x', button_text: 'b' }))).toEqual([
       { pointer: '/configurations/account/properties/p/default', message: 'default must be a number (got a string)' },
       { pointer: '/configurations/account/properties/p/enum', message: '"enum" is only allowed on string properties' },
-      { pointer: '/configurations/account/properties/p/button_text', message: '"button_text" is only allowed on button properties' },
+      {
+        pointer: '/configurations/account/properties/p/button_text',
+        message: '"button_text" is only allowed on button properties',
+      },
     ]);
   });
 
   it('requires button_text and callback_url on buttons, and refuses default there', () => {
     const pointers = checkSchema(property({ type: 'button', default: 'x' })).map((p) => p.pointer);
-    expect(pointers.sort()).toEqual(['/configurations/account/properties/p/button_text', '/configurations/account/properties/p/callback_url', '/configurations/account/properties/p/default']);
+    expect(pointers.sort()).toEqual([
+      '/configurations/account/properties/p/button_text',
+      '/configurations/account/properties/p/callback_url',
+      '/configurations/account/properties/p/default',
+    ]);
   });
 
   it('names the allowed values and the value found', () => {
@@ -65,7 +81,9 @@ describe('checkSchema', () => {
   });
 
   it('refuses a protocol-relative callback path', () => {
-    expect(checkSchema(property({ type: 'button', button_text: 'b', callback_url: '//evil.example/cb' }))[0].pointer).toBe('/configurations/account/properties/p/callback_url');
+    expect(
+      checkSchema(property({ type: 'button', button_text: 'b', callback_url: '//evil.example/cb' }))[0].pointer,
+    ).toBe('/configurations/account/properties/p/callback_url');
   });
 
   it('points a duplicate scope at the later item', () => {
@@ -75,7 +93,11 @@ describe('checkSchema', () => {
   });
 
   it('refuses unknown keys inside nested objects, with the key in the pointer', () => {
-    const doc = { ...valid, blocks: [{ id: 'a', title: 't', description: 'd', iconn: 'x' }], configurations: { account: { properties: {}, extra: 1 }, global: {} } };
+    const doc = {
+      ...valid,
+      blocks: [{ id: 'a', title: 't', description: 'd', iconn: 'x' }],
+      configurations: { account: { properties: {}, extra: 1 }, global: {} },
+    };
     expect(checkSchema(doc).map((p) => `${p.pointer} ${p.message}`)).toEqual([
       '/blocks/0/iconn unknown key "iconn": did you mean "icon"?',
       '/configurations/global unknown key "global"',
@@ -90,8 +112,12 @@ describe('checkSchema', () => {
   });
 
   it('escapes "/" and "~" in pointers', () => {
-    expect(checkSchema({ ...valid, configurations: { account: { properties: { 'a/b~c': { type: 'text', title: 't', description: 'd' } } } } })[0].pointer)
-      .toBe('/configurations/account/properties/a~1b~0c/type');
+    expect(
+      checkSchema({
+        ...valid,
+        configurations: { account: { properties: { 'a/b~c': { type: 'text', title: 't', description: 'd' } } } },
+      })[0].pointer,
+    ).toBe('/configurations/account/properties/a~1b~0c/type');
   });
 });
 
@@ -101,8 +127,16 @@ describe('checkSemantics', () => {
   });
 
   it('reports every required name that is not a property, at its index', () => {
-    const doc = { ...valid, configurations: { site: { properties: { a: { type: 'string', title: 't', description: 'd' } }, required: ['x', 'a', 'y'] } } };
-    expect(checkSemantics(doc).map((p) => p.pointer)).toEqual(['/configurations/site/required/0', '/configurations/site/required/2']);
+    const doc = {
+      ...valid,
+      configurations: {
+        site: { properties: { a: { type: 'string', title: 't', description: 'd' } }, required: ['x', 'a', 'y'] },
+      },
+    };
+    expect(checkSemantics(doc).map((p) => p.pointer)).toEqual([
+      '/configurations/site/required/0',
+      '/configurations/site/required/2',
+    ]);
   });
 
   it('reports each internal scope unless the organization is first-party', () => {
@@ -110,11 +144,16 @@ describe('checkSemantics', () => {
     expect(checkSemantics(doc).map((p) => p.pointer)).toEqual(['/scopes/0', '/scopes/2']);
     expect(checkSemantics(doc, { firstPartyOrganizations: ['acme'] })).toEqual([]);
     expect(checkSemantics(doc, { firstPartyIntegrations: [String(doc.name)] })).toEqual([]);
-    expect(checkSemantics(doc, { firstPartyIntegrations: ['another'] }).map((p) => p.pointer)).toEqual(['/scopes/0', '/scopes/2']);
+    expect(checkSemantics(doc, { firstPartyIntegrations: ['another'] }).map((p) => p.pointer)).toEqual([
+      '/scopes/0',
+      '/scopes/2',
+    ]);
   });
 
   it('survives fields of the wrong type (the schema reports those)', () => {
-    expect(checkSemantics({ blocks: 'x', configurations: { site: { properties: 3, required: 'a' } }, scopes: {} })).toEqual([]);
+    expect(
+      checkSemantics({ blocks: 'x', configurations: { site: { properties: 3, required: 'a' } }, scopes: {} }),
+    ).toEqual([]);
   });
 });
 
@@ -131,12 +170,18 @@ describe('typo suggestions', () => {
   it('names the known key an unknown top-level key probably meant, and the key written for a missing one', () => {
     const { scopes, ...rest } = valid;
     const doc = { ...rest, scope: scopes };
-    expect(findUnknownKeys(doc)).toEqual([{ pointer: '/scope', message: 'unknown key "scope" (ignored; did you mean "scopes"?)' }]);
-    expect(checkSchema(doc)).toEqual([{ pointer: '/scopes', message: 'required key "scopes" is missing (is "scope" a misspelling of it?)' }]);
+    expect(findUnknownKeys(doc)).toEqual([
+      { pointer: '/scope', message: 'unknown key "scope" (ignored; did you mean "scopes"?)' },
+    ]);
+    expect(checkSchema(doc)).toEqual([
+      { pointer: '/scopes', message: 'required key "scopes" is missing (is "scope" a misspelling of it?)' },
+    ]);
   });
 
   it('suggests nothing for a key far from every known one', () => {
     expect(findUnknownKeys({ ...valid, homepage: 'x' })[0].message).toBe('unknown key "homepage" (ignored)');
-    expect(checkSchema({ ...valid, blocks: [{ id: 'a', title: 't', wholly: 1 }] })).toEqual([{ pointer: '/blocks/0/wholly', message: 'unknown key "wholly"' }]);
+    expect(checkSchema({ ...valid, blocks: [{ id: 'a', title: 't', wholly: 1 }] })).toEqual([
+      { pointer: '/blocks/0/wholly', message: 'unknown key "wholly"' },
+    ]);
   });
 });

@@ -18,9 +18,14 @@ function problem(text: string) {
 
 describe('YAML syntax errors', () => {
   it('names the line where an unterminated double quote opened, not the next key', () => {
-    const found = problem('name: greeter\ntitle: Greeter\ndescription: "Greets people\norganization: acme\nvisibility: public\n');
+    const found = problem(
+      'name: greeter\ntitle: Greeter\ndescription: "Greets people\norganization: acme\nvisibility: public\n',
+    );
     expect(found.at).toEqual({ line: 3, column: 14, lineText: 'description: "Greets people' });
-    expect(found.message).toBe('invalid YAML: the double-quoted value that starts here is never closed (the parser read on to line 4: deficient indentation); end it with "');
+    expect(found.message).toBe(
+      'invalid YAML: the double-quoted value that starts here is never closed (the parser read on to line 4: ' +
+        'deficient indentation); end it with "',
+    );
   });
 
   it('names an unterminated single quote and an unclosed flow list the same way', () => {

@@ -10,12 +10,21 @@ describe('finding a provider callback', () => {
   it('in the query', () => {
     expect(findCallback('GET', 'code=c&state=s', undefined, null)).toEqual({ where: 'query', states: ['s'] });
     expect(findCallback('GET', 'code=c', undefined, null)).toEqual({ where: 'query', states: [] });
-    expect(findCallback('GET', 'error=access_denied&state=s', undefined, null)).toEqual({ where: 'query', states: ['s'] });
-    expect(findCallback('GET', 'code=c&state=a&state=b', undefined, null)).toEqual({ where: 'query', states: ['a', 'b'] });
+    expect(findCallback('GET', 'error=access_denied&state=s', undefined, null)).toEqual({
+      where: 'query',
+      states: ['s'],
+    });
+    expect(findCallback('GET', 'code=c&state=a&state=b', undefined, null)).toEqual({
+      where: 'query',
+      states: ['a', 'b'],
+    });
   });
 
   it('in an urlencoded POST body (form_post)', () => {
-    expect(findCallback('POST', '', `${FORM}; charset=utf-8`, bytes('code=c&state=s'))).toEqual({ where: 'form', states: ['s'] });
+    expect(findCallback('POST', '', `${FORM}; charset=utf-8`, bytes('code=c&state=s'))).toEqual({
+      where: 'form',
+      states: ['s'],
+    });
     expect(findCallback('POST', '', FORM, bytes('error=denied&state=s'))).toEqual({ where: 'form', states: ['s'] });
     expect(findCallback('POST', '', FORM, bytes('code=c'))).toEqual({ where: 'form', states: [] });
   });
@@ -31,7 +40,9 @@ describe('finding a provider callback', () => {
   });
 
   it('gives the form its own state back, leaving the other fields as written', () => {
-    expect(new TextDecoder().decode(restoreFormState(bytes('code=a+b&state=n.s&x=%41'), 'mine 1'))).toBe('code=a+b&state=mine%201&x=%41');
+    expect(new TextDecoder().decode(restoreFormState(bytes('code=a+b&state=n.s&x=%41'), 'mine 1'))).toBe(
+      'code=a+b&state=mine%201&x=%41',
+    );
     expect(new TextDecoder().decode(restoreFormState(bytes('code=c&state=n.s'), null))).toBe('code=c');
   });
 });

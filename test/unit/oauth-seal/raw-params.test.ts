@@ -16,7 +16,7 @@ describe('raw parameters', () => {
     expect(withParam('state=1&a=2&state=3', 'state', null)).toBe('a=2');
   });
 
-  it('rewrites a URL\'s query, leaving its fragment and the rest alone', () => {
+  it("rewrites a URL's query, leaving its fragment and the rest alone", () => {
     expect(splitUrl('https://p.test/a?b=1#f?x')).toEqual({ head: 'https://p.test/a', query: 'b=1', fragment: '#f?x' });
     expect(urlWithParam('https://p.test/a?ticket=t&q=1#top', 'ticket', null)).toBe('https://p.test/a?q=1#top');
     expect(urlWithParam('https://p.test/a?ticket=t', 'ticket', null)).toBe('https://p.test/a');

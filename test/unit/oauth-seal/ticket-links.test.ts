@@ -5,21 +5,30 @@ import { withConnectTickets } from '../../../host/oauth-seal/ticket-links.ts';
 
 const ORG = 'http://127.0.0.1:8787/v1/integrations/github/installations/inst_org';
 const SPACE = 'http://127.0.0.1:8787/v1/integrations/github/installations/inst_space';
-const endpoints = [{ publicEndpoint: SPACE, ticket: () => 'T-space' }, { publicEndpoint: ORG, ticket: () => 'T-org' }];
+const endpoints = [
+  { publicEndpoint: SPACE, ticket: () => 'T-space' },
+  { publicEndpoint: ORG, ticket: () => 'T-org' },
+];
 
 describe('connect tickets on rendered links', () => {
-  it('are added to links into the rendered installations\' endpoints', () => {
+  it("are added to links into the rendered installations' endpoints", () => {
     const element = {
       type: 'button',
       onPress: { action: '@ui.url.open', url: `${SPACE}/oauth` },
-      children: [{ type: 'button', onPress: { action: '@ui.url.open', url: `${ORG}/oauth?x=1` } }, { type: 'button', onPress: { action: '@ui.url.open', url: ORG } }],
+      children: [
+        { type: 'button', onPress: { action: '@ui.url.open', url: `${ORG}/oauth?x=1` } },
+        { type: 'button', onPress: { action: '@ui.url.open', url: ORG } },
+      ],
     };
     expect(withConnectTickets({ type: 'element', element }, endpoints)).toEqual({
       type: 'element',
       element: {
         type: 'button',
         onPress: { action: '@ui.url.open', url: `${SPACE}/oauth?ticket=T-space` },
-        children: [{ type: 'button', onPress: { action: '@ui.url.open', url: `${ORG}/oauth?x=1&ticket=T-org` } }, { type: 'button', onPress: { action: '@ui.url.open', url: `${ORG}?ticket=T-org` } }],
+        children: [
+          { type: 'button', onPress: { action: '@ui.url.open', url: `${ORG}/oauth?x=1&ticket=T-org` } },
+          { type: 'button', onPress: { action: '@ui.url.open', url: `${ORG}?ticket=T-org` } },
+        ],
       },
     });
   });

@@ -15,7 +15,9 @@ describe('loadPlatformData', () => {
   });
 
   it('reports each schema problem with its pointer', () => {
-    expect(() => parsePlatformData('organizations: [{ id: acme }]\nspaces: []\nsites: []\n', 'p.yaml')).toThrow(/p\.yaml: invalid platform data:[\s\S]*\/organizations\/0: must have required property 'subdomain'/);
+    expect(() => parsePlatformData('organizations: [{ id: acme }]\nspaces: []\nsites: []\n', 'p.yaml')).toThrow(
+      /p\.yaml: invalid platform data:[\s\S]*\/organizations\/0: must have required property 'subdomain'/,
+    );
   });
 
   it('rejects references to unknown organizations and spaces', () => {
@@ -23,7 +25,9 @@ describe('loadPlatformData', () => {
 spaces: [{ id: s, organization: zzz, title: S }]
 sites: [{ id: t, organization: a, title: T, spaces: [nope] }]
 `;
-    expect(() => parsePlatformData(text, 'p.yaml')).toThrow(/\/spaces\/0\/organization: unknown organization "zzz"[\s\S]*\/sites\/0\/spaces\/0: unknown space "nope"/);
+    expect(() => parsePlatformData(text, 'p.yaml')).toThrow(
+      /\/spaces\/0\/organization: unknown organization "zzz"[\s\S]*\/sites\/0\/spaces\/0: unknown space "nope"/,
+    );
   });
 
   it('reports YAML syntax errors', () => {

@@ -95,7 +95,7 @@ describe('AbortInternals', () => {
   });
 });
 
-describe('signals and garbage collection (the DOM standard\'s rules)', () => {
+describe("signals and garbage collection (the DOM standard's rules)", () => {
   it('a source holds its dependent signals weakly: one nobody listens to is collected', async () => {
     const { AbortController, AbortSignal } = events();
     const controller = new AbortController();

@@ -4,7 +4,13 @@ import { ApiError, createApiClient } from '../../../sandbox-api/api-client.ts';
 const environment = { apiEndpoint: 'http://127.0.0.1:9/', apiTokens: { installation: 'iht_test' } };
 
 function stubFetch(status: number, body: unknown) {
-  const fetchMock = vi.fn(async (_url: string, _init?: RequestInit) => new Response(typeof body === 'string' ? body : JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } }));
+  const fetchMock = vi.fn(
+    async (_url: string, _init?: RequestInit) =>
+      new Response(typeof body === 'string' ? body : JSON.stringify(body), {
+        status,
+        headers: { 'content-type': 'application/json' },
+      }),
+  );
   vi.stubGlobal('fetch', fetchMock);
   return fetchMock;
 }
@@ -28,14 +34,16 @@ describe('createApiClient', () => {
     expect(fetchMock.mock.calls[0][0]).toBe('http://127.0.0.1:9/v1/sites/site_a/views?limit=5&cursor=12');
   });
 
-  it('throws ApiError with the host\'s status, code and message on a non-2xx answer', async () => {
+  it("throws ApiError with the host's status, code and message on a non-2xx answer", async () => {
     stubFetch(403, { error: { code: 'ERR_SCOPE_DENIED', message: 'no scope' } });
-    const error = await createApiClient(environment).spaces.update('s', { title: 't' }).catch((e: unknown) => e);
+    const error = await createApiClient(environment)
+      .spaces.update('s', { title: 't' })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 403, code: 'ERR_SCOPE_DENIED', message: 'no scope' });
   });
 
-  it('keeps a generic code when the error body is not the host\'s JSON', async () => {
+  it("keeps a generic code when the error body is not the host's JSON", async () => {
     stubFetch(502, 'bad gateway');
     await expect(createApiClient(environment).sites.get('s')).rejects.toMatchObject({ status: 502, code: 'HTTP_502' });
   });

@@ -18,9 +18,13 @@ describe('compression streams', () => {
   it('compress in each format so that zlib reads it back', async () => {
     harness = await Harness.create();
     const text = 'hello, streams '.repeat(1000);
-    const gz = await harness.evaluate<number[]>(through('CompressionStream', 'gzip', `new TextEncoder().encode(${JSON.stringify(text)})`));
+    const gz = await harness.evaluate<number[]>(
+      through('CompressionStream', 'gzip', `new TextEncoder().encode(${JSON.stringify(text)})`),
+    );
     expect(gunzipSync(Buffer.from(gz)).toString()).toBe(text);
-    const raw = await harness.evaluate<number[]>(through('CompressionStream', 'deflate-raw', `new TextEncoder().encode(${JSON.stringify(text)})`));
+    const raw = await harness.evaluate<number[]>(
+      through('CompressionStream', 'deflate-raw', `new TextEncoder().encode(${JSON.stringify(text)})`),
+    );
     expect(inflateRawSync(Buffer.from(raw)).toString()).toBe(text);
     expect(gz.length).toBeLessThan(text.length / 10);
   });
@@ -31,7 +35,8 @@ describe('compression streams', () => {
     const deflated = Array.from(deflateSync(big));
     const length = await harness.evaluate<number>(`(async () => {
       const input = new Uint8Array(${JSON.stringify(deflated)});
-      const stream = new ReadableStream({ start(c) { for (let i = 0; i < input.length; i += 7) c.enqueue(input.slice(i, i + 7)); c.close(); } });
+      const stream = new ReadableStream({ start(c) { for (let i = 0; i < input.length; i += 7) c.enqueue(input.slice(i,
+        i + 7)); c.close(); } });
       const out = await new Response(stream.pipeThrough(new DecompressionStream('deflate'))).arrayBuffer();
       return new Uint8Array(out).every((byte) => byte === 0x7a) ? out.byteLength : -1;
     })()`);
@@ -41,7 +46,8 @@ describe('compression streams', () => {
   it('fail the stream with a TypeError on data that is not the format', async () => {
     harness = await Harness.create();
     const outcome = await harness.evaluate<string>(`(async () => {
-      const stream = new Response(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])).body.pipeThrough(new DecompressionStream('gzip'));
+      const stream = new Response(new Uint8Array([1, 2, 3, 4, 5, 6, 7,
+        8])).body.pipeThrough(new DecompressionStream('gzip'));
       try { await new Response(stream).arrayBuffer(); return 'decoded'; } catch (error) { return error.name; }
     })()`);
     expect(outcome).toBe('TypeError');
@@ -49,7 +55,11 @@ describe('compression streams', () => {
 
   it('refuse a format the standard does not name, and chunks that are not bytes', async () => {
     harness = await Harness.create();
-    expect(await harness.evaluate(`(() => { try { new CompressionStream('brotli'); return 'made'; } catch (error) { return error.name; } })()`)).toBe('TypeError');
+    expect(
+      await harness.evaluate(
+        `(() => { try { new CompressionStream('brotli'); return 'made'; } catch (error) { return error.name; } })()`,
+      ),
+    ).toBe('TypeError');
     expect(
       await harness.evaluate(`(async () => {
         const { readable, writable } = new CompressionStream('gzip');
@@ -64,15 +74,24 @@ describe('compression streams', () => {
   it('are named and tagged as the standard spells them', async () => {
     harness = await Harness.create();
     expect(
-      await harness.evaluate(`[CompressionStream.name, DecompressionStream.name, Object.prototype.toString.call(new CompressionStream('gzip')), Object.prototype.toString.call(new DecompressionStream('deflate-raw'))]`),
-    ).toEqual(['CompressionStream', 'DecompressionStream', '[object CompressionStream]', '[object DecompressionStream]']);
+      await harness.evaluate(
+        `[CompressionStream.name, DecompressionStream.name, Object.prototype.toString.call(new ` +
+          `CompressionStream('gzip')), Object.prototype.toString.call(new DecompressionStream('deflate-raw'))]`,
+      ),
+    ).toEqual([
+      'CompressionStream',
+      'DecompressionStream',
+      '[object CompressionStream]',
+      '[object DecompressionStream]',
+    ]);
   });
 
   it('round-trip through each other', async () => {
     harness = await Harness.create();
     const text = await harness.evaluate<string>(`(async () => {
       const input = new TextEncoder().encode('round trip '.repeat(5000));
-      const stream = new Response(input).body.pipeThrough(new CompressionStream('deflate-raw')).pipeThrough(new DecompressionStream('deflate-raw'));
+      const stream = new Response(input).body.pipeThrough(new CompressionStream('deflate-raw'))
+        .pipeThrough(new DecompressionStream('deflate-raw'));
       return new Response(stream).text();
     })()`);
     expect(text).toBe('round trip '.repeat(5000));

@@ -21,7 +21,11 @@ describe('formatLogArgs', () => {
       [''],
       ['just a string'],
     ];
-    for (const args of cases) expect(formatLogArgs(args), JSON.stringify(args, (_, v) => (typeof v === 'bigint' || typeof v === 'symbol' ? String(v) : v))).toBe(format(...args));
+    for (const args of cases)
+      expect(
+        formatLogArgs(args),
+        JSON.stringify(args, (_, v) => (typeof v === 'bigint' || typeof v === 'symbol' ? String(v) : v)),
+      ).toBe(format(...args));
   });
 
   it('prints [Circular] for %j of a cyclic object', () => {
@@ -31,9 +35,28 @@ describe('formatLogArgs', () => {
   });
 
   it('never throws, even for hostile values', () => {
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('trap'); }, getPrototypeOf: () => { throw new Error('trap'); } });
-    const throwingToString = { toString: () => { throw new Error('nope'); } };
-    const getter = Object.defineProperty({}, 'secret', { get: () => { throw new Error('getter'); }, enumerable: true });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('trap');
+        },
+        getPrototypeOf: () => {
+          throw new Error('trap');
+        },
+      },
+    );
+    const throwingToString = {
+      toString: () => {
+        throw new Error('nope');
+      },
+    };
+    const getter = Object.defineProperty({}, 'secret', {
+      get: () => {
+        throw new Error('getter');
+      },
+      enumerable: true,
+    });
     expect(() => formatLogArgs([hostile, throwingToString, getter, '%d', throwingToString])).not.toThrow();
     expect(formatLogArgs([getter])).toBe('{ secret: [Getter] }');
     expect(formatLogArgs(['%s', throwingToString])).toContain('toString');
@@ -112,7 +135,14 @@ describe('createConsole', () => {
     console.log('inside');
     console.groupEnd();
     console.timeEnd('missing');
-    expect(lines.slice(0, 6)).toEqual([['log', 'a 1'], ['info', 'b'], ['warn', 'c'], ['error', 'd'], ['debug', 'e'], ['log', '{ f: 1 }']]);
+    expect(lines.slice(0, 6)).toEqual([
+      ['log', 'a 1'],
+      ['info', 'b'],
+      ['warn', 'c'],
+      ['error', 'd'],
+      ['debug', 'e'],
+      ['log', '{ f: 1 }'],
+    ]);
     expect(lines[6][1]).toMatch(/^Trace: g\n\s+at /);
     expect(lines.slice(7)).toEqual([
       ['error', 'Assertion failed: h'],
@@ -154,9 +184,17 @@ describe('createConsole', () => {
     expect(Object.isFrozen(prototype)).toBe(true);
     expect(Object.getPrototypeOf(prototype)).toBe(Object.prototype);
     expect(Object.prototype.toString.call(console)).toBe('[object console]');
-    expect(Object.getOwnPropertyDescriptor(console, Symbol.toStringTag)).toEqual({ value: 'console', writable: false, enumerable: false, configurable: true });
-    expect(Object.getOwnPropertyDescriptor(console, 'log')).toMatchObject({ writable: true, enumerable: true, configurable: true });
+    expect(Object.getOwnPropertyDescriptor(console, Symbol.toStringTag)).toEqual({
+      value: 'console',
+      writable: false,
+      enumerable: false,
+      configurable: true,
+    });
+    expect(Object.getOwnPropertyDescriptor(console, 'log')).toMatchObject({
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
     expect(Object.entries(console).filter(([name, method]) => method.name !== name)).toEqual([]);
   });
 });
-

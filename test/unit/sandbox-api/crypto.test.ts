@@ -24,7 +24,9 @@ describe('crypto.getRandomValues / randomUUID (runtime)', () => {
     expect(crypto.getRandomValues(new BigUint64Array(2)).length).toBe(2);
     expect(errorName(() => crypto.getRandomValues(new Uint8Array(65537)))).toBe('QuotaExceededError');
     expect(errorName(() => crypto.getRandomValues(new Float64Array(2) as never))).toBe('TypeMismatchError');
-    expect(errorName(() => crypto.getRandomValues(new DataView(new ArrayBuffer(4)) as never))).toBe('TypeMismatchError');
+    expect(errorName(() => crypto.getRandomValues(new DataView(new ArrayBuffer(4)) as never))).toBe(
+      'TypeMismatchError',
+    );
     expect(errorName(() => crypto.getRandomValues(new ArrayBuffer(4) as never))).toBe('TypeError');
   });
 
@@ -37,7 +39,8 @@ describe('crypto.getRandomValues / randomUUID (runtime)', () => {
   it('makes RFC 4122 version 4 UUIDs', () => {
     const uuids = new Set(Array.from({ length: 50 }, () => crypto.randomUUID()));
     expect(uuids.size).toBe(50);
-    for (const uuid of uuids) expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const uuid of uuids)
+      expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });
 

@@ -19,7 +19,8 @@ beforeAll(async () => {
         return new Response(body, {
           status: 201,
           statusText: 'Made',
-          headers: { 'x-url': request.url, 'x-probe': request.headers.get('x-probe') ?? '', 'x-hits': String(env.installation.hits), 'x-installation': env.installation.id },
+          headers: { 'x-url': request.url, 'x-probe': request.headers.get('x-probe') ?? '',
+            'x-hits': String(env.installation.hits), 'x-installation': env.installation.id },
         });
       },
     });
@@ -27,7 +28,19 @@ beforeAll(async () => {
 });
 afterAll(() => harness.isolate.dispose());
 
-const fetchEvent = (url: string) => envelope({ type: 'fetch', installationId: 'inst_1', request: { method: 'POST', url, headers: [['x-probe', 'p'], ['content-type', 'application/octet-stream']] } });
+const fetchEvent = (url: string) =>
+  envelope({
+    type: 'fetch',
+    installationId: 'inst_1',
+    request: {
+      method: 'POST',
+      url,
+      headers: [
+        ['x-probe', 'p'],
+        ['content-type', 'application/octet-stream'],
+      ],
+    },
+  });
 
 describe('dispatchWire', () => {
   it('answers exactly as dispatch does', async () => {
@@ -35,7 +48,12 @@ describe('dispatchWire', () => {
     const value = fetchEvent('https://h.example/a?b=1');
     const environment = { installation: { id: 'inst_1' } };
     const direct = await harness.dispatch({ ...value, fetchBody: body, environment });
-    const [meta, bytes] = await harness.dispatchWire(JSON.stringify(value.event), JSON.stringify(environment), body, null);
+    const [meta, bytes] = await harness.dispatchWire(
+      JSON.stringify(value.event),
+      JSON.stringify(environment),
+      body,
+      null,
+    );
     expect({ ...JSON.parse(meta), body: bytes }).toEqual({ ...direct, waitUntilPending: false });
     expect(JSON.parse(meta)).toMatchObject({ status: 201, statusText: 'Made', waitUntilPending: false });
     expect(bytes).toEqual(body);
@@ -44,13 +62,19 @@ describe('dispatchWire', () => {
   it('gives every dispatch sent the same text its own environment', async () => {
     const environmentJson = JSON.stringify({ installation: { id: 'inst_1' } });
     for (let i = 0; i < 3; i++) {
-      const [meta] = await harness.dispatchWire(JSON.stringify(fetchEvent('https://h.example/').event), environmentJson);
+      const [meta] = await harness.dispatchWire(
+        JSON.stringify(fetchEvent('https://h.example/').event),
+        environmentJson,
+      );
       expect(new Map(JSON.parse(meta).headers as [string, string][]).get('x-hits')).toBe('1');
     }
   });
 
   it('gives every dispatch a fresh copy of the environment it holds when the worker sends null', async () => {
-    await harness.dispatchWire(JSON.stringify(fetchEvent('https://h.example/').event), JSON.stringify({ installation: { id: 'inst_held' } }));
+    await harness.dispatchWire(
+      JSON.stringify(fetchEvent('https://h.example/').event),
+      JSON.stringify({ installation: { id: 'inst_held' } }),
+    );
     for (let i = 0; i < 3; i++) {
       const [meta] = await harness.dispatchWire(JSON.stringify(fetchEvent('https://h.example/').event), null);
       const headers = new Map(JSON.parse(meta).headers as [string, string][]);
@@ -58,7 +82,10 @@ describe('dispatchWire', () => {
       expect(headers.get('x-hits')).toBe('1');
     }
     // New text replaces what it holds.
-    await harness.dispatchWire(JSON.stringify(fetchEvent('https://h.example/').event), JSON.stringify({ installation: { id: 'inst_next' } }));
+    await harness.dispatchWire(
+      JSON.stringify(fetchEvent('https://h.example/').event),
+      JSON.stringify({ installation: { id: 'inst_next' } }),
+    );
     const [meta] = await harness.dispatchWire(JSON.stringify(fetchEvent('https://h.example/').event), null);
     expect(new Map(JSON.parse(meta).headers as [string, string][]).get('x-installation')).toBe('inst_next');
   });
@@ -66,8 +93,15 @@ describe('dispatchWire', () => {
   it('uses the parsed URLs it is handed, without asking the host again', async () => {
     const url = 'https://seeded.example/only-seeded';
     const seeded = { ...urlRecord(url)!, href: 'https://seeded.example/as-the-host-parsed-it' };
-    const [meta] = await harness.dispatchWire(JSON.stringify(fetchEvent(url).event), '{"installation":{"id":"inst_1"}}', null, JSON.stringify([[url, seeded]]));
-    expect(new Map(JSON.parse(meta).headers as [string, string][]).get('x-url')).toBe('https://seeded.example/as-the-host-parsed-it');
+    const [meta] = await harness.dispatchWire(
+      JSON.stringify(fetchEvent(url).event),
+      '{"installation":{"id":"inst_1"}}',
+      null,
+      JSON.stringify([[url, seeded]]),
+    );
+    expect(new Map(JSON.parse(meta).headers as [string, string][]).get('x-url')).toBe(
+      'https://seeded.example/as-the-host-parsed-it',
+    );
   });
 
   it('answers text that is not JSON with a 500 instead of rejecting', async () => {
@@ -88,7 +122,9 @@ describe('dispatchWire: the copy of a held environment', () => {
           const env = context.environment;
           const shape = (value) => Array.isArray(value) ? ['array', value.map(shape)]
             : typeof value === 'object' && value !== null
-              ? [Object.getPrototypeOf(value) === Object.prototype ? 'object' : 'other prototype', Object.getOwnPropertyNames(value).map((key) => [key, Object.getOwnPropertyDescriptor(value, key).writable, shape(value[key])])]
+              ? [Object.getPrototypeOf(value) === Object.prototype ? 'object' : 'other prototype',
+                Object.getOwnPropertyNames(value).map((key) => [key, Object.getOwnPropertyDescriptor(value,
+                key).writable, shape(value[key])])]
               : value;
           return new Response(JSON.stringify(shape(env)));
         },
@@ -98,7 +134,9 @@ describe('dispatchWire: the copy of a held environment', () => {
   afterAll(() => probe.isolate.dispose());
 
   it('has the shape JSON.parse gives, keys named like Object.prototype members included', async () => {
-    const text = '{"constructor":{"prototype":1},"__proto__":{"polluted":true},"toString":"x","hasOwnProperty":[1,{"valueOf":null}],"2":"two","1":"one","nested":{"a":[[],{}],"b":false}}';
+    const text =
+      '{"constructor":{"prototype":1},"__proto__":{"polluted":true},"toString":"x",' +
+      '"hasOwnProperty":[1,{"valueOf":null}],"2":"two","1":"one","nested":{"a":[[],{}],"b":false}}';
     const event = JSON.stringify(fetchEvent('https://h.example/').event);
     const [, parsed] = await probe.dispatchWire(event, text);
     const [, copied] = await probe.dispatchWire(event, null);
@@ -109,11 +147,26 @@ describe('dispatchWire: the copy of a held environment', () => {
       Array.isArray(value)
         ? ['array', value.map(describe)]
         : typeof value === 'object' && value !== null
-          ? [Object.getPrototypeOf(value) === Object.prototype ? 'object' : 'other prototype', Object.getOwnPropertyNames(value).map((key) => [key, Object.getOwnPropertyDescriptor(value, key)!.writable, describe((value as Record<string, unknown>)[key])])]
+          ? [
+              Object.getPrototypeOf(value) === Object.prototype ? 'object' : 'other prototype',
+              Object.getOwnPropertyNames(value).map((key) => [
+                key,
+                Object.getOwnPropertyDescriptor(value, key)!.writable,
+                describe((value as Record<string, unknown>)[key]),
+              ]),
+            ]
           : value;
     expect(shape).toEqual(describe(JSON.parse(text)));
     expect(shape[0]).toBe('object');
-    expect(shape[1].map((entry: unknown[]) => entry[0])).toEqual(['1', '2', 'constructor', '__proto__', 'toString', 'hasOwnProperty', 'nested']);
+    expect(shape[1].map((entry: unknown[]) => entry[0])).toEqual([
+      '1',
+      '2',
+      'constructor',
+      '__proto__',
+      'toString',
+      'hasOwnProperty',
+      'nested',
+    ]);
     expect(shape[1][3]).toEqual(['__proto__', true, ['object', [['polluted', true, true]]]]);
   });
 

@@ -30,32 +30,58 @@ afterAll(() => harness?.dispose());
 describe('TextDecoderStream', () => {
   it('decodes UTF-8 split inside characters, a BOM only at the start, and flushes an unfinished sequence', async () => {
     const out = await harness.evaluate(`pipeThrough(new TextDecoderStream(), [
-      new Uint8Array([0xef, 0xbb]), new Uint8Array([0xbf, 0x41, 0xe2]), new Uint8Array([0x82]), new Uint8Array([0xac, 0xf0, 0x9f]).buffer,
+      new Uint8Array([0xef, 0xbb]), new Uint8Array([0xbf, 0x41, 0xe2]), new Uint8Array([0x82]), new Uint8Array([0xac,
+        0xf0, 0x9f]).buffer,
     ])`);
     expect(out).toEqual(['A', '€', '\ufffd']);
   });
 
   it('decodes a stateful legacy encoding across chunks through the host', async () => {
-    const out = await harness.evaluate(`pipeThrough(new TextDecoderStream('sjis'), [new Uint8Array([0x82]), new Uint8Array([0xa0, 0x82]), new DataView(new Uint8Array([0xa2]).buffer)])`);
+    const out = await harness.evaluate(
+      `pipeThrough(new TextDecoderStream('sjis'), [new Uint8Array([0x82]), new Uint8Array([0xa0, 0x82]), new ` +
+        `DataView(new Uint8Array([0xa2]).buffer)])`,
+    );
     expect(out).toEqual(['あ', 'い']);
   });
 
   it('has the decoder attributes and the stream pair, named as the standard spells them', async () => {
     const result = await harness.evaluate(`(() => {
       const stream = new TextDecoderStream('UTF-16', { fatal: true, ignoreBOM: true });
-      return [stream.encoding, stream.fatal, stream.ignoreBOM, stream.readable instanceof ReadableStream, stream.writable instanceof WritableStream,
+      return [stream.encoding, stream.fatal, stream.ignoreBOM, stream.readable instanceof ReadableStream,
+        stream.writable instanceof WritableStream,
         Object.prototype.toString.call(stream), TextDecoderStream.name, new TextDecoderStream().encoding,
         (() => { try { new TextDecoderStream('utf-7'); } catch (error) { return error.name; } })(),
-        (() => { try { Object.getOwnPropertyDescriptor(TextDecoderStream.prototype, 'encoding').get.call({}); } catch (error) { return error.name; } })()];
+        (() => { try { Object.getOwnPropertyDescriptor(TextDecoderStream.prototype, 'encoding').get.call({});
+          } catch (error) { return error.name; } })()];
     })()`);
-    expect(result).toEqual(['utf-16le', true, true, true, true, '[object TextDecoderStream]', 'TextDecoderStream', 'utf-8', 'RangeError', 'TypeError']);
+    expect(result).toEqual([
+      'utf-16le',
+      true,
+      true,
+      true,
+      true,
+      '[object TextDecoderStream]',
+      'TextDecoderStream',
+      'utf-8',
+      'RangeError',
+      'TypeError',
+    ]);
   });
 
   it('errors the stream on invalid data when fatal, and on a chunk that is not a BufferSource', async () => {
-    expect(await harness.evaluate(`pipeThrough(new TextDecoderStream('utf-8', { fatal: true }), [new Uint8Array([0x41]), new Uint8Array([0xff])])`)).toEqual(['A', 'TypeError']);
+    expect(
+      await harness.evaluate(
+        `pipeThrough(new TextDecoderStream('utf-8', { fatal: true }), [new Uint8Array([0x41]), new ` +
+          `Uint8Array([0xff])])`,
+      ),
+    ).toEqual(['A', 'TypeError']);
     expect(await harness.evaluate(`pipeThrough(new TextDecoderStream(), ['text'])`)).toEqual(['TypeError']);
     expect(await harness.evaluate(`pipeThrough(new TextDecoderStream(), [undefined])`)).toEqual(['TypeError']);
-    expect(await harness.evaluate(`pipeThrough(new TextDecoderStream('utf-8', { fatal: true }), [new Uint8Array([0xe2, 0x82])])`)).toEqual(['TypeError']);
+    expect(
+      await harness.evaluate(
+        `pipeThrough(new TextDecoderStream('utf-8', { fatal: true }), [new Uint8Array([0xe2, 0x82])])`,
+      ),
+    ).toEqual(['TypeError']);
   });
 });
 
@@ -67,12 +93,22 @@ describe('TextEncoderStream', () => {
 
   it('turns lone surrogates into U+FFFD, a high one at the very end too', async () => {
     const out = await harness.evaluate(`pipeThrough(new TextEncoderStream(), ['\\udc00x\\ud800', 'y\\ud800'])`);
-    expect(out).toEqual([[0xef, 0xbf, 0xbd, 0x78], [0xef, 0xbf, 0xbd, 0x79], [0xef, 0xbf, 0xbd]]);
+    expect(out).toEqual([
+      [0xef, 0xbf, 0xbd, 0x78],
+      [0xef, 0xbf, 0xbd, 0x79],
+      [0xef, 0xbf, 0xbd],
+    ]);
   });
 
   it('says utf-8, and errors the stream on a chunk that cannot become a string', async () => {
-    const result = await harness.evaluate(`[new TextEncoderStream().encoding, Object.prototype.toString.call(new TextEncoderStream()), TextEncoderStream.length]`);
+    const result = await harness.evaluate(
+      `[new TextEncoderStream().encoding, Object.prototype.toString.call(new TextEncoderStream()), ` +
+        `TextEncoderStream.length]`,
+    );
     expect(result).toEqual(['utf-8', '[object TextEncoderStream]', 0]);
-    expect(await harness.evaluate(`pipeThrough(new TextEncoderStream(), ['ok', Symbol('no')])`)).toEqual([[0x6f, 0x6b], 'TypeError']);
+    expect(await harness.evaluate(`pipeThrough(new TextEncoderStream(), ['ok', Symbol('no')])`)).toEqual([
+      [0x6f, 0x6b],
+      'TypeError',
+    ]);
   });
 });

@@ -15,7 +15,17 @@ function pendingFetch() {
     release,
     stub: async (request: { url: string }) => {
       await answered;
-      return { ok: true as const, value: { status: 200, statusText: 'OK', headers: [] as [string, string][], body: new Uint8Array(0), url: request.url, redirected: false } };
+      return {
+        ok: true as const,
+        value: {
+          status: 200,
+          statusText: 'OK',
+          headers: [] as [string, string][],
+          body: new Uint8Array(0),
+          url: request.url,
+          redirected: false,
+        },
+      };
     },
   };
 }
@@ -31,15 +41,33 @@ describe('Request#signal', () => {
       const cloned = first.clone();
       const before = [first.signal.aborted, copy.signal.aborted, cloned.signal.aborted];
       controller.abort('stop');
-      return { before, after: [first.signal.aborted, copy.signal.aborted, cut.signal.aborted, cloned.signal.aborted], reason: copy.signal.reason, type: Object.prototype.toString.call(first.signal), plain: new Request('https://a.example/').signal.aborted };
+      return { before, after: [first.signal.aborted, copy.signal.aborted, cut.signal.aborted, cloned.signal.aborted],
+        reason: copy.signal.reason, type: Object.prototype.toString.call(first.signal),
+        plain: new Request('https://a.example/').signal.aborted };
     })()`);
-    expect(seen).toEqual({ before: [false, false, false], after: [true, true, false, true], reason: 'stop', type: '[object AbortSignal]', plain: false });
+    expect(seen).toEqual({
+      before: [false, false, false],
+      after: [true, true, false, true],
+      reason: 'stop',
+      type: '[object AbortSignal]',
+      plain: false,
+    });
   });
 
   it('refuses a signal that is not an AbortSignal', async () => {
     harness = await Harness.create();
-    expect(await harness.evaluate(`(() => { try { new Request('https://a.example/', { signal: {} }); return 'made'; } catch (error) { return error.name; } })()`)).toBe('TypeError');
-    expect(await harness.evaluate(`(() => { new AbortController(); try { new Request('https://a.example/', { signal: Object.create(AbortSignal.prototype) }); return 'made'; } catch (error) { return error.name; } })()`)).toBe('TypeError');
+    expect(
+      await harness.evaluate(
+        `(() => { try { new Request('https://a.example/', { signal: {} }); return 'made'; } catch (error) { ` +
+          `return error.name; } })()`,
+      ),
+    ).toBe('TypeError');
+    expect(
+      await harness.evaluate(
+        `(() => { new AbortController(); try { new Request('https://a.example/', { signal: ` +
+          `Object.create(AbortSignal.prototype) }); return 'made'; } catch (error) { return error.name; } })()`,
+      ),
+    ).toBe('TypeError');
   });
 });
 
@@ -47,7 +75,8 @@ describe('an aborted fetch', () => {
   it('rejects at once with the reason of a signal aborted before it started, and never reaches the host', async () => {
     harness = await Harness.create();
     const outcome = await harness.evaluate(`(async () => {
-      try { await fetch('https://a.example/', { signal: AbortSignal.abort() }); return 'fetched'; } catch (error) { return error.name; }
+      try { await fetch('https://a.example/', { signal: AbortSignal.abort() }); return 'fetched'; } catch (error) {
+        return error.name; }
     })()`);
     expect(outcome).toBe('AbortError');
     expect(harness.fetchCalls).toHaveLength(0);
@@ -68,25 +97,41 @@ describe('an aborted fetch', () => {
     pending.release();
   });
 
-  it('fails the body’s next read with the reason when aborted while the body is read, and closes it on the host', async () => {
-    let cancelled = false;
-    const rest: StubBody = {
-      read: () => new Promise(() => undefined),
-      cancel: () => {
-        cancelled = true;
-      },
-    };
-    harness = await Harness.create({ fetch: (request) => ({ ok: true, value: { status: 200, statusText: 'OK', headers: [], body: new Uint8Array(0), url: request.url, redirected: false }, rest }) });
-    const outcome = await harness.evaluate(`(async () => {
+  it(
+    'fails the body’s next read with the reason when aborted ' + 'while the body is read, and closes it on the host',
+    async () => {
+      let cancelled = false;
+      const rest: StubBody = {
+        read: () => new Promise(() => undefined),
+        cancel: () => {
+          cancelled = true;
+        },
+      };
+      harness = await Harness.create({
+        fetch: (request) => ({
+          ok: true,
+          value: {
+            status: 200,
+            statusText: 'OK',
+            headers: [],
+            body: new Uint8Array(0),
+            url: request.url,
+            redirected: false,
+          },
+          rest,
+        }),
+      });
+      const outcome = await harness.evaluate(`(async () => {
       const controller = new AbortController();
       const response = await fetch('https://a.example/stream', { signal: controller.signal });
       const reading = response.text();
       controller.abort();
       try { await reading; return 'read'; } catch (error) { return error.name; }
     })()`);
-    expect(outcome).toBe('AbortError');
-    expect(cancelled).toBe(true);
-  });
+      expect(outcome).toBe('AbortError');
+      expect(cancelled).toBe(true);
+    },
+  );
 
   it('is named and sized as the standard says', async () => {
     harness = await Harness.create();

@@ -16,7 +16,8 @@ describe('global class names', () => {
   it('are the standard names, with the WebIDL lengths and class strings', async () => {
     const result = await harness.evaluate<string>(`JSON.stringify(${JSON.stringify(CLASSES)}.map((name) => {
       const value = globalThis[name];
-      const instance = name === 'URL' ? new URL('https://a.example/') : name === 'File' ? new File([], 'f') : new value();
+      const instance = name === 'URL' ? new URL('https://a.example/') : name === 'File' ? new File([],
+        'f') : new value();
       const tag = Object.getOwnPropertyDescriptor(value.prototype, Symbol.toStringTag);
       return [name, value.name, value.length, Object.prototype.toString.call(instance), tag.value, 'get' in tag];
     }))`);
@@ -52,27 +53,48 @@ describe('global class names', () => {
 
   it('give iterators and the console the standard class strings', async () => {
     expect(
-      await harness.evaluate(`[new Headers().keys(), new URLSearchParams().values(), new FormData().entries(), console].map((value) => Object.prototype.toString.call(value))`),
-    ).toEqual(['[object Headers Iterator]', '[object URLSearchParams Iterator]', '[object FormData Iterator]', '[object console]']);
+      await harness.evaluate(
+        `[new Headers().keys(), new URLSearchParams().values(), new FormData().entries(), console].map((value) => ` +
+          `Object.prototype.toString.call(value))`,
+      ),
+    ).toEqual([
+      '[object Headers Iterator]',
+      '[object URLSearchParams Iterator]',
+      '[object FormData Iterator]',
+      '[object console]',
+    ]);
   });
 });
 
 describe('every global', () => {
-  it('that is a class or function carries the name it is reached by, and the runtime objects their class strings', async () => {
-    const seen = await harness.evaluate<{ misnamed: string[]; tags: string[] }>(`(() => {
+  it(
+    'that is a class or function carries the name it is reached ' + 'by, and the runtime objects their class strings',
+    async () => {
+      const seen = await harness.evaluate<{ misnamed: string[]; tags: string[] }>(`(() => {
       const misnamed = [];
       for (const name of Object.getOwnPropertyNames(globalThis)) {
         const value = globalThis[name];
-        if (typeof value === 'function' && value.name !== name) misnamed.push(name + ' is named ' + JSON.stringify(value.name));
+        if (typeof value === 'function' && value.name !== name)
+          misnamed.push(name + ' is named ' + JSON.stringify(value.name));
       }
-      const tags = [crypto, crypto.subtle, navigator, performance, console, new TransformStream(), new Response('x').body, new AbortController().signal, new TextDecoderStream(), new CompressionStream('gzip')]
+      const tags = [crypto, crypto.subtle, navigator, performance, console, new TransformStream(),
+        new Response('x').body, new AbortController().signal, new TextDecoderStream(), new CompressionStream('gzip')]
         .map((value) => Object.prototype.toString.call(value));
       return { misnamed, tags };
     })()`);
-    expect(seen.misnamed).toEqual([]);
-    expect(seen.tags).toEqual([
-      '[object Crypto]', '[object SubtleCrypto]', '[object Navigator]', '[object Performance]', '[object console]',
-      '[object TransformStream]', '[object ReadableStream]', '[object AbortSignal]', '[object TextDecoderStream]', '[object CompressionStream]',
-    ]);
-  });
+      expect(seen.misnamed).toEqual([]);
+      expect(seen.tags).toEqual([
+        '[object Crypto]',
+        '[object SubtleCrypto]',
+        '[object Navigator]',
+        '[object Performance]',
+        '[object console]',
+        '[object TransformStream]',
+        '[object ReadableStream]',
+        '[object AbortSignal]',
+        '[object TextDecoderStream]',
+        '[object CompressionStream]',
+      ]);
+    },
+  );
 });

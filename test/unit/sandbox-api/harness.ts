@@ -8,12 +8,23 @@ import { build } from 'esbuild';
 import ivm from 'isolated-vm';
 import { buildRuntimeScript, buildSnapshotScript } from '../../../sandbox-api/runtime/build.ts';
 import { bootstrapRuntime, createRuntimeSnapshot } from '../../../host/sandbox/runtime-snapshot.ts';
-import { createRealmResources, orderedPrimitives, realmImplementations, type PrimitiveImplementations } from '../../../host/sandbox/realm-primitives.ts';
+import {
+  createRealmResources,
+  orderedPrimitives,
+  realmImplementations,
+  type PrimitiveImplementations,
+} from '../../../host/sandbox/realm-primitives.ts';
 import type { RealmOwner } from '../../../host/sandbox/realm.ts';
 import { createTextDecoding } from '../../../host/bridge/text-decoding.ts';
 import { createSubtle, type SubtleBridge, type SubtleOptions } from '../../../host/bridge/webcrypto.ts';
 import { runtimeModules } from '../../helpers/runtime-modules.ts';
-import { buildProblems, describeBuildProblem, integrationBuildOptions, wrapBundle, type BundleMode } from '../../../host/manifest/bundle.ts';
+import {
+  buildProblems,
+  describeBuildProblem,
+  integrationBuildOptions,
+  wrapBundle,
+  type BundleMode,
+} from '../../../host/manifest/bundle.ts';
 import { resolutionRoots } from '../../../host/manifest/resolution-roots.ts';
 import { setUrlComponent } from '../../../host/bridge/primitives.ts';
 import type {
@@ -83,7 +94,9 @@ export interface StubBody {
   cancel(): void;
 }
 
-export type FetchStub = (request: BridgeRequest) => Promise<BridgeResult<BridgeResponse> & { rest?: StubBody }> | (BridgeResult<BridgeResponse> & { rest?: StubBody });
+export type FetchStub = (
+  request: BridgeRequest,
+) => Promise<BridgeResult<BridgeResponse> & { rest?: StubBody }> | (BridgeResult<BridgeResponse> & { rest?: StubBody });
 
 export interface HarnessOptions {
   fetch?: FetchStub;
@@ -129,7 +142,11 @@ export interface LogLine {
   text: string;
 }
 
-export function envelope(event: Partial<SandboxEvent> & { type: string }, fetchBody: Uint8Array | null = null, environment: Record<string, unknown> = {}): Envelope {
+export function envelope(
+  event: Partial<SandboxEvent> & { type: string },
+  fetchBody: Uint8Array | null = null,
+  environment: Record<string, unknown> = {},
+): Envelope {
   return { event: { eventId: `evt-${Math.random().toString(36).slice(2)}`, ...event }, environment, fetchBody };
 }
 
@@ -165,7 +182,12 @@ export class Harness {
   #api: ivm.Reference<Record<string, unknown>>;
   #timers = new Map<number, NodeJS.Timeout>();
 
-  private constructor(isolate: ivm.Isolate, context: ivm.Context, api: ivm.Reference<Record<string, unknown>>, subtle: Partial<SubtleOptions> = {}) {
+  private constructor(
+    isolate: ivm.Isolate,
+    context: ivm.Context,
+    api: ivm.Reference<Record<string, unknown>>,
+    subtle: Partial<SubtleOptions> = {},
+  ) {
     this.isolate = isolate;
     this.context = context;
     this.#api = api;
@@ -174,7 +196,10 @@ export class Harness {
 
   static async create(options: HarnessOptions = {}): Promise<Harness> {
     const fromSnapshot = (options.runtime ?? 'snapshot') === 'snapshot';
-    const isolate = new ivm.Isolate({ memoryLimit: 64, ...(fromSnapshot ? { snapshot: await runtimeSnapshot() } : {}) });
+    const isolate = new ivm.Isolate({
+      memoryLimit: 64,
+      ...(fromSnapshot ? { snapshot: await runtimeSnapshot() } : {}),
+    });
     const context = await isolate.createContext();
     const harness = new Harness(isolate, context, undefined as never, options.subtle);
 
@@ -185,7 +210,14 @@ export class Harness {
       options.fetch ??
       ((request) => ({
         ok: true,
-        value: { status: 200, statusText: 'OK', headers: [['content-type', 'text/plain']], body: new TextEncoder().encode('stub'), url: request.url, redirected: false },
+        value: {
+          status: 200,
+          statusText: 'OK',
+          headers: [['content-type', 'text/plain']],
+          body: new TextEncoder().encode('stub'),
+          url: request.url,
+          redirected: false,
+        },
       }));
     // Named functions: the in-isolate Callbacks carry these names, which lets a test look for them.
     function bridge_log(level: LogLevel, text: string): void {
@@ -220,10 +252,13 @@ export class Harness {
     }
     function bridge_setTimer(id: number, delayMs: number): void {
       clearTimeout(harness.#timers.get(id));
-      harness.#timers.set(id, setTimeout(() => {
-        harness.#timers.delete(id);
-        harness.fireTimer(id);
-      }, delayMs));
+      harness.#timers.set(
+        id,
+        setTimeout(() => {
+          harness.#timers.delete(id);
+          harness.fireTimer(id);
+        }, delayMs),
+      );
     }
     function bridge_clearTimer(id: number): void {
       clearTimeout(harness.#timers.get(id));
@@ -236,7 +271,14 @@ export class Harness {
       return options.throwingPrimitives ? boom() : setUrlComponent(href, component, value);
     }
     const decodeText = createTextDecoding();
-    function bridge_decodeText(bytes: Uint8Array, encoding: string, fatal: boolean, ignoreBOM: boolean, stream: number, last: boolean): BridgeResult<string> {
+    function bridge_decodeText(
+      bytes: Uint8Array,
+      encoding: string,
+      fatal: boolean,
+      ignoreBOM: boolean,
+      stream: number,
+      last: boolean,
+    ): BridgeResult<string> {
       return options.throwingPrimitives ? boom() : decodeText(bytes, encoding, fatal, ignoreBOM, stream, last);
     }
     function bridge_randomBytes(length: number): Uint8Array {
@@ -250,7 +292,15 @@ export class Harness {
 
     const modules = await runtimeModules();
     // The host's implementations (realm-primitives.ts) for everything a test does not stand in for.
-    const owner: RealmOwner = { log: bridge_log, fetch: bridge_fetch, fetchRead: bridge_fetchRead, fetchCancel: bridge_fetchCancel, setTimer: bridge_setTimer, clearTimer: bridge_clearTimer, lateAnswer: () => false };
+    const owner: RealmOwner = {
+      log: bridge_log,
+      fetch: bridge_fetch,
+      fetchRead: bridge_fetchRead,
+      fetchCancel: bridge_fetchCancel,
+      setTimer: bridge_setTimer,
+      clearTimer: bridge_clearTimer,
+      lateAnswer: () => false,
+    };
     const implementations = realmImplementations(() => owner, owner, modules, createRealmResources());
     const chosen: PrimitiveImplementations = {
       ...implementations,
@@ -269,19 +319,24 @@ export class Harness {
       // The runtime's own defences are what these tests look at: host errors cross unsanitized here,
       // rejections too (marked handled, so that Node does not report them before isolated-vm takes them).
       (fn) => fn,
-      (fn) => (...args) => {
-        const answer = Promise.resolve().then(() => fn(...args));
-        answer.catch(() => undefined);
-        return answer;
-      },
+      (fn) =>
+        (...args) => {
+          const answer = Promise.resolve().then(() => fn(...args));
+          answer.catch(() => undefined);
+          return answer;
+        },
     );
     let api: ivm.Reference<Record<string, unknown>>;
     if (fromSnapshot) {
       api = (await bootstrapRuntime(context, bound, 30_000)) as ivm.Reference<Record<string, unknown>>;
     } else {
       const runtime = await isolate.compileScript(await buildRuntimeScript(), { filename: 'sandbox-runtime.js' });
-      const installRef = (await runtime.run(context, { reference: true })) as ivm.Reference<(...args: unknown[]) => unknown>;
-      api = installRef.applySync(undefined, bound as never[], { result: { reference: true } }) as ivm.Reference<Record<string, unknown>>;
+      const installRef = (await runtime.run(context, { reference: true })) as ivm.Reference<
+        (...args: unknown[]) => unknown
+      >;
+      api = installRef.applySync(undefined, bound as never[], { result: { reference: true } }) as ivm.Reference<
+        Record<string, unknown>
+      >;
     }
     harness.#api = api;
     return harness;
@@ -295,19 +350,33 @@ export class Harness {
     await setEntry.apply(undefined, [namespace.derefInto()]);
   }
 
-  async loadSource(source: string, loader: 'ts' | 'tsx' = 'ts', variant: { jsxImportSource?: string; mode?: BundleMode } = {}): Promise<void> {
+  async loadSource(
+    source: string,
+    loader: 'ts' | 'tsx' = 'ts',
+    variant: { jsxImportSource?: string; mode?: BundleMode } = {},
+  ): Promise<void> {
     await this.load(await bundleIntegration(source, loader, variant));
   }
 
   async dispatch(value: Envelope): Promise<SandboxResponse & { streamed?: StreamedBody }> {
-    const dispatch = (await this.#api.get('dispatch', { reference: true })) as ivm.Reference<(e: Envelope) => Promise<SandboxResponse>>;
-    return (await dispatch.apply(undefined, [value], { arguments: { copy: true }, result: { promise: true, copy: true } })) as SandboxResponse & { streamed?: StreamedBody };
+    const dispatch = (await this.#api.get('dispatch', { reference: true })) as ivm.Reference<
+      (e: Envelope) => Promise<SandboxResponse>
+    >;
+    return (await dispatch.apply(undefined, [value], {
+      arguments: { copy: true },
+      result: { promise: true, copy: true },
+    })) as SandboxResponse & { streamed?: StreamedBody };
   }
 
   /** The next chunk of a streamed response body of kind 'runtime' (RuntimeApi.pullBody). */
   async pullBody(id: number): Promise<Uint8Array | null> {
-    const pull = (await this.#api.get('pullBody', { reference: true })) as ivm.Reference<(id: number) => Promise<Uint8Array | null>>;
-    return (await pull.apply(undefined, [id], { arguments: { copy: true }, result: { promise: true, copy: true } })) as Uint8Array | null;
+    const pull = (await this.#api.get('pullBody', { reference: true })) as ivm.Reference<
+      (id: number) => Promise<Uint8Array | null>
+    >;
+    return (await pull.apply(undefined, [id], {
+      arguments: { copy: true },
+      result: { promise: true, copy: true },
+    })) as Uint8Array | null;
   }
 
   /** Every chunk of a streamed response body of kind 'runtime', joined. */
@@ -318,9 +387,19 @@ export class Harness {
   }
 
   /** The worker's path: RuntimeApi.dispatchWire with JSON text, answered as [meta JSON, body]. */
-  async dispatchWire(eventJson: string, environmentJson: string | null, fetchBody: Uint8Array | null = null, parsedUrlsJson: string | null = null): Promise<[string, Uint8Array]> {
-    const dispatch = (await this.#api.get('dispatchWire', { reference: true })) as ivm.Reference<(...args: unknown[]) => Promise<[string, Uint8Array]>>;
-    return (await dispatch.apply(undefined, [eventJson, environmentJson, fetchBody, parsedUrlsJson], { arguments: { copy: true }, result: { promise: true, copy: true } })) as [string, Uint8Array];
+  async dispatchWire(
+    eventJson: string,
+    environmentJson: string | null,
+    fetchBody: Uint8Array | null = null,
+    parsedUrlsJson: string | null = null,
+  ): Promise<[string, Uint8Array]> {
+    const dispatch = (await this.#api.get('dispatchWire', { reference: true })) as ivm.Reference<
+      (...args: unknown[]) => Promise<[string, Uint8Array]>
+    >;
+    return (await dispatch.apply(undefined, [eventJson, environmentJson, fetchBody, parsedUrlsJson], {
+      arguments: { copy: true },
+      result: { promise: true, copy: true },
+    })) as [string, Uint8Array];
   }
 
   async drain(eventId: string): Promise<void> {

@@ -1,10 +1,35 @@
 // Headers (runtime) against Node's (undici's) Headers as the oracle.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Headers as RuntimeHeaders, MAX_CROSSING_HEADER_BYTES, crossingHeaderPairs, setHeadersGuard } from '../../../sandbox-api/runtime/headers.ts';
+import {
+  Headers as RuntimeHeaders,
+  MAX_CROSSING_HEADER_BYTES,
+  crossingHeaderPairs,
+  setHeadersGuard,
+} from '../../../sandbox-api/runtime/headers.ts';
 
-const name = fc.constantFrom('Content-Type', 'content-type', 'X-A', 'x-a', 'Set-Cookie', 'set-cookie', 'Accept', 'bad name', 'ümlaut', '');
-const value = fc.constantFrom('text/plain', ' padded\t', 'a, b', '', 'v\u00ff', 'bad\nvalue', 'snow\u2603', 'c=1; Path=/');
+const name = fc.constantFrom(
+  'Content-Type',
+  'content-type',
+  'X-A',
+  'x-a',
+  'Set-Cookie',
+  'set-cookie',
+  'Accept',
+  'bad name',
+  'ümlaut',
+  '',
+);
+const value = fc.constantFrom(
+  'text/plain',
+  ' padded\t',
+  'a, b',
+  '',
+  'v\u00ff',
+  'bad\nvalue',
+  'snow\u2603',
+  'c=1; Path=/',
+);
 const op = fc.tuple(fc.constantFrom('append', 'set', 'delete', 'get', 'has'), name, value);
 
 function replay(headers: RuntimeHeaders | Headers, ops: [string, string, string][]): unknown[] {
@@ -32,9 +57,20 @@ describe('Headers (runtime)', () => {
   });
 
   it('is case-insensitive, combines values with ", " and iterates sorted, set-cookie apart', () => {
-    const headers = new RuntimeHeaders([['X-B', '1'], ['x-a', '2'], ['X-B', '3'], ['Set-Cookie', 'a=1'], ['set-cookie', 'b=2']]);
+    const headers = new RuntimeHeaders([
+      ['X-B', '1'],
+      ['x-a', '2'],
+      ['X-B', '3'],
+      ['Set-Cookie', 'a=1'],
+      ['set-cookie', 'b=2'],
+    ]);
     expect(headers.get('x-b')).toBe('1, 3');
-    expect([...headers]).toEqual([['set-cookie', 'a=1'], ['set-cookie', 'b=2'], ['x-a', '2'], ['x-b', '1, 3']]);
+    expect([...headers]).toEqual([
+      ['set-cookie', 'a=1'],
+      ['set-cookie', 'b=2'],
+      ['x-a', '2'],
+      ['x-b', '1, 3'],
+    ]);
     expect(headers.getSetCookie()).toEqual(['a=1', 'b=2']);
     expect(crossingHeaderPairs(headers, 'the response')).toEqual([...headers]);
   });
@@ -46,7 +82,9 @@ describe('Headers (runtime)', () => {
     for (let i = 0; i < 63; i++) atCap.append(`x-${String(i).padStart(2, '0')}`, value);
     expect(crossingHeaderPairs(atCap, 'the response')).toHaveLength(63);
     atCap.append('x-64', value);
-    expect(() => crossingHeaderPairs(atCap, 'the response')).toThrow(`the response headers add up to more than ${MAX_CROSSING_HEADER_BYTES} bytes`);
+    expect(() => crossingHeaderPairs(atCap, 'the response')).toThrow(
+      `the response headers add up to more than ${MAX_CROSSING_HEADER_BYTES} bytes`,
+    );
     // One large value referenced by many headers counts once per header: what a copy would cost.
     const amplified = new RuntimeHeaders();
     const large = 'x'.repeat(40 * 1024);
@@ -87,7 +125,9 @@ describe('Headers (runtime)', () => {
     const proxy = new Proxy(target, {
       get: (object, key, receiver) => (log.push(`get ${String(key)}`), Reflect.get(object, key, receiver)),
       ownKeys: (object) => (log.push('ownKeys'), Reflect.ownKeys(object)),
-      getOwnPropertyDescriptor: (object, key) => (log.push(`describe ${String(key)}`), Reflect.getOwnPropertyDescriptor(object, key)),
+      getOwnPropertyDescriptor: (object, key) => (
+        log.push(`describe ${String(key)}`), Reflect.getOwnPropertyDescriptor(object, key)
+      ),
     });
     expect(() => new RuntimeHeaders(proxy)).toThrow(TypeError);
     // The invalid key throws before its value is read.
@@ -117,7 +157,11 @@ describe('Headers (runtime)', () => {
     expect(Object.getPrototypeOf(prototype)).toBe(Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())));
     expect(Object.prototype.toString.call(iterator)).toBe('[object Headers Iterator]');
     // Frozen like every built-in prototype of the realm: one dispatch cannot change it for the next.
-    expect(Object.getOwnPropertyDescriptor(prototype, 'next')).toMatchObject({ enumerable: true, writable: false, configurable: false });
+    expect(Object.getOwnPropertyDescriptor(prototype, 'next')).toMatchObject({
+      enumerable: true,
+      writable: false,
+      configurable: false,
+    });
     expect(Object.hasOwn(prototype, 'constructor')).toBe(false);
     expect(() => prototype.next.call({})).toThrow(TypeError);
     expect(RuntimeHeaders.prototype[Symbol.iterator]).toBe(RuntimeHeaders.prototype.entries);

@@ -43,12 +43,25 @@ describe('fetch events', () => {
     await harness.loadSource(ECHO);
     const body = new Uint8Array([0, 255, 128, 10, 0xc3, 0x28]);
     const url = 'https://host.example/v1/integrations/x/installations/i/hook?a=1&b=%20';
-    const response = await harness.dispatch(fetchEvent('PATCH', url, [['X-Signature', 'abc'], ['content-type', 'application/octet-stream']], body));
+    const response = await harness.dispatch(
+      fetchEvent(
+        'PATCH',
+        url,
+        [
+          ['X-Signature', 'abc'],
+          ['content-type', 'application/octet-stream'],
+        ],
+        body,
+      ),
+    );
     expect(response.status).toBe(200);
     expect(json(response)).toEqual({
       method: 'PATCH',
       url,
-      headers: [['content-type', 'application/octet-stream'], ['x-signature', 'abc']],
+      headers: [
+        ['content-type', 'application/octet-stream'],
+        ['x-signature', 'abc'],
+      ],
       body: [0, 255, 128, 10, 0xc3, 0x28],
       environment: { installation: { id: 'inst_1' } },
       hasWaitUntil: true,
@@ -68,7 +81,9 @@ describe('fetch events', () => {
     expect(rejected.status).toBe(405);
     expect(text(rejected)).toBe('Method not allowed');
     expect(header(rejected, 'content-type')).toBe('text/plain;charset=UTF-8');
-    const accepted = await harness.dispatch(fetchEvent('POST', 'https://h.example/', [], new TextEncoder().encode('{}')));
+    const accepted = await harness.dispatch(
+      fetchEvent('POST', 'https://h.example/', [], new TextEncoder().encode('{}')),
+    );
     expect(accepted.status).toBe(200);
     expect(header(accepted, 'content-type')).toBe('application/json');
     expect(json(accepted)).toEqual({ received: true });
@@ -124,7 +139,9 @@ describe('errors', () => {
     expect(json(response)).toEqual({ error: 'Internal server error' });
     expect(response.verdict).toBe('guest-error');
     expect(text(response)).not.toContain('hunter2');
-    expect(harness.logs.some((line) => line.level === 'error' && line.text.includes('Error: database password is hunter2'))).toBe(true);
+    expect(
+      harness.logs.some((line) => line.level === 'error' && line.text.includes('Error: database password is hunter2')),
+    ).toBe(true);
   });
 
   it('answers 500 guest-error when the handler returns something that is not a Response', async () => {
@@ -138,14 +155,18 @@ describe('errors', () => {
     expect(harness.logs.at(-1)?.text).toMatch(/must return a Response.*status: 200/);
   });
 
-  it('answers 500 bad-entry and explains the default export when it is neither createIntegration() nor a module worker', async () => {
-    await harness.loadSource(`export default { handle() { return new Response('x'); } };`);
-    const response = await harness.dispatch(fetchEvent('GET', 'https://h.example/'));
-    expect(response.status).toBe(500);
-    expect(response.verdict).toBe('bad-entry');
-    expect(harness.logs.at(-1)).toMatchObject({ level: 'error' });
-    expect(harness.logs.at(-1)?.text).toContain('createIntegration()');
-  });
+  it(
+    'answers 500 bad-entry and explains the default export when it is neither createIntegration() nor a module ' +
+      'worker',
+    async () => {
+      await harness.loadSource(`export default { handle() { return new Response('x'); } };`);
+      const response = await harness.dispatch(fetchEvent('GET', 'https://h.example/'));
+      expect(response.status).toBe(500);
+      expect(response.verdict).toBe('bad-entry');
+      expect(harness.logs.at(-1)).toMatchObject({ level: 'error' });
+      expect(harness.logs.at(-1)?.text).toContain('createIntegration()');
+    },
+  );
 
   it('never rejects dispatch, even for a malformed envelope', async () => {
     await harness.loadSource(SEED_EXAMPLE);
@@ -169,7 +190,11 @@ describe('platform events', () => {
 
   it('runs the handler with the event and context and answers 200 {}', async () => {
     await harness.loadSource(EVENTS);
-    const response = await harness.dispatch(envelope({ type: 'space_content_updated', spaceId: 'sp1', revisionId: 'r2' }, null, { installation: { id: 'i9' } }));
+    const response = await harness.dispatch(
+      envelope({ type: 'space_content_updated', spaceId: 'sp1', revisionId: 'r2' }, null, {
+        installation: { id: 'i9' },
+      }),
+    );
     expect(response.status).toBe(200);
     expect(json(response)).toEqual({});
     expect(harness.logs).toContainEqual({ level: 'log', text: 'space sp1 revision r2 i9' });
@@ -220,7 +245,8 @@ describe('ui_render', () => {
     });
     export default createIntegration({ components: [counter] });`;
 
-  const render = (fields: Record<string, unknown>) => envelope({ type: 'ui_render', componentId: 'counter', props: { start: 1 }, ...fields });
+  const render = (fields: Record<string, unknown>) =>
+    envelope({ type: 'ui_render', componentId: 'counter', props: { start: 1 }, ...fields });
 
   it('renders with initialState(props) and answers element, state and props', async () => {
     await harness.loadSource(COUNTER, 'tsx');
@@ -242,10 +268,14 @@ describe('ui_render', () => {
 
   it('replaces the state with an action result {state} and keeps it for {}', async () => {
     await harness.loadSource(COUNTER, 'tsx');
-    const incremented = json(await harness.dispatch(render({ state: { count: 2 }, action: { action: 'increment' } }))) as Record<string, any>;
+    const incremented = json(
+      await harness.dispatch(render({ state: { count: 2 }, action: { action: 'increment' } })),
+    ) as Record<string, any>;
     expect(incremented.state).toEqual({ count: 3 });
     expect(incremented.element.children[1]).toEqual({ type: 'hint', children: ['That is a lot'] });
-    const unchanged = json(await harness.dispatch(render({ state: { count: 2 }, action: { action: 'other' } }))) as Record<string, any>;
+    const unchanged = json(
+      await harness.dispatch(render({ state: { count: 2 }, action: { action: 'other' } })),
+    ) as Record<string, any>;
     expect(unchanged.state).toEqual({ count: 2 });
   });
 
@@ -271,7 +301,8 @@ describe('waitUntil and drain', () => {
       export default createIntegration({
         async fetch(request, context) {
           // Finishes only when the test lets it (globalThis.release), however long the answer takes.
-          context.waitUntil(new Promise((resolve) => { globalThis.release = () => setTimeout(() => { console.log('late work done'); resolve(undefined); }, 1); }));
+          context.waitUntil(new Promise((resolve) => { globalThis.release = () => setTimeout(() => {
+            console.log('late work done'); resolve(undefined); }, 1); }));
           context.waitUntil(Promise.reject(new Error('background failure')));
           return new Response('early');
         },

@@ -12,13 +12,26 @@ const decoder = (fatal = false) => encoding.createDecoder('iso-2022-jp', fatal, 
 const ESC = 0x1b;
 // Well-formed segments: each switches mode, then holds characters that mode maps.
 const segment = fc.oneof(
-  fc.array(fc.integer({ min: 0x20, max: 0x7e }), { minLength: 1, maxLength: 6 }).map((text) => [ESC, 0x28, 0x42, ...text]),
-  fc.array(fc.integer({ min: 0x20, max: 0x7e }), { minLength: 1, maxLength: 6 }).map((text) => [ESC, 0x28, 0x4a, ...text]),
-  fc.array(fc.integer({ min: 0x21, max: 0x5f }), { minLength: 1, maxLength: 6 }).map((text) => [ESC, 0x28, 0x49, ...text]),
+  fc
+    .array(fc.integer({ min: 0x20, max: 0x7e }), { minLength: 1, maxLength: 6 })
+    .map((text) => [ESC, 0x28, 0x42, ...text]),
+  fc
+    .array(fc.integer({ min: 0x20, max: 0x7e }), { minLength: 1, maxLength: 6 })
+    .map((text) => [ESC, 0x28, 0x4a, ...text]),
+  fc
+    .array(fc.integer({ min: 0x21, max: 0x5f }), { minLength: 1, maxLength: 6 })
+    .map((text) => [ESC, 0x28, 0x49, ...text]),
   // Rows 16 to 47: the first level of kanji, mapped alike by every JIS X 0208 table.
-  fc.array(fc.tuple(fc.integer({ min: 0x30, max: 0x4e }), fc.integer({ min: 0x21, max: 0x7e })), { minLength: 1, maxLength: 4 }).map((pairs) => [ESC, 0x24, 0x42, ...pairs.flat()]),
+  fc
+    .array(fc.tuple(fc.integer({ min: 0x30, max: 0x4e }), fc.integer({ min: 0x21, max: 0x7e })), {
+      minLength: 1,
+      maxLength: 4,
+    })
+    .map((pairs) => [ESC, 0x24, 0x42, ...pairs.flat()]),
 );
-const wellFormed = fc.array(segment, { minLength: 1, maxLength: 5 }).map((segments) => Uint8Array.from([...segments.flat(), ESC, 0x28, 0x42]));
+const wellFormed = fc
+  .array(segment, { minLength: 1, maxLength: 5 })
+  .map((segments) => Uint8Array.from([...segments.flat(), ESC, 0x28, 0x42]));
 
 function streamed(bytes: Uint8Array, cuts: number[]): string {
   const points = [...new Set(cuts.map((cut) => Math.min(cut, bytes.length)))].sort((a, b) => a - b);
@@ -55,13 +68,18 @@ describe('ISO-2022-JP (runtime)', () => {
       // A pair that JIS X 0208 leaves empty (row 2, cell 15).
       [[ESC, 0x24, 0x42, 0x22, 0x2f], '\ufffd'],
     ];
-    for (const [bytes, expected] of cases) expect(decoder().decode(Uint8Array.from(bytes), false), JSON.stringify(bytes)).toBe(expected);
+    for (const [bytes, expected] of cases)
+      expect(decoder().decode(Uint8Array.from(bytes), false), JSON.stringify(bytes)).toBe(expected);
   });
 
   it('decodes any bytes split anywhere into a stream like the whole', () => {
     const bytes = fc.oneof(
       wellFormed,
-      fc.uint8Array({ maxLength: 24 }).map((random) => random.map((byte) => [ESC, 0x24, 0x28, 0x42, 0x49, 0x4a, 0x40, 0x30, 0x21, 0x7e, 0x0e, 0x80][byte % 12])),
+      fc
+        .uint8Array({ maxLength: 24 })
+        .map((random) =>
+          random.map((byte) => [ESC, 0x24, 0x28, 0x42, 0x49, 0x4a, 0x40, 0x30, 0x21, 0x7e, 0x0e, 0x80][byte % 12]),
+        ),
     );
     fc.assert(
       fc.property(bytes, fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 6 }), (input, cuts) => {

@@ -16,9 +16,11 @@ const claims = { sub: 'integration', scope: 'read' };
 const bytes = (text) => jose.base64url.decode(text);
 
 async function jws(alg, signKey, verifyKey, hostToken) {
-  const token = await new jose.SignJWT(claims).setProtectedHeader({ alg }).setIssuedAt().setExpirationTime('5m').sign(signKey);
+  const token = await new jose.SignJWT(claims).setProtectedHeader({
+    alg }).setIssuedAt().setExpirationTime('5m').sign(signKey);
   const own = await jose.jwtVerify(token, verifyKey, { algorithms: [alg] });
-  const host = hostToken === undefined ? null : (await jose.jwtVerify(hostToken, verifyKey, { algorithms: [alg] })).payload.sub;
+  const host = hostToken === undefined ? null : (await jose.jwtVerify(hostToken, verifyKey, {
+    algorithms: [alg] })).payload.sub;
   const [head, body, signature] = token.split('.');
   const forged = head + '.' + jose.base64url.encode(JSON.stringify({ ...claims, scope: 'admin' })) + '.' + signature;
   const refused = await jose.jwtVerify(forged, verifyKey).then(() => 'accepted', (error) => error.code);
@@ -49,11 +51,13 @@ export default createIntegration({
 
     const secret = bytes(input.secret);
     const plaintext = new TextEncoder().encode('the integration says hello');
-    const jwe = await new jose.CompactEncrypt(plaintext).setProtectedHeader({ alg: 'dir', enc: 'A256GCM' }).encrypt(secret);
+    const jwe = await new jose.CompactEncrypt(plaintext).setProtectedHeader({ alg: 'dir',
+      enc: 'A256GCM' }).encrypt(secret);
     const opened = await jose.compactDecrypt(jwe, secret);
     const fromHost = await jose.compactDecrypt(input.jwe, secret);
     const oaepPublic = await jose.importSPKI(input.rsa.spki, 'RSA-OAEP-256');
-    const wrapped = await new jose.CompactEncrypt(plaintext).setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM' }).encrypt(oaepPublic);
+    const wrapped = await new jose.CompactEncrypt(plaintext).setProtectedHeader({ alg: 'RSA-OAEP-256',
+      enc: 'A256GCM' }).encrypt(oaepPublic);
     const tampered = jwe.slice(0, -3) + (jwe.endsWith('AAA') ? 'BBB' : 'AAA');
     results.A256GCM = {
       jwe,
@@ -76,19 +80,37 @@ const claims = { sub: 'host', scope: 'read' };
 let harness: Harness;
 let results: Record<string, Record<string, string | null>>;
 
-const hostToken = (alg: string, key: Parameters<jose.SignJWT['sign']>[0]) => new jose.SignJWT(claims).setProtectedHeader({ alg }).setIssuedAt().setExpirationTime('5m').sign(key);
+const hostToken = (alg: string, key: Parameters<jose.SignJWT['sign']>[0]) =>
+  new jose.SignJWT(claims).setProtectedHeader({ alg }).setIssuedAt().setExpirationTime('5m').sign(key);
 
 beforeAll(async () => {
   harness = await Harness.create();
   await harness.loadSource(INTEGRATION);
   const input = {
     secret: jose.base64url.encode(secret),
-    rsa: { pkcs8: rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }), spki: rsa.publicKey.export({ type: 'spki', format: 'pem' }) },
+    rsa: {
+      pkcs8: rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }),
+      spki: rsa.publicKey.export({ type: 'spki', format: 'pem' }),
+    },
     ec: { private: ec.privateKey.export({ format: 'jwk' }), public: ec.publicKey.export({ format: 'jwk' }) },
-    tokens: { HS256: await hostToken('HS256', secret), RS256: await hostToken('RS256', rsa.privateKey), ES256: await hostToken('ES256', ec.privateKey) },
-    jwe: await new jose.CompactEncrypt(encoder.encode('the host says hello')).setProtectedHeader({ alg: 'dir', enc: 'A256GCM' }).encrypt(secret),
+    tokens: {
+      HS256: await hostToken('HS256', secret),
+      RS256: await hostToken('RS256', rsa.privateKey),
+      ES256: await hostToken('ES256', ec.privateKey),
+    },
+    jwe: await new jose.CompactEncrypt(encoder.encode('the host says hello'))
+      .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
+      .encrypt(secret),
   };
-  const response = await harness.dispatch(envelope({ type: 'fetch', request: { method: 'POST', url: 'https://public.test/jose', headers: [['content-type', 'application/json']] } }, encoder.encode(JSON.stringify(input))));
+  const response = await harness.dispatch(
+    envelope(
+      {
+        type: 'fetch',
+        request: { method: 'POST', url: 'https://public.test/jose', headers: [['content-type', 'application/json']] },
+      },
+      encoder.encode(JSON.stringify(input)),
+    ),
+  );
   expect(response.status, JSON.stringify(harness.logs)).toBe(200);
   results = json(response) as typeof results;
 }, 60_000);
@@ -98,7 +120,12 @@ describe('jose inside an integration', () => {
   it('signs and verifies JWTs with HS256, RS256 and ES256 keys it imported, both ways with Node', async () => {
     const keys = { HS256: secret, RS256: rsa.publicKey, ES256: ec.publicKey };
     for (const [alg, key] of Object.entries(keys)) {
-      expect(results[alg]).toMatchObject({ own: 'integration', header: alg, host: 'host', refused: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
+      expect(results[alg]).toMatchObject({
+        own: 'integration',
+        header: alg,
+        host: 'host',
+        refused: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+      });
       const verified = await jose.jwtVerify(results[alg].token as string, key, { algorithms: [alg] });
       expect(verified.payload).toMatchObject({ sub: 'integration', scope: 'read' });
     }
@@ -106,7 +133,11 @@ describe('jose inside an integration', () => {
 
   it('signs with PS256 and EdDSA keys it generated, which Node verifies with the exported public keys', async () => {
     for (const alg of ['PS256', 'EdDSA']) {
-      expect(results[alg]).toMatchObject({ own: 'integration', header: alg, refused: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' });
+      expect(results[alg]).toMatchObject({
+        own: 'integration',
+        header: alg,
+        refused: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+      });
       const publicKey = await jose.importSPKI(results[alg].spki as string, alg);
       const verified = await jose.jwtVerify(results[alg].token as string, publicKey, { algorithms: [alg] });
       expect(verified.payload.sub).toBe('integration');
@@ -117,7 +148,12 @@ describe('jose inside an integration', () => {
 
   it('encrypts and decrypts JWEs with enc A256GCM (dir and RSA-OAEP-256), both ways with Node', async () => {
     const jwe = results.A256GCM;
-    expect(jwe).toMatchObject({ opened: 'the integration says hello', enc: 'A256GCM', fromHost: 'the host says hello', tampered: 'ERR_JWE_DECRYPTION_FAILED' });
+    expect(jwe).toMatchObject({
+      opened: 'the integration says hello',
+      enc: 'A256GCM',
+      fromHost: 'the host says hello',
+      tampered: 'ERR_JWE_DECRYPTION_FAILED',
+    });
     const direct = await jose.compactDecrypt(jwe.jwe as string, secret);
     expect(new TextDecoder().decode(direct.plaintext)).toBe('the integration says hello');
     const unwrapped = await jose.compactDecrypt(jwe.wrapped as string, rsa.privateKey);

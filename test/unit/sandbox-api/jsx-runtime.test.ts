@@ -10,7 +10,15 @@ describe('jsx runtime', () => {
   it('turns intrinsic tags into ContentKit objects with flattened children', () => {
     const element = jsxs('block', {
       title: 'T',
-      children: ['text', 3, null, false, true, undefined, [jsx('divider', {}), [jsx('markdown', { content: '**x**' })]]],
+      children: [
+        'text',
+        3,
+        null,
+        false,
+        true,
+        undefined,
+        [jsx('divider', {}), [jsx('markdown', { content: '**x**' })]],
+      ],
     });
     expect(element).toEqual({
       type: 'block',
@@ -29,7 +37,9 @@ describe('jsx runtime', () => {
 
   it('calls function components with their props and flattens fragments into the parent', () => {
     const Greeting = (props: Record<string, unknown>) => jsx('text', { children: ['Hello ', props.name as string] });
-    const element = jsx('vstack', { children: [jsx(Greeting, { name: 'Ada' }), jsx(Fragment, { children: [jsx('divider', {}), 'tail'] })] });
+    const element = jsx('vstack', {
+      children: [jsx(Greeting, { name: 'Ada' }), jsx(Fragment, { children: [jsx('divider', {}), 'tail'] })],
+    });
     expect(element).toEqual({
       type: 'vstack',
       children: [{ type: 'text', children: ['Hello ', 'Ada'] }, { type: 'divider' }, 'tail'],

@@ -19,11 +19,21 @@ const run = async <T>(harness: Harness, body: string): Promise<T> =>
   JSON.parse(await harness.evaluate<string>(`(async () => JSON.stringify(await (async () => { ${body} })()))()`));
 
 describe('performance', () => {
-  it.each(['snapshot', 'install'] as const)('starts its clock when the realm begins (%s), in whole milliseconds that never go back', async (runtime) => {
-    const before = Date.now();
-    const harness = await create(runtime);
-    const after = Date.now();
-    const result = await run<{ origin: number; readings: [number, number, number][]; json: unknown; tag: string; extendsTarget: boolean }>(harness, `
+  it.each(['snapshot', 'install'] as const)(
+    'starts its clock when the realm begins (%s), in whole milliseconds that never go back',
+    async (runtime) => {
+      const before = Date.now();
+      const harness = await create(runtime);
+      const after = Date.now();
+      const result = await run<{
+        origin: number;
+        readings: [number, number, number][];
+        json: unknown;
+        tag: string;
+        extendsTarget: boolean;
+      }>(
+        harness,
+        `
       performance.now();
       const origin = performance.timeOrigin;
       const readings = [];
@@ -33,18 +43,20 @@ describe('performance', () => {
         readings.push([before, now, Date.now() - origin]);
       }
       return { origin, readings, json: performance.toJSON(), tag: Object.prototype.toString.call(performance),
-        extendsTarget: performance instanceof EventTarget };`);
-    expect(result.origin).toBeGreaterThanOrEqual(before);
-    expect(result.origin).toBeLessThanOrEqual(after);
-    // Whole milliseconds, exactly Date.now()'s (bracketed by readings before and after), never going back.
-    for (const [index, [dateBefore, now, dateAfter]] of result.readings.entries()) {
-      expect(Number.isInteger(now) && now >= dateBefore && now <= dateAfter).toBe(true);
-      if (index > 0) expect(now).toBeGreaterThanOrEqual(result.readings[index - 1][1]);
-    }
-    expect(result.json).toEqual({ timeOrigin: result.origin });
-    expect(result.tag).toBe('[object Performance]');
-    expect(result.extendsTarget).toBe(true);
-  });
+        extendsTarget: performance instanceof EventTarget };`,
+      );
+      expect(result.origin).toBeGreaterThanOrEqual(before);
+      expect(result.origin).toBeLessThanOrEqual(after);
+      // Whole milliseconds, exactly Date.now()'s (bracketed by readings before and after), never going back.
+      for (const [index, [dateBefore, now, dateAfter]] of result.readings.entries()) {
+        expect(Number.isInteger(now) && now >= dateBefore && now <= dateAfter).toBe(true);
+        if (index > 0) expect(now).toBeGreaterThanOrEqual(result.readings[index - 1][1]);
+      }
+      expect(result.json).toEqual({ timeOrigin: result.origin });
+      expect(result.tag).toBe('[object Performance]');
+      expect(result.extendsTarget).toBe(true);
+    },
+  );
 
   it('gives each isolate made from the same snapshot its own origin', async () => {
     const first = await create();
@@ -59,9 +71,12 @@ describe('performance', () => {
 
   it('cannot be constructed nor called on another receiver', async () => {
     const harness = await create();
-    const result = await run(harness, `
+    const result = await run(
+      harness,
+      `
       const attempt = (fn) => { try { fn(); return 'no error'; } catch (e) { return e.constructor.name; } };
-      return [attempt(() => new Performance()), attempt(() => Performance.prototype.now.call({}))];`);
+      return [attempt(() => new Performance()), attempt(() => Performance.prototype.now.call({}))];`,
+    );
     expect(result).toEqual(['TypeError', 'TypeError']);
   });
 });
@@ -69,18 +84,25 @@ describe('performance', () => {
 describe('navigator and self', () => {
   it('name this host in userAgent, with the standard class name and tag', async () => {
     const harness = await create();
-    const result = await run(harness, `
+    const result = await run(
+      harness,
+      `
       let constructed;
       try { new Navigator(); } catch (e) { constructed = e.constructor.name; }
-      return [navigator.userAgent, Object.prototype.toString.call(navigator), navigator instanceof Navigator, Navigator.name, constructed];`);
+      return [navigator.userAgent, Object.prototype.toString.call(navigator), navigator instanceof Navigator,
+        Navigator.name, constructed];`,
+    );
     expect(result).toEqual(['integration-host', '[object Navigator]', true, 'Navigator', 'TypeError']);
   });
 
   it('self is the global object, and a writable, non-enumerable global', async () => {
     const harness = await create();
-    const result = await run(harness, `
+    const result = await run(
+      harness,
+      `
       const d = Object.getOwnPropertyDescriptor(globalThis, 'self');
-      return [self === globalThis, d.writable, d.enumerable, d.configurable];`);
+      return [self === globalThis, d.writable, d.enumerable, d.configurable];`,
+    );
     expect(result).toEqual([true, true, false, true]);
   });
 });
@@ -88,20 +110,27 @@ describe('navigator and self', () => {
 describe('URLPattern', () => {
   it('matches and extracts groups through the runtime URL parser', async () => {
     const harness = await create();
-    const result = await run(harness, `
+    const result = await run(
+      harness,
+      `
       const pattern = new URLPattern({ pathname: '/books/:id(\\\\d+)' });
       const match = pattern.exec('https://example.com/books/42?x=1');
       const relative = new URLPattern('/items/*', 'https://shop.example');
-      return [pattern.test('https://example.com/books/abc'), match.pathname.groups.id, relative.test('https://shop.example/items/a/b'),
-        relative.hostname, Object.prototype.toString.call(pattern)];`);
+      return [pattern.test('https://example.com/books/abc'), match.pathname.groups.id,
+        relative.test('https://shop.example/items/a/b'),
+        relative.hostname, Object.prototype.toString.call(pattern)];`,
+    );
     expect(result).toEqual([false, '42', true, 'shop.example', '[object URLPattern]']);
   });
 
   it('keeps using the runtime URL when a guest replaced the global before its first use', async () => {
     const harness = await create();
-    const result = await run(harness, `
+    const result = await run(
+      harness,
+      `
       globalThis.URL = class FakeURL { constructor() { throw new Error('fake URL used'); } };
-      return new URLPattern({ hostname: '*.example.com' }).test('https://api.example.com/');`);
+      return new URLPattern({ hostname: '*.example.com' }).test('https://api.example.com/');`,
+    );
     expect(result).toBe(true);
   });
 });

@@ -24,7 +24,20 @@ const outcome = (fn: () => unknown): unknown => {
 
 describe('Request (runtime)', () => {
   it('normalizes methods and rejects forbidden or invalid ones like Node', () => {
-    for (const method of ['get', 'post', 'Patch', 'delete', 'options', 'head', 'put', 'CUSTOM', 'connect', 'TRACE', 'bad method', '']) {
+    for (const method of [
+      'get',
+      'post',
+      'Patch',
+      'delete',
+      'options',
+      'head',
+      'put',
+      'CUSTOM',
+      'connect',
+      'TRACE',
+      'bad method',
+      '',
+    ]) {
       const ours = outcome(() => new RuntimeRequest('https://a.example/', { method }).method);
       const node = outcome(() => new Request('https://a.example/', { method }).method);
       expect(ours, method).toEqual(node);
@@ -56,7 +69,12 @@ describe('Request (runtime)', () => {
   });
 
   it('reads a body once, clones before reading, and takes over the body of a Request input', async () => {
-    const original = new RuntimeRequest('https://a.example/', { method: 'PUT', body: '{"a":1}', headers: { 'x-k': 'v' }, redirect: 'manual' });
+    const original = new RuntimeRequest('https://a.example/', {
+      method: 'PUT',
+      body: '{"a":1}',
+      headers: { 'x-k': 'v' },
+      redirect: 'manual',
+    });
     const clone = original.clone();
     expect(await original.json()).toEqual({ a: 1 });
     expect(original.bodyUsed).toBe(true);
@@ -64,7 +82,12 @@ describe('Request (runtime)', () => {
     expect(() => original.clone()).toThrow(TypeError);
     const derived = new RuntimeRequest(clone, { headers: { 'x-other': '1' } });
     expect(clone.bodyUsed).toBe(true);
-    expect([derived.method, derived.redirect, [...derived.headers], await derived.text()]).toEqual(['PUT', 'manual', [['x-other', '1']], '{"a":1}']);
+    expect([derived.method, derived.redirect, [...derived.headers], await derived.text()]).toEqual([
+      'PUT',
+      'manual',
+      [['x-other', '1']],
+      '{"a":1}',
+    ]);
   });
 
   it('has a null body and an empty text() without a body', async () => {
@@ -77,7 +100,16 @@ describe('Request (runtime)', () => {
 
 describe('Response (runtime)', () => {
   it('validates status and statusText like Node', () => {
-    for (const init of [{ status: 199 }, { status: 200 }, { status: 599 }, { status: 600 }, { status: 204 }, { status: 200.5 }, { statusText: 'OK\n' }, { statusText: 'Fine' }]) {
+    for (const init of [
+      { status: 199 },
+      { status: 200 },
+      { status: 599 },
+      { status: 600 },
+      { status: 204 },
+      { status: 200.5 },
+      { statusText: 'OK\n' },
+      { statusText: 'Fine' },
+    ]) {
       const ours = outcome(() => new RuntimeResponse(null, init).status);
       const node = outcome(() => new Response(null, init).status);
       expect(ours, JSON.stringify(init)).toEqual(node);
@@ -88,7 +120,15 @@ describe('Response (runtime)', () => {
   it('reports ok, type, url and redirected, and defaults the content type like Node', async () => {
     const ours = new RuntimeResponse('hello', { status: 201, headers: { 'x-a': '1' } });
     const node = new Response('hello', { status: 201, headers: { 'x-a': '1' } });
-    const view = (r: InstanceType<typeof RuntimeResponse> | Response) => [r.ok, r.status, r.statusText, r.type, r.url, r.redirected, [...r.headers]];
+    const view = (r: InstanceType<typeof RuntimeResponse> | Response) => [
+      r.ok,
+      r.status,
+      r.statusText,
+      r.type,
+      r.url,
+      r.redirected,
+      [...r.headers],
+    ];
     expect(view(ours)).toEqual(view(node));
     expect(await ours.text()).toBe(await node.text());
   });
@@ -132,12 +172,22 @@ describe('Response (runtime)', () => {
   });
 
   it('serializes to a SandboxResponse, and refuses errors, used bodies and look-alikes', async () => {
-    const response = new RuntimeResponse(new Uint8Array([0, 255]), { status: 418, statusText: 'Teapot', headers: [['Set-Cookie', 'a=1'], ['set-cookie', 'b=2']] });
+    const response = new RuntimeResponse(new Uint8Array([0, 255]), {
+      status: 418,
+      statusText: 'Teapot',
+      headers: [
+        ['Set-Cookie', 'a=1'],
+        ['set-cookie', 'b=2'],
+      ],
+    });
     expect(serializeResponse(response)).toEqual({
       response: {
         status: 418,
         statusText: 'Teapot',
-        headers: [['set-cookie', 'a=1'], ['set-cookie', 'b=2']],
+        headers: [
+          ['set-cookie', 'a=1'],
+          ['set-cookie', 'b=2'],
+        ],
         body: new Uint8Array([0, 255]),
       },
       streamed: null,
@@ -152,8 +202,26 @@ describe('Response (runtime)', () => {
   });
 
   it('builds fetched responses with any status, immutable headers and no body for null-body statuses', async () => {
-    const fetched = responseFromBridge({ status: 304, statusText: 'Not Modified', headers: [['etag', '"1"'], ['bad header', 'x']], body: new Uint8Array([1]), url: 'https://a.example/', redirected: false }, null);
-    expect([fetched.status, fetched.body, [...fetched.headers], fetched.type]).toEqual([304, null, [['etag', '"1"']], 'basic']);
+    const fetched = responseFromBridge(
+      {
+        status: 304,
+        statusText: 'Not Modified',
+        headers: [
+          ['etag', '"1"'],
+          ['bad header', 'x'],
+        ],
+        body: new Uint8Array([1]),
+        url: 'https://a.example/',
+        redirected: false,
+      },
+      null,
+    );
+    expect([fetched.status, fetched.body, [...fetched.headers], fetched.type]).toEqual([
+      304,
+      null,
+      [['etag', '"1"']],
+      'basic',
+    ]);
     expect(() => fetched.headers.append('x', 'y')).toThrow(TypeError);
   });
 });

@@ -41,13 +41,33 @@ const WALK = `
 describe('globals', () => {
   it('has no process, require, Atomics or WebAssembly (SharedArrayBuffer stays: it never crosses)', async () => {
     const types = await harness.evaluate(
-      `JSON.stringify(['process', 'require', 'module', 'Atomics', 'WebAssembly', 'global', '__ih_runtime'].map((name) => typeof globalThis[name]))`,
+      `JSON.stringify(['process', 'require', 'module', 'Atomics', 'WebAssembly', 'global', ` +
+        `'__ih_runtime'].map((name) => typeof globalThis[name]))`,
     );
     expect(JSON.parse(types as string)).toEqual(Array(7).fill('undefined'));
   });
 
   it('defines the web platform globals as writable, configurable and non-enumerable', async () => {
-    const names = ['fetch', 'Request', 'Response', 'Headers', 'URL', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'atob', 'btoa', 'crypto', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'queueMicrotask', 'console', 'DOMException'];
+    const names = [
+      'fetch',
+      'Request',
+      'Response',
+      'Headers',
+      'URL',
+      'URLSearchParams',
+      'TextEncoder',
+      'TextDecoder',
+      'atob',
+      'btoa',
+      'crypto',
+      'setTimeout',
+      'clearTimeout',
+      'setInterval',
+      'clearInterval',
+      'queueMicrotask',
+      'console',
+      'DOMException',
+    ];
     const result = await harness.evaluate<string>(`JSON.stringify(${JSON.stringify(names)}.map((name) => {
       const d = Object.getOwnPropertyDescriptor(globalThis, name);
       return d && d.writable && d.configurable && !d.enumerable && d.value !== undefined;
@@ -92,9 +112,12 @@ describe('bridge functions', () => {
       try { await fetch('not a url'); } catch (error) { fetchError = error; }
       let urlError;
       try { new URL('::'); } catch (error) { urlError = error; }
-      const key = await crypto.subtle.importKey('raw', new Uint8Array([1, 2]), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-      const roots = [globalThis, response, response.headers, response.body, new Request('https://a.example/'), new URL('https://a.example/?q=1'),
-        new URLSearchParams('a=1'), new TextDecoder(), new TextEncoder(), key, fetchError, urlError, new DOMException('x'), crypto.subtle];
+      const key = await crypto.subtle.importKey('raw', new Uint8Array([1, 2]), { name: 'HMAC', hash: 'SHA-256' }, false,
+        ['sign']);
+      const roots = [globalThis, response, response.headers, response.body, new Request('https://a.example/'),
+        new URL('https://a.example/?q=1'),
+        new URLSearchParams('a=1'), new TextDecoder(), new TextEncoder(), key, fetchError, urlError,
+          new DOMException('x'), crypto.subtle];
       for (const name of Object.getOwnPropertyNames(globalThis)) roots.push(globalThis[name]);
       return JSON.stringify(walk(roots));
     })()`);
@@ -122,10 +145,12 @@ describe('bridge functions', () => {
       const leaked = [];
       for (const method of ['call', 'apply', 'bind']) {
         const original = Function.prototype[method];
-        Function.prototype[method] = function (...args) { if (/^bridge_/.test(this.name)) leaked.push(this.name); return original.apply(this, args); };
+        Function.prototype[method] = function (...args) { if (/^bridge_/.test(this.name)) leaked.push(this.name);
+          return original.apply(this, args); };
       }
       const original = Reflect.apply;
-      Reflect.apply = (target, thisArg, args) => { if (/^bridge_/.test(target.name)) leaked.push(target.name); return original(target, thisArg, args); };
+      Reflect.apply = (target, thisArg, args) => { if (/^bridge_/.test(target.name)) leaked.push(target.name);
+        return original(target, thisArg, args); };
       console.log('hello %s', 'world');
       new URL('https://a.example/').search = '?x=1';
       await fetch('https://a.example/');
@@ -145,7 +170,9 @@ describe('host failures', () => {
     harness = await Harness.create({ throwingPrimitives: true });
     const result = await harness.evaluate<string>(`(async () => {
       const errors = [];
-      const attempt = async (fn) => { try { await fn(); errors.push('no error'); } catch (error) { errors.push({ name: error.name, message: String(error.message), stack: String(error.stack), isTypeError: error instanceof TypeError }); } };
+      const attempt = async (fn) => { try { await fn(); errors.push('no error'); } catch (error) { errors.push({
+        name: error.name, message: String(error.message), stack: String(error.stack),
+        isTypeError: error instanceof TypeError }); } };
       await attempt(() => new URL('https://a.example/'));
       await attempt(() => crypto.randomUUID());
       await attempt(() => crypto.subtle.digest('SHA-256', new Uint8Array(1)));
@@ -162,8 +189,13 @@ describe('host failures', () => {
 
   it('turns a failed bridge fetch into TypeError("fetch failed: ...")', async () => {
     harness.dispose();
-    harness = await Harness.create({ fetch: () => ({ ok: false, code: 'egress_denied', message: 'destination 10.0.0.1 is not allowed' }) });
-    const result = await harness.evaluate<string>(`fetch('http://10.0.0.1/').then(() => 'resolved', (error) => JSON.stringify([error instanceof TypeError, error.message]))`);
+    harness = await Harness.create({
+      fetch: () => ({ ok: false, code: 'egress_denied', message: 'destination 10.0.0.1 is not allowed' }),
+    });
+    const result = await harness.evaluate<string>(
+      `fetch('http://10.0.0.1/').then(() => 'resolved', (error) => JSON.stringify([error instanceof TypeError, ` +
+        `error.message]))`,
+    );
     expect(JSON.parse(result)).toEqual([true, 'fetch failed: destination 10.0.0.1 is not allowed']);
   });
 
@@ -174,7 +206,10 @@ describe('host failures', () => {
         throw new Error('ECONNREFUSED at /srv/host/bridge/fetch.ts:12');
       },
     });
-    const result = await harness.evaluate<string>(`fetch('https://a.example/').then(() => 'resolved', (error) => JSON.stringify([error instanceof TypeError, error.message, String(error.stack)]))`);
+    const result = await harness.evaluate<string>(
+      `fetch('https://a.example/').then(() => 'resolved', (error) => JSON.stringify([error instanceof TypeError, ` +
+        `error.message, String(error.stack)]))`,
+    );
     const [isTypeError, message, stack] = JSON.parse(result);
     expect(isTypeError).toBe(true);
     expect(message).toBe('fetch failed: the host could not complete the request');

@@ -10,12 +10,15 @@ afterEach(() => harness?.dispose());
 describe.each(['snapshot', 'install'] as const)('runtime modules (%s realm)', (runtime) => {
   it('stand as accessors until first use, then as plain, frozen globals', async () => {
     harness = await Harness.create({ runtime });
-    expect(await harness.evaluate(`typeof Object.getOwnPropertyDescriptor(globalThis, 'ReadableStream').get`)).toBe('function');
+    expect(await harness.evaluate(`typeof Object.getOwnPropertyDescriptor(globalThis, 'ReadableStream').get`)).toBe(
+      'function',
+    );
     expect(
       await harness.evaluate(`(() => {
         const Stream = ReadableStream;
         const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'ReadableStream');
-        return [descriptor.value === Stream, descriptor.writable, descriptor.enumerable, descriptor.configurable, Object.isFrozen(Stream.prototype), Stream.name];
+        return [descriptor.value === Stream, descriptor.writable, descriptor.enumerable, descriptor.configurable,
+          Object.isFrozen(Stream.prototype), Stream.name];
       })()`),
     ).toEqual([true, true, false, true, true, 'ReadableStream']);
   });
@@ -24,7 +27,8 @@ describe.each(['snapshot', 'install'] as const)('runtime modules (%s realm)', (r
     harness = await Harness.create({ runtime });
     const result = await harness.evaluate(`(async () => {
       globalThis.Promise = null; globalThis.Object = null; globalThis.TypeError = null; globalThis.Symbol = null;
-      const stream = new ReadableStream({ start(c) { c.enqueue('a'); c.close(); } }).pipeThrough(new TransformStream({ transform(chunk, c) { c.enqueue(chunk + '!'); } }));
+      const stream = new ReadableStream({ start(c) { c.enqueue('a'); c.close(); } }).pipeThrough(new TransformStream({
+        transform(chunk, c) { c.enqueue(chunk + '!'); } }));
       return (await stream.getReader().read()).value;
     })()`);
     expect(result).toBe('a!');

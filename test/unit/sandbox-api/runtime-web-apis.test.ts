@@ -12,7 +12,11 @@ beforeEach(async () => {
       value: {
         status: 201,
         statusText: 'Created',
-        headers: [['content-type', 'application/json'], ['set-cookie', 'a=1'], ['set-cookie', 'b=2']],
+        headers: [
+          ['content-type', 'application/json'],
+          ['set-cookie', 'a=1'],
+          ['set-cookie', 'b=2'],
+        ],
         body: new TextEncoder().encode(JSON.stringify({ echoed: request.method })),
         url: request.url + '#final',
         redirected: true,
@@ -22,19 +26,29 @@ beforeEach(async () => {
 });
 afterEach(() => harness.dispose());
 
-const run = async <T>(body: string): Promise<T> => JSON.parse(await harness.evaluate<string>(`(async () => JSON.stringify(await (async () => { ${body} })()))()`));
+const run = async <T>(body: string): Promise<T> =>
+  JSON.parse(await harness.evaluate<string>(`(async () => JSON.stringify(await (async () => { ${body} })()))()`));
 
 describe('guest fetch()', () => {
   it('sends a copied BridgeRequest and returns a Response with url and redirected', async () => {
     const result = await run<Record<string, unknown>>(`
       const response = await fetch(new URL('https://api.example/items?x=1'), {
         method: 'post', headers: { 'X-Token': 't' }, body: new URLSearchParams({ q: 'a b' }), redirect: 'manual' });
-      return { status: response.status, statusText: response.statusText, ok: response.ok, url: response.url, redirected: response.redirected,
+      return { status: response.status, statusText: response.statusText, ok: response.ok, url: response.url,
+        redirected: response.redirected,
         type: response.type, cookies: response.headers.getSetCookie(), body: await response.json(),
-        immutable: (() => { try { response.headers.set('x', 'y'); return false; } catch (e) { return e instanceof TypeError; } })() };`);
+        immutable: (() => { try { response.headers.set('x', 'y'); return false; } catch (e) {
+          return e instanceof TypeError; } })() };`);
     expect(result).toEqual({
-      status: 201, statusText: 'Created', ok: true, url: 'https://api.example/items?x=1#final', redirected: true, type: 'basic',
-      cookies: ['a=1', 'b=2'], body: { echoed: 'POST' }, immutable: true,
+      status: 201,
+      statusText: 'Created',
+      ok: true,
+      url: 'https://api.example/items?x=1#final',
+      redirected: true,
+      type: 'basic',
+      cookies: ['a=1', 'b=2'],
+      body: { echoed: 'POST' },
+      immutable: true,
     });
     expect(harness.fetchCalls).toHaveLength(1);
     const call = harness.fetchCalls[0];
@@ -42,13 +56,18 @@ describe('guest fetch()', () => {
       url: 'https://api.example/items?x=1',
       method: 'POST',
       redirect: 'manual',
-      headers: [['content-type', 'application/x-www-form-urlencoded;charset=UTF-8'], ['x-token', 't']],
+      headers: [
+        ['content-type', 'application/x-www-form-urlencoded;charset=UTF-8'],
+        ['x-token', 't'],
+      ],
     });
     expect(new TextDecoder().decode(call.body as Uint8Array)).toBe('q=a+b');
   });
 
   it('rejects relative URLs with a TypeError before reaching the bridge', async () => {
-    const result = await run(`try { await fetch('/relative'); return 'no error'; } catch (error) { return [error.name, error.message]; }`);
+    const result = await run(
+      `try { await fetch('/relative'); return 'no error'; } catch (error) { return [error.name, error.message]; }`,
+    );
     expect(result).toEqual(['TypeError', 'Failed to parse URL from /relative']);
     expect(harness.fetchCalls).toHaveLength(0);
   });
@@ -99,12 +118,14 @@ describe('crypto', () => {
     const expected = createHmac('sha256', 'secret-key').update('1700000000.{"a":1}').digest('hex');
     const result = await run<[string, boolean, boolean, boolean]>(`
       const enc = new TextEncoder();
-      const key = await crypto.subtle.importKey('raw', enc.encode('secret-key'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+      const key = await crypto.subtle.importKey('raw', enc.encode('secret-key'), { name: 'HMAC', hash: 'SHA-256' },
+        false, ['sign', 'verify']);
       const signature = await crypto.subtle.sign('HMAC', key, enc.encode('1700000000.{"a":1}'));
       const hex = [...new Uint8Array(signature)].map((b) => b.toString(16).padStart(2, '0')).join('');
       const good = await crypto.subtle.verify('HMAC', key, signature, enc.encode('1700000000.{"a":1}'));
       const bad = await crypto.subtle.verify('HMAC', key, signature, enc.encode('1700000000.{"a":2}'));
-      const exportRefused = await crypto.subtle.exportKey('raw', key).then(() => false, (e) => e.name === 'InvalidAccessError');
+      const exportRefused = await crypto.subtle.exportKey('raw', key).then(() => false,
+        (e) => e.name === 'InvalidAccessError');
       return [hex, good, bad, exportRefused];`);
     expect(result).toEqual([expected, true, false, true]);
   });
@@ -124,7 +145,8 @@ describe('crypto', () => {
       try { crypto.getRandomValues(new Uint8Array(65537)); } catch (error) { quota = error.name; }
       return [uuids, filled, quota];`);
     const [uuids, filled, quota] = result;
-    for (const uuid of uuids) expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const uuid of uuids)
+      expect(uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(uuids[0]).not.toBe(uuids[1]);
     expect(filled).toBe(true);
     expect(quota).toBe('QuotaExceededError');
@@ -138,7 +160,8 @@ describe('text and base64', () => {
       new TextDecoder('latin1').encoding,
       new TextDecoder().decode(new Uint8Array([0xef, 0xbb, 0xbf, 0xe2, 0x82, 0xac, 0xff])),
       (() => { try { new TextDecoder('no-such-encoding'); } catch (e) { return e.name; } })(),
-      (() => { const d = new TextDecoder('shift_jis'); return d.decode(new Uint8Array([0x82]), { stream: true }) + d.decode(new Uint8Array([0xa0])); })(),
+      (() => { const d = new TextDecoder('shift_jis');
+        return d.decode(new Uint8Array([0x82]), { stream: true }) + d.decode(new Uint8Array([0xa0])); })(),
       btoa('hi\\u00ff'), atob(' aGk = '),
     ];`);
     expect(result).toEqual(['café', 'windows-1252', '€\ufffd', 'RangeError', 'あ', 'aGn/', 'hi']);
@@ -157,11 +180,21 @@ describe('timers', () => {
       setTimeout(() => { throw new Error('timer boom'); }, 1);
       queueMicrotask(() => events.push('microtask'));
       undefined`);
-    // Until the last of them has run (the third tick, due after 6 ms): a non-cleared 5 ms timeout would have fired by then.
+    // Until the last of them has run (the third tick, due after 6 ms): a non-cleared 5 ms timeout would have fired by
+    // then.
     let events: string[] = [];
-    for (const started = Date.now(); Date.now() - started < 30_000; await new Promise((resolve) => setTimeout(resolve, 10))) {
+    for (
+      const started = Date.now();
+      Date.now() - started < 30_000;
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    ) {
       events = JSON.parse(await harness.evaluate<string>('JSON.stringify(events)'));
-      if (events.filter((event) => event === 'tick').length === 3 && events.includes('timeout xy') && harness.logs.some((line) => line.text.includes('timer boom'))) break;
+      if (
+        events.filter((event) => event === 'tick').length === 3 &&
+        events.includes('timeout xy') &&
+        harness.logs.some((line) => line.text.includes('timer boom'))
+      )
+        break;
     }
     expect(events[0]).toBe('microtask');
     expect(events.filter((event: string) => event === 'tick')).toHaveLength(3);

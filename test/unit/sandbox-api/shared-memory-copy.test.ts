@@ -27,7 +27,7 @@ function holdsShared(value: unknown): boolean {
   return Object.values(value).some(holdsShared);
 }
 
-describe('the shared-memory module\'s copy', () => {
+describe("the shared-memory module's copy", () => {
   it('passes primitives, and views and buffers of ordinary memory, through as they are', () => {
     const view = new Uint8Array([1, 2]);
     const buffer = new ArrayBuffer(2);
@@ -37,7 +37,12 @@ describe('the shared-memory module\'s copy', () => {
   it('copies a view on shared memory into a view of the same kind, offset and length on an ArrayBuffer', () => {
     const shared = new SharedArrayBuffer(16);
     new Uint8Array(shared).set(Array.from({ length: 16 }, (_, index) => index));
-    for (const view of [new Uint8Array(shared, 2, 5), new Uint16Array(shared, 4, 3), new Float64Array(shared, 8, 1), new DataView(shared, 3, 6)]) {
+    for (const view of [
+      new Uint8Array(shared, 2, 5),
+      new Uint16Array(shared, 4, 3),
+      new Float64Array(shared, 8, 1),
+      new DataView(shared, 3, 6),
+    ]) {
       const copy = unshared(view) as ArrayBufferView;
       expect(copy).not.toBe(view);
       expect(copy.constructor).toBe(view.constructor);
@@ -53,18 +58,32 @@ describe('the shared-memory module\'s copy', () => {
     expect(copy).toBeInstanceOf(ArrayBuffer);
     expect([...new Uint8Array(copy)]).toEqual([7, 8, 9]);
     // Posing as an ArrayBuffer, or as a plain object, or renamed: never handed on as the shared memory itself.
-    for (const disguised of [Object.setPrototypeOf(new SharedArrayBuffer(2), ArrayBuffer.prototype), Object.setPrototypeOf(new SharedArrayBuffer(2), Object.prototype), Object.setPrototypeOf(new SharedArrayBuffer(2), null)]) {
+    for (const disguised of [
+      Object.setPrototypeOf(new SharedArrayBuffer(2), ArrayBuffer.prototype),
+      Object.setPrototypeOf(new SharedArrayBuffer(2), Object.prototype),
+      Object.setPrototypeOf(new SharedArrayBuffer(2), null),
+    ]) {
       expect(holdsShared(unshared(disguised))).toBe(false);
     }
   });
 
   it('rebuilds arrays and objects, deep, without shared memory and without changing what they say', () => {
-    const request = { url: 'https://example.com/', headers: [['a', 'b']], body: sharedBytes([1, 2, 3]), nested: { views: [sharedBytes([4])], plain: new Uint8Array([5]) } };
+    const request = {
+      url: 'https://example.com/',
+      headers: [['a', 'b']],
+      body: sharedBytes([1, 2, 3]),
+      nested: { views: [sharedBytes([4])], plain: new Uint8Array([5]) },
+    };
     const copy = unshared(request) as typeof request;
     expect(holdsShared(copy)).toBe(false);
     expect(copy).not.toBe(request);
     expect(copy.headers).not.toBe(request.headers);
-    expect(copy).toEqual({ url: 'https://example.com/', headers: [['a', 'b']], body: new Uint8Array([1, 2, 3]), nested: { views: [new Uint8Array([4])], plain: new Uint8Array([5]) } });
+    expect(copy).toEqual({
+      url: 'https://example.com/',
+      headers: [['a', 'b']],
+      body: new Uint8Array([1, 2, 3]),
+      nested: { views: [new Uint8Array([4])], plain: new Uint8Array([5]) },
+    });
     // The ordinary view inside is handed on itself (no copy for what needs none).
     expect(copy.nested.plain).toBe(request.nested.plain);
   });

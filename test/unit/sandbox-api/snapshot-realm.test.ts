@@ -5,7 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Harness } from './harness.ts';
 
-/** Every object reachable from the globals, the hidden intrinsics and the runtime's hidden objects, by its first path, with how it is sealed. */
+/**
+ * Every object reachable from the globals, the hidden intrinsics and the runtime's hidden objects, by its first path,
+ * with how it is sealed.
+ */
 const DESCRIBE_REALM = `(() => {
   const { getOwnPropertyDescriptor, getPrototypeOf, isFrozen, isExtensible } = Object;
   const name = (key) => typeof key === 'symbol' ? '[' + String(key) + ']' : key;
@@ -78,14 +81,19 @@ describe('the realm made from the runtime snapshot', () => {
     expect(Object.keys(expected).length).toBeGreaterThan(700);
     expect(actual).toEqual(expected);
     // And frozen in both (a difference alone would miss a root left unfrozen by both paths).
-    for (const root of ['%CallSite%', '%ErrorStackGetter%', '%Segments%', '%SegmentIterator%', '%ResponseBodyStream%']) expect(actual[root]).toMatch(/^true false /);
+    for (const root of ['%CallSite%', '%ErrorStackGetter%', '%Segments%', '%SegmentIterator%', '%ResponseBodyStream%'])
+      expect(actual[root]).toMatch(/^true false /);
   });
 
   it('has no bootstrap left, no Atomics or WebAssembly, and the SharedArrayBuffer V8 adds, frozen', async () => {
-    expect(await snapshotted.evaluate<string>('[typeof __ih_bootstrap, typeof SharedArrayBuffer, typeof Atomics, typeof WebAssembly].join()')).toBe(
-      'undefined,function,undefined,undefined',
-    );
-    const frozen = 'Object.isFrozen(SharedArrayBuffer) && Object.isFrozen(SharedArrayBuffer.prototype) && Object.isFrozen(Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength").get)';
+    expect(
+      await snapshotted.evaluate<string>(
+        '[typeof __ih_bootstrap, typeof SharedArrayBuffer, typeof Atomics, typeof WebAssembly].join()',
+      ),
+    ).toBe('undefined,function,undefined,undefined');
+    const frozen =
+      'Object.isFrozen(SharedArrayBuffer) && Object.isFrozen(SharedArrayBuffer.prototype) && ' +
+      'Object.isFrozen(Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, "byteLength").get)';
     expect(await snapshotted.evaluate<boolean>(frozen)).toBe(true);
     expect(await installed.evaluate<boolean>(frozen)).toBe(true);
   });

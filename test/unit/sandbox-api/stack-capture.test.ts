@@ -36,7 +36,9 @@ for (const runtime of ['snapshot', 'install'] as const) {
           if (error.stack !== ${JSON.stringify(FORGED)}) throw new Error('the guest hook did not run');
           deepInTheGuest();
         } });`);
-      expect(report).toMatch(/^Unhandled error while handling "fetch": Error: boom\n\s+at deepInTheGuest \(integration\.js:\d+:\d+\)/);
+      expect(report).toMatch(
+        /^Unhandled error while handling "fetch": Error: boom\n\s+at deepInTheGuest \(integration\.js:\d+:\d+\)/,
+      );
       expect(report).not.toMatch(/forged|secret|hostInternals|integration:hello/);
     });
 
@@ -44,22 +46,34 @@ for (const runtime of ['snapshot', 'install'] as const) {
       harness = await Harness.create({ runtime });
       const sites = await reportOf(`
         import { createIntegration } from 'sandbox-api';
-        export default createIntegration({ async fetch() { Error.prepareStackTrace = (_e, s) => s; throw new Error('sites'); } });`);
-      expect(sites).toMatch(/^Unhandled error while handling "fetch": Error: sites\n\s+at Object\.fetch \(integration\.js:\d+:\d+\)/);
+        export default createIntegration({ async fetch() { Error.prepareStackTrace = (_e, s) => s;
+          throw new Error('sites'); } });`);
+      expect(sites).toMatch(
+        /^Unhandled error while handling "fetch": Error: sites\n\s+at Object\.fetch \(integration\.js:\d+:\d+\)/,
+      );
       harness.dispose();
       harness = await Harness.create({ runtime });
       const throwing = await reportOf(`
         import { createIntegration } from 'sandbox-api';
-        export default createIntegration({ async fetch() { Error.prepareStackTrace = () => { throw new Error('no stack for you'); }; throw new TypeError('thrown'); } });`);
-      expect(throwing).toMatch(/^Unhandled error while handling "fetch": TypeError: thrown\n\s+at Object\.fetch \(integration\.js:\d+:\d+\)/);
+        export default createIntegration({ async fetch() { Error.prepareStackTrace = () => {
+          throw new Error('no stack for you'); }; throw new TypeError('thrown'); } });`);
+      expect(throwing).toMatch(
+        /^Unhandled error while handling "fetch": TypeError: thrown\n\s+at Object\.fetch \(integration\.js:\d+:\d+\)/,
+      );
     });
 
     it('reports a module worker\u2019s unhandled error with the frames V8 captured', async () => {
       harness = await Harness.create({ runtime });
-      const report = await reportOf(`
+      const report = await reportOf(
+        `
         function fromTheWorker() { throw new RangeError('worker'); }
-        export default { async fetch() { Error.prepareStackTrace = () => ${JSON.stringify(FORGED)}; fromTheWorker(); } };`, RUNTIME);
-      expect(report).toMatch(/^Unhandled error in the integration: RangeError: worker\n\s+at fromTheWorker \(integration\.js:\d+:\d+\)/);
+        export default { async fetch() { Error.prepareStackTrace = () => ${JSON.stringify(FORGED)}; fromTheWorker();
+          } };`,
+        RUNTIME,
+      );
+      expect(report).toMatch(
+        /^Unhandled error in the integration: RangeError: worker\n\s+at fromTheWorker \(integration\.js:\d+:\d+\)/,
+      );
       expect(report).not.toMatch(/forged|secret/);
     });
 
@@ -72,7 +86,10 @@ for (const runtime of ['snapshot', 'install'] as const) {
           error.stack = ${JSON.stringify(FORGED)};
           throw error;
         } });`);
-      expect(report).toBe(`${HANDLER} Error: replaced\n${FRAMES_SET_BY_INTEGRATION}\n    at hostInternals (/srv/host/secret.ts:1:1)\n    at other (integration:hello:1:1)`);
+      expect(report).toBe(
+        `${HANDLER} Error: replaced\n${FRAMES_SET_BY_INTEGRATION}\n    at hostInternals ` +
+          `(/srv/host/secret.ts:1:1)\n    at other (integration:hello:1:1)`,
+      );
     });
 
     it('cannot be fed call sites of another error through the hook it reads', async () => {
@@ -85,7 +102,9 @@ for (const runtime of ['snapshot', 'install'] as const) {
           runtimeHook(error, [{ toString: () => 'forged (/srv/host/secret.ts:1:1)' }]);
           throw error;
         } });`);
-      expect(report).toMatch(/^Unhandled error while handling "fetch": Error: victim\n\s+at Object\.fetch \(integration\.js:\d+:\d+\)/);
+      expect(report).toMatch(
+        /^Unhandled error while handling "fetch": Error: victim\n\s+at Object\.fetch \(integration\.js:\d+:\d+\)/,
+      );
       expect(report).not.toMatch(/secret/);
     });
 
@@ -103,7 +122,9 @@ for (const runtime of ['snapshot', 'install'] as const) {
           Error.prepareStackTrace(error, kept);
           throw error;
         } });`);
-      expect(report).toMatch(/^Unhandled error while handling "fetch": Error: victim\n\s+at Object\.fetch \(integration\.js:\d+:\d+\)/);
+      expect(report).toMatch(
+        /^Unhandled error while handling "fetch": Error: victim\n\s+at Object\.fetch \(integration\.js:\d+:\d+\)/,
+      );
       expect(report).not.toMatch(/hostLikeFrame/);
     });
 
@@ -111,7 +132,8 @@ for (const runtime of ['snapshot', 'install'] as const) {
       harness = await Harness.create({ runtime });
       const report = await reportOf(`
         import { createIntegration } from 'sandbox-api';
-        const named = { ['thrower\\n    at forgedName (/srv/host/secret.ts:2:2)']() { throw new Error('boom\\n    at forgedMessage (/srv/host/secret.ts:1:1)'); } };
+        const named = { ['thrower\\n    at forgedName (/srv/host/secret.ts:2:2)']() {
+          throw new Error('boom\\n    at forgedMessage (/srv/host/secret.ts:1:1)'); } };
         export default createIntegration({ async fetch() { Object.values(named)[0](); } });`);
       const lines = report.split('\n');
       expect(lines[0]).toContain('boom\\n    at forgedMessage');
@@ -135,7 +157,11 @@ for (const runtime of ['snapshot', 'install'] as const) {
 
     it('keeps console.trace to V8\u2019s frames and a timer\u2019s failure too', async () => {
       harness = await Harness.create({ runtime });
-      await harness.evaluate(`Error.prepareStackTrace = () => ${JSON.stringify(FORGED)}; Error.stackTraceLimit = 10; (function traced() { console.trace('here'); })(); setTimeout(function late() { throw new Error('in timer'); }, 1); undefined`);
+      await harness.evaluate(
+        `Error.prepareStackTrace = () => ${JSON.stringify(FORGED)}; Error.stackTraceLimit = 10; (function ` +
+          `traced() { console.trace('here'); })(); setTimeout(function late() { throw new Error('in timer'); }, 1); ` +
+          `undefined`,
+      );
       const trace = harness.logs.find((entry) => entry.text.startsWith('Trace: here'))!;
       expect(trace.text).toMatch(/^Trace: here\n(\s+at .*\n)*\s+at traced \(guest-test\.js:\d+:\d+\)/);
       expect(trace.text).not.toMatch(/forged|secret/);
@@ -144,7 +170,12 @@ for (const runtime of ['snapshot', 'install'] as const) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       const timer = harness.logs.find((entry) => entry.text.includes('in timer'))!;
-      expect(timer.text).toMatch(/^Uncaught exception in a timer callback: Error: in timer\n\s+at Object\.late \[as callback\] \(guest-test\.js:/);
+      expect(timer.text).toMatch(
+        new RegExp(
+          String.raw`^Uncaught exception in a timer callback: Error: in timer\n` +
+            String.raw`\s+at Object\.late \[as callback\] \(guest-test\.js:`,
+        ),
+      );
       expect(timer.text).not.toMatch(/forged|secret/);
     });
 
@@ -159,7 +190,8 @@ for (const runtime of ['snapshot', 'install'] as const) {
         const sites = new Error().stack;
         Error.prepareStackTrace = saved;
         out.callSites = Array.isArray(sites) && typeof sites[0].getLineNumber() === 'number';
-        out.restored = typeof new Error('x').stack === 'string' && new Error('x').stack.startsWith('Error: x\\n    at ');
+        out.restored = typeof new Error('x').stack === 'string' &&
+          new Error('x').stack.startsWith('Error: x\\n    at ');
         // depd: a longer limit and captureStackTrace on a plain object.
         const limit = Error.stackTraceLimit;
         Error.stackTraceLimit = Math.max(10, limit);
@@ -182,7 +214,15 @@ for (const runtime of ['snapshot', 'install'] as const) {
         out.reads = typeof Error.prepareStackTrace;
         return JSON.stringify(out);
       })()`);
-      expect(JSON.parse(result)).toEqual({ callSites: true, restored: true, captured: true, noFrames: 'Error: bare', wrapped: 'wrapped: Error: w', unset: 'Error: u', reads: 'function' });
+      expect(JSON.parse(result)).toEqual({
+        callSites: true,
+        restored: true,
+        captured: true,
+        noFrames: 'Error: bare',
+        wrapped: 'wrapped: Error: w',
+        unset: 'Error: u',
+        reads: 'function',
+      });
     });
   });
 }

@@ -13,10 +13,20 @@ const RuntimeDecoder = createTextDecoderClass(() => {
   loads++;
   return encoding;
 });
-const strings = fc.string({ unit: fc.constantFrom('a', 'é', '€', '\ud83d\ude00', '\ud800', '\udc00', '\u0000', '\uffff'), maxLength: 16 });
-const bytes = fc.uint8Array({ maxLength: 24 }).chain((random) =>
-  fc.constantFrom(random, Uint8Array.from([0xef, 0xbb, 0xbf, ...random]), Uint8Array.from([0xf0, 0x9f, ...random]), Uint8Array.from([0xe0, 0x80, 0xed, 0xa0, 0x80, ...random])),
-);
+const strings = fc.string({
+  unit: fc.constantFrom('a', 'é', '€', '\ud83d\ude00', '\ud800', '\udc00', '\u0000', '\uffff'),
+  maxLength: 16,
+});
+const bytes = fc
+  .uint8Array({ maxLength: 24 })
+  .chain((random) =>
+    fc.constantFrom(
+      random,
+      Uint8Array.from([0xef, 0xbb, 0xbf, ...random]),
+      Uint8Array.from([0xf0, 0x9f, ...random]),
+      Uint8Array.from([0xe0, 0x80, 0xed, 0xa0, 0x80, ...random]),
+    ),
+  );
 
 describe('UTF-8 (runtime)', () => {
   it('encodes any string (lone surrogates → U+FFFD) like Node', () => {
@@ -68,18 +78,23 @@ describe('UTF-8 (runtime)', () => {
 describe('UTF-8 streaming (runtime)', () => {
   it('decodes bytes split anywhere into chunks like one whole decode', () => {
     fc.assert(
-      fc.property(bytes, fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 6 }), fc.boolean(), (input, cuts, ignoreBOM) => {
-        const points = [...new Set(cuts.map((cut) => Math.min(cut, input.length)))].sort((a, b) => a - b);
-        const decoder = new Utf8Decoder(false, ignoreBOM);
-        let out = '';
-        let from = 0;
-        for (const point of points) {
-          out += decoder.decode(input.subarray(from, point), true);
-          from = point;
-        }
-        out += decoder.decode(input.subarray(from), false);
-        expect(out).toBe(new TextDecoder('utf-8', { ignoreBOM }).decode(input));
-      }),
+      fc.property(
+        bytes,
+        fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 6 }),
+        fc.boolean(),
+        (input, cuts, ignoreBOM) => {
+          const points = [...new Set(cuts.map((cut) => Math.min(cut, input.length)))].sort((a, b) => a - b);
+          const decoder = new Utf8Decoder(false, ignoreBOM);
+          let out = '';
+          let from = 0;
+          for (const point of points) {
+            out += decoder.decode(input.subarray(from, point), true);
+            from = point;
+          }
+          out += decoder.decode(input.subarray(from), false);
+          expect(out).toBe(new TextDecoder('utf-8', { ignoreBOM }).decode(input));
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -113,7 +128,16 @@ describe('TextDecoder (runtime)', () => {
     expect(new RuntimeDecoder('iso-8859-1').encoding).toBe('windows-1252');
     expect(new RuntimeDecoder('UTF-16').encoding).toBe('utf-16le');
     expect(new RuntimeDecoder('x-user-defined').encoding).toBe('x-user-defined');
-    for (const label of ['\u00a0utf-8', 'utf-8\u000b', '\u212aoi8-r', 'replacement', 'iso-2022-kr', 'utf-32', 'klingon', '']) {
+    for (const label of [
+      '\u00a0utf-8',
+      'utf-8\u000b',
+      '\u212aoi8-r',
+      'replacement',
+      'iso-2022-kr',
+      'utf-32',
+      'klingon',
+      '',
+    ]) {
       expect(() => new RuntimeDecoder(label), label).toThrow(RangeError);
     }
   });
@@ -163,6 +187,10 @@ describe('TextDecoder (runtime)', () => {
     expect(new RuntimeDecoder('utf-8', null as never).fatal).toBe(false);
     const gone = new Uint8Array([0x41, 0x42]);
     structuredClone(gone.buffer, { transfer: [gone.buffer] });
-    expect([decoder.decode(gone), decoder.decode(gone.buffer), new RuntimeDecoder('big5').decode(gone)]).toEqual(['', '', '']);
+    expect([decoder.decode(gone), decoder.decode(gone.buffer), new RuntimeDecoder('big5').decode(gone)]).toEqual([
+      '',
+      '',
+      '',
+    ]);
   });
 });

@@ -19,37 +19,47 @@ describe('runtime timers', () => {
   it('run a due callback after the microtasks already queued, not before', async () => {
     const { timers } = clock();
     const events: string[] = [];
-    const id = timers.setTimeout((a: unknown, b: unknown) => events.push(`timeout ${String(a)}${String(b)}`), 5, 'x', 'y');
+    const id = timers.setTimeout(
+      (a: unknown, b: unknown) => events.push(`timeout ${String(a)}${String(b)}`),
+      5,
+      'x',
+      'y',
+    );
     queueMicrotask(() => events.push('microtask'));
     timers.fire(id);
     await new Promise((resolve) => setImmediate(resolve));
     expect(events).toEqual(['microtask', 'timeout xy']);
   });
 
-  it('reschedule an interval when it fires, drop a timeout, ignore cleared ids and report a throwing callback', async () => {
-    const { timers, due, errors } = clock();
-    let ticks = 0;
-    const interval = timers.setInterval(() => ticks++, 2);
-    const once = timers.setTimeout(() => {
-      throw new Error('timer boom');
-    }, 1);
-    const cancelled = timers.setTimeout(() => ticks += 100, 5);
-    timers.clearTimeout(cancelled);
-    timers.fire(interval);
-    timers.fire(once);
-    timers.fire(cancelled);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(ticks).toBe(1);
-    expect(due.has(interval)).toBe(true);
-    expect(due.has(cancelled)).toBe(false);
-    expect(timers.pendingCount()).toBe(1);
-    expect(errors).toHaveLength(1);
-    expect((errors[0] as Error).message).toBe('timer boom');
-  });
+  it(
+    'reschedule an interval when it fires, drop a timeout, ' + 'ignore cleared ids and report a throwing callback',
+    async () => {
+      const { timers, due, errors } = clock();
+      let ticks = 0;
+      const interval = timers.setInterval(() => ticks++, 2);
+      const once = timers.setTimeout(() => {
+        throw new Error('timer boom');
+      }, 1);
+      const cancelled = timers.setTimeout(() => (ticks += 100), 5);
+      timers.clearTimeout(cancelled);
+      timers.fire(interval);
+      timers.fire(once);
+      timers.fire(cancelled);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(ticks).toBe(1);
+      expect(due.has(interval)).toBe(true);
+      expect(due.has(cancelled)).toBe(false);
+      expect(timers.pendingCount()).toBe(1);
+      expect(errors).toHaveLength(1);
+      expect((errors[0] as Error).message).toBe('timer boom');
+    },
+  );
 
   it('convert the delay as a WebIDL long: 2 ** 32 wraps to 0, negatives and NaN are 0', () => {
     const { timers, due } = clock();
-    const delays = [2 ** 32, 2 ** 32 + 5, 2 ** 31, -5, NaN, '12', 7.9, Infinity, 2 ** 31 - 1].map((delay) => due.get(timers.setTimeout(() => {}, delay)));
+    const delays = [2 ** 32, 2 ** 32 + 5, 2 ** 31, -5, NaN, '12', 7.9, Infinity, 2 ** 31 - 1].map((delay) =>
+      due.get(timers.setTimeout(() => {}, delay)),
+    );
     expect(delays).toEqual([0, 5, 0, 0, 0, 12, 7, 0, 2 ** 31 - 1]);
     expect(due.get(timers.setInterval(() => {}, 2 ** 32))).toBe(1);
     expect(() => timers.setTimeout(() => {}, 1n)).toThrow(TypeError);
@@ -57,11 +67,18 @@ describe('runtime timers', () => {
 
   it('are four functions named as HTML spells them, with WebIDL lengths, sharing one list of ids', async () => {
     const { timers, due } = clock();
-    const named = (['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval'] as const).map((name) => [timers[name].name, timers[name].length]);
-    expect(named).toEqual([['setTimeout', 1], ['setInterval', 1], ['clearTimeout', 0], ['clearInterval', 0]]);
+    const named = (['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval'] as const).map((name) => [
+      timers[name].name,
+      timers[name].length,
+    ]);
+    expect(named).toEqual([
+      ['setTimeout', 1],
+      ['setInterval', 1],
+      ['clearTimeout', 0],
+      ['clearInterval', 0],
+    ]);
     const interval = timers.setInterval(() => {}, 5);
     timers.clearTimeout(interval);
     expect(due.has(interval)).toBe(false);
   });
 });
-

@@ -32,7 +32,12 @@ describe('createUrlCache', () => {
   it('uses seeded records without asking the host, and ignores malformed seeds', () => {
     const calls: string[] = [];
     const cache = createUrlCache((input) => (calls.push(input), record(input)));
-    cache.seed([['https://seeded.test/p', record('https://seeded.test/p')], ['bad'], 'junk', ['https://x.test/', { href: 1 }]]);
+    cache.seed([
+      ['https://seeded.test/p', record('https://seeded.test/p')],
+      ['bad'],
+      'junk',
+      ['https://x.test/', { href: 1 }],
+    ]);
     expect(cache.parse('https://seeded.test/p', undefined)?.pathname).toBe('/p');
     expect(calls).toEqual([]);
     cache.parse('https://x.test/', undefined);

@@ -1,9 +1,19 @@
 // URLSearchParams (runtime) against Node's WHATWG implementation as the oracle.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { URLSearchParams as RuntimeParams, parseUrlencodedBytes } from '../../../sandbox-api/runtime/url-search-params.ts';
+import {
+  URLSearchParams as RuntimeParams,
+  parseUrlencodedBytes,
+} from '../../../sandbox-api/runtime/url-search-params.ts';
 
-const queryChars = fc.constantFrom(...'ab=&+%2F0A zé€?#\u0000\ud800\udc00\ud83d\ude00'.split(''), '%', '%2', '%zz', '%C3%A9', '%FF');
+const queryChars = fc.constantFrom(
+  ...'ab=&+%2F0A zé€?#\u0000\ud800\udc00\ud83d\ude00'.split(''),
+  '%',
+  '%2',
+  '%zz',
+  '%C3%A9',
+  '%FF',
+);
 const query = fc.array(queryChars, { maxLength: 20 }).map((parts) => parts.join(''));
 const anyText = fc.string({ unit: 'binary', maxLength: 12 });
 
@@ -56,17 +66,29 @@ describe('URLSearchParams (runtime)', () => {
     );
   });
 
-  it('keeps a leading U+FEFF of a name that also holds a lone surrogate or an astral character (text, not a byte order mark)', () => {
-    for (const pairs of [[['\ufeff\u{10000}', '']], [['\ufeff\ud800', '\ufeffx\udc00']]] as [string, string][][]) {
-      expect(new RuntimeParams(pairs).toString()).toBe(new URLSearchParams(pairs).toString());
-    }
-    expect(new RuntimeParams([['\ufeff\ud800', '']]).toString()).toBe('%EF%BB%BF%EF%BF%BD=');
-  });
+  it(
+    'keeps a leading U+FEFF of a name that also holds a lone surrogate or an astral character (text, not a byte ' +
+      'order mark)',
+    () => {
+      for (const pairs of [[['\ufeff\u{10000}', '']], [['\ufeff\ud800', '\ufeffx\udc00']]] as [string, string][][]) {
+        expect(new RuntimeParams(pairs).toString()).toBe(new URLSearchParams(pairs).toString());
+      }
+      expect(new RuntimeParams([['\ufeff\ud800', '']]).toString()).toBe('%EF%BB%BF%EF%BF%BD=');
+    },
+  );
 
   it('accepts a string with "?", a record, a sequence of pairs and another URLSearchParams', () => {
     expect(new RuntimeParams('?a=1&b=2').toString()).toBe('a=1&b=2');
     expect(new RuntimeParams({ a: '1', 'b c': 'd e' }).toString()).toBe('a=1&b+c=d+e');
-    expect([...new RuntimeParams([['x', '1'], ['x', '2']])]).toEqual([['x', '1'], ['x', '2']]);
+    expect([
+      ...new RuntimeParams([
+        ['x', '1'],
+        ['x', '2'],
+      ]),
+    ]).toEqual([
+      ['x', '1'],
+      ['x', '2'],
+    ]);
     const original = new RuntimeParams('k=v');
     const copy = new RuntimeParams(original);
     copy.append('k', 'w');
@@ -78,7 +100,15 @@ describe('URLSearchParams (runtime)', () => {
     const ours = new RuntimeParams('b=2&a=1&b=3&c=');
     const node = new URLSearchParams('b=2&a=1&b=3&c=');
     const results = (params: RuntimeParams | URLSearchParams) => {
-      const seen: unknown[] = [params.get('b'), params.getAll('b'), params.get('zz'), params.has('c'), params.has('b', '3'), params.has('b', '9'), params.size];
+      const seen: unknown[] = [
+        params.get('b'),
+        params.getAll('b'),
+        params.get('zz'),
+        params.has('c'),
+        params.has('b', '3'),
+        params.has('b', '9'),
+        params.size,
+      ];
       params.append('d', '4');
       params.set('b', 'one');
       params.delete('a', 'nope');
@@ -105,7 +135,10 @@ describe('URLSearchParams (runtime)', () => {
   it('converts a record as WebIDL does: keys made USVStrings, a repeated key keeping its first place', () => {
     // Both lone surrogates become U+FFFD: one key, the last value, at the first key's position.
     const params = new RuntimeParams({ '\ud835x': '1', xx: '2', '\ud83dx': '3' });
-    expect([...params]).toEqual([['\ufffdx', '3'], ['xx', '2']]);
+    expect([...params]).toEqual([
+      ['\ufffdx', '3'],
+      ['xx', '2'],
+    ]);
     expect(() => new RuntimeParams({ [Symbol('k')]: 'v' } as never)).toThrow(TypeError);
     expect(() => new RuntimeParams([['a']] as never)).toThrow(TypeError);
     expect(() => (new RuntimeParams().append as (name: string) => void)('a')).toThrow('2 arguments required');
@@ -114,14 +147,24 @@ describe('URLSearchParams (runtime)', () => {
 
   it('parses form bodies as bytes, keeping a leading U+FEFF as text', () => {
     const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...Buffer.from('test=%EF%BB%BF&a+b=c%2')]);
-    expect(parseUrlencodedBytes(bytes)).toEqual([['\ufefftest', '\ufeff'], ['a b', 'c%2']]);
+    expect(parseUrlencodedBytes(bytes)).toEqual([
+      ['\ufefftest', '\ufeff'],
+      ['a b', 'c%2'],
+    ]);
   });
 
   it('has WebIDL iterators named "URLSearchParams Iterator" and the standard class name', () => {
     const iterator = new RuntimeParams('a=1').entries();
     expect(Object.prototype.toString.call(iterator)).toBe('[object URLSearchParams Iterator]');
-    expect(Object.getPrototypeOf(Object.getPrototypeOf(iterator))).toBe(Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())));
+    expect(Object.getPrototypeOf(Object.getPrototypeOf(iterator))).toBe(
+      Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())),
+    );
     expect(RuntimeParams.prototype[Symbol.iterator]).toBe(RuntimeParams.prototype.entries);
-    expect([RuntimeParams.name, RuntimeParams.length, RuntimeParams.prototype.delete.length, RuntimeParams.prototype.has.length]).toEqual(['URLSearchParams', 0, 1, 1]);
+    expect([
+      RuntimeParams.name,
+      RuntimeParams.length,
+      RuntimeParams.prototype.delete.length,
+      RuntimeParams.prototype.has.length,
+    ]).toEqual(['URLSearchParams', 0, 1, 1]);
   });
 });

@@ -24,13 +24,66 @@ const BASES = [
   'https://example.com/#',
 ];
 
-const SETTERS = ['href', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const;
+const SETTERS = [
+  'href',
+  'protocol',
+  'username',
+  'password',
+  'host',
+  'hostname',
+  'port',
+  'pathname',
+  'search',
+  'hash',
+] as const;
 
 const VALUES = [
-  '', 'x', 'https', 'http:', 'foo', 'file', 'ws:', '1x:', 'new host', 'other.example', 'other.example:99', 'other.example:',
-  'h:abc', '[::2]', '[::2]:81', 'a@b', 'ÉXAMPLE.com', 'xn--nxasmq6b', '8080', '65535', '65536', '0', '443', '80', '12abc', 'abc',
-  '/p/q', 'p/q', '//double', '/a/../b/./c', 'with space', 'a?b#c', '\\\\back\\slash', '?a=1&b=2', 'a b', '#x', '##', 'ümlaut',
-  '%41%zz', 'user:name', 'p@ss/w?rd#', '\t tab\n', ' lead', 'trail ', 'javascript:alert(1)', 'http://other.example/x',
+  '',
+  'x',
+  'https',
+  'http:',
+  'foo',
+  'file',
+  'ws:',
+  '1x:',
+  'new host',
+  'other.example',
+  'other.example:99',
+  'other.example:',
+  'h:abc',
+  '[::2]',
+  '[::2]:81',
+  'a@b',
+  'ÉXAMPLE.com',
+  'xn--nxasmq6b',
+  '8080',
+  '65535',
+  '65536',
+  '0',
+  '443',
+  '80',
+  '12abc',
+  'abc',
+  '/p/q',
+  'p/q',
+  '//double',
+  '/a/../b/./c',
+  'with space',
+  'a?b#c',
+  '\\\\back\\slash',
+  '?a=1&b=2',
+  'a b',
+  '#x',
+  '##',
+  'ümlaut',
+  '%41%zz',
+  'user:name',
+  'p@ss/w?rd#',
+  '\t tab\n',
+  ' lead',
+  'trail ',
+  'javascript:alert(1)',
+  'http://other.example/x',
 ];
 
 function applyWithNode(base: string, setter: (typeof SETTERS)[number], value: string): string {
@@ -58,7 +111,19 @@ describe('URL (runtime) against Node URL', () => {
     for (const base of BASES) {
       const ours = new RuntimeURL(base);
       const node = new URL(base);
-      for (const key of ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash'] as const) {
+      for (const key of [
+        'href',
+        'origin',
+        'protocol',
+        'username',
+        'password',
+        'host',
+        'hostname',
+        'port',
+        'pathname',
+        'search',
+        'hash',
+      ] as const) {
         expect(ours[key], `${base} ${key}`).toBe(node[key]);
       }
     }
@@ -73,7 +138,8 @@ describe('URL (runtime) against Node URL', () => {
         for (const value of VALUES) {
           const expected = applyWithNode(base, setter, value);
           const actual = applyWithRuntime(base, setter, value);
-          if (actual !== expected) mismatches.push(`${base} .${setter} = ${JSON.stringify(value)}: ${actual} (Node: ${expected})`);
+          if (actual !== expected)
+            mismatches.push(`${base} .${setter} = ${JSON.stringify(value)}: ${actual} (Node: ${expected})`);
         }
       }
       expect(mismatches).toEqual([]);
@@ -81,12 +147,17 @@ describe('URL (runtime) against Node URL', () => {
   }
 
   it('matches Node for random setter values', () => {
-    const alphabet = fc.constantFrom(...'ab1:/?#@[]\\%. \t-_~!$&\'()*+,;=é€'.split(''));
+    const alphabet = fc.constantFrom(..."ab1:/?#@[]\\%. \t-_~!$&'()*+,;=é€".split(''));
     fc.assert(
-      fc.property(fc.constantFrom(...BASES), fc.constantFrom(...SETTERS.filter((s) => s !== 'href')), fc.array(alphabet, { maxLength: 12 }), (base, setter, chars) => {
-        const value = chars.join('');
-        expect(applyWithRuntime(base, setter, value)).toBe(applyWithNode(base, setter, value));
-      }),
+      fc.property(
+        fc.constantFrom(...BASES),
+        fc.constantFrom(...SETTERS.filter((s) => s !== 'href')),
+        fc.array(alphabet, { maxLength: 12 }),
+        (base, setter, chars) => {
+          const value = chars.join('');
+          expect(applyWithRuntime(base, setter, value)).toBe(applyWithNode(base, setter, value));
+        },
+      ),
       { numRuns: 5000 },
     );
   });
@@ -115,18 +186,22 @@ describe('URL (runtime) against Node URL', () => {
     expect(RuntimeURL.parse('https://x/')?.href).toBe('https://x/');
   });
 
-  it('applies the standard setter rules the old re-parse approximated: a host with an invalid port sets only the hostname', () => {
-    const url = new RuntimeURL('http://example.net/path');
-    url.host = 'example.com:65536';
-    expect(url.href).toBe('http://example.com/path');
-    const opaque = new RuntimeURL('wpt++://host/');
-    opaque.hostname = 'te\u001fst';
-    expect(opaque.hostname).toBe('te%1Fst');
-    // A query emptied through searchParams goes through the same setter: an opaque path keeps the standard's form.
-    const [ours, node] = [new RuntimeURL('data:space   ?q=1'), new URL('data:space   ?q=1')];
-    for (const url of [ours, node]) url.searchParams.delete('q');
-    expect(ours.href).toBe(node.href);
-  });
+  it(
+    'applies the standard setter rules the old re-parse approximated: a host with an invalid port sets only the ' +
+      'hostname',
+    () => {
+      const url = new RuntimeURL('http://example.net/path');
+      url.host = 'example.com:65536';
+      expect(url.href).toBe('http://example.com/path');
+      const opaque = new RuntimeURL('wpt++://host/');
+      opaque.hostname = 'te\u001fst';
+      expect(opaque.hostname).toBe('te%1Fst');
+      // A query emptied through searchParams goes through the same setter: an opaque path keeps the standard's form.
+      const [ours, node] = [new RuntimeURL('data:space   ?q=1'), new URL('data:space   ?q=1')];
+      for (const url of [ours, node]) url.searchParams.delete('q');
+      expect(ours.href).toBe(node.href);
+    },
+  );
 
   it('converts arguments as WebIDL does and carries the standard class name', () => {
     expect([RuntimeURL.name, RuntimeURL.length]).toEqual(['URL', 1]);
@@ -137,7 +212,11 @@ describe('URL (runtime) against Node URL', () => {
     }).toThrow(TypeError);
     url.pathname = { toString: () => '/from-object' } as never;
     expect(url.pathname).toBe('/from-object');
-    expect(Object.getOwnPropertyDescriptor(RuntimeURL.prototype, Symbol.toStringTag)).toEqual({ value: 'URL', writable: false, enumerable: false, configurable: true });
+    expect(Object.getOwnPropertyDescriptor(RuntimeURL.prototype, Symbol.toStringTag)).toEqual({
+      value: 'URL',
+      writable: false,
+      enumerable: false,
+      configurable: true,
+    });
   });
 });
-

@@ -67,6 +67,7 @@ describe('the body channel', () => {
   });
 
   it('carries frames whole and in order when the socket splits them anywhere', async () => {
-    for (const sizes of [[1], [3, 7], [9], [10, 4_096], [65_536, 1]]) expect(await roundTrip(frames, sizes), String(sizes)).toEqual(expected);
+    for (const sizes of [[1], [3, 7], [9], [10, 4_096], [65_536, 1]])
+      expect(await roundTrip(frames, sizes), String(sizes)).toEqual(expected);
   });
 });

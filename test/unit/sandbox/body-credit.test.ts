@@ -17,7 +17,11 @@ import { waitFor } from '../../helpers/host.ts';
 function channel(awaited: number[]) {
   const toHost = new PassThrough();
   const toWorker = new PassThrough();
-  const slot = { channel: Duplex.from({ readable: toHost, writable: toWorker }), bodies: new Map<number, StreamedBody>(), pending: new Map(awaited.map((id) => [id, {}])) };
+  const slot = {
+    channel: Duplex.from({ readable: toHost, writable: toWorker }),
+    bodies: new Map<number, StreamedBody>(),
+    pending: new Map(awaited.map((id) => [id, {}])),
+  };
   readFrames(slot.channel, (kind, id, _value, payload) => onBodyFrame(slot as unknown as Slot, kind, id, payload));
   const sender = bodySenderOver(Duplex.from({ readable: toWorker, writable: toHost }));
   return { slot, sender };
@@ -58,7 +62,9 @@ describe('a streamed body between worker and host', () => {
 
   it('sends no frame for an empty chunk', async () => {
     const { slot, sender } = channel([2]);
-    const { body } = source((pull) => (pull < 10 ? new Uint8Array(0) : pull === 10 ? new TextEncoder().encode('x') : null));
+    const { body } = source((pull) =>
+      pull < 10 ? new Uint8Array(0) : pull === 10 ? new TextEncoder().encode('x') : null,
+    );
     await sender.send(2, body);
     await waitFor(() => slot.bodies.get(2)?.settled === true, 10_000);
     const received: string[] = [];

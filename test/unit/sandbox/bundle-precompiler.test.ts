@@ -16,8 +16,18 @@ import { runtimeModules } from '../../helpers/runtime-modules.ts';
 const LIMITS = sandboxTestLimits();
 
 function request(): WireEnvelope {
-  const { event, environment, fetchBody } = envelope({ type: 'fetch', request: { method: 'GET', url: 'https://precompile.test/', headers: [] } });
-  return { eventId: event.eventId, installationId: String(event.installationId ?? ''), eventJson: JSON.stringify(event), environmentJson: JSON.stringify(environment), fetchBody, requestUrl: 'https://precompile.test/' };
+  const { event, environment, fetchBody } = envelope({
+    type: 'fetch',
+    request: { method: 'GET', url: 'https://precompile.test/', headers: [] },
+  });
+  return {
+    eventId: event.eventId,
+    installationId: String(event.installationId ?? ''),
+    eventJson: JSON.stringify(event),
+    environmentJson: JSON.stringify(environment),
+    fetchBody,
+    requestUrl: 'https://precompile.test/',
+  };
 }
 
 /** A precompiler whose deferred work runs when the test says so. */
@@ -61,7 +71,10 @@ describe('bundle precompiler', () => {
       export default createIntegration({ fetch: () => new Response('from the cache') });`);
     const snapshot = createRuntimeSnapshot(await buildSnapshotScript());
     const runtime = { code: await buildRuntimeScript(), snapshot, modules: await runtimeModules() };
-    const isolate = new IntegrationIsolate('precompiled', bundle, runtime, LIMITS, { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined });
+    const isolate = new IntegrationIsolate('precompiled', bundle, runtime, LIMITS, {
+      fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }),
+      lateLog: () => undefined,
+    });
     const { precompiler, results, job, settle, finished, compilingIsolate } = harness(snapshot);
     expect(isolate.wantsCodeCache).toBe(true);
     precompiler.request(job('precompiled', bundle));
@@ -93,7 +106,11 @@ describe('bundle precompiler', () => {
 
   it('with a quiet window, creates no compiling isolate before the window has passed, then compiles', async () => {
     const quiet = { waitMs: 4 };
-    const { precompiler, results, job, settle, finished, compilingIsolate, delays } = harness(undefined, undefined, quiet);
+    const { precompiler, results, job, settle, finished, compilingIsolate, delays } = harness(
+      undefined,
+      undefined,
+      quiet,
+    );
     precompiler.request(job('moved', '({ moved: 1 })'));
     await settle();
     // Asked again after what is left of the window, every time, and nothing made meanwhile.
@@ -123,22 +140,35 @@ describe('bundle precompiler', () => {
     const { precompiler, results, job, settle, finished } = harness(snapshot);
     precompiler.request(job('other', '({ value: 1 })'));
     await settle(finished);
-    const isolate = new IntegrationIsolate('exact', '({ value: 2 })', { code: await buildRuntimeScript(), snapshot, modules: await runtimeModules() }, LIMITS, { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined });
+    const isolate = new IntegrationIsolate(
+      'exact',
+      '({ value: 2 })',
+      { code: await buildRuntimeScript(), snapshot, modules: await runtimeModules() },
+      LIMITS,
+      {
+        fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }),
+        lateLog: () => undefined,
+      },
+    );
     expect(isolate.offerCodeCache('({ value: 1 })', results.other as ivm.ExternalCopy<ArrayBuffer>)).toBe(false);
     expect(isolate.wantsCodeCache).toBe(true);
   });
 
-  it('makes no cache while isolated-vm already holds its limit outside isolates: those bundles compile at their starts', async () => {
-    const { precompiler, results, job, settle, finished, compilingIsolate } = harness(undefined, 1);
-    const held = new ivm.ExternalCopy(new ArrayBuffer(16));
-    try {
-      precompiler.request(job('first', 'globalThis.a = 1;'));
-      precompiler.request(job('second', 'globalThis.b = 2;'));
-      await settle(finished);
-      expect(results).toEqual({ first: undefined, second: undefined });
-      expect(compilingIsolate()).toBeNull();
-    } finally {
-      held.release();
-    }
-  });
+  it(
+    'makes no cache while isolated-vm already holds its limit outside isolates: those bundles compile at their ' +
+      'starts',
+    async () => {
+      const { precompiler, results, job, settle, finished, compilingIsolate } = harness(undefined, 1);
+      const held = new ivm.ExternalCopy(new ArrayBuffer(16));
+      try {
+        precompiler.request(job('first', 'globalThis.a = 1;'));
+        precompiler.request(job('second', 'globalThis.b = 2;'));
+        await settle(finished);
+        expect(results).toEqual({ first: undefined, second: undefined });
+        expect(compilingIsolate()).toBeNull();
+      } finally {
+        held.release();
+      }
+    },
+  );
 });

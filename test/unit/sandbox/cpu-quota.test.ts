@@ -6,11 +6,20 @@ import { cpuControllerMount, ownCpuGroup, quotaTiming } from '../../../host/offe
 describe('cpuControllerMount', () => {
   it('finds a v1 mount whose options name cpu, alone or beside cpuacct', () => {
     expect(cpuControllerMount('cgroup /sys/fs/cgroup/cpu cgroup rw,relatime,cpu 0 0\n')).toBe('/sys/fs/cgroup/cpu');
-    expect(cpuControllerMount('tmpfs /sys/fs/cgroup tmpfs rw 0 0\ncgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,nosuid,cpu,cpuacct 0 0\n')).toBe('/sys/fs/cgroup/cpu,cpuacct');
+    expect(
+      cpuControllerMount(
+        'tmpfs /sys/fs/cgroup tmpfs rw 0 0\ncgroup /sys/fs/cgroup/cpu,cpuacct cgroup rw,nosuid,cpu,cpuacct 0 0\n',
+      ),
+    ).toBe('/sys/fs/cgroup/cpu,cpuacct');
   });
 
   it('ignores cpuacct or cpuset alone, and cgroup v2', () => {
-    expect(cpuControllerMount('cgroup /sys/fs/cgroup/cpuacct cgroup rw,cpuacct 0 0\ncgroup /sys/fs/cgroup/cpuset cgroup rw,cpuset 0 0\ncgroup2 /sys/fs/cgroup cgroup2 rw,nsdelegate 0 0\n')).toBeUndefined();
+    expect(
+      cpuControllerMount(
+        'cgroup /sys/fs/cgroup/cpuacct cgroup rw,cpuacct 0 0\ncgroup /sys/fs/cgroup/cpuset cgroup rw,cpuset 0 ' +
+          '0\ncgroup2 /sys/fs/cgroup cgroup2 rw,nsdelegate 0 0\n',
+      ),
+    ).toBeUndefined();
   });
 });
 

@@ -20,13 +20,13 @@ describe('the demotion ladder', () => {
     expect(demotionTarget('nice19', true, false)).toBeUndefined();
   });
 
-  it('never moves from the SCHED_IDLE worker or a crash suspect\'s own worker', () => {
+  it("never moves from the SCHED_IDLE worker or a crash suspect's own worker", () => {
     expect(demotionTarget('sched-idle', true, true)).toBeUndefined();
     expect(demotionTarget('sched-idle', false, true)).toBeUndefined();
     expect(demotionTarget('solitary', true, true)).toBeUndefined();
   });
 
-  it('does not count a timeout whose deadline passed before any of the integration\'s code ran', () => {
+  it("does not count a timeout whose deadline passed before any of the integration's code ran", () => {
     expect(timeoutIsOffence({ beforeGuest: true })).toBe(false);
     expect(timeoutIsOffence({ beforeGuest: false })).toBe(true);
     expect(timeoutIsOffence({})).toBe(true);

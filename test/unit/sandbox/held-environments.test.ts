@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { HeldEnvironments, MAX_HELD_ENVIRONMENTS, environmentKey, isKeyOf } from '../../../host/sandbox/held-environments.ts';
+import {
+  HeldEnvironments,
+  MAX_HELD_ENVIRONMENTS,
+  environmentKey,
+  isKeyOf,
+} from '../../../host/sandbox/held-environments.ts';
 
 describe('HeldEnvironments', () => {
   it('holds an environment only as the very object last recorded under its key', () => {
@@ -27,7 +32,13 @@ describe('HeldEnvironments', () => {
   it('forgets one integration’s keys and no other’s, also when one name prefixes another', () => {
     const held = new HeldEnvironments();
     const environment = {};
-    for (const key of [environmentKey('a', 'inst_1'), environmentKey('a', ''), environmentKey('ab', 'inst_1'), environmentKey('b', 'a')]) held.record(key, environment);
+    for (const key of [
+      environmentKey('a', 'inst_1'),
+      environmentKey('a', ''),
+      environmentKey('ab', 'inst_1'),
+      environmentKey('b', 'a'),
+    ])
+      held.record(key, environment);
     held.forgetIntegration('a');
     expect(held.holds(environmentKey('a', 'inst_1'), environment)).toBe(false);
     expect(held.holds(environmentKey('a', ''), environment)).toBe(false);

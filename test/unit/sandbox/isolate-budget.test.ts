@@ -2,7 +2,12 @@ import { describe, it, expect } from 'vitest';
 import { fitsOneMore, isolatesToEvict, poolCandidates, surelyWithin } from '../../../host/sandbox/isolate-budget.ts';
 
 const MB = 1024 * 1024;
-const isolate = (name: string, lastUsedAt: number, mb: number, idle = true) => ({ name, lastUsedAt, bytes: mb * MB, idle });
+const isolate = (name: string, lastUsedAt: number, mb: number, idle = true) => ({
+  name,
+  lastUsedAt,
+  bytes: mb * MB,
+  idle,
+});
 
 describe('isolatesToEvict', () => {
   it('evicts nothing while the live isolates fit the budget and the count', () => {
@@ -20,10 +25,13 @@ describe('isolatesToEvict', () => {
     expect(isolatesToEvict(live, live[0], 10 * MB, 10).map((c) => c.name)).toEqual(['big']);
   });
 
-  it('never evicts the newcomer or an isolate with work in flight, even when that leaves the worker over budget', () => {
-    const live = [isolate('new', 9, 5, false), isolate('busy', 1, 5, false), isolate('idle', 2, 5)];
-    expect(isolatesToEvict(live, live[0], 4 * MB, 10).map((c) => c.name)).toEqual(['idle']);
-  });
+  it(
+    'never evicts the newcomer or an isolate with work in ' + 'flight, even when that leaves the worker over budget',
+    () => {
+      const live = [isolate('new', 9, 5, false), isolate('busy', 1, 5, false), isolate('idle', 2, 5)];
+      expect(isolatesToEvict(live, live[0], 4 * MB, 10).map((c) => c.name)).toEqual(['idle']);
+    },
+  );
 
   it('applies the count cap on top of the budget', () => {
     const live = [isolate('new', 9, 1, false), isolate('a', 1, 1), isolate('b', 2, 1)];
@@ -51,7 +59,7 @@ describe('the warm pool in the isolate budget', () => {
     expect(candidates.map((c) => c.realm)).toEqual(['spare']);
   });
 
-  it('counts the realm being made as the newcomer\'s when none is ready (the newcomer waits for it)', () => {
+  it("counts the realm being made as the newcomer's when none is ready (the newcomer waits for it)", () => {
     expect(poolCandidates(pool([], true), true)).toEqual([]);
     expect(poolCandidates(pool(['next'], true), true)).toHaveLength(1);
   });
@@ -84,7 +92,12 @@ describe('surelyWithin (the check that spares the walk over every isolate)', () 
   });
 
   it('never holds where the walk would evict: a worst case that fits leaves nothing for isolatesToEvict', () => {
-    const live = [isolate('new', 9, 4, false), isolate('a', 1, 3), isolate('b', 2, 4), ...poolCandidates({ ready: ['r1', 'r2'], making: true, bytesEach: 2 * MB }, false)];
+    const live = [
+      isolate('new', 9, 4, false),
+      isolate('a', 1, 3),
+      isolate('b', 2, 4),
+      ...poolCandidates({ ready: ['r1', 'r2'], making: true, bytesEach: 2 * MB }, false),
+    ];
     const bound = { integrations: 3, poolRealms: 3, largestBytes: 4 * MB };
     for (const budget of [20, 23, 24, 30].map((mb) => mb * MB)) {
       if (surelyWithin(bound, budget, 10)) expect(isolatesToEvict(live, live[0], budget, 10)).toEqual([]);

@@ -13,8 +13,18 @@ import { runtimeModules } from '../../helpers/runtime-modules.ts';
 const LIMITS = sandboxTestLimits();
 
 function request(): WireEnvelope {
-  const { event, environment, fetchBody } = envelope({ type: 'fetch', request: { method: 'GET', url: 'https://cache.test/', headers: [] } });
-  return { eventId: event.eventId, installationId: String(event.installationId ?? ''), eventJson: JSON.stringify(event), environmentJson: JSON.stringify(environment), fetchBody, requestUrl: 'https://cache.test/' };
+  const { event, environment, fetchBody } = envelope({
+    type: 'fetch',
+    request: { method: 'GET', url: 'https://cache.test/', headers: [] },
+  });
+  return {
+    eventId: event.eventId,
+    installationId: String(event.installationId ?? ''),
+    eventJson: JSON.stringify(event),
+    environmentJson: JSON.stringify(environment),
+    fetchBody,
+    requestUrl: 'https://cache.test/',
+  };
 }
 
 describe("a bundle's code cache", () => {
@@ -22,8 +32,15 @@ describe("a bundle's code cache", () => {
     const bundle = await bundleIntegration(`
       import { createIntegration } from 'sandbox-api';
       export default createIntegration({ fetch: () => new Response('answered') });`);
-    const runtime = { code: await buildRuntimeScript(), snapshot: createRuntimeSnapshot(await buildSnapshotScript()), modules: await runtimeModules() };
-    const isolate = new IntegrationIsolate('cache-test', bundle, runtime, LIMITS, { fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }), lateLog: () => undefined });
+    const runtime = {
+      code: await buildRuntimeScript(),
+      snapshot: createRuntimeSnapshot(await buildSnapshotScript()),
+      modules: await runtimeModules(),
+    };
+    const isolate = new IntegrationIsolate('cache-test', bundle, runtime, LIMITS, {
+      fetch: async () => ({ ok: false as const, code: 'TypeError', message: 'no fetch here' }),
+      lateLog: () => undefined,
+    });
     // The cache the isolate holds for its next start (a private field: nothing else shows it).
     const cache = () => (isolate as unknown as { bundleCache?: ivm.ExternalCopy<ArrayBuffer> }).bundleCache;
     const held: (number | undefined)[] = [];

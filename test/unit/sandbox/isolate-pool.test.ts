@@ -19,7 +19,11 @@ function fakeRealm(id: number): FakeRealm {
     dispose() {
       disposed = true;
     },
-    getHeapStatistics: async () => ({ total_physical_size: 1_000_000, externally_allocated_size: 0, malloced_memory: 500_000 }),
+    getHeapStatistics: async () => ({
+      total_physical_size: 1_000_000,
+      externally_allocated_size: 0,
+      malloced_memory: 500_000,
+    }),
   };
   return { id, isolate } as unknown as FakeRealm;
 }

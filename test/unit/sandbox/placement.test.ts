@@ -32,18 +32,22 @@ describe('Placement', () => {
     expect(p.target(2, 'offender')).toBeUndefined();
   });
 
-  it('moves to a worker that is not full even if it holds more (smaller) isolates, and never to one that is full too', () => {
-    const { p } = placement(4, 3);
-    p.started(0, 'a');
-    for (const name of ['x', 'y', 'z']) p.started(1, name);
-    for (const name of ['u', 'v']) p.started(2, name);
-    p.disposed(0, 'c', true);
-    expect(p.target(0, 'cold')).toBe(2);
-    p.disposed(2, 'v', true);
-    expect(p.target(0, 'cold')).toBe(1);
-    p.disposed(1, 'z', true);
-    expect(p.target(0, 'cold')).toBeUndefined();
-  });
+  it(
+    'moves to a worker that is not full even if it holds more (smaller) isolates, and never to one that is full ' +
+      'too',
+    () => {
+      const { p } = placement(4, 3);
+      p.started(0, 'a');
+      for (const name of ['x', 'y', 'z']) p.started(1, name);
+      for (const name of ['u', 'v']) p.started(2, name);
+      p.disposed(0, 'c', true);
+      expect(p.target(0, 'cold')).toBe(2);
+      p.disposed(2, 'v', true);
+      expect(p.target(0, 'cold')).toBe(1);
+      p.disposed(1, 'z', true);
+      expect(p.target(0, 'cold')).toBeUndefined();
+    },
+  );
 
   it('forgets the pressure after a while, and a restarted worker starts empty', () => {
     const { p, advance } = placement();

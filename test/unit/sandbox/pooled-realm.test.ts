@@ -17,7 +17,11 @@ const LIMITS = sandboxTestLimits({ memoryLimitMb: 32, warmIsolatesPerWorker: 2 }
 const runtimes: Record<string, RuntimeSource> = {};
 beforeAll(async () => {
   const code = await buildRuntimeScript();
-  runtimes['from the snapshot'] = { code, snapshot: createRuntimeSnapshot(await buildSnapshotScript()), modules: await runtimeModules() };
+  runtimes['from the snapshot'] = {
+    code,
+    snapshot: createRuntimeSnapshot(await buildSnapshotScript()),
+    modules: await runtimeModules(),
+  };
   runtimes['without a snapshot'] = { code, modules: await runtimeModules() };
 });
 
@@ -28,7 +32,14 @@ afterEach(() => {
 
 function request(url = 'https://pool.test/'): WireEnvelope {
   const { event, environment, fetchBody } = envelope({ type: 'fetch', request: { method: 'GET', url, headers: [] } });
-  return { eventId: event.eventId, installationId: String(event.installationId ?? ''), eventJson: JSON.stringify(event), environmentJson: JSON.stringify(environment), fetchBody, requestUrl: url };
+  return {
+    eventId: event.eventId,
+    installationId: String(event.installationId ?? ''),
+    eventJson: JSON.stringify(event),
+    environmentJson: JSON.stringify(environment),
+    fetchBody,
+    requestUrl: url,
+  };
 }
 
 async function pooled(runtime: RuntimeSource, memoryLimitMb = LIMITS.memoryLimitMb): Promise<PreparedRealm> {
@@ -39,7 +50,13 @@ async function pooled(runtime: RuntimeSource, memoryLimitMb = LIMITS.memoryLimit
   return realm;
 }
 
-async function integration(name: string, source: string, runtime: RuntimeSource, realm: PreparedRealm | undefined, fetched: string[] = []): Promise<IntegrationIsolate> {
+async function integration(
+  name: string,
+  source: string,
+  runtime: RuntimeSource,
+  realm: PreparedRealm | undefined,
+  fetched: string[] = [],
+): Promise<IntegrationIsolate> {
   let offered = realm;
   const isolate = new IntegrationIsolate(name, await bundleIntegration(source), runtime, LIMITS, {
     fetch: async (request: BridgeRequest) => {
@@ -83,7 +100,17 @@ describe.each(['from the snapshot', 'without a snapshot'])('a pooled realm %s', 
     const realm = await pooled(runtimes[which]);
     const isolate = await integration('once', ANSWERING, runtimes[which], realm);
     await isolate.dispatch(request());
-    expect(() => realm.claim({ log() {}, fetch: async () => ({ ok: false, code: 'TypeError', message: 'x' }), fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'x' }), fetchCancel() {}, setTimer() {}, clearTimer() {}, lateAnswer: () => false })).toThrow(/claimed already/);
+    expect(() =>
+      realm.claim({
+        log() {},
+        fetch: async () => ({ ok: false, code: 'TypeError', message: 'x' }),
+        fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'x' }),
+        fetchCancel() {},
+        setTimer() {},
+        clearTimer() {},
+        lateAnswer: () => false,
+      }),
+    ).toThrow(/claimed already/);
     isolate.dispose('reset');
     expect(realm.isolate.isDisposed).toBe(true);
     // The next start makes its own realm (the hook offers nothing more) and answers.
@@ -93,19 +120,35 @@ describe.each(['from the snapshot', 'without a snapshot'])('a pooled realm %s', 
 
   it('applies the memory limit to the claiming integration like to any isolate', async () => {
     const realm = await pooled(runtimes[which], LIMITS.memoryLimitMb);
-    const isolate = await integration('hoarder', `
+    const isolate = await integration(
+      'hoarder',
+      `
       import { createIntegration } from 'sandbox-api';
       const hoard = [];
-      export default createIntegration({ fetch() { for (;;) hoard.push(new Array(100_000).fill(hoard.length)); } });`, runtimes[which], realm);
+      export default createIntegration({ fetch() { for (;;) hoard.push(new Array(100_000).fill(hoard.length)); } });`,
+      runtimes[which],
+      realm,
+    );
     await expect(isolate.dispatch(request())).rejects.toMatchObject({ failure: 'memory' });
     expect(realm.isolate.isDisposed).toBe(true);
   });
 
   it('keeps nothing of the warm-up: no entry is set until the guest sets its own', async () => {
     const realm = await pooled(runtimes[which]);
-    realm.claim({ log() {}, fetch: async () => ({ ok: false, code: 'TypeError', message: 'x' }), fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'x' }), fetchCancel() {}, setTimer() {}, clearTimer() {}, lateAnswer: () => false });
+    realm.claim({
+      log() {},
+      fetch: async () => ({ ok: false, code: 'TypeError', message: 'x' }),
+      fetchRead: async () => ({ ok: false, code: 'TypeError', message: 'x' }),
+      fetchCancel() {},
+      setTimer() {},
+      clearTimer() {},
+      lateAnswer: () => false,
+    });
     const { eventJson, environmentJson } = request();
-    const [meta] = (await realm.dispatch.apply(undefined, [eventJson, environmentJson, null, null], { arguments: { copy: true }, result: { promise: true, copy: true } })) as [string, unknown];
+    const [meta] = (await realm.dispatch.apply(undefined, [eventJson, environmentJson, null, null], {
+      arguments: { copy: true },
+      result: { promise: true, copy: true },
+    })) as [string, unknown];
     expect(JSON.parse(meta)).toMatchObject({ status: 500, verdict: 'bad-entry' });
   });
 });

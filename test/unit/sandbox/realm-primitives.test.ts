@@ -3,7 +3,11 @@
 // the worker.
 import ivm from 'isolated-vm';
 import { describe, expect, it } from 'vitest';
-import { orderedPrimitives, realmImplementations, createRealmResources } from '../../../host/sandbox/realm-primitives.ts';
+import {
+  orderedPrimitives,
+  realmImplementations,
+  createRealmResources,
+} from '../../../host/sandbox/realm-primitives.ts';
 import type { RealmOwner } from '../../../host/sandbox/realm.ts';
 import { PRIMITIVE_NAMES } from '../../../sandbox-api/runtime/contract.ts';
 import { runtimeModules } from '../../helpers/runtime-modules.ts';
@@ -18,7 +22,11 @@ describe('a realm’s primitives', () => {
     const bound = orderedPrimitives({ ...implementations, subtle: failing, compressionWrite: failing });
     for (const name of ['fetch', 'fetchRead', 'subtle', 'compressionWrite'] as const) {
       const reference = bound[PRIMITIVE_NAMES.indexOf(name)] as ivm.Reference<(...args: unknown[]) => Promise<unknown>>;
-      await expect(reference.deref()(), name).resolves.toEqual({ ok: false, code: 'bridge_error', message: 'the host could not complete this call' });
+      await expect(reference.deref()(), name).resolves.toEqual({
+        ok: false,
+        code: 'bridge_error',
+        message: 'the host could not complete this call',
+      });
     }
   });
 });

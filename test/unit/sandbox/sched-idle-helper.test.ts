@@ -16,7 +16,11 @@ const log = path.join(dir, 'calls.log');
 const fake = path.join(dir, 'fake-chrt');
 const failing = path.join(dir, 'failing-thread');
 // Logs "<parent pid> <args>"; the thread id in `failing` fails with a message on stderr, as chrt does.
-writeFileSync(fake, `#!/bin/sh\necho "$PPID $*" >> ${JSON.stringify(log)}\nif [ "$4" = "$(cat ${JSON.stringify(failing)} 2>/dev/null)" ]; then echo "chrt: failed to set pid $4's policy" >&2; exit 1; fi\nexit 0\n`);
+writeFileSync(
+  fake,
+  `#!/bin/sh\necho "$PPID $*" >> ${JSON.stringify(log)}\nif [ "$4" = "$(cat ${JSON.stringify(failing)} ` +
+    `2>/dev/null)" ]; then echo "chrt: failed to set pid $4's policy" >&2; exit 1; fi\nexit 0\n`,
+);
 chmodSync(fake, 0o755);
 const helpers: SchedIdleHelper[] = [];
 let child: ChildProcess;
@@ -35,7 +39,10 @@ afterEach(() => {
 });
 
 function calls(): string[][] {
-  return readFileSync(log, 'utf8').trim().split('\n').map((line) => line.split(' '));
+  return readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' '));
 }
 
 describe('SchedIdleHelper', () => {
@@ -48,7 +55,9 @@ describe('SchedIdleHelper', () => {
     expect(second).toEqual({ output: '' });
     expect((await helper.lower([d])).error).toBeUndefined();
     const seen = calls();
-    expect(seen.map((call) => call.slice(1))).toEqual([a, b, c, d].map((thread) => ['--idle', '--pid', '0', String(thread)]));
+    expect(seen.map((call) => call.slice(1))).toEqual(
+      [a, b, c, d].map((thread) => ['--idle', '--pid', '0', String(thread)]),
+    );
     // The same parent for every batch: nothing was spawned per batch.
     expect(new Set(seen.map((call) => call[0])).size).toBe(1);
     expect(Number(seen[0][0])).not.toBe(process.pid);
@@ -68,7 +77,9 @@ describe('SchedIdleHelper', () => {
   it('says so when the command is not installed, and tries again on the next batch', async () => {
     const helper = new SchedIdleHelper(path.join(dir, 'no-such-chrt'), pid);
     helpers.push(helper);
-    expect((await helper.lower([threads[0]])).error).toBe(`\`${path.join(dir, 'no-such-chrt')}\` (util-linux) is not installed`);
+    expect((await helper.lower([threads[0]])).error).toBe(
+      `\`${path.join(dir, 'no-such-chrt')}\` (util-linux) is not installed`,
+    );
     expect((await helper.lower([threads[1]])).error).toContain('is not installed');
   });
 

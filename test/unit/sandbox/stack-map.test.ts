@@ -50,9 +50,19 @@ describe('bundle source maps', () => {
   });
 
   it('labels files outside the folder by package or base name', () => {
-    expect(sourceLabel('/home/me/app/node_modules/@scope/pkg/dist/index.js', '/home/me/app/integrations/x', '/repo/sandbox-api')).toBe('node_modules/@scope/pkg/dist/index.js');
-    expect(sourceLabel('/repo/sandbox-api/runtime/url.ts', '/home/me/x', '/repo/sandbox-api')).toBe('sandbox-api/runtime/url.ts');
-    expect(sourceLabel('/somewhere/else/secret-name.ts', '/home/me/x', '/repo/sandbox-api')).toBe('external/secret-name.ts');
+    expect(
+      sourceLabel(
+        '/home/me/app/node_modules/@scope/pkg/dist/index.js',
+        '/home/me/app/integrations/x',
+        '/repo/sandbox-api',
+      ),
+    ).toBe('node_modules/@scope/pkg/dist/index.js');
+    expect(sourceLabel('/repo/sandbox-api/runtime/url.ts', '/home/me/x', '/repo/sandbox-api')).toBe(
+      'sandbox-api/runtime/url.ts',
+    );
+    expect(sourceLabel('/somewhere/else/secret-name.ts', '/home/me/x', '/repo/sandbox-api')).toBe(
+      'external/secret-name.ts',
+    );
   });
 });
 
@@ -61,7 +71,9 @@ describe('createStackMapper', () => {
     const dir = temp.make({ 'src/index.ts': SCRIPT, 'src/lib/explode.ts': LIB });
     const bundle = await bundleScript(dir, 'src/index.ts', { cacheDir: temp.make() });
     // Run the bundle under the isolate's file name and call the exported helper.
-    const namespace = vm.runInNewContext(bundle.code, {}, { filename: scriptFilename('boom') })(PROVIDED_MODULES) as { explode(when: string): never };
+    const namespace = vm.runInNewContext(bundle.code, {}, { filename: scriptFilename('boom') })(PROVIDED_MODULES) as {
+      explode(when: string): never;
+    };
     let stack = '';
     try {
       namespace.explode('now');
@@ -70,7 +82,10 @@ describe('createStackMapper', () => {
     }
     expect(stack).toMatch(/integration:boom:\d+:\d+/);
     const mapped = createStackMapper('boom', bundle.map)(stack);
-    expect(mapped.split('\n').slice(0, 2)).toEqual(['RangeError: exploded now', '    at Object.explode (src/lib/explode.ts:3:9)']);
+    expect(mapped.split('\n').slice(0, 2)).toEqual([
+      'RangeError: exploded now',
+      '    at Object.explode (src/lib/explode.ts:3:9)',
+    ]);
     expect(mapped).not.toMatch(/integration:boom/);
   });
 
@@ -84,7 +99,9 @@ describe('createStackMapper', () => {
 
 describe('guestStack', () => {
   it('keeps the header and guest frames, never the worker’s frames after the boundary', () => {
-    const stack = 'TypeError: bad\n    at integration:x:3:20\n    at (<isolated-vm boundary>)\n    at create (file:///work/host/sandbox/isolate.ts:336:39)\n    at /abs/path.js:1:1';
+    const stack =
+      'TypeError: bad\n    at integration:x:3:20\n    at (<isolated-vm boundary>)\n    at create ' +
+      '(file:///work/host/sandbox/isolate.ts:336:39)\n    at /abs/path.js:1:1';
     expect(guestStack(stack)).toBe('TypeError: bad\n    at integration:x:3:20');
   });
 });

@@ -15,7 +15,12 @@ import type { WorkerLifecycle } from '../../../host/sandbox/supervisor/worker-li
 const BUNDLE = { code: 'export default {}', hash: 'h1' };
 
 function fakeSlot(index: number, sent: Array<[number, ToWorker]>): Slot {
-  return { index, send: (message: ToWorker) => sent.push([index, message]), heldEnvironments: { forgetIntegration: () => undefined }, pending: new Map() } as unknown as Slot;
+  return {
+    index,
+    send: (message: ToWorker) => sent.push([index, message]),
+    heldEnvironments: { forgetIntegration: () => undefined },
+    pending: new Map(),
+  } as unknown as Slot;
 }
 
 function routing(workers: number, demote: boolean, sent: Array<[number, ToWorker]> = []): Routing {
@@ -33,17 +38,35 @@ function ladder(table: Routing, notices: string[], counts: string[] = []): Offen
     onNotice: (_level: string, message: string) => notices.push(message),
     onCount: (name: string) => counts.push(name),
   } as unknown as SupervisorOptions;
-  const scheduling = new OffenderScheduling({ machineSaturated: () => false, schedIdleStarved: () => false, onNotice: () => undefined });
+  const scheduling = new OffenderScheduling({
+    machineSaturated: () => false,
+    schedIdleStarved: () => false,
+    onNotice: () => undefined,
+  });
   const lifecycle = { stopped: false, start: () => undefined } as unknown as WorkerLifecycle;
-  return new OffenderLadder(table, lifecycle, new CrashLedger(2, 60_000), new TimeoutBreaker(options.timeoutBreaker), scheduling, options);
+  return new OffenderLadder(
+    table,
+    lifecycle,
+    new CrashLedger(2, 60_000),
+    new TimeoutBreaker(options.timeoutBreaker),
+    scheduling,
+    options,
+  );
 }
 
 describe('Routing', () => {
-  it('lays out regular, offenders\' and SCHED_IDLE workers, then solitary ones', () => {
+  it("lays out regular, offenders' and SCHED_IDLE workers, then solitary ones", () => {
     const table = new Routing(3, true);
-    expect([table.regularCount, table.offenderWorker, table.schedIdleIndex, table.firstSolitaryIndex]).toEqual([3, 3, 4, 5]);
+    expect([table.regularCount, table.offenderWorker, table.schedIdleIndex, table.firstSolitaryIndex]).toEqual([
+      3, 3, 4, 5,
+    ]);
     const plain = new Routing(0, false);
-    expect([plain.regularCount, plain.offenderWorker, plain.schedIdleIndex, plain.firstSolitaryIndex]).toEqual([1, undefined, undefined, 1]);
+    expect([plain.regularCount, plain.offenderWorker, plain.schedIdleIndex, plain.firstSolitaryIndex]).toEqual([
+      1,
+      undefined,
+      undefined,
+      1,
+    ]);
   });
 
   it('pins new integrations to the least loaded regular worker and sends them their bundle', () => {
@@ -51,7 +74,11 @@ describe('Routing', () => {
     const table = routing(2, true, sent);
     for (const name of ['a', 'b', 'c']) table.register(name, BUNDLE);
     expect(['a', 'b', 'c'].map((name) => table.workerOf(name))).toEqual([0, 1, 0]);
-    expect(sent.map(([index, message]) => [index, message.type])).toEqual([[0, 'register'], [1, 'register'], [0, 'register']]);
+    expect(sent.map(([index, message]) => [index, message.type])).toEqual([
+      [0, 'register'],
+      [1, 'register'],
+      [0, 'register'],
+    ]);
   });
 
   it('moves an integration: unregistered where it was, registered where it goes', () => {
@@ -61,7 +88,10 @@ describe('Routing', () => {
     sent.length = 0;
     table.move('a', 2);
     expect(table.workerOf('a')).toBe(2);
-    expect(sent.map(([index, message]) => [index, message.type])).toEqual([[0, 'unregister'], [2, 'register']]);
+    expect(sent.map(([index, message]) => [index, message.type])).toEqual([
+      [0, 'unregister'],
+      [2, 'register'],
+    ]);
     table.move('a', 2);
     expect(sent).toHaveLength(2);
   });
@@ -101,7 +131,11 @@ describe('OffenderLadder', () => {
     table.move('a', table.schedIdleIndex!);
     const schedIdle = table.slots.get(table.schedIdleIndex!)!;
     // An exited process: stopSlot has nothing to wait for.
-    Object.assign(schedIdle, { child: { exitCode: 0, signalCode: null }, bodies: new Map(), markReady: () => undefined });
+    Object.assign(schedIdle, {
+      child: { exitCode: 0, signalCode: null },
+      bodies: new Map(),
+      markReady: () => undefined,
+    });
     steps.schedIdleUnavailable(schedIdle, 'no chrt');
     expect(steps.schedIdleWorker).toBeUndefined();
     expect(table.workerOf('a')).toBe(table.offenderWorker);
@@ -110,7 +144,8 @@ describe('OffenderLadder', () => {
 
 describe('HostDeadlines', () => {
   it('answers for a silent worker at twice the deadline, at least the deadline plus 5 s', () => {
-    const backstop = (dispatchTimeoutMs: number) => new HostDeadlines({ limits: { dispatchTimeoutMs } } as SupervisorOptions, () => undefined).backstopMs;
+    const backstop = (dispatchTimeoutMs: number) =>
+      new HostDeadlines({ limits: { dispatchTimeoutMs } } as SupervisorOptions, () => undefined).backstopMs;
     expect(backstop(500)).toBe(5_500);
     expect(backstop(10_000)).toBe(20_000);
   });

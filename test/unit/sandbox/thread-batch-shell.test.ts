@@ -29,7 +29,14 @@ afterEach(() => {
 });
 
 function shell(perThread: string, batchTimeoutMs?: number): ThreadBatchShell {
-  const made = new ThreadBatchShell({ pid, arg: log, precondition: 'true', perThread, describe: (why) => `failed: ${why}`, ...(batchTimeoutMs !== undefined ? { batchTimeoutMs } : {}) });
+  const made = new ThreadBatchShell({
+    pid,
+    arg: log,
+    precondition: 'true',
+    perThread,
+    describe: (why) => `failed: ${why}`,
+    ...(batchTimeoutMs !== undefined ? { batchTimeoutMs } : {}),
+  });
   shells.push(made);
   return made;
 }

@@ -46,11 +46,24 @@ afterEach(() => {
 
 function request(url: string): WireEnvelope {
   const { event, environment, fetchBody } = envelope({ type: 'fetch', request: { method: 'GET', url, headers: [] } });
-  return { eventId: event.eventId, installationId: String(event.installationId ?? ''), eventJson: JSON.stringify(event), environmentJson: JSON.stringify(environment), fetchBody, requestUrl: url };
+  return {
+    eventId: event.eventId,
+    installationId: String(event.installationId ?? ''),
+    eventJson: JSON.stringify(event),
+    environmentJson: JSON.stringify(environment),
+    fetchBody,
+    requestUrl: url,
+  };
 }
 
 /** An integration whose first isolate runs in `realm` (made here, so the test sees its isolate). */
-async function spinnerIn(runtime: RuntimeSource, realm: PreparedRealm, source = SPINNER, lateLines: string[] = [], disposed?: () => void): Promise<IntegrationIsolate> {
+async function spinnerIn(
+  runtime: RuntimeSource,
+  realm: PreparedRealm,
+  source = SPINNER,
+  lateLines: string[] = [],
+  disposed?: () => void,
+): Promise<IntegrationIsolate> {
   let offered: PreparedRealm | undefined = realm;
   const isolate = new IntegrationIsolate('spinner', await bundleIntegration(source), runtime, LIMITS, {
     fetch: async () => ({ ok: false, code: 'TypeError', message: 'offline' }),
@@ -81,14 +94,19 @@ describe('the answer to a dispatch deadline', () => {
       (error: unknown) => ({ error, turnOver, disposed: realm.isolate.isDisposed }),
     );
     expect(answered.error).toBeInstanceOf(DispatchError);
-    expect(answered.error).toMatchObject({ failure: 'timeout', message: `the integration did not answer within ${DEADLINE_MS} ms` });
-    expect((answered.error as { logs: { text: string }[] }).logs.map((line) => line.text)).toContain('old event line 0');
+    expect(answered.error).toMatchObject({
+      failure: 'timeout',
+      message: `the integration did not answer within ${DEADLINE_MS} ms`,
+    });
+    expect((answered.error as { logs: { text: string }[] }).logs.map((line) => line.text)).toContain(
+      'old event line 0',
+    );
     expect(answered.turnOver).toBe(false);
     expect(answered.disposed).toBe(true);
     expect(isolate.isLive).toBe(false);
   }, 60_000);
 
-  it('runs the next dispatch in a fresh isolate, even one sent from the timeout\'s own answer', async () => {
+  it("runs the next dispatch in a fresh isolate, even one sent from the timeout's own answer", async () => {
     const runtime = { code: await buildRuntimeScript(), modules: await runtimeModules() };
     const realm = await prepareRealm(runtime, LIMITS.memoryLimitMb, { warm: true });
     cleanup.push(() => realm.isolate.isDisposed || realm.isolate.dispose());

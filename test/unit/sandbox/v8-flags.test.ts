@@ -7,7 +7,9 @@ import { WORKER_V8_FLAGS } from '../../../host/sandbox/v8-flags.ts';
 
 describe('sandbox worker V8 flags', () => {
   it('are all accepted by the Node that runs the workers', () => {
-    const run = spawnSync(process.execPath, ['--no-node-snapshot', ...WORKER_V8_FLAGS, '-e', 'process.exit(0)'], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['--no-node-snapshot', ...WORKER_V8_FLAGS, '-e', 'process.exit(0)'], {
+      encoding: 'utf8',
+    });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
   });

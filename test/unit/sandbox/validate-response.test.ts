@@ -47,7 +47,10 @@ describe('decodeWireAnswer', () => {
   });
 
   it('keeps a __proto__ key of the meta as plain data, polluting nothing', () => {
-    const decoded = decodeWireAnswer(['{"__proto__":{"polluted":true},"status":200,"headers":[]}', new Uint8Array(0)]) as Record<string, unknown>;
+    const decoded = decodeWireAnswer([
+      '{"__proto__":{"polluted":true},"status":200,"headers":[]}',
+      new Uint8Array(0),
+    ]) as Record<string, unknown>;
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
     expect(validateSandboxResponse(decoded, 10)).toEqual({ status: 200, headers: [], body: new Uint8Array(0) });
@@ -55,6 +58,8 @@ describe('decodeWireAnswer', () => {
 
   it('still refuses what a guest could smuggle in the headers', () => {
     const smuggled = JSON.stringify({ status: 200, headers: [['x-injected', 'a\r\nset-cookie: evil=1']] });
-    expect(validateSandboxResponse(decodeWireAnswer([smuggled, new Uint8Array(0)]), 10)).toMatch(/invalid value for header "x-injected"/);
+    expect(validateSandboxResponse(decodeWireAnswer([smuggled, new Uint8Array(0)]), 10)).toMatch(
+      /invalid value for header "x-injected"/,
+    );
   });
 });

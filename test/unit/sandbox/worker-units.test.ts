@@ -21,7 +21,10 @@ describe('PlatformApiForwarder', () => {
     const request = { id: 1, url: 'http://127.0.0.1:4000/v1/spaces', method: 'GET', headers: [], body: null } as never;
     const first = api.call('alpha', request);
     const second = api.call('beta', request);
-    expect(sent.map((message) => message.type === 'api-request' && [message.id, message.integration])).toEqual([[1, 'alpha'], [2, 'beta']]);
+    expect(sent.map((message) => message.type === 'api-request' && [message.id, message.integration])).toEqual([
+      [1, 'alpha'],
+      [2, 'beta'],
+    ]);
     api.answered(2, { ok: false, code: 'TypeError', message: 'two' });
     api.answered(1, { ok: false, code: 'TypeError', message: 'one' });
     api.answered(1, { ok: false, code: 'TypeError', message: 'again' });

@@ -29,16 +29,27 @@ describe('sealing a stored secret', () => {
   it('refuses a ciphertext moved to another integration or name', () => {
     const sealed = seal(ring1, 'gitlab-files', 'GITLAB_CLIENT_SECRET', 'the secret');
     expect(() => unseal(ring1, 'gitlab', 'GITLAB_CLIENT_SECRET', sealed)).toThrow(UnreadableSecretError);
-    expect(() => unseal(ring1, 'gitlab-files', 'GITLAB_CLIENT_ID', sealed)).toThrow(/copied from another integration or name/);
+    expect(() => unseal(ring1, 'gitlab-files', 'GITLAB_CLIENT_ID', sealed)).toThrow(
+      /copied from another integration or name/,
+    );
   });
 
   it('refuses a flipped bit, a cut tag, a wrong nonce and a key id changed on the row', () => {
     const sealed = seal(ring12, 'x', 'N', 'value');
     const body = Buffer.from(sealed.ciphertext, 'base64');
     body[0] ^= 1;
-    expect(() => unseal(ring12, 'x', 'N', { ...sealed, ciphertext: body.toString('base64') })).toThrow(UnreadableSecretError);
-    expect(() => unseal(ring12, 'x', 'N', { ...sealed, ciphertext: Buffer.from(sealed.ciphertext, 'base64').subarray(0, 10).toString('base64') })).toThrow(UnreadableSecretError);
-    expect(() => unseal(ring12, 'x', 'N', { ...sealed, nonce: Buffer.alloc(12).toString('base64') })).toThrow(UnreadableSecretError);
+    expect(() => unseal(ring12, 'x', 'N', { ...sealed, ciphertext: body.toString('base64') })).toThrow(
+      UnreadableSecretError,
+    );
+    expect(() =>
+      unseal(ring12, 'x', 'N', {
+        ...sealed,
+        ciphertext: Buffer.from(sealed.ciphertext, 'base64').subarray(0, 10).toString('base64'),
+      }),
+    ).toThrow(UnreadableSecretError);
+    expect(() => unseal(ring12, 'x', 'N', { ...sealed, nonce: Buffer.alloc(12).toString('base64') })).toThrow(
+      UnreadableSecretError,
+    );
     expect(() => unseal(ring12, 'x', 'N', { ...sealed, keyId: 1 })).toThrow(/does not decrypt with key 1/);
   });
 
@@ -50,7 +61,9 @@ describe('sealing a stored secret', () => {
 
   it('says which key is missing, or that none is configured, never the value', () => {
     const newer = seal(ring12, 'x', 'N', 'top secret value');
-    expect(() => unseal(ring1, 'x', 'N', newer)).toThrow(/encrypted with key 2, which this host does not have \(HOST_SECRETS_KEYS has key\(s\) 1\)/);
+    expect(() => unseal(ring1, 'x', 'N', newer)).toThrow(
+      /encrypted with key 2, which this host does not have \(HOST_SECRETS_KEYS has key\(s\) 1\)/,
+    );
     expect(() => unseal(EMPTY_KEY_RING, 'x', 'N', newer)).toThrow(/no key is configured: set HOST_SECRETS_KEYS/);
     expect(() => seal(EMPTY_KEY_RING, 'x', 'N', 'v')).toThrow(/no secrets key is configured/);
     try {
@@ -63,6 +76,8 @@ describe('sealing a stored secret', () => {
   it('refuses with a wrong key under the right id', () => {
     const sealed = seal(ring1, 'x', 'N', 'value');
     const impostor = parseKeyRing(`1:${K2}`, 'HOST_SECRETS_KEYS_FILE (/etc/keys)');
-    expect(() => unseal(impostor, 'x', 'N', sealed)).toThrow(/does not decrypt with key 1 of HOST_SECRETS_KEYS_FILE \(\/etc\/keys\)/);
+    expect(() => unseal(impostor, 'x', 'N', sealed)).toThrow(
+      /does not decrypt with key 1 of HOST_SECRETS_KEYS_FILE \(\/etc\/keys\)/,
+    );
   });
 });

@@ -52,8 +52,12 @@ describe('the secrets key ring', () => {
     const fromFile = await readKeyRing({ HOST_SECRETS_KEYS_FILE: file });
     expect(fromFile.current).toBe(2);
     expect(fromFile.source).toBe(`HOST_SECRETS_KEYS_FILE (${file})`);
-    await expect(readKeyRing({ HOST_SECRETS_KEYS: `1:${KEY_A}`, HOST_SECRETS_KEYS_FILE: file })).rejects.toThrow(/both set; keep one of them/);
-    await expect(readKeyRing({ HOST_SECRETS_KEYS_FILE: path.join(dir, 'missing') })).rejects.toThrow(/the key file cannot be read \(ENOENT\)/);
+    await expect(readKeyRing({ HOST_SECRETS_KEYS: `1:${KEY_A}`, HOST_SECRETS_KEYS_FILE: file })).rejects.toThrow(
+      /both set; keep one of them/,
+    );
+    await expect(readKeyRing({ HOST_SECRETS_KEYS_FILE: path.join(dir, 'missing') })).rejects.toThrow(
+      /the key file cannot be read \(ENOENT\)/,
+    );
     await expect(readKeyRing({ HOST_SECRETS_KEYS_FILE: dir })).rejects.toThrow(/is a directory, not a regular file/);
   });
 

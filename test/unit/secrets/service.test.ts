@@ -25,9 +25,26 @@ describe('the secret service', () => {
   it('stores a value sealed, lists it without its value, and resolves it in the snapshot', async () => {
     const service = serviceWith(RING_1);
     const set = await service.set('github-copilot', 'GITHUBCOPILOT_APP_ID', '123456', 'cli');
-    expect(set).toEqual({ integration: 'github-copilot', name: 'GITHUBCOPILOT_APP_ID', setAt: '2026-12-01T10:00:00.000Z', setBy: 'cli', keyId: 1, readable: true, created: true });
+    expect(set).toEqual({
+      integration: 'github-copilot',
+      name: 'GITHUBCOPILOT_APP_ID',
+      setAt: '2026-12-01T10:00:00.000Z',
+      setBy: 'cli',
+      keyId: 1,
+      readable: true,
+      created: true,
+    });
     const listed = await service.list('github-copilot');
-    expect(listed).toEqual([{ integration: 'github-copilot', name: 'GITHUBCOPILOT_APP_ID', setAt: '2026-12-01T10:00:00.000Z', setBy: 'cli', keyId: 1, readable: true }]);
+    expect(listed).toEqual([
+      {
+        integration: 'github-copilot',
+        name: 'GITHUBCOPILOT_APP_ID',
+        setAt: '2026-12-01T10:00:00.000Z',
+        setBy: 'cli',
+        keyId: 1,
+        readable: true,
+      },
+    ]);
     expect(JSON.stringify(listed)).not.toContain('123456');
     expect(JSON.stringify(await stores.secrets.list())).not.toContain('123456');
     const snapshot = await service.snapshot();
@@ -67,9 +84,22 @@ describe('the secret service', () => {
   it('refuses to store without a key, saying how to provide one; listing and unsetting still work', async () => {
     await serviceWith(RING_1).set('x', 'N', 'v', 'cli');
     const keyless = serviceWith(EMPTY_KEY_RING);
-    await expect(keyless.set('x', 'M', 'v', 'api')).rejects.toMatchObject({ code: 'ERR_SECRETS_KEY_MISSING', message: expect.stringMatching(/cannot store secret M of x: no secrets key is configured; set HOST_SECRETS_KEYS=1:<key>.*new-key/) });
-    expect(await keyless.list()).toEqual([expect.objectContaining({ name: 'N', readable: false, problem: expect.stringMatching(/encrypted with key 1, which this host does not have \(no key is configured/) })]);
-    expect((await keyless.snapshot()).byIntegration.get('x')?.get('N')).toEqual({ problem: expect.stringMatching(/key 1/) });
+    await expect(keyless.set('x', 'M', 'v', 'api')).rejects.toMatchObject({
+      code: 'ERR_SECRETS_KEY_MISSING',
+      message: expect.stringMatching(
+        /cannot store secret M of x: no secrets key is configured; set HOST_SECRETS_KEYS=1:<key>.*new-key/,
+      ),
+    });
+    expect(await keyless.list()).toEqual([
+      expect.objectContaining({
+        name: 'N',
+        readable: false,
+        problem: expect.stringMatching(/encrypted with key 1, which this host does not have \(no key is configured/),
+      }),
+    ]);
+    expect((await keyless.snapshot()).byIntegration.get('x')?.get('N')).toEqual({
+      problem: expect.stringMatching(/key 1/),
+    });
     expect(await keyless.unset('x', 'N')).toBe(true);
     expect(await keyless.unset('x', 'N')).toBe(false);
   });
@@ -98,11 +128,17 @@ describe('the secret service', () => {
     const result = await both.reencrypt();
     expect(result).toEqual({ reencrypted: 2, current: 1, changedMeanwhile: 0, unreadable: [], keyId: 2 });
     expect((await both.list()).map((entry) => [entry.name, entry.keyId, entry.setBy, entry.setAt])).toEqual([
-      ['N', 2, 'cli', '2026-12-01T10:00:00.000Z'], ['M', 2, 'api', '2026-12-01T10:00:00.000Z'], ['O', 2, 'console', '2026-12-01T10:00:00.000Z'],
+      ['N', 2, 'cli', '2026-12-01T10:00:00.000Z'],
+      ['M', 2, 'api', '2026-12-01T10:00:00.000Z'],
+      ['O', 2, 'console', '2026-12-01T10:00:00.000Z'],
     ]);
     const newOnly = await serviceWith(RING_2).snapshot();
-    expect([...newOnly.byIntegration].map(([integration, values]) => [integration, Object.fromEntries(values)])).toEqual([
-      ['a', { N: { value: 'alpha' } }], ['b', { M: { value: 'beta' } }], ['c', { O: { value: 'gamma' } }],
+    expect(
+      [...newOnly.byIntegration].map(([integration, values]) => [integration, Object.fromEntries(values)]),
+    ).toEqual([
+      ['a', { N: { value: 'alpha' } }],
+      ['b', { M: { value: 'beta' } }],
+      ['c', { O: { value: 'gamma' } }],
     ]);
     expect(await both.reencrypt()).toMatchObject({ reencrypted: 0, current: 3 });
   });
@@ -111,7 +147,9 @@ describe('the secret service', () => {
     await serviceWith(RING_1).set('a', 'N', 'alpha', 'cli');
     const result = await serviceWith(RING_2).reencrypt();
     expect(result.reencrypted).toBe(0);
-    expect(result.unreadable).toEqual([{ integration: 'a', name: 'N', problem: expect.stringMatching(/key 1, which this host does not have/) }]);
+    expect(result.unreadable).toEqual([
+      { integration: 'a', name: 'N', problem: expect.stringMatching(/key 1, which this host does not have/) },
+    ]);
     expect((await serviceWith(RING_1).snapshot()).byIntegration.get('a')?.get('N')).toEqual({ value: 'alpha' });
     await expect(serviceWith(EMPTY_KEY_RING).reencrypt()).rejects.toMatchObject({ code: 'ERR_SECRETS_KEY_MISSING' });
   });

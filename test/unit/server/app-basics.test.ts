@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ADMIN, ADMIN_TOKEN, useFakeApp } from './fake-services.ts';
 
-
 const t = useFakeApp();
 
 describe('health', () => {
@@ -101,7 +100,10 @@ describe('unexpected failures', () => {
     };
     const res = await fetch(`${t.app.url}/v1/integrations/hello/installations/inst-1`);
     expect(res.status).toBe(504);
-    expect((await res.json()).error).toEqual({ code: 'ERR_SANDBOX_TIMEOUT', message: 'the integration did not answer in time' });
+    expect((await res.json()).error).toEqual({
+      code: 'ERR_SANDBOX_TIMEOUT',
+      message: 'the integration did not answer in time',
+    });
   });
 });
 
@@ -136,9 +138,15 @@ describe('JSON bodies', () => {
   });
 
   it('publishes an event and answers 202 with the service result', async () => {
-    const res = await post(JSON.stringify({ type: 'space_content_updated', spaceId: 's1' }), 'application/json; charset=utf-8');
+    const res = await post(
+      JSON.stringify({ type: 'space_content_updated', spaceId: 's1' }),
+      'application/json; charset=utf-8',
+    );
     expect(res.status).toBe(202);
-    expect(await res.json()).toEqual({ eventId: 'evt-1', dispatched: [{ installationId: 'inst-1', integration: 'hello', status: 200 }] });
+    expect(await res.json()).toEqual({
+      eventId: 'evt-1',
+      dispatched: [{ installationId: 'inst-1', integration: 'hello', status: 200 }],
+    });
     expect(t.services.publishCalls).toEqual([{ type: 'space_content_updated', spaceId: 's1' }]);
   });
 });

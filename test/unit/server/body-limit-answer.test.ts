@@ -40,7 +40,11 @@ function sendThenRead(head: string, body: Buffer, chunked: boolean, until: (text
       const size = Math.ceil(body.length / pieces);
       for (let at = 0; at < body.length; at += size) {
         const piece = body.subarray(at, at + size);
-        socket.write(chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece);
+        socket.write(
+          chunked
+            ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')])
+            : piece,
+        );
       }
       // Reading begins once the whole body is handed to the socket (the callback of its last write).
       socket.write(chunked ? '0\r\n\r\n' : '', () => socket.resume());
@@ -62,7 +66,13 @@ const routes: { name: string; head: string; body: Buffer; status: number; code: 
   {
     name: 'POST /v1 (the envelope)',
     head: `POST /v1 HTTP/1.1\r\nhost: x\r\n${admin}content-type: ${multipartHeaders()['content-type']}\r\n`,
-    body: multipartBody([{ name: 'event', body: '{}' }, { name: 'fetch-body', body: Buffer.alloc(OVERSIZED, 0x61) }], BOUNDARY),
+    body: multipartBody(
+      [
+        { name: 'event', body: '{}' },
+        { name: 'fetch-body', body: Buffer.alloc(OVERSIZED, 0x61) },
+      ],
+      BOUNDARY,
+    ),
     status: 413,
     code: 'ERR_PAYLOAD_TOO_LARGE',
   },
@@ -98,16 +108,30 @@ const routes: { name: string; head: string; body: Buffer; status: number; code: 
 
 describe('an answer given before the body is read', () => {
   for (const route of routes) {
-    for (const [chunked, connection] of [[false, 'close'], [true, 'close'], [false, 'keep-alive'], [true, 'keep-alive']] as const) {
-      it(`reaches the client whole on ${route.name}, body ${chunked ? 'chunked' : 'by content-length'}, connection ${connection}`, async () => {
-        // `close`: read until the server ends the connection; kept alive: until the answer is whole.
-        const until = connection === 'close' ? () => false : answered;
-        const { text, socket } = await sendThenRead(`${route.head}connection: ${connection}\r\n`, route.body, chunked, until);
-        socket.destroy();
-        expect(statusOf(text), text.slice(0, 200)).toBe(route.status);
-        expect(bodyOf(text).error.code).toBe(route.code);
-        expect(t.services.dispatchCalls).toHaveLength(0);
-      });
+    for (const [chunked, connection] of [
+      [false, 'close'],
+      [true, 'close'],
+      [false, 'keep-alive'],
+      [true, 'keep-alive'],
+    ] as const) {
+      it(
+        `reaches the client whole on ${route.name}, body ${chunked ? 'chunked' : 'by content-length'}, ` +
+          `connection ${connection}`,
+        async () => {
+          // `close`: read until the server ends the connection; kept alive: until the answer is whole.
+          const until = connection === 'close' ? () => false : answered;
+          const { text, socket } = await sendThenRead(
+            `${route.head}connection: ${connection}\r\n`,
+            route.body,
+            chunked,
+            until,
+          );
+          socket.destroy();
+          expect(statusOf(text), text.slice(0, 200)).toBe(route.status);
+          expect(bodyOf(text).error.code).toBe(route.code);
+          expect(t.services.dispatchCalls).toHaveLength(0);
+        },
+      );
     }
   }
 
@@ -141,7 +165,12 @@ describe('an answer given before the body is read', () => {
       socket.on('error', reject);
       socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
       socket.on('end', () => resolve(received));
-      socket.on('connect', () => socket.write(`POST /v1/integrations/hello/installations/inst-1 HTTP/1.1\r\nhost: x\r\ncontent-length: ${64 * 1024 * 1024}\r\n\r\n`));
+      socket.on('connect', () =>
+        socket.write(
+          `POST /v1/integrations/hello/installations/inst-1 HTTP/1.1\r\nhost: ` +
+            `x\r\ncontent-length: ${64 * 1024 * 1024}\r\n\r\n`,
+        ),
+      );
     });
     expect(statusOf(text)).toBe(413);
     expect(text).toMatch(/\r\nconnection: close\r\n/i);

@@ -10,7 +10,13 @@ import { createApp, type AppLimits } from '../../../host/server/app.ts';
 import { createDirectPublicFetch } from '../../../host/server/direct-public-fetch.ts';
 import { createPublicFetch } from '../../../host/server/public-fetch.ts';
 import { HostError } from '../../../host/common/errors.ts';
-import { createFakeServices, jsonResponse, sandboxResponse, type DispatchCall, type FakeServices } from './fake-services.ts';
+import {
+  createFakeServices,
+  jsonResponse,
+  sandboxResponse,
+  type DispatchCall,
+  type FakeServices,
+} from './fake-services.ts';
 import { rawRequest, type RawResponse } from './raw-request.ts';
 
 const LIMITS: AppLimits = { maxPublicBodyBytes: 1024, maxEnvelopeBytes: 1024 };
@@ -59,14 +65,22 @@ async function start(direct: boolean, respond: FakeServices['respond']): Promise
 
 /** What a client and the operator see, minus the clock. */
 function observed(response: RawResponse, side: Side) {
-  const rawHeaders = response.rawHeaders.map((value, index) => (index % 2 === 1 && response.rawHeaders[index - 1].toLowerCase() === 'date' ? '<date>' : value));
+  const rawHeaders = response.rawHeaders.map((value, index) =>
+    index % 2 === 1 && response.rawHeaders[index - 1].toLowerCase() === 'date' ? '<date>' : value,
+  );
   return {
     status: response.status,
     statusMessage: response.statusMessage,
     rawHeaders,
     body: response.body.toString('latin1'),
-    logs: side.services.logs.map(({ level, message }) => ({ level, message: message.replace(/ \d+ms /, ' <ms> ').replace(/\n[\s\S]*$/, '') })),
-    dispatched: side.services.dispatchCalls.map((call: DispatchCall) => ({ ...call, fetchBody: call.fetchBody === null ? null : Buffer.from(call.fetchBody).toString('hex') })),
+    logs: side.services.logs.map(({ level, message }) => ({
+      level,
+      message: message.replace(/ \d+ms /, ' <ms> ').replace(/\n[\s\S]*$/, ''),
+    })),
+    dispatched: side.services.dispatchCalls.map((call: DispatchCall) => ({
+      ...call,
+      fetchBody: call.fetchBody === null ? null : Buffer.from(call.fetchBody).toString('hex'),
+    })),
   };
 }
 
@@ -108,7 +122,12 @@ describe('the direct public path answers as the Koa app does', () => {
     const headers = { cookie: `ih_inst-1_a=1; other=2`, 'x-custom': 'v' };
     const { taken } = await compare(respond, [
       { path: `${PATH}/sub/path?a=1&b=%20x`, headers },
-      { path: PATH, method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from([0, 1, 2, 255]) },
+      {
+        path: PATH,
+        method: 'POST',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: Buffer.from([0, 1, 2, 255]),
+      },
       { path: PATH, method: 'PUT', body: [Buffer.from('chunk-1'), Buffer.from('chunk-2')] },
       { path: PATH, method: 'HEAD' },
       { path: PATH, method: 'OPTIONS' },
@@ -127,7 +146,14 @@ describe('the direct public path answers as the Koa app does', () => {
     for (const response of [
       sandboxResponse(200, [], 'no type'),
       sandboxResponse(200, [['content-type', 'application/json']], ''),
-      sandboxResponse(204, [['content-type', 'text/plain'], ['x-kept', '1']], 'dropped body'),
+      sandboxResponse(
+        204,
+        [
+          ['content-type', 'text/plain'],
+          ['x-kept', '1'],
+        ],
+        'dropped body',
+      ),
       sandboxResponse(205, [], ''),
       sandboxResponse(304, [['etag', '"x"']], 'dropped'),
       sandboxResponse(299, [['x-a', '1']], 'unknown code'),
@@ -146,7 +172,14 @@ describe('the direct public path answers as the Koa app does', () => {
       sandboxResponse(200, [['x-a', 'line\nbreak']], ''),
       sandboxResponse(200, [], '', 'bad\r\nreason'),
       { status: 200, headers: [], body: 'not bytes' } as unknown as ReturnType<typeof sandboxResponse>,
-      sandboxResponse(200, [['content-type', 'text/plain'], ['content-type', 'text/html']], 'two types'),
+      sandboxResponse(
+        200,
+        [
+          ['content-type', 'text/plain'],
+          ['content-type', 'text/html'],
+        ],
+        'two types',
+      ),
     ]) {
       const { taken } = await compare(() => response, [{ path: PATH }, { path: PATH, method: 'HEAD' }]);
       expect(taken).toBe(2);
@@ -157,7 +190,8 @@ describe('the direct public path answers as the Koa app does', () => {
     const { taken } = await compare(
       (call) => {
         const url = (call.event.request as { url: string }).url;
-        if (url.includes('timeout')) throw new HostError('ERR_SANDBOX_TIMEOUT', 'the integration did not answer within 10000 ms');
+        if (url.includes('timeout'))
+          throw new HostError('ERR_SANDBOX_TIMEOUT', 'the integration did not answer within 10000 ms');
         if (url.includes('crash')) throw new Error('something broke inside the host');
         if (url.includes('status')) throw Object.assign(new Error('refused'), { status: 403, expose: true });
         return jsonResponse(200, { ok: true });
@@ -180,18 +214,21 @@ describe('the direct public path answers as the Koa app does', () => {
   });
 
   it('leaves to Koa what it does not take plainly: API tokens, other cases and encodings, other routes', async () => {
-    const { taken } = await compare(() => jsonResponse(200, { ok: true }), [
-      { path: PATH, headers: { authorization: 'Bearer iht_0123456789abcdef' } },
-      { path: '/V1/integrations/hello/installations/inst-1' },
-      { path: '/v1/integrations/hello/INSTALLATIONS/inst-1' },
-      { path: '/v1/integrations/hello/installations/inst%2D1' },
-      { path: '/v1/integrations/hel%6Co/integration' },
-      { path: '/v1/integrations/hello/installations' },
-      { path: '/v1/integrations/hello/integrationx' },
-      { path: '/v1/integrations/hello/installations/' },
-      { path: '/v1/integrations//integration' },
-      { path: '/v1/integrations/hello' },
-    ]);
+    const { taken } = await compare(
+      () => jsonResponse(200, { ok: true }),
+      [
+        { path: PATH, headers: { authorization: 'Bearer iht_0123456789abcdef' } },
+        { path: '/V1/integrations/hello/installations/inst-1' },
+        { path: '/v1/integrations/hello/INSTALLATIONS/inst-1' },
+        { path: '/v1/integrations/hello/installations/inst%2D1' },
+        { path: '/v1/integrations/hel%6Co/integration' },
+        { path: '/v1/integrations/hello/installations' },
+        { path: '/v1/integrations/hello/integrationx' },
+        { path: '/v1/integrations/hello/installations/' },
+        { path: '/v1/integrations//integration' },
+        { path: '/v1/integrations/hello' },
+      ],
+    );
     expect(taken).toBe(0);
   });
 });

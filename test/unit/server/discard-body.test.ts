@@ -12,7 +12,11 @@ afterEach(async () => {
 });
 
 /** Sends `chunks` (chunked unless `length` is declared) and gives what discardUnread(req, bound) resolved. */
-async function drained(chunks: Buffer[], bound: number, length?: number): Promise<{ ended: boolean; listeners: number }> {
+async function drained(
+  chunks: Buffer[],
+  bound: number,
+  length?: number,
+): Promise<{ ended: boolean; listeners: number }> {
   let settle!: (value: { ended: boolean; listeners: number }) => void;
   const outcome = new Promise<{ ended: boolean; listeners: number }>((resolve) => (settle = resolve));
   const server = createServer((req: IncomingMessage, res) => {
@@ -25,11 +29,17 @@ async function drained(chunks: Buffer[], bound: number, length?: number): Promis
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
+  close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  const client = request({
+    port: (server.address() as AddressInfo).port,
+    host: '127.0.0.1',
+    method: 'POST',
+    headers: length === undefined ? {} : { 'content-length': String(length) },
   });
-  const client = request({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', method: 'POST', headers: length === undefined ? {} : { 'content-length': String(length) } });
   client.on('error', () => {});
   client.on('response', (res) => res.resume());
   client.flushHeaders();

@@ -4,14 +4,25 @@
 import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventLogEntry } from '../../../host/dispatch/event-log.ts';
-import { ADMIN, ADMIN_TOKEN, createFakeServices, startApp, type FakeServices, type RunningApp } from './fake-services.ts';
+import {
+  ADMIN,
+  ADMIN_TOKEN,
+  createFakeServices,
+  startApp,
+  type FakeServices,
+  type RunningApp,
+} from './fake-services.ts';
 
 let services: FakeServices;
 let app: RunningApp;
 
 beforeEach(async () => {
   services = createFakeServices();
-  app = await startApp(services, { maxPublicBodyBytes: 1_048_576, maxEnvelopeBytes: 1_048_576, eventStream: { keepAliveMs: 100, maxBufferedBytes: 64 * 1024 } });
+  app = await startApp(services, {
+    maxPublicBodyBytes: 1_048_576,
+    maxEnvelopeBytes: 1_048_576,
+    eventStream: { keepAliveMs: 100, maxBufferedBytes: 64 * 1024 },
+  });
 });
 afterEach(async () => {
   await services.feed.close();
@@ -19,7 +30,18 @@ afterEach(async () => {
 });
 
 function entry(overrides: Partial<EventLogEntry> = {}): EventLogEntry {
-  return { eventId: `evt_${Math.random().toString(36).slice(2)}`, integration: 'hello', installationId: 'inst-1', type: 'fetch', status: 200, durationMs: 3, logs: [{ level: 'log', text: 'hi' }], createdAt: new Date().toISOString(), requestId: 'req12345', ...overrides };
+  return {
+    eventId: `evt_${Math.random().toString(36).slice(2)}`,
+    integration: 'hello',
+    installationId: 'inst-1',
+    type: 'fetch',
+    status: 200,
+    durationMs: 3,
+    logs: [{ level: 'log', text: 'hi' }],
+    createdAt: new Date().toISOString(),
+    requestId: 'req12345',
+    ...overrides,
+  };
 }
 
 /** Reads a stream's text as it arrives; `until` waits for a pattern (no sleeps). */
@@ -42,7 +64,10 @@ async function follow(path: string) {
   })();
   const until = (predicate: () => boolean, timeoutMs = 5_000) =>
     new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => (clearInterval(poll), reject(new Error(`not seen in time; got:\n${text}`))), timeoutMs);
+      const timer = setTimeout(
+        () => (clearInterval(poll), reject(new Error(`not seen in time; got:\n${text}`))),
+        timeoutMs,
+      );
       // Woken by arriving data, and polled for conditions on the host's side (followers).
       const poll = setInterval(() => check(), 20);
       const check = () => {
@@ -59,14 +84,17 @@ async function follow(path: string) {
   return { response, until, text: () => text, done: () => done, pump, cancel: () => reader.cancel() };
 }
 
-const messages = (text: string) => [...text.matchAll(/^event: dispatch\ndata: (.*)\n\n/gm)].map((match) => JSON.parse(match[1]));
+const messages = (text: string) =>
+  [...text.matchAll(/^event: dispatch\ndata: (.*)\n\n/gm)].map((match) => JSON.parse(match[1]));
 
 describe('GET /v1/integrations/:name/events/stream', () => {
   it('answers 404 as JSON before any stream for an unknown integration or installation', async () => {
     const unknown = await fetch(`${app.url}/v1/integrations/nope/events/stream`, { headers: ADMIN });
     expect(unknown.status).toBe(404);
     expect((await unknown.json()).error.code).toBe('ERR_INTEGRATION_NOT_FOUND');
-    const foreign = await fetch(`${app.url}/v1/integrations/hello/events/stream?installation=inst-other`, { headers: ADMIN });
+    const foreign = await fetch(`${app.url}/v1/integrations/hello/events/stream?installation=inst-other`, {
+      headers: ADMIN,
+    });
     expect(foreign.status).toBe(404);
     expect((await foreign.json()).error.code).toBe('ERR_INSTALLATION_NOT_FOUND');
     expect(services.feed.followerCount()).toBe(0);
@@ -76,7 +104,9 @@ describe('GET /v1/integrations/:name/events/stream', () => {
     expect((await fetch(`${app.url}/v1/integrations/hello/events/stream`)).status).toBe(401);
     const bad = await fetch(`${app.url}/v1/integrations/hello/events/stream?instalation=inst-1`, { headers: ADMIN });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.details).toEqual([{ pointer: '/instalation', message: 'is not a parameter of the stream' }]);
+    expect((await bad.json()).error.details).toEqual([
+      { pointer: '/instalation', message: 'is not a parameter of the stream' },
+    ]);
   });
 
   it('sends each new entry of the integration as one dispatch message, exactly the entry', async () => {
@@ -134,12 +164,15 @@ describe('GET /v1/integrations/:name/events/stream', () => {
     const { port } = new URL(app.url);
     const socket = net.connect(Number(port), '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', resolve));
-    socket.write(`GET /v1/integrations/hello/events/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`);
+    socket.write(
+      `GET /v1/integrations/hello/events/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`,
+    );
     socket.pause();
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.on('error', () => undefined);
     const started = Date.now();
-    while (services.feed.followerCount() === 0 && Date.now() - started < 5_000) await new Promise((resolve) => setImmediate(resolve));
+    while (services.feed.followerCount() === 0 && Date.now() - started < 5_000)
+      await new Promise((resolve) => setImmediate(resolve));
     expect(services.feed.followerCount()).toBe(1);
     const big = entry({ logs: [{ level: 'log', text: 'x'.repeat(100_000) }] });
     // Far more than socket buffers hold: the host must give up on this client, not keep it all.

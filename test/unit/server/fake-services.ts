@@ -15,7 +15,11 @@ import { createApp, createRequestListener, type AppLimits } from '../../../host/
 import { createEventFeed, type EventFeed } from '../../../host/dispatch/event-feed.ts';
 import { createConnectTickets } from '../../../host/installations/connect-ticket.ts';
 import { createOAuthSeal } from '../../../host/oauth-seal/seal.ts';
-import { createSealedStates, type SealedStateRow, type SealedStateStore } from '../../../host/oauth-seal/sealed-states.ts';
+import {
+  createSealedStates,
+  type SealedStateRow,
+  type SealedStateStore,
+} from '../../../host/oauth-seal/sealed-states.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 export const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -38,7 +42,9 @@ export interface FakeServices extends HostServices {
   verdict?: DispatchOutcome['verdict'];
   /** The live feed behind followEvents; tests publish entries into it. */
   feed: EventFeed;
-  publishImpl: (event: Record<string, unknown>) => Promise<{ eventId: string; dispatched: { installationId: string; integration: string; status: number }[] }>;
+  publishImpl: (
+    event: Record<string, unknown>,
+  ) => Promise<{ eventId: string; dispatched: { installationId: string; integration: string; status: number }[] }>;
   /** Integrations whose OAuth flows the fake seals (none unless a test adds one). */
   sealed: Set<string>;
   /** The fake's clock (ms), read by its tickets and sealed states. */
@@ -63,7 +69,12 @@ function memorySealedStates(rows: Map<string, SealedStateRow>): SealedStateStore
   };
 }
 
-export function sandboxResponse(status: number, headers: [string, string][] = [], body: string | Uint8Array = '', statusText?: string): SandboxResponse {
+export function sandboxResponse(
+  status: number,
+  headers: [string, string][] = [],
+  body: string | Uint8Array = '',
+  statusText?: string,
+): SandboxResponse {
   const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
   return statusText === undefined ? { status, headers, body: bytes } : { status, statusText, headers, body: bytes };
 }
@@ -132,7 +143,10 @@ function recordOf(view: InstallationView | undefined): Installation | undefined 
 }
 
 export function createFakeServices(): FakeServices {
-  const installations = new Map([['inst-1', installation('inst-1', 'hello')], ['inst-other', installation('inst-other', 'other')]]);
+  const installations = new Map([
+    ['inst-1', installation('inst-1', 'hello')],
+    ['inst-other', installation('inst-other', 'other')],
+  ]);
   const sealedRows = new Map<string, SealedStateRow>();
   const clock = () => fake.now;
   const fake: FakeServices = {
@@ -160,18 +174,31 @@ export function createFakeServices(): FakeServices {
     },
     platformApi: {
       isHostToken: async () => false,
-      handle: async () => ({ status: 404, headers: [['content-type', 'application/json']], body: new TextEncoder().encode('{"error":{"code":"ERR_NOT_FOUND","message":"fake"}}') }),
+      handle: async () => ({
+        status: 404,
+        headers: [['content-type', 'application/json']],
+        body: new TextEncoder().encode('{"error":{"code":"ERR_NOT_FOUND","message":"fake"}}'),
+      }),
     },
     respond: () => jsonResponse(200, { ok: true }),
     feed: createEventFeed(),
-    publishImpl: async () => ({ eventId: 'evt-1', dispatched: [{ installationId: 'inst-1', integration: 'hello', status: 200 }] }),
+    publishImpl: async () => ({
+      eventId: 'evt-1',
+      dispatched: [{ installationId: 'inst-1', integration: 'hello', status: 200 }],
+    }),
     baseUrl: () => fake.baseUrlValue,
     listIntegrations: () => INTEGRATIONS,
     getIntegration: (name) => INTEGRATIONS.find((integration) => integration.name === name),
     async createInstallation(integration, input) {
       fake.createCalls.push({ integration, input });
-      if (!INTEGRATIONS.some((i) => i.name === integration)) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
-      return { ...installation('inst-new', integration), organization: input.organization, target: input.target, status: 'pending' };
+      if (!INTEGRATIONS.some((i) => i.name === integration))
+        throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
+      return {
+        ...installation('inst-new', integration),
+        organization: input.organization,
+        target: input.target,
+        status: 'pending',
+      };
     },
     async getInstallation(id) {
       const found = installations.get(id);
@@ -179,16 +206,26 @@ export function createFakeServices(): FakeServices {
       return found;
     },
     findInstallation: async (id) => recordOf(installations.get(id)),
-    listInstallations: async (query) => ({ items: [...installations.values()].filter((view) => query.integration === undefined || view.integration === query.integration).slice(0, query.limit), nextCursor: null }),
+    listInstallations: async (query) => ({
+      items: [...installations.values()]
+        .filter((view) => query.integration === undefined || view.integration === query.integration)
+        .slice(0, query.limit),
+      nextCursor: null,
+    }),
     requireInstallation: async (id) => recordOf(await fake.getInstallation(id))!,
     async dispatch(installation, event, fetchBody): Promise<DispatchOutcome> {
-      const call = { installationId: installation.id, event: { ...(event as Record<string, unknown>), installationId: installation.id }, fetchBody };
+      const call = {
+        installationId: installation.id,
+        event: { ...(event as Record<string, unknown>), installationId: installation.id },
+        fetchBody,
+      };
       fake.dispatchCalls.push(call);
       const response = await fake.respond(call);
       return { response, ...(fake.verdict ? { verdict: fake.verdict } : {}), durationMs: 1, logs: [] };
     },
     async dispatchToIntegration(integration, event, fetchBody): Promise<DispatchOutcome> {
-      if (!INTEGRATIONS.some((i) => i.name === integration)) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
+      if (!INTEGRATIONS.some((i) => i.name === integration))
+        throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
       const call = { installationId: '', event: { ...(event as Record<string, unknown>), integration }, fetchBody };
       fake.dispatchCalls.push(call);
       const response = await fake.respond(call);
@@ -224,12 +261,24 @@ export function createFakeServices(): FakeServices {
       throw new HostError('ERR_NOT_FOUND', `integration "${integration}" has no event "${eventId}" in its log`);
     },
     async followEvents(integration, filter, follower) {
-      if (!INTEGRATIONS.some((i) => i.name === integration)) throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
-      if (filter.installationId !== undefined && installations.get(filter.installationId)?.integration !== integration) {
-        throw new HostError('ERR_INSTALLATION_NOT_FOUND', `installation "${filter.installationId}" of integration "${integration}" not found`);
+      if (!INTEGRATIONS.some((i) => i.name === integration))
+        throw new HostError('ERR_INTEGRATION_NOT_FOUND', `integration "${integration}" not found`);
+      if (
+        filter.installationId !== undefined &&
+        installations.get(filter.installationId)?.integration !== integration
+      ) {
+        throw new HostError(
+          'ERR_INSTALLATION_NOT_FOUND',
+          `installation "${filter.installationId}" of integration "${integration}" not found`,
+        );
       }
       const wanted = filter.installationId;
-      return fake.feed.follow(integration, wanted === undefined ? follower : { entry: (entry) => entry.installationId === wanted && follower.entry(entry), end: follower.end });
+      return fake.feed.follow(
+        integration,
+        wanted === undefined
+          ? follower
+          : { entry: (entry) => entry.installationId === wanted && follower.entry(entry), end: follower.end },
+      );
     },
     // The webhook routes are tested against the real host (test/integration/webhook-host.test.ts).
     listDeliveries: async () => ({ items: [], nextCursor: null }),
@@ -265,8 +314,14 @@ export interface RunningApp {
  * Serves `services` as the host does (its request listener: the direct public path in front of
  * Koa), or with `koaOnly` through the Koa app alone (to compare the two).
  */
-export async function startApp(services: HostServices, limits?: AppLimits, options: { koaOnly?: boolean } = {}): Promise<RunningApp> {
-  const server = createServer(options.koaOnly ? createApp(services, limits).callback() : createRequestListener(services, limits));
+export async function startApp(
+  services: HostServices,
+  limits?: AppLimits,
+  options: { koaOnly?: boolean } = {},
+): Promise<RunningApp> {
+  const server = createServer(
+    options.koaOnly ? createApp(services, limits).callback() : createRequestListener(services, limits),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

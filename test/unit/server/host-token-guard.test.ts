@@ -26,14 +26,26 @@ describe('tokenCandidates', () => {
   });
 
   it('finds nothing in a third party’s credentials', () => {
-    const jwt = `${randomBytes(40).toString('base64url')}.${randomBytes(900).toString('base64url')}.${randomBytes(64).toString('base64url')}`;
-    expect(tokenCandidates(['Bearer third-party', `Bearer ${jwt}`, `Basic ${Buffer.from('client:secret').toString('base64')}`, 'iht_short']).size).toBe(0);
+    const jwt =
+      `${randomBytes(40).toString('base64url')}.${randomBytes(900).toString('base64url')}.` +
+      randomBytes(64).toString('base64url');
+    expect(
+      tokenCandidates([
+        'Bearer third-party',
+        `Bearer ${jwt}`,
+        `Basic ${Buffer.from('client:secret').toString('base64')}`,
+        'iht_short',
+      ]).size,
+    ).toBe(0);
   });
 });
 
 describe('refuseHostTokens', () => {
   it('refuses a request carrying a live token, naming the header, never the token', async () => {
-    const error = await refuseHostTokens({ headers: [['x-api-key', TOKEN]], target: '/' }, async (token) => token === TOKEN).catch((e: unknown) => e);
+    const error = await refuseHostTokens(
+      { headers: [['x-api-key', TOKEN]], target: '/' },
+      async (token) => token === TOKEN,
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HostError);
     expect((error as HostError).code).toBe('ERR_BAD_REQUEST');
     expect((error as HostError).message).toContain('its "x-api-key" header');
@@ -41,19 +53,27 @@ describe('refuseHostTokens', () => {
   });
 
   it('refuses a token used as a header name without showing the name', async () => {
-    const error = await refuseHostTokens({ headers: [[TOKEN, TOKEN]], target: '/' }, async (token) => token === TOKEN).catch((e: unknown) => e);
+    const error = await refuseHostTokens(
+      { headers: [[TOKEN, TOKEN]], target: '/' },
+      async (token) => token === TOKEN,
+    ).catch((e: unknown) => e);
     expect((error as HostError).message).toContain('in a header (its name)');
     expect((error as HostError).message).not.toContain(TOKEN);
   });
 
   it('lets a token-shaped value that is no live token through', async () => {
-    await expect(refuseHostTokens({ headers: [['authorization', `Token ${TOKEN}`]], target: `/?t=${TOKEN}` }, async () => false)).resolves.toBeUndefined();
+    await expect(
+      refuseHostTokens({ headers: [['authorization', `Token ${TOKEN}`]], target: `/?t=${TOKEN}` }, async () => false),
+    ).resolves.toBeUndefined();
   });
 
   it('refuses more candidates than the bound without asking the store about any', async () => {
     const many = Array.from({ length: MAX_TOKEN_CANDIDATES + 1 }, () => `iht_${randomBytes(32).toString('base64url')}`);
     let lookups = 0;
-    const error = await refuseHostTokens({ headers: [['x-many', many.join(' ')]], target: '/' }, async () => (lookups++, false)).catch((e: unknown) => e);
+    const error = await refuseHostTokens(
+      { headers: [['x-many', many.join(' ')]], target: '/' },
+      async () => (lookups++, false),
+    ).catch((e: unknown) => e);
     expect((error as HostError).code).toBe('ERR_BAD_REQUEST');
     expect(lookups).toBe(0);
   });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ADMIN, useFakeApp } from './fake-services.ts';
 
-
 const t = useFakeApp();
 
 function install(body: unknown, name = 'hello'): Promise<Response> {
@@ -12,7 +11,9 @@ function install(body: unknown, name = 'hello'): Promise<Response> {
   });
 }
 
-async function validationError(res: Response): Promise<{ code: string; message: string; details: { pointer: string; message: string }[] }> {
+async function validationError(
+  res: Response,
+): Promise<{ code: string; message: string; details: { pointer: string; message: string }[] }> {
   expect(res.status).toBe(400);
   const { error } = await res.json();
   expect(error.code).toBe('ERR_VALIDATION');
@@ -23,8 +24,15 @@ describe('POST /v1/integrations/:name/installations', () => {
   it('creates an installation and answers 201 with the service result', async () => {
     const res = await install({ organization: 'acme', target: 'space', space: 'space-1' });
     expect(res.status).toBe(201);
-    expect(await res.json()).toMatchObject({ id: 'inst-new', integration: 'hello', organization: 'acme', target: 'space' });
-    expect(t.services.createCalls).toEqual([{ integration: 'hello', input: { organization: 'acme', target: 'space', space: 'space-1' } }]);
+    expect(await res.json()).toMatchObject({
+      id: 'inst-new',
+      integration: 'hello',
+      organization: 'acme',
+      target: 'space',
+    });
+    expect(t.services.createCalls).toEqual([
+      { integration: 'hello', input: { organization: 'acme', target: 'space', space: 'space-1' } },
+    ]);
   });
 
   it('names a missing organization', async () => {
@@ -49,12 +57,16 @@ describe('POST /v1/integrations/:name/installations', () => {
   it('requires site exactly when the target is a site', async () => {
     const missing = await validationError(await install({ organization: 'acme', target: 'site' }));
     expect(missing.message).toBe('site is required when target is "site"');
-    const extra = await validationError(await install({ organization: 'acme', target: 'space', space: 's', site: 'x' }));
+    const extra = await validationError(
+      await install({ organization: 'acme', target: 'space', space: 's', site: 'x' }),
+    );
     expect(extra.message).toBe('site is only allowed when target is "site"');
   });
 
   it('names an unknown field and a wrong type', async () => {
-    const unknown = await validationError(await install({ organization: 'acme', target: 'organization', orgnization: 'x' }));
+    const unknown = await validationError(
+      await install({ organization: 'acme', target: 'organization', orgnization: 'x' }),
+    );
     expect(unknown.message).toBe('orgnization is not a known field');
     const wrongType = await validationError(await install({ organization: 42, target: 'organization' }));
     expect(wrongType.message).toBe('organization must be string');
@@ -71,7 +83,11 @@ describe('GET /v1/installations/:id', () => {
   it('returns the installation', async () => {
     const res = await fetch(`${t.app.url}/v1/installations/inst-1`, { headers: ADMIN });
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ id: 'inst-1', integration: 'hello', urls: { publicEndpoint: expect.any(String) } });
+    expect(await res.json()).toMatchObject({
+      id: 'inst-1',
+      integration: 'hello',
+      urls: { publicEndpoint: expect.any(String) },
+    });
   });
 
   it('answers 404 ERR_INSTALLATION_NOT_FOUND', async () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ADMIN, useFakeApp } from './fake-services.ts';
 
-
 const t = useFakeApp();
 
 describe('GET /v1/integrations', () => {
@@ -24,14 +23,18 @@ describe('GET /v1/integrations', () => {
       {
         name: 'broken',
         status: 'invalid',
-        errors: ['platform-manifest.yaml: /scopes/0: must be one of the known scopes', 'platform-manifest.yaml: is not valid YAML'],
+        errors: [
+          'platform-manifest.yaml: /scopes/0: must be one of the known scopes',
+          'platform-manifest.yaml: is not valid YAML',
+        ],
       },
     ]);
   });
 
   it('never includes secrets, bundles or paths', async () => {
     const text = await (await fetch(`${t.app.url}/v1/integrations`, { headers: ADMIN })).text();
-    for (const leaked of ['super-secret-value', 'HELLO_API_KEY', 'BUNDLE_CODE', '/fixtures/']) expect(text).not.toContain(leaked);
+    for (const leaked of ['super-secret-value', 'HELLO_API_KEY', 'BUNDLE_CODE', '/fixtures/'])
+      expect(text).not.toContain(leaked);
   });
 });
 

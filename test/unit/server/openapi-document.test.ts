@@ -6,17 +6,29 @@ import type Router from '@koa/router';
 import { describe, expect, it } from 'vitest';
 import { createApiRouter } from '../../../host/server/app.ts';
 import { createOpenApiDocument } from '../../../host/server/openapi/document.ts';
-import { documentAjv, fillPath, operationsOf, refsOf, resolvePointer, schemaPointers, type Doc, type DocumentedOperation } from '../../helpers/openapi.ts';
+import {
+  documentAjv,
+  fillPath,
+  operationsOf,
+  refsOf,
+  resolvePointer,
+  schemaPointers,
+  type Doc,
+  type DocumentedOperation,
+} from '../../helpers/openapi.ts';
 import { createFakeServices } from './fake-services.ts';
 
-const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 const CONFIGURATIONS = [
   { label: 'without the console', console: false },
   { label: 'with the console', console: true },
 ];
 
 const documentOf = (console: boolean): Doc => createOpenApiDocument({ version: PACKAGE_VERSION, console });
-const routerOf = (console: boolean): Router => createApiRouter(createFakeServices(), undefined, console ? { consoleUrl: 'http://127.0.0.1:1' } : {});
+const routerOf = (console: boolean): Router =>
+  createApiRouter(createFakeServices(), undefined, console ? { consoleUrl: 'http://127.0.0.1:1' } : {});
 
 type Layer = Router['stack'][number];
 /** Methods a route must document: those OpenAPI can name; HEAD is GET's (RFC 9110), so never required alone. */
@@ -24,7 +36,11 @@ const REQUIRED = new Set(['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'PATCH', 'T
 
 /** A request path for the operation: each parameter's first example, or a made-up segment. */
 function samplePath({ path, operation }: DocumentedOperation): string {
-  const values = Object.fromEntries((operation.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => [p.name, p.schema?.examples?.[0] ?? `sample-${p.name}`]));
+  const values = Object.fromEntries(
+    (operation.parameters ?? [])
+      .filter((p: any) => p.in === 'path')
+      .map((p: any) => [p.name, p.schema?.examples?.[0] ?? `sample-${p.name}`]),
+  );
   return fillPath(path, values);
 }
 
@@ -41,7 +57,12 @@ function undocumentedRoutes(router: Router, doc: Doc): string[] {
     const layer = answeringLayer(router, operation.method, samplePath(operation));
     if (layer) documented.add(describeLayer(layer, operation.method.toUpperCase()));
   }
-  return router.stack.flatMap((layer) => layer.methods.filter((method) => REQUIRED.has(method)).map((method) => describeLayer(layer, method)).filter((route) => !documented.has(route)));
+  return router.stack.flatMap((layer) =>
+    layer.methods
+      .filter((method) => REQUIRED.has(method))
+      .map((method) => describeLayer(layer, method))
+      .filter((route) => !documented.has(route)),
+  );
 }
 
 function unroutedOperations(router: Router, doc: Doc): string[] {
@@ -84,7 +105,9 @@ describe('the OpenAPI document', () => {
       const declared = (operation.parameters ?? []).filter((p: any) => p.in === 'path');
       const names = declared.map((p: any) => p.name).sort();
       const optional = declared.filter((p: any) => p.required !== true).map((p: any) => p.name);
-      return JSON.stringify(names) === JSON.stringify(inTemplate) && optional.length === 0 ? [] : [`${method} ${path}: template ${inTemplate} declared ${names} optional ${optional}`];
+      return JSON.stringify(names) === JSON.stringify(inTemplate) && optional.length === 0
+        ? []
+        : [`${method} ${path}: template ${inTemplate} declared ${names} optional ${optional}`];
     });
     expect(problems).toEqual([]);
   });
@@ -104,7 +127,9 @@ describe('the OpenAPI document', () => {
 
   it('names only security schemes it defines', () => {
     const schemes = Object.keys(doc.components.securitySchemes);
-    const used = operationsOf(doc).flatMap(({ operation }) => (operation.security ?? []).flatMap((requirement: object) => Object.keys(requirement)));
+    const used = operationsOf(doc).flatMap(({ operation }) =>
+      (operation.security ?? []).flatMap((requirement: object) => Object.keys(requirement)),
+    );
     expect(used.filter((name) => !schemes.includes(name))).toEqual([]);
   });
 });

@@ -42,17 +42,25 @@ describe('public endpoint: the request becomes a fetch event', () => {
       ]),
     );
     const names = request.headers.map(([name]) => name);
-    for (const dropped of ['connection', 'keep-alive', 'x-drop-me', 'proxy-authorization', 'transfer-encoding']) expect(names).not.toContain(dropped);
+    for (const dropped of ['connection', 'keep-alive', 'x-drop-me', 'proxy-authorization', 'transfer-encoding'])
+      expect(names).not.toContain(dropped);
     for (const name of names) expect(name).toBe(name.toLowerCase());
     expect(Buffer.from(call.fetchBody!)).toEqual(body);
   });
 
   it('sends a chunked body exactly, without transfer-encoding in the event', async () => {
-    await rawRequest(`${t.app.url}${PATH}`, { method: 'PUT', body: [Buffer.from('part-1\r\n'), Buffer.from([0, 0, 0]), Buffer.from('end')] });
+    await rawRequest(`${t.app.url}${PATH}`, {
+      method: 'PUT',
+      body: [Buffer.from('part-1\r\n'), Buffer.from([0, 0, 0]), Buffer.from('end')],
+    });
     const [call] = t.services.dispatchCalls;
     expect((call.event.request as { method: string }).method).toBe('PUT');
-    expect(Buffer.from(call.fetchBody!)).toEqual(Buffer.concat([Buffer.from('part-1\r\n'), Buffer.from([0, 0, 0]), Buffer.from('end')]));
-    expect((call.event.request as { headers: [string, string][] }).headers.map(([n]) => n)).not.toContain('transfer-encoding');
+    expect(Buffer.from(call.fetchBody!)).toEqual(
+      Buffer.concat([Buffer.from('part-1\r\n'), Buffer.from([0, 0, 0]), Buffer.from('end')]),
+    );
+    expect((call.event.request as { headers: [string, string][] }).headers.map(([n]) => n)).not.toContain(
+      'transfer-encoding',
+    );
   });
 
   it('passes a null body when the request has none', async () => {
@@ -65,11 +73,23 @@ describe('public endpoint: the request becomes a fetch event', () => {
     for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']) {
       await rawRequest(`${t.app.url}${PATH}/x`, { method });
     }
-    expect(t.services.dispatchCalls.map((c) => (c.event.request as { method: string }).method)).toEqual(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']);
+    expect(t.services.dispatchCalls.map((c) => (c.event.request as { method: string }).method)).toEqual([
+      'GET',
+      'POST',
+      'PUT',
+      'PATCH',
+      'DELETE',
+      'OPTIONS',
+      'HEAD',
+    ]);
   });
 
   it('answers 404 for an unknown installation or one of another integration', async () => {
-    for (const path of ['/v1/integrations/hello/installations/ghost', '/v1/integrations/hello/installations/inst-other', '/v1/integrations/other/installations/inst-1/x']) {
+    for (const path of [
+      '/v1/integrations/hello/installations/ghost',
+      '/v1/integrations/hello/installations/inst-other',
+      '/v1/integrations/other/installations/inst-1/x',
+    ]) {
       const res = await fetch(`${t.app.url}${path}`, { method: 'POST', body: 'x' });
       expect(res.status, path).toBe(404);
       expect((await res.json()).error.code).toBe('ERR_INSTALLATION_NOT_FOUND');
@@ -156,7 +176,15 @@ describe('public endpoint: the integration response is returned as is', () => {
   });
 
   it('answers 502, not 500, when the answer carries two content types', async () => {
-    t.services.respond = () => sandboxResponse(200, [['content-type', 'text/plain'], ['Content-Type', 'text/html']], 'x');
+    t.services.respond = () =>
+      sandboxResponse(
+        200,
+        [
+          ['content-type', 'text/plain'],
+          ['Content-Type', 'text/html'],
+        ],
+        'x',
+      );
     const res = await fetch(`${t.app.url}${PATH}`);
     expect(res.status).toBe(502);
     const body = await res.json();
@@ -167,7 +195,10 @@ describe('public endpoint: the integration response is returned as is', () => {
 
 describe('public endpoint: body size limit', () => {
   it('answers 413 from content-length alone, without dispatching', async () => {
-    const res = await rawRequest(`${t.app.url}${PATH}`, { method: 'POST', headers: { 'content-length': String(10 * 1024 * 1024) } });
+    const res = await rawRequest(`${t.app.url}${PATH}`, {
+      method: 'POST',
+      headers: { 'content-length': String(10 * 1024 * 1024) },
+    });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body.toString()).error.code).toBe('ERR_PAYLOAD_TOO_LARGE');
     expect(t.services.dispatchCalls).toHaveLength(0);
@@ -175,7 +206,10 @@ describe('public endpoint: body size limit', () => {
 
   it('answers 413 to an oversized chunked body, drains the rest and keeps the connection', async () => {
     const chunk = Buffer.alloc(16 * 1024, 0x61);
-    const res = await rawRequest(`${t.app.url}${PATH}`, { method: 'POST', body: Array.from({ length: 8 }, () => chunk) });
+    const res = await rawRequest(`${t.app.url}${PATH}`, {
+      method: 'POST',
+      body: Array.from({ length: 8 }, () => chunk),
+    });
     expect(res.status).toBe(413);
     expect(res.headers.connection).toBe('keep-alive');
     expect(t.services.dispatchCalls).toHaveLength(0);
@@ -193,10 +227,14 @@ describe('public endpoint: body size limit', () => {
   });
 });
 
-describe('paths the public endpoints share with GitBook\'s API', () => {
+describe("paths the public endpoints share with GitBook's API", () => {
   it('sends a request bearing a host API token to the API, never to the integration', async () => {
     for (const token of ['iht_anything', 'ihi_anything']) {
-      const response = await fetch(`${t.app.url}${PATH}`, { method: 'PATCH', headers: { authorization: `Bearer ${token}` }, body: '{}' });
+      const response = await fetch(`${t.app.url}${PATH}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${token}` },
+        body: '{}',
+      });
       expect(response.status).toBe(404);
       expect((await response.json()).error.message).toBe('fake');
     }
@@ -204,7 +242,9 @@ describe('paths the public endpoints share with GitBook\'s API', () => {
   });
 
   it('leaves every other request to the public endpoint, the admin routes and their 404/405', async () => {
-    expect((await fetch(`${t.app.url}${PATH}`, { headers: { authorization: 'Bearer a-provider-token' } })).status).toBe(200);
+    expect((await fetch(`${t.app.url}${PATH}`, { headers: { authorization: 'Bearer a-provider-token' } })).status).toBe(
+      200,
+    );
     expect(t.services.dispatchCalls).toHaveLength(1);
     const list = await fetch(`${t.app.url}/v1/integrations/hello/installations`);
     expect([list.status, list.headers.get('allow')]).toEqual([405, 'POST']);

@@ -20,7 +20,13 @@ export function rawRequest(
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage ?? '', rawHeaders: res.rawHeaders, headers: res.headers, body: Buffer.concat(chunks) }),
+        resolve({
+          status: res.statusCode ?? 0,
+          statusMessage: res.statusMessage ?? '',
+          rawHeaders: res.rawHeaders,
+          headers: res.headers,
+          body: Buffer.concat(chunks),
+        }),
       );
       res.on('error', reject);
     });

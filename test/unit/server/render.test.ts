@@ -1,16 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { ADMIN, jsonResponse, sandboxResponse, useFakeApp } from './fake-services.ts';
 
-
 const t = useFakeApp();
 
-const ELEMENT = { type: 'block', children: [{ type: 'text', children: ['Count: 1'] }, { type: 'button', label: 'Increment', onPress: { action: 'increment' } }] };
+const ELEMENT = {
+  type: 'block',
+  children: [
+    { type: 'text', children: ['Count: 1'] },
+    { type: 'button', label: 'Increment', onPress: { action: 'increment' } },
+  ],
+};
 
 function render(body: unknown, id = 'inst-1'): Promise<Response> {
-  return fetch(`${t.app.url}/v1/installations/${id}/render`, { method: 'POST', headers: { ...ADMIN, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${t.app.url}/v1/installations/${id}/render`, {
+    method: 'POST',
+    headers: { ...ADMIN, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
-async function errorOf(res: Response, status: number): Promise<{ code: string; message: string; details?: { pointer: string; message: string }[] }> {
+async function errorOf(
+  res: Response,
+  status: number,
+): Promise<{ code: string; message: string; details?: { pointer: string; message: string }[] }> {
   const body = await res.json();
   expect(res.status, JSON.stringify(body)).toBe(status);
   return body.error;
@@ -20,13 +32,25 @@ describe('POST /v1/installations/:id/render', () => {
   it('dispatches a ui_render event and returns a valid element answer', async () => {
     const answer = { type: 'element', element: ELEMENT, state: { count: 1 }, props: { start: 0 } };
     t.services.respond = () => jsonResponse(200, answer);
-    const res = await render({ componentId: 'counter', props: { start: 0 }, action: { action: 'increment', extra: 1 }, context: { locale: 'en' } });
+    const res = await render({
+      componentId: 'counter',
+      props: { start: 0 },
+      action: { action: 'increment', extra: 1 },
+      context: { locale: 'en' },
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(answer);
     expect(t.services.dispatchCalls).toHaveLength(1);
     expect(t.services.dispatchCalls[0]).toEqual({
       installationId: 'inst-1',
-      event: { type: 'ui_render', installationId: 'inst-1', componentId: 'counter', props: { start: 0 }, action: { action: 'increment', extra: 1 }, context: { locale: 'en' } },
+      event: {
+        type: 'ui_render',
+        installationId: 'inst-1',
+        componentId: 'counter',
+        props: { start: 0 },
+        action: { action: 'increment', extra: 1 },
+        context: { locale: 'en' },
+      },
       fetchBody: null,
     });
   });
@@ -51,7 +75,9 @@ describe('POST /v1/installations/:id/render', () => {
     t.services.respond = () => jsonResponse(200, { type: 'element', element, state: {}, props: {} });
     const error = await errorOf(await render({ componentId: 'counter' }), 422);
     expect(error.code).toBe('ERR_CONTENTKIT_INVALID');
-    expect(error.message).toBe("the component's output is not valid ContentKit: /element/children/0/onPress: is required on <button>");
+    expect(error.message).toBe(
+      "the component's output is not valid ContentKit: /element/children/0/onPress: is required on <button>",
+    );
     expect(error.details).toEqual([{ pointer: '/element/children/0/onPress', message: 'is required on <button>' }]);
   });
 
@@ -87,8 +113,12 @@ describe('POST /v1/installations/:id/render', () => {
   it('validates the request body, naming the field', async () => {
     expect((await errorOf(await render({ props: {} }), 400)).message).toBe('componentId is required');
     expect((await errorOf(await render({ componentId: 'c', props: [] }), 400)).message).toBe('props must be object');
-    expect((await errorOf(await render({ componentId: 'c', action: {} }), 400)).message).toBe('action.action is required');
-    expect((await errorOf(await render({ componentId: 'c', colour: 'red' }), 400)).message).toBe('colour is not a known field');
+    expect((await errorOf(await render({ componentId: 'c', action: {} }), 400)).message).toBe(
+      'action.action is required',
+    );
+    expect((await errorOf(await render({ componentId: 'c', colour: 'red' }), 400)).message).toBe(
+      'colour is not a known field',
+    );
     expect(t.services.dispatchCalls).toHaveLength(0);
   });
 
@@ -96,10 +126,13 @@ describe('POST /v1/installations/:id/render', () => {
     expect((await errorOf(await render({ componentId: 'c' }, 'ghost'), 404)).code).toBe('ERR_INSTALLATION_NOT_FOUND');
   });
 
-  it('gives a sealed integration\'s links into its own endpoint the connect ticket of that installation', async () => {
+  it("gives a sealed integration's links into its own endpoint the connect ticket of that installation", async () => {
     const endpoint = 'http://host.test:8787/v1/integrations/hello/installations/inst-1';
     const button = (url: string) => ({ type: 'button', label: 'Connect', onPress: { action: '@ui.url.open', url } });
-    const element = { type: 'block', children: [button(`${endpoint}/oauth`), button('https://github.com/apps/x/installations/new')] };
+    const element = {
+      type: 'block',
+      children: [button(`${endpoint}/oauth`), button('https://github.com/apps/x/installations/new')],
+    };
     t.services.respond = () => jsonResponse(200, { type: 'element', element, state: {}, props: {} });
     const untouched = await (await render({ componentId: 'config' })).json();
     expect(untouched.element).toEqual(element);

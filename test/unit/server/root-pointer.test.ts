@@ -8,11 +8,14 @@ import { createFakeServices } from './fake-services.ts';
 
 const servers: Server[] = [];
 afterEach(async () => {
-  for (const server of servers.splice(0)) await new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve())));
+  for (const server of servers.splice(0))
+    await new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve())));
 });
 
 async function serve(consoleUrl?: string): Promise<string> {
-  const server = createServer(createRequestListener(createFakeServices(), undefined, consoleUrl === undefined ? {} : { consoleUrl }));
+  const server = createServer(
+    createRequestListener(createFakeServices(), undefined, consoleUrl === undefined ? {} : { consoleUrl }),
+  );
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -37,7 +40,9 @@ describe('GET / on the API port', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();
     expect(text).toMatch(/^This is the integration host's HTTP API; nothing is served at \/\.\n/);
-    expect(text).toContain('Console: not running on this host (--no-console, or a host made from code without consolePort).');
+    expect(text).toContain(
+      'Console: not running on this host (--no-console, or a host made from code without consolePort).',
+    );
     expect(text).toContain('GET /v1/integrations with "Authorization: Bearer <admin token>"');
   });
 
@@ -45,6 +50,13 @@ describe('GET / on the API port', () => {
     const url = await serve('http://127.0.0.1:8789');
     const res = await fetch(`${url}/`, { headers: { accept: 'application/json' } });
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: { code: 'ERR_NOT_FOUND', message: "no route for GET /: this is the host's HTTP API, described in docs/http-api.md in the host's repository; the console is at http://127.0.0.1:8789/console" } });
+    expect(await res.json()).toEqual({
+      error: {
+        code: 'ERR_NOT_FOUND',
+        message:
+          "no route for GET /: this is the host's HTTP API, described in docs/http-api.md in the host's " +
+          'repository; the console is at http://127.0.0.1:8789/console',
+      },
+    });
   });
 });

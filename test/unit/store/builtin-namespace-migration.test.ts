@@ -17,12 +17,17 @@ import type { HostStores } from '../../../host/store/types.ts';
 import { postgresUnavailable, startPostgres, type TestPostgres } from '../../helpers/postgres.ts';
 
 const NAMESPACE_MIGRATION = 'built-in integrations in their namespace';
-const before = (migrations: readonly Migration[]) => migrations.filter((migration) => migration.name !== NAMESPACE_MIGRATION);
+const before = (migrations: readonly Migration[]) =>
+  migrations.filter((migration) => migration.name !== NAMESPACE_MIGRATION);
 
 const OLD_ROWS = `
-  INSERT INTO installations (id, integration, organization, target, space, site, status, configuration, space_selection, created_at, external_ids, updated_at)
-  VALUES ('inst_hook', 'webhook', 'acme', 'space', 'space_1', NULL, 'active', '{"url":"https://receiver.example/","events":["space_content_updated"]}', NULL, '2026-01-01T00:00:00.000Z', '[]', '2026-01-01T00:00:00.000Z'),
-         ('inst_hello', 'hello', 'acme', 'organization', NULL, NULL, 'active', '{}', NULL, '2026-01-01T00:00:01.000Z', '[]', '2026-01-01T00:00:01.000Z');
+  INSERT INTO installations (id, integration, organization, target, space, site, status, configuration, space_selection,
+    created_at, external_ids, updated_at)
+  VALUES ('inst_hook', 'webhook', 'acme', 'space', 'space_1', NULL, 'active',
+    '{"url":"https://receiver.example/","events":["space_content_updated"]}', NULL, '2026-01-01T00:00:00.000Z', '[]',
+    '2026-01-01T00:00:00.000Z'),
+         ('inst_hello', 'hello', 'acme', 'organization', NULL, NULL, 'active', '{}', NULL, '2026-01-01T00:00:01.000Z',
+           '[]', '2026-01-01T00:00:01.000Z');
   INSERT INTO tokens (token_hash, installation_id) VALUES ('hash_hook', 'inst_hook');
 `;
 
@@ -30,22 +35,41 @@ const OLD_ROWS = `
 async function expectMigrated(open: () => Promise<HostStores>): Promise<void> {
   const stores = await open();
   const hook = await stores.installations.getInstallation('inst_hook');
-  expect(hook).toMatchObject({ integration: 'host:webhook', status: 'active', configuration: { url: 'https://receiver.example/', events: ['space_content_updated'] } });
+  expect(hook).toMatchObject({
+    integration: 'host:webhook',
+    status: 'active',
+    configuration: { url: 'https://receiver.example/', events: ['space_content_updated'] },
+  });
   expect(await stores.installations.findTokenOwner('hash_hook')).toBe('inst_hook');
   expect((await stores.installations.getInstallation('inst_hello'))?.integration).toBe('hello');
   expect((await stores.installations.listInstallations({ integration: 'webhook' })).map((row) => row.id)).toEqual([]);
-  await stores.installations.insertInstallation({
-    id: 'inst_author', integration: 'webhook', organization: 'acme', target: 'organization', status: 'active', configuration: {}, externalIds: [], spaceSelection: 'all',
-    createdAt: '2026-01-02T00:00:00.000Z', updatedAt: '2026-01-02T00:00:00.000Z',
-  }, 'hash_author');
+  await stores.installations.insertInstallation(
+    {
+      id: 'inst_author',
+      integration: 'webhook',
+      organization: 'acme',
+      target: 'organization',
+      status: 'active',
+      configuration: {},
+      externalIds: [],
+      spaceSelection: 'all',
+      createdAt: '2026-01-02T00:00:00.000Z',
+      updatedAt: '2026-01-02T00:00:00.000Z',
+    },
+    'hash_author',
+  );
   await stores.close();
   const again = await open();
-  expect((await again.installations.listInstallations({ integration: 'webhook' })).map((row) => row.id)).toEqual(['inst_author']);
-  expect((await again.installations.listInstallations({ integration: 'host:webhook' })).map((row) => row.id)).toEqual(['inst_hook']);
+  expect((await again.installations.listInstallations({ integration: 'webhook' })).map((row) => row.id)).toEqual([
+    'inst_author',
+  ]);
+  expect((await again.installations.listInstallations({ integration: 'host:webhook' })).map((row) => row.id)).toEqual([
+    'inst_hook',
+  ]);
   await again.close();
 }
 
-describe('the built-ins\' namespace migration', () => {
+describe("the built-ins' namespace migration", () => {
   it('on SQLite moves the old `webhook` installations to `host:webhook` once', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'builtin-namespace-'));
     try {
@@ -69,13 +93,16 @@ describe('the built-ins\' namespace migration', () => {
       await server?.stop();
     });
 
-    it.skipIf(postgresUnavailable !== undefined)('moves the old `webhook` installations to `host:webhook` once', async () => {
-      const url = await server!.createDatabase();
-      const old = await openDb(url);
-      await migratePostgres(old, before(POSTGRES_MIGRATIONS));
-      await old.query(OLD_ROWS);
-      await old.close();
-      await expectMigrated(() => openPostgresStores(url, { log: createMemoryLogger(), retryForMs: 2_000 }));
-    });
+    it.skipIf(postgresUnavailable !== undefined)(
+      'moves the old `webhook` installations to `host:webhook` once',
+      async () => {
+        const url = await server!.createDatabase();
+        const old = await openDb(url);
+        await migratePostgres(old, before(POSTGRES_MIGRATIONS));
+        await old.query(OLD_ROWS);
+        await old.close();
+        await expectMigrated(() => openPostgresStores(url, { log: createMemoryLogger(), retryForMs: 2_000 }));
+      },
+    );
   });
 });

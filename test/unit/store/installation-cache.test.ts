@@ -7,7 +7,13 @@ import type { Installation, InstallationStore } from '../../../host/installation
 import { withInstallationCache } from '../../../host/store/installation-cache.ts';
 
 const record = (id: string, configuration: Record<string, unknown> = {}): Installation => ({
-  id, integration: 'hello', organization: 'acme', target: 'organization', status: 'active', configuration, createdAt: '2026-01-01T00:00:00Z',
+  id,
+  integration: 'hello',
+  organization: 'acme',
+  target: 'organization',
+  status: 'active',
+  configuration,
+  createdAt: '2026-01-01T00:00:00Z',
 });
 
 /** A store over a Map that counts reads and can hold a read until released. */
@@ -62,11 +68,16 @@ function fakeStore() {
       return before;
     },
   };
-  return { store, rows, reads, holdReads: () => {
-    let release = () => {};
-    hold = new Promise<void>((resolve) => (release = resolve));
-    return () => ((hold = null), release());
-  } };
+  return {
+    store,
+    rows,
+    reads,
+    holdReads: () => {
+      let release = () => {};
+      hold = new Promise<void>((resolve) => (release = resolve));
+      return () => ((hold = null), release());
+    },
+  };
 }
 
 describe('installation cache', () => {
@@ -98,7 +109,11 @@ describe('installation cache', () => {
     const { store } = fakeStore();
     const cached = withInstallationCache(store);
     await cached.insertInstallation(record('inst_1', { a: 1 }), 'hash_1');
-    await expect(cached.editInstallation('inst_1', () => { throw new Error('refused'); })).rejects.toThrow('refused');
+    await expect(
+      cached.editInstallation('inst_1', () => {
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
     expect((await cached.getInstallation('inst_1'))?.configuration).toEqual({ a: 1 });
   });
 
@@ -122,7 +137,10 @@ describe('installation cache', () => {
     rows.set('inst_elsewhere', record('inst_elsewhere'));
     expect((await cached.listInstallations({ integration: 'hello' })).map((row) => row.id)).toEqual(['inst_1']);
     cached.invalidate('inst_elsewhere');
-    expect((await cached.listInstallations({ integration: 'hello' })).map((row) => row.id)).toEqual(['inst_1', 'inst_elsewhere']);
+    expect((await cached.listInstallations({ integration: 'hello' })).map((row) => row.id)).toEqual([
+      'inst_1',
+      'inst_elsewhere',
+    ]);
     await cached.deleteInstallation('inst_1');
     expect((await cached.listInstallations()).map((row) => row.id)).toEqual(['inst_elsewhere']);
   });

@@ -24,10 +24,24 @@ function tempDb(): string {
 
 const at = (n: number) => `2026-01-0${n}T00:00:00.000Z`;
 const org = (id: string, created: number, integration = 'hello'): Installation => ({
-  id, integration, organization: 'acme', target: 'organization', status: 'active', configuration: {}, spaceSelection: 'all', createdAt: at(created),
+  id,
+  integration,
+  organization: 'acme',
+  target: 'organization',
+  status: 'active',
+  configuration: {},
+  spaceSelection: 'all',
+  createdAt: at(created),
 });
 const space = (id: string, spaceId: string, created: number): Installation => ({
-  id, integration: 'hello', organization: 'acme', target: 'space', space: spaceId, status: 'pending', configuration: { a: 1 }, createdAt: at(created),
+  id,
+  integration: 'hello',
+  organization: 'acme',
+  target: 'space',
+  space: spaceId,
+  status: 'pending',
+  configuration: { a: 1 },
+  createdAt: at(created),
 });
 
 describe('the SQLite installation store and the hierarchy', () => {
@@ -38,10 +52,13 @@ describe('the SQLite installation store and the hierarchy', () => {
     old.exec(`
       CREATE TABLE installations (
         id TEXT PRIMARY KEY, integration TEXT NOT NULL, organization TEXT NOT NULL, target TEXT NOT NULL,
-        space TEXT, site TEXT, status TEXT NOT NULL, configuration TEXT NOT NULL, space_selection TEXT, created_at TEXT NOT NULL
+        space TEXT, site TEXT, status TEXT NOT NULL, configuration TEXT NOT NULL, space_selection TEXT, created_at TEXT
+          NOT NULL
       );
-      CREATE TABLE tokens (token_hash TEXT PRIMARY KEY, installation_id TEXT NOT NULL REFERENCES installations (id) ON DELETE CASCADE);
-      INSERT INTO installations VALUES ('inst_old', 'hello', 'acme', 'space', 'space_1', NULL, 'active', '{"channel":"general"}', NULL, '${at(1)}');
+      CREATE TABLE tokens (token_hash TEXT PRIMARY KEY, installation_id TEXT NOT NULL REFERENCES installations (id) ON
+        DELETE CASCADE);
+      INSERT INTO installations VALUES ('inst_old', 'hello', 'acme', 'space', 'space_1', NULL, 'active',
+        '{"channel":"general"}', NULL, '${at(1)}');
       INSERT INTO tokens VALUES ('hash_old', 'inst_old');
     `);
     old.close();
@@ -49,15 +66,30 @@ describe('the SQLite installation store and the hierarchy', () => {
     const db = openDatabase(path);
     const store = createSqliteInstallationStore(db);
     expect(await store.getInstallation('inst_old')).toEqual({
-      id: 'inst_old', integration: 'hello', organization: 'acme', target: 'space', space: 'space_1', status: 'active',
-      configuration: { channel: 'general' }, externalIds: [], createdAt: at(1), updatedAt: at(1),
+      id: 'inst_old',
+      integration: 'hello',
+      organization: 'acme',
+      target: 'space',
+      space: 'space_1',
+      status: 'active',
+      configuration: { channel: 'general' },
+      externalIds: [],
+      createdAt: at(1),
+      updatedAt: at(1),
     });
     expect(await store.findTokenOwner('hash_old')).toBe('inst_old');
 
     const placed = await store.adoptChildInstallation('inst_old', org('inst_parent', 1), 'hash_parent');
-    expect(placed).toMatchObject({ parentCreated: true, parent: { id: 'inst_parent' }, child: { id: 'inst_old', parent: 'inst_parent', configuration: { channel: 'general' } } });
+    expect(placed).toMatchObject({
+      parentCreated: true,
+      parent: { id: 'inst_parent' },
+      child: { id: 'inst_old', parent: 'inst_parent', configuration: { channel: 'general' } },
+    });
     // Adopting again changes nothing.
-    expect(await store.adoptChildInstallation('inst_old', org('inst_other', 2), 'hash_other')).toMatchObject({ parentCreated: false, parent: { id: 'inst_parent' } });
+    expect(await store.adoptChildInstallation('inst_old', org('inst_other', 2), 'hash_other')).toMatchObject({
+      parentCreated: false,
+      parent: { id: 'inst_parent' },
+    });
     expect(await store.getInstallation('inst_other')).toBeUndefined();
     db.close();
 
@@ -67,21 +99,41 @@ describe('the SQLite installation store and the hierarchy', () => {
     again.close();
   });
 
-  it('puts a child under the earliest organization installation of its integration and organization, else the candidate', async () => {
-    const db = openDatabase(':memory:');
-    const store = createSqliteInstallationStore(db);
-    const first = await store.insertChildInstallation(space('inst_a', 'space_1', 2), 'hash_a', org('inst_created', 2), 'hash_created');
-    expect(first).toMatchObject({ parentCreated: true, parent: { id: 'inst_created', target: 'organization' }, child: { parent: 'inst_created' } });
-    expect(await store.findTokenOwner('hash_created')).toBe('inst_created');
+  it(
+    'puts a child under the earliest organization installation of its integration and organization, else the ' +
+      'candidate',
+    async () => {
+      const db = openDatabase(':memory:');
+      const store = createSqliteInstallationStore(db);
+      const first = await store.insertChildInstallation(
+        space('inst_a', 'space_1', 2),
+        'hash_a',
+        org('inst_created', 2),
+        'hash_created',
+      );
+      expect(first).toMatchObject({
+        parentCreated: true,
+        parent: { id: 'inst_created', target: 'organization' },
+        child: { parent: 'inst_created' },
+      });
+      expect(await store.findTokenOwner('hash_created')).toBe('inst_created');
 
-    await store.insertInstallation(org('inst_earlier', 1), 'hash_earlier');
-    await store.insertInstallation(org('inst_other_integration', 0, 'counter'), 'hash_counter');
-    const second = await store.insertChildInstallation(space('inst_b', 'space_2', 3), 'hash_b', org('inst_unused', 3), 'hash_unused');
-    expect(second).toMatchObject({ parentCreated: false, parent: { id: 'inst_earlier' } });
-    expect(await store.getInstallation('inst_unused')).toBeUndefined();
-    expect((await store.listInstallations({ parent: 'inst_earlier' })).map((installation) => installation.id)).toEqual(['inst_b']);
-    db.close();
-  });
+      await store.insertInstallation(org('inst_earlier', 1), 'hash_earlier');
+      await store.insertInstallation(org('inst_other_integration', 0, 'counter'), 'hash_counter');
+      const second = await store.insertChildInstallation(
+        space('inst_b', 'space_2', 3),
+        'hash_b',
+        org('inst_unused', 3),
+        'hash_unused',
+      );
+      expect(second).toMatchObject({ parentCreated: false, parent: { id: 'inst_earlier' } });
+      expect(await store.getInstallation('inst_unused')).toBeUndefined();
+      expect(
+        (await store.listInstallations({ parent: 'inst_earlier' })).map((installation) => installation.id),
+      ).toEqual(['inst_b']);
+      db.close();
+    },
+  );
 
   it('removes an organization installation with its children and all their tokens', async () => {
     const db = openDatabase(':memory:');
@@ -108,9 +160,18 @@ describe('the SQLite installation store and the hierarchy', () => {
     const db = openDatabase(':memory:');
     const store = createSqliteInstallationStore(db);
     await store.insertInstallation(org('inst_1', 1), 'hash_1');
-    const edit = await store.editInstallation('inst_1', (current) => ({ status: current.status, configuration: { x: 1 }, externalIds: ['gh-42'], updatedAt: at(5) }));
+    const edit = await store.editInstallation('inst_1', (current) => ({
+      status: current.status,
+      configuration: { x: 1 },
+      externalIds: ['gh-42'],
+      updatedAt: at(5),
+    }));
     expect(edit?.after).toMatchObject({ externalIds: ['gh-42'], updatedAt: at(5), createdAt: at(1) });
-    expect(await store.getInstallation('inst_1')).toMatchObject({ externalIds: ['gh-42'], updatedAt: at(5), configuration: { x: 1 } });
+    expect(await store.getInstallation('inst_1')).toMatchObject({
+      externalIds: ['gh-42'],
+      updatedAt: at(5),
+      configuration: { x: 1 },
+    });
     db.close();
   });
 });

@@ -10,13 +10,31 @@ let outbox: Outbox;
 let n: number;
 
 const delivery = (overrides: Partial<NewDelivery> = {}): NewDelivery => ({
-  installationId: 'inst_1', eventId: 'evt_1', eventType: 'space_content_updated', url: 'https://a.example/hook', body: '{"eventId":"evt_1"}', ...overrides,
+  installationId: 'inst_1',
+  eventId: 'evt_1',
+  eventType: 'space_content_updated',
+  url: 'https://a.example/hook',
+  body: '{"eventId":"evt_1"}',
+  ...overrides,
 });
 const attempt = (number: number, extra: object = {}) => ({
-  attempt: number, startedAt: 1_000, durationMs: 12, statusCode: 503, errorKind: null, errorMessage: null, nextAttemptAt: 5_000, ...extra,
+  attempt: number,
+  startedAt: 1_000,
+  durationMs: 12,
+  statusCode: 503,
+  errorKind: null,
+  errorMessage: null,
+  nextAttemptAt: 5_000,
+  ...extra,
 });
-const room = (limit: number, busy: Record<string, number> = {}, perEndpoint = 8): ClaimRequest => ({ limit, perEndpoint, room: new Map(Object.entries(busy)), leaseMs: 30_000 });
-const claimOne = async (nowMs: number, busy: Record<string, number> = {}) => (await outbox.claimDue(nowMs, room(1, busy)))[0];
+const room = (limit: number, busy: Record<string, number> = {}, perEndpoint = 8): ClaimRequest => ({
+  limit,
+  perEndpoint,
+  room: new Map(Object.entries(busy)),
+  leaseMs: 30_000,
+});
+const claimOne = async (nowMs: number, busy: Record<string, number> = {}) =>
+  (await outbox.claimDue(nowMs, room(1, busy)))[0];
 
 describe.each(useBackends())('outbox on $name', (backend) => {
   beforeEach(async (context) => {
@@ -31,13 +49,23 @@ describe.each(useBackends())('outbox on $name', (backend) => {
 
   it('enqueues pending deliveries due now', async () => {
     const [record] = await outbox.enqueue([delivery()], 1_000);
-    expect(record).toMatchObject({ id: 'dlv_1', status: 'pending', attempts: 0, nextAttemptAt: 1_000, createdAt: 1_000, redeliveryOf: null });
+    expect(record).toMatchObject({
+      id: 'dlv_1',
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: 1_000,
+      createdAt: 1_000,
+      redeliveryOf: null,
+    });
     expect(await outbox.nextDueAt()).toBe(1_000);
   });
 
   it('returns exactly the records it stored, one delivery or several', async () => {
     const [one] = await outbox.enqueue([delivery({ eventId: 'evt_one' })], 1_000);
-    const several = await outbox.enqueue([delivery({ eventId: 'evt_a' }), delivery({ eventId: 'evt_b', url: 'https://b.example/x?y=1' })], 2_000);
+    const several = await outbox.enqueue(
+      [delivery({ eventId: 'evt_a' }), delivery({ eventId: 'evt_b', url: 'https://b.example/x?y=1' })],
+      2_000,
+    );
     for (const record of [one, ...several]) expect({ ...record, attemptLog: [] }).toEqual(await outbox.get(record.id));
   });
 
@@ -59,7 +87,10 @@ describe.each(useBackends())('outbox on $name', (backend) => {
   });
 
   it('skips deliveries bound for an endpoint without room', async () => {
-    await outbox.enqueue([delivery({ url: 'https://busy.example/a' }), delivery({ url: 'https://free.example/b' })], 1_000);
+    await outbox.enqueue(
+      [delivery({ url: 'https://busy.example/a' }), delivery({ url: 'https://free.example/b' })],
+      1_000,
+    );
     expect(await claimOne(1_000, { 'https://busy.example': 0 })).toMatchObject({ url: 'https://free.example/b' });
     expect(await claimOne(1_000, { 'https://busy.example': 0 })).toBeUndefined();
     expect(await outbox.nextDueAt(['https://busy.example'])).toBeNull();
@@ -67,7 +98,10 @@ describe.each(useBackends())('outbox on $name', (backend) => {
   });
 
   it('claims a batch in due order, no more than the room of each endpoint and the limit', async () => {
-    await outbox.enqueue(Array.from({ length: 5 }, (_, i) => delivery({ eventId: `evt_a${i}`, url: 'https://a.example/' })), 1_000);
+    await outbox.enqueue(
+      Array.from({ length: 5 }, (_, i) => delivery({ eventId: `evt_a${i}`, url: 'https://a.example/' })),
+      1_000,
+    );
     await outbox.enqueue([delivery({ eventId: 'evt_b0', url: 'https://b.example/' })], 1_000);
     const claimed = await outbox.claimDue(1_000, room(6, { 'https://a.example': 2 }));
     expect(claimed.map((record) => record.eventId)).toEqual(['evt_a0', 'evt_a1', 'evt_b0']);
@@ -78,10 +112,28 @@ describe.each(useBackends())('outbox on $name', (backend) => {
   it('records attempts and the next state atomically', async () => {
     const [record] = await outbox.enqueue([delivery()], 1_000);
     await claimOne(1_000);
-    await outbox.recordAttempts([{ deliveryId: record.id, attempt: attempt(1), next: { status: 'pending', nextAttemptAt: 5_000 } }]);
-    expect(await outbox.get(record.id)).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: 5_000, attemptLog: [attempt(1)] });
+    await outbox.recordAttempts([
+      { deliveryId: record.id, attempt: attempt(1), next: { status: 'pending', nextAttemptAt: 5_000 } },
+    ]);
+    expect(await outbox.get(record.id)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      nextAttemptAt: 5_000,
+      attemptLog: [attempt(1)],
+    });
     await claimOne(5_000);
-    await outbox.recordAttempts([{ deliveryId: record.id, attempt: attempt(2, { statusCode: null, errorKind: 'refused', errorMessage: 'ECONNREFUSED', nextAttemptAt: null }), next: { status: 'failed' } }]);
+    await outbox.recordAttempts([
+      {
+        deliveryId: record.id,
+        attempt: attempt(2, {
+          statusCode: null,
+          errorKind: 'refused',
+          errorMessage: 'ECONNREFUSED',
+          nextAttemptAt: null,
+        }),
+        next: { status: 'failed' },
+      },
+    ]);
     expect(await outbox.get(record.id)).toMatchObject({ status: 'failed', attempts: 2, nextAttemptAt: null });
     expect((await outbox.get(record.id))?.attemptLog.map((a) => a.errorKind)).toEqual([null, 'refused']);
   });
@@ -97,7 +149,9 @@ describe.each(useBackends())('outbox on $name', (backend) => {
   it('lists an installation newest first with attempts, page by page', async () => {
     for (let i = 1; i <= 5; i++) await outbox.enqueue([delivery({ eventId: `evt_${i}` })], i);
     await outbox.enqueue([delivery({ installationId: 'inst_other' })], 10);
-    await outbox.recordAttempts([{ deliveryId: 'dlv_5', attempt: attempt(1), next: { status: 'pending', nextAttemptAt: 9 } }]);
+    await outbox.recordAttempts([
+      { deliveryId: 'dlv_5', attempt: attempt(1), next: { status: 'pending', nextAttemptAt: 9 } },
+    ]);
     const first = await outbox.listForInstallation('inst_1', { limit: 2 });
     expect(first.items.map((d) => d.eventId)).toEqual(['evt_5', 'evt_4']);
     expect(first.items[0].attemptLog).toHaveLength(1);
@@ -108,14 +162,27 @@ describe.each(useBackends())('outbox on $name', (backend) => {
   });
 
   it('rejects a cursor it did not issue', async () => {
-    await expect(outbox.listForInstallation('inst_1', { cursor: 'bogus' })).rejects.toThrow(expect.objectContaining({ code: 'ERR_VALIDATION' }));
+    await expect(outbox.listForInstallation('inst_1', { cursor: 'bogus' })).rejects.toThrow(
+      expect.objectContaining({ code: 'ERR_VALIDATION' }),
+    );
   });
 
   it('redelivers the same event and body as a new delivery', async () => {
     const [original] = await outbox.enqueue([delivery()], 1_000);
     const copy = await outbox.redeliver(original.id, 9_000);
-    expect(copy).toMatchObject({ id: 'dlv_2', eventId: 'evt_1', body: original.body, url: original.url, status: 'pending', attempts: 0, nextAttemptAt: 9_000, redeliveryOf: 'dlv_1' });
-    expect((await outbox.redeliver(original.id, 9_000, { url: 'https://moved.example/' }))?.url).toBe('https://moved.example/');
+    expect(copy).toMatchObject({
+      id: 'dlv_2',
+      eventId: 'evt_1',
+      body: original.body,
+      url: original.url,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: 9_000,
+      redeliveryOf: 'dlv_1',
+    });
+    expect((await outbox.redeliver(original.id, 9_000, { url: 'https://moved.example/' }))?.url).toBe(
+      'https://moved.example/',
+    );
     expect(await outbox.redeliver('dlv_missing', 9_000)).toBeUndefined();
   });
 
@@ -124,24 +191,50 @@ describe.each(useBackends())('outbox on $name', (backend) => {
     expect(await (await database.outbox()).get('dlv_1')).toMatchObject({ status: 'pending' });
   });
 
-  it.runIf(backend.name === 'postgres')('lets another host take over a claim whose lease ended, and ignores the late result of the first', async () => {
-    const other = await database.outbox();
-    await outbox.enqueue([delivery()], 1_000);
-    const [first] = await outbox.claimDue(1_000, { ...room(1), leaseMs: 5_000 });
-    expect(await other.claimDue(5_999, room(1))).toEqual([]);
-    const [second] = await other.claimDue(6_000, room(1));
-    expect(second).toMatchObject({ id: first.id, status: 'in_flight' });
-    expect(second.claim).not.toBe(first.claim);
-    await outbox.recordAttempts([{ deliveryId: first.id, attempt: attempt(1), next: { status: 'pending', nextAttemptAt: 9_000 }, claim: first.claim! }]);
-    expect(await outbox.get(first.id)).toMatchObject({ status: 'in_flight', attempts: 0, attemptLog: [] });
-    await other.recordAttempts([{ deliveryId: second.id, attempt: attempt(1, { statusCode: 200, nextAttemptAt: null }), next: { status: 'succeeded' }, claim: second.claim! }]);
-    expect(await outbox.get(first.id)).toMatchObject({ status: 'succeeded', attempts: 1, attemptLog: [{ statusCode: 200 }] });
-  });
+  it.runIf(backend.name === 'postgres')(
+    'lets another host take over a claim whose lease ended, and ignores the late result of the first',
+    async () => {
+      const other = await database.outbox();
+      await outbox.enqueue([delivery()], 1_000);
+      const [first] = await outbox.claimDue(1_000, { ...room(1), leaseMs: 5_000 });
+      expect(await other.claimDue(5_999, room(1))).toEqual([]);
+      const [second] = await other.claimDue(6_000, room(1));
+      expect(second).toMatchObject({ id: first.id, status: 'in_flight' });
+      expect(second.claim).not.toBe(first.claim);
+      await outbox.recordAttempts([
+        {
+          deliveryId: first.id,
+          attempt: attempt(1),
+          next: { status: 'pending', nextAttemptAt: 9_000 },
+          claim: first.claim!,
+        },
+      ]);
+      expect(await outbox.get(first.id)).toMatchObject({ status: 'in_flight', attempts: 0, attemptLog: [] });
+      await other.recordAttempts([
+        {
+          deliveryId: second.id,
+          attempt: attempt(1, { statusCode: 200, nextAttemptAt: null }),
+          next: { status: 'succeeded' },
+          claim: second.claim!,
+        },
+      ]);
+      expect(await outbox.get(first.id)).toMatchObject({
+        status: 'succeeded',
+        attempts: 1,
+        attemptLog: [{ statusCode: 200 }],
+      });
+    },
+  );
 
   it('never hands the same delivery to two claims running at once', async () => {
     const other = await database.outbox();
-    await outbox.enqueue(Array.from({ length: 60 }, (_, i) => delivery({ eventId: `evt_${i}`, url: `https://r${i % 6}.example/` })), 1_000);
-    const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? outbox : other).claimDue(1_000, room(10))));
+    await outbox.enqueue(
+      Array.from({ length: 60 }, (_, i) => delivery({ eventId: `evt_${i}`, url: `https://r${i % 6}.example/` })),
+      1_000,
+    );
+    const claims = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? outbox : other).claimDue(1_000, room(10))),
+    );
     const ids = claims.flat().map((record) => record.id);
     expect(new Set(ids).size).toBe(ids.length);
     const rest = await outbox.claimDue(1_000, room(100, {}, 100));

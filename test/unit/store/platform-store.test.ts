@@ -48,11 +48,19 @@ describe.each(useBackends())('platform store on $name', (backend) => {
 
   it('keeps the page order of the seed and appends new pages', async () => {
     await store.putPage('space_acme_docs', 'page_z', { markdown: '' });
-    expect((await store.listPages('space_acme_docs')).map((page) => page.id)).toEqual(['page_intro', 'page_api', 'page_z']);
+    expect((await store.listPages('space_acme_docs')).map((page) => page.id)).toEqual([
+      'page_intro',
+      'page_api',
+      'page_z',
+    ]);
   });
 
   it('only updates the fields a space patch names', async () => {
-    expect(await store.updateSpace('space_acme_docs', { visibility: 'private' })).toMatchObject({ title: 'Acme Developer Docs', visibility: 'private', description: 'Public documentation of the Acme APIs.' });
+    expect(await store.updateSpace('space_acme_docs', { visibility: 'private' })).toMatchObject({
+      title: 'Acme Developer Docs',
+      visibility: 'private',
+      description: 'Public documentation of the Acme APIs.',
+    });
     expect(await store.updateSpace('nope', { title: 'x' })).toBeUndefined();
   });
 
@@ -68,7 +76,9 @@ describe.each(useBackends())('platform store on $name', (backend) => {
   });
 
   it('holds the seeded feedback, OpenAPI text and adaptive claims per site', async () => {
-    expect(await store.listPageFeedback('site_globex')).toEqual([expect.objectContaining({ id: 'fb_globex_1', rating: 'bad' })]);
+    expect(await store.listPageFeedback('site_globex')).toEqual([
+      expect.objectContaining({ id: 'fb_globex_1', rating: 'bad' }),
+    ]);
     expect((await store.getOpenApi('site_globex')).spec).toMatch(/^swagger: "2\.0"/);
     expect((await store.getAdaptive('site_acme')).claims).toEqual({ plan: 'enterprise', region: 'eu' });
   });
@@ -77,7 +87,10 @@ describe.each(useBackends())('platform store on $name', (backend) => {
     const bare = await backend.fresh();
     try {
       const empty = (await bare.open()).platform;
-      await empty.seed({ ...data, sites: data.sites.map(({ openapi: _openapi, adaptive: _adaptive, ...site }) => site) });
+      await empty.seed({
+        ...data,
+        sites: data.sites.map(({ openapi: _openapi, adaptive: _adaptive, ...site }) => site),
+      });
       expect(await empty.getOpenApi('site_acme')).toEqual({ siteId: 'site_acme', spec: null, updatedAt: null });
       expect(await empty.getAdaptive('site_acme')).toEqual({ siteId: 'site_acme', claims: {}, updatedAt: null });
     } finally {
@@ -96,9 +109,21 @@ describe.each(useBackends())('platform store on $name', (backend) => {
   it('reports what a space and an installation store, for the quotas', async () => {
     const before = await store.spaceContentUsage('space_acme_docs');
     await store.putPage('space_acme_docs', 'quota_page', { markdown: 'x'.repeat(1_000) });
-    expect(await store.spaceContentUsage('space_acme_docs')).toEqual({ pages: before.pages + 1, markdownChars: before.markdownChars + 1_000 });
+    expect(await store.spaceContentUsage('space_acme_docs')).toEqual({
+      pages: before.pages + 1,
+      markdownChars: before.markdownChars + 1_000,
+    });
     expect(await store.conversationUsage('inst_1')).toEqual({ conversations: 0, chars: 0 });
-    await store.recordConversation({ organization: 'acme', installationId: 'inst_1', spaceId: null, siteId: null, messages: [{ role: 'user', content: 'hi' }] });
-    expect(await store.conversationUsage('inst_1')).toEqual({ conversations: 1, chars: JSON.stringify([{ role: 'user', content: 'hi' }]).length });
+    await store.recordConversation({
+      organization: 'acme',
+      installationId: 'inst_1',
+      spaceId: null,
+      siteId: null,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(await store.conversationUsage('inst_1')).toEqual({
+      conversations: 1,
+      chars: JSON.stringify([{ role: 'user', content: 'hi' }]).length,
+    });
   });
 });

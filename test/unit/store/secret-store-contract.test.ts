@@ -11,8 +11,19 @@ import { useBackends, type Database } from './backends.ts';
 let database: Database;
 let stores: HostStores;
 
-const row = (integration: string, name: string, nonce: string, setBy: StoredSecretRow['setBy'] = 'cli'): StoredSecretRow => ({
-  integration, name, keyId: 1, nonce, ciphertext: `ct-${nonce}`, setAt: '2026-12-01T10:00:00.000Z', setBy,
+const row = (
+  integration: string,
+  name: string,
+  nonce: string,
+  setBy: StoredSecretRow['setBy'] = 'cli',
+): StoredSecretRow => ({
+  integration,
+  name,
+  keyId: 1,
+  nonce,
+  ciphertext: `ct-${nonce}`,
+  setAt: '2026-12-01T10:00:00.000Z',
+  setBy,
 });
 
 describe.each(useBackends())('stored secrets on $name', (backend) => {
@@ -29,7 +40,10 @@ describe.each(useBackends())('stored secrets on $name', (backend) => {
     expect(await stores.secrets.put(row('zeta', 'B', 'n1'))).toEqual({ created: true });
     expect(await stores.secrets.put(row('alpha', 'A', 'n2', 'api'))).toEqual({ created: true });
     expect(await stores.secrets.put({ ...row('zeta', 'B', 'n3', 'console'), keyId: 2 })).toEqual({ created: false });
-    expect(await stores.secrets.list()).toEqual([row('alpha', 'A', 'n2', 'api'), { ...row('zeta', 'B', 'n3', 'console'), keyId: 2 }]);
+    expect(await stores.secrets.list()).toEqual([
+      row('alpha', 'A', 'n2', 'api'),
+      { ...row('zeta', 'B', 'n3', 'console'), keyId: 2 },
+    ]);
     expect(await stores.secrets.list('alpha')).toEqual([row('alpha', 'A', 'n2', 'api')]);
     expect(await stores.secrets.list('nobody')).toEqual([]);
     expect(await stores.secrets.remove('zeta', 'B')).toBe(true);
@@ -42,14 +56,23 @@ describe.each(useBackends())('stored secrets on $name', (backend) => {
     await stores.secrets.put(row('x', 'constructor', 'n2'));
     await stores.secrets.put(row('x', 'Key', 'n3'));
     await stores.secrets.put(row('x', 'KEY', 'n4'));
-    expect((await stores.secrets.list('x')).map((entry) => entry.name).sort()).toEqual(['KEY', 'Key', '__proto__', 'constructor']);
+    expect((await stores.secrets.list('x')).map((entry) => entry.name).sort()).toEqual([
+      'KEY',
+      'Key',
+      '__proto__',
+      'constructor',
+    ]);
   });
 
   it('re-seals only while the row still holds the nonce it was read with', async () => {
     await stores.secrets.put(row('x', 'N', 'old'));
     expect(await stores.secrets.reseal('x', 'N', 'old', { keyId: 2, nonce: 'new', ciphertext: 'ct-new' })).toBe(true);
-    expect(await stores.secrets.reseal('x', 'N', 'old', { keyId: 3, nonce: 'newer', ciphertext: 'ct-newer' })).toBe(false);
-    expect(await stores.secrets.reseal('x', 'GONE', 'old', { keyId: 3, nonce: 'newer', ciphertext: 'ct-newer' })).toBe(false);
+    expect(await stores.secrets.reseal('x', 'N', 'old', { keyId: 3, nonce: 'newer', ciphertext: 'ct-newer' })).toBe(
+      false,
+    );
+    expect(await stores.secrets.reseal('x', 'GONE', 'old', { keyId: 3, nonce: 'newer', ciphertext: 'ct-newer' })).toBe(
+      false,
+    );
     expect(await stores.secrets.list('x')).toEqual([{ ...row('x', 'N', 'new'), keyId: 2, ciphertext: 'ct-new' }]);
   });
 
@@ -69,7 +92,8 @@ describe.each(useBackends())('stored secrets on $name', (backend) => {
   });
 
   it('tells another host which integration changed (shared store only)', async (context) => {
-    if (!stores.shared) return context.skip('SQLite has one host per file: a host polls the revision for the command line');
+    if (!stores.shared)
+      return context.skip('SQLite has one host per file: a host polls the revision for the command line');
     const other = await database.open();
     const heard: string[] = [];
     const stop = other.secrets.subscribe!((integration) => heard.push(integration));
@@ -83,6 +107,14 @@ describe.each(useBackends())('stored secrets on $name', (backend) => {
   it('stores no plaintext column: only what was sealed', async () => {
     await stores.secrets.put(row('x', 'N', 'n1'));
     const [stored] = await database.rows('SELECT * FROM integration_secrets');
-    expect(Object.keys(stored).sort()).toEqual(['ciphertext', 'integration', 'key_id', 'name', 'nonce', 'set_at', 'set_by']);
+    expect(Object.keys(stored).sort()).toEqual([
+      'ciphertext',
+      'integration',
+      'key_id',
+      'name',
+      'nonce',
+      'set_at',
+      'set_by',
+    ]);
   });
 });

@@ -21,7 +21,11 @@ const entry = (eventId: string, status: number, integration = 'hello'): EventLog
 describe('SQLite event log statements', () => {
   it('indexes event_log by (integration, seq) only', () => {
     const db = openDatabase(':memory:');
-    const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'event_log' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
+    const indexes = db
+      .prepare(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'event_log' AND sql IS NOT NULL",
+      )
+      .all() as { name: string; sql: string }[];
     expect(indexes.map((index) => index.name)).toEqual(['event_log_by_integration']);
     expect(indexes[0].sql).toMatch(/\(integration, seq\)/);
     db.close();
@@ -29,7 +33,13 @@ describe('SQLite event log statements', () => {
 
   it('reads an event by id through the integration index, first dispatch of the id first', async () => {
     const db = openDatabase(':memory:');
-    const plan = (db.prepare('EXPLAIN QUERY PLAN SELECT * FROM event_log WHERE integration = ? AND event_id = ? ORDER BY seq LIMIT 1').all('hello', 'evt_1') as { detail: string }[]).map((row) => row.detail);
+    const plan = (
+      db
+        .prepare(
+          'EXPLAIN QUERY PLAN SELECT * FROM event_log WHERE integration = ? AND event_id = ? ORDER BY seq LIMIT 1',
+        )
+        .all('hello', 'evt_1') as { detail: string }[]
+    ).map((row) => row.detail);
     expect(plan).toContainEqual(expect.stringContaining('USING INDEX event_log_by_integration (integration=?)'));
     expect(plan.some((detail) => detail.includes('TEMP B-TREE'))).toBe(false);
     const log = createSqliteEventLog(db);

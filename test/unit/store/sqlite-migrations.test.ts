@@ -24,7 +24,9 @@ describe('sqlite migrations', () => {
     expect(await stores.meta.get('token-secret')).toBe('kept');
     await stores.close();
     const db = new DatabaseSync(file);
-    expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').all()).toEqual(SQLITE_MIGRATIONS.map(({ version }) => ({ version })));
+    expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').all()).toEqual(
+      SQLITE_MIGRATIONS.map(({ version }) => ({ version })),
+    );
     expect(migrateSqlite(db)).toEqual([]);
     db.close();
   });

@@ -17,8 +17,10 @@ function outboxStatements(db: DatabaseSync): string[] {
   return texts;
 }
 
-const plan = (db: DatabaseSync, sql: string, ...params: (string | number)[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail);
-const opcodes = (db: DatabaseSync, sql: string, ...params: (string | number)[]) => (db.prepare(`EXPLAIN ${sql}`).all(...params) as { opcode: string }[]).map((row) => row.opcode);
+const plan = (db: DatabaseSync, sql: string, ...params: (string | number)[]) =>
+  (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail);
+const opcodes = (db: DatabaseSync, sql: string, ...params: (string | number)[]) =>
+  (db.prepare(`EXPLAIN ${sql}`).all(...params) as { opcode: string }[]).map((row) => row.opcode);
 
 describe('SQLite outbox statements', () => {
   const db = openDatabase(':memory:');

@@ -15,7 +15,12 @@ function queueWithStore() {
       return true;
     },
   } as unknown as TaskStore;
-  const queue = createTaskQueue({ store, limits: { maxPendingTasksPerIntegration: 10, taskMaxAttempts: 5, taskRetryBaseMs: 10_000 }, now: () => NOW, poke: () => {} });
+  const queue = createTaskQueue({
+    store,
+    limits: { maxPendingTasksPerIntegration: 10, taskMaxAttempts: 5, taskRetryBaseMs: 10_000 },
+    now: () => NOW,
+    poke: () => {},
+  });
   return { queue, stored };
 }
 
@@ -56,7 +61,9 @@ describe('task schedule', () => {
     it(`refuses a schedule that is ${label}, naming the field and what it expects`, async () => {
       const error = await refusal({ task: {}, schedule });
       expect(error.code).toBe('ERR_VALIDATION');
-      expect(error.message).toBe('schedule must be a number of seconds from 0 to 86400 (fractions allowed, kept to the millisecond)');
+      expect(error.message).toBe(
+        'schedule must be a number of seconds from 0 to 86400 (fractions allowed, kept to the millisecond)',
+      );
       expect(error.details?.[0]?.pointer).toBe('/schedule');
     });
   }

@@ -16,7 +16,12 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      seen.push({ url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString(), remotePort: req.socket.remotePort });
+      seen.push({
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+        remotePort: req.socket.remotePort,
+      });
       if (req.url === '/redirect') return res.writeHead(302, { location: '/ok' }).end();
       if (req.url === '/unavailable') return res.writeHead(503).end('busy');
       if (req.url === '/hang') return;
@@ -31,13 +36,22 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))));
 
 const BODY = '{"eventId":"evt_1","type":"space_content_updated"}';
-const options = (overrides: Partial<DeliverOptions> = {}): DeliverOptions => ({ policy: createEgressPolicy({ allow: ['127.0.0.1'] }), timeoutMs: 2_000, ...overrides });
-const lookupTo = (address: string): LookupFunction => ((_host: string, _options: object, callback: (...args: unknown[]) => void) => callback(null, [{ address, family: 4 }])) as LookupFunction;
+const options = (overrides: Partial<DeliverOptions> = {}): DeliverOptions => ({
+  policy: createEgressPolicy({ allow: ['127.0.0.1'] }),
+  timeoutMs: 2_000,
+  ...overrides,
+});
+const lookupTo = (address: string): LookupFunction =>
+  ((_host: string, _options: object, callback: (...args: unknown[]) => void) =>
+    callback(null, [{ address, family: 4 }])) as LookupFunction;
 
 describe('deliverAttempt', () => {
   it('POSTs the body as JSON with a fresh signature and a user agent', async () => {
     const now = 1_700_000_123_456;
-    const result = await deliverAttempt({ url: `${base}/ok`, body: BODY, secrets: ['s1', 's0'] }, options({ nowMs: () => now }));
+    const result = await deliverAttempt(
+      { url: `${base}/ok`, body: BODY, secrets: ['s1', 's0'] },
+      options({ nowMs: () => now }),
+    );
     expect(result).toMatchObject({ status: 200 });
     expect(result.durationMs).toBeGreaterThanOrEqual(0);
     const request = seen.at(-1)!;
@@ -50,20 +64,29 @@ describe('deliverAttempt', () => {
 
   it('returns a redirect as its status without following it', async () => {
     const before = seen.length;
-    expect(await deliverAttempt({ url: `${base}/redirect`, body: BODY, secrets: ['s'] }, options())).toMatchObject({ status: 302 });
+    expect(await deliverAttempt({ url: `${base}/redirect`, body: BODY, secrets: ['s'] }, options())).toMatchObject({
+      status: 302,
+    });
     expect(seen.length - before).toBe(1);
   });
 
   it('returns the receiver status as is', async () => {
-    expect(await deliverAttempt({ url: `${base}/unavailable`, body: BODY, secrets: ['s'] }, options())).toMatchObject({ status: 503 });
+    expect(await deliverAttempt({ url: `${base}/unavailable`, body: BODY, secrets: ['s'] }, options())).toMatchObject({
+      status: 503,
+    });
   });
 
   it('does not buffer a large answer', async () => {
-    expect(await deliverAttempt({ url: `${base}/big`, body: BODY, secrets: ['s'] }, options())).toMatchObject({ status: 200 });
+    expect(await deliverAttempt({ url: `${base}/big`, body: BODY, secrets: ['s'] }, options())).toMatchObject({
+      status: 200,
+    });
   });
 
   it('reports a receiver that does not answer in time as a timeout', async () => {
-    const result = await deliverAttempt({ url: `${base}/hang`, body: BODY, secrets: ['s'] }, options({ timeoutMs: 200 }));
+    const result = await deliverAttempt(
+      { url: `${base}/hang`, body: BODY, secrets: ['s'] },
+      options({ timeoutMs: 200 }),
+    );
     expect(result).toMatchObject({ error: 'timeout' });
     expect(result.durationMs).toBeGreaterThanOrEqual(190);
   });
@@ -73,34 +96,52 @@ describe('deliverAttempt', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    expect(await deliverAttempt({ url: `http://127.0.0.1:${port}/`, body: BODY, secrets: ['s'] }, options())).toMatchObject({ error: 'refused' });
+    expect(
+      await deliverAttempt({ url: `http://127.0.0.1:${port}/`, body: BODY, secrets: ['s'] }, options()),
+    ).toMatchObject({ error: 'refused' });
   });
 
   it('reports a dropped connection as reset', async () => {
-    expect(await deliverAttempt({ url: `${base}/reset`, body: BODY, secrets: ['s'] }, options())).toMatchObject({ error: 'reset' });
+    expect(await deliverAttempt({ url: `${base}/reset`, body: BODY, secrets: ['s'] }, options())).toMatchObject({
+      error: 'reset',
+    });
   });
 
   it('reports a failed DNS lookup as dns', async () => {
-    const failing = ((_h: string, _o: object, callback: (error: Error) => void) => callback(Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.test'), { code: 'ENOTFOUND' }))) as unknown as LookupFunction;
-    expect(await deliverAttempt({ url: 'https://nowhere.test/', body: BODY, secrets: ['s'] }, options({ lookup: failing }))).toMatchObject({ error: 'dns' });
+    const failing = ((_h: string, _o: object, callback: (error: Error) => void) =>
+      callback(
+        Object.assign(new Error('getaddrinfo ENOTFOUND nowhere.test'), { code: 'ENOTFOUND' }),
+      )) as unknown as LookupFunction;
+    expect(
+      await deliverAttempt({ url: 'https://nowhere.test/', body: BODY, secrets: ['s'] }, options({ lookup: failing })),
+    ).toMatchObject({ error: 'dns' });
   });
 
   it('refuses loopback without an --allow-egress exception, before connecting', async () => {
     const before = seen.length;
-    const result = await deliverAttempt({ url: `${base}/ok`, body: BODY, secrets: ['s'] }, options({ policy: createEgressPolicy({ allow: [] }) }));
+    const result = await deliverAttempt(
+      { url: `${base}/ok`, body: BODY, secrets: ['s'] },
+      options({ policy: createEgressPolicy({ allow: [] }) }),
+    );
     expect(result).toMatchObject({ error: 'blocked' });
     expect('message' in result && result.message).toMatch(/loopback/);
     expect(seen.length).toBe(before);
   });
 
   it('refuses a host name that resolves to a private address at connect time', async () => {
-    const result = await deliverAttempt({ url: 'https://rebind.test/', body: BODY, secrets: ['s'] }, options({ policy: createEgressPolicy({ allow: [] }), lookup: lookupTo('10.0.0.7') }));
+    const result = await deliverAttempt(
+      { url: 'https://rebind.test/', body: BODY, secrets: ['s'] },
+      options({ policy: createEgressPolicy({ allow: [] }), lookup: lookupTo('10.0.0.7') }),
+    );
     expect(result).toMatchObject({ error: 'blocked' });
   });
 
   it('connects to the checked address it resolved (pinned socket)', async () => {
     const port = new URL(base).port;
-    const result = await deliverAttempt({ url: `http://receiver.test:${port}/ok`, body: BODY, secrets: ['s'] }, options({ lookup: lookupTo('127.0.0.1') }));
+    const result = await deliverAttempt(
+      { url: `http://receiver.test:${port}/ok`, body: BODY, secrets: ['s'] },
+      options({ lookup: lookupTo('127.0.0.1') }),
+    );
     expect(result).toMatchObject({ status: 200 });
     expect(seen.at(-1)?.headers.host).toBe(`receiver.test:${port}`);
   });
@@ -112,7 +153,10 @@ describe('deliverAttempt', () => {
       await deliverAttempt({ url: `${base}/ok`, body: BODY, secrets: ['s'] }, options({ agents }));
       const [first, second] = seen.slice(-2);
       expect(second.remotePort).toBe(first.remotePort);
-      const blocked = await deliverAttempt({ url: `${base}/ok`, body: BODY, secrets: ['s'] }, options({ agents, policy: createEgressPolicy({ allow: [] }) }));
+      const blocked = await deliverAttempt(
+        { url: `${base}/ok`, body: BODY, secrets: ['s'] },
+        options({ agents, policy: createEgressPolicy({ allow: [] }) }),
+      );
       expect(blocked).toMatchObject({ error: 'blocked' });
     } finally {
       agents.destroy();
@@ -121,7 +165,9 @@ describe('deliverAttempt', () => {
 
   it('does not send without a signing secret', async () => {
     const before = seen.length;
-    expect(await deliverAttempt({ url: `${base}/ok`, body: BODY, secrets: [] }, options())).toMatchObject({ error: 'unsigned' });
+    expect(await deliverAttempt({ url: `${base}/ok`, body: BODY, secrets: [] }, options())).toMatchObject({
+      error: 'unsigned',
+    });
     expect(seen.length).toBe(before);
   });
 });

@@ -7,21 +7,37 @@ import { openDatabase } from '../../../host/store/sqlite/database.ts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
 import { type NewDelivery, type Outbox } from '../../../host/webhooks/outbox.ts';
-import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from '../../../host/webhooks/webhook-dispatcher.ts';
+import {
+  createWebhookDispatcher,
+  type WebhookDispatcher,
+  type WebhookDispatcherOptions,
+} from '../../../host/webhooks/webhook-dispatcher.ts';
 import type { AttemptRequest, AttemptResult } from '../../../host/webhooks/deliver.ts';
 
 let outbox: Outbox;
 let dispatcher: WebhookDispatcher | undefined;
 let sent: AttemptRequest[];
 
-const to = (url: string, eventId = 'evt'): NewDelivery => ({ installationId: 'inst_1', eventId, eventType: 'space_content_updated', url, body: `{"eventId":"${eventId}"}` });
+const to = (url: string, eventId = 'evt'): NewDelivery => ({
+  installationId: 'inst_1',
+  eventId,
+  eventType: 'space_content_updated',
+  url,
+  body: `{"eventId":"${eventId}"}`,
+});
 const ok = async (request: AttemptRequest): Promise<AttemptResult> => {
   sent.push(request);
   return { status: 200, durationMs: 1 };
 };
 
 function makeDispatcher(overrides: Partial<WebhookDispatcherOptions> = {}): WebhookDispatcher {
-  dispatcher = createWebhookDispatcher({ outbox, policyOptions: { allow: [] }, secretsFor: async () => ['s'], deliver: ok, ...overrides });
+  dispatcher = createWebhookDispatcher({
+    outbox,
+    policyOptions: { allow: [] },
+    secretsFor: async () => ['s'],
+    deliver: ok,
+    ...overrides,
+  });
   return dispatcher;
 }
 
@@ -83,7 +99,11 @@ describe('createWebhookDispatcher write path', () => {
   it('records a burst of results and sends the next deliveries without waiting for a timer', async () => {
     const timers = manualTimers();
     const done: string[] = [];
-    await makeDispatcher({ ...timers.options, perEndpointConcurrency: 2, onAttempt: ({ delivery, status }) => void done.push(`${delivery.eventId} ${status}`) }).start();
+    await makeDispatcher({
+      ...timers.options,
+      perEndpointConcurrency: 2,
+      onAttempt: ({ delivery, status }) => void done.push(`${delivery.eventId} ${status}`),
+    }).start();
     await dispatcher!.enqueue(['evt_1', 'evt_2', 'evt_3', 'evt_4'].map((eventId) => to('https://a.example/', eventId)));
     timers.runDue(0);
     await turns(50, () => done.length === 4);
@@ -115,7 +135,13 @@ describe('createWebhookDispatcher write path', () => {
     expect(claimDue).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
     expect(claimDue.mock.results.length).toBeGreaterThan(0);
-    expect((await claimDue.mock.results[0].value).map((delivery: { eventId: string }) => delivery.eventId)).toEqual(['evt_0', 'evt_1', 'evt_2', 'evt_3', 'evt_4']);
+    expect((await claimDue.mock.results[0].value).map((delivery: { eventId: string }) => delivery.eventId)).toEqual([
+      'evt_0',
+      'evt_1',
+      'evt_2',
+      'evt_3',
+      'evt_4',
+    ]);
   });
 
   it('writes the results of attempts that finish together in one transaction', async () => {
@@ -134,11 +160,19 @@ describe('createWebhookDispatcher write path', () => {
     const recorded: string[] = [];
     await makeDispatcher({
       ...timers.options,
-      deliver: (request) => (JSON.parse(request.body).eventId.startsWith('evt_slow') ? (hanging.push(request), new Promise<AttemptResult>(() => {})) : ok(request)),
+      deliver: (request) =>
+        JSON.parse(request.body).eventId.startsWith('evt_slow')
+          ? (hanging.push(request), new Promise<AttemptResult>(() => {}))
+          : ok(request),
       onAttempt: ({ delivery }) => void recorded.push(delivery.eventId),
       stopTimeoutMs: 10,
     }).start();
-    await dispatcher!.enqueue([to('https://a.example/', 'evt_fast_1'), to('https://a.example/', 'evt_slow_1'), to('https://a.example/', 'evt_fast_2'), to('https://a.example/', 'evt_slow_2')]);
+    await dispatcher!.enqueue([
+      to('https://a.example/', 'evt_fast_1'),
+      to('https://a.example/', 'evt_slow_1'),
+      to('https://a.example/', 'evt_fast_2'),
+      to('https://a.example/', 'evt_slow_2'),
+    ]);
     timers.runDue(0);
     await turns(50, () => recorded.length === 2);
     expect(hanging).toHaveLength(2);
@@ -150,11 +184,16 @@ describe('createWebhookDispatcher write path', () => {
     const recorded: string[] = [];
     await makeDispatcher({
       ...timers.options,
-      deliver: (request) => (JSON.parse(request.body).eventId.startsWith('evt_slow') ? new Promise<AttemptResult>(() => {}) : ok(request)),
+      deliver: (request) =>
+        JSON.parse(request.body).eventId.startsWith('evt_slow') ? new Promise<AttemptResult>(() => {}) : ok(request),
       onAttempt: ({ delivery }) => void recorded.push(delivery.eventId),
       stopTimeoutMs: 10,
     }).start();
-    await dispatcher!.enqueue([to('https://a.example/', 'evt_fast'), to('https://a.example/', 'evt_slow_1'), to('https://a.example/', 'evt_slow_2')]);
+    await dispatcher!.enqueue([
+      to('https://a.example/', 'evt_fast'),
+      to('https://a.example/', 'evt_slow_1'),
+      to('https://a.example/', 'evt_slow_2'),
+    ]);
     timers.runDue(0);
     await turns(50, () => sent.length === 1);
     await turns(10);
@@ -181,7 +220,8 @@ describe('createWebhookDispatcher write path', () => {
     const realNextDueAt = outbox.nextDueAt.bind(outbox);
     let reads = 0;
     // The first read (at start, with nothing queued) answers only after the enqueue: "nothing due".
-    outbox.nextDueAt = (busy) => (++reads === 1 ? new Promise<number | null>((resolve) => (answerStaleRead = resolve)) : realNextDueAt(busy));
+    outbox.nextDueAt = (busy) =>
+      ++reads === 1 ? new Promise<number | null>((resolve) => (answerStaleRead = resolve)) : realNextDueAt(busy);
     await makeDispatcher().start();
     await dispatcher!.enqueue([to('https://a.example/')]);
     answerStaleRead(null);

@@ -37,14 +37,30 @@ describe('createDueCache', () => {
 describe('settleAttempt', () => {
   it('schedules the retry from the time the attempt finished', () => {
     expect(settleAttempt(1, 100, { status: 503, durationMs: 40.6 }, 141, () => 0)).toEqual({
-      record: { attempt: 1, startedAt: 100, durationMs: 41, statusCode: 503, errorKind: null, errorMessage: null, nextAttemptAt: 1_141 },
+      record: {
+        attempt: 1,
+        startedAt: 100,
+        durationMs: 41,
+        statusCode: 503,
+        errorKind: null,
+        errorMessage: null,
+        nextAttemptAt: 1_141,
+      },
       next: { status: 'pending', nextAttemptAt: 1_141 },
     });
   });
 
   it('records the error kind and message of a network failure and ends after the last retry', () => {
     expect(settleAttempt(4, 0, { error: 'refused', message: 'ECONNREFUSED', durationMs: 1 }, 1, () => 0)).toEqual({
-      record: { attempt: 4, startedAt: 0, durationMs: 1, statusCode: null, errorKind: 'refused', errorMessage: 'ECONNREFUSED', nextAttemptAt: null },
+      record: {
+        attempt: 4,
+        startedAt: 0,
+        durationMs: 1,
+        statusCode: null,
+        errorKind: 'refused',
+        errorMessage: 'ECONNREFUSED',
+        nextAttemptAt: null,
+      },
       next: { status: 'failed' },
     });
   });

@@ -26,14 +26,26 @@ async function startDispatcher(script: (call: number) => Scripted, random: () =>
     deliver: async (request): Promise<AttemptResult> => {
       calls.push({ at: Date.now(), request });
       const outcome = script(calls.length);
-      return 'status' in outcome ? { ...outcome, durationMs: 3 } : { ...outcome, message: outcome.error, durationMs: 3 };
+      return 'status' in outcome
+        ? { ...outcome, durationMs: 3 }
+        : { ...outcome, message: outcome.error, durationMs: 3 };
     },
   });
   await dispatcher.start();
 }
 
 const enqueueOne = async () =>
-  (await dispatcher.enqueue([{ installationId: 'inst_1', eventId: 'evt_1', eventType: 'space_content_updated', url: 'https://hooks.example/in', body: '{}' }]))[0];
+  (
+    await dispatcher.enqueue([
+      {
+        installationId: 'inst_1',
+        eventId: 'evt_1',
+        eventType: 'space_content_updated',
+        url: 'https://hooks.example/in',
+        body: '{}',
+      },
+    ])
+  )[0];
 
 beforeEach(() => {
   vi.useFakeTimers({ now: START });
@@ -54,7 +66,17 @@ describe('createWebhookDispatcher retry table', () => {
     await vi.advanceTimersByTimeAsync(60_000);
     expect(calls).toHaveLength(1);
     expect(await outbox.get(id)).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null });
-    expect((await outbox.get(id))?.attemptLog).toEqual([{ attempt: 1, startedAt: START, durationMs: 3, statusCode: status, errorKind: null, errorMessage: null, nextAttemptAt: null }]);
+    expect((await outbox.get(id))?.attemptLog).toEqual([
+      {
+        attempt: 1,
+        startedAt: START,
+        durationMs: 3,
+        statusCode: status,
+        errorKind: null,
+        errorMessage: null,
+        nextAttemptAt: null,
+      },
+    ]);
   });
 
   it.each<Scripted>([{ status: 429 }, { status: 500 }, { status: 503 }, { error: 'timeout' }, { error: 'refused' }])(
@@ -66,9 +88,16 @@ describe('createWebhookDispatcher retry table', () => {
       expect(calls.map((call) => call.at - START)).toEqual([0, 1_050, 3_150, 7_350]);
       const record = await outbox.get(id);
       expect(record).toMatchObject({ status: 'failed', attempts: 4 });
-      expect(record?.attemptLog.map((a) => a.nextAttemptAt === null ? null : a.nextAttemptAt - START)).toEqual([1_050, 3_150, 7_350, null]);
+      expect(record?.attemptLog.map((a) => (a.nextAttemptAt === null ? null : a.nextAttemptAt - START))).toEqual([
+        1_050,
+        3_150,
+        7_350,
+        null,
+      ]);
       const key = 'status' in outcome ? 'statusCode' : 'errorKind';
-      expect(record?.attemptLog.map((a) => a[key])).toEqual(Array(4).fill('status' in outcome ? outcome.status : outcome.error));
+      expect(record?.attemptLog.map((a) => a[key])).toEqual(
+        Array(4).fill('status' in outcome ? outcome.status : outcome.error),
+      );
     },
   );
 
@@ -92,7 +121,10 @@ describe('createWebhookDispatcher retry table', () => {
   });
 
   it('does not send the next attempt before its delay has passed', async () => {
-    await startDispatcher(() => ({ status: 503 }), () => 0);
+    await startDispatcher(
+      () => ({ status: 503 }),
+      () => 0,
+    );
     await enqueueOne();
     await vi.advanceTimersByTimeAsync(999);
     expect(calls).toHaveLength(1);
@@ -112,6 +144,8 @@ describe('createWebhookDispatcher retry table', () => {
     await startDispatcher(() => ({ status: 500 }));
     await enqueueOne();
     await vi.advanceTimersByTimeAsync(60_000);
-    expect(calls.map((call) => call.request)).toEqual(Array(4).fill({ url: 'https://hooks.example/in', body: '{}', secrets: ['secret'] }));
+    expect(calls.map((call) => call.request)).toEqual(
+      Array(4).fill({ url: 'https://hooks.example/in', body: '{}', secrets: ['secret'] }),
+    );
   });
 });

@@ -4,21 +4,37 @@ import { openDatabase } from '../../../host/store/sqlite/database.ts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOutbox } from '../../../host/store/sqlite/outbox.ts';
 import { type NewDelivery, type Outbox } from '../../../host/webhooks/outbox.ts';
-import { createWebhookDispatcher, type WebhookDispatcher, type WebhookDispatcherOptions } from '../../../host/webhooks/webhook-dispatcher.ts';
+import {
+  createWebhookDispatcher,
+  type WebhookDispatcher,
+  type WebhookDispatcherOptions,
+} from '../../../host/webhooks/webhook-dispatcher.ts';
 import type { AttemptRequest, AttemptResult } from '../../../host/webhooks/deliver.ts';
 
 let outbox: Outbox;
 let dispatcher: WebhookDispatcher;
 let sent: AttemptRequest[];
 
-const to = (url: string, eventId = 'evt'): NewDelivery => ({ installationId: 'inst_1', eventId, eventType: 'space_content_updated', url, body: `{"eventId":"${eventId}"}` });
+const to = (url: string, eventId = 'evt'): NewDelivery => ({
+  installationId: 'inst_1',
+  eventId,
+  eventType: 'space_content_updated',
+  url,
+  body: `{"eventId":"${eventId}"}`,
+});
 const ok = async (request: AttemptRequest): Promise<AttemptResult> => {
   sent.push(request);
   return { status: 200, durationMs: 1 };
 };
 
 function makeDispatcher(overrides: Partial<WebhookDispatcherOptions> = {}): WebhookDispatcher {
-  dispatcher = createWebhookDispatcher({ outbox, policyOptions: { allow: [] }, secretsFor: async () => ['s'], deliver: ok, ...overrides });
+  dispatcher = createWebhookDispatcher({
+    outbox,
+    policyOptions: { allow: [] },
+    secretsFor: async () => ['s'],
+    deliver: ok,
+    ...overrides,
+  });
   return dispatcher;
 }
 
@@ -56,10 +72,18 @@ describe('createWebhookDispatcher scheduling', () => {
     const hanging: AttemptRequest[] = [];
     await makeDispatcher({
       perEndpointConcurrency: 1,
-      deliver: (request) => (request.url.startsWith('https://slow.example') ? (hanging.push(request), new Promise<AttemptResult>(() => {})) : ok(request)),
+      deliver: (request) =>
+        request.url.startsWith('https://slow.example')
+          ? (hanging.push(request), new Promise<AttemptResult>(() => {}))
+          : ok(request),
       stopTimeoutMs: 10,
     }).start();
-    await dispatcher.enqueue([to('https://slow.example/', 'evt_s1'), to('https://slow.example/', 'evt_s2'), to('https://fast.example/', 'evt_f1'), to('https://fast.example/', 'evt_f2')]);
+    await dispatcher.enqueue([
+      to('https://slow.example/', 'evt_s1'),
+      to('https://slow.example/', 'evt_s2'),
+      to('https://fast.example/', 'evt_f1'),
+      to('https://fast.example/', 'evt_f2'),
+    ]);
     await vi.advanceTimersByTimeAsync(10);
     expect(hanging).toHaveLength(1);
     expect(sent.map((r) => JSON.parse(r.body).eventId)).toEqual(['evt_f1', 'evt_f2']);
@@ -108,28 +132,42 @@ describe('createWebhookDispatcher scheduling', () => {
 
   it('treats a throwing deliver as a network error and retries', async () => {
     let call = 0;
-    await makeDispatcher({ random: () => 0, deliver: async (request) => (++call === 1 ? Promise.reject(new Error('boom')) : ok(request)) }).start();
+    await makeDispatcher({
+      random: () => 0,
+      deliver: async (request) => (++call === 1 ? Promise.reject(new Error('boom')) : ok(request)),
+    }).start();
     const [record] = await dispatcher.enqueue([to('https://a.example/')]);
     await vi.advanceTimersByTimeAsync(1_100);
-    expect((await outbox.get(record.id))?.attemptLog.map((a) => [a.errorKind, a.statusCode])).toEqual([['network', null], [null, 200]]);
+    expect((await outbox.get(record.id))?.attemptLog.map((a) => [a.errorKind, a.statusCode])).toEqual([
+      ['network', null],
+      [null, 200],
+    ]);
   });
 
   it('resumes deliveries a previous process left in flight', async () => {
     await outbox.enqueue([to('https://a.example/')], Date.now());
-    expect(await outbox.claimDue(Date.now(), { limit: 1, perEndpoint: 1, room: new Map(), leaseMs: 30_000 })).toHaveLength(1);
+    expect(
+      await outbox.claimDue(Date.now(), { limit: 1, perEndpoint: 1, room: new Map(), leaseMs: 30_000 }),
+    ).toHaveLength(1);
     await makeDispatcher().start();
     await vi.advanceTimersByTimeAsync(10);
     expect(sent).toHaveLength(1);
   });
 
   it('redelivers a failed delivery as a new one with the same event', async () => {
-    await makeDispatcher({ deliver: async (request) => (sent.push(request), { status: sent.length === 1 ? 410 : 200, durationMs: 1 }) }).start();
+    await makeDispatcher({
+      deliver: async (request) => (sent.push(request), { status: sent.length === 1 ? 410 : 200, durationMs: 1 }),
+    }).start();
     const [original] = await dispatcher.enqueue([to('https://a.example/', 'evt_r')]);
     await vi.advanceTimersByTimeAsync(10);
     expect((await outbox.get(original.id))?.status).toBe('failed');
     const copy = await dispatcher.redeliver(original.id);
     await vi.advanceTimersByTimeAsync(10);
-    expect(await outbox.get(copy!.id)).toMatchObject({ status: 'succeeded', eventId: 'evt_r', redeliveryOf: original.id });
+    expect(await outbox.get(copy!.id)).toMatchObject({
+      status: 'succeeded',
+      eventId: 'evt_r',
+      redeliveryOf: original.id,
+    });
     expect(sent[0].body).toBe(sent[1].body);
   });
 

@@ -7,9 +7,14 @@ import { signPayload } from '../../../host/webhooks/sign.ts';
 let receiver: RunningReceiver | undefined;
 afterEach(async () => receiver?.close());
 
-const body = (eventId: string) => JSON.stringify({ eventId, type: 'space_content_updated', installationId: 'i', spaceId: 's', revisionId: 'r' });
+const body = (eventId: string) =>
+  JSON.stringify({ eventId, type: 'space_content_updated', installationId: 'i', spaceId: 's', revisionId: 'r' });
 const post = (url: string, raw: string, signature?: string) =>
-  fetch(url, { method: 'POST', body: raw, headers: { 'content-type': 'application/json', ...(signature ? { 'x-platform-signature': signature } : {}) } });
+  fetch(url, {
+    method: 'POST',
+    body: raw,
+    headers: { 'content-type': 'application/json', ...(signature ? { 'x-platform-signature': signature } : {}) },
+  });
 const now = () => Math.floor(Date.now() / 1000);
 
 describe('fixture receiver', () => {
@@ -36,13 +41,19 @@ describe('fixture receiver', () => {
   it('acknowledges a duplicate eventId without processing it twice', async () => {
     let processed = 0;
     receiver = await startReceiver({ secret: 'fx', onEvent: () => void processed++ });
-    for (let i = 0; i < 3; i++) expect((await post(receiver.url, body('evt_dup'), signPayload('fx', body('evt_dup'), now()))).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await post(receiver.url, body('evt_dup'), signPayload('fx', body('evt_dup'), now()))).status).toBe(200);
     expect(processed).toBe(1);
   });
 
   it('answers 500 when processing fails, and processes the retry', async () => {
     let calls = 0;
-    receiver = await startReceiver({ secret: 'fx', onEvent: () => { if (++calls === 1) throw new Error('db down'); } });
+    receiver = await startReceiver({
+      secret: 'fx',
+      onEvent: () => {
+        if (++calls === 1) throw new Error('db down');
+      },
+    });
     expect((await post(receiver.url, body('evt_f'), signPayload('fx', body('evt_f'), now()))).status).toBe(500);
     expect((await post(receiver.url, body('evt_f'), signPayload('fx', body('evt_f'), now()))).status).toBe(200);
     expect(calls).toBe(2);

@@ -33,11 +33,29 @@ describe('retryDelayMs', () => {
 
 describe('classifyOutcome', () => {
   it.each([
-    [200, 'success'], [201, 'success'], [204, 'success'], [299, 'success'],
-    [301, 'fail'], [302, 'fail'], [304, 'fail'], [307, 'fail'],
-    [400, 'fail'], [401, 'fail'], [403, 'fail'], [404, 'fail'], [410, 'fail'], [413, 'fail'], [422, 'fail'],
-    [429, 'retry'], [500, 'retry'], [502, 'retry'], [503, 'retry'], [504, 'retry'], [599, 'retry'],
-    [100, 'fail'], [600, 'fail'],
+    [200, 'success'],
+    [201, 'success'],
+    [204, 'success'],
+    [299, 'success'],
+    [301, 'fail'],
+    [302, 'fail'],
+    [304, 'fail'],
+    [307, 'fail'],
+    [400, 'fail'],
+    [401, 'fail'],
+    [403, 'fail'],
+    [404, 'fail'],
+    [410, 'fail'],
+    [413, 'fail'],
+    [422, 'fail'],
+    [429, 'retry'],
+    [500, 'retry'],
+    [502, 'retry'],
+    [503, 'retry'],
+    [504, 'retry'],
+    [599, 'retry'],
+    [100, 'fail'],
+    [600, 'fail'],
   ] as const)('classifies HTTP %i as %s', (status, expected) => {
     expect(classifyOutcome({ status })).toBe(expected);
   });

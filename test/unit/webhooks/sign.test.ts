@@ -7,7 +7,9 @@ const SECRET = 'test-secret';
 const T = 1_700_000_000;
 const BODY = '{"eventId":"evt_1","type":"space_content_updated"}';
 const independentHex = (secret: string, t: number, body: string | Buffer): string =>
-  createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.concat([Buffer.from(`${t}.`), Buffer.from(body)])).digest('hex');
+  createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(Buffer.concat([Buffer.from(`${t}.`), Buffer.from(body)]))
+    .digest('hex');
 
 describe('signPayload', () => {
   it('signs "<t>.<body>" with HMAC-SHA256 as lowercase hex', () => {
@@ -15,7 +17,9 @@ describe('signPayload', () => {
   });
 
   it('matches the documented vector', () => {
-    expect(signPayload(SECRET, BODY, T)).toBe('t=1700000000,v1=5cc9a5234b607fab1b29729f4fc626dc14c93bf690c71e877ce692804249ec8e');
+    expect(signPayload(SECRET, BODY, T)).toBe(
+      't=1700000000,v1=5cc9a5234b607fab1b29729f4fc626dc14c93bf690c71e877ce692804249ec8e',
+    );
   });
 
   it('signs bytes and the equal UTF-8 string identically', () => {
@@ -40,7 +44,9 @@ describe('signPayload', () => {
 describe('signatureHeader', () => {
   it('carries one t and one v1 per secret during a rotation, current first', () => {
     const header = signatureHeader(['new-secret', 'old-secret'], BODY, T);
-    expect(header).toBe(`t=${T},v1=${independentHex('new-secret', T, BODY)},v1=${independentHex('old-secret', T, BODY)}`);
+    expect(header).toBe(
+      `t=${T},v1=${independentHex('new-secret', T, BODY)},v1=${independentHex('old-secret', T, BODY)}`,
+    );
     expect(header.match(/t=/g)).toHaveLength(1);
   });
 

@@ -24,9 +24,28 @@ export default createIntegration({
   },
 });`;
 
-const BODY = JSON.stringify({ eventId: 'evt_iso', type: 'space_content_updated', installationId: 'inst_1', spaceId: 's', revisionId: 'r' });
+const BODY = JSON.stringify({
+  eventId: 'evt_iso',
+  type: 'space_content_updated',
+  installationId: 'inst_1',
+  spaceId: 's',
+  revisionId: 'r',
+});
 const post = (signature: string) =>
-  envelope({ type: 'fetch', request: { method: 'POST', url: 'https://host.example/hook', headers: [['x-platform-signature', signature], ['content-type', 'application/json']] } }, new TextEncoder().encode(BODY));
+  envelope(
+    {
+      type: 'fetch',
+      request: {
+        method: 'POST',
+        url: 'https://host.example/hook',
+        headers: [
+          ['x-platform-signature', signature],
+          ['content-type', 'application/json'],
+        ],
+      },
+    },
+    new TextEncoder().encode(BODY),
+  );
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 describe('verifySignature inside an isolate', () => {

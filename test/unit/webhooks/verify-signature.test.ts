@@ -9,36 +9,58 @@ const SECRET = 'receiver-secret';
 const BODY = '{"eventId":"evt_1","type":"site_view"}';
 const T = 1_700_000_000;
 const NOW = T * 1000;
-const hex = (secret: string, t: number, body: string): string => createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
+const hex = (secret: string, t: number, body: string): string =>
+  createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
 
 describe('verifySignature', () => {
   it('accepts a header from signPayload and returns its timestamp', async () => {
-    expect(await verifySignature(BODY, signPayload(SECRET, BODY, T), SECRET, { now: NOW })).toEqual({ ok: true, timestamp: T });
+    expect(await verifySignature(BODY, signPayload(SECRET, BODY, T), SECRET, { now: NOW })).toEqual({
+      ok: true,
+      timestamp: T,
+    });
   });
 
   it('accepts a header computed independently with node:crypto, and bytes as the body', async () => {
     const header = `t=${T},v1=${hex(SECRET, T, BODY)}`;
-    expect(await verifySignature(new TextEncoder().encode(BODY), header, SECRET, { now: NOW })).toMatchObject({ ok: true });
+    expect(await verifySignature(new TextEncoder().encode(BODY), header, SECRET, { now: NOW })).toMatchObject({
+      ok: true,
+    });
   });
 
   it('accepts either secret of a rotation (two v1 entries)', async () => {
     const header = signatureHeader(['new-secret', 'old-secret'], BODY, T);
     expect(await verifySignature(BODY, header, 'new-secret', { now: NOW })).toMatchObject({ ok: true });
     expect(await verifySignature(BODY, header, 'old-secret', { now: NOW })).toMatchObject({ ok: true });
-    expect(await verifySignature(BODY, header, 'other-secret', { now: NOW })).toEqual({ ok: false, reason: 'signature_mismatch' });
+    expect(await verifySignature(BODY, header, 'other-secret', { now: NOW })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
   });
 
   it('imports the key of a secret once for many deliveries, and a new secret verifies with its own key', async () => {
     const importKey = vi.spyOn(crypto.subtle, 'importKey');
     try {
       const header = (secret: string) => signPayload(secret, BODY, T);
-      for (let i = 0; i < 5; i++) expect(await verifySignature(BODY, header('cached-secret'), 'cached-secret', { now: NOW })).toMatchObject({ ok: true });
+      for (let i = 0; i < 5; i++)
+        expect(await verifySignature(BODY, header('cached-secret'), 'cached-secret', { now: NOW })).toMatchObject({
+          ok: true,
+        });
       expect(importKey).toHaveBeenCalledTimes(1);
       // Alternating secrets: each answer is checked with the right key, never the remembered one.
-      expect(await verifySignature(BODY, header('cached-secret'), 'second-secret', { now: NOW })).toEqual({ ok: false, reason: 'signature_mismatch' });
-      expect(await verifySignature(BODY, header('second-secret'), 'second-secret', { now: NOW })).toMatchObject({ ok: true });
-      expect(await verifySignature(BODY, header('second-secret'), 'cached-secret', { now: NOW })).toEqual({ ok: false, reason: 'signature_mismatch' });
-      expect(await verifySignature(BODY, header('cached-secret'), 'cached-secret', { now: NOW })).toMatchObject({ ok: true });
+      expect(await verifySignature(BODY, header('cached-secret'), 'second-secret', { now: NOW })).toEqual({
+        ok: false,
+        reason: 'signature_mismatch',
+      });
+      expect(await verifySignature(BODY, header('second-secret'), 'second-secret', { now: NOW })).toMatchObject({
+        ok: true,
+      });
+      expect(await verifySignature(BODY, header('second-secret'), 'cached-secret', { now: NOW })).toEqual({
+        ok: false,
+        reason: 'signature_mismatch',
+      });
+      expect(await verifySignature(BODY, header('cached-secret'), 'cached-secret', { now: NOW })).toMatchObject({
+        ok: true,
+      });
     } finally {
       importKey.mockRestore();
     }
@@ -68,27 +90,46 @@ describe('verifySignature', () => {
   it('rejects a signature over a different body (the raw body must be used)', async () => {
     const header = signPayload(SECRET, BODY, T);
     const reserialized = JSON.stringify(JSON.parse(BODY), null, 2);
-    expect(await verifySignature(reserialized, header, SECRET, { now: NOW })).toEqual({ ok: false, reason: 'signature_mismatch' });
+    expect(await verifySignature(reserialized, header, SECRET, { now: NOW })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
   });
 
   it('rejects a timestamp older than the tolerance', async () => {
     const header = signPayload(SECRET, BODY, T - 301);
-    expect(await verifySignature(BODY, header, SECRET, { now: NOW })).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
-    expect(await verifySignature(BODY, signPayload(SECRET, BODY, T - 300), SECRET, { now: NOW + 999 })).toMatchObject({ ok: true });
+    expect(await verifySignature(BODY, header, SECRET, { now: NOW })).toEqual({
+      ok: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
+    expect(await verifySignature(BODY, signPayload(SECRET, BODY, T - 300), SECRET, { now: NOW + 999 })).toMatchObject({
+      ok: true,
+    });
   });
 
   it('rejects a timestamp further in the future than the tolerance', async () => {
-    expect(await verifySignature(BODY, signPayload(SECRET, BODY, T + 301), SECRET, { now: NOW })).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
-    expect(await verifySignature(BODY, signPayload(SECRET, BODY, T + 300), SECRET, { now: NOW })).toMatchObject({ ok: true });
+    expect(await verifySignature(BODY, signPayload(SECRET, BODY, T + 301), SECRET, { now: NOW })).toEqual({
+      ok: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
+    expect(await verifySignature(BODY, signPayload(SECRET, BODY, T + 300), SECRET, { now: NOW })).toMatchObject({
+      ok: true,
+    });
   });
 
   it('honours a custom tolerance', async () => {
     const header = signPayload(SECRET, BODY, T - 10);
-    expect(await verifySignature(BODY, header, SECRET, { now: NOW, toleranceSeconds: 5 })).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
+    expect(await verifySignature(BODY, header, SECRET, { now: NOW, toleranceSeconds: 5 })).toEqual({
+      ok: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
   });
 
   it('checks the time before the signature, so a stale replay is refused even when genuine', async () => {
-    expect(await verifySignature(BODY, signPayload(SECRET, BODY, T - 3600), SECRET, { now: NOW })).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
+    expect(await verifySignature(BODY, signPayload(SECRET, BODY, T - 3600), SECRET, { now: NOW })).toEqual({
+      ok: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
   });
 });
 

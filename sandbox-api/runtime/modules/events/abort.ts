@@ -59,7 +59,8 @@ function enforceRange(value: unknown, what: string): number {
   const number = +(value as number);
   if (!Number.isFinite(number)) throw new TypeError(`${what} is not a finite number.`);
   const integer = Math.trunc(number);
-  if (integer < 0 || integer > Number.MAX_SAFE_INTEGER) throw new TypeError(`${what} is outside the accepted range of 0 to ${Number.MAX_SAFE_INTEGER}.`);
+  if (integer < 0 || integer > Number.MAX_SAFE_INTEGER)
+    throw new TypeError(`${what} is outside the accepted range of 0 to ${Number.MAX_SAFE_INTEGER}.`);
   return integer === 0 ? 0 : integer;
 }
 
@@ -156,7 +157,14 @@ export function createAbortClasses(deps: AbortDeps) {
       if (token !== CREATE) throw new TypeError('Illegal constructor');
       super();
       this.#state = {
-        aborted: false, reason: undefined, algorithms: new Set(), dependent: false, sources: [], dependents: new Set(), sweepAt: 16, timerPending: false,
+        aborted: false,
+        reason: undefined,
+        algorithms: new Set(),
+        dependent: false,
+        sources: [],
+        dependents: new Set(),
+        sweepAt: 16,
+        timerPending: false,
       };
     }
 
@@ -168,7 +176,8 @@ export function createAbortClasses(deps: AbortDeps) {
     }
 
     static timeout(milliseconds: unknown): AbortSignal {
-      if (arguments.length < 1) throw new TypeError("Failed to execute 'timeout' on 'AbortSignal': 1 argument required, but only 0 present.");
+      if (arguments.length < 1)
+        throw new TypeError("Failed to execute 'timeout' on 'AbortSignal': 1 argument required, but only 0 present.");
       const ms = enforceRange(milliseconds, "Failed to execute 'timeout' on 'AbortSignal': Value");
       const signal = new AbortSignal(CREATE);
       if (ms <= MAX_TIMER_MS) {
@@ -187,11 +196,16 @@ export function createAbortClasses(deps: AbortDeps) {
     }
 
     static any(signals: unknown): AbortSignal {
-      if (arguments.length < 1) throw new TypeError("Failed to execute 'any' on 'AbortSignal': 1 argument required, but only 0 present.");
-      if (typeof signals !== 'object' || signals === null) throw new TypeError("Failed to execute 'any' on 'AbortSignal': The provided value cannot be converted to a sequence.");
+      if (arguments.length < 1)
+        throw new TypeError("Failed to execute 'any' on 'AbortSignal': 1 argument required, but only 0 present.");
+      if (typeof signals !== 'object' || signals === null)
+        throw new TypeError(
+          "Failed to execute 'any' on 'AbortSignal': The provided value cannot be converted to a sequence.",
+        );
       const list: object[] = [];
       for (const signal of signals as Iterable<unknown>) {
-        if (!isSignal(signal)) throw new TypeError("Failed to execute 'any' on 'AbortSignal': Failed to convert value to 'AbortSignal'.");
+        if (!isSignal(signal))
+          throw new TypeError("Failed to execute 'any' on 'AbortSignal': Failed to convert value to 'AbortSignal'.");
         list.push(signal as object);
       }
       return dependentSignal(list);
@@ -241,7 +255,8 @@ export function createAbortClasses(deps: AbortDeps) {
 
     static {
       controllerSignal = (value) => {
-        if (typeof value !== 'object' || value === null || !(#signal in value)) throw new TypeError('Illegal invocation: not an AbortController');
+        if (typeof value !== 'object' || value === null || !(#signal in value))
+          throw new TypeError('Illegal invocation: not an AbortController');
         return (value as AbortController).#signal;
       };
     }

@@ -141,7 +141,11 @@ export function createEventTarget(events: EventInternals, reportError: (error: u
 
     addEventListener(type: string, callback: unknown, options?: unknown): void {
       const map = listeners(this);
-      if (arguments.length < 2) throw new TypeError(`Failed to execute 'addEventListener' on 'EventTarget': 2 arguments required, but only ${arguments.length} present.`);
+      if (arguments.length < 2)
+        throw new TypeError(
+          `Failed to execute 'addEventListener' on 'EventTarget': 2 ` +
+            `arguments required, but only ${arguments.length} present.`,
+        );
       const name = `${type}`;
       const listenerCallback = callbackOf(callback, 'addEventListener');
       let capture = false;
@@ -156,7 +160,10 @@ export function createEventTarget(events: EventInternals, reportError: (error: u
         passive = Boolean(init.passive);
         const given = init.signal;
         if (given !== undefined) {
-          if (!signals.isSignal(given)) throw new TypeError("Failed to execute 'addEventListener' on 'EventTarget': member signal is not of type AbortSignal.");
+          if (!signals.isSignal(given))
+            throw new TypeError(
+              "Failed to execute 'addEventListener' on 'EventTarget': member signal is not of type AbortSignal.",
+            );
           signal = given as object;
         }
       } else {
@@ -174,7 +181,11 @@ export function createEventTarget(events: EventInternals, reportError: (error: u
 
     removeEventListener(type: string, callback: unknown, options?: unknown): void {
       const map = listeners(this);
-      if (arguments.length < 2) throw new TypeError(`Failed to execute 'removeEventListener' on 'EventTarget': 2 arguments required, but only ${arguments.length} present.`);
+      if (arguments.length < 2)
+        throw new TypeError(
+          `Failed to execute 'removeEventListener' on 'EventTarget': 2 ` +
+            `arguments required, but only ${arguments.length} present.`,
+        );
       const name = `${type}`;
       const listenerCallback = callbackOf(callback, 'removeEventListener');
       const capture = captureOf(options);
@@ -184,9 +195,14 @@ export function createEventTarget(events: EventInternals, reportError: (error: u
 
     dispatchEvent(event: unknown): boolean {
       listeners(this);
-      if (!events.isEvent(event)) throw new TypeError("Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'.");
+      if (!events.isEvent(event))
+        throw new TypeError("Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'.");
       const s = events.state(event);
-      if (s.dispatching || !s.initialized) throw new DOMException("Failed to execute 'dispatchEvent' on 'EventTarget': The event is already being dispatched.", 'InvalidStateError');
+      if (s.dispatching || !s.initialized)
+        throw new DOMException(
+          "Failed to execute 'dispatchEvent' on 'EventTarget': The event is already being dispatched.",
+          'InvalidStateError',
+        );
       s.trusted = false;
       return dispatch(this, event as object);
     }
@@ -230,7 +246,12 @@ export function createEventTarget(events: EventInternals, reportError: (error: u
         signals.listenersChanged(target, type);
       },
     };
-    Object.defineProperty(prototype, name, { get: accessors.get, set: accessors.set, enumerable: true, configurable: true });
+    Object.defineProperty(prototype, name, {
+      get: accessors.get,
+      set: accessors.set,
+      enumerable: true,
+      configurable: true,
+    });
   }
 
   const internals: TargetInternals = {

@@ -52,12 +52,18 @@ export function enumerable(prototype: object, names: readonly string[]): void {
 
 /** A class's `[Symbol.toStringTag]` as Web IDL defines it: a non-writable data property. */
 export function tag(target: { prototype: object }, name: string): void {
-  Object.defineProperty(target.prototype, Symbol.toStringTag, { value: name, writable: false, enumerable: false, configurable: true });
+  Object.defineProperty(target.prototype, Symbol.toStringTag, {
+    value: name,
+    writable: false,
+    enumerable: false,
+    configurable: true,
+  });
 }
 
 function constants(target: object): void {
   const phases = { NONE, CAPTURING_PHASE, AT_TARGET, BUBBLING_PHASE };
-  for (const [name, value] of Object.entries(phases)) Object.defineProperty(target, name, { value, writable: false, enumerable: true, configurable: false });
+  for (const [name, value] of Object.entries(phases))
+    Object.defineProperty(target, name, { value, writable: false, enumerable: true, configurable: false });
 }
 
 export function createEventClasses(clock: () => number) {
@@ -75,17 +81,37 @@ export function createEventClasses(clock: () => number) {
     const cancelable = Boolean(init.cancelable);
     const composed = Boolean(init.composed);
     return {
-      type, bubbles, cancelable, composed, target: null, currentTarget: null, phase: NONE, path: [],
-      stopPropagation: false, stopImmediatePropagation: false, canceled: false, inPassiveListener: false,
-      dispatching: false, initialized: true, trusted: false, timeStamp: clock(),
+      type,
+      bubbles,
+      cancelable,
+      composed,
+      target: null,
+      currentTarget: null,
+      phase: NONE,
+      path: [],
+      stopPropagation: false,
+      stopImmediatePropagation: false,
+      canceled: false,
+      inPassiveListener: false,
+      dispatching: false,
+      initialized: true,
+      trusted: false,
+      timeStamp: clock(),
     };
   }
 
   /** The DOM standard's "initialize": what initEvent and initCustomEvent reset. */
   function initialize(s: EventState, type: string, bubbles: unknown, cancelable: unknown): void {
     Object.assign(s, {
-      initialized: true, stopPropagation: false, stopImmediatePropagation: false, canceled: false, trusted: false, target: null,
-      type, bubbles: Boolean(bubbles), cancelable: Boolean(cancelable),
+      initialized: true,
+      stopPropagation: false,
+      stopImmediatePropagation: false,
+      canceled: false,
+      trusted: false,
+      target: null,
+      type,
+      bubbles: Boolean(bubbles),
+      cancelable: Boolean(cancelable),
     });
   }
 
@@ -102,7 +128,8 @@ export function createEventClasses(clock: () => number) {
     }
 
     constructor(type: string, eventInitDict?: unknown) {
-      if (arguments.length < 1) throw new TypeError("Failed to construct 'Event': 1 argument required, but only 0 present.");
+      if (arguments.length < 1)
+        throw new TypeError("Failed to construct 'Event': 1 argument required, but only 0 present.");
       const name = `${type}`;
       this.#state = fresh(name, dictionary(eventInitDict, "Failed to construct 'Event': The provided value"));
     }
@@ -168,7 +195,8 @@ export function createEventClasses(clock: () => number) {
     }
     initEvent(type: string, bubbles = false, cancelable = false): void {
       const s = state(this);
-      if (arguments.length < 1) throw new TypeError("Failed to execute 'initEvent' on 'Event': 1 argument required, but only 0 present.");
+      if (arguments.length < 1)
+        throw new TypeError("Failed to execute 'initEvent' on 'Event': 1 argument required, but only 0 present.");
       const name = `${type}`;
       if (!s.dispatching) initialize(s, name, bubbles, cancelable);
     }
@@ -176,8 +204,24 @@ export function createEventClasses(clock: () => number) {
   constants(Event);
   constants(Event.prototype);
   enumerable(Event.prototype, [
-    'type', 'target', 'srcElement', 'currentTarget', 'composedPath', 'eventPhase', 'stopPropagation', 'cancelBubble', 'stopImmediatePropagation',
-    'bubbles', 'cancelable', 'returnValue', 'preventDefault', 'defaultPrevented', 'composed', 'isTrusted', 'timeStamp', 'initEvent',
+    'type',
+    'target',
+    'srcElement',
+    'currentTarget',
+    'composedPath',
+    'eventPhase',
+    'stopPropagation',
+    'cancelBubble',
+    'stopImmediatePropagation',
+    'bubbles',
+    'cancelable',
+    'returnValue',
+    'preventDefault',
+    'defaultPrevented',
+    'composed',
+    'isTrusted',
+    'timeStamp',
+    'initEvent',
   ]);
   tag(Event, 'Event');
 
@@ -197,7 +241,8 @@ export function createEventClasses(clock: () => number) {
     }
 
     constructor(type: string, eventInitDict?: unknown) {
-      if (arguments.length < 1) throw new TypeError("Failed to construct 'CustomEvent': 1 argument required, but only 0 present.");
+      if (arguments.length < 1)
+        throw new TypeError("Failed to construct 'CustomEvent': 1 argument required, but only 0 present.");
       const init = dictionary(eventInitDict, "Failed to construct 'CustomEvent': The provided value");
       super(type, init);
       const detail = init.detail;
@@ -211,7 +256,10 @@ export function createEventClasses(clock: () => number) {
 
     initCustomEvent(type: string, bubbles = false, cancelable = false, detail: unknown = null): void {
       if (!isCustom(this)) throw new TypeError('Illegal invocation: not a CustomEvent');
-      if (arguments.length < 1) throw new TypeError("Failed to execute 'initCustomEvent' on 'CustomEvent': 1 argument required, but only 0 present.");
+      if (arguments.length < 1)
+        throw new TypeError(
+          "Failed to execute 'initCustomEvent' on 'CustomEvent': 1 argument required, but only 0 present.",
+        );
       const name = `${type}`;
       const s = state(this);
       if (s.dispatching) return;

@@ -11,7 +11,10 @@ export interface PerformanceClock {
 
 const CREATE = Object.freeze({});
 
-export function createPerformance(EventTarget: ReturnType<typeof createEventTarget>['EventTarget'], clock: PerformanceClock) {
+export function createPerformance(
+  EventTarget: ReturnType<typeof createEventTarget>['EventTarget'],
+  clock: PerformanceClock,
+) {
   let check!: (value: unknown) => void;
 
   class Performance extends EventTarget {
@@ -19,7 +22,8 @@ export function createPerformance(EventTarget: ReturnType<typeof createEventTarg
 
     static {
       check = (value) => {
-        if (typeof value !== 'object' || value === null || !(#performance in value)) throw new TypeError('Illegal invocation: not a Performance');
+        if (typeof value !== 'object' || value === null || !(#performance in value))
+          throw new TypeError('Illegal invocation: not a Performance');
       };
     }
 

@@ -17,8 +17,23 @@ export interface CloneDeps {
 }
 
 export type Kind =
-  | 'boolean' | 'number' | 'bigint' | 'string' | 'date' | 'regexp' | 'arraybuffer' | 'typedarray' | 'dataview'
-  | 'map' | 'set' | 'domexception' | 'error' | 'array' | 'blob' | 'file' | 'object';
+  | 'boolean'
+  | 'number'
+  | 'bigint'
+  | 'string'
+  | 'date'
+  | 'regexp'
+  | 'arraybuffer'
+  | 'typedarray'
+  | 'dataview'
+  | 'map'
+  | 'set'
+  | 'domexception'
+  | 'error'
+  | 'array'
+  | 'blob'
+  | 'file'
+  | 'object';
 
 type Fn = (...args: never[]) => unknown;
 
@@ -56,20 +71,42 @@ const valueOf = {
 
 /** RegExp flags in the order RegExp#flags gives them, each read through its brand-checking getter. */
 const REGEXP_FLAGS = (
-  [['hasIndices', 'd'], ['global', 'g'], ['ignoreCase', 'i'], ['multiline', 'm'], ['dotAll', 's'], ['unicode', 'u'], ['unicodeSets', 'v'], ['sticky', 'y']] as const
+  [
+    ['hasIndices', 'd'],
+    ['global', 'g'],
+    ['ignoreCase', 'i'],
+    ['multiline', 'm'],
+    ['dotAll', 's'],
+    ['unicode', 'u'],
+    ['unicodeSets', 'v'],
+    ['sticky', 'y'],
+  ] as const
 )
   .filter(([name]) => getOwnPropertyDescriptor(RegExp.prototype, name) !== undefined)
   .map(([name, flag]) => [getter(RegExp.prototype, name), flag] as const);
 
 const TYPED_ARRAYS = new Map<unknown, unknown>([
-  ['Int8Array', Int8Array], ['Uint8Array', Uint8Array], ['Uint8ClampedArray', Uint8ClampedArray], ['Int16Array', Int16Array],
-  ['Uint16Array', Uint16Array], ['Int32Array', Int32Array], ['Uint32Array', Uint32Array], ['Float32Array', Float32Array],
-  ['Float64Array', Float64Array], ['BigInt64Array', BigInt64Array], ['BigUint64Array', BigUint64Array],
+  ['Int8Array', Int8Array],
+  ['Uint8Array', Uint8Array],
+  ['Uint8ClampedArray', Uint8ClampedArray],
+  ['Int16Array', Int16Array],
+  ['Uint16Array', Uint16Array],
+  ['Int32Array', Int32Array],
+  ['Uint32Array', Uint32Array],
+  ['Float32Array', Float32Array],
+  ['Float64Array', Float64Array],
+  ['BigInt64Array', BigInt64Array],
+  ['BigUint64Array', BigUint64Array],
 ]);
 
 const ERRORS = new Map<unknown, ErrorConstructor>([
-  ['Error', Error], ['EvalError', EvalError], ['RangeError', RangeError], ['ReferenceError', ReferenceError],
-  ['SyntaxError', SyntaxError], ['TypeError', TypeError], ['URIError', URIError],
+  ['Error', Error],
+  ['EvalError', EvalError],
+  ['RangeError', RangeError],
+  ['ReferenceError', ReferenceError],
+  ['SyntaxError', SyntaxError],
+  ['TypeError', TypeError],
+  ['URIError', URIError],
 ]);
 
 /**
@@ -77,9 +114,26 @@ const ERRORS = new Map<unknown, ErrorConstructor>([
  * brand check without side effects. A forged tag makes an object uncloneable, nothing more.
  */
 const UNCLONEABLE = new Set<unknown>([
-  'Promise', 'WeakMap', 'WeakSet', 'WeakRef', 'FinalizationRegistry', 'Generator', 'AsyncGenerator', 'Module', 'Array Iterator', 'Map Iterator',
-  'Set Iterator', 'String Iterator', 'RegExp String Iterator', 'Iterator Helper', 'Segmenter String Iterator', 'Segments', 'Symbol',
-  'DisposableStack', 'AsyncDisposableStack', 'SharedArrayBuffer',
+  'Promise',
+  'WeakMap',
+  'WeakSet',
+  'WeakRef',
+  'FinalizationRegistry',
+  'Generator',
+  'AsyncGenerator',
+  'Module',
+  'Array Iterator',
+  'Map Iterator',
+  'Set Iterator',
+  'String Iterator',
+  'RegExp String Iterator',
+  'Iterator Helper',
+  'Segmenter String Iterator',
+  'Segments',
+  'Symbol',
+  'DisposableStack',
+  'AsyncDisposableStack',
+  'SharedArrayBuffer',
 ]);
 
 function branded(fn: Fn, value: unknown): boolean {
@@ -92,7 +146,8 @@ function branded(fn: Fn, value: unknown): boolean {
 }
 
 function inherits(value: object, prototype: object): boolean {
-  for (let current = getPrototypeOf(value); current !== null; current = getPrototypeOf(current)) if (current === prototype) return true;
+  for (let current = getPrototypeOf(value); current !== null; current = getPrototypeOf(current))
+    if (current === prototype) return true;
   return false;
 }
 
@@ -179,7 +234,11 @@ export function createKinds(deps: CloneDeps) {
   function typedArrayConstructor(name: unknown): new (buffer: ArrayBuffer, offset: number, length: number) => object {
     const found = name === 'Float16Array' ? deps.Float16Array() : TYPED_ARRAYS.get(name);
     if (typeof found !== 'function') throw dataCloneError(`${String(name)} could not be cloned.`);
-    return found as new (buffer: ArrayBuffer, offset: number, length: number) => object;
+    return found as new (
+      buffer: ArrayBuffer,
+      offset: number,
+      length: number,
+    ) => object;
   }
 
   function blobBytes(value: object): Uint8Array {
@@ -210,7 +269,11 @@ export function createKinds(deps: CloneDeps) {
       case 'typedarray': {
         const Constructor = typedArrayConstructor(call(typedArrayName, value, []));
         const out = buffer(call(typedArrayBuffer, value, []) as object) as ArrayBuffer;
-        return new Constructor(out, call(typedArrayOffset, value, []) as number, call(typedArrayLength, value, []) as number);
+        return new Constructor(
+          out,
+          call(typedArrayOffset, value, []) as number,
+          call(typedArrayLength, value, []) as number,
+        );
       }
       case 'dataview': {
         const out = buffer(call(dataViewBuffer, value, []) as object) as ArrayBuffer;
@@ -218,7 +281,10 @@ export function createKinds(deps: CloneDeps) {
       }
       case 'domexception': {
         const { name, message } = value as { name?: unknown; message?: unknown };
-        return new DOMException(message === undefined ? '' : String(message), name === undefined ? 'Error' : String(name));
+        return new DOMException(
+          message === undefined ? '' : String(message),
+          name === undefined ? 'Error' : String(name),
+        );
       }
       case 'file': {
         const bytes = blobBytes(value);
@@ -237,13 +303,18 @@ export function createKinds(deps: CloneDeps) {
     const name = (value as { name?: unknown }).name;
     const message = getOwnPropertyDescriptor(value, 'message');
     const Constructor = ERRORS.get(name) ?? Error;
-    const out = message !== undefined && 'value' in message ? new Constructor(String(message.value)) : new Constructor();
+    const out =
+      message !== undefined && 'value' in message ? new Constructor(String(message.value)) : new Constructor();
     const stack = (value as { stack?: unknown }).stack;
-    if (typeof stack === 'string') defineProperty(out, 'stack', { value: stack, writable: true, enumerable: false, configurable: true });
+    if (typeof stack === 'string')
+      defineProperty(out, 'stack', { value: stack, writable: true, enumerable: false, configurable: true });
     return out;
   }
 
-  /** An error's own data property `cause`, cloned (after the error is in the walk's memory: a cause may be the error). */
+  /**
+   * An error's own data property `cause`, cloned (after the error is in the walk's memory: a cause may be the error).
+   *
+   */
   function copyCause(value: object, out: Error, clone: (value: unknown) => unknown): void {
     const cause = getOwnPropertyDescriptor(value, 'cause');
     if (cause === undefined || !('value' in cause)) return;
@@ -253,22 +324,32 @@ export function createKinds(deps: CloneDeps) {
   /** StructuredSerializeOptions' transfer list, checked: distinct ArrayBuffers that are not detached. */
   function transferList(options: unknown): object[] {
     if (options === undefined || options === null) return [];
-    if (typeof options !== 'object' && typeof options !== 'function') throw new TypeError("Failed to execute 'structuredClone': The provided value is not of type 'StructuredSerializeOptions'.");
+    if (typeof options !== 'object' && typeof options !== 'function')
+      throw new TypeError(
+        "Failed to execute 'structuredClone': The provided value is not of type 'StructuredSerializeOptions'.",
+      );
     const transfer = (options as { transfer?: unknown }).transfer;
     if (transfer === undefined) return [];
-    if ((typeof transfer !== 'object' && typeof transfer !== 'function') || transfer === null || typeof (transfer as Iterable<unknown>)[Symbol.iterator] !== 'function') {
+    if (
+      (typeof transfer !== 'object' && typeof transfer !== 'function') ||
+      transfer === null ||
+      typeof (transfer as Iterable<unknown>)[Symbol.iterator] !== 'function'
+    ) {
       throw new TypeError("Failed to execute 'structuredClone': The provided value cannot be converted to a sequence.");
     }
     const list: object[] = [];
     for (const item of transfer as Iterable<unknown>) {
-      if ((typeof item !== 'object' && typeof item !== 'function') || item === null) throw new TypeError("Failed to execute 'structuredClone': Failed to convert value to 'object'.");
+      if ((typeof item !== 'object' && typeof item !== 'function') || item === null)
+        throw new TypeError("Failed to execute 'structuredClone': Failed to convert value to 'object'.");
       list.push(item);
     }
     const seen = new Set<object>();
     for (let index = 0; index < list.length; index++) {
       const item = list[index];
-      if (!branded(bufferLength, item)) throw dataCloneError(`Value at index ${index} does not have a transferable type.`);
-      if (seen.has(item)) throw dataCloneError(`ArrayBuffer at index ${index} is a duplicate of an earlier ArrayBuffer.`);
+      if (!branded(bufferLength, item))
+        throw dataCloneError(`Value at index ${index} does not have a transferable type.`);
+      if (seen.has(item))
+        throw dataCloneError(`ArrayBuffer at index ${index} is a duplicate of an earlier ArrayBuffer.`);
       if (call(bufferDetached, item, [])) throw dataCloneError(`ArrayBuffer at index ${index} is already detached.`);
       seen.add(item);
     }
@@ -284,7 +365,9 @@ export function createKinds(deps: CloneDeps) {
     copyCause,
     transferList,
     arrayLength: (value: object): number => getOwnPropertyDescriptor(value, 'length')?.value as number,
-    mapEntries: (value: object): [unknown, unknown][] => [...(call(mapEntries, value, []) as Iterable<[unknown, unknown]>)],
+    mapEntries: (value: object): [unknown, unknown][] => [
+      ...(call(mapEntries, value, []) as Iterable<[unknown, unknown]>),
+    ],
     setValues: (value: object): unknown[] => [...(call(setValues, value, []) as Iterable<unknown>)],
     /** Detaches a transferred ArrayBuffer (its contents went to the clone, copied). */
     detach: (value: object): void => void call(bufferTransfer, value, []),
