@@ -28,6 +28,7 @@ export async function openStoresAndSecrets({ options, log, metrics, platform, on
   });
   onFailure(() => stores.close());
   metrics.outboxDepthFrom(() => stores.outbox.depth());
+  metrics.storeTrafficFrom(() => stores.traffic());
   // Seeding adds only missing rows, so API writes survive restarts.
   await stores.platform.seed(platform);
   const directory = await stores.platform.loadDirectory();

@@ -23,7 +23,7 @@ export function wireWebhooks(
   const webhookDispatcher = createWebhookDispatcher({
     outbox: stores.outbox,
     policyOptions: { allow: options.allowEgress, hostPorts },
-    secretsFor: (installationId) => stores.signingSecrets.secretsFor(installationId, options.clock()),
+    signingSecretsFor: (installationIds) => stores.signingSecrets.secretsForMany(installationIds, options.clock()),
     currentUrl: async (installationId) =>
       webhookUrlOf((await stores.installations.getInstallation(installationId))?.configuration),
     now: options.clock,

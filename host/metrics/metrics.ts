@@ -33,6 +33,8 @@ export interface HostMetrics {
   owedAttempted(result: OwedAttemptResult): void;
   /** Read at every scrape: owed setup events waiting and being delivered. */
   owedDepthFrom(read: () => Promise<{ pending: number; running: number }>): void;
+  /** Read at every scrape: round trips and statements this host has asked of its database. */
+  storeTrafficFrom(read: () => { roundTrips: number; statements: number }): void;
   render(): Promise<string>;
 }
 
@@ -148,6 +150,31 @@ export function createHostMetrics(): HostMetrics {
       this.set({ status: 'running' }, depth.running);
     },
   });
+  // Counted by the store itself (store/traffic.ts); read after the gauges above, so a scrape's own
+  // depth queries show in the next scrape.
+  let readTraffic: (() => { roundTrips: number; statements: number }) | undefined;
+  const trafficCounter = (
+    name: string,
+    help: string,
+    pick: (traffic: { roundTrips: number; statements: number }) => number,
+  ) =>
+    new Counter({
+      name: `${PREFIX}${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        if (readTraffic === undefined) return;
+        this.reset();
+        this.inc(pick(readTraffic()));
+      },
+    });
+  trafficCounter(
+    'store_round_trips_total',
+    'Calls this host made to its database and waited on (PostgreSQL: queries, BEGIN and COMMIT included; ' +
+      'SQLite: statements run).',
+    (traffic) => traffic.roundTrips,
+  );
+  trafficCounter('store_statements_total', 'SQL statements this host ran on its database.', (t) => t.statements);
   return {
     contentType: registry.contentType,
     dispatched({ integration, type, status, durationMs }) {
@@ -166,6 +193,9 @@ export function createHostMetrics(): HostMetrics {
     owedAttempted: (result) => owedAttempts.inc({ result }),
     owedDepthFrom(read) {
       readOwedDepth = read;
+    },
+    storeTrafficFrom(read) {
+      readTraffic = read;
     },
     render: () => registry.metrics(),
   };

@@ -11,6 +11,7 @@ import type { SigningSecretStore } from '../webhooks/secrets.ts';
 import type { IntegrationSecretStore } from '../secrets/model.ts';
 import type { TaskStore } from '../tasks/model.ts';
 import type { OwedEventStore } from '../owed-events/model.ts';
+import type { StoreTraffic } from './traffic.ts';
 
 /** Small named values kept across restarts (the token secret). */
 export interface MetaStore {
@@ -32,6 +33,8 @@ export interface HostStores {
   readonly shared: boolean;
   /** Resolves when the database answers now; rejects otherwise (the readiness route). */
   ping(): Promise<void>;
+  /** Round trips and statements this host has asked of the database since it opened (traffic.ts). */
+  traffic(): StoreTraffic;
   meta: MetaStore;
   installations: InstallationStore;
   platform: PlatformStore;

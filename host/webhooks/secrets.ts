@@ -62,5 +62,7 @@ export interface SigningSecretStore {
   get(installationId: string): Promise<SigningSecrets | undefined>;
   /** The secrets that sign now, current first; empty when the installation has none (uninstalled). */
   secretsFor(installationId: string, nowMs: number): Promise<string[]>;
+  /** secretsFor of several installations in one read (a claimed batch): an entry for each id, empty when gone. */
+  secretsForMany(installationIds: readonly string[], nowMs: number): Promise<Map<string, string[]>>;
   remove(installationId: string): Promise<void>;
 }

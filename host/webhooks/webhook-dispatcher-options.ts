@@ -12,8 +12,11 @@ export interface WebhookDispatcherOptions {
   outbox: Outbox;
   /** The same `--allow-egress` exceptions as guest fetch. */
   policyOptions: EgressOptions;
-  /** Active signing secrets of an installation, current first; empty once it is gone (the delivery then fails). */
-  secretsFor(installationId: string): Promise<string[]>;
+  /**
+   * Active signing secrets of each installation of a claimed batch (one read), current first; empty once it is gone
+   * (its delivery then fails).
+   */
+  signingSecretsFor(installationIds: readonly string[]): Promise<ReadonlyMap<string, readonly string[]>>;
   /** The URL the installation is configured with now (each attempt goes there); undefined keeps the queued one. */
   currentUrl?(installationId: string): Promise<string | undefined>;
   now?: () => number;

@@ -156,11 +156,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         room: slots.room(),
         leaseMs,
       });
-      // Claimed rows are attempted even if stop() came meanwhile: stop() waits for them.
-      for (const delivery of claimed) {
-        slots.take(endpointOf(delivery.url));
-        launch(delivery);
-      }
+      // Claimed rows are attempted even if stop() came meanwhile: stop() waits for them. Their slots are
+      // taken before the batch's secrets are read, so nothing else counts them free meanwhile.
+      for (const delivery of claimed) slots.take(endpointOf(delivery.url));
+      const secrets = await signingSecretsOf(claimed);
+      for (const delivery of claimed) launch(delivery, secrets.get(delivery.installationId) ?? []);
       if (claimed.length === 0) break;
     }
   }
@@ -186,7 +186,18 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     });
   }
 
-  function launch(delivery: DeliveryRecord): void {
+  /** The batch's secrets in one read; when it fails every attempt goes unsigned, fails and is retried. */
+  async function signingSecretsOf(claimed: readonly DeliveryRecord[]): Promise<ReadonlyMap<string, readonly string[]>> {
+    if (claimed.length === 0) return new Map();
+    try {
+      return await options.signingSecretsFor(claimed.map((delivery) => delivery.installationId));
+    } catch (error) {
+      options.log?.error(`webhook outbox: could not read signing secrets: ${(error as Error).message}`);
+      return new Map();
+    }
+  }
+
+  function launch(delivery: DeliveryRecord, secrets: readonly string[]): void {
     const task = new Promise<void>((done) => {
       const startedAt = now();
       // Every attempt, retries included, goes to the URL configured now: a URL changed because
@@ -194,8 +205,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
       const currentUrl = (options.currentUrl?.(delivery.installationId) ?? Promise.resolve(undefined)).catch(
         () => undefined,
       );
-      Promise.all([options.secretsFor(delivery.installationId).catch((): string[] => []), currentUrl])
-        .then(([secrets, url]) => deliver({ url: url ?? delivery.url, body: delivery.body, secrets }))
+      currentUrl
+        .then((url) => deliver({ url: url ?? delivery.url, body: delivery.body, secrets: [...secrets] }))
         .catch(
           (error: unknown): AttemptResult => ({
             error: 'network',

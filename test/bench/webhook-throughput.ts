@@ -30,7 +30,7 @@ export async function measureWebhookDeliveriesPerSec({ count }: { count: number 
   const dispatcher = createWebhookDispatcher({
     outbox: createOutbox(db),
     policyOptions: { allow: ['127.0.0.1'] },
-    secretsFor: (id) => secrets.secretsFor(id, Date.now()),
+    signingSecretsFor: (ids) => secrets.secretsForMany(ids, Date.now()),
     onAttempt: ({ status }) => {
       if (status === 'pending') return;
       if (status === 'failed') failed++;

@@ -14,6 +14,8 @@ export interface TestPostgres {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` */
   url: string;
   port: number;
+  /** The postmaster's pid (its backends are its children). */
+  pid: number;
   /** A new empty database on this server; its URL. */
   createDatabase(name?: string): Promise<string>;
   stop(): Promise<void>;
@@ -80,7 +82,12 @@ export async function freePort(): Promise<number> {
 
 let databases = 0;
 
-export async function startPostgres(): Promise<TestPostgres> {
+export interface PostgresServerOptions {
+  /** shared_preload_libraries, e.g. ['pg_stat_statements'] for the bench's statement profile. */
+  preload?: string[];
+}
+
+export async function startPostgres(options: PostgresServerOptions = {}): Promise<TestPostgres> {
   if (postgresUnavailable !== undefined || BIN === undefined) throw new Error(postgresUnavailable);
   const dir = mkdtempSync(path.join(tmpdir(), 'host-pg-'));
   if (POSTGRES_USER) chownSync(dir, POSTGRES_USER.uid, POSTGRES_USER.gid);
@@ -101,7 +108,8 @@ export async function startPostgres(): Promise<TestPostgres> {
   // Loopback only, the socket in our own dir, and durability off: a test database is thrown away.
   const serverOptions =
     `-h 127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c ` +
-    `max_connections=200`;
+    `max_connections=200` +
+    (options.preload?.length ? ` -c shared_preload_libraries=${options.preload.join(',')}` : '');
   run(path.join(BIN, 'pg_ctl'), [
     'start',
     '-D',
@@ -130,6 +138,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   return {
     url,
     port,
+    pid,
     async createDatabase(name = `test_${process.pid}_${++databases}`) {
       const client = new pg.Client({ connectionString: url });
       await client.connect();

@@ -162,6 +162,10 @@ describe('metrics and readiness', () => {
     );
     after = await scrape(host);
     expect(after.get('integration_host_outbox_depth{status="pending"}')).toBe(0);
+    // The store counts its own traffic: the event queued, claimed and settled in between took some.
+    const trips = 'integration_host_store_round_trips_total';
+    expect(after.get(trips)! - before.get(trips)!).toBeGreaterThanOrEqual(3);
+    expect(after.get('integration_host_store_statements_total')).toBeGreaterThanOrEqual(after.get(trips)!);
     // The setup events of the installations made at start were owed and delivered (no handler counts as delivered).
     expect(after.get('integration_host_owed_event_attempts_total{result="delivered"}')).toBeGreaterThanOrEqual(1);
     expect(after.has('integration_host_owed_event_attempts_total{result="failed"}')).toBe(true);

@@ -36,7 +36,7 @@ beforeEach(async () => {
   dispatcher = createWebhookDispatcher({
     outbox,
     policyOptions: { allow: ['127.0.0.1'] },
-    secretsFor: (id) => secrets.secretsFor(id, Date.now()),
+    signingSecretsFor: (ids) => secrets.secretsForMany(ids, Date.now()),
   });
   await dispatcher.start();
 });

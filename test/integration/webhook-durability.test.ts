@@ -82,7 +82,7 @@ describe('webhook outbox durability', () => {
     const dispatcher = createWebhookDispatcher({
       outbox,
       policyOptions: { allow: ['127.0.0.1'] },
-      secretsFor: async () => [SECRET],
+      signingSecretsFor: async (ids) => new Map(ids.map((id) => [id, [SECRET]])),
     });
     await dispatcher.start();
     try {

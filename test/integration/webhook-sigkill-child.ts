@@ -13,7 +13,7 @@ const outbox = createOutbox(db);
 const dispatcher = createWebhookDispatcher({
   outbox,
   policyOptions: { allow: ['127.0.0.1'] },
-  secretsFor: async () => [secret],
+  signingSecretsFor: async (ids) => new Map(ids.map((id) => [id, [secret]])),
   onAttempt: ({ delivery, attempt, status }) =>
     process.stdout.write(
       `attempt ${delivery.eventId} ${attempt.attempt} ${attempt.statusCode ?? attempt.errorKind} ${status}\n`,

@@ -5,6 +5,7 @@
 
 import pg from 'pg';
 import { HostError } from '../../common/errors.ts';
+import { TrafficCounter } from '../traffic.ts';
 
 /** BIGINT columns (times in ms, sequence numbers) as JS numbers: every value we store is below 2^53. */
 const types = {
@@ -21,10 +22,16 @@ export interface Db {
   /** The URL without its password, for the startup line. */
   readonly safeUrl: string;
   readonly connectionString: string;
-  /** One statement (atomic by itself), retried while the database is unreachable. */
+  /** Queries sent and waited on through query() and transaction() (readiness pings on `pool` are not counted). */
+  readonly traffic: TrafficCounter;
+  /**
+   * One statement (atomic by itself), retried while the database is unreachable. A `name` makes it a prepared
+   * statement, parsed and planned once per connection: for the hot paths (claims, settles, inserts).
+   */
   query<R extends pg.QueryResultRow = Record<string, unknown>>(
     text: string,
     values?: unknown[],
+    name?: string,
   ): Promise<pg.QueryResult<R>>;
   /**
    * `work` in one transaction on one connection, retried as a whole while the database is unreachable; `work` must be
@@ -172,18 +179,36 @@ export async function openDb(value: string, options: DbOptions = {}): Promise<Db
     }
   }
 
+  const traffic = new TrafficCounter();
+  const sent = (): void => {
+    traffic.roundTrips++;
+    traffic.statements++;
+  };
   return {
     pool,
     safeUrl: redactUrl(url),
     connectionString: url.href,
-    query: (text, values) => retrying(() => pool.query(text, values)),
+    traffic,
+    query: <R extends pg.QueryResultRow>(text: string, values?: unknown[], name?: string) =>
+      retrying(() => {
+        sent();
+        return name === undefined ? pool.query<R>(text, values) : pool.query<R>({ name, text, values });
+      }),
     transaction: (work) =>
       retrying(async () => {
         const client = await pool.connect();
         let broken = false;
+        const counted: Queryable = {
+          query: ((...args: Parameters<pg.PoolClient['query']>) => {
+            sent();
+            return (client.query as (...a: unknown[]) => unknown)(...args);
+          }) as pg.PoolClient['query'],
+        };
         try {
+          sent();
           await client.query('BEGIN');
-          const result = await work(client);
+          const result = await work(counted);
+          sent();
           await client.query('COMMIT');
           return result;
         } catch (error) {

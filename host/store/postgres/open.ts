@@ -61,6 +61,7 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
       description: `postgres ${db.safeUrl}`,
       shared: true,
       ping: async () => void (await db.pool.query('SELECT 1')),
+      traffic: () => db.traffic.snapshot(),
       meta: createPostgresMetaStore(db),
       installations,
       platform: createPostgresPlatformStore(db),

@@ -30,8 +30,7 @@ const INSERT = `INSERT INTO webhook_deliveries (id, installation_id, event_id, e
   attempts, next_attempt_at, created_at, redelivery_of)
   SELECT id, installation_id, event_id, event_type, url, endpoint, body, 'pending', 0, $8, $8, redelivery_of
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $9::text[])
-    AS d(id, installation_id, event_id, event_type, url, endpoint, body, redelivery_of)
-  RETURNING *`;
+    AS d(id, installation_id, event_id, event_type, url, endpoint, body, redelivery_of)`;
 
 // One statement: the oldest due rows of endpoints with room (pending, or in flight under a lease
 // that ended), locked and skipped by any other host's claim running at the same time; ranked per
@@ -102,10 +101,10 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
   ): Promise<DeliveryRecord[]> => {
     const ids = deliveries.map(() => newId());
     const column = <K extends keyof (typeof deliveries)[number]>(key: K) => deliveries.map((delivery) => delivery[key]);
-    let rows: DeliveryRow[];
     try {
-      rows = (
-        await db.query<DeliveryRow>(INSERT, [
+      await db.query(
+        INSERT,
+        [
           ids,
           column('installationId'),
           column('eventId'),
@@ -115,22 +114,33 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
           column('body'),
           nowMs,
           column('redeliveryOf'),
-        ])
-      ).rows;
+        ],
+        'outbox_insert',
+      );
     } catch (error) {
       // Ids are chosen before the statement: when the connection died after a commit and the retry
       // met our own rows, every id is there already and nothing was inserted twice.
       if ((error as { code?: string }).code !== '23505') throw error;
-      rows = (
-        await db.query<DeliveryRow>(
-          'SELECT * FROM webhook_deliveries WHERE id = ANY($1::text[]) AND event_id = ANY($2::text[])',
-          [ids, column('eventId')],
-        )
-      ).rows;
+      const { rows } = await db.query<{ id: string }>(
+        'SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) AND event_id = ANY($2::text[])',
+        [ids, column('eventId')],
+      );
       if (rows.length !== new Set(ids).size || new Set(ids).size !== ids.length) throw error;
     }
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    return ids.map((id) => toDelivery(byId.get(id) as DeliveryRow));
+    // The records are what was written (RETURNING would copy every body back from the server).
+    return deliveries.map((delivery, i) => ({
+      id: ids[i],
+      installationId: delivery.installationId,
+      eventId: delivery.eventId,
+      eventType: delivery.eventType,
+      url: delivery.url,
+      body: delivery.body,
+      status: 'pending' as const,
+      attempts: 0,
+      nextAttemptAt: nowMs,
+      createdAt: nowMs,
+      redeliveryOf: delivery.redeliveryOf,
+    }));
   };
 
   return {
@@ -153,16 +163,20 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
       if (request.limit <= 0) return [];
       const room = [...request.room].filter(([, free]) => free > 0);
       const token = randomUUID();
-      const { rows } = await db.query<ClaimedRow>(CLAIM, [
-        nowMs,
-        fullEndpoints(request),
-        request.limit,
-        room.map(([endpoint]) => endpoint),
-        room.map(([, free]) => free),
-        nowMs + request.leaseMs,
-        token,
-        request.perEndpoint,
-      ]);
+      const { rows } = await db.query<ClaimedRow>(
+        CLAIM,
+        [
+          nowMs,
+          fullEndpoints(request),
+          request.limit,
+          room.map(([endpoint]) => endpoint),
+          room.map(([, free]) => free),
+          nowMs + request.leaseMs,
+          token,
+          request.perEndpoint,
+        ],
+        'outbox_claim',
+      );
       return rows.sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0) || a.seq - b.seq).map(toClaimed);
     },
     nextDueAt: async (busyEndpoints = []) =>
@@ -171,24 +185,29 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
           `SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries WHERE ` +
             `status = 'pending' AND NOT (endpoint = ANY($1::text[]))`,
           [busyEndpoints],
+          'outbox_next_due',
         )
       ).rows[0].due,
     async recordAttempts(entries) {
       if (entries.length === 0) return;
       const column = <T>(pick: (entry: (typeof entries)[number]) => T) => entries.map(pick);
-      await db.query(SETTLE, [
-        column((e) => e.deliveryId),
-        column((e) => e.next.status),
-        column((e) => e.attempt.attempt),
-        column((e) => (e.next.status === 'pending' ? e.next.nextAttemptAt : null)),
-        column((e) => e.claim ?? null),
-        column((e) => e.attempt.startedAt),
-        column((e) => e.attempt.durationMs),
-        column((e) => e.attempt.statusCode),
-        column((e) => e.attempt.errorKind),
-        column((e) => e.attempt.errorMessage),
-        column((e) => e.attempt.nextAttemptAt),
-      ]);
+      await db.query(
+        SETTLE,
+        [
+          column((e) => e.deliveryId),
+          column((e) => e.next.status),
+          column((e) => e.attempt.attempt),
+          column((e) => (e.next.status === 'pending' ? e.next.nextAttemptAt : null)),
+          column((e) => e.claim ?? null),
+          column((e) => e.attempt.startedAt),
+          column((e) => e.attempt.durationMs),
+          column((e) => e.attempt.statusCode),
+          column((e) => e.attempt.errorKind),
+          column((e) => e.attempt.errorMessage),
+          column((e) => e.attempt.nextAttemptAt),
+        ],
+        'outbox_settle',
+      );
     },
     async get(deliveryId) {
       const { rows } = await db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = $1', [deliveryId]);

@@ -65,6 +65,18 @@ export function createPostgresSigningSecretStore(
       const secrets = await get(pool, installationId);
       return secrets === undefined ? [] : activeSigningSecrets(secrets, nowMs);
     },
+    async secretsForMany(installationIds, nowMs) {
+      const found = new Map<string, string[]>(installationIds.map((id) => [id, []]));
+      if (installationIds.length === 0) return found;
+      const { rows } = await db.query<SecretRow & { installation_id: string }>(
+        'SELECT installation_id, current, previous, previous_expires_at FROM webhook_secrets ' +
+          'WHERE installation_id = ANY($1::text[])',
+        [[...new Set(installationIds)]],
+        'signing_secrets_many',
+      );
+      for (const row of rows) found.set(row.installation_id, activeSigningSecrets(toSecrets(row), nowMs));
+      return found;
+    },
     remove: async (installationId) =>
       void (await db.query('DELETE FROM webhook_secrets WHERE installation_id = $1', [installationId])),
   };

@@ -3,6 +3,7 @@
 // decides anything (assembly/ seeds the platform data and loads the token secret).
 
 import { openDatabase } from './database.ts';
+import { countTraffic } from './counted.ts';
 import { createSqliteEventLog } from './event-log.ts';
 import { createSqliteInstallationStore } from './installations.ts';
 import { createSqliteMetaStore } from './meta.ts';
@@ -20,11 +21,15 @@ import type { HostStores } from '../types.ts';
 export function openSqliteStores(path: string): HostStores {
   const db = openDatabase(path);
   try {
+    // The readiness ping is not the host's work; everything prepared after countTraffic is counted.
+    const ping = db.prepare('SELECT 1');
+    const traffic = countTraffic(db);
     const eventLog = createSqliteEventLog(db);
     return {
       description: `sqlite ${path}`,
       shared: false,
-      ping: async () => void db.prepare('SELECT 1').get(),
+      ping: async () => void ping.get(),
+      traffic: () => traffic.snapshot(),
       meta: createSqliteMetaStore(db),
       // One process owns the file, so this store's own writes are every write there is.
       installations: withInstallationCache(createSqliteInstallationStore(db)),

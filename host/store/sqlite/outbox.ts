@@ -40,13 +40,16 @@ export function createOutbox(db: DatabaseSync, options: { newId?: () => string }
       db.prepare(`SELECT next_attempt_at AS due FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at IS
         NOT NULL
       AND endpoint NOT IN (SELECT value FROM json_each(?)) ORDER BY next_attempt_at LIMIT 1`),
-    insertAttempt:
-      db.prepare(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error_kind,
-        error_message, next_attempt_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
-    settle: db.prepare(
-      `UPDATE webhook_deliveries SET status = ?, attempts = MAX(attempts, ?), next_attempt_at = ? WHERE id = ?`,
-    ),
+    // A batch of results is two statements, whatever its size: the attempts, then the deliveries' new state,
+    // both read from one JSON array of [id, attempt, startedAt, durationMs, statusCode, errorKind, errorMessage,
+    // attemptNextAt, status, nextAt].
+    insertAttempts:
+      db.prepare(`INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code,
+        error_kind, error_message, next_attempt_at)
+      SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7 FROM json_each(?)`),
+    settle: db.prepare(`UPDATE webhook_deliveries AS d
+      SET status = r.value->>8, attempts = MAX(d.attempts, r.value->>1), next_attempt_at = r.value->>9
+      FROM json_each(?) AS r WHERE d.id = r.value->>0`),
     get: db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?'),
     page: db.prepare(
       'SELECT * FROM webhook_deliveries WHERE installation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
@@ -90,46 +93,45 @@ export function createOutbox(db: DatabaseSync, options: { newId?: () => string }
           ? []
           : inTransaction(db, () => deliveries.map((delivery) => insert(delivery, nowMs, null))),
     resetInFlight: async () => Number(sql.reset.run().changes),
+    // No transaction: both statements run in one synchronous call, so nothing of this process comes
+    // between them, and the claim itself takes only rows still pending.
     async claimDue(nowMs, request) {
       if (request.limit <= 0) return [];
-      return inTransaction(db, () => {
-        const candidates = sql.candidates.all(
-          nowMs,
-          JSON.stringify(fullEndpoints(request)),
-          request.limit,
-        ) as unknown as { seq: number; endpoint: string }[];
-        const picked = pickWithinRoom(candidates, request);
-        if (picked.length === 0) return [];
-        const rows = sql.claim.all(JSON.stringify(picked.map((row) => row.seq))) as unknown as DeliveryRow[];
-        const bySeq = new Map(rows.map((row) => [row.seq, row]));
-        return picked.flatMap((row) => {
-          const claimed = bySeq.get(row.seq);
-          return claimed === undefined ? [] : [toDelivery(claimed)];
-        });
+      const candidates = sql.candidates.all(
+        nowMs,
+        JSON.stringify(fullEndpoints(request)),
+        request.limit,
+      ) as unknown as { seq: number; endpoint: string }[];
+      const picked = pickWithinRoom(candidates, request);
+      if (picked.length === 0) return [];
+      const rows = sql.claim.all(JSON.stringify(picked.map((row) => row.seq))) as unknown as DeliveryRow[];
+      const bySeq = new Map(rows.map((row) => [row.seq, row]));
+      return picked.flatMap((row) => {
+        const claimed = bySeq.get(row.seq);
+        return claimed === undefined ? [] : [toDelivery(claimed)];
       });
     },
     nextDueAt: async (busyEndpoints = []) =>
       (sql.nextDue.get(JSON.stringify(busyEndpoints)) as { due: number } | undefined)?.due ?? null,
     async recordAttempts(entries) {
+      if (entries.length === 0) return;
+      const rows = JSON.stringify(
+        entries.map(({ deliveryId, attempt, next }) => [
+          deliveryId,
+          attempt.attempt,
+          attempt.startedAt,
+          attempt.durationMs,
+          attempt.statusCode,
+          attempt.errorKind,
+          attempt.errorMessage,
+          attempt.nextAttemptAt,
+          next.status,
+          next.status === 'pending' ? next.nextAttemptAt : null,
+        ]),
+      );
       inTransaction(db, () => {
-        for (const { deliveryId, attempt, next } of entries) {
-          sql.insertAttempt.run(
-            deliveryId,
-            attempt.attempt,
-            attempt.startedAt,
-            attempt.durationMs,
-            attempt.statusCode,
-            attempt.errorKind,
-            attempt.errorMessage,
-            attempt.nextAttemptAt,
-          );
-          sql.settle.run(
-            next.status,
-            attempt.attempt,
-            next.status === 'pending' ? next.nextAttemptAt : null,
-            deliveryId,
-          );
-        }
+        sql.insertAttempts.run(rows);
+        sql.settle.run(rows);
       });
     },
     async get(deliveryId) {

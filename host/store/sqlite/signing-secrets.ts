@@ -29,16 +29,20 @@ export function createSigningSecretStore(
       ?, ?)
       ON CONFLICT (installation_id) DO UPDATE SET current = excluded.current, previous = excluded.previous,
         previous_expires_at = excluded.previous_expires_at`),
+    many: db.prepare(
+      'SELECT installation_id, current, previous, previous_expires_at FROM webhook_secrets ' +
+        'WHERE installation_id IN (SELECT value FROM json_each(?))',
+    ),
     remove: db.prepare('DELETE FROM webhook_secrets WHERE installation_id = ?'),
   };
+  const toSecrets = (row: SecretRow): SigningSecrets => ({
+    current: row.current,
+    ...(row.previous !== null ? { previous: row.previous } : {}),
+    ...(row.previous_expires_at !== null ? { previousExpiresAt: row.previous_expires_at } : {}),
+  });
   const get = (installationId: string): SigningSecrets | undefined => {
     const row = statements.get.get(installationId) as SecretRow | undefined;
-    if (row === undefined) return undefined;
-    return {
-      current: row.current,
-      ...(row.previous !== null ? { previous: row.previous } : {}),
-      ...(row.previous_expires_at !== null ? { previousExpiresAt: row.previous_expires_at } : {}),
-    };
+    return row === undefined ? undefined : toSecrets(row);
   };
   const put = (installationId: string, secrets: SigningSecrets): void => {
     statements.put.run(installationId, secrets.current, secrets.previous ?? null, secrets.previousExpiresAt ?? null);
@@ -63,6 +67,15 @@ export function createSigningSecretStore(
     async secretsFor(installationId, nowMs) {
       const secrets = get(installationId);
       return secrets === undefined ? [] : activeSigningSecrets(secrets, nowMs);
+    },
+    async secretsForMany(installationIds, nowMs) {
+      const found = new Map<string, string[]>(installationIds.map((id) => [id, []]));
+      if (installationIds.length === 0) return found;
+      const rows = statements.many.all(JSON.stringify([...new Set(installationIds)])) as unknown as (SecretRow & {
+        installation_id: string;
+      })[];
+      for (const row of rows) found.set(row.installation_id, activeSigningSecrets(toSecrets(row), nowMs));
+      return found;
     },
     remove: async (installationId) => void statements.remove.run(installationId),
   };

@@ -194,6 +194,23 @@ describe.each(useBackends())('stores on $name', (backend) => {
     expect(await stores.signingSecrets.secretsFor('inst_a', now)).toEqual([]);
   });
 
+  it('reads the signing secrets of a batch in one call: an entry per id, empty for one that has none', async () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    const first = await stores.signingSecrets.create('inst_b');
+    const second = await stores.signingSecrets.rotate('inst_b', now, 1_000);
+    const other = await stores.signingSecrets.create('inst_c');
+    const before = stores.traffic().roundTrips;
+    const found = await stores.signingSecrets.secretsForMany(['inst_b', 'inst_gone', 'inst_c', 'inst_b'], now);
+    expect(stores.traffic().roundTrips - before).toBe(1);
+    expect([...found]).toEqual([
+      ['inst_b', [second, first]],
+      ['inst_gone', []],
+      ['inst_c', [other]],
+    ]);
+    expect((await stores.signingSecrets.secretsForMany(['inst_b'], now + 1_000)).get('inst_b')).toEqual([second]);
+    expect(await stores.signingSecrets.secretsForMany([], now)).toEqual(new Map());
+  });
+
   it('writes the event log in batches and reads it newest first, page by page', async () => {
     for (let i = 1; i <= 5; i++) stores.eventLog.record(entry(`evt_${i}`));
     stores.eventLog.record(entry('evt_other', 'other'));

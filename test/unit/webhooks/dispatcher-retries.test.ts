@@ -18,7 +18,7 @@ async function startDispatcher(script: (call: number) => Scripted, random: () =>
   dispatcher = createWebhookDispatcher({
     outbox,
     policyOptions: { allow: [] },
-    secretsFor: async () => ['secret'],
+    signingSecretsFor: async (ids) => new Map(ids.map((id) => [id, ['secret']])),
     now: () => Date.now(),
     random,
     setTimer: (callback, delayMs) => setTimeout(callback, delayMs),

@@ -31,7 +31,7 @@ function makeDispatcher(overrides: Partial<WebhookDispatcherOptions> = {}): Webh
   dispatcher = createWebhookDispatcher({
     outbox,
     policyOptions: { allow: [] },
-    secretsFor: async () => ['s'],
+    signingSecretsFor: async (ids) => new Map(ids.map((id) => [id, ['s']])),
     deliver: ok,
     ...overrides,
   });

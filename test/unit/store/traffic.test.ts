@@ -1,0 +1,83 @@
+// The store's own count of its database traffic (store/traffic.ts), on SQLite and PostgreSQL: it
+// counts what runs, and the webhook outbox's batches cost a fixed number of round trips whatever
+// their size (the bench's roundTripsPerDelivery rests on both).
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HostStores } from '../../../host/store/types.ts';
+import { useBackends, type Database } from './backends.ts';
+
+let database: Database;
+let stores: HostStores;
+
+const delivery = (i: number) => ({
+  installationId: 'inst_1',
+  eventId: `evt_${i}`,
+  eventType: 'space_content_updated',
+  url: 'https://a.example/hook',
+  body: `{"n":${i}}`,
+});
+
+/** Round trips `work` took on `stores`. */
+async function roundTripsOf(work: () => Promise<unknown>): Promise<number> {
+  const before = stores.traffic().roundTrips;
+  await work();
+  return stores.traffic().roundTrips - before;
+}
+
+describe.each(useBackends())('store traffic on $name', (backend) => {
+  beforeEach(async (context) => {
+    if (backend.skip !== undefined) return context.skip(backend.skip);
+    database = await backend.fresh();
+    stores = await database.open();
+  });
+  afterEach(async () => {
+    await database?.close();
+  });
+
+  it('counts every statement it runs, statements and round trips alike', async () => {
+    const before = stores.traffic();
+    await stores.meta.setIfAbsent('k', 'v');
+    expect(await stores.meta.get('k')).toBe('v');
+    const after = stores.traffic();
+    expect(after.roundTrips - before.roundTrips).toBeGreaterThanOrEqual(2);
+    expect(after.statements - before.statements).toBe(after.roundTrips - before.roundTrips);
+  });
+
+  it('claims ten deliveries and settles their ten results in a fixed number of round trips', async () => {
+    const queued = await stores.outbox.enqueue(
+      Array.from({ length: 10 }, (_, i) => delivery(i)),
+      1_000,
+    );
+    let claimed: Awaited<ReturnType<typeof stores.outbox.claimDue>> = [];
+    const claimTrips = await roundTripsOf(async () => {
+      claimed = await stores.outbox.claimDue(1_000, { limit: 10, perEndpoint: 10, room: new Map(), leaseMs: 30_000 });
+    });
+    expect(claimed.map((record) => record.id).sort()).toEqual(queued.map((record) => record.id).sort());
+    // SQLite: the candidates, then the claim; PostgreSQL: one statement.
+    expect(claimTrips).toBeLessThanOrEqual(2);
+    const settleTrips = await roundTripsOf(() =>
+      stores.outbox.recordAttempts(
+        claimed.map((record) => ({
+          deliveryId: record.id,
+          attempt: {
+            attempt: 1,
+            startedAt: 1_000,
+            durationMs: 5,
+            statusCode: 200,
+            errorKind: null,
+            errorMessage: null,
+            nextAttemptAt: null,
+          },
+          next: { status: 'succeeded' as const },
+          ...(record.claim !== undefined ? { claim: record.claim } : {}),
+        })),
+      ),
+    );
+    // SQLite: BEGIN, the attempts, the deliveries, COMMIT; PostgreSQL: one statement.
+    expect(settleTrips).toBeLessThanOrEqual(4);
+    for (const record of queued) {
+      const stored = await stores.outbox.get(record.id);
+      expect(stored).toMatchObject({ status: 'succeeded', attempts: 1 });
+      expect(stored?.attemptLog).toEqual([expect.objectContaining({ attempt: 1, statusCode: 200 })]);
+    }
+  });
+});
