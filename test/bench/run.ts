@@ -212,6 +212,9 @@ if (wanted('dispatch')) {
     // Our runtime without the host: the same integration through one IntegrationIsolate behind a bare node:http server.
     ...keyed('runtimeOnly', besideWorkerd(at16, 'runtimeOnly')),
     runtimeOnlyAt64: besideWorkerd(at64, 'runtimeOnly'),
+    // The ladder's two steps (docs/performance.md): what the host keeps of the runtime, and the runtime of the floor.
+    hostToRuntimeOnly: round(ours.rps / runtimeOnly.rps, 3),
+    runtimeOnlyToFloor: round(runtimeOnly.rps / floor.rps, 3),
     errors: ours.errors + at64.sandboxed.errors,
     // Answers that were not 2xx (or failed) per server, both concurrencies: a figure with errors counts cheap failures.
     errorsByServer: Object.fromEntries(
@@ -228,7 +231,9 @@ if (wanted('dispatch')) {
     `${w(theirs?.rps)} / ${w(at64.workerd?.rps)}`,
   );
   note('dispatch.nativeRps @16 / @64 (Koa)', `${koa.rps} / ${at64.native.rps}`);
-  note('dispatch.ratioToWorkerd', theirs ? String(round(ours.rps / theirs.rps, 3)) : 'n/a', '≥ 1.0');
+  note('dispatch.ratioToWorkerd', theirs ? String(round(ours.rps / theirs.rps, 3)) : 'n/a', '≈ 0.75');
+  note('dispatch.hostToRuntimeOnly @16 (host ÷ runtime only)', String(round(ours.rps / runtimeOnly.rps, 3)), '≥ 0.85');
+  note('dispatch.runtimeOnlyToFloor @16 (runtime ÷ floor)', String(round(runtimeOnly.rps / floor.rps, 3)), '≥ 0.75');
   note(
     'dispatch.cpuPerRequestUs',
     `${ours.cpuPerRequestUs} (Koa ${koa.cpuPerRequestUs})`,
@@ -295,7 +300,7 @@ if (wanted('startup')) {
         `coldStartPacedMs.p50 / p99 (one at a time, ${startup.coldStartPacedMs.gapMs} ms apart)`,
         `${startup.coldStartPacedMs.p50} / ${startup.coldStartPacedMs.p99}`,
       );
-    note('memoryPerIntegrationMb (per live isolate)', String(startup.memoryPerLiveIsolateMb), '≤ 1.6');
+    note('memoryPerIntegrationMb (per live isolate)', String(startup.memoryPerLiveIsolateMb), '≤ 2.0');
     if (startup.failures > 0) note('startup failures', String(startup.failures));
   } finally {
     rmSync(fixtures, { recursive: true, force: true });
@@ -386,6 +391,23 @@ if (wanted('stores')) {
   note(
     'stores: sqlite 1 host / postgres 1 host / 2 hosts (deliveries/s)',
     `${stores.sqliteOneHost} / ${stores.postgresOneHost ?? '-'} / ${stores.postgresTwoHosts ?? '-'}`,
+  );
+  const ratio = (a: number | null, b: number | null) =>
+    a === null || b === null || b === 0 ? 'n/a' : String(round(a / b, 2));
+  note('stores: postgres 1 host ÷ sqlite', ratio(stores.postgresOneHost, stores.sqliteOneHost), '≥ 0.8');
+  note('stores: 2 postgres hosts ÷ 1', ratio(stores.postgresTwoHosts, stores.postgresOneHost), '≥ 1.0');
+  const trips = stores.roundTripsPerDelivery;
+  note(
+    'stores: round trips per delivery sqlite / postgres / 2 hosts',
+    `${trips.sqlite ?? '-'} / ${trips.postgres ?? '-'} / ${trips.postgresTwoHosts ?? '-'}`,
+    '≤ 3',
+  );
+  const hostCpu = stores.hostCpuMsPerDelivery;
+  const pgCpu = stores.postgresCpuMsPerDelivery;
+  note(
+    'stores: CPU ms per delivery, hosts (postgres)',
+    `${hostCpu.sqlite ?? '-'} / ${hostCpu.postgres ?? '-'} (${pgCpu.postgres ?? '-'}) / ` +
+      `${hostCpu.postgresTwoHosts ?? '-'} (${pgCpu.postgresTwoHosts ?? '-'})`,
   );
 }
 
