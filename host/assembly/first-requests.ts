@@ -7,7 +7,6 @@ import type { Installation } from '../installations/model.ts';
 
 /**
  * How many installations a start prepares ahead at most (a few KB of host memory each: an environment and its text).
- *
  */
 export const FIRST_REQUEST_PREFILL_MAX = 1_000;
 

@@ -32,7 +32,6 @@ export interface FetchBridgeOptions {
   onConnect?: ConnectAudit;
   /**
    * Hand the body on as it arrives (FetchOutcome.rest) instead of whole; `timeoutMs` then bounds each wait for more.
-   *
    */
   streaming?: boolean;
   /** Aborts the request until its head arrived (afterwards, cancel its FetchBody). */

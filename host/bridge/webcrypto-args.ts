@@ -45,7 +45,6 @@ const ALGORITHMS = new Set([
 
 /**
  * A call as checked: the method and its arguments, with handles where keys go (webcrypto.ts swaps in the host's keys).
- *
  */
 export interface CheckedCall {
   operation: SubtleOperation;

@@ -62,7 +62,6 @@ export interface HostLimits extends SandboxLimits {
 export interface HostTestHooks {
   /**
    * Fixed DNS answers for guest fetch (`{ 'metadata.test': ['169.254.169.254'] }`), still judged by the egress policy.
-   *
    */
   egressResolve?: Record<string, string[]>;
   /** The connect audit: called for every destination a guest fetch points a socket at. */

@@ -50,7 +50,6 @@ export function gitbookSpaceFields(
 
 /**
  * GitBook's Site for one of the platform's sites. `adaptive`: whether adaptive content is set up (claims or a schema).
- *
  */
 export function gitbookSite(baseUrl: string, site: SiteRecord, adaptive: boolean): Record<string, unknown> {
   const location = `${baseUrl}/v1/orgs/${encodeURIComponent(site.organization)}/sites/${encodeURIComponent(site.id)}`;

@@ -24,7 +24,6 @@ export interface OAuthStates {
   issue(installationId: string): Promise<string>;
   /**
    * Accepts the state once for this installation; rejects with 400 ERR_OAUTH_STATE_INVALID and the reason otherwise.
-   *
    */
   consume(installationId: string, state: string): Promise<void>;
 }

@@ -5,7 +5,6 @@ const segment = encodeURIComponent;
 
 /**
  * An installation's public endpoint (organization, space or site installation alike); also its GitBook API location.
- *
  */
 export function publicEndpointOf(baseUrl: string, integration: string, installationId: string): string {
   return `${baseUrl}/v1/integrations/${segment(integration)}/installations/${segment(installationId)}`;

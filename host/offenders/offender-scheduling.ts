@@ -33,7 +33,6 @@ export interface OffenderSchedulingOptions {
 
 /**
  * The SCHED_IDLE worker as the sampler sees it: whether it is still there, its process, whether it has work in flight.
- *
  */
 export interface SchedIdleProbe {
   present(): boolean;

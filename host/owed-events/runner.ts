@@ -28,7 +28,6 @@ export interface OwedEventRunnerDeps {
   onAttempt?(result: 'delivered' | 'retry' | 'failed'): void;
   /**
    * The longest sleep between looks at the store: short on a shared store, where other hosts queue and abandon events.
-   *
    */
   pollMs: number;
 }

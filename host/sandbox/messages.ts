@@ -50,7 +50,6 @@ export interface WorkerInit {
   runtimeScript: string;
   /**
    * The runtime's startup-snapshot script (sandbox-api/runtime/snapshot.ts): every isolate is made from its snapshot.
-   *
    */
   snapshotScript: string;
   /** The lazily loaded runtime modules' scripts (sandbox-api/runtime/build.ts buildRuntimeModules), by name. */

@@ -33,7 +33,6 @@ export interface RuntimeSource {
   snapshot?: ivm.ExternalCopy<ArrayBuffer>;
   /**
    * The lazily loaded runtime modules (realm-primitives.ts), compiled into an isolate when its guest first needs one.
-   *
    */
   modules: RuntimeModuleSources;
 }

@@ -12,7 +12,6 @@ export const PUBLIC_ENDPOINT_CSP =
 
 /**
  * Headers an integration may not send: they act on the whole origin, i.e. on every other integration and the console.
- *
  */
 const ORIGIN_WIDE = new Set(['clear-site-data', 'service-worker-allowed']);
 

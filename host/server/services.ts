@@ -167,7 +167,6 @@ export interface HostServices {
 
   /**
    * Whether this host can serve now: store reachable, sandbox workers up, not shutting down; each check says why not.
-   *
    */
   readiness(): Promise<{ ready: boolean; checks: { store: string; workers: string; host: string } }>;
   /** The Prometheus text exposition of the host's metrics. */

@@ -23,7 +23,6 @@ export interface SiteScripts {
   list(siteId: string): Promise<{ siteId: string; items: SiteScript[] }>;
   /**
    * The script body and its cache policy. Rejects with ERR_NOT_FOUND, ERR_SANDBOX_BAD_RESPONSE and the sandbox errors.
-   *
    */
   script(siteId: string, installationId: string): Promise<{ body: Uint8Array; cacheControl?: string }>;
 }

@@ -18,7 +18,6 @@ export interface MetaStore {
   get(key: string): Promise<string | undefined>;
   /**
    * Stores `value` unless the key has one already; returns the stored value (the first writer wins, across hosts too).
-   *
    */
   setIfAbsent(key: string, value: string): Promise<string>;
 }

@@ -33,7 +33,6 @@ export interface WebhookDispatcherOptions {
   stopTimeoutMs?: number;
   /**
    * How long a claim holds on a shared store before another host may take the delivery over (default timeout + 20 s).
-   *
    */
   leaseMs?: number;
   /**

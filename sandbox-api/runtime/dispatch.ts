@@ -32,7 +32,6 @@ const BAD_ENTRY_HELP =
 
 /**
  * A module worker answering 406 to an event other than `fetch` has no handler for it (@gitbook/runtime's convention).
- *
  */
 const MODULE_WORKER_NO_HANDLER_STATUS = 406;
 

@@ -264,7 +264,6 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
 
 /**
  * Applies every migration the database lacks, in one transaction under an advisory lock; returns the versions applied.
- *
  */
 export async function migratePostgres(
   db: Db,

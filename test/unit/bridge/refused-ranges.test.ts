@@ -29,7 +29,6 @@ function documentedRows(): Row[] {
 
 /**
  * The range's address at `offset` from its first (negative counts from past its last); big-endian arithmetic on bytes.
- *
  */
 function addressAt(row: Row, which: 'first' | 'last' | 'inside'): Uint8Array {
   const bytes = row.bytes.slice();

@@ -313,7 +313,6 @@ export function createKinds(deps: CloneDeps) {
 
   /**
    * An error's own data property `cause`, cloned (after the error is in the walk's memory: a cause may be the error).
-   *
    */
   function copyCause(value: object, out: Error, clone: (value: unknown) => unknown): void {
     const cause = getOwnPropertyDescriptor(value, 'cause');
