@@ -12,6 +12,7 @@ import type { IntegrationSecretStore } from '../secrets/model.ts';
 import type { TaskStore } from '../tasks/model.ts';
 import type { OwedEventStore } from '../owed-events/model.ts';
 import type { StoreTraffic } from './traffic.ts';
+import type { WorkChannel } from '../common/work-announcements.ts';
 
 /** Small named values kept across restarts (the token secret). */
 export interface MetaStore {
@@ -49,6 +50,11 @@ export interface HostStores {
   tasks: TaskStore;
   /** Platform events owed to installations' integrations (written by `installations`' transactions). */
   owedEvents: OwedEventStore;
+  /**
+   * Shared stores: hosts tell each other of work waiting in the queues (LISTEN/NOTIFY), so a host
+   * with room takes what another cannot start now. Absent where one process has the store (SQLite).
+   */
+  work?: WorkChannel;
   /** Flushes what is buffered (the event log) and closes the database. */
   close(): Promise<void>;
 }
