@@ -28,8 +28,9 @@ export interface HostStores {
   /** What the store is, for the startup line (`sqlite .data/host.db`, `postgres postgres://…`; never a password). */
   readonly description: string;
   /**
-   * Whether other hosts may write the same database at once (PostgreSQL). A shared store's outbox
-   * is claimed under leases and polled for work other hosts queued or abandoned.
+   * Whether other hosts may write the same database at once (PostgreSQL). A shared store's queues
+   * are claimed under leases; hosts announce work they cannot start (`work`) and poll, slowly, for
+   * what no one announced (a lapsed lease).
    */
   readonly shared: boolean;
   /** Resolves when the database answers now; rejects otherwise (the readiness route). */
