@@ -9,6 +9,7 @@ import { createHostMetrics, type HostMetrics } from '../metrics/metrics.ts';
 import { resolveOptions, type HostOptions, type HostOptionsInput } from '../config/options.ts';
 import type { EventFeed } from '../dispatch/event-feed.ts';
 import type { TaskRunner } from '../tasks/runner.ts';
+import type { OwedEventRunner } from '../owed-events/runner.ts';
 import { isInside } from '../manifest/paths.ts';
 import type { WatchTargets } from '../dev/watcher.ts';
 import type { LoadedIntegration } from '../manifest/types.ts';
@@ -54,6 +55,8 @@ export interface Host {
   supervisor: Supervisor;
   webhooks: WebhookDispatcher;
   tasks: TaskRunner;
+  /** The runner of the setup events owed to installations. */
+  owedEvents: OwedEventRunner;
   stores: HostStores;
   platform: PlatformData;
   metrics: HostMetrics;
@@ -172,6 +175,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     supervisor,
     webhooks: webhookDispatcher,
     tasks,
+    owedEvents,
     stores,
     platform,
     metrics,

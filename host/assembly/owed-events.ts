@@ -9,6 +9,7 @@ import type { HostMetrics } from '../metrics/metrics.ts';
 import { DEFAULT_OWED_EVENT_LIMITS } from '../owed-events/model.ts';
 import { createOwedEventRunner, type OwedEventRunner } from '../owed-events/runner.ts';
 import type { HostStores } from '../store/types.ts';
+import { sharedQueuePollMs } from './shared-queues.ts';
 
 export function createOwedEvents(
   stores: HostStores,
@@ -18,7 +19,8 @@ export function createOwedEvents(
   metrics: HostMetrics,
 ): OwedEventRunner {
   metrics.owedDepthFrom(() => stores.owedEvents.depth());
-  return createOwedEventRunner({
+  const { work } = stores;
+  const runner = createOwedEventRunner({
     store: stores.owedEvents,
     limits: DEFAULT_OWED_EVENT_LIMITS,
     getInstallation: (id) => stores.installations.getInstallation(id),
@@ -28,7 +30,10 @@ export function createOwedEvents(
     onAttempt: (result) => metrics.owedAttempted(result),
     // A dispatch's deadline plus its waitUntil work, with room: an event held longer had its host die.
     leaseMs: options.owedEventLeaseMs ?? options.limits.dispatchTimeoutMs + options.limits.waitUntilTimeoutMs + 30_000,
-    // Other hosts owe events (or abandon them) in a shared store: look for them every second.
-    pollMs: stores.shared ? 1_000 : 5_000,
+    // Other hosts announce the events they cannot start; the poll finds lost announcements and lapsed leases.
+    pollMs: stores.shared ? sharedQueuePollMs(options) : 5_000,
+    ...(work ? { announce: () => work.announce('owed-events') } : {}),
   });
+  work?.onAnnounced('owed-events', () => runner.poke());
+  return runner;
 }

@@ -18,6 +18,7 @@ import type { Listeners } from './step-listeners.ts';
 import type { IntegrationsStep } from './step-sandbox.ts';
 import type { StoresStep } from './step-stores.ts';
 import type { AssemblyBase } from './step-types.ts';
+import { sharedQueuePollMs } from './shared-queues.ts';
 
 export type DispatchStep = Awaited<ReturnType<typeof wireDispatch>>;
 
@@ -54,7 +55,7 @@ export async function wireDispatch(
     log,
     now: options.clock,
     newEventId,
-    deliver: () => owedEvents.poke(),
+    deliver: () => owedEvents.queued(),
   });
   const connectTickets = createConnectTickets({ secret: tokenSecret, now: options.clock });
   const installations = createInstallationService({
@@ -72,6 +73,7 @@ export async function wireDispatch(
   await adoptOrphanInstallations({ store: stores.installations, registry, tokenSecret, log });
 
   // Tasks queued through GitBook's API run later as `task` events to the integration itself.
+  const { work } = stores;
   const tasks = createTaskRunner({
     store: stores.tasks,
     limits: options.limits,
@@ -80,13 +82,17 @@ export async function wireDispatch(
     log,
     // A dispatch's deadline plus its waitUntil work, with room: a task held longer had its host die.
     leaseMs: options.limits.dispatchTimeoutMs + options.limits.waitUntilTimeoutMs + 30_000,
+    // Other hosts announce the tasks they cannot start; the poll finds lost announcements and lapsed leases.
+    pollMs: stores.shared ? sharedQueuePollMs(options) : 5_000,
+    ...(work ? { announce: () => work.announce('tasks') } : {}),
   });
   onFailure(() => tasks.stop());
+  work?.onAnnounced('tasks', () => tasks.poke());
   const queueTask = createTaskQueue({
     store: stores.tasks,
     limits: options.limits,
     now: options.clock,
-    poke: () => tasks.poke(),
+    queued: (runAt) => tasks.queued(runAt),
   });
   return { feed, eventLog, dispatcher, owedEvents, lifecycle, connectTickets, installations, tasks, queueTask };
 }

@@ -10,6 +10,7 @@ import type { Listeners } from './step-listeners.ts';
 import type { IntegrationsStep } from './step-sandbox.ts';
 import type { StoresStep } from './step-stores.ts';
 import type { AssemblyBase } from './step-types.ts';
+import { sharedQueuePollMs } from './shared-queues.ts';
 
 export type WebhooksStep = ReturnType<typeof wireWebhooks>;
 
@@ -29,11 +30,12 @@ export function wireWebhooks(
     now: options.clock,
     log,
     onAttempt: ({ status }) => metrics.attempted(status === 'pending' ? 'retry' : status),
-    // Other hosts queue (or abandon) deliveries in a shared outbox: look for them every second.
-    ...(stores.shared ? { pollIntervalMs: 1_000 } : {}),
+    // Other hosts announce what they queue and cannot start; the poll finds lost announcements and lapsed leases.
+    ...(stores.shared ? { pollIntervalMs: sharedQueuePollMs(options) } : {}),
     ...(options.webhookLeaseMs !== undefined ? { leaseMs: options.webhookLeaseMs } : {}),
   });
   onFailure(() => webhookDispatcher.stop());
+  stores.work?.onAnnounced('webhooks', (endpoints) => webhookDispatcher.workAnnounced(endpoints));
   const webhooks = createWebhookService({
     installations: stores.installations,
     outbox: stores.outbox,

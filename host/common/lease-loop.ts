@@ -1,7 +1,8 @@
 // The loop both store-backed queues run (tasks, owed platform events): claims due items under a
 // lease up to a concurrency, attempts each, looks again when one settles, when poked, or when the
-// next one falls due (at most maxSleepMs later), and again after a store failure. Owns no verdicts:
-// what an attempt does, and how it settles, is the queue's.
+// next one falls due (at most maxSleepMs later), and again after a store failure; tells the other
+// hosts of a shared store of due work queued here that it cannot start. Owns no verdicts: what an
+// attempt does, and how it settles, is the queue's.
 
 import type { Logger } from './logger.ts';
 
@@ -19,6 +20,8 @@ export interface LeaseLoopDeps<T> {
   describe(item: T): string;
   /** When the next item falls due (ms since the epoch), if any. */
   nextDueAt(): Promise<number | undefined>;
+  /** Shared stores: tells the other hosts that due work waits which this host will not start now. */
+  announce?(): void;
   now(): number;
   log: Logger;
 }
@@ -27,6 +30,14 @@ export interface LeaseLoop {
   start(): void;
   /** Work may be due: look now rather than at the next timer. */
   poke(): void;
+  /**
+   * An item was queued on this host, due at `dueAt`: look now. Announced to the other hosts when it
+   * is due and no slot here is free for it (busy, or counted for an item queued since the last claim;
+   * or the loop is stopped): one with a free slot takes it. A host with a free slot takes it itself
+   * and announces nothing, so no other host races it for the item. An item due later is left to the
+   * timers and polls (a due time is not an event).
+   */
+  queued(dueAt: number): void;
   /** Stops claiming; waits for the attempts in flight to settle. */
   stop(): Promise<void>;
 }
@@ -42,6 +53,8 @@ export function createLeaseLoop<T>(deps: LeaseLoopDeps<T>): LeaseLoop {
   let ticking: Promise<void> | undefined;
   let again = false;
   const inFlight = new Set<Promise<void>>();
+  // Slots counted on by items queued here since the last claim.
+  let reserved = 0;
 
   const wakeIn = (ms: number): void => {
     clearTimeout(timer);
@@ -54,7 +67,9 @@ export function createLeaseLoop<T>(deps: LeaseLoopDeps<T>): LeaseLoop {
       again = false;
       const free = deps.concurrency - inFlight.size;
       if (free > 0 && !stopped) {
-        for (const item of await deps.claim(free)) {
+        const claimed = await deps.claim(free);
+        reserved = 0;
+        for (const item of claimed) {
           const running = deps
             .attempt(item)
             .catch((error: unknown) =>
@@ -95,6 +110,13 @@ export function createLeaseLoop<T>(deps: LeaseLoopDeps<T>): LeaseLoop {
           ticking = undefined;
           if (again) loop.poke();
         });
+    },
+    queued(dueAt) {
+      if (dueAt <= deps.now()) {
+        if (stopped || inFlight.size + reserved >= deps.concurrency) deps.announce?.();
+        else reserved++;
+      }
+      loop.poke();
     },
     async stop() {
       stopped = true;

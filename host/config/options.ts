@@ -77,6 +77,11 @@ export interface HostTestHooks {
    * nice 19).
    */
   schedIdleStarved?: () => boolean;
+  /**
+   * Shared store: how often the queues (webhooks, tasks, owed events) look for work no host announced,
+   * in place of 5 s; a test sets it long to show that an announcement, not this look, brought the work.
+   */
+  sharedQueuePollMs?: number;
 }
 
 export interface HostOptions {
@@ -221,6 +226,7 @@ const OPTIONS_SCHEMA = {
         cpuCgroupMount: { type: 'string', minLength: 1 },
         machineSaturated: {},
         schedIdleStarved: {},
+        sharedQueuePollMs: { type: 'integer', minimum: 10 },
       },
     },
     limits: {

@@ -27,16 +27,21 @@ export interface OwedEventRunnerDeps {
   /** Told the result of every settled attempt (the metrics). */
   onAttempt?(result: 'delivered' | 'retry' | 'failed'): void;
   /**
-   * The longest sleep between looks at the store: short on a shared store, where other hosts queue and abandon events.
+   * The longest sleep between looks at the store: on a shared store, the safety net for another
+   * host's lost announcement and for a lapsed lease.
    */
   pollMs: number;
+  /** Shared stores: tells the other hosts that due events wait which this host will not start now. */
+  announce?(): void;
 }
 
 export interface OwedEventRunner {
   /** Takes back what a previous run left running (store.resumeAbandoned), then delivers. */
   start(): Promise<void>;
-  /** Events were owed: look for due work now rather than at the next timer. */
+  /** Another host announced due events: look for them now rather than at the next timer. */
   poke(): void;
+  /** Events were owed on this host: look now, and announce them when there is no room for them here. */
+  queued(): void;
   /** Stops claiming; waits for the attempts in flight to settle. */
   stop(): Promise<void>;
 }
@@ -119,6 +124,7 @@ export function createOwedEventRunner(deps: OwedEventRunnerDeps): OwedEventRunne
     nextDueAt: () => deps.store.nextDueAt(),
     now: deps.now,
     log: deps.log,
+    ...(deps.announce ? { announce: deps.announce } : {}),
   });
   return {
     async start() {
@@ -127,6 +133,8 @@ export function createOwedEventRunner(deps: OwedEventRunnerDeps): OwedEventRunne
       loop.start();
     },
     poke: () => loop.poke(),
+    // Owed events are due when written (run_at is their creation).
+    queued: () => loop.queued(deps.now()),
     stop: () => loop.stop(),
   };
 }

@@ -12,6 +12,7 @@ import type { IntegrationSecretStore } from '../secrets/model.ts';
 import type { TaskStore } from '../tasks/model.ts';
 import type { OwedEventStore } from '../owed-events/model.ts';
 import type { StoreTraffic } from './traffic.ts';
+import type { WorkChannel } from '../common/work-announcements.ts';
 
 /** Small named values kept across restarts (the token secret). */
 export interface MetaStore {
@@ -26,8 +27,9 @@ export interface HostStores {
   /** What the store is, for the startup line (`sqlite .data/host.db`, `postgres postgres://…`; never a password). */
   readonly description: string;
   /**
-   * Whether other hosts may write the same database at once (PostgreSQL). A shared store's outbox
-   * is claimed under leases and polled for work other hosts queued or abandoned.
+   * Whether other hosts may write the same database at once (PostgreSQL). A shared store's queues
+   * are claimed under leases; hosts announce work they cannot start (`work`) and poll, slowly, for
+   * what no one announced (a lapsed lease).
    */
   readonly shared: boolean;
   /** Resolves when the database answers now; rejects otherwise (the readiness route). */
@@ -48,6 +50,11 @@ export interface HostStores {
   tasks: TaskStore;
   /** Platform events owed to installations' integrations (written by `installations`' transactions). */
   owedEvents: OwedEventStore;
+  /**
+   * Shared stores: hosts tell each other of work waiting in the queues (LISTEN/NOTIFY), so a host
+   * with room takes what another cannot start now. Absent where one process has the store (SQLite).
+   */
+  work?: WorkChannel;
   /** Flushes what is buffered (the event log) and closes the database. */
   close(): Promise<void>;
 }

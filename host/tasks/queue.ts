@@ -30,8 +30,8 @@ export interface TaskQueueDeps {
   store: TaskStore;
   limits: TaskLimits;
   now(): number;
-  /** Tells the runner a task may be due. */
-  poke(): void;
+  /** Tells the runner a task due at `runAt` was queued. */
+  queued(runAt: number): void;
 }
 
 export type QueueTask = (integration: string, installationId: string | undefined, body: unknown) => Promise<void>;
@@ -45,6 +45,7 @@ export function createTaskQueue(deps: TaskQueueDeps): QueueTask {
       ]);
     }
     const now = deps.now();
+    const runAt = now + Math.round((schedule ?? 0) * 1000);
     const queued = await deps.store.enqueue(
       {
         id: `task_${randomUUID().replaceAll('-', '')}`,
@@ -52,7 +53,7 @@ export function createTaskQueue(deps: TaskQueueDeps): QueueTask {
         ...(installationId !== undefined ? { installationId } : {}),
         eventId: newEventId(),
         payload: task,
-        runAt: now + Math.round((schedule ?? 0) * 1000),
+        runAt,
         createdAt: now,
       },
       deps.limits.maxPendingTasksPerIntegration,
@@ -63,6 +64,6 @@ export function createTaskQueue(deps: TaskQueueDeps): QueueTask {
         `integration "${integration}" already has ${deps.limits.maxPendingTasksPerIntegration} ` +
           `tasks waiting, the most it may`,
       );
-    deps.poke();
+    deps.queued(runAt);
   };
 }

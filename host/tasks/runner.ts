@@ -22,20 +22,27 @@ export interface TaskRunnerDeps {
   log: Logger;
   /** How long a claimed task is presumed in progress (beyond the dispatch deadline and waitUntil work). */
   leaseMs: number;
+  /**
+   * The longest sleep between looks at the store: tasks of other hosts whose announcement was lost,
+   * lapsed leases, a store that failed.
+   */
+  pollMs: number;
+  /** Shared stores: tells the other hosts that due tasks wait which this host will not start now. */
+  announce?(): void;
 }
 
 export interface TaskRunner {
   start(): void;
-  /** A task was queued: look for due work now rather than at the next timer. */
+  /** Look for due work now rather than at the next timer (another host announced some; a test moved the clock). */
   poke(): void;
+  /** A task due at `runAt` was queued on this host: look now, and announce it when there is no room for it here. */
+  queued(runAt: number): void;
   /** Stops claiming; waits for the attempts in flight to settle. */
   stop(): Promise<void>;
 }
 
 /** Tasks running at once on this host. */
 const CONCURRENCY = 4;
-/** The longest sleep between looks at the store (tasks of other hosts, lapsed leases). */
-const MAX_SLEEP_MS = 5_000;
 
 type Verdict = { status: 'succeeded' } | { status: 'retry'; reason: string } | { status: 'failed'; reason: string };
 
@@ -94,12 +101,13 @@ export function createTaskRunner(deps: TaskRunnerDeps): TaskRunner {
   return createLeaseLoop<TaskRecord>({
     name: 'task runner',
     concurrency: CONCURRENCY,
-    maxSleepMs: MAX_SLEEP_MS,
+    maxSleepMs: deps.pollMs,
     claim: (free) => deps.store.claimDue(deps.now(), deps.leaseMs, free),
     attempt,
     describe: (task) => `task ${task.id}`,
     nextDueAt: () => deps.store.nextDueAt(),
     now: deps.now,
     log: deps.log,
+    ...(deps.announce ? { announce: deps.announce } : {}),
   });
 }

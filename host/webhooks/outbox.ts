@@ -75,13 +75,21 @@ export interface AttemptEntry {
   claim?: string;
 }
 
+export interface WriteOptions {
+  /**
+   * This host will not start the new deliveries now: a store shared with other hosts tells them,
+   * debounced, with the write itself when it can (a store only this process writes ignores it).
+   */
+  announce?: boolean;
+}
+
 /**
  * The durable outbox. Every method may cross a network (PostgreSQL), so each is atomic by itself:
  * a claim marks what it returns in flight in the same transaction that picked it.
  */
 export interface Outbox {
   /** Writes new pending deliveries (due at `nowMs`) in one transaction; returns them. */
-  enqueue(deliveries: readonly NewDelivery[], nowMs: number): Promise<DeliveryRecord[]>;
+  enqueue(deliveries: readonly NewDelivery[], nowMs: number, options?: WriteOptions): Promise<DeliveryRecord[]>;
   /**
    * Makes abandoned `in_flight` rows pending again (their claimant died mid-attempt); returns how
    * many. A single-process store resets them all at start; a shared store only those whose lease ended.
@@ -107,7 +115,11 @@ export interface Outbox {
     page?: { limit?: number; cursor?: string | null },
   ): Promise<{ items: DeliveryWithAttempts[]; nextCursor: string | null }>;
   /** Queues a new delivery of the same event (same eventId and body, new id), optionally to a new URL. */
-  redeliver(deliveryId: string, nowMs: number, options?: { url?: string }): Promise<DeliveryRecord | undefined>;
+  redeliver(
+    deliveryId: string,
+    nowMs: number,
+    options?: WriteOptions & { url?: string },
+  ): Promise<DeliveryRecord | undefined>;
   /** How many deliveries wait (pending) and are being attempted (in flight): the metrics' outbox depth. */
   depth(): Promise<{ pending: number; inFlight: number }>;
 }

@@ -37,7 +37,8 @@ export interface WebhookDispatcherOptions {
   leaseMs?: number;
   /**
    * Shared stores: how often to look for work other hosts queued or abandoned (default: never,
-   * for a store only this process writes).
+   * for a store only this process writes). Their announcements (workAnnounced) come sooner; this
+   * look catches a lost one and a lapsed lease.
    */
   pollIntervalMs?: number;
   /** One attempt; defaults to deliverAttempt through the egress policy with keep-alive agents. Tests inject fakes. */
@@ -62,6 +63,11 @@ export interface WebhookDispatcher {
   redeliver(deliveryId: string, options?: { url?: string }): Promise<DeliveryRecord | undefined>;
   /** Resumes what a previous process left in flight, then sends everything due. */
   start(): Promise<void>;
+  /**
+   * Another host sharing the outbox queued deliveries it will not start now, for these receiver
+   * origins (undefined: any): claim them now if there is room for them.
+   */
+  workAnnounced(endpoints: readonly string[] | undefined): void;
   /** Stops scheduling and waits (bounded) for in-flight attempts to be recorded. */
   stop(): Promise<void>;
   activeCount(): number;

@@ -2,6 +2,7 @@
 // records attempts and schedules retries (schedule.ts). Never blocks its caller: enqueue only
 // writes; sending happens on timers and promises. Claims and results are group-committed, and
 // one pump runs at a time, so the outbox is never asked to claim twice for the same free slots.
+// On a shared outbox it has deliveries it cannot start announced to the other hosts, and takes theirs.
 
 import { createEgressPolicy } from '../bridge/egress-policy.ts';
 import {
@@ -74,7 +75,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
   let armSequence = 0;
   let pollHandle: unknown = null;
 
-  /** Shared outbox: what other hosts queued or abandoned is invisible to this host's cache and timer. */
+  /**
+   * Shared outbox: what other hosts queued or abandoned is invisible to this host's cache and timer.
+   * Their announcements (workAnnounced) bring what they queued; this slow look is the safety net for
+   * a lost announcement and for a lapsed lease, which nothing announces.
+   */
   function poll(): void {
     if (!running || options.pollIntervalMs === undefined) return;
     pollHandle = setTimer(() => {
@@ -122,10 +127,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
    * request at a time are claimed together rather than one claim each. Bumping the sequence keeps
    * an older arm() still reading (from before these rows existed) from cancelling or delaying it.
    */
-  function wakeFor(endpoints: readonly string[]): void {
+  function wakeFor(endpoints: readonly string[] | undefined): void {
     if (!running || slots.isFull()) return;
     const busy = slots.busyEndpoints();
-    if (busy.length > 0 && endpoints.every((endpoint) => busy.includes(endpoint))) return;
+    if (endpoints !== undefined && busy.length > 0 && endpoints.every((endpoint) => busy.includes(endpoint))) return;
     ++armSequence;
     if (timer !== null && timer.dueAt <= now()) return;
     setWake(now());
@@ -156,6 +161,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         room: slots.room(),
         leaseMs,
       });
+      // What was queued here counting on the room is claimed now (or was, by another host).
+      slots.clearReserved();
       // Claimed rows are attempted even if stop() came meanwhile: stop() waits for them. Their slots are
       // taken before the batch's secrets are read, so nothing else counts them free meanwhile.
       for (const delivery of claimed) slots.take(endpointOf(delivery.url));
@@ -275,20 +282,41 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
     pump();
   }
 
+  /**
+   * The rule for announcing new deliveries to the other hosts of a shared outbox: exactly when this
+   * host will not start them all right away, that is when its dispatcher is not running, or when they
+   * do not fit its free slots (overall and per receiver origin) beside what it queued since its last
+   * claim. A host with room claims them itself and says nothing, so no other host is woken to race it
+   * for the same rows. A host without room announces them (debounced by the store, carried by the
+   * insert); every other host with room for their origins claims them at once, and one without room
+   * stays asleep, since its own next completion looks at the outbox anyway.
+   */
+  const cannotStart = (endpoints: readonly string[]): boolean => !running || !slots.reserve(endpoints);
+
   return {
     async enqueue(deliveries) {
-      const records = await outbox.enqueue(deliveries, now());
+      const announce = cannotStart(deliveries.map((delivery) => endpointOf(delivery.url)));
+      const records = await outbox.enqueue(deliveries, now(), { announce });
       const endpoints = records.map((record) => endpointOf(record.url));
       dueCache.invalidate(endpoints);
       wakeFor(endpoints);
       return records;
     },
-    async redeliver(deliveryId, redeliverOptions) {
-      const record = await outbox.redeliver(deliveryId, now(), redeliverOptions);
+    async redeliver(deliveryId, redeliverOptions = {}) {
+      const url = redeliverOptions.url;
+      const announce = url === undefined ? !running || slots.isFull() : cannotStart([endpointOf(url)]);
+      const record = await outbox.redeliver(deliveryId, now(), { ...redeliverOptions, announce });
       if (record === undefined) return undefined;
       dueCache.invalidate([endpointOf(record.url)]);
       armSoon();
       return record;
+    },
+    workAnnounced(endpoints) {
+      if (!running) return;
+      // The other host's rows are unknown to the due cache, whether or not there is room for them now.
+      if (endpoints === undefined) dueCache.clear();
+      else dueCache.invalidate(endpoints);
+      wakeFor(endpoints);
     },
     async start() {
       if (running) return;

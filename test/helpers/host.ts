@@ -20,6 +20,7 @@ const HOOKS = [
   'cpuCgroupMount',
   'machineSaturated',
   'schedIdleStarved',
+  'sharedQueuePollMs',
 ] as const;
 
 /** Host options, with the test hooks (HostTestHooks) allowed beside them for brevity. */

@@ -1,13 +1,16 @@
 // Cross-host cache invalidation over LISTEN/NOTIFY: one dedicated connection listens on the
 // host's channel; a write on any host notifies `installation:<id>` (or `secrets:<integration>`) at commit. While the
 // listener is down the cache is switched off (every read goes to the database), and it is cleared when the
-// listener is back, so a missed notification can never leave a stale record behind.
+// listener is back, so a missed notification can never leave a stale record behind. The same connection hears
+// `work:<queue>` announcements of waiting work (work-notices.ts), which it only hands on.
 
 import pg from 'pg';
 
 export const CHANNEL = 'integration_host';
 const INSTALLATION = 'installation:';
 const SECRETS = 'secrets:';
+/** Announcements of waiting work (work-notices.ts writes and reads what follows it). */
+export const WORK = 'work:';
 
 export const installationMessage = (id: string): string => `${INSTALLATION}${id}`;
 export const secretsMessage = (integration: string): string => `${SECRETS}${integration}`;
@@ -17,6 +20,8 @@ export interface InvalidationTarget {
   setEnabled(enabled: boolean): void;
   /** The stored secrets of an integration changed (the host also polls their revision, so a missed one is caught). */
   secretsChanged?(integration: string): void;
+  /** Another host announced waiting work: the message after `work:`. */
+  workAnnounced?(message: string): void;
 }
 
 export interface Listener {
@@ -68,6 +73,7 @@ export function listenForChanges(
       const payload = message.payload ?? '';
       if (payload.startsWith(INSTALLATION)) target.invalidate(payload.slice(INSTALLATION.length));
       else if (payload.startsWith(SECRETS)) target.secretsChanged?.(payload.slice(SECRETS.length));
+      else if (payload.startsWith(WORK)) target.workAnnounced?.(payload.slice(WORK.length));
     });
     try {
       await next.connect();

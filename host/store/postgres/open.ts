@@ -1,7 +1,7 @@
 // Opens every store of the host on one PostgreSQL database (`--store postgres://…` or
 // DATABASE_URL): checks the connection (one clear line when it fails), applies migrations under
 // an advisory lock, and starts the change listener that keeps installation caches true across
-// hosts. Never seeds or decides anything (assembly/ does).
+// hosts and hears other hosts announce waiting work. Never seeds or decides anything (assembly/ does).
 
 import type { Logger } from '../../common/logger.ts';
 import { withInstallationCache } from '../installation-cache.ts';
@@ -20,6 +20,7 @@ import { createPostgresSigningSecretStore } from './signing-secrets.ts';
 import { createPostgresSecretStore } from './integration-secrets.ts';
 import { createPostgresTaskStore } from './tasks.ts';
 import { createPostgresOwedEventStore } from './owed-events.ts';
+import { createWorkNotices } from './work-notices.ts';
 
 export interface PostgresStoreOptions {
   log: Logger;
@@ -46,12 +47,17 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
     if (applied.length > 0) log.info(`store: applied migration(s) ${applied.join(', ')}`);
     const installations = withInstallationCache(createPostgresInstallationStore(db));
     const secrets = createPostgresSecretStore(db);
+    const work = createWorkNotices(db, log);
     const listener = listenForChanges(
       db.connectionString,
       {
         invalidate: (id) => installations.invalidate(id),
-        setEnabled: (enabled) => installations.setEnabled(enabled),
+        setEnabled(enabled) {
+          installations.setEnabled(enabled);
+          if (enabled) work.resumed();
+        },
         secretsChanged: (integration) => secrets.announce(integration),
+        workAnnounced: (message) => work.heard(message),
       },
       log,
     );
@@ -68,12 +74,14 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
       eventLog,
       oauthStates: createPostgresOAuthStateStore(db),
       sealedOAuthStates: createPostgresSealedStateStore(db),
-      outbox: createPostgresOutbox(db),
+      outbox: createPostgresOutbox(db, { notice: (endpoints) => work.carry('webhooks', endpoints) }),
       signingSecrets: createPostgresSigningSecretStore(db),
       secrets,
       tasks: createPostgresTaskStore(db),
       owedEvents: createPostgresOwedEventStore(db),
+      work,
       async close() {
+        work.close();
         try {
           await eventLog.flush();
         } finally {

@@ -2,7 +2,8 @@
 // picks due rows with FOR UPDATE SKIP LOCKED (two hosts never take the same row) and leases them
 // with a claim token; a host that dies mid-attempt loses its rows when the lease ends and another
 // host takes them over. Recording an attempt checks the claim, so a late host never overwrites the
-// new owner's state. Retries keep their schedule (next_attempt_at) whichever host runs them.
+// new owner's state. Retries keep their schedule (next_attempt_at) whichever host runs them. An insert
+// the dispatcher cannot start now carries the announcement to the other hosts (work-notices.ts).
 
 import { randomUUID } from 'node:crypto';
 import { toAttempt, toDelivery, type AttemptRow, type DeliveryRow } from '../outbox-rows.ts';
@@ -17,6 +18,7 @@ import {
   type Outbox,
 } from '../../webhooks/outbox.ts';
 import type { Db } from './connection.ts';
+import { CHANNEL } from './notifications.ts';
 import { decodeSeqCursor, encodeSeqCursor } from '../seq-cursor.ts';
 
 type ClaimedRow = DeliveryRow & { claim_token: string | null };
@@ -31,6 +33,10 @@ const INSERT = `INSERT INTO webhook_deliveries (id, installation_id, event_id, e
   SELECT id, installation_id, event_id, event_type, url, endpoint, body, 'pending', 0, $8, $8, redelivery_of
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $9::text[])
     AS d(id, installation_id, event_id, event_type, url, endpoint, body, redelivery_of)`;
+
+// The same insert telling the other hosts ($10: the channel, $11: the payload) that its rows wait for
+// them: NOTIFY is delivered at commit, once the rows are visible, and costs no round trip of its own.
+const INSERT_ANNOUNCING = `WITH inserted AS (${INSERT}) SELECT pg_notify($10, $11)`;
 
 // One statement: the oldest due rows of endpoints with room (pending, or in flight under a lease
 // that ended), locked and skipped by any other host's claim running at the same time; ranked per
@@ -72,7 +78,13 @@ const SETTLE = `WITH results AS (
     FROM results r JOIN settled USING (id)
   ON CONFLICT (delivery_id, attempt) DO NOTHING`;
 
-export function createPostgresOutbox(db: Db, options: { newId?: () => string } = {}): Outbox {
+export interface PostgresOutboxOptions {
+  newId?: () => string;
+  /** The payload of the announcement an insert of deliveries for these endpoints carries, if one may go now. */
+  notice?: (endpoints: readonly string[]) => string | undefined;
+}
+
+export function createPostgresOutbox(db: Db, options: PostgresOutboxOptions = {}): Outbox {
   const newId = options.newId ?? newDeliveryId;
   const attemptsOf = async (ids: string[]): Promise<Map<string, AttemptRow[]>> => {
     const byDelivery = new Map<string, AttemptRow[]>(ids.map((id) => [id, []]));
@@ -98,25 +110,26 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
       redeliveryOf: string | null;
     }[],
     nowMs: number,
+    announce = false,
   ): Promise<DeliveryRecord[]> => {
     const ids = deliveries.map(() => newId());
     const column = <K extends keyof (typeof deliveries)[number]>(key: K) => deliveries.map((delivery) => delivery[key]);
+    const endpoints = deliveries.map((delivery) => endpointOf(delivery.url));
+    const values = [
+      ids,
+      column('installationId'),
+      column('eventId'),
+      column('eventType'),
+      column('url'),
+      endpoints,
+      column('body'),
+      nowMs,
+      column('redeliveryOf'),
+    ];
+    const notice = announce ? options.notice?.([...new Set(endpoints)]) : undefined;
     try {
-      await db.query(
-        INSERT,
-        [
-          ids,
-          column('installationId'),
-          column('eventId'),
-          column('eventType'),
-          column('url'),
-          deliveries.map((delivery) => endpointOf(delivery.url)),
-          column('body'),
-          nowMs,
-          column('redeliveryOf'),
-        ],
-        'outbox_insert',
-      );
+      if (notice === undefined) await db.query(INSERT, values, 'outbox_insert');
+      else await db.query(INSERT_ANNOUNCING, [...values, CHANNEL, notice], 'outbox_insert_announcing');
     } catch (error) {
       // Ids are chosen before the statement: when the connection died after a commit and the retry
       // met our own rows, every id is there already and nothing was inserted twice.
@@ -144,12 +157,13 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
   };
 
   return {
-    enqueue: async (deliveries, nowMs) =>
+    enqueue: async (deliveries, nowMs, writeOptions = {}) =>
       deliveries.length === 0
         ? []
         : insert(
             deliveries.map((delivery) => ({ ...delivery, redeliveryOf: null })),
             nowMs,
+            writeOptions.announce,
           ),
     resetInFlight: async () =>
       (
@@ -235,9 +249,8 @@ export function createPostgresOutbox(db: Db, options: { newId?: () => string } =
       const { rows } = await db.query<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = $1', [deliveryId]);
       if (rows[0] === undefined) return undefined;
       const original = toDelivery(rows[0]);
-      return (
-        await insert([{ ...original, url: redeliverOptions.url ?? original.url, redeliveryOf: original.id }], nowMs)
-      )[0];
+      const url = redeliverOptions.url ?? original.url;
+      return (await insert([{ ...original, url, redeliveryOf: original.id }], nowMs, redeliverOptions.announce))[0];
     },
   };
 }

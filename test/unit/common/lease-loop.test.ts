@@ -1,6 +1,7 @@
 // The loop both store-backed queues share: attempts what it claims up to its concurrency, looks
 // again when an attempt settles, and after a store failure looks again by itself (a queue whose
-// store failed once must not wait for the next poke to run its due work).
+// store failed once must not wait for the next poke to run its due work); it announces a queued
+// item to other hosts only when it has no slot for it.
 import { describe, expect, it } from 'vitest';
 import { createLeaseLoop, retryDelayMs } from '../../../host/common/lease-loop.ts';
 import { waitFor } from '../../helpers/host.ts';
@@ -60,6 +61,49 @@ describe('createLeaseLoop', () => {
     await waitFor(() => left === 0 && running === 0);
     await loop.stop();
     expect(most).toBe(2);
+  });
+});
+
+describe('announcing queued items to other hosts', () => {
+  it('announces a due item only when no slot is free for it, and never one due later', async () => {
+    let announcements = 0;
+    const hold: (() => void)[] = [];
+    let left = 0;
+    const loop = createLeaseLoop<number>({
+      name: 'test queue',
+      concurrency: 2,
+      maxSleepMs: 60_000,
+      claim: async (free) => {
+        const take = Math.min(free, left);
+        left -= take;
+        return Array.from({ length: take }, (_, i) => i);
+      },
+      attempt: () => new Promise<void>((resolve) => hold.push(resolve)),
+      describe: (item) => `item ${item}`,
+      nextDueAt: async () => undefined,
+      now: () => 1_000,
+      log: quiet,
+      announce: () => announcements++,
+    });
+    // Stopped (not started yet): whatever is due is announced.
+    loop.queued(1_000);
+    expect(announcements).toBe(1);
+    loop.start();
+    // Two slots: two items queued in one burst fit, the third does not, one due later is not announced.
+    left = 3;
+    loop.queued(1_000);
+    loop.queued(1_000);
+    loop.queued(1_000);
+    loop.queued(2_000);
+    expect(announcements).toBe(2);
+    await waitFor(() => hold.length === 2);
+    // Both slots busy: the next due item is announced.
+    loop.queued(1_000);
+    expect(announcements).toBe(3);
+    for (const release of hold.splice(0)) release();
+    await waitFor(() => hold.length === 1);
+    for (const release of hold.splice(0)) release();
+    await loop.stop();
   });
 });
 

@@ -19,7 +19,7 @@ function queueWithStore() {
     store,
     limits: { maxPendingTasksPerIntegration: 10, taskMaxAttempts: 5, taskRetryBaseMs: 10_000 },
     now: () => NOW,
-    poke: () => {},
+    queued: () => {},
   });
   return { queue, stored };
 }
