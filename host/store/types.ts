@@ -11,6 +11,7 @@ import type { SigningSecretStore } from '../webhooks/secrets.ts';
 import type { IntegrationSecretStore } from '../secrets/model.ts';
 import type { TaskStore } from '../tasks/model.ts';
 import type { OwedEventStore } from '../owed-events/model.ts';
+import type { PublisherStore, VersionStore } from '../publish/model.ts';
 
 /** Small named values kept across restarts (the token secret). */
 export interface MetaStore {
@@ -46,6 +47,10 @@ export interface HostStores {
   tasks: TaskStore;
   /** Platform events owed to installations' integrations (written by `installations`' transactions). */
   owedEvents: OwedEventStore;
+  /** Published integrations: immutable versions and which one is current (host/publish/). */
+  versions: VersionStore;
+  /** Publisher tokens (hashes only). */
+  publishers: PublisherStore;
   /** Flushes what is buffered (the event log) and closes the database. */
   close(): Promise<void>;
 }

@@ -1,22 +1,27 @@
 // Cross-host cache invalidation over LISTEN/NOTIFY: one dedicated connection listens on the
-// host's channel; a write on any host notifies `installation:<id>` (or `secrets:<integration>`) at commit. While the
-// listener is down the cache is switched off (every read goes to the database), and it is cleared when the
-// listener is back, so a missed notification can never leave a stale record behind.
+// host's channel; a write on any host notifies `installation:<id>`, `secrets:<integration>` or
+// `published:<integration>` at commit. While the listener is down the cache is switched off (every
+// read goes to the database), and it is cleared when the listener is back, so a missed
+// notification can never leave a stale record behind.
 
 import pg from 'pg';
 
 export const CHANNEL = 'integration_host';
 const INSTALLATION = 'installation:';
 const SECRETS = 'secrets:';
+const PUBLISHED = 'published:';
 
 export const installationMessage = (id: string): string => `${INSTALLATION}${id}`;
 export const secretsMessage = (integration: string): string => `${SECRETS}${integration}`;
+export const publishedMessage = (integration: string): string => `${PUBLISHED}${integration}`;
 
 export interface InvalidationTarget {
   invalidate(id: string): void;
   setEnabled(enabled: boolean): void;
   /** The stored secrets of an integration changed (the host also polls their revision, so a missed one is caught). */
   secretsChanged?(integration: string): void;
+  /** The current published version of an integration changed (hosts also poll the revision). */
+  publishedChanged?(integration: string): void;
 }
 
 export interface Listener {
@@ -68,6 +73,7 @@ export function listenForChanges(
       const payload = message.payload ?? '';
       if (payload.startsWith(INSTALLATION)) target.invalidate(payload.slice(INSTALLATION.length));
       else if (payload.startsWith(SECRETS)) target.secretsChanged?.(payload.slice(SECRETS.length));
+      else if (payload.startsWith(PUBLISHED)) target.publishedChanged?.(payload.slice(PUBLISHED.length));
     });
     try {
       await next.connect();

@@ -20,6 +20,7 @@ import { createPostgresSigningSecretStore } from './signing-secrets.ts';
 import { createPostgresSecretStore } from './integration-secrets.ts';
 import { createPostgresTaskStore } from './tasks.ts';
 import { createPostgresOwedEventStore } from './owed-events.ts';
+import { createPostgresPublisherStore, createPostgresVersionStore } from './published.ts';
 
 export interface PostgresStoreOptions {
   log: Logger;
@@ -46,12 +47,14 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
     if (applied.length > 0) log.info(`store: applied migration(s) ${applied.join(', ')}`);
     const installations = withInstallationCache(createPostgresInstallationStore(db));
     const secrets = createPostgresSecretStore(db);
+    const versions = createPostgresVersionStore(db);
     const listener = listenForChanges(
       db.connectionString,
       {
         invalidate: (id) => installations.invalidate(id),
         setEnabled: (enabled) => installations.setEnabled(enabled),
         secretsChanged: (integration) => secrets.announce(integration),
+        publishedChanged: (integration) => versions.announce(integration),
       },
       log,
     );
@@ -72,6 +75,8 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
       secrets,
       tasks: createPostgresTaskStore(db),
       owedEvents: createPostgresOwedEventStore(db),
+      versions,
+      publishers: createPostgresPublisherStore(db),
       async close() {
         try {
           await eventLog.flush();
