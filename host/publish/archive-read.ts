@@ -3,7 +3,7 @@
 // over the limits, counted as it streams (a bomb stops at the limit). Writes nothing to disk.
 
 import { once } from 'node:events';
-import { pipeline, Readable, Transform } from 'node:stream';
+import { PassThrough, pipeline, Readable, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import tar from 'tar-stream';
 import { HostError } from '../common/errors.ts';
@@ -53,13 +53,16 @@ const KIND_NAMES: Record<string, string> = {
 /**
  * Every file of the archive, in archive order. Throws HostError: ERR_ARCHIVE_TOO_LARGE (413) over
  * a size or count limit, ERR_ARCHIVE_INVALID (400) for anything else, each naming the entry, the
- * rule and what to do. Stops reading `body` at the first refusal.
+ * rule and what to do. Stops reading `body` at the first refusal but never destroys it: a request
+ * body is left to the server, which drains it so that the refusal reaches the client.
  */
 export async function readArchive(
   body: AsyncIterable<Uint8Array> | Readable,
   limits: PublishLimits = PUBLISH_LIMITS,
 ): Promise<ArchiveFile[]> {
-  const source = body instanceof Readable ? body : Readable.from(body);
+  const source = new PassThrough();
+  const input = body instanceof Readable ? body : Readable.from(body);
+  input.pipe(source);
   const tooLarge = (what: string) => () =>
     new HostError('ERR_ARCHIVE_TOO_LARGE', `${what}${AFTER}; make the integration smaller`);
   const inflated = pipeline(
@@ -77,8 +80,8 @@ export async function readArchive(
   let first: unknown = null;
   const fail = (error: unknown) => {
     first ??= error;
+    input.unpipe(source);
     inflated.destroy();
-    source.destroy();
     extract.destroy(error instanceof Error ? error : new Error(String(error)));
   };
   const feeding = (async () => {

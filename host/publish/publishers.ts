@@ -22,11 +22,14 @@ export interface IssuedPublisher {
 }
 
 /** Throws ERR_VALIDATION naming the field. */
-export function checkIssueInput(input: { organization?: unknown; label?: unknown }): {
-  organization: string;
-  label: string;
-} {
-  const { organization, label = '' } = input;
+export function checkIssueInput(input: Record<string, unknown>): { organization: string; label: string } {
+  const unknown = Object.keys(input).find((key) => key !== 'organization' && key !== 'label');
+  if (unknown !== undefined)
+    throw new HostError('ERR_VALIDATION', `/${unknown}: unknown field; the body is {"organization", "label"?}`, [
+      { pointer: `/${unknown}`, message: 'unknown field' },
+    ]);
+  const organization = input.organization;
+  const label = Object.hasOwn(input, 'label') ? input.label : '';
   if (typeof organization !== 'string' || !ORGANIZATION.test(organization))
     throw new HostError('ERR_VALIDATION', '/organization: must be an organization id (1–64 of A-Z a-z 0-9 _ -)', [
       { pointer: '/organization', message: 'must be an organization id' },
