@@ -176,6 +176,7 @@ const schemas: Record<string, Json> = {
       logs: { type: 'array', items: record(['level', 'text'], { level: string, text: string }) },
       createdAt: dateTime,
       requestId: { ...string, description: 'The `x-request-id` of the request that caused the dispatch.' },
+      version: { type: 'integer', minimum: 1, description: 'The published version that served it (none: a folder).' },
     },
   ),
   EventLogPage: page('EventLogEntry'),
@@ -308,6 +309,12 @@ export function components(): Json {
     schemas,
     responses: errorResponses(),
     securitySchemes: {
+      publisherToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          "A publisher token (`ihp_…`, docs/operations.md#publishing): acts for its organization's integrations.",
+      },
       adminToken: {
         type: 'http',
         scheme: 'bearer',
