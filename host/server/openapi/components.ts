@@ -107,6 +107,18 @@ const integrationSummary: Record<string, Json> = {
     ...strings,
     description: 'Under `npm run dev`: the newest files failed to load; `status` is that of the build still serving.',
   },
+  published: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['version', 'contentHash', 'publishedBy', 'publishedAt'],
+    description: 'Served from the store (docs/operations.md#publishing): the version this host serves.',
+    properties: {
+      version: { type: 'integer', minimum: 1 },
+      contentHash: string,
+      publishedBy: string,
+      publishedAt: string,
+    },
+  },
 };
 
 const storedSecret: Record<string, Json> = {
