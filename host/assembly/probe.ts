@@ -6,7 +6,7 @@
 import type { IntegrationBundle } from '../manifest/types.ts';
 import type { Supervisor } from '../sandbox/supervisor.ts';
 
-/** The event type of the probe dispatch: a createIntegration() integration answers "no handler" without running code. */
+/** The probe dispatch's event type: a createIntegration() integration answers "no handler" without running code. */
 export const PROBE_EVENT = 'host_version_check';
 
 const linesOf = (logs: readonly { level: string; text: string }[] | undefined): string =>

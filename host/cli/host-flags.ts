@@ -96,7 +96,8 @@ export function addHostOptions(command: Command, dirDefault: string): Command {
     .addOption(
       new Option(
         '--published-over-dir',
-        'serve the published version of a name a --dir folder also holds (default: the folder, and publishing it here is refused)',
+        'serve the published version of a name a --dir folder also holds ' +
+          '(default: the folder, and publishing it here is refused)',
       ),
     )
     .addOption(

@@ -22,7 +22,8 @@ export async function runIssuePublisher(options: AdminFlags & { organization: st
   const issued = body as PublisherView & { token: string };
   process.stdout.write(
     `publisher ${issued.id} for organization ${issued.organization}; its token, shown only now:\n${issued.token}\n` +
-      `hand it to the author, who runs: INTEGRATION_HOST_TOKEN=<token> ${commandLine('publish', `<folder> --host ${target.url}`)}\n`,
+      `hand it to the author, who runs: INTEGRATION_HOST_TOKEN=<token> ` +
+      `${commandLine('publish', `<folder> --host ${target.url}`)}\n`,
   );
 }
 
@@ -30,7 +31,8 @@ export async function runListPublishers(options: AdminFlags) {
   const { body } = await callHost(admin(options), 'GET', '/v1/publishers');
   for (const item of (body as { items: PublisherView[] }).items)
     process.stdout.write(
-      `${item.id}  ${item.organization}  ${item.createdAt}  ${item.revokedAt ? `revoked ${item.revokedAt}` : 'active'}` +
+      `${item.id}  ${item.organization}  ${item.createdAt}  ` +
+        `${item.revokedAt ? `revoked ${item.revokedAt}` : 'active'}` +
         `${item.label ? `  ${item.label}` : ''}\n`,
     );
 }

@@ -27,7 +27,8 @@ export function remoteOf(given: { host?: string; token?: string }, tokenFlag: st
   if (!given.token)
     throw new HostError(
       'ERR_UNAUTHORIZED',
-      `no token for ${url}: pass ${tokenFlag} or set ${tokenEnv} (a publisher token from the operator, or the admin token)`,
+      `no token for ${url}: pass ${tokenFlag} or set ${tokenEnv} ` +
+        '(a publisher token from the operator, or the admin token)',
     );
   return { url, token: given.token, tokenFlag, tokenEnv };
 }

@@ -135,7 +135,8 @@ async function collect(extract: tar.Extract, limits: PublishLimits): Promise<Arc
     if (size > limits.maxFileBytes)
       throw new HostError(
         'ERR_ARCHIVE_TOO_LARGE',
-        `archive entry ${shown} is ${size} bytes, over the ${describeBytes(limits.maxFileBytes)} a file may have${AFTER}`,
+        `archive entry ${shown} is ${size} bytes, ` +
+          `over the ${describeBytes(limits.maxFileBytes)} a file may have${AFTER}`,
       );
     const chunks: Buffer[] = [];
     for await (const chunk of entry) chunks.push(chunk as Buffer);

@@ -126,7 +126,8 @@ export function createPublishedServing(deps: ServingDeps): PublishedServing {
       if (!isServing(current)) await deps.onServing?.(next);
     } else {
       deps.log.warn(
-        `publish: ${integration} version ${version} is invalid on this host: ${next.errors.map(formatProblem).join('; ')}`,
+        `publish: ${integration} version ${version} is invalid on this host: ` +
+          next.errors.map(formatProblem).join('; '),
       );
     }
   };

@@ -65,7 +65,8 @@ export function integrationFiles(name: string, organization = 'acme', greeting =
       name: 'src/index.ts',
       body:
         "import { createIntegration } from 'sandbox-api';\n" +
-        `export default createIntegration({ fetch: () => Response.json({ greeting: ${JSON.stringify(greeting)} }) });\n`,
+        'export default createIntegration({ fetch: () => ' +
+        `Response.json({ greeting: ${JSON.stringify(greeting)} }) });\n`,
     },
   ];
 }

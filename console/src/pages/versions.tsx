@@ -1,4 +1,4 @@
-// The published versions of one integration (docs/console.md#versions): number, content hash,
+// The published versions of one integration (docs/console.md#pages): number, content hash,
 // publisher, time, which is current, and a rollback to any other after a confirmation. Shown only
 // for integrations served from the store; everything on screen is the API's text.
 import { useState } from 'preact/hooks';
