@@ -2,8 +2,9 @@
 // checked in constant time, revocable; and the rule of who may act on which integration. Never
 // logs or returns a token after issuing it.
 
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { HostError } from '../common/errors.ts';
+import { sameBytes } from '../common/same-bytes.ts';
 import type { Actor, PublisherRecord, PublisherStore } from './model.ts';
 
 const TOKEN = /^ihp_(pub_[0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
@@ -72,7 +73,7 @@ export async function authenticatePublisher(store: PublisherStore, token: string
   const presented = hashOf(token);
   // Compared even when no record was found, against a hash no token has: the same work either way.
   const expected = record === undefined ? Buffer.alloc(32) : Buffer.from(record.tokenHash, 'hex');
-  const valid = expected.length === 32 && timingSafeEqual(presented, expected) && record !== undefined;
+  const valid = sameBytes(expected, presented) && record !== undefined;
   if (!valid) throw new HostError('ERR_FORBIDDEN', 'publisher token is not valid');
   if (record.revokedAt !== null)
     throw new HostError(
