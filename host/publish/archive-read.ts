@@ -84,6 +84,16 @@ export async function readArchive(
     inflated.destroy();
     extract.destroy(error instanceof Error ? error : new Error(String(error)));
   };
+  const slow = setTimeout(
+    () =>
+      fail(
+        new HostError(
+          'ERR_REQUEST_TIMEOUT',
+          `the upload did not arrive within ${limits.maxReadMs / 1000} s${AFTER}; send it again`,
+        ),
+      ),
+    limits.maxReadMs,
+  );
   const feeding = (async () => {
     try {
       for await (const chunk of inflated) if (!extract.write(chunk)) await once(extract, 'drain');
@@ -101,6 +111,8 @@ export async function readArchive(
     fail(error);
     await feeding;
     throw asArchiveError(first);
+  } finally {
+    clearTimeout(slow);
   }
 }
 

@@ -14,6 +14,8 @@ export interface PublishLimits {
   /** An entry's path in bytes of UTF-8, and its depth in folders. */
   maxPathBytes: number;
   maxDepth: number;
+  /** How long the whole upload may take to arrive: a slow sender must not hold the host's publishing queue. */
+  maxReadMs: number;
 }
 
 export const PUBLISH_LIMITS: PublishLimits = {
@@ -23,6 +25,7 @@ export const PUBLISH_LIMITS: PublishLimits = {
   maxEntries: 5_000,
   maxPathBytes: 1_024,
   maxDepth: 32,
+  maxReadMs: 60_000,
 };
 
 /** `12 MiB`, `300 KiB`, `17 bytes`: a limit as people read it. */

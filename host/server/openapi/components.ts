@@ -50,6 +50,7 @@ const ERROR_STATUSES: Record<number, string> = {
   403: 'Wrong credentials, or the action is not allowed.',
   404: 'The named integration, installation or resource does not exist.',
   405: 'The method cannot be carried by a fetch Request.',
+  408: 'The request did not arrive in time.',
   409: 'The host cannot do this in its present state.',
   413: 'The body is over the limit.',
   415: 'The body is not of the required media type.',

@@ -69,7 +69,7 @@ export function publishPaths(): Record<string, Json> {
         ...common(eitherToken, {
           200: json('The upload equals the current version: nothing new was stored.', ref('PublishedVersion')),
           201: json('Stored, current, and served by this host.', ref('PublishedVersion')),
-          ...errors(400, 409, 413, 415, 422),
+          ...errors(400, 408, 409, 413, 415, 422),
         }),
       },
       get: {

@@ -106,6 +106,14 @@ describe('reading an uploaded archive', () => {
     expect(error.message).toContain('more than 10 entries');
   });
 
+  it('gives up on an upload that does not arrive in time', async () => {
+    const trickle = new Readable({ read() {} });
+    trickle.push(tarGz(integrationFiles('g')).subarray(0, 10));
+    const error = await refusal(trickle, { ...PUBLISH_LIMITS, maxReadMs: 200 });
+    expect(error.code).toBe('ERR_REQUEST_TIMEOUT');
+    expect(error.message).toContain('did not arrive within 0.2 s; nothing was stored');
+  });
+
   it('refuses what is not a gzipped tar', async () => {
     const error = await refusal(Buffer.from('PK\u0003\u0004 a zip file'));
     expect(error.code).toBe('ERR_ARCHIVE_INVALID');
