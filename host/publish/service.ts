@@ -154,8 +154,9 @@ export function createPublishingService(deps: PublishServiceDeps): PublishingSer
         },
         now,
       );
-      await deps.serving.refresh();
+      // Said at commit, before this host swaps it in: every host learns of it from here on.
       deps.log.info(`publish: ${integration} version ${version.version} published by ${version.publishedBy}`);
+      await deps.serving.refresh();
       return { version, created: true, warnings };
     } finally {
       await staged.cleanup();
@@ -188,8 +189,8 @@ export function createPublishingService(deps: PublishServiceDeps): PublishingSer
           `version ${serving?.version ?? '?'} keeps serving`,
       );
     await deps.versions.setCurrent(integration, number, actorName(actor), deps.now().toISOString());
-    await deps.serving.refresh();
     deps.log.info(`publish: ${integration} version ${number} made current by ${actorName(actor)}`);
+    await deps.serving.refresh();
     return { ...target, current: true };
   };
 

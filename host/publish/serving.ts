@@ -200,6 +200,8 @@ export function createPublishedServing(deps: ServingDeps): PublishedServing {
           else deps.log.warn(`secrets: ${name} is invalid: ${next.errors.map(formatProblem).join('; ')}`);
           if (!isServing(current) && isServing(next)) await deps.onServing?.(next);
         }
+        // A current version that did not load here for want of these secrets may load now.
+        await once();
       });
       tail = run.catch(() => undefined);
       await run;

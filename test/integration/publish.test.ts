@@ -2,7 +2,7 @@
 // organization's publisher token and served; a second version replaces it without a restart; the
 // event log names the version that served each event; a rollback restores the first; a version
 // whose isolate cannot start is refused and the current one keeps serving; the versions list says
-// which is current.
+// which is current; a request in flight when a version is replaced finishes on the old one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrationFiles, tarGz, type TarEntry } from '../helpers/archives.ts';
 import { startTestHost, waitFor, type TestHost } from '../helpers/host.ts';
@@ -102,5 +102,30 @@ describe('publishing to one host', () => {
       [1, true],
     ]);
     await waitFor(() => host.supervisor.inFlightCount() === 0, 10_000);
+  });
+
+  it('lets a request in flight finish on the version it started on; the next runs the new one', async () => {
+    const slow = (answer: string, delayMs: number): TarEntry[] => [
+      integrationFiles('slowpoke')[0],
+      {
+        name: 'src/index.ts',
+        body:
+          "import { createIntegration } from 'sandbox-api';\n" +
+          'export default createIntegration({ fetch: async () => {\n' +
+          `  await new Promise((resolve) => setTimeout(resolve, ${delayMs}));\n` +
+          `  return Response.json({ greeting: ${JSON.stringify(answer)} });\n} });\n`,
+      },
+    ];
+    expect((await upload(slow('old', 3_000), 'slowpoke')).status).toBe(201);
+    const created = await host.admin('/v1/integrations/slowpoke/installations', {
+      method: 'POST',
+      body: JSON.stringify({ organization: 'acme', target: 'organization' }),
+    });
+    const url = ((await created.json()) as { urls: { publicEndpoint: string } }).urls.publicEndpoint;
+    const inFlight = fetch(url).then(async (answer) => ((await answer.json()) as { greeting: string }).greeting);
+    await waitFor(() => host.supervisor.inFlightCount('slowpoke') > 0, 10_000);
+    expect((await upload(slow('new', 0), 'slowpoke')).status).toBe(201);
+    expect(((await (await fetch(url)).json()) as { greeting: string }).greeting).toBe('new');
+    expect(await inFlight).toBe('old');
   });
 });
