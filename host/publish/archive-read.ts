@@ -41,14 +41,14 @@ function asArchiveError(error: unknown): HostError {
   );
 }
 
-const KIND_NAMES: Record<string, string> = {
-  symlink: 'a symbolic link',
-  link: 'a hard link',
-  fifo: 'a FIFO',
-  'character-device': 'a character device',
-  'block-device': 'a block device',
-  'contiguous-file': 'a contiguous file',
-};
+const KIND_NAMES = new Map([
+  ['symlink', 'a symbolic link'],
+  ['link', 'a hard link'],
+  ['fifo', 'a FIFO'],
+  ['character-device', 'a character device'],
+  ['block-device', 'a block device'],
+  ['contiguous-file', 'a contiguous file'],
+]);
 
 /**
  * Every file of the archive, in archive order. Throws HostError: ERR_ARCHIVE_TOO_LARGE (413) over
@@ -118,7 +118,6 @@ export async function readArchive(
 
 async function collect(extract: tar.Extract, limits: PublishLimits): Promise<ArchiveFile[]> {
   const files: ArchiveFile[] = [];
-  const folders = new Set<string>();
   const seen = new Set<string>();
   let entries = 0;
   for await (const entry of extract) {
@@ -127,7 +126,7 @@ async function collect(extract: tar.Extract, limits: PublishLimits): Promise<Arc
     if (++entries > limits.maxEntries)
       throw new HostError('ERR_ARCHIVE_TOO_LARGE', `the archive has more than ${limits.maxEntries} entries${AFTER}`);
     if (header.type !== 'file' && header.type !== 'directory') {
-      const kind = KIND_NAMES[header.type ?? ''] ?? `of type ${JSON.stringify(header.type)}`;
+      const kind = KIND_NAMES.get(header.type ?? '') ?? `of type ${JSON.stringify(header.type)}`;
       throw new HostError(
         'ERR_ARCHIVE_INVALID',
         `archive entry ${shown} is ${kind}; only regular files and folders may be published${AFTER}`,
@@ -138,7 +137,6 @@ async function collect(extract: tar.Extract, limits: PublishLimits): Promise<Arc
       throw new HostError('ERR_ARCHIVE_INVALID', `archive entry ${shown} appears twice${AFTER}`);
     if (path !== null) seen.add(path);
     if (header.type === 'directory') {
-      if (path !== null) folders.add(path);
       entry.resume();
       continue;
     }
@@ -154,11 +152,8 @@ async function collect(extract: tar.Extract, limits: PublishLimits): Promise<Arc
     for await (const chunk of entry) chunks.push(chunk as Buffer);
     files.push({ path, bytes: Buffer.concat(chunks) });
   }
-  // A file standing where another entry needs a folder (`a` and `a/b`) cannot be written as sent.
-  for (const file of files) {
-    if (folders.has(file.path) || seen.has(`${file.path}/`))
-      throw new HostError('ERR_ARCHIVE_INVALID', `archive entry "${file.path}" is both a file and a folder${AFTER}`);
-  }
+  // A file standing where another entry needs a folder (`a` and `a/b`) cannot be written as sent
+  // (a file and a folder of the same path already "appear twice").
   const filePaths = new Set(files.map((file) => file.path));
   for (const candidate of [...seen]) {
     const parts = candidate.split('/');
