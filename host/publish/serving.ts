@@ -3,7 +3,7 @@
 // safety net), each version written into a private folder from its stored archive and served with
 // its stored bundle. In-flight dispatches finish on the old build; the next runs the new one.
 
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -38,6 +38,24 @@ export interface PublishedServing {
   /** Loads these published integrations again from their folders (their stored secrets changed). */
   reload(names: ReadonlySet<string>): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** `ih-published-<pid>-…`: the pid lets a later host remove what a killed one left behind. */
+const WORK_PREFIX = `ih-published-${process.pid}-`;
+const WORK_DIR = /^ih-published-(\d+)-/;
+
+/** Removes the version folders of hosts on this machine that are gone (killed before they could). */
+async function sweepLeftovers(): Promise<void> {
+  for (const name of await readdir(tmpdir()).catch(() => [] as string[])) {
+    const pid = Number(WORK_DIR.exec(name)?.[1] ?? Number.NaN);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH')
+        await rm(path.join(tmpdir(), name), { recursive: true, force: true });
+    }
+  }
 }
 
 const isServing = (integration: LoadedIntegration | undefined): boolean =>
@@ -78,7 +96,7 @@ export function createPublishedServing(deps: ServingDeps): PublishedServing {
 
   /** Writes the version's files (read again with the upload's rules) into a new folder of its own. */
   const materialize = async (row: PublishedVersion): Promise<string> => {
-    workDir ??= await mkdtemp(path.join(tmpdir(), 'ih-published-'));
+    workDir ??= await mkdtemp(path.join(tmpdir(), WORK_PREFIX));
     const folder = path.join(workDir, String(++folders));
     await writeFiles(await readArchive(Readable.from([Buffer.from(row.archive)])), folder);
     return folder;
@@ -182,6 +200,7 @@ export function createPublishedServing(deps: ServingDeps): PublishedServing {
 
   return {
     async start() {
+      await sweepLeftovers();
       revision = await deps.versions.revision();
       await once();
     },

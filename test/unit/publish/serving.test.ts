@@ -1,8 +1,11 @@
 // A host serving published versions without notifications (SQLite): the revision poll finds a new
 // current version and swaps it into the registry and the sandbox together; a version that does not
 // load on this host (a secret missing here) leaves the previous one serving, saying why; a name a
-// --dir folder serves stays the folder's; stopping removes the versions' folders.
-import { existsSync } from 'node:fs';
+// --dir folder serves stays the folder's; stopping removes the versions' folders, and a start those
+// a killed host left.
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../../../host/common/logger.ts';
 import { createIntegrationRegistry } from '../../../host/integrations/registry.ts';
@@ -91,6 +94,18 @@ describe('serving published versions', () => {
     expect(lines.join('\n')).toContain('version 1 keeps serving');
     expect(registry.get('greeter')?.published?.version).toBe(1);
     expect(registered).toEqual([['greeter', 'bundle-1']]);
+  });
+
+  it('removes at start the version folders a killed host left behind, never a live one', async () => {
+    const dead = path.join(tmpdir(), 'ih-published-2147483646-left');
+    const live = path.join(tmpdir(), `ih-published-${process.ppid}-live`);
+    mkdirSync(dead, { recursive: true });
+    mkdirSync(live, { recursive: true });
+    setUp();
+    await serving!.start();
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    rmSync(live, { recursive: true });
   });
 
   it('leaves a name a --dir folder serves to the folder, saying so once, and removes its folders at stop', async () => {
