@@ -27,6 +27,7 @@ import { wirePlatformApi } from './step-platform-api.ts';
 import { loadRegistry, startSandbox } from './step-sandbox.ts';
 import { serveServices } from './step-services.ts';
 import { openStoresAndSecrets } from './step-stores.ts';
+import { loadPublished } from './step-publish.ts';
 import type { AssemblyBase, OnFailure } from './step-types.ts';
 import { wireWebhooks } from './step-webhooks.ts';
 
@@ -101,6 +102,8 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
   const { stores } = stored;
   const integrations = await loadRegistry(base, listeners, stored);
   const { registry, loadOptions } = integrations;
+  // Published versions join the registry before the sandbox starts, which registers every ready one.
+  const published = await loadPublished(base, stored, integrations);
   const supervisor = await startSandbox(base, listeners, integrations);
   const dispatch = await wireDispatch(base, listeners, stored, integrations, supervisor);
   const { feed, dispatcher, owedEvents, installations, tasks } = dispatch;
@@ -116,6 +119,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     platformApi,
     webhookParts,
     lifecycleState,
+    published,
   });
 
   // Resumes what a previous run left in the outbox (in flight when it died, or waiting to retry).
@@ -149,6 +153,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     stopping ??= (async () => {
       prefill.stop();
       secretRefresher.stop();
+      await published.serving.stop();
       await tasks.stop();
       await owedEvents.stop();
       await webhookDispatcher.stop();
@@ -194,7 +199,7 @@ export async function assembleHost(input: HostOptionsInput, onFailure: OnFailure
     watchTargets() {
       const folders = registry
         .list()
-        .filter((integration) => integration.builtin === undefined)
+        .filter((integration) => integration.builtin === undefined && integration.published === undefined)
         .map((integration) => integration.dir);
       const inputs = registry.list().flatMap((integration) => integration.bundle?.inputs ?? []);
       return {

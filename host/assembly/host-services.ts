@@ -22,6 +22,7 @@ import type { SecretRefresher } from './secret-refresh.ts';
 import type { OAuthSeal } from '../oauth-seal/seal.ts';
 import type { OwedEventStore } from '../owed-events/model.ts';
 import { viewOwedEvent } from '../owed-events/view.ts';
+import type { PublishingService } from '../publish/service.ts';
 
 export interface HostServicesParts {
   adminToken: string;
@@ -44,6 +45,7 @@ export interface HostServicesParts {
   secrets: SecretService;
   secretRefresher: SecretRefresher;
   oauthSeal: OAuthSeal;
+  publishing: PublishingService;
 }
 
 export function createHostServices(parts: HostServicesParts): HostServices {
@@ -65,6 +67,7 @@ export function createHostServices(parts: HostServicesParts): HostServices {
     platformApi: parts.platformApi,
     siteScripts: parts.siteScripts,
     oauthSeal: parts.oauthSeal,
+    publishing: parts.publishing,
 
     listIntegrations: () => registry.list(),
     getIntegration: (name) => registry.get(name),

@@ -107,6 +107,8 @@ export function createReloader(deps: ReloadDeps): { reload(): Promise<ReloadChan
         // served.
         if (deps.registry.get(next.name)?.builtin !== undefined) continue;
         const current = deps.registry.get(next.name);
+        // Served from the store on this host (--published-over-dir): the folder waits (publish/serving.ts).
+        if (current?.published !== undefined) continue;
         if (current === undefined) {
           deps.registry.set(next);
           if (serving(next)) deps.sandbox.register(next.name, next.bundle);
@@ -168,7 +170,7 @@ export function createReloader(deps: ReloadDeps): { reload(): Promise<ReloadChan
       }
       // Integrations whose folder no longer holds their manifest (deleted, moved, renamed).
       for (const current of deps.registry.list()) {
-        if (current.builtin !== undefined || seen.has(current.name)) continue;
+        if (current.builtin !== undefined || current.published !== undefined || seen.has(current.name)) continue;
         if (!serving(current)) {
           deps.registry.remove(current.name);
           continue;

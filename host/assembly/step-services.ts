@@ -21,6 +21,7 @@ import type { StoresStep } from './step-stores.ts';
 import type { AssemblyBase } from './step-types.ts';
 import type { createPlatformApi } from '../platform-api/router.ts';
 import type { WebhooksStep } from './step-webhooks.ts';
+import { wirePublishing, type PublishedStep } from './step-publish.ts';
 
 export interface ServicesInput {
   listeners: Listeners;
@@ -32,6 +33,7 @@ export interface ServicesInput {
   webhookParts: WebhooksStep;
   /** Read by /ready: true once a shutdown began. */
   lifecycleState: { shuttingDown: boolean };
+  published: PublishedStep;
 }
 
 export async function serveServices(
@@ -50,24 +52,37 @@ export async function serveServices(
   const platformApi = input.platformApi;
   // Filled once the host is up (dev installations); a secret that makes an integration ready later adds its own.
   const devInstallations: DevInstallation[] = [];
+  const publishing = wirePublishing(
+    { options, log, metrics, platform, onFailure },
+    input.stored,
+    input.integrations,
+    input.published,
+    { supervisor, installations, devInstallations },
+  );
+  const folderSecretReload = createSecretReload({
+    dirs: options.dirs,
+    loadOptions,
+    registry,
+    sandbox: supervisor,
+    log,
+    async onServing(integration) {
+      if (!options.autoInstall) return;
+      const made = await installOneForDevelopment(integration, installations, stores.installations, platform);
+      if (made !== undefined && !devInstallations.some((entry) => entry.integration === made.integration))
+        devInstallations.push(made);
+    },
+  });
   const secretRefresher = createSecretRefresher({
     service: secretService,
     revision: () => stores.secrets.revision(),
     ...(stores.secrets.subscribe ? { subscribe: stores.secrets.subscribe.bind(stores.secrets) } : {}),
     snapshot: secretSnapshot,
-    reload: createSecretReload({
-      dirs: options.dirs,
-      loadOptions,
-      registry,
-      sandbox: supervisor,
-      log,
-      async onServing(integration) {
-        if (!options.autoInstall) return;
-        const made = await installOneForDevelopment(integration, installations, stores.installations, platform);
-        if (made !== undefined && !devInstallations.some((entry) => entry.integration === made.integration))
-          devInstallations.push(made);
-      },
-    }),
+    // Published integrations reload from their own folders, with the bundle they were accepted with.
+    async reload(names) {
+      const fromStore = new Set([...names].filter((name) => registry.get(name)?.published !== undefined));
+      await folderSecretReload(new Set([...names].filter((name) => !fromStore.has(name))));
+      await input.published.serving.reload(fromStore);
+    },
     pollMs: options.secretsPollMs,
     log,
   });
@@ -96,6 +111,7 @@ export async function serveServices(
     siteScripts: createSiteScripts({ store: stores.installations, registry, dispatcher, baseUrl }),
     secrets: secretService,
     secretRefresher,
+    publishing,
     oauthSeal: createOAuthSeal({
       integration: (name) => registry.get(name),
       tickets: connectTickets,

@@ -24,6 +24,7 @@ export interface HostFlagValues {
   isolateMemory?: string;
   offenderCpuQuota?: string;
   autoInstall?: boolean;
+  publishedOverDir?: boolean;
   consolePort?: string;
   console?: boolean;
 }
@@ -93,6 +94,13 @@ export function addHostOptions(command: Command, dirDefault: string): Command {
     )
     .addOption(new Option('--no-auto-install', 'do not install each integration in its organization at start'))
     .addOption(
+      new Option(
+        '--published-over-dir',
+        'serve the published version of a name a --dir folder also holds ' +
+          '(default: the folder, and publishing it here is refused)',
+      ),
+    )
+    .addOption(
       new Option('--log-format <format>', 'text for people, json for a log pipeline')
         .choices(['text', 'json'])
         .default(undefined, 'text'),
@@ -155,6 +163,7 @@ export function hostOptionsFrom(
     ...consolePort(values.console !== false, integer('console-port', values.consolePort, 0, 65535), port),
   };
   if (values.dir) options.dirs = values.dir;
+  if (values.publishedOverDir === true) options.publishedOverDir = true;
   if (storeUrl !== undefined) options.storeUrl = storeUrl;
   if (values.logFormat === 'text' || values.logFormat === 'json') options.logFormat = values.logFormat;
   if (values.metricsListen !== undefined) options.metricsListen = values.metricsListen;

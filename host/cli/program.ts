@@ -198,7 +198,121 @@ export function buildProgram(): Command {
     });
 
   addSecretsCommand(program);
+  addPublishCommands(program);
   return program;
+}
+
+/** `publish`, `versions`, `rollback` and `publishers`: published integrations on a running host. */
+function addPublishCommands(program: Command): void {
+  const hostOption = () =>
+    new Option('--host <url>', "the host's address")
+      .env('INTEGRATION_HOST_URL')
+      .default(undefined, 'http://127.0.0.1:8787');
+  const tokenOption = () =>
+    new Option('--token <token>', 'a publisher token for the organization (or the admin token)').env(
+      'INTEGRATION_HOST_TOKEN',
+    );
+  const adminTokenOption = () => new Option('--admin-token <token>', "the host's admin token").env('HOST_ADMIN_TOKEN');
+  const remote = (options: { host?: string; token?: string }) => ({
+    ...(options.host ? { host: options.host } : {}),
+    ...(options.token ? { token: options.token } : {}),
+  });
+
+  program
+    .command('publish')
+    .description(
+      'Check and bundle an integration folder as `check` does, then upload it to a host: a new immutable version, ' +
+        'served by every host on its store within a second.',
+    )
+    .argument('[folder]', 'the integration folder', '.')
+    .addOption(hostOption())
+    .addOption(tokenOption())
+    .addHelpText(
+      'after',
+      `
+Uploads the folder's files (not node_modules or dot-files such as .dev.vars) and the package files its
+` +
+        `bundle reads. Secrets are stored on the host (secrets set), never uploaded.
+${examples(
+  [commandLine('publish', 'integrations/greeter --host https://host.example'), 'with INTEGRATION_HOST_TOKEN set'],
+  [commandLine('publish', '--token ihp_… --host http://127.0.0.1:8787'), 'the folder you are in'],
+)}`,
+    )
+    .action(async (folder: string, options: { host?: string; token?: string }) => {
+      const { runPublish } = await import('./publish-command.ts');
+      await runPublish(folder, remote(options));
+    });
+
+  program
+    .command('versions')
+    .description("List a published integration's versions on a host, newest first; * marks the current one.")
+    .argument('<integration>', 'the integration name')
+    .addOption(hostOption())
+    .addOption(tokenOption())
+    .addHelpText('after', examples([commandLine('versions', 'greeter --host https://host.example'), '']))
+    .action(async (integration: string, options: { host?: string; token?: string }) => {
+      const { runVersions } = await import('./publish-command.ts');
+      await runVersions(integration, remote(options));
+    });
+
+  program
+    .command('rollback')
+    .description('Make an earlier version of a published integration current again (after it starts in an isolate).')
+    .argument('<integration>', 'the integration name')
+    .argument('<version>', 'the version to serve (see versions)')
+    .addOption(hostOption())
+    .addOption(tokenOption())
+    .addHelpText('after', examples([commandLine('rollback', 'greeter 3 --host https://host.example'), '']))
+    .action(async (integration: string, version: string, options: { host?: string; token?: string }) => {
+      const { runRollback } = await import('./publish-command.ts');
+      await runRollback(integration, version, remote(options));
+    });
+
+  const publishers = program
+    .command('publishers')
+    .description("An operator's publisher tokens: one per organization whose authors may publish.")
+    .configureHelp({ sortSubcommands: false, showGlobalOptions: true, optionDescription: describeOption })
+    .addOption(hostOption())
+    .addOption(adminTokenOption())
+    .addHelpText(
+      'after',
+      examples(
+        [commandLine('publishers', 'issue --organization acme --label "acme CI"'), 'prints the token once'],
+        [commandLine('publishers', 'list'), 'ids, organizations, revoked or not; never a token'],
+        [commandLine('publishers', 'revoke pub_0123456789abcdef'), ''],
+      ),
+    );
+  const adminFlags = (command: Command) => {
+    const options = command.parent!.opts<{ host?: string; adminToken?: string }>();
+    return {
+      ...(options.host ? { host: options.host } : {}),
+      ...(options.adminToken ? { adminToken: options.adminToken } : {}),
+    };
+  };
+  publishers
+    .command('issue')
+    .description('issue a token for an organization; printed once, stored as a hash')
+    .requiredOption('--organization <id>', 'the organization whose integrations it may publish')
+    .option('--label <text>', 'what it is for (shown in listings)')
+    .action(async (options: { organization: string; label?: string }, command: Command) => {
+      const { runIssuePublisher } = await import('./publishers-command.ts');
+      await runIssuePublisher({ ...adminFlags(command), ...options });
+    });
+  publishers
+    .command('list')
+    .description('every publisher, revoked ones included')
+    .action(async (_options: unknown, command: Command) => {
+      const { runListPublishers } = await import('./publishers-command.ts');
+      await runListPublishers(adminFlags(command));
+    });
+  publishers
+    .command('revoke')
+    .description('refuse its token from now on')
+    .argument('<id>', 'the publisher id (pub_…)')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const { runRevokePublisher } = await import('./publishers-command.ts');
+      await runRevokePublisher(id, adminFlags(command));
+    });
 }
 
 /** `secrets` and its subcommands: the store flags belong to `secrets`, so any subcommand takes them. */

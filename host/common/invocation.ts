@@ -2,8 +2,12 @@
 // repository, `npx integration-host dev` where the package is installed (its launcher says so).
 // Wording only: never decides what runs.
 
-// In a clone `npm test` is the repository's own suite: integrations' tests have a script of their own.
-const CLONE_SCRIPTS = new Map([['test', 'test:integrations']]);
+// In a clone `npm test` is the repository's own suite: integrations' tests have a script of their own;
+// `npm run publish` would be npm's own lifecycle name, so publishing an integration has its own too.
+const CLONE_SCRIPTS = new Map([
+  ['test', 'test:integrations'],
+  ['publish', 'publish-integration'],
+]);
 
 /** `dev` + `--dir x` → `npm run dev -- --dir x`, or `npx integration-host dev --dir x` when installed. */
 export function commandLine(command: string, args = ''): string {

@@ -146,6 +146,16 @@ export interface HostOptions {
    * it sees a change another process made (`npm run secrets`, or a host whose notification was lost).
    */
   secretsPollMs: number;
+  /**
+   * How often the host looks at the store's revision of published versions (ms; default 1 s): the
+   * safety net behind PostgreSQL's announcement, and how a SQLite host sees another process's change.
+   */
+  publishPollMs: number;
+  /**
+   * Whether a published integration takes the place of a --dir folder of the same name (default
+   * false: the folder serves, and publishing that name to this host is refused; docs/operations.md).
+   */
+  publishedOverDir: boolean;
   /** Milliseconds since the epoch; injectable so tests can age OAuth states. Default Date.now. */
   clock: () => number;
   /** How long an OAuth `state` stays acceptable (docs/installations.md); default 10 minutes. */
@@ -247,6 +257,8 @@ const OPTIONS_SCHEMA = {
     webhookLeaseMs: { type: 'integer', minimum: 1_000 },
     owedEventLeaseMs: { type: 'integer', minimum: 1_000 },
     secretsPollMs: { type: 'integer', minimum: 50, maximum: 3_600_000 },
+    publishPollMs: { type: 'integer', minimum: 50, maximum: 3_600_000 },
+    publishedOverDir: { type: 'boolean' },
     clock: {},
     oauthStateTtlMs: positive,
     consolePort: { type: 'integer', minimum: 0, maximum: 65535 },
@@ -304,6 +316,8 @@ export function resolveOptions(input: HostOptionsInput = {}): HostOptions {
     ...(input.webhookLeaseMs ? { webhookLeaseMs: input.webhookLeaseMs } : {}),
     ...(input.owedEventLeaseMs ? { owedEventLeaseMs: input.owedEventLeaseMs } : {}),
     secretsPollMs: input.secretsPollMs ?? 1_000,
+    publishPollMs: input.publishPollMs ?? 1_000,
+    publishedOverDir: input.publishedOverDir ?? false,
     clock: input.clock ?? Date.now,
     oauthStateTtlMs: input.oauthStateTtlMs ?? OAUTH_STATE_TTL_MS,
     ...(input.consolePort !== undefined ? { consolePort: input.consolePort } : {}),

@@ -193,11 +193,15 @@ export function createEventDispatcher(deps: EventDispatcherDeps): EventDispatche
     fetchBody: Uint8Array | null,
     options: DispatchOptions = {},
   ): Promise<DispatchOutcome> => {
+    // Read in the same turn as the sandbox is handed the dispatch: a published version is swapped into the
+    // registry and the sandbox together, so this names the version that runs it.
+    const version = deps.registry.get(integration.name)?.published?.version;
     const meta = {
       eventId: event.eventId,
       integration: integration.name,
       installationId: event.installationId ?? '',
       type: event.type,
+      ...(version !== undefined ? { version } : {}),
     };
     const outcome = await recordDispatch(
       deps.eventLog,

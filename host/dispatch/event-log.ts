@@ -16,6 +16,8 @@ export interface EventLogEntry {
   createdAt: string;
   /** The `x-request-id` of the HTTP request that caused this dispatch, when there was one. */
   requestId?: string;
+  /** The published version that served it (host/publish/); absent for an integration loaded from a folder. */
+  version?: number;
 }
 
 export interface EventLogPage {

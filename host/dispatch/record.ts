@@ -11,6 +11,8 @@ export interface DispatchRecordMeta {
   integration: string;
   installationId: string;
   type: string;
+  /** The published version handed the dispatch (absent for a folder's integration). */
+  version?: number;
 }
 
 interface Outcome {

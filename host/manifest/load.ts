@@ -21,6 +21,7 @@ import { checkManifestPaths } from './paths.ts';
 import { resolveSecrets, type StoredSecretValue } from './secrets.ts';
 import { DEV_VARS_FILE, readDevVars, withDevVars } from './dev-vars.ts';
 import { ownerOf } from './secret-namespace.ts';
+import type { IntegrationBundle } from './types.ts';
 import { bundleScript, type BundleMode } from './bundle.ts';
 import { displayPath } from './format.ts';
 import { describeYamlError } from './yaml-error.ts';
@@ -73,6 +74,27 @@ interface Inspected {
 export async function loadIntegration(dir: string, options: LoadOptions): Promise<LoadedIntegration> {
   const folder = path.resolve(dir);
   return finish(await inspectIntegration(folder, path.dirname(folder), options), options);
+}
+
+/**
+ * A published version's folder (host/publish/), checked as a --dir folder is (manifest, paths,
+ * secrets, never `.dev.vars`), its secret variables judged against `otherNames` (every other
+ * integration the host knows), but served with the bundle it was accepted with instead of a new
+ * build: every host serves the same code.
+ */
+export async function loadPublishedIntegration(
+  dir: string,
+  bundle: IntegrationBundle,
+  options: LoadOptions,
+  otherNames: readonly string[],
+): Promise<LoadedIntegration> {
+  const folder = path.resolve(dir);
+  const inspected = await inspectIntegration(folder, path.dirname(folder), { ...options, devVars: false });
+  const names = inspected.declaredName === undefined ? [] : [inspected.declaredName];
+  markForeignSecretVariables([inspected], [...otherNames.filter((name) => !names.includes(name))]);
+  const { loaded } = inspected;
+  if (loaded.errors.length > 0) return { ...loaded, status: 'invalid' };
+  return { ...loaded, status: 'ready', bundle };
 }
 
 /**
@@ -248,9 +270,12 @@ function markDuplicateNames(inspected: Inspected[]): void {
   }
 }
 
-/** A secret read from another loaded integration's namespace (a longer name owns it) is refused. */
-function markForeignSecretVariables(inspected: Inspected[]): void {
-  const names = inspected.flatMap((item) => (item.declaredName ? [item.declaredName] : []));
+/**
+ * A secret read from another loaded integration's namespace (a longer name owns it) is refused;
+ * `others` are names known besides the inspected ones (published integrations).
+ */
+function markForeignSecretVariables(inspected: Inspected[], others: readonly string[] = []): void {
+  const names = [...inspected.flatMap((item) => (item.declaredName ? [item.declaredName] : [])), ...others];
   for (const item of inspected) {
     for (const [key, variable] of Object.entries(item.secretVariables ?? {})) {
       const owner = ownerOf(variable, names);

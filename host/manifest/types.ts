@@ -165,4 +165,14 @@ export interface LoadedIntegration {
   reloadErrors?: ManifestProblem[];
   /** Set for built-in integrations (trusted host code, no bundle). */
   builtin?: BuiltinBehaviour;
+  /** Set for an integration served from the store (host/publish/): the version serving, and its origin. */
+  published?: PublishedOrigin;
+}
+
+/** Which published version an integration serves (host/publish/model.ts has the whole record). */
+export interface PublishedOrigin {
+  version: number;
+  contentHash: string;
+  publishedBy: string;
+  publishedAt: string;
 }

@@ -173,6 +173,16 @@ export class Supervisor {
   }
 
   /**
+   * Forgets an integration registered only for a while (a published version tried before it is made
+   * current): no dispatch reaches it any more, its worker disposes its isolate, its record is cleared.
+   */
+  unregister(integration: string): void {
+    this.routing.unregister(integration);
+    this.ledger.forget(integration);
+    this.breaker.forget(integration);
+  }
+
+  /**
    * Serves guests' platform API calls with `handler`. Set after construction on purpose: the API's
    * own handlers dispatch into the sandbox (setup events), so the API is built after it.
    */

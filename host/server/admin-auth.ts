@@ -6,7 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { HostError } from '../common/errors.ts';
 
-const BEARER = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
+export const BEARER = /^Bearer[ \t]+([A-Za-z0-9\-._~+/]+=*)[ \t]*$/i;
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();

@@ -33,6 +33,8 @@ import { registerConsoleRedirect } from './console/redirect.ts';
 import { registerRootPointer } from './routes/root.ts';
 import { registerSiteScriptRoutes } from './routes/site-scripts.ts';
 import { registerSecretRoutes } from './routes/secrets.ts';
+import { registerPublisherRoutes } from './routes/publishers.ts';
+import { registerVersionRoutes } from './routes/versions.ts';
 import { registerOpenApiRoute } from './routes/openapi.ts';
 import { createOpenApiDocument } from './openapi/document.ts';
 import { packageVersion } from '../common/package-root.ts';
@@ -58,6 +60,8 @@ export function registerAdminRoutes(
 ): void {
   registerIntegrationRoutes(router, services, adminAuth);
   registerSecretRoutes(router, services, adminAuth);
+  registerVersionRoutes(router, services, adminAuth);
+  registerPublisherRoutes(router, services, adminAuth);
   registerInstallationRoutes(router, services, adminAuth);
   registerConfigurationRoutes(router, services, adminAuth);
   // Before the event routes, so `stream` is never taken for an event id.

@@ -34,6 +34,7 @@ export function summarizeIntegration(integration: LoadedIntegration): Record<str
       integration.reloadErrors && integration.reloadErrors.length > 0
         ? integration.reloadErrors.map(formatProblem)
         : undefined,
+    published: integration.published,
   });
 }
 

@@ -16,6 +16,7 @@ import type { SiteScripts } from '../site-scripts/site-scripts.ts';
 import type { IntegrationSecretsView, StoredSecretView } from '../secrets/view.ts';
 import type { OAuthSeal } from '../oauth-seal/seal.ts';
 import type { OwedEventView } from '../owed-events/view.ts';
+import type { PublishingService } from '../publish/service.ts';
 
 /** A queued task as the admin sees it (docs/platform-api.md#tasks): its state, never its payload. */
 export interface TaskView {
@@ -117,6 +118,9 @@ export interface HostServices {
 
   /** Sealing of GitBook-runtime OAuth flows on the public endpoints (server/oauth-gate.ts). */
   readonly oauthSeal: OAuthSeal;
+
+  /** Published integrations: uploads, versions, rollbacks and publisher tokens (host/publish/). */
+  readonly publishing: PublishingService;
 
   /** A site's published scripts: the list, and each script (fetch_published_script). */
   readonly siteScripts: SiteScripts;

@@ -15,6 +15,7 @@ export interface EventLogRow {
   logs: string;
   created_at: string;
   request_id: string | null;
+  version: number | string | null;
 }
 
 export function toEntry(row: EventLogRow): EventLogEntry {
@@ -29,5 +30,6 @@ export function toEntry(row: EventLogRow): EventLogEntry {
     logs: JSON.parse(row.logs) as EventLogEntry['logs'],
     createdAt: row.created_at,
     ...(row.request_id ? { requestId: row.request_id } : {}),
+    ...(row.version !== null && row.version !== undefined ? { version: Number(row.version) } : {}),
   };
 }

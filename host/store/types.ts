@@ -13,6 +13,7 @@ import type { TaskStore } from '../tasks/model.ts';
 import type { OwedEventStore } from '../owed-events/model.ts';
 import type { StoreTraffic } from './traffic.ts';
 import type { WorkChannel } from '../common/work-announcements.ts';
+import type { PublisherStore, VersionStore } from '../publish/model.ts';
 
 /** Small named values kept across restarts (the token secret). */
 export interface MetaStore {
@@ -55,6 +56,10 @@ export interface HostStores {
    * with room takes what another cannot start now. Absent where one process has the store (SQLite).
    */
   work?: WorkChannel;
+  /** Published integrations: immutable versions and which one is current (host/publish/). */
+  versions: VersionStore;
+  /** Publisher tokens (hashes only). */
+  publishers: PublisherStore;
   /** Flushes what is buffered (the event log) and closes the database. */
   close(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { withDevDefaults } from '../../host/config/dev-env.ts';
 import { ADMIN_TOKEN, installationOf, startTestHost, waitFor, type TestHost } from '../helpers/host.ts';
 import { documentAjv, fillPath, HTTP_METHODS, operationsOf, responseOf, type Doc } from '../helpers/openapi.ts';
 import { install, installationToken, integrationToken } from '../helpers/platform-api.ts';
+import { integrationFiles, tarGz } from '../helpers/archives.ts';
 
 let host: TestHost;
 let doc: Doc;
@@ -519,6 +520,42 @@ describe('the platform API prefixes answer as documented', () => {
     // No platform route answers at the prefix itself, with a token or without.
     expect((await call('get', '/v1/installation', { token })).status).toBe(404);
     expect((await call('get', '/v1/installation', { token: null })).status).toBe(404);
+  });
+});
+
+describe('publishing routes answer as documented', () => {
+  it('issues, lists and revokes publishers; publishes, lists and rolls back versions; refuses bad input', async () => {
+    const issued = await call('post', '/v1/publishers', { body: { organization: 'acme', label: 'openapi' } });
+    expect(issued.status).toBe(201);
+    expect((await call('post', '/v1/publishers', { body: { organization: 'a b' } })).status).toBe(400);
+    expect((await call('get', '/v1/publishers')).json.items.length).toBeGreaterThan(0);
+    expect((await call('get', '/v1/publishers', { token: null })).status).toBe(401);
+    const archive = (greeting: string) => ({
+      init: {
+        body: new Uint8Array(tarGz(integrationFiles('documented', 'acme', greeting))),
+        headers: { 'content-type': 'application/gzip' },
+      },
+    });
+    const params = { name: 'documented' };
+    const token = issued.json.token as string;
+    expect((await call('post', '/v1/integrations/{name}/versions', { params, token, ...archive('one') })).status).toBe(
+      201,
+    );
+    expect((await call('post', '/v1/integrations/{name}/versions', { params, token, ...archive('one') })).status).toBe(
+      200,
+    );
+    expect((await call('post', '/v1/integrations/{name}/versions', { params, ...archive('two') })).status).toBe(201);
+    const notGzip = { init: { body: 'not a tar', headers: { 'content-type': 'application/gzip' } } };
+    expect((await call('post', '/v1/integrations/{name}/versions', { params, ...notGzip })).status).toBe(400);
+    expect((await call('post', '/v1/integrations/{name}/versions', { params, body: {} })).status).toBe(415);
+    expect((await call('get', '/v1/integrations/{name}/versions', { params, token })).json.items.length).toBe(2);
+    expect((await call('get', '/v1/integrations/{name}/versions', { params: { name: 'never' } })).status).toBe(404);
+    const current = '/v1/integrations/{name}/versions/{version}/current';
+    expect((await call('post', current, { params: { ...params, version: '1' }, token })).json.current).toBe(true);
+    expect((await call('post', current, { params: { ...params, version: '9' } })).status).toBe(404);
+    expect((await call('post', current, { params: { ...params, version: 'x' } })).status).toBe(400);
+    expect((await call('delete', '/v1/publishers/{id}', { params: { id: issued.json.id } })).status).toBe(204);
+    expect((await call('delete', '/v1/publishers/{id}', { params: { id: issued.json.id } })).status).toBe(404);
   });
 });
 

@@ -50,6 +50,8 @@ export interface IntegrationSummary {
   /** `file: /json/pointer: message` each. */
   errors?: string[];
   warnings?: string[];
+  /** Served from the store: the published version this host serves (docs/operations.md#publishing). */
+  published?: { version: number; contentHash: string; publishedBy: string; publishedAt: string };
 }
 
 export interface IntegrationDetail extends IntegrationSummary {
@@ -95,6 +97,8 @@ export interface EventEntry {
   logs: { level: string; text: string }[];
   createdAt: string;
   requestId?: string;
+  /** The published version that served it; absent for an integration loaded from a folder. */
+  version?: number;
 }
 
 export interface Attempt {
@@ -152,4 +156,18 @@ export interface IntegrationSecrets {
     source: 'store' | 'environment' | 'manifest' | 'missing' | string;
     command?: string;
   }[];
+}
+
+/** A published version, without its contents (GET /v1/integrations/:name/versions). */
+export interface VersionSummary {
+  integration: string;
+  version: number;
+  organization: string;
+  contentHash: string;
+  bundleHash: string;
+  files: number;
+  bytes: number;
+  publishedBy: string;
+  publishedAt: string;
+  current: boolean;
 }

@@ -304,6 +304,7 @@ function EventRow(props: { entry: EventEntry; fresh: boolean }) {
           {entry.errorCode ? <span class="mono event-code">{entry.errorCode}</span> : null}
           <span class="event-duration">{formatDuration(entry.durationMs)}</span>
           <span class="mono sub">{entry.installationId}</span>
+          {entry.version !== undefined ? <span class="badge event-version">v{entry.version}</span> : null}
           <span class="sub">{formatTime(entry.createdAt)}</span>
           {props.fresh ? <span class="badge badge-new">new</span> : null}
         </summary>
@@ -324,6 +325,8 @@ function EventRow(props: { entry: EventEntry; fresh: boolean }) {
           <dd class="mono">{entry.errorCode ?? 'none'}</dd>
           <dt>Request id</dt>
           <dd class="mono">{entry.requestId ?? '—'}</dd>
+          <dt>Version</dt>
+          <dd>{entry.version !== undefined ? `published version ${entry.version}` : 'from a folder'}</dd>
           <dt>Recorded</dt>
           <dd>{formatTime(entry.createdAt)}</dd>
         </dl>

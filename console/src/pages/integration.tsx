@@ -21,6 +21,7 @@ import { useLoad } from '../ui/use-load.ts';
 import { fieldErrors, FieldError } from './field-errors.tsx';
 import { propertySchema } from '../ui/configuration.ts';
 import { Problems, StatusBadge } from './parts.tsx';
+import { VersionsPanel } from './versions.tsx';
 
 const LEVEL_TITLES = {
   account: 'Organization installations',
@@ -38,7 +39,7 @@ function Markdown(props: { source: string }) {
 }
 
 export function IntegrationPage(props: { name: string }) {
-  const { data, error } = useLoad(
+  const { data, error, reload } = useLoad(
     () => api.get<IntegrationDetail>(`/v1/integrations/${segment(props.name)}`),
     [props.name],
   );
@@ -78,6 +79,12 @@ export function IntegrationPage(props: { name: string }) {
         <dd class="mono">{data.organization ?? '—'}</dd>
         <dt>Visibility</dt>
         <dd>{data.visibility ?? '—'}</dd>
+        <dt>Source</dt>
+        <dd>
+          {data.published
+            ? `published version ${data.published.version}, by ${data.published.publishedBy}`
+            : 'a folder on this host'}
+        </dd>
         <dt>Scopes</dt>
         <dd>
           {data.scopes?.length ? (
@@ -183,6 +190,7 @@ export function IntegrationPage(props: { name: string }) {
           </p>
         </section>
       )}
+      {data.published ? <VersionsPanel name={data.name} onChanged={() => void reload()} /> : null}
       <IntegrationInstallations name={data.name} />
       {data.status === 'ready' ? (
         <InstallForm integration={data} />

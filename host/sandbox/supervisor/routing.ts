@@ -54,6 +54,16 @@ export class Routing {
     this.send(index, registerMessage(integration, bundle));
   }
 
+  /** Forgets the integration: its worker retires its isolate once what is in flight finished. */
+  unregister(integration: string): void {
+    const index = this.pins.get(integration);
+    this.bundles.delete(integration);
+    this.pins.delete(integration);
+    if (index === undefined) return;
+    this.slots.get(index)?.heldEnvironments.forgetIntegration(integration);
+    this.send(index, { type: 'unregister', integration });
+  }
+
   /** Worker process ids in worker order (solitary workers last), for tests and diagnostics. */
   workerPids(): number[] {
     return [...this.slots.entries()].sort(([a], [b]) => a - b).map(([, slot]) => slot.child.pid ?? -1);

@@ -50,6 +50,7 @@ const ERROR_STATUSES: Record<number, string> = {
   403: 'Wrong credentials, or the action is not allowed.',
   404: 'The named integration, installation or resource does not exist.',
   405: 'The method cannot be carried by a fetch Request.',
+  408: 'The request did not arrive in time.',
   409: 'The host cannot do this in its present state.',
   413: 'The body is over the limit.',
   415: 'The body is not of the required media type.',
@@ -106,6 +107,18 @@ const integrationSummary: Record<string, Json> = {
   reloadErrors: {
     ...strings,
     description: 'Under `npm run dev`: the newest files failed to load; `status` is that of the build still serving.',
+  },
+  published: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['version', 'contentHash', 'publishedBy', 'publishedAt'],
+    description: 'Served from the store (docs/operations.md#publishing): the version this host serves.',
+    properties: {
+      version: { type: 'integer', minimum: 1 },
+      contentHash: string,
+      publishedBy: string,
+      publishedAt: string,
+    },
   },
 };
 
@@ -176,6 +189,7 @@ const schemas: Record<string, Json> = {
       logs: { type: 'array', items: record(['level', 'text'], { level: string, text: string }) },
       createdAt: dateTime,
       requestId: { ...string, description: 'The `x-request-id` of the request that caused the dispatch.' },
+      version: { type: 'integer', minimum: 1, description: 'The published version that served it (none: a folder).' },
     },
   ),
   EventLogPage: page('EventLogEntry'),
@@ -308,6 +322,12 @@ export function components(): Json {
     schemas,
     responses: errorResponses(),
     securitySchemes: {
+      publisherToken: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          "A publisher token (`ihp_…`, docs/operations.md#publishing): acts for its organization's integrations.",
+      },
       adminToken: {
         type: 'http',
         scheme: 'bearer',

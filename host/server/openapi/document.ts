@@ -5,6 +5,7 @@
 import { adminPaths } from './admin-paths.ts';
 import { components, type Json } from './components.ts';
 import { openPaths } from './open-paths.ts';
+import { PUBLISH_SCHEMAS, publishPaths } from './publish-paths.ts';
 
 export interface OpenApiOptions {
   /** package.json's version. */
@@ -30,6 +31,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       'operations',
       'integrations',
       'secrets',
+      'publishing',
       'installations',
       'events',
       'webhooks',
@@ -37,7 +39,11 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       'site scripts',
       'platform API',
     ].map((name) => ({ name })),
-    paths: { ...openPaths(options), ...adminPaths() },
-    components: components(),
+    paths: { ...openPaths(options), ...adminPaths(), ...publishPaths() },
+    components: withSchemas(components(), PUBLISH_SCHEMAS),
   };
+}
+
+function withSchemas(base: Json, more: Record<string, Json>): Json {
+  return { ...base, schemas: { ...(base.schemas as Record<string, Json>), ...more } };
 }

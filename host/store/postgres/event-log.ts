@@ -17,9 +17,9 @@ const FLUSH_AFTER_MS = 50;
 const MAX_PENDING = 20_000;
 
 const INSERT = `INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, duration_ms,
-  logs, created_at, request_id)
+  logs, created_at, request_id, version)
   SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::int[], $8::text[],
-    $9::text[], $10::text[])`;
+    $9::text[], $10::text[], $11::int[])`;
 
 export function createPostgresEventLog(db: Db, log?: { warn(message: string): void }): EventLog {
   let pending: EventLogEntry[] = [];
@@ -30,7 +30,7 @@ export function createPostgresEventLog(db: Db, log?: { warn(message: string): vo
   async function writeOnce(): Promise<void> {
     while (pending.length > 0) {
       const batch = pending.splice(0, MAX_BATCH);
-      const columns: unknown[][] = Array.from({ length: 10 }, () => []);
+      const columns: unknown[][] = Array.from({ length: 11 }, () => []);
       for (const entry of batch) {
         const values = [
           entry.eventId,
@@ -43,6 +43,7 @@ export function createPostgresEventLog(db: Db, log?: { warn(message: string): vo
           JSON.stringify(entry.logs),
           entry.createdAt,
           entry.requestId ?? null,
+          entry.version ?? null,
         ];
         values.forEach((value, index) => columns[index].push(value));
       }

@@ -19,6 +19,8 @@ export const LOCK_SEED = 2;
  * organization.
  */
 export const LOCK_INSTALLATION_TREE = 0x1e58;
+/** Key 1 of the lock taken while numbering a new published version of an integration (key 2: its name's hash). */
+export const LOCK_PUBLISH = 0x1e59;
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
@@ -258,6 +260,51 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   );
   CREATE INDEX owed_events_due ON owed_events (status, run_at);
   CREATE INDEX owed_events_by_installation ON owed_events (installation_id, seq);
+`,
+  },
+  {
+    version: 12,
+    name: 'published integrations',
+    // As SQLite 14: immutable versions (a trigger refuses any UPDATE), the current version of each,
+    // the revision every host polls, publisher tokens (hashes only), and the event log's version.
+    sql: `
+  CREATE TABLE integration_versions (
+    integration TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    organization TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    bundle_hash TEXT NOT NULL,
+    files INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    published_by TEXT NOT NULL,
+    published_at TEXT NOT NULL,
+    archive BYTEA NOT NULL,
+    bundle TEXT NOT NULL,
+    source_map TEXT,
+    PRIMARY KEY (integration, version)
+  );
+  CREATE FUNCTION integration_versions_immutable() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN RAISE EXCEPTION 'a published version is immutable'; END $$;
+  CREATE TRIGGER integration_versions_immutable BEFORE UPDATE ON integration_versions
+    FOR EACH ROW EXECUTE FUNCTION integration_versions_immutable();
+  CREATE TABLE integration_current (
+    integration TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    changed_by TEXT NOT NULL,
+    changed_at TEXT NOT NULL,
+    FOREIGN KEY (integration, version) REFERENCES integration_versions (integration, version)
+  );
+  CREATE TABLE publish_revision (id INTEGER PRIMARY KEY CHECK (id = 1), revision BIGINT NOT NULL);
+  INSERT INTO publish_revision (id, revision) VALUES (1, 0);
+  CREATE TABLE publishers (
+    id TEXT PRIMARY KEY,
+    organization TEXT NOT NULL,
+    label TEXT NOT NULL,
+    token_hash TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+  );
+  ALTER TABLE event_log ADD COLUMN version INTEGER;
 `,
   },
 ];

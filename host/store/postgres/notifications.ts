@@ -1,8 +1,9 @@
 // Cross-host cache invalidation over LISTEN/NOTIFY: one dedicated connection listens on the
-// host's channel; a write on any host notifies `installation:<id>` (or `secrets:<integration>`) at commit. While the
-// listener is down the cache is switched off (every read goes to the database), and it is cleared when the
-// listener is back, so a missed notification can never leave a stale record behind. The same connection hears
-// `work:<queue>` announcements of waiting work (work-notices.ts), which it only hands on.
+// host's channel; a write on any host notifies `installation:<id>`, `secrets:<integration>` or
+// `published:<integration>` at commit. While the listener is down the cache is switched off (every
+// read goes to the database), and it is cleared when the listener is back, so a missed
+// notification can never leave a stale record behind. The same connection hears `work:<queue>`
+// announcements of waiting work (work-notices.ts), which it only hands on.
 
 import pg from 'pg';
 
@@ -11,9 +12,11 @@ const INSTALLATION = 'installation:';
 const SECRETS = 'secrets:';
 /** Announcements of waiting work (work-notices.ts writes and reads what follows it). */
 export const WORK = 'work:';
+const PUBLISHED = 'published:';
 
 export const installationMessage = (id: string): string => `${INSTALLATION}${id}`;
 export const secretsMessage = (integration: string): string => `${SECRETS}${integration}`;
+export const publishedMessage = (integration: string): string => `${PUBLISHED}${integration}`;
 
 export interface InvalidationTarget {
   invalidate(id: string): void;
@@ -22,6 +25,8 @@ export interface InvalidationTarget {
   secretsChanged?(integration: string): void;
   /** Another host announced waiting work: the message after `work:`. */
   workAnnounced?(message: string): void;
+  /** The current published version of an integration changed (hosts also poll the revision). */
+  publishedChanged?(integration: string): void;
 }
 
 export interface Listener {
@@ -74,6 +79,7 @@ export function listenForChanges(
       if (payload.startsWith(INSTALLATION)) target.invalidate(payload.slice(INSTALLATION.length));
       else if (payload.startsWith(SECRETS)) target.secretsChanged?.(payload.slice(SECRETS.length));
       else if (payload.startsWith(WORK)) target.workAnnounced?.(payload.slice(WORK.length));
+      else if (payload.startsWith(PUBLISHED)) target.publishedChanged?.(payload.slice(PUBLISHED.length));
     });
     try {
       await next.connect();

@@ -21,6 +21,7 @@ import { createPostgresSecretStore } from './integration-secrets.ts';
 import { createPostgresTaskStore } from './tasks.ts';
 import { createPostgresOwedEventStore } from './owed-events.ts';
 import { createWorkNotices } from './work-notices.ts';
+import { createPostgresPublisherStore, createPostgresVersionStore } from './published.ts';
 
 export interface PostgresStoreOptions {
   log: Logger;
@@ -48,6 +49,7 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
     const installations = withInstallationCache(createPostgresInstallationStore(db));
     const secrets = createPostgresSecretStore(db);
     const work = createWorkNotices(db, log);
+    const versions = createPostgresVersionStore(db);
     const listener = listenForChanges(
       db.connectionString,
       {
@@ -58,6 +60,7 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
         },
         secretsChanged: (integration) => secrets.announce(integration),
         workAnnounced: (message) => work.heard(message),
+        publishedChanged: (integration) => versions.announce(integration),
       },
       log,
     );
@@ -80,6 +83,8 @@ export async function openPostgresStores(url: string, options: PostgresStoreOpti
       tasks: createPostgresTaskStore(db),
       owedEvents: createPostgresOwedEventStore(db),
       work,
+      versions,
+      publishers: createPostgresPublisherStore(db),
       async close() {
         work.close();
         try {

@@ -21,7 +21,7 @@ export function createSqliteEventLog(db: DatabaseSync): EventLog {
   const statements = {
     insert: db.prepare(
       'INSERT INTO event_log (event_id, integration, installation_id, type, status, error_code, ' +
-        'duration_ms, logs, created_at, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'duration_ms, logs, created_at, request_id, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     prune: db.prepare(
       'DELETE FROM event_log WHERE integration = ? AND seq <= (SELECT seq FROM ' +
@@ -56,6 +56,7 @@ export function createSqliteEventLog(db: DatabaseSync): EventLog {
         logs,
         createdAt,
         requestId,
+        version,
       } of batch) {
         statements.insert.run(
           eventId,
@@ -68,6 +69,7 @@ export function createSqliteEventLog(db: DatabaseSync): EventLog {
           JSON.stringify(logs),
           createdAt,
           requestId ?? null,
+          version ?? null,
         );
         insertsSincePrune.set(integration, (insertsSincePrune.get(integration) ?? 0) + 1);
       }

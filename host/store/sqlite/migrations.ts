@@ -331,6 +331,50 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   CREATE INDEX owed_events_by_installation ON owed_events (installation_id, seq);
 `,
   },
+  {
+    version: 14,
+    name: 'published integrations',
+    // Integrations published through the admin API (host/publish/): immutable versions (a trigger
+    // refuses any UPDATE), the current version of each, the revision every host polls, publisher
+    // tokens (hashes only), and the version that served each event-log entry.
+    sql: `
+  CREATE TABLE integration_versions (
+    integration TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    organization TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    bundle_hash TEXT NOT NULL,
+    files INTEGER NOT NULL,
+    bytes INTEGER NOT NULL,
+    published_by TEXT NOT NULL,
+    published_at TEXT NOT NULL,
+    archive BLOB NOT NULL,
+    bundle TEXT NOT NULL,
+    source_map TEXT,
+    PRIMARY KEY (integration, version)
+  );
+  CREATE TRIGGER integration_versions_immutable BEFORE UPDATE ON integration_versions
+  BEGIN SELECT RAISE(ABORT, 'a published version is immutable'); END;
+  CREATE TABLE integration_current (
+    integration TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    changed_by TEXT NOT NULL,
+    changed_at TEXT NOT NULL,
+    FOREIGN KEY (integration, version) REFERENCES integration_versions (integration, version)
+  );
+  CREATE TABLE publish_revision (id INTEGER PRIMARY KEY CHECK (id = 1), revision INTEGER NOT NULL);
+  INSERT INTO publish_revision (id, revision) VALUES (1, 0);
+  CREATE TABLE publishers (
+    id TEXT PRIMARY KEY,
+    organization TEXT NOT NULL,
+    label TEXT NOT NULL,
+    token_hash TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+  );
+  ALTER TABLE event_log ADD COLUMN version INTEGER;
+`,
+  },
 ];
 
 /** Applies every migration the database lacks, each in its own transaction; returns the versions applied. */

@@ -15,6 +15,7 @@ import { createSigningSecretStore } from './signing-secrets.ts';
 import { createSqliteSecretStore } from './integration-secrets.ts';
 import { createSqliteTaskStore } from './tasks.ts';
 import { createSqliteOwedEventStore } from './owed-events.ts';
+import { createSqlitePublisherStore, createSqliteVersionStore } from './published.ts';
 import { withInstallationCache } from '../installation-cache.ts';
 import type { HostStores } from '../types.ts';
 
@@ -42,6 +43,8 @@ export function openSqliteStores(path: string): HostStores {
       secrets: createSqliteSecretStore(db),
       tasks: createSqliteTaskStore(db),
       owedEvents: createSqliteOwedEventStore(db),
+      versions: createSqliteVersionStore(db),
+      publishers: createSqlitePublisherStore(db),
       async close() {
         try {
           await eventLog.flush();

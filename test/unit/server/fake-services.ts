@@ -149,7 +149,22 @@ export function createFakeServices(): FakeServices {
   ]);
   const sealedRows = new Map<string, SealedStateRow>();
   const clock = () => fake.now;
+  const unpublished = async (): Promise<never> => {
+    throw new HostError('ERR_INTEGRATION_NOT_FOUND', 'no version was ever published');
+  };
   const fake: FakeServices = {
+    // Publishing has its own tests against real stores; here nothing was ever published.
+    publishing: {
+      authenticate: async () => {
+        throw new HostError('ERR_FORBIDDEN', 'publisher token is not valid');
+      },
+      publish: unpublished,
+      versions: unpublished,
+      makeCurrent: unpublished,
+      issuePublisher: unpublished,
+      listPublishers: async () => [],
+      revokePublisher: unpublished,
+    },
     sealed: new Set(),
     now: Date.parse('2026-06-01T12:00:00Z'),
     sealedRows,
