@@ -2,10 +2,26 @@
 // tests: publisher tokens issued through the admin API, uploads of any bytes, what the store holds.
 
 import type { VersionSummary } from '../../host/publish/model.ts';
+import { afterAll, beforeAll } from 'vitest';
 import { startTestHost, type TestHost } from './host.ts';
 
 export async function startPublishingHost(): Promise<TestHost> {
   return startTestHost({ dirs: ['test/fixtures/env-echo'], autoInstall: false, workers: 1 });
+}
+
+/**
+ * For a test file: a publishing host and an `acme` publisher token, started before its tests (handed to `ready`)
+ * and closed after them.
+ */
+export function withPublishingHost(ready: (host: TestHost, token: string) => void): void {
+  let host: TestHost | undefined;
+  beforeAll(async () => {
+    host = await startPublishingHost();
+    ready(host, (await issueToken(host, 'acme')).token);
+  }, 120_000);
+  afterAll(async () => {
+    await host?.close();
+  });
 }
 
 export async function issueToken(host: TestHost, organization: string): Promise<{ id: string; token: string }> {

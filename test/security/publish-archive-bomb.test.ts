@@ -1,22 +1,15 @@
 // Attack: a 1 GiB archive of zeros that gzips to about a megabyte (generated as it is sent, never
 // stored), and a tar header declaring a 1 GiB file. The host stops inflating at its limit, answers
 // 413 naming it, stores nothing, writes nothing, and keeps serving; its memory does not follow.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { tar, zerosArchive } from '../helpers/archives.ts';
 import type { TestHost } from '../helpers/host.ts';
-import { issueToken, startPublishingHost, storedVersions, uploadTo } from '../helpers/publishing.ts';
+import { storedVersions, uploadTo, withPublishingHost } from '../helpers/publishing.ts';
 
 let host: TestHost;
 let token: string;
-
-beforeAll(async () => {
-  host = await startPublishingHost();
-  ({ token } = await issueToken(host, 'acme'));
-}, 120_000);
-afterAll(async () => {
-  await host?.close();
-});
+withPublishingHost((started, issued) => ((host = started), (token = issued)));
 
 describe('an archive bomb', () => {
   it('of 1 GiB of zeros in files each under the file limit is refused at the unpacked limit', async () => {

@@ -1,21 +1,14 @@
 // Attack: an upload holding a FIFO or a device (a package.json that is a FIFO would leave the
 // bundler waiting forever, a device would never end). Refused before anything is written, naming
 // the entry; nothing is stored, and the host goes on answering.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { integrationFiles, tarGz } from '../helpers/archives.ts';
 import type { TestHost } from '../helpers/host.ts';
-import { issueToken, startPublishingHost, storedVersions, uploadTo } from '../helpers/publishing.ts';
+import { storedVersions, uploadTo, withPublishingHost } from '../helpers/publishing.ts';
 
 let host: TestHost;
 let token: string;
-
-beforeAll(async () => {
-  host = await startPublishingHost();
-  ({ token } = await issueToken(host, 'acme'));
-}, 120_000);
-afterAll(async () => {
-  await host?.close();
-});
+withPublishingHost((started, issued) => ((host = started), (token = issued)));
 
 describe('an upload with a special file', () => {
   it.each([

@@ -1,21 +1,14 @@
 // Attack: an upload holding a symbolic link (to /etc/passwd, or to the host's own store) or a hard
 // link, so that a file the integration reads or the host serves as an asset is one of the host's.
 // Refused before anything is written, naming the entry; nothing is stored.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { integrationFiles, tarGz } from '../helpers/archives.ts';
 import type { TestHost } from '../helpers/host.ts';
-import { issueToken, startPublishingHost, storedVersions, uploadTo } from '../helpers/publishing.ts';
+import { storedVersions, uploadTo, withPublishingHost } from '../helpers/publishing.ts';
 
 let host: TestHost;
 let token: string;
-
-beforeAll(async () => {
-  host = await startPublishingHost();
-  ({ token } = await issueToken(host, 'acme'));
-}, 120_000);
-afterAll(async () => {
-  await host?.close();
-});
+withPublishingHost((started, issued) => ((host = started), (token = issued)));
 
 describe('an upload with a link', () => {
   it.each([

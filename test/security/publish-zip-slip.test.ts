@@ -4,21 +4,14 @@
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { integrationFiles, tarGz } from '../helpers/archives.ts';
 import type { TestHost } from '../helpers/host.ts';
-import { issueToken, startPublishingHost, storedVersions, uploadTo } from '../helpers/publishing.ts';
+import { storedVersions, uploadTo, withPublishingHost } from '../helpers/publishing.ts';
 
 let host: TestHost;
 let token: string;
-
-beforeAll(async () => {
-  host = await startPublishingHost();
-  ({ token } = await issueToken(host, 'acme'));
-}, 120_000);
-afterAll(async () => {
-  await host?.close();
-});
+withPublishingHost((started, issued) => ((host = started), (token = issued)));
 
 describe('a zip-slip upload', () => {
   const target = `zip-slip-${process.pid}.txt`;
