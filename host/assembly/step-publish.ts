@@ -3,6 +3,7 @@
 // installations exist, the publishing service, the swap on announcements and polls, and the probe.
 
 import type { InstallationService } from '../installations/service.ts';
+import type { LoadOptions } from '../manifest/load.ts';
 import type { IntegrationBundle, LoadedIntegration } from '../manifest/types.ts';
 import { createPublishingService } from '../publish/service.ts';
 import { createPublishedServing } from '../publish/serving.ts';
@@ -14,6 +15,12 @@ import type { StoresStep } from './step-stores.ts';
 import type { AssemblyBase } from './step-types.ts';
 
 export type PublishedStep = Awaited<ReturnType<typeof loadPublished>>;
+
+/**
+ * Published integrations read none of the host's environment: their variables come from the stored
+ * secrets only, so an upload can never name `DATABASE_URL` (or another integration's variable) and read it.
+ */
+const publishedLoadOptions = (loadOptions: LoadOptions): LoadOptions => ({ ...loadOptions, env: {} });
 
 /** Late parts: the sandbox and the dev installations exist only after this step. */
 interface Late {
@@ -32,7 +39,7 @@ export async function loadPublished(
     versions: stores.versions,
     registry,
     sandbox: { register: (name: string, bundle: IntegrationBundle) => late.sandbox?.register(name, bundle) },
-    loadOptions,
+    loadOptions: publishedLoadOptions(loadOptions),
     publishedOverDir: options.publishedOverDir,
     pollMs: options.publishPollMs,
     log,
@@ -63,9 +70,16 @@ export function wirePublishing(
     versions: stores.versions,
     publishers: stores.publishers,
     registry,
-    loadOptions,
+    loadOptions: publishedLoadOptions(loadOptions),
     serving,
     publishedOverDir: options.publishedOverDir,
+    async claimedElsewhere(integration) {
+      if (loadOptions.firstPartyIntegrations?.includes(integration)) return "is one of the platform's own";
+      if ((await stores.secrets.list(integration)).length > 0) return 'has stored secrets';
+      if ((await stores.installations.listInstallations({ integration, limit: 1 })).length > 0)
+        return 'has installations';
+      return null;
+    },
     probe: createProbe(parts.supervisor),
     now: () => new Date(options.clock()),
     log,

@@ -42,6 +42,12 @@ export function clearBundleMemoryCache(): void {
   memory.clear();
 }
 
+/** Drops what the in-process cache holds of entries under `folder` (a staged upload, removed after). */
+export function forgetBundlesUnder(folder: string): void {
+  const prefix = folder.endsWith(path.sep) ? folder : folder + path.sep;
+  for (const key of [...memory.keys()]) if (key.startsWith(prefix)) memory.delete(key);
+}
+
 /** The package names in a node_modules folder (scoped ones as `@scope/name`), sorted; none if absent. */
 async function packageNames(folder: string): Promise<string[]> {
   const names: string[] = [];

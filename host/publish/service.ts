@@ -56,6 +56,11 @@ export interface PublishServiceDeps {
   loadOptions: LoadOptions;
   serving: PublishedServing;
   publishedOverDir: boolean;
+  /**
+   * Why a name no version holds yet already belongs to someone (stored secrets, installations, a first-party
+   * listing), or null: such a name's first version is the operator's to publish, never a publisher token's.
+   */
+  claimedElsewhere(integration: string): Promise<string | null>;
   /** Starts the bundle in a fresh isolate as a dispatch would; null when it started, else why it did not. */
   probe(integration: string, bundle: IntegrationBundle): Promise<string | null>;
   now(): Date;
@@ -85,15 +90,39 @@ export function createPublishingService(deps: PublishServiceDeps): PublishingSer
     return run;
   };
 
-  /** A --dir folder serving the name here wins unless the operator said otherwise. */
-  const checkFolderConflict = (integration: string) => {
+  /**
+   * A --dir folder serving the name here wins unless the operator said otherwise; even then, a publisher
+   * token never takes over the folder of another organization (its installations would run the upload).
+   */
+  const checkFolderConflict = (actor: Actor, integration: string) => {
     const current = deps.registry.get(integration);
-    if (current === undefined || current.published !== undefined || deps.publishedOverDir) return;
+    if (current === undefined || current.published !== undefined) return;
+    const folderOrganization = current.manifest?.organization;
+    if (deps.publishedOverDir && (actor.kind === 'admin' || folderOrganization === actor.organization)) return;
     throw new HostError(
       'ERR_PUBLISH_CONFLICT',
-      `"${integration}" is served from a --dir folder on this host; remove the folder, or start the host with ` +
-        `--published-over-dir to serve published versions instead${NOTHING}`,
+      deps.publishedOverDir
+        ? `"${integration}" is served from a --dir folder of another organization on this host${NOTHING}`
+        : `"${integration}" is served from a --dir folder on this host; remove the folder, or start the host ` +
+            `with --published-over-dir to serve published versions instead${NOTHING}`,
     );
+  };
+
+  /** The name's owner (its first version's organization) before anything of the upload is written or built. */
+  const checkOwner = async (actor: Actor, integration: string): Promise<VersionSummary[]> => {
+    const earlier = await deps.versions.list(integration);
+    const owner = earlier.at(-1)?.organization;
+    if (owner !== undefined) authorize(actor, owner, integration);
+    else if (actor.kind === 'publisher') {
+      const claim = await deps.claimedElsewhere(integration);
+      if (claim !== null)
+        throw new HostError(
+          'ERR_PUBLISHER_FORBIDDEN',
+          `"${integration}" ${claim}: its first version is published by the operator (admin token); ` +
+            `after that its organization's publisher token may publish it${NOTHING}`,
+        );
+    }
+    return earlier;
   };
 
   const ownerOf = async (actor: Actor, integration: string): Promise<VersionSummary[]> => {
@@ -104,9 +133,11 @@ export function createPublishingService(deps: PublishServiceDeps): PublishingSer
     return rows;
   };
 
-  const publish = async (actor: Actor, integration: string, body: Readable): Promise<PublishOutcome> => {
-    const limits = deps.limits ?? PUBLISH_LIMITS;
-    const files = await readArchive(body, limits);
+  const publish = async (
+    actor: Actor,
+    integration: string,
+    files: Awaited<ReturnType<typeof readArchive>>,
+  ): Promise<PublishOutcome> => {
     checkUploadShape(files);
     const staged = await stageUpload(files, deps.loadOptions);
     try {
@@ -122,10 +153,9 @@ export function createPublishingService(deps: PublishServiceDeps): PublishingSer
       if (loaded.status !== 'ready') throw invalid(loaded);
       if (loaded.bundle === undefined)
         throw new HostError('ERR_VERSION_INVALID', `a published integration needs a \`script\`${NOTHING}`);
-      const earlier = await deps.versions.list(integration);
-      const owner = earlier.at(-1)?.organization;
-      if (owner !== undefined) authorize(actor, owner, integration);
-      checkFolderConflict(integration);
+      // Again, inside the queue's turn: a first version may have been stored meanwhile.
+      const earlier = await checkOwner(actor, integration);
+      checkFolderConflict(actor, integration);
       const hash = contentHash(files);
       const current = earlier.find((row) => row.current);
       const warnings = loaded.warnings.map(formatProblem);
@@ -172,7 +202,7 @@ export function createPublishingService(deps: PublishServiceDeps): PublishingSer
         `"${integration}" has no version ${number} (versions: ${rows.map((row) => row.version).join(', ')})`,
       );
     if (target.current) return target;
-    checkFolderConflict(integration);
+    checkFolderConflict(actor, integration);
     const stored = await deps.versions.get(integration, number);
     if (stored === undefined) throw new HostError('ERR_VERSION_NOT_FOUND', `"${integration}" has no version ${number}`);
     const bundle = {
@@ -196,7 +226,12 @@ export function createPublishingService(deps: PublishServiceDeps): PublishingSer
 
   return {
     authenticate: (token) => authenticatePublisher(deps.publishers, token),
-    publish: (actor, integration, body) => oneAtATime(() => publish(actor, integration, body)),
+    // The body is read before the queue: a slow upload holds only itself, never another's publish or rollback.
+    async publish(actor, integration, body) {
+      await checkOwner(actor, integration);
+      const files = await readArchive(body, deps.limits ?? PUBLISH_LIMITS);
+      return oneAtATime(() => publish(actor, integration, files));
+    },
     versions: (actor, integration) => ownerOf(actor, integration),
     makeCurrent: (actor, integration, version) => oneAtATime(() => makeCurrent(actor, integration, version)),
     issuePublisher: (input) => issuePublisher(deps.publishers, checkIssueInput(input), deps.now()),

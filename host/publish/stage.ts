@@ -3,10 +3,11 @@
 // workspace, so bare imports resolve only through the upload's own node_modules), then loaded,
 // checked and bundled by host/manifest/. The folder is removed by `cleanup`, whatever happened.
 
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { HostError } from '../common/errors.ts';
+import { forgetBundlesUnder } from '../manifest/bundle-cache.ts';
 import { loadIntegration, type LoadOptions } from '../manifest/load.ts';
 import { isInside } from '../manifest/paths.ts';
 import { MANIFEST_FILES, type LoadedIntegration, type ManifestProblem } from '../manifest/types.ts';
@@ -47,7 +48,12 @@ function relativeTo(folder: string, problem: ManifestProblem): ManifestProblem {
 
 export async function stageUpload(files: readonly ArchiveFile[], options: LoadOptions): Promise<Staged> {
   const root = await mkdtemp(path.join(tmpdir(), 'ih-publish-'));
-  const cleanup = () => rm(root, { recursive: true, force: true });
+  // Every upload is a new folder: its build leaves the in-process bundle cache with it.
+  const cleanup = async () => {
+    forgetBundlesUnder(root);
+    forgetBundlesUnder(await realpath(root).catch(() => root));
+    await rm(root, { recursive: true, force: true });
+  };
   try {
     await writeFile(path.join(root, 'package.json'), '{"private":true}\n', { mode: 0o600 });
     const folder = path.join(root, STAGED_FOLDER);
