@@ -15,8 +15,10 @@ import {
   newDeliveryId,
   type DeliveryRecord,
   type DeliveryWithAttempts,
+  type NewDelivery,
   type Outbox,
 } from '../../webhooks/outbox.ts';
+import { groupedWrites } from '../grouped-writes.ts';
 import type { Db } from './connection.ts';
 import { CHANNEL } from './notifications.ts';
 import { decodeSeqCursor, encodeSeqCursor } from '../seq-cursor.ts';
@@ -30,9 +32,9 @@ const toClaimed = (row: ClaimedRow): DeliveryRecord => ({
 
 const INSERT = `INSERT INTO webhook_deliveries (id, installation_id, event_id, event_type, url, endpoint, body, status,
   attempts, next_attempt_at, created_at, redelivery_of)
-  SELECT id, installation_id, event_id, event_type, url, endpoint, body, 'pending', 0, $8, $8, redelivery_of
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $9::text[])
-    AS d(id, installation_id, event_id, event_type, url, endpoint, body, redelivery_of)`;
+  SELECT id, installation_id, event_id, event_type, url, endpoint, body, 'pending', 0, now_ms, now_ms, redelivery_of
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[],
+    $9::text[]) AS d(id, installation_id, event_id, event_type, url, endpoint, body, now_ms, redelivery_of)`;
 
 // The same insert telling the other hosts ($10: the channel, $11: the payload) that its rows wait for
 // them: NOTIFY is delivered at commit, once the rows are visible, and costs no round trip of its own.
@@ -78,6 +80,13 @@ const SETTLE = `WITH results AS (
     FROM results r JOIN settled USING (id)
   ON CONFLICT (delivery_id, attempt) DO NOTHING`;
 
+/** One new row, its id chosen before any statement (so that a write can be repeated). */
+interface NewRow extends DeliveryRecord {
+  endpoint: string;
+  /** Its caller wants the other hosts told (WriteOptions.announce). */
+  announce: boolean;
+}
+
 export interface PostgresOutboxOptions {
   newId?: () => string;
   /** The payload of the announcement an insert of deliveries for these endpoints carries, if one may go now. */
@@ -100,61 +109,66 @@ export function createPostgresOutbox(db: Db, options: PostgresOutboxOptions = {}
     const attempts = await attemptsOf(rows.map((row) => row.id));
     return rows.map((row) => ({ ...toDelivery(row), attemptLog: (attempts.get(row.id) ?? []).map(toAttempt) }));
   };
-  const insert = async (
-    deliveries: {
-      installationId: string;
-      eventId: string;
-      eventType: string;
-      url: string;
-      body: string;
-      redeliveryOf: string | null;
-    }[],
-    nowMs: number,
-    announce = false,
-  ): Promise<DeliveryRecord[]> => {
-    const ids = deliveries.map(() => newId());
-    const column = <K extends keyof (typeof deliveries)[number]>(key: K) => deliveries.map((delivery) => delivery[key]);
-    const endpoints = deliveries.map((delivery) => endpointOf(delivery.url));
+  const writeRows = async (rows: NewRow[]): Promise<DeliveryRecord[]> => {
+    const column = <K extends keyof NewRow>(key: K) => rows.map((row) => row[key]);
+    const ids = column('id');
     const values = [
       ids,
       column('installationId'),
       column('eventId'),
       column('eventType'),
       column('url'),
-      endpoints,
+      column('endpoint'),
       column('body'),
-      nowMs,
+      column('createdAt'),
       column('redeliveryOf'),
     ];
-    const notice = announce ? options.notice?.([...new Set(endpoints)]) : undefined;
+    const announced = rows.filter((row) => row.announce).map((row) => row.endpoint);
+    const notice = announced.length > 0 ? options.notice?.([...new Set(announced)]) : undefined;
     try {
       if (notice === undefined) await db.query(INSERT, values, 'outbox_insert');
       else await db.query(INSERT_ANNOUNCING, [...values, CHANNEL, notice], 'outbox_insert_announcing');
     } catch (error) {
-      // Ids are chosen before the statement: when the connection died after a commit and the retry
-      // met our own rows, every id is there already and nothing was inserted twice.
+      // When the connection died after a commit and the retry met our own rows, every id is there
+      // already and nothing was inserted twice.
       if ((error as { code?: string }).code !== '23505') throw error;
-      const { rows } = await db.query<{ id: string }>(
+      const { rows: found } = await db.query<{ id: string }>(
         'SELECT id FROM webhook_deliveries WHERE id = ANY($1::text[]) AND event_id = ANY($2::text[])',
         [ids, column('eventId')],
       );
-      if (rows.length !== new Set(ids).size || new Set(ids).size !== ids.length) throw error;
+      if (found.length !== new Set(ids).size || new Set(ids).size !== ids.length) throw error;
     }
     // The records are what was written (RETURNING would copy every body back from the server).
-    return deliveries.map((delivery, i) => ({
-      id: ids[i],
-      installationId: delivery.installationId,
-      eventId: delivery.eventId,
-      eventType: delivery.eventType,
-      url: delivery.url,
-      body: delivery.body,
-      status: 'pending' as const,
-      attempts: 0,
-      nextAttemptAt: nowMs,
-      createdAt: nowMs,
-      redeliveryOf: delivery.redeliveryOf,
-    }));
+    return rows.map(({ endpoint: _endpoint, announce: _announce, ...record }) => record);
   };
+  // Concurrent enqueues share one statement (grouped-writes.ts): a data error (class 22) or a
+  // constraint's (23) may be one caller's, so such a group is written again caller by caller.
+  const writeGrouped = groupedWrites(writeRows, {
+    maxItems: 1_000,
+    mayBeOneCallers: (error) => /^2[23]/.test(String((error as { code?: unknown }).code ?? '')),
+  });
+  const insert = (
+    deliveries: readonly (NewDelivery & { redeliveryOf: string | null })[],
+    nowMs: number,
+    announce = false,
+  ): Promise<DeliveryRecord[]> =>
+    writeGrouped(
+      deliveries.map((delivery) => ({
+        id: newId(),
+        installationId: delivery.installationId,
+        eventId: delivery.eventId,
+        eventType: delivery.eventType,
+        url: delivery.url,
+        endpoint: endpointOf(delivery.url),
+        body: delivery.body,
+        status: 'pending' as const,
+        attempts: 0,
+        nextAttemptAt: nowMs,
+        createdAt: nowMs,
+        redeliveryOf: delivery.redeliveryOf,
+        announce,
+      })),
+    );
 
   return {
     enqueue: async (deliveries, nowMs, writeOptions = {}) =>

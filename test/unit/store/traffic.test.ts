@@ -80,4 +80,24 @@ describe.each(useBackends())('store traffic on $name', (backend) => {
       expect(stored?.attemptLog).toEqual([expect.objectContaining({ attempt: 1, statusCode: 200 })]);
     }
   });
+
+  it('joins concurrent enqueues into fewer statements, each caller its own rows, in order', async () => {
+    const enqueues = 20;
+    let records: Awaited<ReturnType<typeof stores.outbox.enqueue>>[] = [];
+    const trips = await roundTripsOf(async () => {
+      records = await Promise.all(
+        Array.from({ length: enqueues }, (_, i) =>
+          stores.outbox.enqueue([delivery(2 * i), delivery(2 * i + 1)], 1_000),
+        ),
+      );
+    });
+    records.forEach((pair, i) => expect(pair.map((r) => r.eventId)).toEqual([`evt_${2 * i}`, `evt_${2 * i + 1}`]));
+    // SQLite writes each enqueue in its process; PostgreSQL joins those made while one is in flight.
+    if (backend.name === 'postgres') expect(trips).toBeLessThanOrEqual(3);
+    const listed = await stores.outbox.listForInstallation('inst_1', { limit: 100 });
+    // Newest first: the rows landed in the order they were enqueued.
+    expect(listed.items.map((r) => r.eventId).reverse()).toEqual(
+      Array.from({ length: 2 * enqueues }, (_, i) => `evt_${i}`),
+    );
+  });
 });
