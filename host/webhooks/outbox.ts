@@ -101,6 +101,15 @@ export interface Outbox {
    * oldest due deliveries of endpoints with room); call again while it returns something.
    */
   claimDue(nowMs: number, request: ClaimRequest): Promise<DeliveryRecord[]>;
+  /**
+   * claimDue, with the signing secrets active at `nowMs` of the claimed deliveries' installations
+   * (none: an empty list), in one round trip: a store across a network offers it; the dispatcher
+   * asks any other store for the secrets apart. The secrets are for signing those attempts only.
+   */
+  claimDueSigned?(
+    nowMs: number,
+    request: ClaimRequest,
+  ): Promise<{ claimed: DeliveryRecord[]; secrets: ReadonlyMap<string, readonly string[]> }>;
   /** The earliest `nextAttemptAt` of a pending delivery not bound for `busyEndpoints`, or null. */
   nextDueAt(busyEndpoints?: readonly string[]): Promise<number | null>;
   /** Records attempts and each delivery's next state, in one transaction. */

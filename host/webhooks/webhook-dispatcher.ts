@@ -155,18 +155,16 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions): Webh
         const dueAt = await nextDueAt(busy);
         if (dueAt === null || dueAt > now()) break;
       }
-      const claimed = await outbox.claimDue(now(), {
-        limit: slots.free(),
-        perEndpoint: slots.perEndpoint,
-        room: slots.room(),
-        leaseMs,
-      });
+      const request = { limit: slots.free(), perEndpoint: slots.perEndpoint, room: slots.room(), leaseMs };
+      // A store that can returns the batch's secrets with the claim (one round trip, not two).
+      const signed = outbox.claimDueSigned === undefined ? undefined : await outbox.claimDueSigned(now(), request);
+      const claimed = signed === undefined ? await outbox.claimDue(now(), request) : signed.claimed;
       // What was queued here counting on the room is claimed now (or was, by another host).
       slots.clearReserved();
       // Claimed rows are attempted even if stop() came meanwhile: stop() waits for them. Their slots are
       // taken before the batch's secrets are read, so nothing else counts them free meanwhile.
       for (const delivery of claimed) slots.take(endpointOf(delivery.url));
-      const secrets = await signingSecretsOf(claimed);
+      const secrets = signed === undefined ? await signingSecretsOf(claimed) : signed.secrets;
       for (const delivery of claimed) launch(delivery, secrets.get(delivery.installationId) ?? []);
       if (claimed.length === 0) break;
     }

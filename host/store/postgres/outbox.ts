@@ -15,20 +15,32 @@ import {
   newDeliveryId,
   type DeliveryRecord,
   type DeliveryWithAttempts,
+  type ClaimRequest,
   type NewDelivery,
   type Outbox,
 } from '../../webhooks/outbox.ts';
+import { activeSigningSecrets } from '../../webhooks/secrets.ts';
 import { groupedWrites } from '../grouped-writes.ts';
 import type { Db } from './connection.ts';
 import { CHANNEL } from './notifications.ts';
 import { decodeSeqCursor, encodeSeqCursor } from '../seq-cursor.ts';
 
 type ClaimedRow = DeliveryRow & { claim_token: string | null };
+type SignedRow = ClaimedRow & {
+  secret_current: string | null;
+  secret_previous: string | null;
+  secret_previous_expires_at: string | null;
+};
 
+// The delivery's own columns only (toDelivery names them): a signed claim's secrets stay apart.
 const toClaimed = (row: ClaimedRow): DeliveryRecord => ({
   ...toDelivery(row),
   ...(row.claim_token !== null ? { claim: row.claim_token } : {}),
 });
+
+/** Claimed rows as records, oldest due first (the claim's UPDATE returns them in no order). */
+const inDueOrder = (rows: ClaimedRow[]): DeliveryRecord[] =>
+  rows.sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0) || a.seq - b.seq).map(toClaimed);
 
 const INSERT = `INSERT INTO webhook_deliveries (id, installation_id, event_id, event_type, url, endpoint, body, status,
   attempts, next_attempt_at, created_at, redelivery_of)
@@ -43,7 +55,7 @@ const INSERT_ANNOUNCING = `WITH inserted AS (${INSERT}) SELECT pg_notify($10, $1
 // One statement: the oldest due rows of endpoints with room (pending, or in flight under a lease
 // that ended), locked and skipped by any other host's claim running at the same time; ranked per
 // endpoint so no endpoint gets more than its room; leased to this claim.
-const CLAIM = `WITH candidates AS (
+const CLAIM_STEPS = `candidates AS (
     SELECT seq, endpoint, next_attempt_at FROM webhook_deliveries
     WHERE status IN ('pending', 'in_flight') AND next_attempt_at <= $1 AND (status = 'pending' OR lease_until <= $1)
       AND NOT (endpoint = ANY($2::text[]))
@@ -53,11 +65,19 @@ const CLAIM = `WITH candidates AS (
       candidates
   ), room AS (
     SELECT * FROM unnest($4::text[], $5::int[]) AS r(endpoint, free)
-  )
-  UPDATE webhook_deliveries d SET status = 'in_flight', lease_until = $6, claim_token = $7
+  )`;
+const CLAIM_UPDATE = `UPDATE webhook_deliveries d SET status = 'in_flight', lease_until = $6, claim_token = $7
   FROM ranked LEFT JOIN room ON room.endpoint = ranked.endpoint
   WHERE d.seq = ranked.seq AND ranked.rank <= COALESCE(room.free, $8)
   RETURNING d.*`;
+const CLAIM = `WITH ${CLAIM_STEPS} ${CLAIM_UPDATE}`;
+
+// The same claim returning each row's signing secrets beside it, so that the batch is signed
+// without a second round trip (Outbox.claimDueSigned).
+const CLAIM_SIGNED = `WITH ${CLAIM_STEPS}, claimed AS (${CLAIM_UPDATE})
+  SELECT claimed.*, s.current AS secret_current, s.previous AS secret_previous,
+    s.previous_expires_at AS secret_previous_expires_at
+  FROM claimed LEFT JOIN webhook_secrets s ON s.installation_id = claimed.installation_id`;
 
 // One statement for a batch of results (atomic by itself): each delivery is settled only under the
 // claim its attempt was made with (or unconditionally when no claim is given), and its attempt is
@@ -170,6 +190,26 @@ export function createPostgresOutbox(db: Db, options: PostgresOutboxOptions = {}
       })),
     );
 
+  const claim = async <R extends ClaimedRow>(
+    text: string,
+    name: string,
+    nowMs: number,
+    request: ClaimRequest,
+  ): Promise<R[]> => {
+    const room = [...request.room].filter(([, free]) => free > 0);
+    const values = [
+      nowMs,
+      fullEndpoints(request),
+      request.limit,
+      room.map(([endpoint]) => endpoint),
+      room.map(([, free]) => free),
+      nowMs + request.leaseMs,
+      randomUUID(),
+      request.perEndpoint,
+    ];
+    return (await db.query<R>(text, values, name)).rows;
+  };
+
   return {
     enqueue: async (deliveries, nowMs, writeOptions = {}) =>
       deliveries.length === 0
@@ -189,23 +229,29 @@ export function createPostgresOutbox(db: Db, options: PostgresOutboxOptions = {}
       ).rowCount ?? 0,
     async claimDue(nowMs, request) {
       if (request.limit <= 0) return [];
-      const room = [...request.room].filter(([, free]) => free > 0);
-      const token = randomUUID();
-      const { rows } = await db.query<ClaimedRow>(
-        CLAIM,
-        [
-          nowMs,
-          fullEndpoints(request),
-          request.limit,
-          room.map(([endpoint]) => endpoint),
-          room.map(([, free]) => free),
-          nowMs + request.leaseMs,
-          token,
-          request.perEndpoint,
-        ],
-        'outbox_claim',
-      );
-      return rows.sort((a, b) => (a.next_attempt_at ?? 0) - (b.next_attempt_at ?? 0) || a.seq - b.seq).map(toClaimed);
+      return inDueOrder(await claim(CLAIM, 'outbox_claim', nowMs, request));
+    },
+    async claimDueSigned(nowMs, request) {
+      const secrets = new Map<string, readonly string[]>();
+      if (request.limit <= 0) return { claimed: [], secrets };
+      const rows = await claim<SignedRow>(CLAIM_SIGNED, 'outbox_claim_signed', nowMs, request);
+      for (const row of rows)
+        secrets.set(
+          row.installation_id,
+          row.secret_current === null
+            ? []
+            : activeSigningSecrets(
+                {
+                  current: row.secret_current,
+                  ...(row.secret_previous !== null ? { previous: row.secret_previous } : {}),
+                  ...(row.secret_previous_expires_at !== null
+                    ? { previousExpiresAt: row.secret_previous_expires_at }
+                    : {}),
+                },
+                nowMs,
+              ),
+        );
+      return { claimed: inDueOrder(rows), secrets };
     },
     nextDueAt: async (busyEndpoints = []) =>
       (

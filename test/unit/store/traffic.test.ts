@@ -100,4 +100,36 @@ describe.each(useBackends())('store traffic on $name', (backend) => {
       Array.from({ length: 2 * enqueues }, (_, i) => `evt_${i}`),
     );
   });
+
+  it("claims a batch with its installations' active signing secrets in one round trip, where offered", async () => {
+    const outbox = stores.outbox;
+    if (outbox.claimDueSigned === undefined) {
+      // SQLite reads the secrets in-process, apart (the dispatcher's fallback).
+      expect(backend.name).toBe('sqlite');
+      return;
+    }
+    const first = await stores.signingSecrets.create('inst_1');
+    const current = await stores.signingSecrets.rotate('inst_1', 1_000, 60_000);
+    await outbox.enqueue([delivery(1), { ...delivery(2), installationId: 'inst_2' }], 1_000);
+    let signed: Awaited<ReturnType<NonNullable<typeof outbox.claimDueSigned>>> | undefined;
+    const trips = await roundTripsOf(async () => {
+      signed = await outbox.claimDueSigned!(2_000, { limit: 10, perEndpoint: 10, room: new Map(), leaseMs: 30_000 });
+    });
+    expect(trips).toBe(1);
+    expect(signed!.claimed.map((record) => record.eventId)).toEqual(['evt_1', 'evt_2']);
+    // The rotated-out secret is still active within its window; an installation without secrets has none.
+    expect(signed!.secrets).toEqual(
+      new Map([
+        ['inst_1', [current, first]],
+        ['inst_2', []],
+      ]),
+    );
+    expect(signed!.secrets.get('inst_1')).toEqual(await stores.signingSecrets.secretsFor('inst_1', 2_000));
+    // The records carry no secret.
+    expect(JSON.stringify(signed!.claimed)).not.toContain(current);
+    // Past the window, only the current one.
+    await outbox.enqueue([delivery(3)], 70_000);
+    const later = await outbox.claimDueSigned!(70_000, { limit: 10, perEndpoint: 10, room: new Map(), leaseMs: 1 });
+    expect(later.secrets.get('inst_1')).toEqual([current]);
+  });
 });

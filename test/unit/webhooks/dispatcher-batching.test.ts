@@ -144,6 +144,31 @@ describe('createWebhookDispatcher write path', () => {
     ]);
   });
 
+  it('signs with the secrets a signed claim returned, without reading them apart', async () => {
+    const timers = manualTimers();
+    const signedOutbox: Outbox = {
+      ...outbox,
+      claimDueSigned: async (nowMs, request) => {
+        const claimed = await outbox.claimDue(nowMs, request);
+        return { claimed, secrets: new Map([['inst_1', ['from-the-claim', 'previous']]]) };
+      },
+    };
+    const signingSecretsFor = vi.fn(async () => new Map<string, string[]>());
+    await makeDispatcher({ ...timers.options, outbox: signedOutbox, signingSecretsFor }).start();
+    await dispatcher!.enqueue([
+      to('https://a.example/', 'evt_1'),
+      { ...to('https://b.example/', 'evt_2'), installationId: 'inst_2' },
+    ]);
+    timers.runDue(0);
+    await turns(50, () => sent.length === 2);
+    expect(sent.map((request) => [request.url, request.secrets])).toEqual([
+      ['https://a.example/', ['from-the-claim', 'previous']],
+      // An installation the claim found no secret for gets none, as from the read apart.
+      ['https://b.example/', []],
+    ]);
+    expect(signingSecretsFor).not.toHaveBeenCalled();
+  });
+
   it('writes the results of attempts that finish together in one transaction', async () => {
     vi.useFakeTimers({ now: 1_000_000 });
     const recordAttempts = vi.spyOn(outbox, 'recordAttempts');
