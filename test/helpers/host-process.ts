@@ -8,6 +8,7 @@ import { ADMIN_TOKEN } from './host.ts';
 
 const CHILD = fileURLToPath(new URL('./host-process-child.ts', import.meta.url));
 const NODE = fileURLToPath(new URL('../../node_modules/.bin/node', import.meta.url));
+const MAX_OUTPUT_CHARS = 8_000_000;
 
 export interface HostProcess {
   url: string;
@@ -28,7 +29,13 @@ export async function startHostProcess(options: HostOptionsInput, timeoutMs = 60
     ['--no-node-snapshot', CHILD, JSON.stringify({ adminToken: ADMIN_TOKEN, workers: 1, ...options })],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // Kept for failures and for tests that read the log: all of it, unless a long run (a bench) makes
+  // it large, when only its newest part stays.
   let output = '';
+  const keep = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (output.length > MAX_OUTPUT_CHARS) output = output.slice(-MAX_OUTPUT_CHARS / 2);
+  };
   const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
     child.once('exit', (code, signal) => resolve(signal ?? code)),
   );
@@ -42,16 +49,19 @@ export async function startHostProcess(options: HostOptionsInput, timeoutMs = 60
       () => reject(new Error(`host process did not start within ${timeoutMs} ms:\n${output}`)),
       timeoutMs,
     );
+    // Searched only until ready: a search of the whole log per chunk would cost a busy host's
+    // parent time that grows with the log (a bench's whole core).
     const onData = (chunk: Buffer) => {
-      output += chunk.toString();
+      keep(chunk);
       const match = /^HOST-READY (.*)$/m.exec(output);
       if (match) {
         clearTimeout(timer);
+        child.stdout!.off('data', onData).on('data', keep);
         resolve(JSON.parse(match[1]));
       }
     };
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', keep);
     void exited.then((how) => {
       clearTimeout(timer);
       reject(new Error(`host process exited (${how}) before it was ready:\n${output}`));
