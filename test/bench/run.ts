@@ -59,6 +59,10 @@ async function measureDispatch(): Promise<{
     const native = await start(startChild<{ url: string; pids: number[] }>('./native-child.ts'));
     // The floor: one isolated-vm call per request from a bare node:http server (floor-child.ts).
     const floor = await start(startChild<{ url: string; pids: number[] }>('./floor-child.ts'));
+    // The floor's call answering through a promise, as a fetch handler must (what the runtime cannot skip).
+    const floorPromise = await start(startChild<{ url: string; pids: number[] }>('./floor-child.ts', ['promise']));
+    // The floor's call in a second process behind IPC (what the host's process boundary cannot skip).
+    const processFloor = await start(startChild<{ url: string; pids: number[] }>('./process-floor-child.ts'));
     // The runtime without the host: the same integration through our runtime, one process, a sandbox worker's V8 flags.
     const runtimeOnly = await start(
       startChild<{ url: string; pids: number[] }>('./runtime-child.ts', [fixtures, 'bench-0000'], WORKER_V8_FLAGS),
@@ -79,6 +83,8 @@ async function measureDispatch(): Promise<{
       { name: 'sandboxed', url: host.info.endpoints['bench-0000'], pids: () => host.info.pids },
       { name: 'native', url: native.info.url, pids: () => native.info.pids },
       { name: 'floor', url: floor.info.url, pids: () => floor.info.pids },
+      { name: 'floorPromise', url: floorPromise.info.url, pids: () => floorPromise.info.pids },
+      { name: 'processFloor', url: processFloor.info.url, pids: () => processFloor.info.pids },
       { name: 'runtimeOnly', url: runtimeOnly.info.url, pids: () => runtimeOnly.info.pids },
       ...(workerd ? [{ name: 'workerd', url: workerd.url, pids: () => [workerd!.pid] }] : []),
     ];
@@ -209,6 +215,12 @@ if (wanted('dispatch')) {
     // Node + isolated-vm at their cheapest: a bare node:http server making one isolated-vm call per request.
     ...keyed('floor', besideWorkerd(at16, 'floor')),
     floorAt64: besideWorkerd(at64, 'floor'),
+    // The floor's two variants: the call's answer awaited through a promise; the call behind IPC.
+    ...keyed('floorPromise', besideWorkerd(at16, 'floorPromise')),
+    ...keyed('processFloor', besideWorkerd(at16, 'processFloor')),
+    // What the ladder's two steps cannot go below: the promise's cost, the process boundary's.
+    floorPromiseToFloor: round(at16.floorPromise.rps / floor.rps, 3),
+    processFloorToFloor: round(at16.processFloor.rps / floor.rps, 3),
     // Our runtime without the host: the same integration through one IntegrationIsolate behind a bare node:http server.
     ...keyed('runtimeOnly', besideWorkerd(at16, 'runtimeOnly')),
     runtimeOnlyAt64: besideWorkerd(at64, 'runtimeOnly'),
@@ -253,6 +265,15 @@ if (wanted('dispatch')) {
     `${floor.cpuPerRequestUs} / ${at64.floor.cpuPerRequestUs}`,
     '',
     `${w(theirs?.cpuPerRequestUs)} / ${w(at64.workerd?.cpuPerRequestUs)}`,
+  );
+  note(
+    'dispatch.floorPromise / processFloor rps @16 (÷ floor)',
+    `${at16.floorPromise.rps} (${round(at16.floorPromise.rps / floor.rps, 3)}) / ` +
+      `${at16.processFloor.rps} (${round(at16.processFloor.rps / floor.rps, 3)})`,
+  );
+  note(
+    'dispatch.floorPromise / processFloor CPU per request @16',
+    `${at16.floorPromise.cpuPerRequestUs} / ${at16.processFloor.cpuPerRequestUs}`,
   );
   note(
     'dispatch.runtimeOnlyRps @16 / @64 (the runtime, no host)',
