@@ -14,7 +14,8 @@ export interface WebhookDispatcherOptions {
   policyOptions: EgressOptions;
   /**
    * Active signing secrets of each installation of a claimed batch (one read), current first; empty once it is gone
-   * (its delivery then fails).
+   * (its delivery then fails). Not asked when the outbox offers claimDueSigned: its claim reads them from the same
+   * store, so both must be the signing secrets' store (host/assembly/step-webhooks.ts wires them so).
    */
   signingSecretsFor(installationIds: readonly string[]): Promise<ReadonlyMap<string, readonly string[]>>;
   /** The URL the installation is configured with now (each attempt goes there); undefined keeps the queued one. */

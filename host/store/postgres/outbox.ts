@@ -161,11 +161,14 @@ export function createPostgresOutbox(db: Db, options: PostgresOutboxOptions = {}
     // The records are what was written (RETURNING would copy every body back from the server).
     return rows.map(({ endpoint: _endpoint, announce: _announce, ...record }) => record);
   };
-  // Concurrent enqueues share one statement (grouped-writes.ts): a data error (class 22) or a
-  // constraint's (23) may be one caller's, so such a group is written again caller by caller.
+  // Concurrent enqueues share one statement (grouped-writes.ts), kept far below PostgreSQL's 1 GB
+  // per message (a body may be 1 MiB): a data error (class 22) or a constraint's (23) may be one
+  // caller's, so such a group is written again caller by caller.
   const writeGrouped = groupedWrites(writeRows, {
     maxItems: 1_000,
-    mayBeOneCallers: (error) => /^2[23]/.test(String((error as { code?: unknown }).code ?? '')),
+    maxBytes: 16 * 1024 * 1024,
+    sizeOf: (row) => row.body.length + row.url.length,
+    mayBeOneCallers: (error) => /^2[23]/.test(String((error as { code?: unknown } | null)?.code ?? '')),
   });
   const insert = (
     deliveries: readonly (NewDelivery & { redeliveryOf: string | null })[],

@@ -27,11 +27,12 @@ function heldWrite(fail?: (items: string[]) => Error | undefined) {
 
 const dataError = (message: string) => Object.assign(new Error(message), { code: '22P02' });
 const byCode = (error: unknown) => (error as { code?: string }).code === '22P02';
+const LIMITS = { maxItems: 100, maxBytes: 1_000, sizeOf: (item: string) => item.length };
 
 describe('grouped writes', () => {
   it('writes a call made while nothing is in flight at once, alone', async () => {
     const held = heldWrite();
-    const grouped = groupedWrites(held.write, { maxItems: 100, mayBeOneCallers: byCode });
+    const grouped = groupedWrites(held.write, { ...LIMITS, mayBeOneCallers: byCode });
     const result = grouped(['a', 'b']);
     expect(held.calls).toEqual([['a', 'b']]);
     await held.release();
@@ -40,7 +41,7 @@ describe('grouped writes', () => {
 
   it('writes the calls made during a write together, next, each caller getting its own results in order', async () => {
     const held = heldWrite();
-    const grouped = groupedWrites(held.write, { maxItems: 100, mayBeOneCallers: byCode });
+    const grouped = groupedWrites(held.write, { ...LIMITS, mayBeOneCallers: byCode });
     const first = grouped(['a']);
     const second = grouped(['b', 'c']);
     const third = grouped(['d']);
@@ -53,7 +54,7 @@ describe('grouped writes', () => {
 
   it('never puts more than maxItems in one write, and never overlaps two writes', async () => {
     const held = heldWrite();
-    const grouped = groupedWrites(held.write, { maxItems: 3, mayBeOneCallers: byCode });
+    const grouped = groupedWrites(held.write, { ...LIMITS, maxItems: 3, mayBeOneCallers: byCode });
     const results = [grouped(['a']), grouped(['b', 'c']), grouped(['d', 'e']), grouped(['f'])];
     for (let i = 0; i < 3; i++) {
       await held.release();
@@ -66,7 +67,7 @@ describe('grouped writes', () => {
 
   it("writes a group that failed on one caller's data again caller by caller, failing only that caller", async () => {
     const held = heldWrite((items) => (items.includes('bad') ? dataError('invalid input') : undefined));
-    const grouped = groupedWrites(held.write, { maxItems: 100, mayBeOneCallers: byCode });
+    const grouped = groupedWrites(held.write, { ...LIMITS, mayBeOneCallers: byCode });
     const first = grouped(['a']);
     const results = Promise.allSettled([grouped(['b']), grouped(['bad']), grouped(['c'])]);
     await held.release();
@@ -81,7 +82,7 @@ describe('grouped writes', () => {
 
   it('fails every caller of a group at once when the error is not one of data (the database unreachable)', async () => {
     const held = heldWrite((items) => (items.length > 1 ? new Error('connection terminated') : undefined));
-    const grouped = groupedWrites(held.write, { maxItems: 100, mayBeOneCallers: byCode });
+    const grouped = groupedWrites(held.write, { ...LIMITS, mayBeOneCallers: byCode });
     const first = grouped(['a']);
     const results = Promise.allSettled([grouped(['b']), grouped(['c'])]);
     await held.release();
@@ -91,6 +92,45 @@ describe('grouped writes', () => {
       expect(settled).toMatchObject({ status: 'rejected', reason: { message: 'connection terminated' } });
     expect(held.calls).toHaveLength(2);
     // And the next call is written at once, alone.
+    expect(held.calls).toEqual([['a'], ['b', 'c']]);
+    const later = grouped(['d']);
+    await held.release();
+    await expect(later).resolves.toEqual(['D']);
+  });
+
+  it('fails the callers queued during a write that failed for want of the database, without trying them', async () => {
+    const held = heldWrite(() => new Error('connection terminated'));
+    const grouped = groupedWrites(held.write, { ...LIMITS, mayBeOneCallers: byCode });
+    const first = grouped(['a']);
+    const queued = Promise.allSettled([grouped(['b']), grouped(['c'])]);
+    await held.release();
+    await expect(first).rejects.toThrow('connection terminated');
+    for (const settled of await queued)
+      expect(settled).toMatchObject({ status: 'rejected', reason: { message: 'connection terminated' } });
+    expect(held.calls).toEqual([['a']]);
+  });
+
+  it('never puts more than maxBytes in one write, a larger caller going alone', async () => {
+    const held = heldWrite();
+    const grouped = groupedWrites(held.write, { ...LIMITS, maxBytes: 4, mayBeOneCallers: byCode });
+    const results = [grouped(['a']), grouped(['bb', 'cc']), grouped(['d']), grouped(['eeeeee']), grouped(['f'])];
+    for (let i = 0; i < 5; i++) await held.release();
+    expect(held.calls).toEqual([['a'], ['bb', 'cc'], ['d'], ['eeeeee'], ['f']]);
+    expect(await Promise.all(results)).toEqual([['A'], ['BB', 'CC'], ['D'], ['EEEEEE'], ['F']]);
+  });
+
+  it('settles its callers when the error cannot be read, and goes on writing', async () => {
+    const held = heldWrite((items) => (items.length > 1 ? (null as unknown as Error) : undefined));
+    const grouped = groupedWrites(held.write, {
+      ...LIMITS,
+      mayBeOneCallers: (error) => (error as { code: string }).code === '22P02',
+    });
+    const first = grouped(['a']);
+    const queued = Promise.allSettled([grouped(['b']), grouped(['c'])]);
+    await held.release();
+    await held.release();
+    await expect(first).resolves.toEqual(['A']);
+    expect((await queued).map((settled) => settled.status)).toEqual(['rejected', 'rejected']);
     const later = grouped(['d']);
     await held.release();
     await expect(later).resolves.toEqual(['D']);

@@ -87,7 +87,7 @@ describe.each(useBackends())('store traffic on $name', (backend) => {
     const trips = await roundTripsOf(async () => {
       records = await Promise.all(
         Array.from({ length: enqueues }, (_, i) =>
-          stores.outbox.enqueue([delivery(2 * i), delivery(2 * i + 1)], 1_000),
+          stores.outbox.enqueue([delivery(2 * i), delivery(2 * i + 1)], 1_000 + i),
         ),
       );
     });
@@ -95,9 +95,27 @@ describe.each(useBackends())('store traffic on $name', (backend) => {
     // SQLite writes each enqueue in its process; PostgreSQL joins those made while one is in flight.
     if (backend.name === 'postgres') expect(trips).toBeLessThanOrEqual(3);
     const listed = await stores.outbox.listForInstallation('inst_1', { limit: 100 });
-    // Newest first: the rows landed in the order they were enqueued.
-    expect(listed.items.map((r) => r.eventId).reverse()).toEqual(
-      Array.from({ length: 2 * enqueues }, (_, i) => `evt_${i}`),
+    // Newest first: the rows landed in the order they were enqueued, each with its caller's time.
+    expect(listed.items.map((r) => [r.eventId, r.createdAt, r.nextAttemptAt]).reverse()).toEqual(
+      Array.from({ length: 2 * enqueues }, (_, i) => [`evt_${i}`, 1_000 + (i >> 1), 1_000 + (i >> 1)]),
+    );
+  });
+
+  it('fails only the caller whose rows the database refuses when concurrent enqueues share a statement', async () => {
+    const first = stores.outbox.enqueue([delivery(0)], 1_000);
+    const settled = await Promise.allSettled([
+      stores.outbox.enqueue([delivery(1)], 1_000),
+      // PostgreSQL refuses a NUL in text (SQLSTATE 22021); SQLite stores it.
+      stores.outbox.enqueue([{ ...delivery(2), body: 'nul \u0000 inside' }], 1_000),
+      stores.outbox.enqueue([delivery(3)], 1_000),
+    ]);
+    await first;
+    expect(settled[0].status).toBe('fulfilled');
+    expect(settled[1].status).toBe(backend.name === 'postgres' ? 'rejected' : 'fulfilled');
+    expect(settled[2].status).toBe('fulfilled');
+    const listed = await stores.outbox.listForInstallation('inst_1', { limit: 10 });
+    expect(listed.items.map((r) => r.eventId).sort()).toEqual(
+      backend.name === 'postgres' ? ['evt_0', 'evt_1', 'evt_3'] : ['evt_0', 'evt_1', 'evt_2', 'evt_3'],
     );
   });
 
@@ -117,6 +135,8 @@ describe.each(useBackends())('store traffic on $name', (backend) => {
     });
     expect(trips).toBe(1);
     expect(signed!.claimed.map((record) => record.eventId)).toEqual(['evt_1', 'evt_2']);
+    // Each under its claim, which its settle must prove (a settle without one would be unconditional).
+    for (const record of signed!.claimed) expect(record.claim).toMatch(/^[0-9a-f-]{36}$/);
     // The rotated-out secret is still active within its window; an installation without secrets has none.
     expect(signed!.secrets).toEqual(
       new Map([
