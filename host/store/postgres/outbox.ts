@@ -19,18 +19,15 @@ import {
   type NewDelivery,
   type Outbox,
 } from '../../webhooks/outbox.ts';
-import { activeSigningSecrets } from '../../webhooks/secrets.ts';
+import { activeByInstallation, type SigningSecretRow } from '../signing-secret-rows.ts';
 import { groupedWrites } from '../grouped-writes.ts';
 import type { Db } from './connection.ts';
 import { CHANNEL } from './notifications.ts';
 import { decodeSeqCursor, encodeSeqCursor } from '../seq-cursor.ts';
 
 type ClaimedRow = DeliveryRow & { claim_token: string | null };
-type SignedRow = ClaimedRow & {
-  secret_current: string | null;
-  secret_previous: string | null;
-  secret_previous_expires_at: string | null;
-};
+// The claimed row with its installation's secrets row beside it (null columns: none stored).
+type SignedRow = ClaimedRow & { [K in keyof SigningSecretRow]: SigningSecretRow[K] | null };
 
 // The delivery's own columns only (toDelivery names them): a signed claim's secrets stay apart.
 const toClaimed = (row: ClaimedRow): DeliveryRecord => ({
@@ -75,8 +72,7 @@ const CLAIM = `WITH ${CLAIM_STEPS} ${CLAIM_UPDATE}`;
 // The same claim returning each row's signing secrets beside it, so that the batch is signed
 // without a second round trip (Outbox.claimDueSigned).
 const CLAIM_SIGNED = `WITH ${CLAIM_STEPS}, claimed AS (${CLAIM_UPDATE})
-  SELECT claimed.*, s.current AS secret_current, s.previous AS secret_previous,
-    s.previous_expires_at AS secret_previous_expires_at
+  SELECT claimed.*, s.current, s.previous, s.previous_expires_at
   FROM claimed LEFT JOIN webhook_secrets s ON s.installation_id = claimed.installation_id`;
 
 // One statement for a batch of results (atomic by itself): each delivery is settled only under the
@@ -235,25 +231,14 @@ export function createPostgresOutbox(db: Db, options: PostgresOutboxOptions = {}
       return inDueOrder(await claim(CLAIM, 'outbox_claim', nowMs, request));
     },
     async claimDueSigned(nowMs, request) {
-      const secrets = new Map<string, readonly string[]>();
-      if (request.limit <= 0) return { claimed: [], secrets };
+      if (request.limit <= 0) return { claimed: [], secrets: new Map() };
       const rows = await claim<SignedRow>(CLAIM_SIGNED, 'outbox_claim_signed', nowMs, request);
-      for (const row of rows)
-        secrets.set(
-          row.installation_id,
-          row.secret_current === null
-            ? []
-            : activeSigningSecrets(
-                {
-                  current: row.secret_current,
-                  ...(row.secret_previous !== null ? { previous: row.secret_previous } : {}),
-                  ...(row.secret_previous_expires_at !== null
-                    ? { previousExpiresAt: row.secret_previous_expires_at }
-                    : {}),
-                },
-                nowMs,
-              ),
-        );
+      const stored = rows.filter((row): row is ClaimedRow & SigningSecretRow => row.current !== null);
+      const secrets = activeByInstallation(
+        rows.map((row) => row.installation_id),
+        stored,
+        nowMs,
+      );
       return { claimed: inDueOrder(rows), secrets };
     },
     nextDueAt: async (busyEndpoints = []) =>

@@ -11,18 +11,7 @@ import {
   type SigningSecretStore,
 } from '../../webhooks/secrets.ts';
 import type { Db, Queryable } from './connection.ts';
-
-interface SecretRow {
-  current: string;
-  previous: string | null;
-  previous_expires_at: string | null;
-}
-
-const toSecrets = (row: SecretRow): SigningSecrets => ({
-  current: row.current,
-  ...(row.previous !== null ? { previous: row.previous } : {}),
-  ...(row.previous_expires_at !== null ? { previousExpiresAt: row.previous_expires_at } : {}),
-});
+import { activeByInstallation, toSigningSecrets, type SigningSecretRow } from '../signing-secret-rows.ts';
 
 const PUT = `INSERT INTO webhook_secrets (installation_id, current, previous, previous_expires_at) VALUES ($1, $2, $3,
   $4)
@@ -34,12 +23,12 @@ export function createPostgresSigningSecretStore(
   generate: () => string = generateSigningSecret,
 ): SigningSecretStore {
   const get = async (client: Queryable, installationId: string, lock = false): Promise<SigningSecrets | undefined> => {
-    const { rows } = await client.query<SecretRow>(
+    const { rows } = await client.query<SigningSecretRow>(
       `SELECT current, previous, previous_expires_at FROM webhook_secrets ` +
         `WHERE installation_id = $1${lock ? ' FOR UPDATE' : ''}`,
       [installationId],
     );
-    return rows[0] === undefined ? undefined : toSecrets(rows[0]);
+    return rows[0] === undefined ? undefined : toSigningSecrets(rows[0]);
   };
   const put = (client: Queryable, installationId: string, secrets: SigningSecrets) =>
     client.query(PUT, [installationId, secrets.current, secrets.previous ?? null, secrets.previousExpiresAt ?? null]);
@@ -66,16 +55,14 @@ export function createPostgresSigningSecretStore(
       return secrets === undefined ? [] : activeSigningSecrets(secrets, nowMs);
     },
     async secretsForMany(installationIds, nowMs) {
-      const found = new Map<string, string[]>(installationIds.map((id) => [id, []]));
-      if (installationIds.length === 0) return found;
-      const { rows } = await db.query<SecretRow & { installation_id: string }>(
+      if (installationIds.length === 0) return new Map();
+      const { rows } = await db.query<SigningSecretRow & { installation_id: string }>(
         'SELECT installation_id, current, previous, previous_expires_at FROM webhook_secrets ' +
           'WHERE installation_id = ANY($1::text[])',
         [[...new Set(installationIds)]],
         'signing_secrets_many',
       );
-      for (const row of rows) found.set(row.installation_id, activeSigningSecrets(toSecrets(row), nowMs));
-      return found;
+      return activeByInstallation(installationIds, rows, nowMs);
     },
     remove: async (installationId) =>
       void (await db.query('DELETE FROM webhook_secrets WHERE installation_id = $1', [installationId])),

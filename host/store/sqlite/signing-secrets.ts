@@ -3,6 +3,7 @@
 
 import type { DatabaseSync } from 'node:sqlite';
 import { inTransaction } from './transaction.ts';
+import { activeByInstallation, toSigningSecrets, type SigningSecretRow } from '../signing-secret-rows.ts';
 import {
   activeSigningSecrets,
   createSigningSecrets,
@@ -12,12 +13,6 @@ import {
   type SigningSecrets,
   type SigningSecretStore,
 } from '../../webhooks/secrets.ts';
-
-interface SecretRow {
-  current: string;
-  previous: string | null;
-  previous_expires_at: string | null;
-}
 
 export function createSigningSecretStore(
   db: DatabaseSync,
@@ -35,14 +30,9 @@ export function createSigningSecretStore(
     ),
     remove: db.prepare('DELETE FROM webhook_secrets WHERE installation_id = ?'),
   };
-  const toSecrets = (row: SecretRow): SigningSecrets => ({
-    current: row.current,
-    ...(row.previous !== null ? { previous: row.previous } : {}),
-    ...(row.previous_expires_at !== null ? { previousExpiresAt: row.previous_expires_at } : {}),
-  });
   const get = (installationId: string): SigningSecrets | undefined => {
-    const row = statements.get.get(installationId) as SecretRow | undefined;
-    return row === undefined ? undefined : toSecrets(row);
+    const row = statements.get.get(installationId) as SigningSecretRow | undefined;
+    return row === undefined ? undefined : toSigningSecrets(row);
   };
   const put = (installationId: string, secrets: SigningSecrets): void => {
     statements.put.run(installationId, secrets.current, secrets.previous ?? null, secrets.previousExpiresAt ?? null);
@@ -69,13 +59,13 @@ export function createSigningSecretStore(
       return secrets === undefined ? [] : activeSigningSecrets(secrets, nowMs);
     },
     async secretsForMany(installationIds, nowMs) {
-      const found = new Map<string, string[]>(installationIds.map((id) => [id, []]));
-      if (installationIds.length === 0) return found;
-      const rows = statements.many.all(JSON.stringify([...new Set(installationIds)])) as unknown as (SecretRow & {
+      if (installationIds.length === 0) return new Map();
+      const rows = statements.many.all(
+        JSON.stringify([...new Set(installationIds)]),
+      ) as unknown as (SigningSecretRow & {
         installation_id: string;
       })[];
-      for (const row of rows) found.set(row.installation_id, activeSigningSecrets(toSecrets(row), nowMs));
-      return found;
+      return activeByInstallation(installationIds, rows, nowMs);
     },
     remove: async (installationId) => void statements.remove.run(installationId),
   };
